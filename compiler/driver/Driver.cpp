@@ -1,0 +1,188 @@
+//===- Driver.cpp - the `tsc` and `tsc-opt` command-line front ends -------===//
+
+#include "compiler/driver/Driver.h"
+#include "compiler/InitAll.h"
+#include "compiler/pipeline/Pipeline.h"
+#include "dialects/tsc/IR/TscOps.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+namespace {
+
+namespace cl = llvm::cl;
+
+/// The options of `tsc`, constructed once per run of the driver.
+struct DriverOptions {
+  cl::OptionCategory category{"tsc options"};
+  cl::opt<std::string> input{cl::Positional, cl::Required,
+                             cl::desc("<model: .mlir>"), cl::cat(category)};
+  cl::opt<std::string> output{"o", cl::desc("Output file ('-' for stdout)"),
+                              cl::value_desc("file"), cl::init("-"),
+                              cl::cat(category)};
+  cl::opt<Phase> emit{
+      "emit", cl::desc("Print the IR after this phase"), cl::Required,
+      cl::values(clEnumValN(Phase::Import, "import", "as imported"),
+                 clEnumValN(Phase::Graph, "graph",
+                            "canonical tsc graph with bound symbolic dims")),
+      cl::cat(category)};
+  cl::list<std::string> dims{
+      "dim", cl::desc("Range of a symbolic dim, e.g. --dim seq=1..512"),
+      cl::value_desc("NAME=MIN..MAX"), cl::cat(category)};
+  cl::opt<bool> printWeights{
+      "print-weights",
+      cl::desc("Print weight blobs in full instead of eliding them"),
+      cl::init(false), cl::cat(category)};
+};
+
+/// One `--dim NAME=MIN..MAX` setting.
+struct DimRangeOption {
+  std::string name;
+  int64_t min, max;
+};
+
+FailureOr<DimRangeOption> parseDimOption(StringRef text) {
+  auto [name, range] = text.split('=');
+  auto [minText, maxText] = range.split("..");
+  DimRangeOption out{name.str(), 0, 0};
+  if (name.empty() || minText.getAsInteger(10, out.min) ||
+      maxText.getAsInteger(10, out.max) || out.min < 0 || out.min > out.max) {
+    llvm::errs() << "tsc: error: --dim " << text
+                 << ": expected NAME=MIN..MAX with 0 <= MIN <= MAX\n";
+    return failure();
+  }
+  return out;
+}
+
+/// Applies --dim ranges to the module's tsc.symbol declarations.
+LogicalResult applyDimRanges(ModuleOp module,
+                             ArrayRef<std::string> settings) {
+  for (StringRef text : settings) {
+    FailureOr<DimRangeOption> setting = parseDimOption(text);
+    if (failed(setting))
+      return failure();
+    bool found = false;
+    std::set<std::string> known;
+    module.walk([&](SymbolOp symbol) {
+      known.insert(symbol.getSymbol().str());
+      if (symbol.getSymbol() != setting->name)
+        return;
+      found = true;
+      Builder builder(symbol);
+      symbol.setMinAttr(builder.getI64IntegerAttr(setting->min));
+      symbol.setMaxAttr(builder.getI64IntegerAttr(setting->max));
+    });
+    if (!found) {
+      llvm::errs() << "tsc: error: --dim " << text << ": the model has no "
+                   << "symbolic dim named '" << setting->name << "'";
+      if (!known.empty()) {
+        llvm::errs() << " (it has:";
+        for (const std::string &name : known)
+          llvm::errs() << " " << name;
+        llvm::errs() << ")";
+      }
+      llvm::errs() << "\n";
+      return failure();
+    }
+  }
+  return success();
+}
+
+/// Reads the model named by `path` into a module.
+OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context,
+                                  llvm::SourceMgr &sourceMgr) {
+  StringRef extension = llvm::sys::path::extension(path);
+  if (extension != ".mlir") {
+    llvm::errs() << "tsc: error: " << path << ": unsupported input format '"
+                 << extension << "' (tsc reads .mlir)\n";
+    return nullptr;
+  }
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &message);
+  if (!file) {
+    llvm::errs() << "tsc: error: " << message << "\n";
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
+} // namespace
+
+static void printVersion(llvm::raw_ostream &os) {
+  os << "tsc " << TSC_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING
+     << ")\n";
+}
+
+int mlir::tsc::runTscDriver(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  DriverOptions options;
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  cl::SetVersionPrinter(printVersion);
+  cl::HideUnrelatedOptions(options.category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tsc: ahead-of-time compiler for transformer models\n\n"
+      "Exit status: 0 on success, 1 when the model or the options are "
+      "rejected (the reason is printed on stderr).\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  OwningOpRef<ModuleOp> module = importModel(options.input, context, sourceMgr);
+  if (!module || failed(applyDimRanges(*module, options.dims)))
+    return 1;
+
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return 1;
+  TscPipelineOptions pipeline;
+  pipeline.until = options.emit.getValue();
+  buildTscPipeline(pm, pipeline);
+  if (failed(pm.run(*module)))
+    return 1;
+
+  std::string message;
+  std::unique_ptr<llvm::ToolOutputFile> out =
+      openOutputFile(options.output, &message);
+  if (!out) {
+    llvm::errs() << "tsc: error: " << message << "\n";
+    return 1;
+  }
+  OpPrintingFlags flags;
+  if (!options.printWeights)
+    flags.elideLargeElementsAttrs(16).elideLargeResourceString(64);
+  module->print(out->os(), flags);
+  out->os() << "\n";
+  out->keep();
+  return 0;
+}
+
+int mlir::tsc::runTscOpt(int argc, char **argv) {
+  registerAllPasses();
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  return asMainReturnCode(MlirOptMain(
+      argc, argv, "tsc-opt: run tsc passes and pipelines on .mlir files\n",
+      registry));
+}

@@ -1,0 +1,45 @@
+//===- Pipeline.cpp - the one definition of the tsc pipeline --------------===//
+
+#include "compiler/pipeline/Pipeline.h"
+#include "passes/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+StringRef tsc::getPhaseName(Phase phase) {
+  switch (phase) {
+  case Phase::Import:
+    return "import";
+  case Phase::Graph:
+    return "graph";
+  }
+  llvm_unreachable("unknown phase");
+}
+
+void tsc::buildTscPipeline(OpPassManager &pm,
+                           const TscPipelineOptions &options) {
+  if (options.until == Phase::Import)
+    return;
+
+  // graph: fold the shape arithmetic exporters emit and drop no-op reshapes,
+  // so that later phases see the simplest graph and symbolic dims reach as
+  // many values as possible.
+  pm.addPass(createCanonicalizerPass());
+  // graph: merge duplicate subgraphs (exporters repeat shape computations).
+  pm.addPass(createCSEPass());
+  // graph: the contract every later phase relies on: each dynamic dim of each
+  // tensor is a known affine expression of the declared symbols.
+  BindSymbolicShapesPassOptions bindOptions;
+  bindOptions.requireAll = true;
+  pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
+}
+
+void tsc::registerTscPipeline() {
+  PassPipelineRegistration<TscPipelineOptions>(
+      "tsc-pipeline", "The tsc compilation pipeline, up to a given phase",
+      buildTscPipeline);
+}

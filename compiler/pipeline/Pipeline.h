@@ -1,0 +1,44 @@
+//===- Pipeline.h - the tsc compilation pipeline, phase by phase -*- C++ -*-===//
+
+#ifndef TSC_COMPILER_PIPELINE_PIPELINE_H
+#define TSC_COMPILER_PIPELINE_PIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace mlir::tsc {
+
+/// Phases of the pipeline, in order. `tsc --emit=PHASE` prints the IR after
+/// one. A phase is listed here once it is implemented.
+enum class Phase {
+  /// The module as the importer produced it (or as parsed from .mlir).
+  Import,
+  /// Canonical tsc graph: folded shape arithmetic, every dynamic dim bound.
+  Graph,
+};
+
+/// Name of `phase` as used by --emit and the `until` option.
+StringRef getPhaseName(Phase phase);
+
+struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
+  Option<Phase> until{
+      *this, "until", llvm::cl::desc("Last phase to run"),
+      llvm::cl::init(Phase::Graph),
+      llvm::cl::values(
+          clEnumValN(Phase::Import, "import", "stop after import"),
+          clEnumValN(Phase::Graph, "graph", "stop after the graph phase"))};
+};
+
+/// Adds the passes of every phase up to `options.until` to `pm` (anchored on
+/// builtin.module).
+void buildTscPipeline(OpPassManager &pm, const TscPipelineOptions &options);
+
+/// Registers `tsc-pipeline` for tsc-opt.
+void registerTscPipeline();
+
+} // namespace mlir::tsc
+
+#endif // TSC_COMPILER_PIPELINE_PIPELINE_H

@@ -1,0 +1,395 @@
+//===- TscFolders.cpp - folders and canonicalization patterns -------------===//
+//
+// Folders evaluate small constant tensors (shape arithmetic that exporters
+// emit) and remove no-op shape manipulation. Weights never fold: constant
+// evaluation is capped at kMaxFoldedElements and only reads dense literals.
+// Floating-point identities are folded only where exact under IEEE 754
+// (x * 1, x / 1, x - 0, x + -0).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/tsc/IR/TscOps.h"
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+namespace {
+#include "dialects/tsc/IR/TscCanonicalize.inc"
+} // namespace
+
+void TscDialect::getCanonicalizationPatterns(RewritePatternSet &results) const {
+  populateWithGenerated(results);
+}
+
+/// Largest constant the folders evaluate element by element.
+static constexpr int64_t kMaxFoldedElements = 1 << 16;
+
+/// `attr` as a dense literal small enough to evaluate, else null.
+static DenseElementsAttr foldableConstant(Attribute attr) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || (!dense.isSplat() && dense.getNumElements() > kMaxFoldedElements))
+    return {};
+  return dense;
+}
+
+/// True if `attr` is a splat constant whose elements satisfy `pred`.
+static bool isSplat(Attribute attr, function_ref<bool(const APFloat &)> onFloat,
+                    function_ref<bool(const APInt &)> onInt) {
+  auto splat = dyn_cast_or_null<SplatElementsAttr>(attr);
+  if (!splat)
+    return false;
+  if (isa<FloatType>(splat.getElementType()))
+    return onFloat(splat.getSplatValue<APFloat>());
+  return onInt(splat.getSplatValue<APInt>());
+}
+
+static bool isSplatOne(Attribute attr) {
+  return isSplat(
+      attr, [](const APFloat &v) { return v.isExactlyValue(1.0); },
+      [](const APInt &v) { return v.isOne(); });
+}
+
+/// Zero that leaves `x + zero` equal to x for every x: integer 0 or -0.0.
+static bool isSplatAdditiveIdentity(Attribute attr) {
+  return isSplat(
+      attr, [](const APFloat &v) { return v.isZero() && v.isNegative(); },
+      [](const APInt &v) { return v.isZero(); });
+}
+
+/// Zero that leaves `x - zero` equal to x for every x: integer 0 or +0.0.
+static bool isSplatSubtractiveIdentity(Attribute attr) {
+  return isSplat(
+      attr, [](const APFloat &v) { return v.isZero() && !v.isNegative(); },
+      [](const APInt &v) { return v.isZero(); });
+}
+
+/// Linear index into a broadcast operand of shape `operand` for the linear
+/// index `linear` of the (static) result shape `result`.
+static int64_t broadcastIndex(int64_t linear, ArrayRef<int64_t> result,
+                              ArrayRef<int64_t> operand) {
+  int64_t index = 0, stride = 1;
+  size_t offset = result.size() - operand.size();
+  for (int64_t d = result.size() - 1; d >= 0; --d) {
+    int64_t coordinate = linear % result[d];
+    linear /= result[d];
+    if (d < static_cast<int64_t>(offset))
+      continue;
+    int64_t extent = operand[d - offset];
+    if (extent != 1)
+      index += coordinate * stride;
+    stride *= extent;
+  }
+  return index;
+}
+
+template <typename ElementT>
+using BinaryFn = function_ref<std::optional<ElementT>(const ElementT &,
+                                                      const ElementT &)>;
+
+template <typename ElementT>
+static Attribute foldBroadcast(DenseElementsAttr lhs, DenseElementsAttr rhs,
+                               RankedTensorType resultType,
+                               BinaryFn<ElementT> fn) {
+  auto lhsValues = lhs.getValues<ElementT>();
+  auto rhsValues = rhs.getValues<ElementT>();
+  ArrayRef<int64_t> shape = resultType.getShape();
+  if (lhs.isSplat() && rhs.isSplat()) {
+    std::optional<ElementT> value = fn(lhsValues[0], rhsValues[0]);
+    return value ? DenseElementsAttr::get(resultType, *value) : Attribute();
+  }
+  SmallVector<ElementT> out;
+  out.reserve(resultType.getNumElements());
+  for (int64_t i = 0, e = resultType.getNumElements(); i < e; ++i) {
+    std::optional<ElementT> value =
+        fn(lhsValues[broadcastIndex(i, shape, lhs.getType().getShape())],
+           rhsValues[broadcastIndex(i, shape, rhs.getType().getShape())]);
+    if (!value)
+      return {};
+    out.push_back(*value);
+  }
+  return DenseElementsAttr::get(resultType, out);
+}
+
+/// Constant-folds an arithmetic binary op with numpy broadcasting.
+static Attribute foldArithmetic(Attribute lhsAttr, Attribute rhsAttr,
+                                Type resultType, BinaryFn<APFloat> onFloat,
+                                BinaryFn<APInt> onInt) {
+  auto result = cast<RankedTensorType>(resultType);
+  DenseElementsAttr lhs = foldableConstant(lhsAttr);
+  DenseElementsAttr rhs = foldableConstant(rhsAttr);
+  if (!lhs || !rhs || !result.hasStaticShape() ||
+      result.getNumElements() > kMaxFoldedElements)
+    return {};
+  if (isa<FloatType>(result.getElementType()))
+    return foldBroadcast<APFloat>(lhs, rhs, result, onFloat);
+  if (isa<IntegerType>(result.getElementType()))
+    return foldBroadcast<APInt>(lhs, rhs, result, onInt);
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and elementwise
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (getLhs().getType() == getType() &&
+      isSplatAdditiveIdentity(adaptor.getRhs()))
+    return getLhs();
+  return foldArithmetic(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return a + b;
+      },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a + b;
+      });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (getLhs().getType() == getType() &&
+      isSplatSubtractiveIdentity(adaptor.getRhs()))
+    return getLhs();
+  return foldArithmetic(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return a - b;
+      },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a - b;
+      });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (getLhs().getType() == getType() && isSplatOne(adaptor.getRhs()))
+    return getLhs();
+  return foldArithmetic(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return a * b;
+      },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a * b;
+      });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (getLhs().getType() == getType() && isSplatOne(adaptor.getRhs()))
+    return getLhs();
+  bool isUnsigned = getType().getElementType().isUnsignedInteger();
+  return foldArithmetic(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        return a / b;
+      },
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        // Integer division truncates toward zero (ONNX Div, C semantics).
+        if (b.isZero() || (!isUnsigned && a.isMinSignedValue() && b.isAllOnes()))
+          return std::nullopt;
+        return isUnsigned ? a.udiv(b) : a.sdiv(b);
+      });
+}
+
+OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
+  auto condition = dyn_cast_or_null<SplatElementsAttr>(adaptor.getCondition());
+  if (!condition)
+    return {};
+  Value chosen = condition.getSplatValue<bool>() ? getTrueValue()
+                                                 : getFalseValue();
+  return chosen.getType() == getType() ? chosen : OpFoldResult();
+}
+
+/// Converts one element for tsc.cast; nullopt where the result is not defined
+/// (NaN or out-of-range float to int).
+static std::optional<Attribute> castElement(Attribute value, Type from,
+                                            Type to) {
+  auto toInt = dyn_cast<IntegerType>(to);
+  if (auto floatValue = dyn_cast<FloatAttr>(value)) {
+    APFloat v = floatValue.getValue();
+    if (auto toFloat = dyn_cast<FloatType>(to)) {
+      bool losesInfo;
+      v.convert(toFloat.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &losesInfo);
+      return FloatAttr::get(to, v);
+    }
+    if (toInt.getWidth() == 1)
+      return IntegerAttr::get(to, APInt(1, !v.isZero()));
+    APSInt out(toInt.getWidth(), toInt.isUnsigned());
+    bool exact;
+    if (v.convertToInteger(out, APFloat::rmTowardZero, &exact) &
+        APFloat::opInvalidOp)
+      return std::nullopt;
+    return IntegerAttr::get(to, out);
+  }
+  APInt v = cast<IntegerAttr>(value).getValue();
+  bool isSigned = !from.isUnsignedInteger() && !from.isInteger(1);
+  if (auto toFloat = dyn_cast<FloatType>(to)) {
+    APFloat out(toFloat.getFloatSemantics());
+    out.convertFromAPInt(v, isSigned, APFloat::rmNearestTiesToEven);
+    return FloatAttr::get(to, out);
+  }
+  if (toInt.getWidth() == 1)
+    return IntegerAttr::get(to, APInt(1, !v.isZero()));
+  return IntegerAttr::get(to, isSigned ? v.sextOrTrunc(toInt.getWidth())
+                                       : v.zextOrTrunc(toInt.getWidth()));
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  DenseElementsAttr input = foldableConstant(adaptor.getInput());
+  Type from = getInput().getType().getElementType();
+  Type to = getType().getElementType();
+  auto numeric = [](Type t) { return isa<FloatType, IntegerType>(t); };
+  if (!input || !numeric(from) || !numeric(to) || !getType().hasStaticShape())
+    return {};
+  SmallVector<Attribute> out;
+  for (Attribute value : input.getValues<Attribute>()) {
+    std::optional<Attribute> converted = castElement(value, from, to);
+    if (!converted)
+      return {};
+    out.push_back(*converted);
+    if (input.isSplat())
+      return SplatElementsAttr::get(getType(), out.front());
+  }
+  return DenseElementsAttr::get(getType(), out);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  // With at most one dynamic dim the element count pins it down, so equal
+  // types mean an identity reshape.
+  if (getInput().getType() == getType() && getType().getNumDynamicDims() <= 1)
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (getType().hasStaticShape())
+      return dense.reshape(getType());
+  return {};
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())) &&
+      getInput().getType() == getType())
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(inner.getPerm()[p]);
+    getInputMutable().assign(inner.getInput());
+    setPerm(composed);
+    return getResult();
+  }
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
+    if (getType().hasStaticShape())
+      return splat.resizeSplat(getType());
+  return {};
+}
+
+OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() && getType().hasStaticShape())
+    return getInput();
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
+    if (getType().hasStaticShape())
+      return splat.resizeSplat(getType());
+  return {};
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs().front().getType() == getType())
+    return getInputs().front();
+  return {};
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  auto type = getInput().getType();
+  if (type != getType() || !type.hasStaticShape())
+    return {};
+  bool identity = llvm::all_of(getStaticOffsets(), [](int64_t o) { return o == 0; }) &&
+                  llvm::all_of(getStaticStrides(), [](int64_t s) { return s == 1; }) &&
+                  getStaticSizes() == type.getShape();
+  return identity ? getInput() : OpFoldResult();
+}
+
+LogicalResult SplitOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &results) {
+  if (getNumResults() != 1 || getResult(0).getType() != getInput().getType())
+    return failure();
+  results.push_back(getInput());
+  return success();
+}
+
+OpFoldResult SqueezeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType() && getDims().empty())
+    return getInput();
+  auto inner = getInput().getDefiningOp<UnsqueezeOp>();
+  if (inner && inner.getDims() == getDims() &&
+      inner.getInput().getType() == getType())
+    return inner.getInput();
+  return {};
+}
+
+OpFoldResult UnsqueezeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType() && getDims().empty())
+    return getInput();
+  auto inner = getInput().getDefiningOp<SqueezeOp>();
+  if (inner && inner.getDims() == getDims() &&
+      inner.getInput().getType() == getType())
+    return inner.getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Shape queries
+//===----------------------------------------------------------------------===//
+
+OpFoldResult DimOp::fold(FoldAdaptor) {
+  auto dim = static_cast<int64_t>(getDim());
+  RankedTensorType type = getInput().getType();
+  if (!type.isDynamicDim(dim))
+    return IntegerAttr::get(IndexType::get(getContext()), type.getDimSize(dim));
+  // The size of a dynamic dim of a reshape or expand is its shape operand.
+  Operation *producer = getInput().getDefiningOp();
+  if (isa_and_nonnull<ReshapeOp, ExpandOp>(producer)) {
+    ValueRange shape = producer->getOperands().drop_front();
+    return shape[type.getDynamicDimIndex(dim)];
+  }
+  // A dim bound to a single symbol is that symbol's value, when the
+  // declaration precedes this op in the same block (it then dominates it).
+  for (Operation *user : getInput().getUsers()) {
+    auto bind = dyn_cast<BindShapeOp>(user);
+    if (!bind)
+      continue;
+    AffineExpr expr = bind.getShape().getResult(dim);
+    if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+      return IntegerAttr::get(IndexType::get(getContext()),
+                              constant.getValue());
+    auto symbol = dyn_cast<AffineSymbolExpr>(expr);
+    if (!symbol)
+      continue;
+    Value value = bind.getSymbols()[symbol.getPosition()];
+    Operation *decl = value.getDefiningOp();
+    if (decl && decl->getBlock() == (*this)->getBlock() &&
+        decl->isBeforeInBlock(*this))
+      return value;
+  }
+  return {};
+}
+
+OpFoldResult ShapeOfOp::fold(FoldAdaptor) {
+  RankedTensorType type = getInput().getType();
+  if (!type.hasStaticShape())
+    return {};
+  return DenseElementsAttr::get(getType(), type.getShape());
+}

@@ -1,0 +1,45 @@
+//===- Passes.td - tsc passes ------------------------------*- tablegen -*-===//
+
+#ifndef TSC_PASSES_TD
+#define TSC_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Graph: shapes
+//===----------------------------------------------------------------------===//
+
+def BindSymbolicShapesPass : Pass<"tsc-bind-symbolic-shapes", "func::FuncOp"> {
+  let summary = "Record every dynamic tensor's shape as affine expressions of "
+                "the function's symbols";
+  let description = [{
+    Walks the function in order and, for each tensor result with dynamic dims
+    and no `tsc.bind_shape`, derives its shape from its operands' shapes and
+    the op's semantics (broadcasting, contraction, reshape operands, slice
+    sizes, concat sums, ...) and records it with a new `tsc.bind_shape`.
+    Index values feeding shape operands are read as affine expressions when
+    they are built from `tsc.symbol`, `tsc.dim`, constants and `arith`
+    add/sub/mul/div/rem. Function arguments must already be bound.
+
+    Before:
+    ```mlir
+    %batch = tsc.symbol "batch" [1, 64]
+    tsc.bind_shape %x[%batch], affine_map<()[s0] -> (s0, 768)> : tensor<?x768xf32>
+    %y = tsc.gelu %x : tensor<?x768xf32>
+    ```
+    After, additionally:
+    ```mlir
+    tsc.bind_shape %y[%batch], affine_map<()[s0] -> (s0, 768)> : tensor<?x768xf32>
+    ```
+
+    With `require-all`, a dynamic dim that cannot be expressed is an error
+    naming the op and result: the graph contract of the `graph` phase.
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+  let options = [
+    Option<"requireAll", "require-all", "bool", /*default=*/"false",
+           "Fail if some dynamic dim cannot be expressed in the symbols">
+  ];
+}
+
+#endif // TSC_PASSES_TD

@@ -1,0 +1,403 @@
+//===- BindSymbolicShapes.cpp - derive and record symbolic shapes ---------===//
+
+#include "dialects/tsc/IR/SymbolicShape.h"
+#include "dialects/tsc/IR/TscOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::tsc {
+#define GEN_PASS_DEF_BINDSYMBOLICSHAPESPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tsc
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+namespace {
+
+using Shape = SmallVector<AffineExpr>;
+
+/// Derives symbolic shapes op by op. Expressions are over the function's
+/// symbols in declaration order (SymbolicShapes positions).
+class ShapeDeriver {
+public:
+  ShapeDeriver(func::FuncOp func) : table(func), ctx(func.getContext()) {
+    for (auto [i, symbol] : llvm::enumerate(table.getSymbols()))
+      positions[SymbolOp(symbol).getResult()] = i;
+  }
+
+  const SymbolicShapes &getTable() const { return table; }
+
+  /// The known shape of `value`: recorded, derived earlier, or static.
+  std::optional<Shape> shapeOf(Value value) {
+    if (auto it = derived.find(value); it != derived.end())
+      return it->second;
+    return table.getShape(value);
+  }
+
+  void record(Value value, Shape shape) { derived[value] = std::move(shape); }
+
+  /// Derives the shape of `op`'s result `index` from its operands; each
+  /// static dim of the result type overrides the derived expression.
+  std::optional<Shape> derive(Operation *op, unsigned index) {
+    auto type = dyn_cast<RankedTensorType>(op->getResult(index).getType());
+    if (!type)
+      return std::nullopt;
+    std::optional<Shape> shape = deriveFromSemantics(op, index);
+    if (!shape || static_cast<int64_t>(shape->size()) != type.getRank())
+      return std::nullopt;
+    for (auto [expr, dim] : llvm::zip_equal(*shape, type.getShape())) {
+      if (!ShapedType::isDynamic(dim))
+        expr = constant(dim);
+      else if (!expr)
+        return std::nullopt;
+    }
+    return shape;
+  }
+
+private:
+  AffineExpr constant(int64_t v) { return getAffineConstantExpr(v, ctx); }
+
+  /// Reads an index value as an affine expression of the symbols.
+  AffineExpr exprOf(Value value) {
+    if (auto it = positions.find(value); it != positions.end())
+      return getAffineSymbolExpr(it->second, ctx);
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return {};
+    auto operand = [&](unsigned i) { return exprOf(def->getOperand(i)); };
+    auto bothOr = [&](auto combine) -> AffineExpr {
+      AffineExpr lhs = operand(0), rhs = operand(1);
+      return lhs && rhs ? combine(lhs, rhs) : AffineExpr();
+    };
+    auto byConstant = [&](auto combine) -> AffineExpr {
+      AffineExpr lhs = operand(0);
+      auto rhs = dyn_cast_or_null<AffineConstantExpr>(operand(1));
+      if (!lhs || !rhs || rhs.getValue() <= 0)
+        return {};
+      return combine(lhs, rhs.getValue());
+    };
+    return TypeSwitch<Operation *, AffineExpr>(def)
+        .Case([&](arith::ConstantOp op) -> AffineExpr {
+          if (auto attr = dyn_cast<IntegerAttr>(op.getValue()))
+            return constant(attr.getInt());
+          return {};
+        })
+        .Case([&](arith::IndexCastOp) { return operand(0); })
+        .Case([&](arith::AddIOp) {
+          return bothOr([](AffineExpr a, AffineExpr b) { return a + b; });
+        })
+        .Case([&](arith::SubIOp) {
+          return bothOr([](AffineExpr a, AffineExpr b) { return a - b; });
+        })
+        .Case([&](arith::MulIOp) {
+          return bothOr([](AffineExpr a, AffineExpr b) { return a * b; });
+        })
+        // Sizes are non-negative, so truncating division is floor division.
+        .Case<arith::DivSIOp, arith::DivUIOp, arith::FloorDivSIOp>(
+            [&](Operation *) {
+              return byConstant(
+                  [](AffineExpr a, int64_t b) { return a.floorDiv(b); });
+            })
+        .Case<arith::CeilDivSIOp, arith::CeilDivUIOp>([&](Operation *) {
+          return byConstant(
+              [](AffineExpr a, int64_t b) { return a.ceilDiv(b); });
+        })
+        .Case<arith::RemSIOp, arith::RemUIOp>([&](Operation *) {
+          return byConstant([](AffineExpr a, int64_t b) { return a % b; });
+        })
+        .Case([&](DimOp op) -> AffineExpr {
+          std::optional<Shape> shape = shapeOf(op.getInput());
+          return shape ? (*shape)[op.getDim()] : AffineExpr();
+        })
+        .Default([](Operation *) { return AffineExpr(); });
+  }
+
+  /// numpy broadcasting of symbolic shapes; a null expr where the result
+  /// depends on run-time values (e.g. `s0` against `s1`).
+  std::optional<Shape> broadcast(ValueRange operands) {
+    Shape out;
+    for (Value operand : operands) {
+      std::optional<Shape> shape = shapeOf(operand);
+      if (!shape)
+        return std::nullopt;
+      if (shape->size() > out.size())
+        out.insert(out.begin(), shape->size() - out.size(), constant(1));
+      size_t offset = out.size() - shape->size();
+      for (auto [i, expr] : llvm::enumerate(*shape)) {
+        AffineExpr &acc = out[offset + i];
+        if (!acc || expr == acc || expr == constant(1))
+          continue;
+        if (acc == constant(1) || isa<AffineConstantExpr>(expr))
+          acc = expr;
+        else if (!isa<AffineConstantExpr>(acc))
+          acc = AffineExpr();
+      }
+    }
+    return out;
+  }
+
+  /// One expression per entry of a mixed static/dynamic list.
+  Shape mixed(ArrayRef<int64_t> statics, ValueRange dynamics) {
+    Shape out;
+    for (int64_t v : statics) {
+      if (!ShapedType::isDynamic(v)) {
+        out.push_back(constant(v));
+      } else {
+        out.push_back(exprOf(dynamics.front()));
+        dynamics = dynamics.drop_front();
+      }
+    }
+    return out;
+  }
+
+  std::optional<Shape> deriveFromSemantics(Operation *op, unsigned index) {
+    auto shapeOfOperand = [&](unsigned i) { return shapeOf(op->getOperand(i)); };
+    auto resultType = cast<RankedTensorType>(op->getResult(index).getType());
+    // Ops whose result has their first operand's shape.
+    if (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+        isa<CastOp, LayerNormOp, RmsNormOp, QuantizeOp, DequantizeOp>(op))
+      return shapeOfOperand(0);
+    if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp,
+            GreaterOp, AndOp, OrOp, WhereOp>(op))
+      return broadcast(op->getOperands());
+    return TypeSwitch<Operation *, std::optional<Shape>>(op)
+        .Case([&](MatmulOp op) -> std::optional<Shape> {
+          std::optional<Shape> lhs = shapeOf(op.getLhs());
+          std::optional<Shape> rhs = shapeOf(op.getRhs());
+          if (!lhs || !rhs)
+            return std::nullopt;
+          // Batch dims broadcast like elementwise operands; read them off the
+          // result's leading dims by broadcasting the prefixes.
+          Shape out;
+          size_t batch = resultType.getRank() - (lhs->size() >= 2) -
+                         (rhs->size() >= 2);
+          for (size_t i = 0; i < batch; ++i)
+            out.push_back(AffineExpr());
+          auto fill = [&](const Shape &s) {
+            if (s.size() <= 2)
+              return;
+            size_t offset = batch - (s.size() - 2);
+            for (size_t i = 0; i + 2 < s.size(); ++i) {
+              AffineExpr &acc = out[offset + i];
+              if (!acc || acc == constant(1))
+                acc = s[i];
+            }
+          };
+          fill(*lhs);
+          fill(*rhs);
+          if (lhs->size() >= 2)
+            out.push_back((*lhs)[lhs->size() - 2]);
+          if (rhs->size() >= 2)
+            out.push_back(rhs->back());
+          return out;
+        })
+        .Case<LinearOp, QuantizedMatmulOp>([&](Operation *) -> std::optional<Shape> {
+          std::optional<Shape> input = shapeOfOperand(0);
+          if (!input)
+            return std::nullopt;
+          Shape out(input->begin(), input->end() - 1);
+          out.push_back(AffineExpr()); // static N comes from the result type
+          return out;
+        })
+        .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(
+            [&](Operation *reduce) -> std::optional<Shape> {
+              std::optional<Shape> input = shapeOfOperand(0);
+              if (!input)
+                return std::nullopt;
+              auto dims = reduce->getAttrOfType<DenseI64ArrayAttr>("dims");
+              bool keepdim = reduce->hasAttr("keepdim");
+              Shape out;
+              for (auto [i, expr] : llvm::enumerate(*input)) {
+                if (!llvm::is_contained(dims.asArrayRef(),
+                                        static_cast<int64_t>(i)))
+                  out.push_back(expr);
+                else if (keepdim)
+                  out.push_back(constant(1));
+              }
+              return out;
+            })
+        .Case([&](AttentionOp op) -> std::optional<Shape> {
+          std::optional<Shape> q = shapeOf(op.getQuery());
+          std::optional<Shape> v = shapeOf(op.getValue());
+          if (!q || !v)
+            return std::nullopt;
+          return Shape{(*q)[0], (*q)[1], (*q)[2], (*v)[3]};
+        })
+        .Case<ReshapeOp, ExpandOp>([&](Operation *) -> std::optional<Shape> {
+          return mixed(resultType.getShape(), op->getOperands().drop_front());
+        })
+        .Case([&](TransposeOp op) -> std::optional<Shape> {
+          std::optional<Shape> input = shapeOf(op.getInput());
+          if (!input)
+            return std::nullopt;
+          Shape out;
+          for (int64_t p : op.getPerm())
+            out.push_back((*input)[p]);
+          return out;
+        })
+        .Case([&](ConcatOp op) -> std::optional<Shape> {
+          std::optional<Shape> out = shapeOf(op.getInputs().front());
+          if (!out)
+            return std::nullopt;
+          int64_t axis = op.getAxis();
+          for (Value input : op.getInputs().drop_front()) {
+            std::optional<Shape> shape = shapeOf(input);
+            if (!shape)
+              return std::nullopt;
+            (*out)[axis] = (*out)[axis] + (*shape)[axis];
+          }
+          return out;
+        })
+        .Case([&](SliceOp op) -> std::optional<Shape> {
+          return mixed(op.getStaticSizes(), op.getSizes());
+        })
+        .Case([&](SplitOp op) -> std::optional<Shape> {
+          std::optional<Shape> out = shapeOf(op.getInput());
+          if (out)
+            (*out)[op.getAxis()] = constant(op.getSizes()[index]);
+          return out;
+        })
+        .Case([&](GatherOp op) -> std::optional<Shape> {
+          std::optional<Shape> data = shapeOf(op.getData());
+          std::optional<Shape> indices = shapeOf(op.getIndices());
+          if (!data || !indices)
+            return std::nullopt;
+          int64_t axis = op.getAxis();
+          Shape out(data->begin(), data->begin() + axis);
+          llvm::append_range(out, *indices);
+          out.append(data->begin() + axis + 1, data->end());
+          return out;
+        })
+        .Case([&](SqueezeOp op) -> std::optional<Shape> {
+          std::optional<Shape> input = shapeOf(op.getInput());
+          if (!input)
+            return std::nullopt;
+          Shape out;
+          for (auto [i, expr] : llvm::enumerate(*input))
+            if (!llvm::is_contained(op.getDims(), static_cast<int64_t>(i)))
+              out.push_back(expr);
+          return out;
+        })
+        .Case([&](UnsqueezeOp op) -> std::optional<Shape> {
+          std::optional<Shape> input = shapeOf(op.getInput());
+          if (!input)
+            return std::nullopt;
+          Shape out;
+          auto rest = ArrayRef<AffineExpr>(*input);
+          for (int64_t d = 0; d < resultType.getRank(); ++d) {
+            if (llvm::is_contained(op.getDims(), d)) {
+              out.push_back(constant(1));
+            } else {
+              out.push_back(rest.front());
+              rest = rest.drop_front();
+            }
+          }
+          return out;
+        })
+        .Case([&](RangeOp op) -> std::optional<Shape> {
+          AffineExpr start = exprOf(op.getStart());
+          AffineExpr limit = exprOf(op.getLimit());
+          auto delta = dyn_cast_or_null<AffineConstantExpr>(exprOf(op.getDelta()));
+          if (!start || !limit || !delta || delta.getValue() <= 0)
+            return std::nullopt;
+          return Shape{(limit - start).ceilDiv(delta.getValue())};
+        })
+        .Default([](Operation *) { return std::nullopt; });
+  }
+
+  SymbolicShapes table;
+  MLIRContext *ctx;
+  DenseMap<Value, unsigned> positions;
+  DenseMap<Value, Shape> derived;
+};
+
+struct BindSymbolicShapesPass
+    : public tsc::impl::BindSymbolicShapesPassBase<BindSymbolicShapesPass> {
+  using BindSymbolicShapesPassBase::BindSymbolicShapesPassBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    ShapeDeriver deriver(func);
+    SmallVector<SymbolOp> symbols(deriver.getTable().getSymbols());
+    bool failedAny = false;
+    auto fail = [&](Operation *op, unsigned index, StringRef why) {
+      if (!requireAll)
+        return;
+      op->emitError("cannot express the shape of result #")
+          << index << " (" << op->getResult(index).getType()
+          << ") in the function's symbols: " << why;
+      failedAny = true;
+    };
+    // Symbol declarations precede everything that uses them; binds are placed
+    // after both the value's producer and the last symbol declaration.
+    Operation *lastSymbol =
+        symbols.empty() ? nullptr : symbols.back().getOperation();
+
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+      for (OpResult result : op.getResults()) {
+        auto type = dyn_cast<RankedTensorType>(result.getType());
+        if (!type || type.hasStaticShape() || deriver.shapeOf(result))
+          continue;
+        std::optional<Shape> shape = deriver.derive(&op, result.getResultNumber());
+        if (!shape) {
+          fail(&op, result.getResultNumber(),
+               "its operands' shapes are unknown or the op has no shape rule");
+          continue;
+        }
+        deriver.record(result, *shape);
+        bind(result, *shape, symbols, lastSymbol);
+      }
+    }
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (requireAll && type && !type.hasStaticShape() && !deriver.shapeOf(arg)) {
+        func.emitError("argument #")
+            << arg.getArgNumber() << " (" << type
+            << ") has dynamic dims but no tsc.bind_shape";
+        failedAny = true;
+      }
+    }
+    if (failedAny)
+      signalPassFailure();
+  }
+
+  /// Creates the tsc.bind_shape recording `shape`, listing only the symbols it
+  /// uses.
+  void bind(Value value, ArrayRef<AffineExpr> shape, MutableArrayRef<SymbolOp> symbols,
+            Operation *lastSymbol) {
+    llvm::SmallBitVector used(symbols.size());
+    for (AffineExpr expr : shape)
+      expr.walk([&](AffineExpr e) {
+        if (auto symbol = dyn_cast<AffineSymbolExpr>(e))
+          used.set(symbol.getPosition());
+      });
+    SmallVector<Value> operands;
+    SmallVector<AffineExpr> renumbered(symbols.size());
+    for (int pos : used.set_bits()) {
+      renumbered[pos] = getAffineSymbolExpr(operands.size(), value.getContext());
+      operands.push_back(symbols[pos].getResult());
+    }
+    SmallVector<AffineExpr> results;
+    for (AffineExpr expr : shape)
+      results.push_back(expr.replaceSymbols(renumbered));
+    auto map = AffineMap::get(0, operands.size(), results, value.getContext());
+
+    Operation *producer = value.getDefiningOp();
+    OpBuilder builder(producer);
+    if (lastSymbol && producer->isBeforeInBlock(lastSymbol))
+      builder.setInsertionPointAfter(lastSymbol);
+    else
+      builder.setInsertionPointAfter(producer);
+    BindShapeOp::create(builder, producer->getLoc(), value, operands, map);
+  }
+};
+
+} // namespace

@@ -1,0 +1,5 @@
+//===- tsc.cpp - the tsc compiler driver ----------------------------------===//
+
+#include "compiler/driver/Driver.h"
+
+int main(int argc, char **argv) { return mlir::tsc::runTscDriver(argc, argv); }
