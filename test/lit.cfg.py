@@ -1,0 +1,22 @@
+# lit configuration of tsc's regression tests: .mlir files run through
+# tsc-opt / tsc and checked with FileCheck.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "tsc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tsc_obj_root, "test")
+# unit/ is its own suite (GoogleTest); examples are inputs, not tests.
+config.excludes = ["unit", "Inputs", "examples", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.substitutions.append(("%tsc_src_root", config.tsc_src_root))
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    [ToolSubst("tsc-opt", unresolved="fatal"), ToolSubst("tsc", unresolved="fatal")],
+    [config.tsc_tools_dir])

@@ -1,0 +1,33 @@
+// The tsc driver rejects bad input and options with a message naming the
+// file, option or symbol at fault, and exit status 1.
+// RUN: not tsc %s --emit=graph --dim heads=1..8 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not tsc %s --emit=graph --dim seq=9..3 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: not tsc %s --emit=graph --dim seq 2>&1 | FileCheck %s --check-prefix=RANGE-SYNTAX
+// RUN: not tsc %t.missing.mlir --emit=graph 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not tsc %S/Inputs/model.onnx --emit=import 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not tsc %S/Inputs/syntax-error.mlir --emit=import 2>&1 | FileCheck %s --check-prefix=SYNTAX
+// RUN: not tsc %S/Inputs/unbound-dim.mlir --emit=graph 2>&1 | FileCheck %s --check-prefix=UNBOUND
+// RUN: tsc %S/Inputs/unbound-dim.mlir --emit=import | FileCheck %s --check-prefix=IMPORT-OK
+// RUN: not tsc %s 2>&1 | FileCheck %s --check-prefix=NO-EMIT
+// RUN: tsc --version | FileCheck %s --check-prefix=VERSION
+// RUN: tsc-opt --help | FileCheck %s --check-prefix=PASSES
+
+// UNKNOWN: tsc: error: --dim heads=1..8: the model has no symbolic dim named 'heads' (it has: batch seq)
+// RANGE: tsc: error: --dim seq=9..3: expected NAME=MIN..MAX with 0 <= MIN <= MAX
+// RANGE-SYNTAX: tsc: error: --dim seq: expected NAME=MIN..MAX
+// MISSING: tsc: error: cannot open input file '{{.*}}missing.mlir'
+// FORMAT: tsc: error: {{.*}}model.onnx: unsupported input format '.onnx' (tsc reads .mlir)
+// SYNTAX: syntax-error.mlir:4:{{[0-9]+}}: error:
+// UNBOUND: unbound-dim.mlir:2:{{[0-9]+}}: error: argument #0 ('tensor<?x4xf32>') has dynamic dims but no tsc.bind_shape
+// IMPORT-OK: func.func @unbound
+// NO-EMIT: for the --emit option: must be specified at least once!
+// VERSION: tsc {{[0-9]+\.[0-9]+\.[0-9]+}} (LLVM/MLIR 22.{{[0-9.]+}})
+// PASSES-DAG: --tsc-bind-symbolic-shapes
+// PASSES-DAG: --tsc-pipeline
+
+func.func @two_symbols(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %batch = tsc.symbol "batch" [1, 8]
+  %seq = tsc.symbol "seq" [1, 16]
+  tsc.bind_shape %x[%batch, %seq], affine_map<()[s0, s1] -> (s0, s1)> : tensor<?x?xf32>
+  return %x : tensor<?x?xf32>
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs every tsc test suite against build/ (brought up to date first), prints
+# each suite's time and counts, and ends with one line
+#   N passed, N failed, N skipped
+# summing all suites. Exits non-zero if any test failed or a suite broke.
+#
+# Environment: TSC_BUILD_DIR (default build/). Extra arguments go to lit,
+# e.g. tools/test.sh --filter canonicalize.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${TSC_BUILD_DIR:-$root/build}
+lit=/usr/lib/llvm-22/bin/lit
+
+if [ ! -f "$build/build.ninja" ]; then
+  echo "test: $build is not configured; run tools/setup.sh first" >&2
+  exit 1
+fi
+CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1 cmake --build "$build" || exit 1
+
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+
+# name | lit suite directory
+suites=(
+  "regression|$build/test"
+  "unit|$build/test/unit"
+)
+
+status=0
+for entry in "${suites[@]}"; do
+  name=${entry%%|*}
+  dir=${entry#*|}
+  start=$SECONDS
+  "$lit" -sv --xunit-xml-output "$results/$name.xml" "$@" "$dir" || status=1
+  echo "test: suite '$name' took $((SECONDS - start))s"
+done
+
+# Count test cases from lit's xUnit reports (stdlib only).
+/usr/bin/python3 - "$results" <<'PY' || status=1
+import pathlib, sys, xml.etree.ElementTree as ET
+
+passed = failed = skipped = 0
+for report in sorted(pathlib.Path(sys.argv[1]).glob("*.xml")):
+    p = f = s = 0
+    for case in ET.parse(report).getroot().iter("testcase"):
+        if case.find("failure") is not None or case.find("error") is not None:
+            f += 1
+        elif case.find("skipped") is not None:
+            s += 1
+        else:
+            p += 1
+    print(f"test: suite '{report.stem}': {p} passed, {f} failed, {s} skipped")
+    passed, failed, skipped = passed + p, failed + f, skipped + s
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed or passed + failed == 0 else 0)
+PY
+exit $status
