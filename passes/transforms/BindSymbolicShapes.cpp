@@ -43,21 +43,45 @@ public:
   void record(Value value, Shape shape) { derived[value] = std::move(shape); }
 
   /// Derives the shape of `op`'s result `index` from its operands; each
-  /// static dim of the result type overrides the derived expression.
-  std::optional<Shape> derive(Operation *op, unsigned index) {
-    auto type = dyn_cast<RankedTensorType>(op->getResult(index).getType());
-    if (!type)
-      return std::nullopt;
-    std::optional<Shape> shape = deriveFromSemantics(op, index);
-    if (!shape || static_cast<int64_t>(shape->size()) != type.getRank())
-      return std::nullopt;
-    for (auto [expr, dim] : llvm::zip_equal(*shape, type.getShape())) {
-      if (!ShapedType::isDynamic(dim))
-        expr = constant(dim);
-      else if (!expr)
-        return std::nullopt;
+  /// static dim of the result type overrides the derived expression. On
+  /// failure, `why` says what is missing.
+  FailureOr<Shape> derive(Operation *op, unsigned index, std::string &why) {
+    auto type = cast<RankedTensorType>(op->getResult(index).getType());
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (isa<RankedTensorType>(operand.get().getType()) &&
+          !shapeOf(operand.get())) {
+        why = "operand #" + std::to_string(operand.getOperandNumber()) +
+              " has no known shape";
+        return failure();
+      }
     }
-    return shape;
+    std::optional<Shape> shape = deriveFromSemantics(op, index);
+    if (!shape || static_cast<int64_t>(shape->size()) != type.getRank()) {
+      why = "tsc has no shape rule for this op and these operands";
+      return failure();
+    }
+    for (auto [d, expr, dim] : llvm::enumerate(*shape, type.getShape())) {
+      if (!ShapedType::isDynamic(dim)) {
+        expr = constant(dim);
+        continue;
+      }
+      if (!expr) {
+        why = "dim " + std::to_string(d) +
+              " depends on run-time values, not only on the symbols";
+        return failure();
+      }
+      // A size must be non-negative over the whole range of the symbols;
+      // e.g. a range's length ceil((limit - start) / delta) may not be, and
+      // is really max(0, ...), which affine expressions cannot say.
+      std::optional<DimRange> range = getRange(expr, table.getRanges());
+      if (!range || range->min < 0) {
+        llvm::raw_string_ostream os(why);
+        os << "dim " << d << " = " << expr
+           << (range ? " can be negative" : " has no bound");
+        return failure();
+      }
+    }
+    return *shape;
   }
 
 private:
@@ -120,16 +144,13 @@ private:
 
   /// numpy broadcasting of symbolic shapes; a null expr where the result
   /// depends on run-time values (e.g. `s0` against `s1`).
-  std::optional<Shape> broadcast(ValueRange operands) {
+  Shape broadcast(ArrayRef<Shape> shapes) {
     Shape out;
-    for (Value operand : operands) {
-      std::optional<Shape> shape = shapeOf(operand);
-      if (!shape)
-        return std::nullopt;
-      if (shape->size() > out.size())
-        out.insert(out.begin(), shape->size() - out.size(), constant(1));
-      size_t offset = out.size() - shape->size();
-      for (auto [i, expr] : llvm::enumerate(*shape)) {
+    for (const Shape &shape : shapes) {
+      if (shape.size() > out.size())
+        out.insert(out.begin(), shape.size() - out.size(), constant(1));
+      size_t offset = out.size() - shape.size();
+      for (auto [i, expr] : llvm::enumerate(shape)) {
         AffineExpr &acc = out[offset + i];
         if (!acc || expr == acc || expr == constant(1))
           continue;
@@ -140,6 +161,18 @@ private:
       }
     }
     return out;
+  }
+
+  /// Broadcast of the shapes of `operands`, if all are known.
+  std::optional<Shape> broadcastOperands(ValueRange operands) {
+    SmallVector<Shape> shapes;
+    for (Value operand : operands) {
+      std::optional<Shape> shape = shapeOf(operand);
+      if (!shape)
+        return std::nullopt;
+      shapes.push_back(std::move(*shape));
+    }
+    return broadcast(shapes);
   }
 
   /// One expression per entry of a mixed static/dynamic list.
@@ -165,32 +198,19 @@ private:
       return shapeOfOperand(0);
     if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp,
             GreaterOp, AndOp, OrOp, WhereOp>(op))
-      return broadcast(op->getOperands());
+      return broadcastOperands(op->getOperands());
     return TypeSwitch<Operation *, std::optional<Shape>>(op)
         .Case([&](MatmulOp op) -> std::optional<Shape> {
           std::optional<Shape> lhs = shapeOf(op.getLhs());
           std::optional<Shape> rhs = shapeOf(op.getRhs());
           if (!lhs || !rhs)
             return std::nullopt;
-          // Batch dims broadcast like elementwise operands; read them off the
-          // result's leading dims by broadcasting the prefixes.
-          Shape out;
-          size_t batch = resultType.getRank() - (lhs->size() >= 2) -
-                         (rhs->size() >= 2);
-          for (size_t i = 0; i < batch; ++i)
-            out.push_back(AffineExpr());
-          auto fill = [&](const Shape &s) {
-            if (s.size() <= 2)
-              return;
-            size_t offset = batch - (s.size() - 2);
-            for (size_t i = 0; i + 2 < s.size(); ++i) {
-              AffineExpr &acc = out[offset + i];
-              if (!acc || acc == constant(1))
-                acc = s[i];
-            }
+          // Batch dims (all but the matrix dims) broadcast like elementwise
+          // operands.
+          auto batch = [](const Shape &s) {
+            return Shape(s.begin(), s.size() > 2 ? s.end() - 2 : s.begin());
           };
-          fill(*lhs);
-          fill(*rhs);
+          Shape out = broadcast({batch(*lhs), batch(*rhs)});
           if (lhs->size() >= 2)
             out.push_back((*lhs)[lhs->size() - 2]);
           if (rhs->size() >= 2)
@@ -346,10 +366,11 @@ struct BindSymbolicShapesPass
         auto type = dyn_cast<RankedTensorType>(result.getType());
         if (!type || type.hasStaticShape() || deriver.shapeOf(result))
           continue;
-        std::optional<Shape> shape = deriver.derive(&op, result.getResultNumber());
-        if (!shape) {
-          fail(&op, result.getResultNumber(),
-               "its operands' shapes are unknown or the op has no shape rule");
+        std::string why;
+        FailureOr<Shape> shape =
+            deriver.derive(&op, result.getResultNumber(), why);
+        if (failed(shape)) {
+          fail(&op, result.getResultNumber(), why);
           continue;
         }
         deriver.record(result, *shape);

@@ -43,9 +43,17 @@ LogicalResult broadcastInto(std::optional<Location> loc,
 LogicalResult verifyDimList(std::optional<Location> loc, StringRef what,
                             ArrayRef<int64_t> dims, int64_t rank);
 
-/// Checks that `axis` is within [0, rank).
+/// Checks that `axis` is within [0, rank), for result inference (which
+/// reports at a location, when it has one).
 LogicalResult verifyAxis(std::optional<Location> loc, int64_t axis,
                          int64_t rank);
+
+/// Checks that the attribute `name` of `op`, an axis, is within [0, rank).
+LogicalResult verifyAxis(Operation *op, StringRef name, int64_t axis,
+                         int64_t rank);
+
+/// Prints a shape as `[?, 768]`.
+std::string shapeToString(ArrayRef<int64_t> shape);
 
 } // namespace mlir::tsc::util
 

@@ -69,6 +69,21 @@ LogicalResult util::verifyAxis(std::optional<Location> loc, int64_t axis,
   return success();
 }
 
+LogicalResult util::verifyAxis(Operation *op, StringRef name, int64_t axis,
+                              int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError(name)
+           << " " << axis << " is out of range [0, " << rank << ")";
+  return success();
+}
+
+std::string util::shapeToString(ArrayRef<int64_t> shape) {
+  std::string out = "[";
+  for (auto [i, dim] : llvm::enumerate(shape))
+    out += (i ? ", " : "") + dimToString(dim);
+  return out + "]";
+}
+
 bool tsc::areRefinements(TypeRange inferred, TypeRange actual) {
   if (inferred.size() != actual.size())
     return false;
@@ -254,7 +269,7 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
 
 template <typename Op>
 static LogicalResult verifySoftmax(Op op) {
-  return verifyAxis(op.getLoc(), static_cast<int64_t>(op.getAxis()),
+  return verifyAxis(op, "axis", static_cast<int64_t>(op.getAxis()),
                     op.getInput().getType().getRank());
 }
 LogicalResult SoftmaxOp::verify() { return verifySoftmax(*this); }
@@ -265,7 +280,7 @@ LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
 static LogicalResult verifyNorm(Operation *op, Value input, int64_t axis,
                                 ArrayRef<std::pair<StringRef, Value>> params) {
   auto type = cast<RankedTensorType>(input.getType());
-  if (failed(verifyAxis(op->getLoc(), axis, type.getRank())))
+  if (failed(verifyAxis(op, "axis", axis, type.getRank())))
     return failure();
   ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
   for (auto [name, param] : params) {
@@ -282,10 +297,9 @@ static LogicalResult verifyNorm(Operation *op, Value input, int64_t axis,
                                 });
     if (!shapeOk || paramType.getElementType() != type.getElementType())
       return op->emitOpError()
-             << name << " must have the normalized shape ["
-             << llvm::make_range(normalized.begin(), normalized.end())
-             << "] and element type " << type.getElementType() << ", got "
-             << paramType;
+             << name << " must have the normalized shape "
+             << shapeToString(normalized) << " and element type "
+             << type.getElementType() << ", got " << paramType;
   }
   return success();
 }
@@ -324,7 +338,8 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                              v, ")");
   };
   if (failed(check(dimsCompatible(q.getDimSize(0), k.getDimSize(0)) &&
-                       dimsCompatible(q.getDimSize(0), v.getDimSize(0)),
+                       dimsCompatible(q.getDimSize(0), v.getDimSize(0)) &&
+                       dimsCompatible(k.getDimSize(0), v.getDimSize(0)),
                    "batch sizes differ")) ||
       failed(check(dimsCompatible(k.getDimSize(1), v.getDimSize(1)),
                    "key and value head counts differ")) ||
@@ -347,15 +362,16 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                                ", got ", maskElement);
     SmallVector<int64_t> scores = {q.getDimSize(0), heads, q.getDimSize(2),
                                    k.getDimSize(2)};
+    // The mask broadcasts *to* the scores: combining the two may not change
+    // a static dim of the scores (e.g. a mask of 7 rows against Sq = 1).
     SmallVector<int64_t> combined(scores);
     if (maskType.getRank() > 4 ||
         failed(broadcastInto(std::nullopt, combined, maskType.getShape())) ||
-        !areRefinements(RankedTensorType::get(combined, maskElement),
-                        RankedTensorType::get(scores, maskElement)))
+        !areRefinements(RankedTensorType::get(scores, maskElement),
+                        RankedTensorType::get(combined, maskElement)))
       return emitOptionalError(loc, "mask ", maskType,
-                               " does not broadcast to the scores [",
-                               llvm::make_range(scores.begin(), scores.end()),
-                               "] (? is dynamic)");
+                               " does not broadcast to the scores ",
+                               shapeToString(scores));
   }
   if (auto scale = adaptor.getScale(); scale && !scale->isFiniteNonZero())
     return emitOptionalError(loc, "scale must be finite and nonzero");
@@ -394,7 +410,7 @@ static LogicalResult verifyQuantParams(Operation *op, RankedTensorType data,
     return success();
   }
   auto axis = static_cast<int64_t>(*axisAttr);
-  if (failed(verifyAxis(op->getLoc(), axis, data.getRank())))
+  if (failed(verifyAxis(op, "axis", axis, data.getRank())))
     return failure();
   int64_t extent = data.getDimSize(axis);
   if (!groupAttr) {
@@ -414,10 +430,9 @@ static LogicalResult verifyQuantParams(Operation *op, RankedTensorType data,
   if (!areRefinements(RankedTensorType::get(expected, quantizedElement),
                       RankedTensorType::get(scaleType.getShape(),
                                             quantizedElement)))
-    return op->emitOpError("per-group quantization needs a scale of shape [")
-           << llvm::make_range(expected.begin(), expected.end())
-           << "] (ceil(dim / group_size) along axis " << axis << "), got "
-           << scaleType;
+    return op->emitOpError("per-group quantization needs a scale of shape ")
+           << shapeToString(expected) << " (ceil(dim / group_size) along axis "
+           << axis << "), got " << scaleType;
   return success();
 }
 
@@ -464,6 +479,14 @@ LogicalResult QuantizedMatmulOp::verify() {
   if (getRhsScale().getType().getElementType() !=
       getLhs().getType().getElementType())
     return emitOpError("scale element type must match lhs's");
+  std::optional<uint64_t> axis = getAxis();
+  bool perTensor = !axis && !getGroupSize();
+  bool perChannel = axis == 1u && !getGroupSize();
+  bool perGroup = axis == 0u && getGroupSize();
+  if (!perTensor && !perChannel && !perGroup)
+    return emitOpError("quantizes the weight per tensor, per output channel "
+                       "(axis = 1) or per group along K (axis = 0 with "
+                       "group_size)");
   return verifyQuantParams(*this, getRhs().getType(), getRhsScale(),
                            getRhsZeroPoint(), getRhs().getType().getElementType(),
                            getAxis(), getGroupSize());

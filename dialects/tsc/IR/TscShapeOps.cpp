@@ -271,7 +271,7 @@ LogicalResult SliceOp::verify() {
 LogicalResult SplitOp::verify() {
   auto in = getInput().getType();
   auto axis = static_cast<int64_t>(getAxis());
-  if (failed(verifyAxis(getLoc(), axis, in.getRank())))
+  if (failed(verifyAxis(*this, "axis", axis, in.getRank())))
     return failure();
   ArrayRef<int64_t> sizes = getSizes();
   if (sizes.size() != getNumResults())
@@ -385,7 +385,7 @@ LogicalResult TriluOp::verify() {
 }
 
 LogicalResult DimOp::verify() {
-  return verifyAxis(getLoc(), static_cast<int64_t>(getDim()),
+  return verifyAxis(*this, "dim", static_cast<int64_t>(getDim()),
                     getInput().getType().getRank());
 }
 
