@@ -1,0 +1,330 @@
+// RUN: tsc-opt %s --split-input-file --canonicalize | FileCheck %s
+
+// Folders of the shape ops and shape queries.
+
+// With one dynamic dim, equal types mean an identity reshape.
+// CHECK-LABEL: func.func @fold_reshape_identity
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x4xf32>, %{{.+}}: index)
+// CHECK-NOT:     tsc.reshape
+// CHECK:         return %[[X]]
+func.func @fold_reshape_identity(%x: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  %y = tsc.reshape %x [%n] : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// ?x? -> ?x? may regroup the elements.
+// CHECK-LABEL: func.func @no_fold_reshape_two_dynamic_dims
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x?xf32>, %[[A:.+]]: index, %[[B:.+]]: index)
+// CHECK:         %[[Y:.+]] = tsc.reshape %[[X]][%[[A]], %[[B]]] : tensor<?x?xf32> -> tensor<?x?xf32>
+// CHECK:         return %[[Y]]
+func.func @no_fold_reshape_two_dynamic_dims(%x: tensor<?x?xf32>, %a: index, %b: index) -> tensor<?x?xf32> {
+  %y = tsc.reshape %x [%a, %b] : tensor<?x?xf32> -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_reshape_of_reshape
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x768xf32>, %{{.+}}: index, %[[M:.+]]: index)
+// CHECK:         %[[Y:.+]] = tsc.reshape %[[X]][%[[M]]] : tensor<?x768xf32> -> tensor<?x64xf32>
+// CHECK-NOT:     tsc.reshape
+// CHECK:         return %[[Y]]
+func.func @fold_reshape_of_reshape(%x: tensor<?x768xf32>, %n: index, %m: index) -> tensor<?x64xf32> {
+  %y = tsc.reshape %x [%n] : tensor<?x768xf32> -> tensor<?x12x64xf32>
+  %z = tsc.reshape %y [%m] : tensor<?x12x64xf32> -> tensor<?x64xf32>
+  return %z : tensor<?x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_reshape_of_constant
+// CHECK:         %[[C:.+]] = tsc.constant dense<{{\[}}[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi64>
+// CHECK-NOT:     tsc.reshape
+// CHECK:         return %[[C]]
+func.func @fold_reshape_of_constant() -> tensor<3x2xi64> {
+  %c = tsc.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
+  %r = tsc.reshape %c : tensor<2x3xi64> -> tensor<3x2xi64>
+  return %r : tensor<3x2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_transpose_identity
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x4xf32>)
+// CHECK-NOT:     tsc.transpose
+// CHECK:         return %[[X]]
+func.func @fold_transpose_identity(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %y = tsc.transpose %x perm = [0, 1] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// Same type, but not the identity permutation.
+// CHECK-LABEL: func.func @no_fold_transpose_permutation
+// CHECK-SAME:    (%[[X:.+]]: tensor<4x4xf32>)
+// CHECK:         %[[Y:.+]] = tsc.transpose %[[X]] perm = [1, 0]
+// CHECK:         return %[[Y]]
+func.func @no_fold_transpose_permutation(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %y = tsc.transpose %x perm = [1, 0] : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+
+// -----
+
+// Result dim i of the outer transpose is x's dim inner[outer[i]].
+// CHECK-LABEL: func.func @fold_transpose_of_transpose
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x3x4xf32>)
+// CHECK:         %[[Y:.+]] = tsc.transpose %[[X]] perm = [1, 0, 2] : (tensor<2x3x4xf32>) -> tensor<3x2x4xf32>
+// CHECK-NOT:     tsc.transpose
+// CHECK:         return %[[Y]]
+func.func @fold_transpose_of_transpose(%x: tensor<2x3x4xf32>) -> tensor<3x2x4xf32> {
+  %y = tsc.transpose %x perm = [2, 0, 1] : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  %z = tsc.transpose %y perm = [2, 1, 0] : (tensor<4x2x3xf32>) -> tensor<3x2x4xf32>
+  return %z : tensor<3x2x4xf32>
+}
+
+// -----
+
+// Composing with the inverse permutation leaves the identity, which folds.
+// CHECK-LABEL: func.func @fold_transpose_inverse
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x3x4xf32>)
+// CHECK-NOT:     tsc.transpose
+// CHECK:         return %[[X]]
+func.func @fold_transpose_inverse(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %y = tsc.transpose %x perm = [2, 0, 1] : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  %z = tsc.transpose %y perm = [1, 2, 0] : (tensor<4x2x3xf32>) -> tensor<2x3x4xf32>
+  return %z : tensor<2x3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_transpose_splat
+// CHECK:         %[[C:.+]] = tsc.constant dense<5.000000e+00> : tensor<3x2xf32>
+// CHECK-NOT:     tsc.transpose
+// CHECK:         return %[[C]]
+func.func @fold_transpose_splat() -> tensor<3x2xf32> {
+  %c = tsc.constant dense<5.0> : tensor<2x3xf32>
+  %t = tsc.transpose %c perm = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %t : tensor<3x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_fold_transpose_non_splat
+// CHECK:         %[[C:.+]] = tsc.constant dense<{{\[}}[1, 2], [3, 4]]> : tensor<2x2xi32>
+// CHECK:         %[[T:.+]] = tsc.transpose %[[C]] perm = [1, 0]
+// CHECK:         return %[[T]]
+func.func @no_fold_transpose_non_splat() -> tensor<2x2xi32> {
+  %c = tsc.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+  %t = tsc.transpose %c perm = [1, 0] : (tensor<2x2xi32>) -> tensor<2x2xi32>
+  return %t : tensor<2x2xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_expand_identity
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x4xf32>)
+// CHECK-NOT:     tsc.expand
+// CHECK:         return %[[X]]
+func.func @fold_expand_identity(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %y = tsc.expand %x : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// A ? may be 1 in the input and larger in the result.
+// CHECK-LABEL: func.func @no_fold_expand_dynamic
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x4xf32>, %[[N:.+]]: index)
+// CHECK:         %[[Y:.+]] = tsc.expand %[[X]][%[[N]]] : tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK:         return %[[Y]]
+func.func @no_fold_expand_dynamic(%x: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  %y = tsc.expand %x [%n] : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_expand_splat
+// CHECK:         %[[C:.+]] = tsc.constant dense<-1.000000e+00> : tensor<3x4xf32>
+// CHECK-NOT:     tsc.expand
+// CHECK:         return %[[C]]
+func.func @fold_expand_splat() -> tensor<3x4xf32> {
+  %c = tsc.constant dense<-1.0> : tensor<4xf32>
+  %e = tsc.expand %c : tensor<4xf32> -> tensor<3x4xf32>
+  return %e : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_concat_of_one
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x4xf32>)
+// CHECK-NOT:     tsc.concat
+// CHECK:         return %[[X]]
+func.func @fold_concat_of_one(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %y = tsc.concat %x axis = 0 : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_slice_identity
+// CHECK-SAME:    (%[[X:.+]]: tensor<8x4xf32>)
+// CHECK-NOT:     tsc.slice
+// CHECK:         return %[[X]]
+func.func @fold_slice_identity(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %y = tsc.slice %x [0, 0] [8, 4] [1, 1] : tensor<8x4xf32> to tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+// Same type, but a reversal.
+// CHECK-LABEL: func.func @no_fold_slice_reversal
+// CHECK-SAME:    (%[[X:.+]]: tensor<8xf32>)
+// CHECK:         %[[Y:.+]] = tsc.slice %[[X]] [7] [8] [-1]
+// CHECK:         return %[[Y]]
+func.func @no_fold_slice_reversal(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = tsc.slice %x [7] [8] [-1] : tensor<8xf32> to tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_split_into_one
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x8xf32>)
+// CHECK-NOT:     tsc.split
+// CHECK:         return %[[X]]
+func.func @fold_split_into_one(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %y = tsc.split %x axis = 1 sizes = [8] : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_squeeze_of_unsqueeze
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x768xf32>)
+// CHECK-NOT:     tsc.squeeze
+// CHECK:         return %[[X]]
+func.func @fold_squeeze_of_unsqueeze(%x: tensor<?x768xf32>) -> tensor<?x768xf32> {
+  %u = tsc.unsqueeze %x dims = [0, 2] : (tensor<?x768xf32>) -> tensor<1x?x1x768xf32>
+  %s = tsc.squeeze %u dims = [0, 2] : (tensor<1x?x1x768xf32>) -> tensor<?x768xf32>
+  return %s : tensor<?x768xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_unsqueeze_of_squeeze
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x1x768xf32>)
+// CHECK-NOT:     tsc.squeeze
+// CHECK-NOT:     tsc.unsqueeze
+// CHECK:         return %[[X]]
+func.func @fold_unsqueeze_of_squeeze(%x: tensor<?x1x768xf32>) -> tensor<?x1x768xf32> {
+  %s = tsc.squeeze %x dims = [1] : (tensor<?x1x768xf32>) -> tensor<?x768xf32>
+  %u = tsc.unsqueeze %s dims = [1] : (tensor<?x768xf32>) -> tensor<?x1x768xf32>
+  return %u : tensor<?x1x768xf32>
+}
+
+// -----
+
+// Squeezing other dims than were inserted is no round trip.
+// CHECK-LABEL: func.func @no_fold_squeeze_of_unsqueeze_other_dims
+// CHECK-SAME:    (%[[X:.+]]: tensor<1x768xf32>)
+// CHECK:         %[[U:.+]] = tsc.unsqueeze %[[X]] dims = [2]
+// CHECK:         %[[S:.+]] = tsc.squeeze %[[U]] dims = [0]
+// CHECK:         %[[R:.+]] = tsc.reshape %[[S]]
+// CHECK:         return %[[R]]
+func.func @no_fold_squeeze_of_unsqueeze_other_dims(%x: tensor<1x768xf32>) -> tensor<1x768xf32> {
+  %u = tsc.unsqueeze %x dims = [2] : (tensor<1x768xf32>) -> tensor<1x768x1xf32>
+  %s = tsc.squeeze %u dims = [0] : (tensor<1x768x1xf32>) -> tensor<768x1xf32>
+  %r = tsc.reshape %s : tensor<768x1xf32> -> tensor<1x768xf32>
+  return %r : tensor<1x768xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_empty_squeeze_unsqueeze
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x4xf32>)
+// CHECK-NOT:     tsc.squeeze
+// CHECK-NOT:     tsc.unsqueeze
+// CHECK:         return %[[X]]
+func.func @fold_empty_squeeze_unsqueeze(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %s = tsc.squeeze %x dims = [] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %u = tsc.unsqueeze %s dims = [] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %u : tensor<?x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_dim_static
+// CHECK:         %[[C:.+]] = arith.constant 768 : index
+// CHECK-NOT:     tsc.dim
+// CHECK:         return %[[C]]
+func.func @fold_dim_static(%x: tensor<?x768xf32>) -> index {
+  %d = tsc.dim %x, 1 : tensor<?x768xf32>
+  return %d : index
+}
+
+// -----
+
+// A dynamic dim of a reshape is its shape operand.
+// CHECK-LABEL: func.func @fold_dim_of_reshape
+// CHECK-SAME:    (%{{.+}}: tensor<?x768xf32>, %[[A:.+]]: index, %[[B:.+]]: index)
+// CHECK-DAG:     %[[C12:.+]] = arith.constant 12 : index
+// CHECK-NOT:     tsc.dim
+// CHECK:         return %[[A]], %[[C12]], %[[B]]
+func.func @fold_dim_of_reshape(%x: tensor<?x768xf32>, %a: index, %b: index) -> (index, index, index) {
+  %r = tsc.reshape %x [%a, %b] : tensor<?x768xf32> -> tensor<?x12x?xf32>
+  %d0 = tsc.dim %r, 0 : tensor<?x12x?xf32>
+  %d1 = tsc.dim %r, 1 : tensor<?x12x?xf32>
+  %d2 = tsc.dim %r, 2 : tensor<?x12x?xf32>
+  return %d0, %d1, %d2 : index, index, index
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_dim_of_expand
+// CHECK-SAME:    (%{{.+}}: tensor<1x4xf32>, %[[N:.+]]: index)
+// CHECK-NOT:     tsc.dim
+// CHECK:         return %[[N]]
+func.func @fold_dim_of_expand(%x: tensor<1x4xf32>, %n: index) -> index {
+  %e = tsc.expand %x [%n] : tensor<1x4xf32> -> tensor<?x4xf32>
+  %d = tsc.dim %e, 0 : tensor<?x4xf32>
+  return %d : index
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_fold_dim_of_argument
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x4xf32>)
+// CHECK:         %[[D:.+]] = tsc.dim %[[X]], 0
+// CHECK:         return %[[D]]
+func.func @no_fold_dim_of_argument(%x: tensor<?x4xf32>) -> index {
+  %d = tsc.dim %x, 0 : tensor<?x4xf32>
+  return %d : index
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_shape_of_static
+// CHECK:         %[[C:.+]] = tsc.constant dense<[2, 3, 768]> : tensor<3xi64>
+// CHECK-NOT:     tsc.shape_of
+// CHECK:         return %[[C]]
+func.func @fold_shape_of_static(%x: tensor<2x3x768xf32>) -> tensor<3xi64> {
+  %s = tsc.shape_of %x : (tensor<2x3x768xf32>) -> tensor<3xi64>
+  return %s : tensor<3xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_fold_shape_of_dynamic
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x768xf32>)
+// CHECK:         %[[S:.+]] = tsc.shape_of %[[X]]
+// CHECK:         return %[[S]]
+func.func @no_fold_shape_of_dynamic(%x: tensor<?x768xf32>) -> tensor<2xi64> {
+  %s = tsc.shape_of %x : (tensor<?x768xf32>) -> tensor<2xi64>
+  return %s : tensor<2xi64>
+}
