@@ -309,6 +309,48 @@ func.func @no_fold_dim_of_argument(%x: tensor<?x4xf32>) -> index {
 
 // -----
 
+// The size of a bound dim is the symbol it is bound to.
+// CHECK-LABEL: func.func @fold_dim_of_bound_value
+// CHECK:         %[[S:.+]] = tsc.symbol "seq"
+// CHECK-NOT:     tsc.dim
+// CHECK:         return %[[S]]
+func.func @fold_dim_of_bound_value(%x: tensor<2x?xf32>) -> index {
+  %seq = tsc.symbol "seq" [1, 64]
+  tsc.bind_shape %x[%seq], affine_map<()[s0] -> (2, s0)> : tensor<2x?xf32>
+  %d = tsc.dim %x, 1 : tensor<2x?xf32>
+  return %d : index
+}
+
+// -----
+
+// A dynamic dim bound to a constant expression folds to that constant.
+// CHECK-LABEL: func.func @fold_dim_bound_to_constant
+// CHECK:         %[[C:.+]] = arith.constant 8 : index
+// CHECK:         return %[[C]]
+func.func @fold_dim_bound_to_constant(%x: tensor<?xf32>) -> index {
+  tsc.bind_shape %x[], affine_map<() -> (8)> : tensor<?xf32>
+  %d = tsc.dim %x, 0 : tensor<?xf32>
+  return %d : index
+}
+
+// -----
+
+// Near-misses: a dim bound to a compound expression, and a symbol declared
+// after the query (it would not dominate it), stay as they are.
+// CHECK-LABEL: func.func @no_fold_dim_compound_or_later_symbol
+// CHECK-COUNT-2: tsc.dim
+func.func @no_fold_dim_compound_or_later_symbol(%x: tensor<?xf32>, %y: tensor<?xf32>) -> (index, index) {
+  %n = tsc.symbol "n" [1, 64]
+  tsc.bind_shape %x[%n], affine_map<()[s0] -> (s0 * 2)> : tensor<?xf32>
+  %a = tsc.dim %x, 0 : tensor<?xf32>
+  %b = tsc.dim %y, 0 : tensor<?xf32>
+  %m = tsc.symbol "m" [1, 64]
+  tsc.bind_shape %y[%m], affine_map<()[s0] -> (s0)> : tensor<?xf32>
+  return %a, %b : index, index
+}
+
+// -----
+
 // CHECK-LABEL: func.func @fold_shape_of_static
 // CHECK:         %[[C:.+]] = tsc.constant dense<[2, 3, 768]> : tensor<3xi64>
 // CHECK-NOT:     tsc.shape_of
