@@ -42,4 +42,40 @@ def BindSymbolicShapesPass : Pass<"tsc-bind-symbolic-shapes", "func::FuncOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Graph: conversions from source frameworks
+//===----------------------------------------------------------------------===//
+
+def ConvertOnnxToTscPass : Pass<"tsc-convert-onnx-to-tsc", "func::FuncOp"> {
+  let summary = "Convert ONNX nodes (tsc.foreign \"onnx\" ops) into tsc ops";
+  let description = [{
+    Replaces each `tsc.foreign "onnx"` op by tsc ops, using the converter
+    registered for its op type at the largest since-version not above the
+    node's opset. Converters run in one greedy rewrite with the tsc, arith and
+    tensor canonicalizations and the shape-arithmetic patterns, so exporters'
+    shape subgraphs (Shape, Gather, Unsqueeze, Concat, ...) fold into dims,
+    constants and symbols before the ops that consume them are converted.
+
+    Before:
+    ```mlir
+    %y = tsc.foreign "onnx" "Relu" version 17 (%x) {} : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    After:
+    ```mlir
+    %y = tsc.relu %x : tensor<4xf32>
+    ```
+
+    Whatever is left is reported: one error listing every op type without a
+    converter (with opset, count and node names), and one error per node
+    whose converter rejected it, saying why. Unless `allow-unsupported` is
+    set, the pass then fails.
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"allowUnsupported", "allow-unsupported", "bool", /*default=*/"false",
+           "Leave unconvertible nodes as tsc.foreign instead of failing">
+  ];
+}
+
 #endif // TSC_PASSES_TD

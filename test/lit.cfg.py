@@ -8,7 +8,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "tsc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".onnxtxt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tsc_obj_root, "test")
 # unit/ is its own suite (GoogleTest); examples are inputs, not tests.

@@ -2,6 +2,7 @@
 
 #include "compiler/driver/Driver.h"
 #include "compiler/InitAll.h"
+#include "compiler/importers/onnx/OnnxImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/tsc/IR/TscOps.h"
 
@@ -30,8 +31,10 @@ namespace cl = llvm::cl;
 /// The options of `tsc`, constructed once per run of the driver.
 struct DriverOptions {
   cl::OptionCategory category{"tsc options"};
-  cl::opt<std::string> input{cl::Positional, cl::Required,
-                             cl::desc("<model: .mlir>"), cl::cat(category)};
+  cl::opt<std::string> input{
+      cl::Positional, cl::Required,
+      cl::desc("<model: .onnx, .onnxtxt (textual ONNX) or .mlir>"),
+      cl::cat(category)};
   cl::opt<std::string> output{"o", cl::desc("Output file ('-' for stdout)"),
                               cl::value_desc("file"), cl::init("-"),
                               cl::cat(category)};
@@ -103,13 +106,22 @@ LogicalResult applyDimRanges(ModuleOp module,
   return success();
 }
 
-/// Reads the model named by `path` into a module.
+/// Reads the model named by `path` into a module, by its extension.
 OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context,
                                   llvm::SourceMgr &sourceMgr) {
   StringRef extension = llvm::sys::path::extension(path);
+  if (extension == ".onnx" || extension == ".onnxtxt") {
+    OnnxImportOptions options;
+    options.path = path.str();
+    FailureOr<OwningOpRef<ModuleOp>> module =
+        importOnnxModel(&context, options);
+    if (failed(module))
+      return nullptr;
+    return std::move(*module);
+  }
   if (extension != ".mlir") {
     llvm::errs() << "tsc: error: " << path << ": unsupported input format '"
-                 << extension << "' (tsc reads .mlir)\n";
+                 << extension << "' (tsc reads .onnx, .onnxtxt and .mlir)\n";
     return nullptr;
   }
   std::string message;

@@ -25,9 +25,12 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   if (options.until == Phase::Import)
     return;
 
-  // graph: fold the shape arithmetic exporters emit and drop no-op reshapes,
-  // so that later phases see the simplest graph and symbolic dims reach as
-  // many values as possible.
+  // graph: give imported nodes their tsc semantics; the shape subgraphs
+  // exporters emit fold into dims and symbols on the way. Fails with the
+  // unsupported-op report if anything is left.
+  pm.addNestedPass<func::FuncOp>(createConvertOnnxToTscPass());
+  // graph: fold what conversion exposed and drop no-op reshapes, so that
+  // later phases see the simplest graph.
   pm.addPass(createCanonicalizerPass());
   // graph: merge duplicate subgraphs (exporters repeat shape computations).
   pm.addPass(createCSEPass());
@@ -36,6 +39,9 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   BindSymbolicShapesPassOptions bindOptions;
   bindOptions.requireAll = true;
   pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
+  // graph: with every value bound, size queries fold to the symbols.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void tsc::registerTscPipeline() {

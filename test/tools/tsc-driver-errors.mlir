@@ -4,7 +4,7 @@
 // RUN: not tsc %s --emit=graph --dim seq=9..3 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not tsc %s --emit=graph --dim seq 2>&1 | FileCheck %s --check-prefix=RANGE-SYNTAX
 // RUN: not tsc %t.missing.mlir --emit=graph 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: not tsc %S/Inputs/model.onnx --emit=import 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not tsc %S/Inputs/model.pt --emit=import 2>&1 | FileCheck %s --check-prefix=FORMAT
 // RUN: not tsc %S/Inputs/syntax-error.mlir --emit=import 2>&1 | FileCheck %s --check-prefix=SYNTAX
 // RUN: not tsc %S/Inputs/unbound-dim.mlir --emit=graph 2>&1 | FileCheck %s --check-prefix=UNBOUND
 // RUN: tsc %S/Inputs/unbound-dim.mlir --emit=import | FileCheck %s --check-prefix=IMPORT-OK
@@ -16,7 +16,7 @@
 // RANGE: tsc: error: --dim seq=9..3: expected NAME=MIN..MAX with 0 <= MIN <= MAX
 // RANGE-SYNTAX: tsc: error: --dim seq: expected NAME=MIN..MAX
 // MISSING: tsc: error: cannot open input file '{{.*}}missing.mlir'
-// FORMAT: tsc: error: {{.*}}model.onnx: unsupported input format '.onnx' (tsc reads .mlir)
+// FORMAT: tsc: error: {{.*}}model.pt: unsupported input format '.pt' (tsc reads .onnx, .onnxtxt and .mlir)
 // SYNTAX: syntax-error.mlir:4:{{[0-9]+}}: error:
 // UNBOUND: unbound-dim.mlir:2:{{[0-9]+}}: error: argument #0 ('tensor<?x4xf32>') has dynamic dims but no tsc.bind_shape
 // IMPORT-OK: func.func @unbound

@@ -104,7 +104,7 @@ def Tsc_ForeignOp : Tsc_Op<"foreign"> {
                        DictionaryAttr:$source_attributes);
   let results = (outs Variadic<AnyType>:$outputs);
   let assemblyFormat = [{
-    $domain $op_type `version` $version `(` $inputs `)` $source_attributes
+    $domain $op_type `version` $version ` ` `(` $inputs `)` $source_attributes
     attr-dict `:` functional-type($inputs, $outputs)
   }];
   let hasVerifier = 1;

@@ -58,7 +58,7 @@ func.func @bind_shape_static_and_repeated(%x: tensor<4x8xf32>, %y: tensor<?xf32>
 // CHECK-LABEL: func.func @foreign_with_none
 // CHECK-SAME:    (%[[X:.+]]: tensor<4xf32>, %[[MAX:.+]]: tensor<f32>)
 // CHECK:         %[[NONE:.+]] = tsc.none
-// CHECK:         %[[Y:.+]] = tsc.foreign "onnx" "Clip" version 13(%[[X]], %[[NONE]], %[[MAX]]) {} : (tensor<4xf32>, none, tensor<f32>) -> tensor<4xf32>
+// CHECK:         %[[Y:.+]] = tsc.foreign "onnx" "Clip" version 13 (%[[X]], %[[NONE]], %[[MAX]]) {} : (tensor<4xf32>, none, tensor<f32>) -> tensor<4xf32>
 // CHECK:         return %[[Y]]
 func.func @foreign_with_none(%x: tensor<4xf32>, %max: tensor<f32>) -> tensor<4xf32> {
   %none = tsc.none
@@ -73,9 +73,9 @@ func.func @foreign_with_none(%x: tensor<4xf32>, %max: tensor<f32>) -> tensor<4xf
 // or none, and non-tensor operands.
 // CHECK-LABEL: func.func @foreign_attributes_and_results
 // CHECK-SAME:    (%[[X:.+]]: tensor<?x768xf32>, %[[I:.+]]: i64)
-// CHECK:         %[[Y:.+]] = tsc.foreign "onnx" "Gelu" version 20(%[[X]]) {approximate = "tanh"} : (tensor<?x768xf32>) -> tensor<?x768xf32>
-// CHECK:         %[[P:.+]]:2 = tsc.foreign "aten" "topk" version 0(%[[X]], %[[I]]) {dim = -1 : i64, largest = true} : (tensor<?x768xf32>, i64) -> (tensor<?x?xf32>, tensor<?x?xi64>)
-// CHECK:         tsc.foreign "prim" "Print" version 1(%[[Y]]) {} : (tensor<?x768xf32>) -> ()
+// CHECK:         %[[Y:.+]] = tsc.foreign "onnx" "Gelu" version 20 (%[[X]]) {approximate = "tanh"} : (tensor<?x768xf32>) -> tensor<?x768xf32>
+// CHECK:         %[[P:.+]]:2 = tsc.foreign "aten" "topk" version 0 (%[[X]], %[[I]]) {dim = -1 : i64, largest = true} : (tensor<?x768xf32>, i64) -> (tensor<?x?xf32>, tensor<?x?xi64>)
+// CHECK:         tsc.foreign "prim" "Print" version 1 (%[[Y]]) {} : (tensor<?x768xf32>) -> ()
 // CHECK:         return %[[Y]], %[[P]]#0, %[[P]]#1
 func.func @foreign_attributes_and_results(%x: tensor<?x768xf32>, %i: i64)
     -> (tensor<?x768xf32>, tensor<?x?xf32>, tensor<?x?xi64>) {

@@ -1,0 +1,568 @@
+//===- OnnxImporter.cpp - ModelProto to tsc.foreign ops -------------------===//
+
+#include "compiler/importers/onnx/OnnxImporter.h"
+#include "dialects/tsc/IR/TscOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <onnx/defs/parser.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <climits>
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+namespace {
+
+/// ONNX's TensorProto.DataType numbers, kept here so new element types (which
+/// arrive as plain ints from newer exporters) are named in messages.
+StringRef dataTypeName(int type) {
+  static const char *names[] = {
+      "UNDEFINED", "FLOAT",   "UINT8",      "INT8",        "UINT16",
+      "INT16",     "INT32",   "INT64",      "STRING",      "BOOL",
+      "FLOAT16",   "DOUBLE",  "UINT32",     "UINT64",      "COMPLEX64",
+      "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+      "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1", "FLOAT8E8M0"};
+  if (type >= 0 && type < static_cast<int>(std::size(names)))
+    return names[type];
+  return "UNKNOWN";
+}
+
+/// The MLIR element type of an ONNX data type, or null if tsc has none.
+Type elementType(MLIRContext *ctx, int type) {
+  Builder b(ctx);
+  switch (type) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  case onnx::TensorProto::INT8:
+    return b.getIntegerType(8);
+  case onnx::TensorProto::INT16:
+    return b.getIntegerType(16);
+  case onnx::TensorProto::INT32:
+    return b.getIntegerType(32);
+  case onnx::TensorProto::INT64:
+    return b.getIntegerType(64);
+  case onnx::TensorProto::UINT8:
+    return b.getIntegerType(8, /*isSigned=*/false);
+  case onnx::TensorProto::UINT16:
+    return b.getIntegerType(16, /*isSigned=*/false);
+  case 21: // UINT4
+    return b.getIntegerType(4, /*isSigned=*/false);
+  case 22: // INT4
+    return b.getIntegerType(4);
+  default:
+    return {};
+  }
+}
+
+/// Bytes per element in raw_data for the types elementType() accepts; 4-bit
+/// types are packed two to a byte and handled separately.
+int64_t elementBytes(int type) {
+  switch (type) {
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+    return 8;
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+    return 4;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+class Importer {
+public:
+  Importer(MLIRContext *ctx, const OnnxImportOptions &options)
+      : ctx(ctx), options(options), builder(ctx),
+        fileLoc(FileLineColLoc::get(ctx, options.path, 0, 0)) {}
+
+  FailureOr<OwningOpRef<ModuleOp>> run();
+
+private:
+  InFlightDiagnostic error() { return emitError(fileLoc); }
+  LogicalResult readModel();
+  LogicalResult checkOpsets();
+  FailureOr<Type> convertType(const onnx::TypeProto &type, StringRef what);
+  FailureOr<Value> declareInput(const onnx::ValueInfoProto &input,
+                                Block &body);
+  FailureOr<Value> importInitializer(const onnx::TensorProto &tensor);
+  FailureOr<std::vector<char>> readTensorBytes(const onnx::TensorProto &tensor,
+                                               int64_t numElements);
+  FailureOr<Attribute> convertAttribute(const onnx::AttributeProto &attr,
+                                        const onnx::NodeProto &node);
+  LogicalResult importNode(const onnx::NodeProto &node);
+  Location nodeLoc(const onnx::NodeProto &node, size_t index);
+  Value symbolFor(StringRef name);
+
+  MLIRContext *ctx;
+  const OnnxImportOptions &options;
+  OpBuilder builder;
+  Location fileLoc;
+  onnx::ModelProto model;
+  llvm::StringMap<int64_t> opsets;
+  llvm::StringMap<Value> values;
+  llvm::StringMap<Value> symbols;
+  size_t nodeIndex = 0;
+};
+
+LogicalResult Importer::readModel() {
+  StringRef path = options.path;
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/true);
+  if (!buffer) {
+    error() << "cannot read ONNX model '" << path
+            << "': " << buffer.getError().message();
+    return failure();
+  }
+  StringRef data = (*buffer)->getBuffer();
+  if (path.ends_with(".onnxtxt")) {
+    onnx::OnnxParser parser(data.data());
+    onnx::Status status = parser.Parse(model);
+    if (!status.IsOK()) {
+      error() << "'" << path << "' is not valid textual ONNX: "
+              << status.ErrorMessage();
+      return failure();
+    }
+    return success();
+  }
+  if (data.size() > static_cast<size_t>(INT_MAX)) {
+    error() << "'" << path << "' is " << data.size()
+            << " bytes; a protobuf message cannot exceed 2 GB, so save the "
+               "model with its weights as external data";
+    return failure();
+  }
+  if (!model.ParseFromArray(data.data(), static_cast<int>(data.size())) ||
+      !model.has_graph() || model.ir_version() <= 0) {
+    error() << "'" << path
+            << "' is not an ONNX model: it does not parse as a ModelProto "
+               "with a graph (the file is truncated, corrupt or of another "
+               "format)";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult Importer::checkOpsets() {
+  for (const onnx::OperatorSetIdProto &opset : model.opset_import()) {
+    std::string domain = opset.domain();
+    if (domain.empty() || domain == "ai.onnx")
+      domain = "onnx";
+    opsets[domain] = opset.version();
+  }
+  auto it = opsets.find("onnx");
+  if (it == opsets.end()) {
+    error() << "'" << options.path << "' imports no ai.onnx opset";
+    return failure();
+  }
+  if (it->second < kMinOnnxOpset || it->second > kMaxOnnxOpset) {
+    error() << "'" << options.path << "' uses ai.onnx opset " << it->second
+            << "; tsc supports opsets " << kMinOnnxOpset << " to "
+            << kMaxOnnxOpset
+            << (it->second < kMinOnnxOpset
+                    ? " (upgrade it with onnx.version_converter)"
+                    : "");
+    return failure();
+  }
+  return success();
+}
+
+Value Importer::symbolFor(StringRef name) {
+  Value &symbol = symbols[name];
+  if (!symbol)
+    symbol = SymbolOp::create(builder, fileLoc, name,
+                              static_cast<uint64_t>(options.defaultDimMin),
+                              static_cast<uint64_t>(options.defaultDimMax));
+  return symbol;
+}
+
+FailureOr<Type> Importer::convertType(const onnx::TypeProto &type,
+                                      StringRef what) {
+  if (!type.has_tensor_type()) {
+    error() << what << " is not a tensor (sequences, maps and optionals are "
+               "not supported)";
+    return failure();
+  }
+  const onnx::TypeProto::Tensor &tensor = type.tensor_type();
+  Type element = elementType(ctx, tensor.elem_type());
+  if (!element) {
+    error() << what << " has element type "
+            << dataTypeName(tensor.elem_type()) << " (" << tensor.elem_type()
+            << "), which tsc does not support";
+    return failure();
+  }
+  if (!tensor.has_shape())
+    return Type(UnrankedTensorType::get(element));
+  SmallVector<int64_t> shape;
+  for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim())
+    shape.push_back(dim.has_dim_value() ? dim.dim_value()
+                                        : ShapedType::kDynamic);
+  return Type(RankedTensorType::get(shape, element));
+}
+
+FailureOr<Value> Importer::declareInput(const onnx::ValueInfoProto &input,
+                                        Block &body) {
+  std::string what = "graph input '" + input.name() + "'";
+  FailureOr<Type> type = convertType(input.type(), what);
+  if (failed(type))
+    return failure();
+  auto ranked = dyn_cast<RankedTensorType>(*type);
+  if (!ranked) {
+    error() << what << " has no shape; tsc needs the rank of every input";
+    return failure();
+  }
+  Value arg = body.addArgument(ranked, NameLoc::get(
+                                           builder.getStringAttr(input.name()),
+                                           fileLoc));
+  if (ranked.hasStaticShape())
+    return arg;
+  // Each dynamic dim is a symbol: named by its dim_param (inputs sharing a
+  // name share the symbol), else named after the input and position.
+  SmallVector<Value> operands;
+  SmallVector<AffineExpr> exprs;
+  const auto &dims = input.type().tensor_type().shape().dim();
+  for (auto [i, dim] : llvm::enumerate(dims)) {
+    if (dim.has_dim_value()) {
+      exprs.push_back(builder.getAffineConstantExpr(dim.dim_value()));
+      continue;
+    }
+    std::string name = dim.has_dim_param() && !dim.dim_param().empty()
+                           ? dim.dim_param()
+                           : input.name() + "_dim" + std::to_string(i);
+    Value symbol = symbolFor(name);
+    auto *pos = llvm::find(operands, symbol);
+    if (pos == operands.end()) {
+      operands.push_back(symbol);
+      pos = operands.end() - 1;
+    }
+    exprs.push_back(builder.getAffineSymbolExpr(pos - operands.begin()));
+  }
+  BindShapeOp::create(builder, fileLoc, arg, operands,
+                      AffineMap::get(0, operands.size(), exprs, ctx));
+  return arg;
+}
+
+FailureOr<std::vector<char>>
+Importer::readTensorBytes(const onnx::TensorProto &tensor,
+                          int64_t numElements) {
+  int type = tensor.data_type();
+  bool packed4 = type == 21 || type == 22;
+  int64_t expected =
+      packed4 ? (numElements + 1) / 2 : numElements * elementBytes(type);
+  std::vector<char> bytes;
+  std::string what = "initializer '" + tensor.name() + "'";
+
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
+      if (entry.key() == "location")
+        location = entry.value();
+      else if (entry.key() == "offset")
+        offset = std::stoll(entry.value());
+      else if (entry.key() == "length")
+        length = std::stoll(entry.value());
+    }
+    SmallString<256> file(llvm::sys::path::parent_path(options.path));
+    llvm::sys::path::append(file, location);
+    if (location.empty()) {
+      error() << what << " is stored externally but names no location";
+      return failure();
+    }
+    auto buffer = llvm::MemoryBuffer::getFileSlice(
+        file, length < 0 ? expected : length, offset, /*IsVolatile=*/false);
+    if (!buffer) {
+      error() << what << ": cannot read external data file '" << file
+              << "' (offset " << offset << ", " << expected
+              << " bytes): " << buffer.getError().message();
+      return failure();
+    }
+    StringRef data = (*buffer)->getBuffer();
+    bytes.assign(data.begin(), data.end());
+  } else if (tensor.has_raw_data()) {
+    bytes.assign(tensor.raw_data().begin(), tensor.raw_data().end());
+  } else {
+    // Typed fields. ONNX stores 8/16-bit ints and halves in int32_data.
+    auto append = [&](const void *p, size_t n) {
+      bytes.insert(bytes.end(), static_cast<const char *>(p),
+                   static_cast<const char *>(p) + n);
+    };
+    switch (type) {
+    case onnx::TensorProto::FLOAT:
+      append(tensor.float_data().data(), tensor.float_data_size() * 4);
+      break;
+    case onnx::TensorProto::DOUBLE:
+      append(tensor.double_data().data(), tensor.double_data_size() * 8);
+      break;
+    case onnx::TensorProto::INT64:
+      append(tensor.int64_data().data(), tensor.int64_data_size() * 8);
+      break;
+    default:
+      for (int32_t v : tensor.int32_data()) {
+        if (packed4) {
+          append(&v, 1);
+          continue;
+        }
+        llvm::support::ulittle64_t word(static_cast<uint64_t>(v));
+        append(&word, elementBytes(type));
+      }
+    }
+  }
+  if (static_cast<int64_t>(bytes.size()) != expected) {
+    error() << what << " holds " << bytes.size() << " bytes of data, but "
+            << numElements << " elements of " << dataTypeName(type)
+            << " need " << expected;
+    return failure();
+  }
+  return bytes;
+}
+
+FailureOr<Value> Importer::importInitializer(const onnx::TensorProto &tensor) {
+  std::string what = "initializer '" + tensor.name() + "'";
+  Type element = elementType(ctx, tensor.data_type());
+  if (!element) {
+    error() << what << " has element type " << dataTypeName(tensor.data_type())
+            << ", which tsc does not support";
+    return failure();
+  }
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  int64_t numElements = 1;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      error() << what << " has a negative dim";
+      return failure();
+    }
+    numElements *= d;
+  }
+  FailureOr<std::vector<char>> bytes = readTensorBytes(tensor, numElements);
+  if (failed(bytes))
+    return failure();
+  auto type = RankedTensorType::get(shape, element);
+  Location loc = NameLoc::get(builder.getStringAttr(tensor.name()), fileLoc);
+  ElementsAttr value;
+  if (numElements <= options.maxInlineElements &&
+      element.getIntOrFloatBitWidth() >= 8) {
+    // i1 is stored one byte per element, as DenseElementsAttr expects.
+    bool valid = false;
+    if (DenseElementsAttr::isValidRawBuffer(type, *bytes, valid))
+      value = DenseElementsAttr::getFromRawBuffer(type, *bytes);
+  } else if (element.isInteger(1)) {
+    SmallVector<bool> bits(bytes->begin(), bytes->end());
+    value = DenseElementsAttr::get(type, bits);
+  }
+  if (!value) {
+    // Weights: 64-byte aligned blobs, never printed as text.
+    value = DenseResourceElementsAttr::get(
+        type, tensor.name(),
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(*bytes, /*align=*/64));
+  }
+  return ConstantOp::create(builder, loc, value).getResult();
+}
+
+FailureOr<Attribute>
+Importer::convertAttribute(const onnx::AttributeProto &attr,
+                           const onnx::NodeProto &node) {
+  switch (attr.type()) {
+  case onnx::AttributeProto::FLOAT:
+    return Attribute(builder.getF32FloatAttr(attr.f()));
+  case onnx::AttributeProto::INT:
+    return Attribute(builder.getI64IntegerAttr(attr.i()));
+  case onnx::AttributeProto::STRING:
+    return Attribute(builder.getStringAttr(attr.s()));
+  case onnx::AttributeProto::FLOATS:
+    return Attribute(builder.getDenseF32ArrayAttr(
+        SmallVector<float>(attr.floats().begin(), attr.floats().end())));
+  case onnx::AttributeProto::INTS:
+    return Attribute(builder.getDenseI64ArrayAttr(
+        SmallVector<int64_t>(attr.ints().begin(), attr.ints().end())));
+  case onnx::AttributeProto::STRINGS: {
+    SmallVector<Attribute> strings;
+    for (const std::string &s : attr.strings())
+      strings.push_back(builder.getStringAttr(s));
+    return Attribute(builder.getArrayAttr(strings));
+  }
+  case onnx::AttributeProto::TENSOR: {
+    FailureOr<Value> constant = importInitializer(attr.t());
+    if (failed(constant))
+      return failure();
+    Operation *op = constant->getDefiningOp();
+    Attribute value = cast<ConstantOp>(op).getValue();
+    op->erase();
+    return value;
+  }
+  case onnx::AttributeProto::GRAPH:
+  case onnx::AttributeProto::GRAPHS:
+    // Control flow is not supported; keep a marker so the op is reported.
+    return Attribute(builder.getStringAttr("<subgraph>"));
+  default:
+    error() << "node '" << node.name() << "' (" << node.op_type()
+            << "): attribute '" << attr.name() << "' has unsupported type "
+            << static_cast<int>(attr.type());
+    return failure();
+  }
+}
+
+Location Importer::nodeLoc(const onnx::NodeProto &node, size_t index) {
+  std::string name = node.name().empty()
+                         ? node.op_type() + "_" + std::to_string(index)
+                         : node.name();
+  return NameLoc::get(builder.getStringAttr(name), fileLoc);
+}
+
+LogicalResult Importer::importNode(const onnx::NodeProto &node) {
+  Location loc = nodeLoc(node, nodeIndex++);
+  std::string domain = node.domain();
+  if (domain.empty() || domain == "ai.onnx")
+    domain = "onnx";
+  auto opset = opsets.find(domain);
+  if (opset == opsets.end()) {
+    emitError(loc) << "node uses domain '" << node.domain()
+                   << "', which the model imports no opset of";
+    return failure();
+  }
+  SmallVector<Value> inputs;
+  for (const std::string &name : node.input()) {
+    if (name.empty()) {
+      inputs.push_back(NoneOp::create(builder, loc));
+      continue;
+    }
+    Value value = values.lookup(name);
+    if (!value) {
+      emitError(loc) << "node (" << node.op_type() << ") reads '" << name
+                     << "', which no node, graph input or initializer "
+                        "produces before it";
+      return failure();
+    }
+    inputs.push_back(value);
+  }
+  SmallVector<NamedAttribute> attrs;
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    FailureOr<Attribute> value = convertAttribute(attr, node);
+    if (failed(value))
+      return failure();
+    attrs.push_back(builder.getNamedAttr(attr.name(), *value));
+  }
+  // Result types as far as ONNX shape inference (run before import) knows
+  // them; `none` where it does not. Conversion patterns derive the real ones.
+  SmallVector<Type> resultTypes;
+  for (const std::string &name : node.output()) {
+    Type type = builder.getNoneType();
+    for (const auto *infos : {&model.graph().value_info(),
+                              &model.graph().output()}) {
+      for (const onnx::ValueInfoProto &info : *infos) {
+        if (info.name() != name)
+          continue;
+        FailureOr<Type> converted = convertType(info.type(), "'" + name + "'");
+        if (failed(converted))
+          return failure();
+        type = *converted;
+      }
+    }
+    resultTypes.push_back(type);
+  }
+  auto foreign = ForeignOp::create(
+      builder, loc, resultTypes, domain, node.op_type(),
+      static_cast<uint64_t>(opset->second), inputs,
+      builder.getDictionaryAttr(attrs));
+  for (auto [name, result] : llvm::zip_equal(node.output(), foreign.getResults()))
+    if (!name.empty())
+      values[name] = result;
+  return success();
+}
+
+FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
+  if (failed(readModel()) || failed(checkOpsets()))
+    return failure();
+  // Best effort: fills value_info for the ops this libonnx knows, so the
+  // import phase shows types. Nothing depends on it.
+  try {
+    onnx::shape_inference::InferShapes(model);
+  } catch (const std::exception &) {
+  }
+
+  const onnx::GraphProto &graph = model.graph();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+  std::string name = graph.name().empty() ? "main" : graph.name();
+  auto func = func::FuncOp::create(builder, fileLoc, name,
+                                   builder.getFunctionType({}, {}));
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+
+  llvm::StringSet<llvm::MallocAllocator> initializerNames;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializerNames.insert(init.name());
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (initializerNames.contains(input.name()))
+      continue; // an initializer with a default value, not a real input
+    FailureOr<Value> arg = declareInput(input, *body);
+    if (failed(arg))
+      return failure();
+    values[input.name()] = *arg;
+  }
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    FailureOr<Value> constant = importInitializer(init);
+    if (failed(constant))
+      return failure();
+    values[init.name()] = *constant;
+  }
+  for (const onnx::NodeProto &node : graph.node())
+    if (failed(importNode(node)))
+      return failure();
+
+  SmallVector<Value> results;
+  SmallVector<Type> resultTypes;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    Value value = values.lookup(output.name());
+    if (!value) {
+      error() << "graph output '" << output.name()
+              << "' is not produced by any node, input or initializer";
+      return failure();
+    }
+    results.push_back(value);
+    resultTypes.push_back(value.getType());
+  }
+  func::ReturnOp::create(builder, fileLoc, results);
+  SmallVector<Type> argTypes(body->getArgumentTypes());
+  func.setType(builder.getFunctionType(argTypes, resultTypes));
+  // Record the output names for the artifact's I/O signature.
+  for (auto [i, output] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, "tsc.name", builder.getStringAttr(output.name()));
+  for (auto [i, arg] : llvm::enumerate(func.getArguments()))
+    func.setArgAttr(i, "tsc.name",
+                    cast<NameLoc>(arg.getLoc()).getName());
+  return module;
+}
+
+} // namespace
+
+FailureOr<OwningOpRef<ModuleOp>>
+mlir::tsc::importOnnxModel(MLIRContext *context,
+                           const OnnxImportOptions &options) {
+  context->loadDialect<TscDialect, func::FuncDialect>();
+  return Importer(context, options).run();
+}

@@ -1,0 +1,230 @@
+//===- Attention.cpp - ONNX Attention and RotaryEmbedding (opset 23) ------===//
+
+#include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::fromonnx;
+
+namespace {
+
+using Values = SmallVector<Value>;
+
+/// [B, S, H*D] -> [B, H, S, D].
+FailureOr<Value> splitHeads(OnnxNode &node, Value x, int64_t heads) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t hidden = type.getDimSize(2);
+  if (heads <= 0 || ShapedType::isDynamic(hidden) || hidden % heads != 0)
+    return node.fail("3-D inputs need num_heads dividing the static hidden "
+                     "size (" + Twine(hidden) + ", " + Twine(heads) + " heads)");
+  RewriterBase &rw = node.getRewriter();
+  Value split = node.reshape(x, {node.dimSize(x, 0), node.dimSize(x, 1),
+                                 rw.getIndexAttr(heads),
+                                 rw.getIndexAttr(hidden / heads)});
+  return node.transpose(split, {0, 2, 1, 3});
+}
+
+/// [B, H, S, D] -> [B, S, H*D].
+FailureOr<Value> mergeHeads(OnnxNode &node, Value x) {
+  FailureOr<Value> t = node.transpose(x, {0, 2, 1, 3});
+  if (failed(t))
+    return failure();
+  return node.reshape(*t, {node.dimSize(*t, 0), node.dimSize(*t, 1),
+                           node.multiply(node.dimSize(*t, 2),
+                                         node.dimSize(*t, 3))});
+}
+
+FailureOr<Values> convertAttention(OnnxNode &node) {
+  auto q = node.input(0);
+  auto k = node.input(1);
+  auto v = node.input(2);
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  if (node.hasInput(4) || node.hasInput(5) || node.hasInput(6))
+    return node.fail("past key/value and nonpad_kv_seqlen are not supported");
+  if (node.isOutputUsed(1) || node.isOutputUsed(2) || node.isOutputUsed(3))
+    return node.fail("present key/value and qk_matmul_output are not supported");
+  if (node.getFloat("softcap", 0.0f) != 0.0f)
+    return node.fail("softcap is not supported");
+  bool threeD = q->getType().getRank() == 3;
+  Value query = *q, key = *k, value = *v;
+  if (threeD) {
+    FailureOr<Value> qs = splitHeads(node, query, node.getInt("q_num_heads", 0));
+    FailureOr<Value> ks = splitHeads(node, key, node.getInt("kv_num_heads", 0));
+    FailureOr<Value> vs = splitHeads(node, value, node.getInt("kv_num_heads", 0));
+    if (failed(qs) || failed(ks) || failed(vs))
+      return failure();
+    query = *qs, key = *ks, value = *vs;
+  }
+  bool causal = node.getInt("is_causal", 0);
+  auto qt = cast<RankedTensorType>(query.getType());
+  auto kt = cast<RankedTensorType>(key.getType());
+  // ONNX aligns the causal mask at the top left, tsc at the bottom right;
+  // they agree when query and key lengths are equal.
+  if (causal && qt.getRank() == 4 && kt.getRank() == 4 &&
+      !ShapedType::isDynamic(qt.getDimSize(2)) &&
+      !ShapedType::isDynamic(kt.getDimSize(2)) &&
+      qt.getDimSize(2) != kt.getDimSize(2))
+    return node.fail("is_causal with different query and key lengths");
+  SmallVector<Value> operands = {query, key, value};
+  if (node.hasInput(3)) {
+    auto mask = node.input(3);
+    if (failed(mask))
+      return failure();
+    operands.push_back(*mask);
+  }
+  RewriterBase &rw = node.getRewriter();
+  AttentionOp::Properties properties;
+  if (causal)
+    properties.causal = rw.getUnitAttr();
+  if (node.hasAttr("scale"))
+    properties.scale = rw.getF64FloatAttr(node.getFloat("scale", 1.0f));
+  FailureOr<Value> out = node.create<AttentionOp>(operands, properties);
+  if (failed(out))
+    return failure();
+  if (!threeD)
+    return Values{*out};
+  FailureOr<Value> merged = mergeHeads(node, *out);
+  if (failed(merged))
+    return failure();
+  return Values{*merged};
+}
+
+/// A static slice of the last dim of `x`: elements offset, offset+stride,
+/// ... (`size` of them).
+Value sliceLast(OnnxNode &node, Value x, int64_t offset, int64_t size,
+                int64_t stride) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> offsets(rank, 0), sizes(type.getShape()),
+      strides(rank, 1);
+  offsets.back() = offset;
+  sizes.back() = size;
+  strides.back() = stride;
+  SmallVector<Value> dynSizes;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (type.isDynamicDim(d))
+      dynSizes.push_back(node.toIndex(node.dimSize(x, d)));
+  return SliceOp::create(node.getRewriter(), node.getLoc(), type.clone(sizes),
+                         x, ValueRange(), dynSizes, ValueRange(), offsets,
+                         sizes, strides);
+}
+
+FailureOr<Values> convertRotaryEmbedding(OnnxNode &node) {
+  auto x = node.input(0);
+  auto cosCache = node.input(1);
+  auto sinCache = node.input(2);
+  if (failed(x) || failed(cosCache) || failed(sinCache))
+    return failure();
+  RewriterBase &rw = node.getRewriter();
+  bool threeD = x->getType().getRank() == 3;
+  Value input = *x;
+  if (threeD) {
+    FailureOr<Value> split = splitHeads(node, input, node.getInt("num_heads", 0));
+    if (failed(split))
+      return failure();
+    input = *split;
+  }
+  auto type = cast<RankedTensorType>(input.getType());
+  if (type.getRank() != 4 || type.isDynamicDim(3))
+    return node.fail("input must be [batch, heads, seq, head] with a static "
+                     "head size");
+  int64_t head = type.getDimSize(3);
+  int64_t rotary = node.getInt("rotary_embedding_dim", 0);
+  if (rotary == 0)
+    rotary = head;
+  if (rotary % 2 != 0 || rotary > head)
+    return node.fail("rotary_embedding_dim " + Twine(rotary) +
+                     " must be even and at most the head size " + Twine(head));
+  int64_t half = rotary / 2;
+
+  // cos/sin for each (batch, position): [B, S, half] -> [B, 1, S, half].
+  auto table = [&](Value cache) -> FailureOr<Value> {
+    Value rows = cache;
+    if (node.hasInput(3)) {
+      auto ids = node.input(3);
+      if (failed(ids))
+        return failure();
+      GatherOp::Properties properties;
+      properties.axis = rw.getI64IntegerAttr(0);
+      FailureOr<Value> gathered = node.create<GatherOp>({cache, *ids}, properties);
+      if (failed(gathered))
+        return failure();
+      rows = *gathered;
+    }
+    auto rowsType = cast<RankedTensorType>(rows.getType());
+    if (rowsType.getRank() != 3 || rowsType.getDimSize(2) != half)
+      return node.fail("cos/sin caches must give [batch, seq, " + Twine(half) +
+                       "] per position");
+    UnsqueezeOp::Properties properties;
+    properties.dims = rw.getDenseI64ArrayAttr({1});
+    return node.create<UnsqueezeOp>({rows}, properties);
+  };
+  FailureOr<Value> cos = table(*cosCache);
+  FailureOr<Value> sin = table(*sinCache);
+  if (failed(cos) || failed(sin))
+    return failure();
+
+  bool interleaved = node.getInt("interleaved", 0);
+  Value x1 = interleaved ? sliceLast(node, input, 0, half, 2)
+                         : sliceLast(node, input, 0, half, 1);
+  Value x2 = interleaved ? sliceLast(node, input, 1, half, 2)
+                         : sliceLast(node, input, half, half, 1);
+  // out1 = x1 cos - x2 sin, out2 = x2 cos + x1 sin
+  auto mul = [&](Value a, Value b) { return node.create<MulOp>({a, b}); };
+  FailureOr<Value> a = mul(x1, *cos), b = mul(x2, *sin), c = mul(x2, *cos),
+                   d = mul(x1, *sin);
+  if (failed(a) || failed(b) || failed(c) || failed(d))
+    return failure();
+  FailureOr<Value> out1 = node.create<SubOp>({*a, *b});
+  FailureOr<Value> out2 = node.create<AddOp>({*c, *d});
+  if (failed(out1) || failed(out2))
+    return failure();
+  FailureOr<Value> rotated;
+  if (interleaved) {
+    // Put the pairs back side by side: [.., half, 2] -> [.., rotary].
+    UnsqueezeOp::Properties last;
+    last.dims = rw.getDenseI64ArrayAttr({4});
+    FailureOr<Value> p1 = node.create<UnsqueezeOp>({*out1}, last);
+    FailureOr<Value> p2 = node.create<UnsqueezeOp>({*out2}, last);
+    if (failed(p1) || failed(p2))
+      return failure();
+    ConcatOp::Properties pairs;
+    pairs.axis = rw.getI64IntegerAttr(4);
+    FailureOr<Value> stacked = node.create<ConcatOp>({*p1, *p2}, pairs);
+    if (failed(stacked))
+      return failure();
+    SmallVector<OpFoldResult> sizes = node.sizes(input);
+    sizes.back() = rw.getIndexAttr(rotary);
+    rotated = node.reshape(*stacked, sizes);
+  } else {
+    ConcatOp::Properties halves;
+    halves.axis = rw.getI64IntegerAttr(3);
+    rotated = node.create<ConcatOp>({*out1, *out2}, halves);
+  }
+  if (failed(rotated))
+    return failure();
+  Value out = *rotated;
+  if (rotary < head) {
+    ConcatOp::Properties rest;
+    rest.axis = rw.getI64IntegerAttr(3);
+    FailureOr<Value> joined = node.create<ConcatOp>(
+        {out, sliceLast(node, input, rotary, head - rotary, 1)}, rest);
+    if (failed(joined))
+      return failure();
+    out = *joined;
+  }
+  if (!threeD)
+    return Values{out};
+  FailureOr<Value> merged = mergeHeads(node, out);
+  if (failed(merged))
+    return failure();
+  return Values{*merged};
+}
+
+} // namespace
+
+void fromonnx::populateAttentionConverters(OnnxConverters &c) {
+  c.add("Attention", 23, convertAttention);
+  c.add("RotaryEmbedding", 23, convertRotaryEmbedding);
+}

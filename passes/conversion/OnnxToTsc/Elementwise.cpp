@@ -1,0 +1,255 @@
+//===- Elementwise.cpp - ONNX elementwise ops, casts and constants --------===//
+
+#include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::fromonnx;
+
+namespace {
+
+using Values = SmallVector<Value>;
+
+template <typename OpTy>
+FailureOr<Values> unary(OnnxNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  return Values{OpTy::create(node.getRewriter(), node.getLoc(), *x)};
+}
+
+template <typename OpTy>
+FailureOr<Values> binary(OnnxNode &node) {
+  auto lhs = node.input(0);
+  auto rhs = node.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  FailureOr<Value> out = node.create<OpTy>({*lhs, *rhs});
+  if (failed(out))
+    return failure();
+  return Values{*out};
+}
+
+/// Max and Min take any number of inputs.
+template <typename OpTy>
+FailureOr<Values> variadic(OnnxNode &node) {
+  auto acc = node.input(0);
+  if (failed(acc))
+    return failure();
+  Value out = *acc;
+  for (unsigned i = 1; i < node.getNumInputs(); ++i) {
+    auto next = node.input(i);
+    if (failed(next))
+      return failure();
+    FailureOr<Value> combined = node.create<OpTy>({out, *next});
+    if (failed(combined))
+      return failure();
+    out = *combined;
+  }
+  return Values{out};
+}
+
+/// `x` converted to `element`, keeping its shape.
+Value castTo(OnnxNode &node, Value x, Type element) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getElementType() == element)
+    return x;
+  return CastOp::create(node.getRewriter(), node.getLoc(),
+                        type.clone(element), x);
+}
+
+FailureOr<Values> convertWhere(OnnxNode &node) {
+  auto condition = node.input(0);
+  auto x = node.input(1);
+  auto y = node.input(2);
+  if (failed(condition) || failed(x) || failed(y))
+    return failure();
+  FailureOr<Value> out = node.create<WhereOp>({*condition, *x, *y});
+  if (failed(out))
+    return failure();
+  return Values{*out};
+}
+
+FailureOr<Values> convertPow(OnnxNode &node) {
+  auto base = node.input(0);
+  auto exponent = node.input(1);
+  if (failed(base) || failed(exponent))
+    return failure();
+  Type element = base->getType().getElementType();
+  if (!isa<FloatType>(element))
+    return node.fail("integer Pow is not supported");
+  FailureOr<Value> out =
+      node.create<PowOp>({*base, castTo(node, *exponent, element)});
+  if (failed(out))
+    return failure();
+  return Values{*out};
+}
+
+FailureOr<Values> convertGelu(OnnxNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  StringRef approximate = node.getString("approximate", "none");
+  std::optional<GeluApproximation> kind =
+      symbolizeGeluApproximation(approximate);
+  if (!kind)
+    return node.fail("unknown approximate='" + approximate + "'");
+  return Values{GeluOp::create(node.getRewriter(), node.getLoc(), *x, *kind)};
+}
+
+FailureOr<Values> convertClip(OnnxNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  RewriterBase &rw = node.getRewriter();
+  FloatAttr min, max;
+  Value out = *x;
+  // Constant bounds become attributes; others clamp with max/min ops.
+  for (auto [i, bound] : llvm::enumerate(std::array<FloatAttr *, 2>{&min, &max})) {
+    if (!node.hasInput(i + 1))
+      continue;
+    if (FailureOr<double> v = node.constantScalar(i + 1); succeeded(v)) {
+      *bound = rw.getF64FloatAttr(*v);
+      continue;
+    }
+    auto limit = node.input(i + 1);
+    if (failed(limit))
+      return failure();
+    FailureOr<Value> clamped = i == 0 ? node.create<MaxOp>({out, *limit})
+                                      : node.create<MinOp>({out, *limit});
+    if (failed(clamped))
+      return failure();
+    out = *clamped;
+  }
+  if (!min && !max && out != *x)
+    return Values{out};
+  return Values{ClipOp::create(rw, node.getLoc(), out, min, max)};
+}
+
+/// The element type for ONNX's TensorProto.DataType `type`.
+Type onnxElementType(MLIRContext *ctx, int64_t type) {
+  Builder b(ctx);
+  switch (type) {
+  case 1:
+    return b.getF32Type();
+  case 2:
+    return b.getIntegerType(8, /*isSigned=*/false);
+  case 3:
+    return b.getIntegerType(8);
+  case 4:
+    return b.getIntegerType(16, /*isSigned=*/false);
+  case 5:
+    return b.getIntegerType(16);
+  case 6:
+    return b.getIntegerType(32);
+  case 7:
+    return b.getIntegerType(64);
+  case 9:
+    return b.getI1Type();
+  case 10:
+    return b.getF16Type();
+  case 11:
+    return b.getF64Type();
+  case 16:
+    return b.getBF16Type();
+  default:
+    return {};
+  }
+}
+
+FailureOr<Values> convertCast(OnnxNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  int64_t to = node.getInt("to", 0);
+  Type element = onnxElementType(node.getContext(), to);
+  if (!element)
+    return node.fail("cast to ONNX data type " + Twine(to) +
+                     " is not supported");
+  return Values{castTo(node, *x, element)};
+}
+
+FailureOr<Values> convertCastLike(OnnxNode &node) {
+  auto x = node.input(0);
+  auto like = node.input(1);
+  if (failed(x) || failed(like))
+    return failure();
+  return Values{castTo(node, *x, like->getType().getElementType())};
+}
+
+FailureOr<Values> convertIdentity(OnnxNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  return Values{*x};
+}
+
+/// Inference: Dropout is the identity; its mask output is not produced.
+FailureOr<Values> convertDropout(OnnxNode &node) {
+  if (node.isOutputUsed(1))
+    return node.fail("the mask output of Dropout is used");
+  return convertIdentity(node);
+}
+
+FailureOr<Values> convertConstant(OnnxNode &node) {
+  RewriterBase &rw = node.getRewriter();
+  DictionaryAttr attrs = node.getOp().getSourceAttributes();
+  ElementsAttr value;
+  if (auto tensor = attrs.getAs<ElementsAttr>("value")) {
+    value = tensor;
+  } else if (auto f = attrs.getAs<FloatAttr>("value_float")) {
+    value = DenseElementsAttr::get(RankedTensorType::get({}, rw.getF32Type()),
+                                   f.getValue());
+  } else if (auto i = attrs.getAs<IntegerAttr>("value_int")) {
+    value = DenseElementsAttr::get(RankedTensorType::get({}, rw.getI64Type()),
+                                   i.getValue());
+  } else if (auto fs = attrs.getAs<DenseF32ArrayAttr>("value_floats")) {
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({fs.size()}, rw.getF32Type()), fs.asArrayRef());
+  } else if (auto is = attrs.getAs<DenseI64ArrayAttr>("value_ints")) {
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({is.size()}, rw.getI64Type()), is.asArrayRef());
+  } else {
+    return node.fail("Constant has no value attribute tsc supports "
+                     "(value, value_float(s), value_int(s))");
+  }
+  return Values{ConstantOp::create(rw, node.getLoc(), value)};
+}
+
+} // namespace
+
+void fromonnx::populateElementwiseConverters(OnnxConverters &c) {
+  c.add("Neg", 13, unary<NegOp>);
+  c.add("Abs", 13, unary<AbsOp>);
+  c.add("Exp", 13, unary<ExpOp>);
+  c.add("Log", 13, unary<LogOp>);
+  c.add("Sqrt", 13, unary<SqrtOp>);
+  c.add("Reciprocal", 13, unary<ReciprocalOp>);
+  c.add("Tanh", 13, unary<TanhOp>);
+  c.add("Erf", 13, unary<ErfOp>);
+  c.add("Sigmoid", 13, unary<SigmoidOp>);
+  c.add("Relu", 13, unary<ReluOp>);
+  c.add("Sin", 7, unary<SinOp>);
+  c.add("Cos", 7, unary<CosOp>);
+  c.add("Not", 1, unary<NotOp>);
+  c.add("Gelu", 20, convertGelu);
+  c.add("Add", 13, binary<AddOp>);
+  c.add("Sub", 13, binary<SubOp>);
+  c.add("Mul", 13, binary<MulOp>);
+  c.add("Div", 13, binary<DivOp>);
+  c.add("Pow", 13, convertPow);
+  c.add("Max", 13, variadic<MaxOp>);
+  c.add("Min", 13, variadic<MinOp>);
+  c.add("Equal", 13, binary<EqualOp>);
+  c.add("Less", 13, binary<LessOp>);
+  c.add("Greater", 13, binary<GreaterOp>);
+  c.add("And", 7, binary<AndOp>);
+  c.add("Or", 7, binary<OrOp>);
+  c.add("Where", 9, convertWhere);
+  c.add("Clip", 13, convertClip);
+  c.add("Cast", 13, convertCast);
+  c.add("CastLike", 15, convertCastLike);
+  c.add("Identity", 13, convertIdentity);
+  c.add("Dropout", 13, convertDropout);
+  c.add("Constant", 13, convertConstant);
+}

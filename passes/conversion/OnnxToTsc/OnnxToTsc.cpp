@@ -1,0 +1,493 @@
+//===- OnnxToTsc.cpp - the ONNX-to-tsc pass, node helpers, registry -------===//
+
+#include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::tsc {
+#define GEN_PASS_DEF_CONVERTONNXTOTSCPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tsc
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::fromonnx;
+
+//===----------------------------------------------------------------------===//
+// OnnxNode
+//===----------------------------------------------------------------------===//
+
+std::string OnnxNode::getName() {
+  if (auto name = dyn_cast<NameLoc>(getLoc()))
+    return name.getName().str();
+  std::string text;
+  llvm::raw_string_ostream(text) << getLoc();
+  return text;
+}
+
+LogicalResult OnnxNode::fail(const Twine &reason) {
+  if (diagnose)
+    emitError(getLoc()) << "ONNX node '" << getName() << "' ("
+                        << op.getOpType() << ", opset " << getVersion()
+                        << "): " << reason;
+  return failure();
+}
+
+bool OnnxNode::hasInput(unsigned i) {
+  return i < getNumInputs() && !isa<NoneType>(op.getInputs()[i].getType());
+}
+
+FailureOr<TypedValue<RankedTensorType>> OnnxNode::input(unsigned i) {
+  if (!hasInput(i))
+    return fail("input #" + Twine(i) + " is required");
+  Value value = op.getInputs()[i];
+  if (auto tensor = dyn_cast<TypedValue<RankedTensorType>>(value))
+    return tensor;
+  return fail("input #" + Twine(i) + " has no ranked tensor type (" +
+              (value.getDefiningOp<ForeignOp>()
+                   ? Twine("its producer is not converted")
+                   : Twine("it is unranked")) +
+              ")");
+}
+
+bool OnnxNode::isOutputUsed(unsigned i) {
+  return i < op.getNumResults() && !op.getResult(i).use_empty();
+}
+
+int64_t OnnxNode::getInt(StringRef name, int64_t defaultValue) {
+  if (auto attr = op.getSourceAttributes().getAs<IntegerAttr>(name))
+    return attr.getInt();
+  return defaultValue;
+}
+
+float OnnxNode::getFloat(StringRef name, float defaultValue) {
+  if (auto attr = op.getSourceAttributes().getAs<FloatAttr>(name))
+    return attr.getValueAsDouble();
+  return defaultValue;
+}
+
+StringRef OnnxNode::getString(StringRef name, StringRef defaultValue) {
+  if (auto attr = op.getSourceAttributes().getAs<StringAttr>(name))
+    return attr.getValue();
+  return defaultValue;
+}
+
+std::optional<SmallVector<int64_t>> OnnxNode::getInts(StringRef name) {
+  if (auto attr = op.getSourceAttributes().getAs<DenseI64ArrayAttr>(name))
+    return SmallVector<int64_t>(attr.asArrayRef());
+  return std::nullopt;
+}
+
+FailureOr<SmallVector<int64_t>> OnnxNode::constantInts(unsigned i) {
+  if (!hasInput(i))
+    return fail("input #" + Twine(i) + " is required");
+  DenseIntElementsAttr attr;
+  if (!matchPattern(op.getInputs()[i], m_Constant(&attr)))
+    return fail("input #" + Twine(i) + " must be a constant");
+  SmallVector<int64_t> values;
+  for (const APInt &v : attr.getValues<APInt>())
+    values.push_back(v.getSExtValue());
+  return values;
+}
+
+FailureOr<double> OnnxNode::constantScalar(unsigned i) {
+  if (!hasInput(i))
+    return fail("input #" + Twine(i) + " is required");
+  ElementsAttr attr;
+  if (!matchPattern(op.getInputs()[i], m_Constant(&attr)) ||
+      attr.getNumElements() != 1)
+    return fail("input #" + Twine(i) + " must be a constant scalar");
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr))
+    return (*dense.getValues<APFloat>().begin()).convertToDouble();
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
+    return static_cast<double>((*dense.getValues<APInt>().begin()).getSExtValue());
+  return fail("input #" + Twine(i) + " must be a constant scalar");
+}
+
+FailureOr<SmallVector<OpFoldResult>> OnnxNode::shapeElements(unsigned i) {
+  if (!hasInput(i))
+    return fail("input #" + Twine(i) + " is required");
+  if (std::optional<SmallVector<OpFoldResult>> elements =
+          getShapeElements(op.getInputs()[i]))
+    return *elements;
+  return fail("input #" + Twine(i) +
+              " (a shape) is not a constant or an expression of known dims");
+}
+
+FailureOr<int64_t> OnnxNode::axis(int64_t axis, int64_t rank) {
+  int64_t normalized = axis < 0 ? axis + rank : axis;
+  if (normalized < 0 || normalized >= rank)
+    return fail("axis " + Twine(axis) + " is out of range for rank " +
+                Twine(rank));
+  return normalized;
+}
+
+LogicalResult OnnxNode::inferTypes(
+    function_ref<LogicalResult(std::optional<Location>)> infer) {
+  if (!diagnose)
+    return infer(std::nullopt);
+  // Capture the inference's reason and report it as this node's failure.
+  std::string reason;
+  LogicalResult result = success();
+  {
+    ScopedDiagnosticHandler handler(getContext(), [&](Diagnostic &diag) {
+      if (reason.empty())
+        reason = diag.str();
+      return success();
+    });
+    result = infer(getLoc());
+  }
+  if (failed(result))
+    return fail(reason.empty() ? "the operand shapes are inconsistent" : reason);
+  return success();
+}
+
+LogicalResult OnnxNode::verifyCreated(Operation *created) {
+  std::string reason;
+  LogicalResult result = success();
+  {
+    ScopedDiagnosticHandler handler(getContext(), [&](Diagnostic &diag) {
+      if (reason.empty())
+        reason = diag.str();
+      return success();
+    });
+    result = mlir::verify(created);
+  }
+  if (succeeded(result))
+    return success();
+  rewriter.eraseOp(created);
+  return fail(reason);
+}
+
+OpFoldResult OnnxNode::dimSize(Value value, int64_t d) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.isDynamicDim(d))
+    return rewriter.getIndexAttr(type.getDimSize(d));
+  return rewriter.createOrFold<DimOp>(getLoc(), value, d);
+}
+
+Value OnnxNode::toIndex(OpFoldResult ofr) {
+  if (auto attr = dyn_cast<Attribute>(ofr))
+    return arith::ConstantIndexOp::create(rewriter, getLoc(),
+                                          cast<IntegerAttr>(attr).getInt());
+  Value value = cast<Value>(ofr);
+  if (value.getType().isIndex())
+    return value;
+  return rewriter.createOrFold<arith::IndexCastOp>(
+      getLoc(), rewriter.getIndexType(), value);
+}
+
+SmallVector<Value> OnnxNode::dynamicSizes(ArrayRef<OpFoldResult> sizes) {
+  SmallVector<Value> dynamic;
+  for (OpFoldResult size : sizes)
+    if (isa<Value>(size))
+      dynamic.push_back(toIndex(size));
+  return dynamic;
+}
+
+SmallVector<int64_t> OnnxNode::staticShape(ArrayRef<OpFoldResult> sizes) {
+  SmallVector<int64_t> shape;
+  for (OpFoldResult size : sizes)
+    shape.push_back(isa<Attribute>(size)
+                        ? cast<IntegerAttr>(cast<Attribute>(size)).getInt()
+                        : ShapedType::kDynamic);
+  return shape;
+}
+
+OpFoldResult OnnxNode::multiply(OpFoldResult a, OpFoldResult b) {
+  auto constant = [](OpFoldResult v) -> std::optional<int64_t> {
+    if (auto attr = dyn_cast<Attribute>(v))
+      return cast<IntegerAttr>(attr).getInt();
+    return std::nullopt;
+  };
+  if (constant(a) && constant(b))
+    return rewriter.getIndexAttr(*constant(a) * *constant(b));
+  if (constant(a) == 1)
+    return b;
+  if (constant(b) == 1)
+    return a;
+  return rewriter.createOrFold<arith::MulIOp>(getLoc(), toIndex(a),
+                                              toIndex(b));
+}
+
+SmallVector<OpFoldResult> OnnxNode::sizes(Value value) {
+  SmallVector<OpFoldResult> out;
+  for (int64_t d = 0, e = cast<RankedTensorType>(value.getType()).getRank();
+       d < e; ++d)
+    out.push_back(dimSize(value, d));
+  return out;
+}
+
+Value OnnxNode::reshape(Value value, ArrayRef<OpFoldResult> sizes) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto target = type.clone(staticShape(sizes));
+  if (target == type && type.getNumDynamicDims() == 0)
+    return value;
+  return ReshapeOp::create(rewriter, getLoc(), target, value,
+                           dynamicSizes(sizes));
+}
+
+FailureOr<Value> OnnxNode::transpose(Value value, ArrayRef<int64_t> perm) {
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return value;
+  TransposeOp::Properties properties;
+  properties.perm = rewriter.getDenseI64ArrayAttr(perm);
+  return create<TransposeOp>({value}, properties);
+}
+
+Value OnnxNode::scalar(Type element, double value) {
+  auto type = RankedTensorType::get({}, element);
+  Attribute attr = isa<FloatType>(element)
+                       ? Attribute(rewriter.getFloatAttr(element, value))
+                       : Attribute(rewriter.getIntegerAttr(
+                             element, static_cast<int64_t>(value)));
+  return ConstantOp::create(rewriter, getLoc(),
+                            DenseElementsAttr::get(type, attr));
+}
+
+//===----------------------------------------------------------------------===//
+// Registry
+//===----------------------------------------------------------------------===//
+
+void OnnxConverters::add(StringRef opType, int64_t sinceVersion,
+                         ConvertFn fn) {
+  auto &versions = converters[opType];
+  versions.emplace_back(sinceVersion, fn);
+  llvm::sort(versions, [](auto &a, auto &b) { return a.first < b.first; });
+}
+
+ConvertFn OnnxConverters::lookup(StringRef opType, int64_t version) const {
+  auto it = converters.find(opType);
+  if (it == converters.end())
+    return nullptr;
+  ConvertFn best = nullptr;
+  for (auto [since, fn] : it->second)
+    if (since <= version)
+      best = fn;
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape tensors
+//===----------------------------------------------------------------------===//
+
+std::optional<SmallVector<OpFoldResult>>
+fromonnx::getShapeElements(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() > 1 || !type.hasStaticShape() ||
+      type.getNumElements() > 16 || !isa<IntegerType>(type.getElementType()))
+    return std::nullopt;
+  Builder b(value.getContext());
+  DenseIntElementsAttr attr;
+  if (matchPattern(value, m_Constant(&attr))) {
+    SmallVector<OpFoldResult> elements;
+    for (const APInt &v : attr.getValues<APInt>())
+      elements.push_back(b.getI64IntegerAttr(v.getSExtValue()));
+    return elements;
+  }
+  if (auto fromElements = value.getDefiningOp<tensor::FromElementsOp>()) {
+    SmallVector<OpFoldResult> elements;
+    for (Value element : fromElements.getElements()) {
+      IntegerAttr constant;
+      if (matchPattern(element, m_Constant(&constant)))
+        elements.push_back(b.getI64IntegerAttr(constant.getInt()));
+      else
+        elements.push_back(element);
+    }
+    return elements;
+  }
+  return std::nullopt;
+}
+
+Value fromonnx::buildShapeTensor(OpBuilder &builder, Location loc,
+                                 ArrayRef<OpFoldResult> elements, bool scalar,
+                                 Type element) {
+  auto intType = cast<IntegerType>(element ? element : builder.getI64Type());
+  SmallVector<int64_t> shape;
+  if (!scalar)
+    shape.push_back(elements.size());
+  auto type = RankedTensorType::get(shape, intType);
+  if (llvm::all_of(elements, [](OpFoldResult e) { return isa<Attribute>(e); })) {
+    SmallVector<APInt> values;
+    for (OpFoldResult e : elements)
+      values.push_back(APInt(intType.getWidth(),
+                             cast<IntegerAttr>(cast<Attribute>(e)).getInt(),
+                             /*isSigned=*/true, /*implicitTrunc=*/true));
+    return ConstantOp::create(builder, loc,
+                              DenseIntElementsAttr::get(type, values));
+  }
+  SmallVector<Value> values;
+  for (OpFoldResult e : elements) {
+    if (auto attr = dyn_cast<Attribute>(e)) {
+      values.push_back(arith::ConstantIntOp::create(
+          builder, loc, intType, cast<IntegerAttr>(attr).getInt()));
+      continue;
+    }
+    Value v = cast<Value>(e);
+    if (v.getType().isIndex()) {
+      v = arith::IndexCastOp::create(builder, loc, intType, v);
+    } else if (v.getType() != intType) {
+      unsigned from = v.getType().getIntOrFloatBitWidth();
+      if (from < intType.getWidth())
+        v = arith::ExtSIOp::create(builder, loc, intType, v);
+      else
+        v = arith::TruncIOp::create(builder, loc, intType, v);
+    }
+    values.push_back(v);
+  }
+  return tensor::FromElementsOp::create(builder, loc, type, values);
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool isOnnxDomain(ForeignOp op) { return op.getDomain() == "onnx"; }
+
+/// Replaces `op` by the converter's values; outputs without a value must be
+/// unused.
+LogicalResult replaceNode(ForeignOp op, ArrayRef<Value> values,
+                          RewriterBase &rewriter) {
+  SmallVector<Value> replacements;
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
+    Value value = i < values.size() ? values[i] : Value();
+    if (!value && !result.use_empty())
+      return failure();
+    replacements.push_back(value);
+  }
+  for (auto [result, value] : llvm::zip_equal(op.getResults(), replacements))
+    if (value)
+      rewriter.replaceAllUsesWith(result, value);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+struct ConvertOnnxNode : public OpRewritePattern<ForeignOp> {
+  ConvertOnnxNode(MLIRContext *ctx, const OnnxConverters &converters)
+      : OpRewritePattern(ctx), converters(converters) {}
+
+  LogicalResult matchAndRewrite(ForeignOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isOnnxDomain(op))
+      return failure();
+    ConvertFn convert =
+        converters.lookup(op.getOpType(), static_cast<int64_t>(op.getVersion()));
+    if (!convert)
+      return failure();
+    OnnxNode node(op, rewriter, /*diagnose=*/false);
+    FailureOr<SmallVector<Value>> values = convert(node);
+    if (failed(values))
+      return failure();
+    return replaceNode(op, *values, rewriter);
+  }
+
+  const OnnxConverters &converters;
+};
+
+struct ConvertOnnxToTscPass
+    : public tsc::impl::ConvertOnnxToTscPassBase<ConvertOnnxToTscPass> {
+  using ConvertOnnxToTscPassBase::ConvertOnnxToTscPassBase;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    populateElementwiseConverters(converters);
+    populateMatmulConverters(converters);
+    populateReductionConverters(converters);
+    populateShapeConverters(converters);
+    populateAttentionConverters(converters);
+    populateQuantizationConverters(converters);
+
+    RewritePatternSet set(ctx);
+    set.add<ConvertOnnxNode>(ctx, converters);
+    populateShapeArithmeticPatterns(set);
+    SmallVector<Dialect *> dialects = {
+        ctx->getOrLoadDialect<TscDialect>(),
+        ctx->getOrLoadDialect<arith::ArithDialect>(),
+        ctx->getOrLoadDialect<tensor::TensorDialect>()};
+    for (Dialect *dialect : dialects) {
+      dialect->getCanonicalizationPatterns(set);
+      for (RegisteredOperationName op : ctx->getRegisteredOperations())
+        if (&op.getDialect() == dialect)
+          op.getCanonicalizationPatterns(set, ctx);
+    }
+    patterns = std::move(set);
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    (void)applyPatternsGreedily(func, patterns);
+
+    // What is left: ask each node once more with diagnostics on, skipping
+    // nodes that only wait for an unconverted producer, and collect the op
+    // types that have no converter at all.
+    struct Unsupported {
+      int64_t count = 0;
+      SmallVector<std::string> names;
+    };
+    llvm::MapVector<std::pair<StringRef, int64_t>, Unsupported> unsupported;
+    bool failedAny = false;
+    SmallVector<ForeignOp> leftovers;
+    func.walk([&](ForeignOp op) { leftovers.push_back(op); });
+    for (ForeignOp op : leftovers) {
+      auto version = static_cast<int64_t>(op.getVersion());
+      ConvertFn convert = isOnnxDomain(op)
+                              ? converters.lookup(op.getOpType(), version)
+                              : nullptr;
+      IRRewriter rewriter(op.getContext());
+      rewriter.setInsertionPoint(op);
+      OnnxNode node(op, rewriter, /*diagnose=*/true);
+      if (!convert) {
+        failedAny = true;
+        Unsupported &entry = unsupported[{op.getOpType(), version}];
+        if (++entry.count <= 3)
+          entry.names.push_back("'" + node.getName() + "'");
+        continue;
+      }
+      // A node that only waits for an unconverted producer says nothing:
+      // the producer's report is the one that matters.
+      bool waits = llvm::any_of(op.getInputs(), [](Value input) {
+        return input.getDefiningOp<ForeignOp>() != nullptr;
+      });
+      if (waits) {
+        failedAny = true;
+        continue;
+      }
+      FailureOr<SmallVector<Value>> values = convert(node);
+      if (failed(values) || failed(replaceNode(op, *values, rewriter)))
+        failedAny = true;
+    }
+    if (!unsupported.empty()) {
+      InFlightDiagnostic diag = func.emitError()
+                                << unsupported.size()
+                                << " unsupported ONNX op type(s):";
+      for (auto &[key, entry] : unsupported) {
+        diag << "\n  " << key.first << " (opset " << key.second
+             << "): " << entry.count << " node(s), e.g. ";
+        llvm::interleaveComma(entry.names, diag);
+      }
+    }
+    if (failedAny && !allowUnsupported)
+      return signalPassFailure();
+
+    // The function now returns converted values: take their types.
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    func.setType(FunctionType::get(func.getContext(),
+                                   func.getArgumentTypes(),
+                                   ret.getOperandTypes()));
+  }
+
+  OnnxConverters converters;
+  FrozenRewritePatternSet patterns;
+};
+
+} // namespace

@@ -1,0 +1,160 @@
+//===- Quantization.cpp - ONNX QuantizeLinear, DequantizeLinear, ... ------===//
+
+#include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::fromonnx;
+
+namespace {
+
+using Values = SmallVector<Value>;
+
+/// The quantization parameters of a QuantizeLinear/DequantizeLinear node in
+/// tsc's terms: a 0-d scale for per tensor, `axis` for per channel, `axis`
+/// and `group_size` for per block.
+struct QuantParams {
+  Value scale;
+  Value zeroPoint;
+  IntegerAttr axis;
+  IntegerAttr groupSize;
+};
+
+FailureOr<QuantParams> quantParams(OnnxNode &node, RankedTensorType data) {
+  auto scale = node.input(1);
+  if (failed(scale))
+    return failure();
+  RewriterBase &rw = node.getRewriter();
+  QuantParams params;
+  params.scale = *scale;
+  if (node.hasInput(2)) {
+    auto zp = node.input(2);
+    if (failed(zp))
+      return failure();
+    params.zeroPoint = *zp;
+  }
+  int64_t block = node.getInt("block_size", 0);
+  auto scaleType = scale->getType();
+  if (block > 0) {
+    FailureOr<int64_t> axis = node.axis(node.getInt("axis", 1), data.getRank());
+    if (failed(axis))
+      return failure();
+    params.axis = rw.getI64IntegerAttr(*axis);
+    params.groupSize = rw.getI64IntegerAttr(block);
+    return params;
+  }
+  if (scaleType.getRank() == 0)
+    return params;
+  if (scaleType.getRank() == 1 && scaleType.getDimSize(0) == 1) {
+    // A one-element 1-D scale is per tensor: make it (and the zero point) 0-d.
+    params.scale = node.reshape(params.scale, {});
+    if (params.zeroPoint)
+      params.zeroPoint = node.reshape(params.zeroPoint, {});
+    return params;
+  }
+  FailureOr<int64_t> axis = node.axis(node.getInt("axis", 1), data.getRank());
+  if (failed(axis))
+    return failure();
+  params.axis = rw.getI64IntegerAttr(*axis);
+  return params;
+}
+
+/// Runs the verifier on a freshly built op: quantization parameter shapes are
+/// checked there, once.
+template <typename OpTy>
+FailureOr<Values> checked(OnnxNode &node, OpTy op) {
+  if (failed(node.verifyCreated(op)))
+    return failure();
+  return Values{op.getResult()};
+}
+
+FailureOr<Values> convertQuantize(OnnxNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<QuantParams> params = quantParams(node, x->getType());
+  if (failed(params))
+    return failure();
+  RewriterBase &rw = node.getRewriter();
+  Type element;
+  if (params->zeroPoint)
+    element = cast<RankedTensorType>(params->zeroPoint.getType()).getElementType();
+  else if (int64_t dtype = node.getInt("output_dtype", 0); dtype == 3)
+    element = rw.getIntegerType(8);
+  else if (dtype == 22)
+    element = rw.getIntegerType(4);
+  else if (dtype == 21)
+    element = rw.getIntegerType(4, /*isSigned=*/false);
+  else if (dtype == 0 || dtype == 2)
+    element = rw.getIntegerType(8, /*isSigned=*/false);
+  else
+    return node.fail("output_dtype " + Twine(dtype) + " is not supported");
+  auto op = QuantizeOp::create(rw, node.getLoc(), x->getType().clone(element),
+                               *x, params->scale, params->zeroPoint,
+                               params->axis, params->groupSize);
+  return checked(node, op);
+}
+
+FailureOr<Values> convertDequantize(OnnxNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<QuantParams> params = quantParams(node, x->getType());
+  if (failed(params))
+    return failure();
+  Type element = cast<RankedTensorType>(params->scale.getType()).getElementType();
+  auto op = DequantizeOp::create(node.getRewriter(), node.getLoc(),
+                                 x->getType().clone(element), *x,
+                                 params->scale, params->zeroPoint,
+                                 params->axis, params->groupSize);
+  return checked(node, op);
+}
+
+/// y_scale = (max(x, 0) - min(x, 0)) / 255, y_zero_point =
+/// saturate(round(-min(x, 0) / y_scale)), y = saturate(round(x / y_scale) +
+/// y_zero_point), all uint8 and per tensor.
+FailureOr<Values> convertDynamicQuantize(OnnxNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  RewriterBase &rw = node.getRewriter();
+  RankedTensorType type = x->getType();
+  Type f = type.getElementType();
+  auto all = rw.getDenseI64ArrayAttr(
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())));
+  ReduceMinOp::Properties minProps;
+  minProps.dims = all;
+  ReduceMaxOp::Properties maxProps;
+  maxProps.dims = all;
+  FailureOr<Value> lo = node.create<ReduceMinOp>({*x}, minProps);
+  FailureOr<Value> hi = node.create<ReduceMaxOp>({*x}, maxProps);
+  if (failed(lo) || failed(hi))
+    return failure();
+  Value zero = node.scalar(f, 0.0);
+  FailureOr<Value> lo0 = node.create<MinOp>({*lo, zero});
+  FailureOr<Value> hi0 = node.create<MaxOp>({*hi, zero});
+  if (failed(lo0) || failed(hi0))
+    return failure();
+  FailureOr<Value> span = node.create<SubOp>({*hi0, *lo0});
+  if (failed(span))
+    return failure();
+  FailureOr<Value> scale = node.create<DivOp>({*span, node.scalar(f, 255.0)});
+  if (failed(scale))
+    return failure();
+  Type u8 = rw.getIntegerType(8, /*isSigned=*/false);
+  Value negLo = NegOp::create(rw, node.getLoc(), *lo0);
+  auto zp = QuantizeOp::create(rw, node.getLoc(), RankedTensorType::get({}, u8),
+                               negLo, *scale, Value(), IntegerAttr(),
+                               IntegerAttr());
+  auto y = QuantizeOp::create(rw, node.getLoc(), type.clone(u8), *x, *scale,
+                              zp, IntegerAttr(), IntegerAttr());
+  return Values{y, *scale, zp};
+}
+
+} // namespace
+
+void fromonnx::populateQuantizationConverters(OnnxConverters &c) {
+  c.add("QuantizeLinear", 13, convertQuantize);
+  c.add("DequantizeLinear", 13, convertDequantize);
+  c.add("DynamicQuantizeLinear", 11, convertDynamicQuantize);
+}
