@@ -36,7 +36,13 @@ for entry in "${suites[@]}"; do
   echo "test: suite '$name' took $((SECONDS - start))s"
 done
 
-# Count test cases from lit's xUnit reports (stdlib only).
+# Import conformance over the ONNX backend node tests (pinned onnx package).
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" \
+  --tsc "$build/bin/tsc" --xunit "$results/onnx-node.xml" || status=1
+echo "test: suite 'onnx-node' took $((SECONDS - start))s"
+
+# Count test cases from the xUnit reports (stdlib only).
 /usr/bin/python3 - "$results" <<'PY' || status=1
 import pathlib, sys, xml.etree.ElementTree as ET
 

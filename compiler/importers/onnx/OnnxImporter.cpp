@@ -66,6 +66,10 @@ Type elementType(MLIRContext *ctx, int type) {
     return b.getIntegerType(8, /*isSigned=*/false);
   case onnx::TensorProto::UINT16:
     return b.getIntegerType(16, /*isSigned=*/false);
+  case onnx::TensorProto::UINT32:
+    return b.getIntegerType(32, /*isSigned=*/false);
+  case onnx::TensorProto::UINT64:
+    return b.getIntegerType(64, /*isSigned=*/false);
   case 21: // UINT4
     return b.getIntegerType(4, /*isSigned=*/false);
   case 22: // INT4
@@ -81,9 +85,11 @@ int64_t elementBytes(int type) {
   switch (type) {
   case onnx::TensorProto::DOUBLE:
   case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
     return 8;
   case onnx::TensorProto::FLOAT:
   case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
     return 4;
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
@@ -179,13 +185,10 @@ LogicalResult Importer::checkOpsets() {
     error() << "'" << options.path << "' imports no ai.onnx opset";
     return failure();
   }
-  if (it->second < kMinOnnxOpset || it->second > kMaxOnnxOpset) {
+  if (it->second > kMaxOnnxOpset) {
     error() << "'" << options.path << "' uses ai.onnx opset " << it->second
-            << "; tsc supports opsets " << kMinOnnxOpset << " to "
-            << kMaxOnnxOpset
-            << (it->second < kMinOnnxOpset
-                    ? " (upgrade it with onnx.version_converter)"
-                    : "");
+            << ", newer than opset " << kMaxOnnxOpset
+            << ", the newest tsc knows";
     return failure();
   }
   return success();
@@ -320,6 +323,13 @@ Importer::readTensorBytes(const onnx::TensorProto &tensor,
       break;
     case onnx::TensorProto::INT64:
       append(tensor.int64_data().data(), tensor.int64_data_size() * 8);
+      break;
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      for (uint64_t v : tensor.uint64_data()) {
+        llvm::support::ulittle64_t word(v);
+        append(&word, elementBytes(type));
+      }
       break;
     default:
       for (int32_t v : tensor.int32_data()) {

@@ -30,9 +30,10 @@ struct OnnxImportOptions {
   int64_t maxInlineElements = 64;
 };
 
-/// Oldest and newest `ai.onnx` opsets the importer accepts.
-constexpr int64_t kMinOnnxOpset = 13;
-constexpr int64_t kMaxOnnxOpset = 24;
+/// Newest `ai.onnx` opset the importer accepts (that of the pinned onnx
+/// package). Older opsets import; whether a node converts depends on the
+/// converters registered for its op at that opset (13 and later for most).
+constexpr int64_t kMaxOnnxOpset = 28;
 
 /// Reads the model at `options.path`. Problems (unreadable, truncated or
 /// non-ONNX files, unsupported opsets or element types, missing external

@@ -350,6 +350,32 @@ OpFoldResult UnsqueezeOp::fold(FoldAdaptor) {
   return {};
 }
 
+OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
+  RankedTensorType type = getType();
+  if (!type.hasStaticShape() || type.getNumElements() > kMaxFoldedElements)
+    return {};
+  auto ints = {adaptor.getStart(), adaptor.getLimit(), adaptor.getDelta()};
+  if (llvm::all_of(ints, [](Attribute a) { return isa_and_nonnull<IntegerAttr>(a); })) {
+    int64_t start = cast<IntegerAttr>(adaptor.getStart()).getInt();
+    int64_t delta = cast<IntegerAttr>(adaptor.getDelta()).getInt();
+    SmallVector<APInt> values;
+    unsigned width = type.getElementType().getIntOrFloatBitWidth();
+    for (int64_t i = 0; i < type.getNumElements(); ++i)
+      values.push_back(APInt(width, start + i * delta, /*isSigned=*/true,
+                             /*implicitTrunc=*/true));
+    return DenseElementsAttr::get(type, values);
+  }
+  if (llvm::all_of(ints, [](Attribute a) { return isa_and_nonnull<FloatAttr>(a); })) {
+    double start = cast<FloatAttr>(adaptor.getStart()).getValueAsDouble();
+    double delta = cast<FloatAttr>(adaptor.getDelta()).getValueAsDouble();
+    SmallVector<Attribute> values;
+    for (int64_t i = 0; i < type.getNumElements(); ++i)
+      values.push_back(FloatAttr::get(type.getElementType(), start + i * delta));
+    return DenseElementsAttr::get(type, values);
+  }
+  return {};
+}
+
 //===----------------------------------------------------------------------===//
 // Shape queries
 //===----------------------------------------------------------------------===//

@@ -689,6 +689,7 @@ def Tsc_RangeOp : Tsc_Op<"range", [Pure, AllTypesMatch<["start", "limit",
     $start `,` $limit `,` $delta attr-dict `:` type($start) `->` type($result)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Tsc_TriluOp : Tsc_Op<"trilu", [Pure, SameOperandsAndResultType]> {

@@ -2,6 +2,8 @@
 
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
@@ -40,12 +42,13 @@ FailureOr<Values> convertAttention(OnnxNode &node) {
   auto v = node.input(2);
   if (failed(q) || failed(k) || failed(v))
     return failure();
-  if (node.hasInput(4) || node.hasInput(5) || node.hasInput(6))
-    return node.fail("past key/value and nonpad_kv_seqlen are not supported");
-  if (node.isOutputUsed(1) || node.isOutputUsed(2) || node.isOutputUsed(3))
-    return node.fail("present key/value and qk_matmul_output are not supported");
+  if (node.hasInput(6))
+    return node.fail("nonpad_kv_seqlen is not supported");
+  if (node.isOutputUsed(3))
+    return node.fail("the qk_matmul_output output is not supported");
   if (node.getFloat("softcap", 0.0f) != 0.0f)
     return node.fail("softcap is not supported");
+  RewriterBase &rw = node.getRewriter();
   bool threeD = q->getType().getRank() == 3;
   Value query = *q, key = *k, value = *v;
   if (threeD) {
@@ -56,24 +59,69 @@ FailureOr<Values> convertAttention(OnnxNode &node) {
       return failure();
     query = *qs, key = *ks, value = *vs;
   }
+  // A KV cache: attend over past ++ new; the concatenations are the present
+  // key/value outputs.
+  bool past = node.hasInput(4) || node.hasInput(5);
+  if (past) {
+    auto pastKey = node.input(4);
+    auto pastValue = node.input(5);
+    if (failed(pastKey) || failed(pastValue))
+      return failure();
+    ConcatOp::Properties seq;
+    seq.axis = rw.getI64IntegerAttr(2);
+    FailureOr<Value> fullKey = node.create<ConcatOp>({*pastKey, key}, seq);
+    FailureOr<Value> fullValue = node.create<ConcatOp>({*pastValue, value}, seq);
+    if (failed(fullKey) || failed(fullValue))
+      return failure();
+    key = *fullKey, value = *fullValue;
+  }
+  Value mask;
+  if (node.hasInput(3)) {
+    auto m = node.input(3);
+    if (failed(m))
+      return failure();
+    mask = *m;
+  }
   bool causal = node.getInt("is_causal", 0);
   auto qt = cast<RankedTensorType>(query.getType());
   auto kt = cast<RankedTensorType>(key.getType());
-  // ONNX aligns the causal mask at the top left, tsc at the bottom right;
-  // they agree when query and key lengths are equal.
-  if (causal && qt.getRank() == 4 && kt.getRank() == 4 &&
-      !ShapedType::isDynamic(qt.getDimSize(2)) &&
-      !ShapedType::isDynamic(kt.getDimSize(2)) &&
-      qt.getDimSize(2) != kt.getDimSize(2))
-    return node.fail("is_causal with different query and key lengths");
-  SmallVector<Value> operands = {query, key, value};
-  if (node.hasInput(3)) {
-    auto mask = node.input(3);
-    if (failed(mask))
-      return failure();
-    operands.push_back(*mask);
+  if (causal && qt.getRank() == 4 && kt.getRank() == 4) {
+    int64_t sq = qt.getDimSize(2), skv = kt.getDimSize(2);
+    bool known = !ShapedType::isDynamic(sq) && !ShapedType::isDynamic(skv);
+    if (!known && past)
+      return node.fail("is_causal with a KV cache needs static lengths");
+    if (known && sq != skv) {
+      // ONNX aligns the causal mask at the top left (query i sees keys
+      // 0..i); tsc's causal flag aligns at the bottom right. Spell it out.
+      SmallVector<bool> keep;
+      for (int64_t i = 0; i < sq; ++i)
+        for (int64_t j = 0; j < skv; ++j)
+          keep.push_back(j <= i);
+      Value causalMask = ConstantOp::create(
+          rw, node.getLoc(),
+          DenseElementsAttr::get(
+              RankedTensorType::get({sq, skv}, rw.getI1Type()), keep));
+      FailureOr<Value> combined = causalMask;
+      if (mask) {
+        auto maskType = cast<RankedTensorType>(mask.getType());
+        if (maskType.getElementType().isInteger(1)) {
+          combined = node.create<AndOp>({mask, causalMask});
+        } else {
+          Value blocked = node.scalar(
+              maskType.getElementType(),
+              -std::numeric_limits<double>::infinity());
+          combined = node.create<WhereOp>({causalMask, mask, blocked});
+        }
+      }
+      if (failed(combined))
+        return failure();
+      mask = *combined;
+      causal = false;
+    }
   }
-  RewriterBase &rw = node.getRewriter();
+  SmallVector<Value> operands = {query, key, value};
+  if (mask)
+    operands.push_back(mask);
   AttentionOp::Properties properties;
   if (causal)
     properties.causal = rw.getUnitAttr();
@@ -82,12 +130,14 @@ FailureOr<Values> convertAttention(OnnxNode &node) {
   FailureOr<Value> out = node.create<AttentionOp>(operands, properties);
   if (failed(out))
     return failure();
-  if (!threeD)
-    return Values{*out};
-  FailureOr<Value> merged = mergeHeads(node, *out);
-  if (failed(merged))
-    return failure();
-  return Values{*merged};
+  Value y = *out;
+  if (threeD) {
+    FailureOr<Value> merged = mergeHeads(node, y);
+    if (failed(merged))
+      return failure();
+    y = *merged;
+  }
+  return Values{y, key, value};
 }
 
 /// A static slice of the last dim of `x`: elements offset, offset+stride,

@@ -150,8 +150,16 @@ Type onnxElementType(MLIRContext *ctx, int64_t type) {
     return b.getF16Type();
   case 11:
     return b.getF64Type();
+  case 12:
+    return b.getIntegerType(32, /*isSigned=*/false);
+  case 13:
+    return b.getIntegerType(64, /*isSigned=*/false);
   case 16:
     return b.getBF16Type();
+  case 21:
+    return b.getIntegerType(4, /*isSigned=*/false);
+  case 22:
+    return b.getIntegerType(4);
   default:
     return {};
   }
@@ -184,11 +192,28 @@ FailureOr<Values> convertIdentity(OnnxNode &node) {
   return Values{*x};
 }
 
-/// Inference: Dropout is the identity; its mask output is not produced.
+/// Inference (training_mode false): the identity, and an all-true mask.
 FailureOr<Values> convertDropout(OnnxNode &node) {
-  if (node.isOutputUsed(1))
-    return node.fail("the mask output of Dropout is used");
-  return convertIdentity(node);
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  if (node.hasInput(2)) {
+    FailureOr<SmallVector<int64_t>> training = node.constantInts(2);
+    if (failed(training) || training->size() != 1 || training->front() != 0)
+      return node.fail("training_mode must be a constant false");
+  }
+  if (!node.isOutputUsed(1))
+    return Values{*x};
+  RewriterBase &rw = node.getRewriter();
+  SmallVector<OpFoldResult> sizes = node.sizes(*x);
+  auto maskType = RankedTensorType::get(OnnxNode::staticShape(sizes),
+                                        rw.getI1Type());
+  Value one = ConstantOp::create(
+      rw, node.getLoc(),
+      DenseElementsAttr::get(RankedTensorType::get({}, rw.getI1Type()), true));
+  Value mask = ExpandOp::create(rw, node.getLoc(), maskType, one,
+                                node.dynamicSizes(sizes));
+  return Values{*x, mask};
 }
 
 FailureOr<Values> convertConstant(OnnxNode &node) {

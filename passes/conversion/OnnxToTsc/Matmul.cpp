@@ -115,6 +115,46 @@ FailureOr<Values> convertMatMulInteger(OnnxNode &node) {
   return Values{*out};
 }
 
+/// One-operand einsum: sum the labels missing from the output, then permute.
+FailureOr<Values> convertUnaryEinsum(OnnxNode &node, std::string labels,
+                                     const std::string &out) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  if (static_cast<int64_t>(labels.size()) != x->getType().getRank())
+    return node.fail("equation does not match the operand rank");
+  Value value = *x;
+  SmallVector<int64_t> summed;
+  std::string kept;
+  for (auto [i, l] : llvm::enumerate(labels)) {
+    if (llvm::count(labels, l) != 1)
+      return node.fail("repeated labels (diagonals) are not supported");
+    if (llvm::is_contained(out, l))
+      kept += l;
+    else
+      summed.push_back(i);
+  }
+  if (!summed.empty()) {
+    ReduceSumOp::Properties properties;
+    properties.dims = node.getRewriter().getDenseI64ArrayAttr(summed);
+    FailureOr<Value> reduced = node.create<ReduceSumOp>({value}, properties);
+    if (failed(reduced))
+      return failure();
+    value = *reduced;
+  }
+  SmallVector<int64_t> perm;
+  for (char l : out) {
+    size_t i = kept.find(l);
+    if (i == std::string::npos)
+      return node.fail("output label '" + Twine(l) + "' is not in the input");
+    perm.push_back(i);
+  }
+  FailureOr<Value> permuted = node.transpose(value, perm);
+  if (failed(permuted))
+    return failure();
+  return Values{*permuted};
+}
+
 /// Two-operand einsum without ellipses or repeated labels in one operand:
 /// labels only in one operand and not in the output are summed first; the
 /// rest becomes a batched matmul over [batch, free, contracted] layouts.
@@ -129,8 +169,8 @@ FailureOr<Values> convertEinsum(OnnxNode &node) {
   auto [inputsPart, outPart] = eq.split("->");
   SmallVector<StringRef> terms;
   inputsPart.split(terms, ',');
-  if (terms.size() != 2 || node.getNumInputs() != 2)
-    return node.fail("only two-operand einsum is supported");
+  if (terms.size() != node.getNumInputs() || terms.size() > 2)
+    return node.fail("only one- and two-operand einsum is supported");
   std::string out = outPart.str();
   if (!eq.contains("->")) {
     // Implicit output: labels that appear once, in alphabetical order.
@@ -138,6 +178,8 @@ FailureOr<Values> convertEinsum(OnnxNode &node) {
       if (llvm::count(inputsPart, l) == 1)
         out += l;
   }
+  if (terms.size() == 1)
+    return convertUnaryEinsum(node, terms[0].str(), out);
   auto a = node.input(0);
   auto b = node.input(1);
   if (failed(a) || failed(b))

@@ -47,13 +47,12 @@ FailureOr<TypedValue<RankedTensorType>> OnnxNode::input(unsigned i) {
   if (!hasInput(i))
     return fail("input #" + Twine(i) + " is required");
   Value value = op.getInputs()[i];
+  // Types of unconverted producers are ONNX's guesses; wait for the real one.
+  if (value.getDefiningOp<ForeignOp>())
+    return fail("input #" + Twine(i) + " comes from a node not converted yet");
   if (auto tensor = dyn_cast<TypedValue<RankedTensorType>>(value))
     return tensor;
-  return fail("input #" + Twine(i) + " has no ranked tensor type (" +
-              (value.getDefiningOp<ForeignOp>()
-                   ? Twine("its producer is not converted")
-                   : Twine("it is unranked")) +
-              ")");
+  return fail("input #" + Twine(i) + " is not a ranked tensor");
 }
 
 bool OnnxNode::isOutputUsed(unsigned i) {
@@ -85,8 +84,8 @@ std::optional<SmallVector<int64_t>> OnnxNode::getInts(StringRef name) {
 }
 
 FailureOr<SmallVector<int64_t>> OnnxNode::constantInts(unsigned i) {
-  if (!hasInput(i))
-    return fail("input #" + Twine(i) + " is required");
+  if (failed(input(i)))
+    return failure();
   DenseIntElementsAttr attr;
   if (!matchPattern(op.getInputs()[i], m_Constant(&attr)))
     return fail("input #" + Twine(i) + " must be a constant");
@@ -97,8 +96,8 @@ FailureOr<SmallVector<int64_t>> OnnxNode::constantInts(unsigned i) {
 }
 
 FailureOr<double> OnnxNode::constantScalar(unsigned i) {
-  if (!hasInput(i))
-    return fail("input #" + Twine(i) + " is required");
+  if (failed(input(i)))
+    return failure();
   ElementsAttr attr;
   if (!matchPattern(op.getInputs()[i], m_Constant(&attr)) ||
       attr.getNumElements() != 1)
@@ -111,8 +110,8 @@ FailureOr<double> OnnxNode::constantScalar(unsigned i) {
 }
 
 FailureOr<SmallVector<OpFoldResult>> OnnxNode::shapeElements(unsigned i) {
-  if (!hasInput(i))
-    return fail("input #" + Twine(i) + " is required");
+  if (failed(input(i)))
+    return failure();
   if (std::optional<SmallVector<OpFoldResult>> elements =
           getShapeElements(op.getInputs()[i]))
     return *elements;

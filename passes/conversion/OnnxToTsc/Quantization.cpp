@@ -43,10 +43,9 @@ FailureOr<QuantParams> quantParams(OnnxNode &node, RankedTensorType data) {
     params.groupSize = rw.getI64IntegerAttr(block);
     return params;
   }
-  if (scaleType.getRank() == 0)
-    return params;
-  if (scaleType.getRank() == 1 && scaleType.getDimSize(0) == 1) {
-    // A one-element 1-D scale is per tensor: make it (and the zero point) 0-d.
+  if (scaleType.getRank() == 0 ||
+      (scaleType.getRank() == 1 && scaleType.getDimSize(0) == 1)) {
+    // One scale is per tensor: make it and the zero point 0-d.
     params.scale = node.reshape(params.scale, {});
     if (params.zeroPoint)
       params.zeroPoint = node.reshape(params.zeroPoint, {});
@@ -85,6 +84,10 @@ FailureOr<Values> convertQuantize(OnnxNode &node) {
     element = rw.getIntegerType(4);
   else if (dtype == 21)
     element = rw.getIntegerType(4, /*isSigned=*/false);
+  else if (dtype == 4)
+    element = rw.getIntegerType(16, /*isSigned=*/false);
+  else if (dtype == 5)
+    element = rw.getIntegerType(16);
   else if (dtype == 0 || dtype == 2)
     element = rw.getIntegerType(8, /*isSigned=*/false);
   else

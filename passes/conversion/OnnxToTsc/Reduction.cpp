@@ -92,8 +92,6 @@ FailureOr<Values> convertLayerNorm(OnnxNode &node) {
   auto scale = node.input(1);
   if (failed(x) || failed(scale))
     return failure();
-  if (node.isOutputUsed(1) || node.isOutputUsed(2))
-    return node.fail("the Mean and InvStdDev outputs are not supported");
   auto type = x->getType();
   FailureOr<int64_t> axis = node.axis(node.getInt("axis", -1), type.getRank());
   if (failed(axis) || failed(checkNormParam(node, *scale, "scale", type, *axis)))
@@ -106,9 +104,36 @@ FailureOr<Values> convertLayerNorm(OnnxNode &node) {
     bias = *b;
   }
   RewriterBase &rw = node.getRewriter();
-  return Values{LayerNormOp::create(
-      rw, node.getLoc(), type, *x, *scale, bias, rw.getI64IntegerAttr(*axis),
-      rw.getF64FloatAttr(node.getFloat("epsilon", 1e-5f)))};
+  float epsilon = node.getFloat("epsilon", 1e-5f);
+  Value y = LayerNormOp::create(rw, node.getLoc(), type, *x, *scale, bias,
+                                rw.getI64IntegerAttr(*axis),
+                                rw.getF64FloatAttr(epsilon));
+  if (!node.isOutputUsed(1) && !node.isOutputUsed(2))
+    return Values{y};
+  // The statistics outputs, as training graphs export them: mean and
+  // 1/sqrt(var + epsilon) over the normalized dims, kept as size-1 dims.
+  ReduceMeanOp::Properties stats;
+  stats.dims = rw.getDenseI64ArrayAttr(
+      llvm::to_vector(llvm::seq<int64_t>(*axis, type.getRank())));
+  stats.keepdim = rw.getUnitAttr();
+  FailureOr<Value> mean = node.create<ReduceMeanOp>({*x}, stats);
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> centered = node.create<SubOp>({*x, *mean});
+  if (failed(centered))
+    return failure();
+  FailureOr<Value> squared = node.create<MulOp>({*centered, *centered});
+  if (failed(squared))
+    return failure();
+  FailureOr<Value> variance = node.create<ReduceMeanOp>({*squared}, stats);
+  if (failed(variance))
+    return failure();
+  FailureOr<Value> shifted = node.create<AddOp>(
+      {*variance, node.scalar(type.getElementType(), epsilon)});
+  if (failed(shifted))
+    return failure();
+  Value invStdDev = RsqrtOp::create(rw, node.getLoc(), *shifted);
+  return Values{y, *mean, invStdDev};
 }
 
 FailureOr<Values> convertRmsNorm(OnnxNode &node) {
