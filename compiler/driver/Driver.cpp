@@ -134,6 +134,40 @@ OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context,
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 
+/// Prints diagnostics located in model files that have no line numbers (ONNX:
+/// `file:0:0`, or a node's NameLoc around it) as `file: error: 'node': ...`;
+/// everything else goes on to the SourceMgr handler, which shows source lines.
+LogicalResult printModelDiagnostic(Diagnostic &diag) {
+  Location loc = diag.getLocation();
+  std::string name;
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    name = named.getName().str();
+    loc = named.getChildLoc();
+  }
+  auto file = dyn_cast<FileLineColLoc>(loc);
+  if (!file || file.getLine() != 0)
+    return failure();
+  auto print = [&](const Diagnostic &d, StringRef indent) {
+    StringRef severity = d.getSeverity() == DiagnosticSeverity::Error
+                             ? "error"
+                             : d.getSeverity() == DiagnosticSeverity::Warning
+                                   ? "warning"
+                                   : d.getSeverity() == DiagnosticSeverity::Note
+                                         ? "note"
+                                         : "remark";
+    std::string message = d.str();
+    llvm::errs() << indent << file.getFilename().getValue() << ": " << severity
+                 << ": ";
+    if (!name.empty() && message.find("'" + name + "'") == std::string::npos)
+      llvm::errs() << "'" << name << "': ";
+    llvm::errs() << message << "\n";
+  };
+  print(diag, "");
+  for (const Diagnostic &note : diag.getNotes())
+    print(note, "  ");
+  return success();
+}
+
 } // namespace
 
 static void printVersion(llvm::raw_ostream &os) {
@@ -160,6 +194,7 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  ScopedDiagnosticHandler modelDiagnostics(&context, printModelDiagnostic);
 
   OwningOpRef<ModuleOp> module = importModel(options.input, context, sourceMgr);
   if (!module || failed(applyDimRanges(*module, options.dims)))

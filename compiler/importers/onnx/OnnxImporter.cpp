@@ -450,7 +450,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     domain = "onnx";
   auto opset = opsets.find(domain);
   if (opset == opsets.end()) {
-    emitError(loc) << "node uses domain '" << node.domain()
+    emitError(loc) << "node '" << cast<NameLoc>(loc).getName().str() << "' ("
+                   << node.op_type() << ") uses domain '" << node.domain()
                    << "', which the model imports no opset of";
     return failure();
   }
@@ -462,7 +463,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     }
     Value value = values.lookup(name);
     if (!value) {
-      emitError(loc) << "node (" << node.op_type() << ") reads '" << name
+      emitError(loc) << "node '" << cast<NameLoc>(loc).getName().str()
+                     << "' (" << node.op_type() << ") reads '" << name
                      << "', which no node, graph input or initializer "
                         "produces before it";
       return failure();

@@ -199,8 +199,10 @@ FailureOr<Values> convertDropout(OnnxNode &node) {
     return failure();
   if (node.hasInput(2)) {
     FailureOr<SmallVector<int64_t>> training = node.constantInts(2);
-    if (failed(training) || training->size() != 1 || training->front() != 0)
-      return node.fail("training_mode must be a constant false");
+    if (failed(training))
+      return failure();
+    if (training->size() != 1 || training->front() != 0)
+      return node.fail("training_mode must be false");
   }
   if (!node.isOutputUsed(1))
     return Values{*x};
@@ -243,38 +245,40 @@ FailureOr<Values> convertConstant(OnnxNode &node) {
 
 } // namespace
 
+/// Registered at the first opset with today's semantics; later versions only
+/// added element types.
 void fromonnx::populateElementwiseConverters(OnnxConverters &c) {
-  c.add("Neg", 13, unary<NegOp>);
-  c.add("Abs", 13, unary<AbsOp>);
-  c.add("Exp", 13, unary<ExpOp>);
-  c.add("Log", 13, unary<LogOp>);
-  c.add("Sqrt", 13, unary<SqrtOp>);
-  c.add("Reciprocal", 13, unary<ReciprocalOp>);
-  c.add("Tanh", 13, unary<TanhOp>);
-  c.add("Erf", 13, unary<ErfOp>);
-  c.add("Sigmoid", 13, unary<SigmoidOp>);
-  c.add("Relu", 13, unary<ReluOp>);
+  c.add("Neg", 6, unary<NegOp>);
+  c.add("Abs", 6, unary<AbsOp>);
+  c.add("Exp", 6, unary<ExpOp>);
+  c.add("Log", 6, unary<LogOp>);
+  c.add("Sqrt", 6, unary<SqrtOp>);
+  c.add("Reciprocal", 6, unary<ReciprocalOp>);
+  c.add("Tanh", 6, unary<TanhOp>);
+  c.add("Erf", 9, unary<ErfOp>);
+  c.add("Sigmoid", 6, unary<SigmoidOp>);
+  c.add("Relu", 6, unary<ReluOp>);
   c.add("Sin", 7, unary<SinOp>);
   c.add("Cos", 7, unary<CosOp>);
   c.add("Not", 1, unary<NotOp>);
   c.add("Gelu", 20, convertGelu);
-  c.add("Add", 13, binary<AddOp>);
-  c.add("Sub", 13, binary<SubOp>);
-  c.add("Mul", 13, binary<MulOp>);
-  c.add("Div", 13, binary<DivOp>);
-  c.add("Pow", 13, convertPow);
-  c.add("Max", 13, variadic<MaxOp>);
-  c.add("Min", 13, variadic<MinOp>);
-  c.add("Equal", 13, binary<EqualOp>);
-  c.add("Less", 13, binary<LessOp>);
-  c.add("Greater", 13, binary<GreaterOp>);
+  c.add("Add", 7, binary<AddOp>);
+  c.add("Sub", 7, binary<SubOp>);
+  c.add("Mul", 7, binary<MulOp>);
+  c.add("Div", 7, binary<DivOp>);
+  c.add("Pow", 7, convertPow);
+  c.add("Max", 8, variadic<MaxOp>);
+  c.add("Min", 8, variadic<MinOp>);
+  c.add("Equal", 11, binary<EqualOp>);
+  c.add("Less", 9, binary<LessOp>);
+  c.add("Greater", 9, binary<GreaterOp>);
   c.add("And", 7, binary<AndOp>);
   c.add("Or", 7, binary<OrOp>);
   c.add("Where", 9, convertWhere);
-  c.add("Clip", 13, convertClip);
-  c.add("Cast", 13, convertCast);
+  c.add("Clip", 11, convertClip);
+  c.add("Cast", 9, convertCast);
   c.add("CastLike", 15, convertCastLike);
-  c.add("Identity", 13, convertIdentity);
-  c.add("Dropout", 13, convertDropout);
-  c.add("Constant", 13, convertConstant);
+  c.add("Identity", 1, convertIdentity);
+  c.add("Dropout", 7, convertDropout);
+  c.add("Constant", 9, convertConstant);
 }

@@ -291,8 +291,8 @@ FailureOr<Values> convertEinsum(OnnxNode &node) {
 } // namespace
 
 void fromonnx::populateMatmulConverters(OnnxConverters &c) {
-  c.add("MatMul", 13, convertMatMul);
-  c.add("Gemm", 13, convertGemm);
+  c.add("MatMul", 9, convertMatMul);
+  c.add("Gemm", 11, convertGemm);
   c.add("MatMulInteger", 10, convertMatMulInteger);
   c.add("Einsum", 12, convertEinsum);
 }

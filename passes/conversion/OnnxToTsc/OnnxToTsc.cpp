@@ -466,14 +466,21 @@ struct ConvertOnnxToTscPass
         failedAny = true;
     }
     if (!unsupported.empty()) {
-      InFlightDiagnostic diag = func.emitError()
+      // Reported at the function's location without the op dump MLIR adds to
+      // op diagnostics: the list is the message.
+      InFlightDiagnostic diag = emitError(func.getLoc())
                                 << unsupported.size()
                                 << " unsupported ONNX op type(s):";
+      int64_t oldest = INT64_MAX;
       for (auto &[key, entry] : unsupported) {
         diag << "\n  " << key.first << " (opset " << key.second
              << "): " << entry.count << " node(s), e.g. ";
         llvm::interleaveComma(entry.names, diag);
+        oldest = std::min(oldest, key.second);
       }
+      if (oldest < 13)
+        diag << "\n(some of these ops changed meaning since that opset; "
+                "upgrade the model with onnx.version_converter)";
     }
     if (failedAny && !allowUnsupported)
       return signalPassFailure();

@@ -157,7 +157,7 @@ FailureOr<Values> convertDynamicQuantize(OnnxNode &node) {
 } // namespace
 
 void fromonnx::populateQuantizationConverters(OnnxConverters &c) {
-  c.add("QuantizeLinear", 13, convertQuantize);
-  c.add("DequantizeLinear", 13, convertDequantize);
+  c.add("QuantizeLinear", 10, convertQuantize);
+  c.add("DequantizeLinear", 10, convertDequantize);
   c.add("DynamicQuantizeLinear", 11, convertDynamicQuantize);
 }

@@ -154,12 +154,13 @@ FailureOr<Values> convertRmsNorm(OnnxNode &node) {
 } // namespace
 
 void fromonnx::populateReductionConverters(OnnxConverters &c) {
+  c.add("ReduceSum", 1, convertReduce<ReduceSumOp, false>);
   c.add("ReduceSum", 13, convertReduce<ReduceSumOp, true>);
-  c.add("ReduceMean", 13, convertReduce<ReduceMeanOp, false>);
+  c.add("ReduceMean", 1, convertReduce<ReduceMeanOp, false>);
   c.add("ReduceMean", 18, convertReduce<ReduceMeanOp, true>);
-  c.add("ReduceMax", 13, convertReduce<ReduceMaxOp, false>);
+  c.add("ReduceMax", 1, convertReduce<ReduceMaxOp, false>);
   c.add("ReduceMax", 18, convertReduce<ReduceMaxOp, true>);
-  c.add("ReduceMin", 13, convertReduce<ReduceMinOp, false>);
+  c.add("ReduceMin", 1, convertReduce<ReduceMinOp, false>);
   c.add("ReduceMin", 18, convertReduce<ReduceMinOp, true>);
   c.add("Softmax", 13, convertSoftmax<SoftmaxOp>);
   c.add("LogSoftmax", 13, convertSoftmax<LogSoftmaxOp>);

@@ -26,6 +26,70 @@ OpFoldResult asIndex(OnnxNode &node, OpFoldResult element) {
   return node.toIndex(element);
 }
 
+/// Whether two sizes are the same value: identical, or the same dim of the
+/// same tensor.
+bool sameSize(OpFoldResult a, OpFoldResult b) {
+  if (a == b)
+    return true;
+  auto da = dyn_cast_if_present<Value>(a);
+  auto db = dyn_cast_if_present<Value>(b);
+  auto dimA = da ? da.getDefiningOp<DimOp>() : DimOp();
+  auto dimB = db ? db.getDefiningOp<DimOp>() : DimOp();
+  return dimA && dimB && dimA.getInput() == dimB.getInput() &&
+         dimA.getDim() == dimB.getDim();
+}
+
+/// The -1 entry of a Reshape: the input's element count over the product of
+/// the other entries, with equal factors cancelled first, so that [b, s, -1]
+/// of a [b, s, 4, 16] input is 64 and not (b * s * 64) / (b * s).
+FailureOr<OpFoldResult> inferredSize(OnnxNode &node,
+                                     ArrayRef<OpFoldResult> inputSizes,
+                                     ArrayRef<OpFoldResult> sizes,
+                                     size_t inferred) {
+  int64_t numerator = 1, denominator = 1;
+  SmallVector<OpFoldResult> numeratorValues, denominatorValues;
+  for (OpFoldResult size : inputSizes) {
+    if (std::optional<int64_t> c = constantOf(size))
+      numerator *= *c;
+    else
+      numeratorValues.push_back(size);
+  }
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    OpFoldResult size = sizes[i];
+    if (i == inferred)
+      continue;
+    if (std::optional<int64_t> c = constantOf(size)) {
+      denominator *= *c;
+      continue;
+    }
+    auto *match = llvm::find_if(numeratorValues, [&](OpFoldResult v) {
+      return sameSize(v, size);
+    });
+    if (match != numeratorValues.end())
+      numeratorValues.erase(match);
+    else
+      denominatorValues.push_back(size);
+  }
+  RewriterBase &rw = node.getRewriter();
+  if (denominator == 0)
+    return node.fail("cannot infer the -1 dim next to a zero-size dim");
+  OpFoldResult product = rw.getIndexAttr(1);
+  for (OpFoldResult v : numeratorValues)
+    product = node.multiply(product, v);
+  if (denominatorValues.empty() && numerator % denominator == 0)
+    return node.multiply(product, rw.getIndexAttr(numerator / denominator));
+  if (numeratorValues.empty() && denominatorValues.empty())
+    return node.fail("cannot infer the -1 dim: " + Twine(numerator) +
+                     " elements do not divide by " + Twine(denominator));
+  // What does not cancel is divided at run time.
+  OpFoldResult divisor = rw.getIndexAttr(denominator);
+  for (OpFoldResult v : denominatorValues)
+    divisor = node.multiply(divisor, v);
+  OpFoldResult total = node.multiply(product, rw.getIndexAttr(numerator));
+  return OpFoldResult(rw.createOrFold<arith::DivUIOp>(
+      node.getLoc(), node.toIndex(total), node.toIndex(divisor)));
+}
+
 FailureOr<Values> convertReshape(OnnxNode &node) {
   auto x = node.input(0);
   if (failed(x))
@@ -55,23 +119,12 @@ FailureOr<Values> convertReshape(OnnxNode &node) {
       sizes.push_back(asIndex(node, element));
     }
   }
-  OpFoldResult total = node.getRewriter().getIndexAttr(1);
-  for (OpFoldResult size : node.sizes(*x))
-    total = node.multiply(total, size);
   if (inferred) {
-    OpFoldResult known = node.getRewriter().getIndexAttr(1);
-    for (OpFoldResult size : sizes)
-      known = node.multiply(known, size);
-    std::optional<int64_t> t = constantOf(total), k = constantOf(known);
-    if (t && k) {
-      if (*k == 0 || *t % *k != 0)
-        return node.fail("cannot infer the -1 dim: " + Twine(*t) +
-                         " elements do not divide by " + Twine(*k));
-      sizes[*inferred] = node.getRewriter().getIndexAttr(*t / *k);
-    } else {
-      sizes[*inferred] = node.getRewriter().createOrFold<arith::DivUIOp>(
-          node.getLoc(), node.toIndex(total), node.toIndex(known));
-    }
+    FailureOr<OpFoldResult> size = inferredSize(node, node.sizes(*x), sizes,
+                                                *inferred);
+    if (failed(size))
+      return failure();
+    sizes[*inferred] = *size;
   }
   SmallVector<int64_t> target = OnnxNode::staticShape(sizes);
   if (type.hasStaticShape() && !ShapedType::isDynamicShape(target) &&
@@ -522,17 +575,17 @@ FailureOr<Values> convertTrilu(OnnxNode &node) {
 } // namespace
 
 void fromonnx::populateShapeConverters(OnnxConverters &c) {
-  c.add("Reshape", 13, convertReshape);
-  c.add("Transpose", 13, convertTranspose);
-  c.add("Gather", 13, convertGather);
-  c.add("Concat", 13, convertConcat);
-  c.add("Slice", 13, convertSlice);
-  c.add("Split", 13, convertSplit);
+  c.add("Reshape", 5, convertReshape);
+  c.add("Transpose", 1, convertTranspose);
+  c.add("Gather", 11, convertGather);
+  c.add("Concat", 11, convertConcat);
+  c.add("Slice", 10, convertSlice);
+  c.add("Split", 11, convertSplit);
   c.add("Squeeze", 13, convertSqueeze);
   c.add("Unsqueeze", 13, convertUnsqueeze);
-  c.add("Expand", 13, convertExpand);
-  c.add("Shape", 13, convertShape);
-  c.add("Size", 13, convertSize);
+  c.add("Expand", 8, convertExpand);
+  c.add("Shape", 1, convertShape);
+  c.add("Size", 1, convertSize);
   c.add("ConstantOfShape", 9, convertConstantOfShape);
   c.add("Range", 11, convertRange);
   c.add("Trilu", 14, convertTrilu);
