@@ -8,13 +8,15 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "tsc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".onnxtxt"]
+config.suffixes = [".mlir", ".onnxtxt", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tsc_obj_root, "test")
 # unit/ is its own suite (GoogleTest); examples are inputs, not tests.
 config.excludes = ["unit", "Inputs", "examples", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%tsc_src_root", config.tsc_src_root))
+# The project's Python environment (tools/setup.sh), for fixture scripts.
+config.substitutions.append(("%python", config.tsc_python))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(

@@ -42,6 +42,12 @@ start=$SECONDS
   --tsc "$build/bin/tsc" --xunit "$results/onnx-node.xml" || status=1
 echo "test: suite 'onnx-node' took $((SECONDS - start))s"
 
+# BERT-, GPT-2- and Llama-style exports (torch.onnx) through the graph phase.
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/models/check_models.py" \
+  --tsc "$build/bin/tsc" --xunit "$results/onnx-models.xml" || status=1
+echo "test: suite 'onnx-models' took $((SECONDS - start))s"
+
 # Count test cases from the xUnit reports (stdlib only).
 /usr/bin/python3 - "$results" <<'PY' || status=1
 import pathlib, sys, xml.etree.ElementTree as ET

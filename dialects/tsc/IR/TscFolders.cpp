@@ -13,6 +13,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -380,37 +381,160 @@ OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
 // Shape queries
 //===----------------------------------------------------------------------===//
 
+/// The operand dim that dim `d` of `op`'s result `result` equals, for ops
+/// whose result dims are operand dims (elementwise, contractions, layout
+/// changes). With broadcasting, a dynamic result dim is taken from the first
+/// operand that is dynamic there: two dynamic dims broadcast against each
+/// other are equal (a model whose dims would be 1 there is rejected at run
+/// time by the symbol ranges and bindings).
+static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
+                                                          int64_t d) {
+  auto rank = [](Value v) { return cast<RankedTensorType>(v.getType()).getRank(); };
+  auto broadcastSource =
+      [&](ValueRange operands,
+          int64_t resultRank) -> std::optional<std::pair<Value, int64_t>> {
+    for (Value operand : operands) {
+      auto type = dyn_cast<RankedTensorType>(operand.getType());
+      if (!type)
+        continue;
+      int64_t od = d - (resultRank - type.getRank());
+      if (od >= 0 && type.isDynamicDim(od))
+        return std::make_pair(operand, od);
+    }
+    return std::nullopt;
+  };
+  int64_t resultRank = rank(op->getResult(0));
+  if (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+      isa<CastOp, LayerNormOp, RmsNormOp, QuantizeOp, DequantizeOp>(op))
+    return std::make_pair(op->getOperand(0), d);
+  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp,
+          GreaterOp, AndOp, OrOp, WhereOp>(op))
+    return broadcastSource(op->getOperands(), resultRank);
+  return llvm::TypeSwitch<Operation *, std::optional<std::pair<Value, int64_t>>>(op)
+      .Case([&](MatmulOp m) -> std::optional<std::pair<Value, int64_t>> {
+        int64_t l = rank(m.getLhs()), r = rank(m.getRhs());
+        if (r >= 2 && d == resultRank - 1)
+          return std::make_pair(m.getRhs(), r - 1);
+        if (l >= 2 && d == resultRank - (r >= 2 ? 2 : 1))
+          return std::make_pair(m.getLhs(), l - 2);
+        // Batch dims: broadcast of the operands' leading dims.
+        int64_t batch = resultRank - (l >= 2) - (r >= 2);
+        if (d >= batch)
+          return std::nullopt;
+        for (auto [operand, orank] : {std::pair{m.getLhs(), l},
+                                      std::pair{m.getRhs(), r}}) {
+          int64_t od = d - (batch - (orank - 2));
+          if (orank > 2 && od >= 0 &&
+              cast<RankedTensorType>(operand.getType()).isDynamicDim(od))
+            return std::make_pair(operand, od);
+        }
+        return std::nullopt;
+      })
+      .Case<LinearOp, QuantizedMatmulOp>(
+          [&](Operation *o) -> std::optional<std::pair<Value, int64_t>> {
+            if (d == resultRank - 1)
+              return std::nullopt;
+            return std::make_pair(o->getOperand(0), d);
+          })
+      .Case([&](TransposeOp t) {
+        return std::optional(std::make_pair(t.getInput(), t.getPerm()[d]));
+      })
+      .Case([&](AttentionOp a) {
+        return std::optional(std::make_pair(d == 3 ? a.getValue() : a.getQuery(), d));
+      })
+      .Case([&](SplitOp s) -> std::optional<std::pair<Value, int64_t>> {
+        if (d == static_cast<int64_t>(s.getAxis()))
+          return std::nullopt;
+        return std::make_pair(s.getInput(), d);
+      })
+      .Case([&](ConcatOp c) -> std::optional<std::pair<Value, int64_t>> {
+        if (d == static_cast<int64_t>(c.getAxis()))
+          return std::nullopt;
+        return broadcastSource(c.getInputs(), resultRank);
+      })
+      .Case([&](GatherOp g) -> std::optional<std::pair<Value, int64_t>> {
+        auto axis = static_cast<int64_t>(g.getAxis());
+        int64_t indices = rank(g.getIndices());
+        if (d < axis)
+          return std::make_pair(g.getData(), d);
+        if (d < axis + indices)
+          return std::make_pair(g.getIndices(), d - axis);
+        return std::make_pair(g.getData(), d - indices + 1);
+      })
+      .Case([&](SqueezeOp s) {
+        int64_t od = d;
+        for (int64_t dim : s.getDims())
+          if (dim <= od)
+            ++od;
+        return std::optional(std::make_pair(s.getInput(), od));
+      })
+      .Case([&](UnsqueezeOp u) -> std::optional<std::pair<Value, int64_t>> {
+        if (llvm::is_contained(u.getDims(), d))
+          return std::nullopt;
+        int64_t od = d - llvm::count_if(u.getDims(), [&](int64_t x) { return x < d; });
+        return std::make_pair(u.getInput(), od);
+      })
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(
+          [&](Operation *o) -> std::optional<std::pair<Value, int64_t>> {
+            auto dims = o->getAttrOfType<DenseI64ArrayAttr>("dims").asArrayRef();
+            if (o->hasAttr("keepdim"))
+              return llvm::is_contained(dims, d)
+                         ? std::nullopt
+                         : std::optional(std::make_pair(o->getOperand(0), d));
+            int64_t od = d;
+            for (int64_t dim : dims)
+              if (dim <= od)
+                ++od;
+            return std::make_pair(o->getOperand(0), od);
+          })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 OpFoldResult DimOp::fold(FoldAdaptor) {
+  // Walk up through producers whose result dims are operand dims until a
+  // static size, a reshape/expand shape operand or a binding answers.
+  Value input = getInput();
   auto dim = static_cast<int64_t>(getDim());
-  RankedTensorType type = getInput().getType();
-  if (!type.isDynamicDim(dim))
-    return IntegerAttr::get(IndexType::get(getContext()), type.getDimSize(dim));
-  // The size of a dynamic dim of a reshape or expand is its shape operand.
-  Operation *producer = getInput().getDefiningOp();
-  if (isa_and_nonnull<ReshapeOp, ExpandOp>(producer)) {
-    ValueRange shape = producer->getOperands().drop_front();
-    return shape[type.getDynamicDimIndex(dim)];
-  }
-  // A dim bound to a single symbol is that symbol's value, when the
-  // declaration precedes this op in the same block (it then dominates it).
-  for (Operation *user : getInput().getUsers()) {
-    auto bind = dyn_cast<BindShapeOp>(user);
-    if (!bind)
-      continue;
-    AffineExpr expr = bind.getShape().getResult(dim);
-    if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+  for (int steps = 0; steps < 64; ++steps) {
+    auto type = cast<RankedTensorType>(input.getType());
+    if (!type.isDynamicDim(dim))
       return IntegerAttr::get(IndexType::get(getContext()),
-                              constant.getValue());
-    auto symbol = dyn_cast<AffineSymbolExpr>(expr);
-    if (!symbol)
-      continue;
-    Value value = bind.getSymbols()[symbol.getPosition()];
-    Operation *decl = value.getDefiningOp();
-    if (decl && decl->getBlock() == (*this)->getBlock() &&
-        decl->isBeforeInBlock(*this))
-      return value;
+                              type.getDimSize(dim));
+    Operation *producer = input.getDefiningOp();
+    if (isa_and_nonnull<ReshapeOp, ExpandOp>(producer)) {
+      ValueRange shape = producer->getOperands().drop_front();
+      return shape[type.getDynamicDimIndex(dim)];
+    }
+    // A dim bound to a single symbol is that symbol's value, when the
+    // declaration precedes this op in the same block (it then dominates it).
+    for (Operation *user : input.getUsers()) {
+      auto bind = dyn_cast<BindShapeOp>(user);
+      if (!bind)
+        continue;
+      AffineExpr expr = bind.getShape().getResult(dim);
+      if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+        return IntegerAttr::get(IndexType::get(getContext()),
+                                constant.getValue());
+      auto symbol = dyn_cast<AffineSymbolExpr>(expr);
+      if (!symbol)
+        continue;
+      Value value = bind.getSymbols()[symbol.getPosition()];
+      Operation *decl = value.getDefiningOp();
+      if (decl && decl->getBlock() == (*this)->getBlock() &&
+          decl->isBeforeInBlock(*this))
+        return value;
+    }
+    std::optional<std::pair<Value, int64_t>> source =
+        producer ? sourceDim(producer, dim) : std::nullopt;
+    if (!source)
+      break;
+    std::tie(input, dim) = *source;
   }
-  return {};
+  if (input == getInput())
+    return {};
+  getInputMutable().assign(input);
+  setDim(static_cast<uint64_t>(dim));
+  return getResult();
 }
 
 OpFoldResult ShapeOfOp::fold(FoldAdaptor) {

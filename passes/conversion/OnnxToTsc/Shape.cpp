@@ -29,6 +29,18 @@ OpFoldResult asIndex(OnnxNode &node, OpFoldResult element) {
 /// Whether two sizes are the same value: identical, or the same dim of the
 /// same tensor.
 bool sameSize(OpFoldResult a, OpFoldResult b) {
+  // Shape elements reach here through index <-> i64 casts.
+  auto strip = [](OpFoldResult v) -> OpFoldResult {
+    auto value = dyn_cast_if_present<Value>(v);
+    while (value)
+      if (auto cast = value.getDefiningOp<arith::IndexCastOp>())
+        value = cast.getIn();
+      else
+        break;
+    return value ? OpFoldResult(value) : v;
+  };
+  a = strip(a);
+  b = strip(b);
   if (a == b)
     return true;
   auto da = dyn_cast_if_present<Value>(a);
@@ -148,6 +160,21 @@ FailureOr<Values> convertTranspose(OnnxNode &node) {
   return Values{*out};
 }
 
+/// Whether `indices` cannot be negative: positions from a Range that starts
+/// at a non-negative constant and counts up (possibly cast and reshaped).
+bool provablyNonNegative(Value indices) {
+  Operation *op = indices.getDefiningOp();
+  while (isa_and_nonnull<CastOp, UnsqueezeOp, SqueezeOp, ReshapeOp, ExpandOp>(op))
+    op = op->getOperand(0).getDefiningOp();
+  auto range = dyn_cast_or_null<RangeOp>(op);
+  if (!range)
+    return false;
+  IntegerAttr start, delta;
+  return matchPattern(range.getStart(), m_Constant(&start)) &&
+         matchPattern(range.getDelta(), m_Constant(&delta)) &&
+         start.getInt() >= 0 && delta.getInt() > 0;
+}
+
 FailureOr<Values> convertGather(OnnxNode &node) {
   auto data = node.input(0);
   auto indices = node.input(1);
@@ -174,7 +201,7 @@ FailureOr<Values> convertGather(OnnxNode &node) {
           rw, node.getLoc(),
           DenseIntElementsAttr::get(constant.getType(), wrapped));
     }
-  } else {
+  } else if (!provablyNonNegative(index)) {
     // Run-time indices may be negative (ONNX counts them from the end).
     Type element = indices->getType().getElementType();
     Value zero = node.scalar(element, 0);

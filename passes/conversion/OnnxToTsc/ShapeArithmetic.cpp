@@ -249,6 +249,48 @@ struct WhereOfElements : OpRewritePattern<WhereOp> {
   }
 };
 
+/// Whether `value` is a size: a symbol, a dim, or sums and products of sizes
+/// and non-negative constants (through index/i64 casts).
+bool isSize(Value value, int depth = 0) {
+  if (depth > 8)
+    return false;
+  if (auto cast = value.getDefiningOp<arith::IndexCastOp>())
+    return isSize(cast.getIn(), depth + 1);
+  if (value.getDefiningOp<SymbolOp>() || value.getDefiningOp<DimOp>())
+    return true;
+  IntegerAttr constant;
+  if (matchPattern(value, m_Constant(&constant)))
+    return constant.getInt() >= 0;
+  Operation *op = value.getDefiningOp();
+  if (isa_and_nonnull<arith::AddIOp, arith::MulIOp>(op))
+    return isSize(op->getOperand(0), depth + 1) &&
+           isSize(op->getOperand(1), depth + 1);
+  return false;
+}
+
+/// `size == c` is false and `size != c` true for a negative constant `c`:
+/// exporters test shape entries against -1 (torch's expand, repeat).
+struct CompareSizeWithNegative : OpRewritePattern<arith::CmpIOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::CmpIOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getPredicate() != arith::CmpIPredicate::eq &&
+        op.getPredicate() != arith::CmpIPredicate::ne)
+      return failure();
+    for (auto [size, other] : {std::pair{op.getLhs(), op.getRhs()},
+                               std::pair{op.getRhs(), op.getLhs()}}) {
+      IntegerAttr constant;
+      if (!matchPattern(other, m_Constant(&constant)) ||
+          constant.getValue().isNonNegative() || !isSize(size))
+        continue;
+      rw.replaceOpWithNewOp<arith::ConstantIntOp>(
+          op, rw.getI1Type(), op.getPredicate() == arith::CmpIPredicate::ne);
+      return success();
+    }
+    return failure();
+  }
+};
+
 } // namespace
 
 void fromonnx::populateShapeArithmeticPatterns(RewritePatternSet &patterns) {
@@ -258,5 +300,6 @@ void fromonnx::populateShapeArithmeticPatterns(RewritePatternSet &patterns) {
                SameElements<UnsqueezeOp>, SameElements<ReshapeOp>,
                SameElements<CastOp>, BinaryOfElements<AddOp>,
                BinaryOfElements<SubOp>, BinaryOfElements<MulOp>,
-               BinaryOfElements<DivOp>, BinaryOfElements<EqualOp>>(ctx);
+               BinaryOfElements<DivOp>, BinaryOfElements<EqualOp>,
+               CompareSizeWithNegative>(ctx);
 }

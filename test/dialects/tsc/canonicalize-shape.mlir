@@ -370,3 +370,40 @@ func.func @no_fold_shape_of_dynamic(%x: tensor<?x768xf32>) -> tensor<2xi64> {
   %s = tsc.shape_of %x : (tensor<?x768xf32>) -> tensor<2xi64>
   return %s : tensor<2xi64>
 }
+
+// -----
+
+// Dims of intermediates walk up through producers whose result dims are
+// operand dims (here gelu, linear, transpose) to a bound argument.
+// CHECK-LABEL: func.func @fold_dim_through_producers
+// CHECK:         %[[B:.+]] = tsc.symbol "batch"
+// CHECK:         %[[S:.+]] = tsc.symbol "seq"
+// CHECK-NOT:     tsc.dim
+// CHECK:         return %[[S]], %[[B]]
+func.func @fold_dim_through_producers(%x: tensor<?x?x8xf32>, %w: tensor<16x8xf32>) -> (index, index) {
+  %batch = tsc.symbol "batch" [1, 8]
+  %seq = tsc.symbol "seq" [1, 64]
+  tsc.bind_shape %x[%batch, %seq], affine_map<()[s0, s1] -> (s0, s1, 8)> : tensor<?x?x8xf32>
+  %y = tsc.linear %x, %w : (tensor<?x?x8xf32>, tensor<16x8xf32>) -> tensor<?x?x16xf32>
+  %g = tsc.gelu %y : tensor<?x?x16xf32>
+  %t = tsc.transpose %g perm = [1, 0, 2] : (tensor<?x?x16xf32>) -> tensor<?x?x16xf32>
+  %d0 = tsc.dim %t, 0 : tensor<?x?x16xf32>
+  %d1 = tsc.dim %t, 1 : tensor<?x?x16xf32>
+  return %d0, %d1 : index, index
+}
+
+// -----
+
+// A broadcast dim comes from the operand that is dynamic there, not from a
+// size-1 operand.
+// CHECK-LABEL: func.func @fold_dim_through_broadcast
+// CHECK:         %[[S:.+]] = tsc.symbol "seq"
+// CHECK-NOT:     tsc.dim
+// CHECK:         return %[[S]]
+func.func @fold_dim_through_broadcast(%mask: tensor<1x1x?xf32>, %x: tensor<?x4x1xf32>) -> index {
+  %seq = tsc.symbol "seq" [1, 64]
+  tsc.bind_shape %mask[%seq], affine_map<()[s0] -> (1, 1, s0)> : tensor<1x1x?xf32>
+  %a = tsc.add %x, %mask : (tensor<?x4x1xf32>, tensor<1x1x?xf32>) -> tensor<?x4x?xf32>
+  %d = tsc.dim %a, 2 : tensor<?x4x?xf32>
+  return %d : index
+}

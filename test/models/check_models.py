@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""End-to-end import of the exported BERT-, GPT-2- and Llama-style models.
+
+Exports the models with export_models.py (torch.onnx, opsets 14 and 17,
+dynamic batch and sequence), compiles each with `tsc --emit=import` and
+`tsc --emit=graph`, and checks the graph contract: no tsc.foreign left, the
+only symbols are `batch` and `seq`, and the shape subgraphs are folded away
+(no Shape/Gather/Concat arithmetic left on shape tensors). Prints the op
+counts before and after.
+
+Usage: check_models.py --tsc build/bin/tsc [--xunit FILE] [--keep DIR]
+"""
+import argparse
+import collections
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+HERE = pathlib.Path(__file__).resolve().parent
+# Ops that only compute shapes; after the graph phase none may be left
+# operating on small integer tensors.
+SHAPE_OPS = ("tsc.shape_of", "tensor.from_elements")
+
+
+def ops(text):
+    """Op counts in printed IR, without declarations and constants."""
+    counts = collections.Counter(re.findall(r"= ((?:tsc|arith|tensor)\.\w+)", text))
+    for skip in ("tsc.symbol", "tsc.constant", "arith.constant", "tsc.none"):
+        counts.pop(skip, None)
+    return counts
+
+
+def check(tsc, path):
+    """Returns (problems, nodes imported, ops after the graph phase)."""
+    imported = subprocess.run([tsc, str(path), "--emit=import"],
+                              capture_output=True, text=True)
+    if imported.returncode:
+        return [f"import failed: {imported.stderr.strip()}"], 0, {}
+    graph = subprocess.run([tsc, str(path), "--emit=graph"],
+                           capture_output=True, text=True)
+    if graph.returncode:
+        return [f"graph phase failed: {graph.stderr.strip()}"], 0, {}
+    problems = []
+    nodes = imported.stdout.count("tsc.foreign")
+    after = ops(graph.stdout)
+    if "tsc.foreign" in graph.stdout:
+        problems.append("tsc.foreign left after the graph phase")
+    symbols = sorted(set(re.findall(r'tsc\.symbol "(\w+)"', graph.stdout)))
+    if symbols != ["batch", "seq"]:
+        problems.append(f"symbols are {symbols}, expected batch and seq")
+    for op in SHAPE_OPS:
+        if after.get(op):
+            problems.append(f"{after[op]} {op} left: shape arithmetic not folded")
+    return problems, nodes, after
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tsc", required=True)
+    parser.add_argument("--xunit")
+    parser.add_argument("--keep", help="export into this folder and keep it")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(args.keep or tmp)
+        export = subprocess.run([sys.executable, str(HERE / "export_models.py"), str(out)],
+                                capture_output=True, text=True)
+        suite = ET.Element("testsuite", name="onnx-models")
+        if export.returncode:
+            case = ET.SubElement(suite, "testcase", classname="onnx-models", name="export")
+            ET.SubElement(case, "failure", message="export failed").text = export.stderr
+            print(export.stderr)
+            failed = 1
+        else:
+            failed = 0
+            print(f"{'model':<16} {'ONNX nodes':>10} {'tsc ops':>8}   ops after the graph phase")
+            for path in sorted(out.glob("*.onnx")):
+                problems, nodes, after = check(args.tsc, path)
+                case = ET.SubElement(suite, "testcase", classname="onnx-models",
+                                     name=path.stem)
+                if problems:
+                    failed += 1
+                    ET.SubElement(case, "failure", message=problems[0]).text = \
+                        "\n".join(problems)
+                    print(f"FAIL: {path.stem}: " + "; ".join(problems))
+                    continue
+                summary = ", ".join(f"{n} {op.split('.', 1)[1]}"
+                                    for op, n in after.most_common())
+                print(f"{path.stem:<16} {nodes:>10} {sum(after.values()):>8}   {summary}")
+        if args.xunit:
+            ET.ElementTree(suite).write(args.xunit)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
