@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -283,12 +284,19 @@ Importer::readTensorBytes(const onnx::TensorProto &tensor,
     std::string location;
     int64_t offset = 0, length = -1;
     for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
-      if (entry.key() == "location")
+      StringRef value = entry.value();
+      if (entry.key() == "location") {
         location = entry.value();
-      else if (entry.key() == "offset")
-        offset = std::stoll(entry.value());
-      else if (entry.key() == "length")
-        length = std::stoll(entry.value());
+      } else if ((entry.key() == "offset" && value.getAsInteger(10, offset)) ||
+                 (entry.key() == "length" && value.getAsInteger(10, length))) {
+        error() << what << ": external data " << entry.key() << " '" << value
+                << "' is not a number";
+        return failure();
+      }
+    }
+    if (offset < 0) {
+      error() << what << ": negative external data offset";
+      return failure();
     }
     SmallString<256> file(llvm::sys::path::parent_path(options.path));
     llvm::sys::path::append(file, location);
@@ -362,11 +370,11 @@ FailureOr<Value> Importer::importInitializer(const onnx::TensorProto &tensor) {
   SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
   int64_t numElements = 1;
   for (int64_t d : shape) {
-    if (d < 0) {
-      error() << what << " has a negative dim";
+    if (d < 0 || llvm::MulOverflow(numElements, d, numElements) ||
+        numElements > (int64_t(1) << 40)) {
+      error() << what << " has an invalid shape";
       return failure();
     }
-    numElements *= d;
   }
   FailureOr<std::vector<char>> bytes = readTensorBytes(tensor, numElements);
   if (failed(bytes))
