@@ -265,17 +265,45 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
+/// Whether `size` is known to equal dim `d` of `tensor`: a tsc.dim of it,
+/// or the symbol its binding gives that dim.
+static bool isDimOf(Value size, Value tensor, int64_t d) {
+  if (auto dim = size.getDefiningOp<DimOp>())
+    return dim.getInput() == tensor && static_cast<int64_t>(dim.getDim()) == d;
+  for (Operation *user : tensor.getUsers()) {
+    auto bind = dyn_cast<BindShapeOp>(user);
+    if (!bind)
+      continue;
+    auto symbol = dyn_cast<AffineSymbolExpr>(bind.getShape().getResult(d));
+    if (symbol && bind.getSymbols()[symbol.getPosition()] == size)
+      return true;
+  }
+  return false;
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  // With at most one dynamic dim the element count pins it down, so equal
-  // types mean an identity reshape.
-  if (getInput().getType() == getType() && getType().getNumDynamicDims() <= 1)
-    return getInput();
+  // Equal types with every dynamic size equal to the input's own: identity.
+  // (With at most one dynamic dim the element count pins it down.)
+  if (getInput().getType() == getType()) {
+    RankedTensorType type = getType();
+    bool identity = type.getNumDynamicDims() <= 1;
+    if (!identity) {
+      identity = true;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          identity &= isDimOf(getShape()[type.getDynamicDimIndex(d)],
+                              getInput(), d);
+    }
+    if (identity)
+      return getInput();
+  }
   if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
     getInputMutable().assign(inner.getInput());
     return getResult();
   }
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
-    if (getType().hasStaticShape())
+    if (getType().hasStaticShape() &&
+        dense.getType().getNumElements() == getType().getNumElements())
       return dense.reshape(getType());
   return {};
 }

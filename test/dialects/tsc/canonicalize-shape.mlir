@@ -407,3 +407,34 @@ func.func @fold_dim_through_broadcast(%mask: tensor<1x1x?xf32>, %x: tensor<?x4x1
   %d = tsc.dim %a, 2 : tensor<?x4x?xf32>
   return %d : index
 }
+
+// -----
+
+// A reshape to its own sizes is the identity, however many dims are dynamic.
+// CHECK-LABEL: func.func @fold_reshape_to_own_sizes
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x?x8xf32>)
+// CHECK-NOT:     tsc.reshape
+// CHECK:         return %[[X]], %[[X]]
+func.func @fold_reshape_to_own_sizes(%x: tensor<?x?x8xf32>) -> (tensor<?x?x8xf32>, tensor<?x?x8xf32>) {
+  %b = tsc.symbol "b" [1, 8]
+  %s = tsc.symbol "s" [1, 64]
+  tsc.bind_shape %x[%b, %s], affine_map<()[s0, s1] -> (s0, s1, 8)> : tensor<?x?x8xf32>
+  %r = tsc.reshape %x [%b, %s] : tensor<?x?x8xf32> -> tensor<?x?x8xf32>
+  %d0 = tsc.dim %x, 0 : tensor<?x?x8xf32>
+  %d1 = tsc.dim %x, 1 : tensor<?x?x8xf32>
+  %q = tsc.reshape %x [%d0, %d1] : tensor<?x?x8xf32> -> tensor<?x?x8xf32>
+  return %r, %q : tensor<?x?x8xf32>, tensor<?x?x8xf32>
+}
+
+// -----
+
+// Near-miss: the sizes swapped are not the input's own.
+// CHECK-LABEL: func.func @no_fold_reshape_swapped_sizes
+// CHECK:         tsc.reshape
+func.func @no_fold_reshape_swapped_sizes(%x: tensor<?x?x8xf32>) -> tensor<?x?x8xf32> {
+  %b = tsc.symbol "b" [1, 8]
+  %s = tsc.symbol "s" [1, 64]
+  tsc.bind_shape %x[%b, %s], affine_map<()[s0, s1] -> (s0, s1, 8)> : tensor<?x?x8xf32>
+  %r = tsc.reshape %x [%s, %b] : tensor<?x?x8xf32> -> tensor<?x?x8xf32>
+  return %r : tensor<?x?x8xf32>
+}
