@@ -42,6 +42,27 @@ def BindSymbolicShapesPass : Pass<"tsc-bind-symbolic-shapes", "func::FuncOp"> {
   ];
 }
 
+def InferSymbolRangesPass : Pass<"tsc-infer-symbol-ranges", "func::FuncOp"> {
+  let summary = "Tighten symbol ranges to what the model can index";
+  let description = [{
+    Models say how long a sequence may be: a position table of 512 rows read
+    at positions `0 .. seq-1` (a `tsc.gather` at a `tsc.range` from 0), or a
+    buffer sliced to `seq` rows (a `tsc.slice` of size `seq` from a static
+    dim), bound `seq` to at most 512. This pass lowers each symbol's maximum
+    to the smallest such bound, so the memory planner plans for sizes the
+    model can run. A range the user set with `--dim` (marked
+    `tsc.command_line`) that exceeds a bound is an error naming the op.
+
+    Before:
+    ```mlir
+    %seq = tsc.symbol "seq" [1, 4096]
+    %pos = tsc.slice %table[0, 0] [%seq, 32] [1, 1] : tensor<512x32xf32> to tensor<?x32xf32>
+    ```
+    After: `%seq = tsc.symbol "seq" [1, 512]`.
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Graph: conversions from source frameworks
 //===----------------------------------------------------------------------===//

@@ -89,6 +89,9 @@ LogicalResult applyDimRanges(ModuleOp module,
       Builder builder(symbol);
       symbol.setMinAttr(builder.getI64IntegerAttr(setting->min));
       symbol.setMaxAttr(builder.getI64IntegerAttr(setting->max));
+      // The graph phase checks user ranges against the model instead of
+      // tightening them.
+      symbol->setAttr("tsc.command_line", builder.getUnitAttr());
     });
     if (!found) {
       llvm::errs() << "tsc: error: --dim " << text << ": the model has no "
@@ -192,6 +195,8 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
+  // Users get messages, not IR dumps; tsc-opt keeps MLIR's default.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   ScopedDiagnosticHandler modelDiagnostics(&context, printModelDiagnostic);

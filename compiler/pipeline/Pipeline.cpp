@@ -34,6 +34,9 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   // graph: merge duplicate subgraphs (exporters repeat shape computations).
   pm.addPass(createCSEPass());
+  // graph: symbol maxima from what the model can index (position tables),
+  // so memory is planned for sizes the model can actually run.
+  pm.addNestedPass<func::FuncOp>(createInferSymbolRangesPass());
   // graph: the contract every later phase relies on: each dynamic dim of each
   // tensor is a known affine expression of the declared symbols.
   BindSymbolicShapesPassOptions bindOptions;
