@@ -64,6 +64,62 @@ def InferSymbolRangesPass : Pass<"tsc-infer-symbol-ranges", "func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Fuse: recognise decomposed ops
+//===----------------------------------------------------------------------===//
+
+def FuseNormsPass : Pass<"tsc-fuse-norms", "func::FuncOp"> {
+  let summary = "Recognise decomposed LayerNorm and RMSNorm";
+  let description = [{
+    Rewrites the formulas exporters and hand-written modules produce into one
+    `tsc.layer_norm` / `tsc.rms_norm`:
+    `(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps)` (also with
+    `* rsqrt(...)`, and `pow 2` or a self-product for the square), followed by
+    `* scale` and `+ bias` when those have the normalized shape; and
+    `x * rsqrt(mean(x^2) + eps)` (or `x / sqrt(...)`) followed by `* scale`.
+    The means must be over the trailing dims with keepdim, and the
+    intermediates used nowhere else.
+
+    Before:
+    ```mlir
+    %m = tsc.reduce_mean %x dims = [2] keepdim : ...
+    %d = tsc.sub %x, %m : ...
+    %p = tsc.pow %d, %two : ...
+    %v = tsc.reduce_mean %p dims = [2] keepdim : ...
+    %e = tsc.add %v, %eps : ...
+    %s = tsc.sqrt %e : ...
+    %n = tsc.div %d, %s : ...
+    ```
+    After:
+    ```mlir
+    %n = tsc.layer_norm %x axis = 2 epsilon = 1.0e-05 : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+}
+
+def FuseActivationsPass : Pass<"tsc-fuse-activations", "func::FuncOp"> {
+  let summary = "Recognise GELU (erf and tanh forms) and SiLU formulas";
+  let description = [{
+    `0.5 * x * (1 + erf(x / sqrt 2))` becomes `tsc.gelu %x`,
+    `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` becomes
+    `tsc.gelu %x approximate = tanh`, and `x * sigmoid(x)` becomes
+    `tsc.silu %x`. Products may associate in any order; constants match to a
+    relative 1e-5, as exporters round them differently.
+
+    Before:
+    ```mlir
+    %s = tsc.sigmoid %x : tensor<?x64xf32>
+    %y = tsc.mul %x, %s : (tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<?x64xf32>
+    ```
+    After:
+    ```mlir
+    %y = tsc.silu %x : tensor<?x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // Graph: conversions from source frameworks
 //===----------------------------------------------------------------------===//
 

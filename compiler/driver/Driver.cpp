@@ -42,7 +42,9 @@ struct DriverOptions {
       "emit", cl::desc("Print the IR after this phase"), cl::Required,
       cl::values(clEnumValN(Phase::Import, "import", "as imported"),
                  clEnumValN(Phase::Graph, "graph",
-                            "canonical tsc graph with bound symbolic dims")),
+                            "canonical tsc graph with bound symbolic dims"),
+                 clEnumValN(Phase::Fuse, "fuse",
+                            "norms and activations recognised as single ops")),
       cl::cat(category)};
   cl::list<std::string> dims{
       "dim", cl::desc("Range of a symbolic dim, e.g. --dim seq=1..512"),

@@ -16,6 +16,8 @@ StringRef tsc::getPhaseName(Phase phase) {
     return "import";
   case Phase::Graph:
     return "graph";
+  case Phase::Fuse:
+    return "fuse";
   }
   llvm_unreachable("unknown phase");
 }
@@ -45,6 +47,17 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   // graph: with every value bound, size queries fold to the symbols.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.until == Phase::Graph)
+    return;
+
+  // fuse: norms first, so their square roots are not mistaken for parts of
+  // other formulas; then GELU and SiLU.
+  pm.addNestedPass<func::FuncOp>(createFuseNormsPass());
+  pm.addNestedPass<func::FuncOp>(createFuseActivationsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // fuse: the new ops get their bindings; the contract holds after each phase.
+  pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
 }
 
 void tsc::registerTscPipeline() {

@@ -18,6 +18,8 @@ enum class Phase {
   Import,
   /// Canonical tsc graph: folded shape arithmetic, every dynamic dim bound.
   Graph,
+  /// Decomposed norms and activations recognised as single ops.
+  Fuse,
 };
 
 /// Name of `phase` as used by --emit and the `until` option.
@@ -26,10 +28,11 @@ StringRef getPhaseName(Phase phase);
 struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
   Option<Phase> until{
       *this, "until", llvm::cl::desc("Last phase to run"),
-      llvm::cl::init(Phase::Graph),
+      llvm::cl::init(Phase::Fuse),
       llvm::cl::values(
           clEnumValN(Phase::Import, "import", "stop after import"),
-          clEnumValN(Phase::Graph, "graph", "stop after the graph phase"))};
+          clEnumValN(Phase::Graph, "graph", "stop after the graph phase"),
+          clEnumValN(Phase::Fuse, "fuse", "stop after the fuse phase"))};
 };
 
 /// Adds the passes of every phase up to `options.until` to `pm` (anchored on

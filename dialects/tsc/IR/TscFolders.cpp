@@ -13,6 +13,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -22,8 +23,49 @@ namespace {
 #include "dialects/tsc/IR/TscCanonicalize.inc"
 } // namespace
 
+namespace {
+
+/// 1 / x -> reciprocal(x), for a splat 1 that does not widen x.
+struct DivideOneToReciprocal : OpRewritePattern<DivOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DivOp op, PatternRewriter &rw) const override {
+    SplatElementsAttr one;
+    if (op.getRhs().getType() != op.getType() ||
+        !isa<FloatType>(op.getType().getElementType()) ||
+        !matchPattern(op.getLhs(), m_Constant(&one)) ||
+        !one.getSplatValue<APFloat>().isExactlyValue(1.0))
+      return failure();
+    rw.replaceOpWithNewOp<ReciprocalOp>(op, op.getRhs());
+    return success();
+  }
+};
+
+/// A binding of a value nothing else uses is dead with it (function
+/// arguments keep theirs: they define what the symbols mean).
+struct EraseDeadBinding : OpRewritePattern<BindShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BindShapeOp op,
+                                PatternRewriter &rw) const override {
+    Operation *producer = op.getOperand().getDefiningOp();
+    if (!producer || !isPure(producer) ||
+        !llvm::all_of(op.getOperand().getUsers(),
+                      [](Operation *user) { return isa<BindShapeOp>(user); }))
+      return failure();
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
 void TscDialect::getCanonicalizationPatterns(RewritePatternSet &results) const {
   populateWithGenerated(results);
+  results.add<DivideOneToReciprocal>(getContext());
+}
+
+void BindShapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<EraseDeadBinding>(context);
 }
 
 /// Largest constant the folders evaluate element by element.

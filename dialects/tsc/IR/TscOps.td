@@ -79,6 +79,7 @@ def Tsc_BindShapeOp : Tsc_Op<"bind_shape"> {
     $operand `[` $symbols `]` `,` $shape attr-dict `:` type($operand)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
