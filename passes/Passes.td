@@ -119,6 +119,33 @@ def FuseActivationsPass : Pass<"tsc-fuse-activations", "func::FuncOp"> {
   let dependentDialects = ["::mlir::tsc::TscDialect"];
 }
 
+def FuseAttentionPass : Pass<"tsc-fuse-attention", "func::FuncOp"> {
+  let summary = "Recognise scaled dot-product attention";
+  let description = [{
+    Rewrites `softmax(mask(Q·Kᵀ · scale)) · V` into `tsc.attention`: the
+    scale as a division or multiplication of the scores or of Q; masks as an
+    added tensor and/or a `where(keep, scores, -big)`; Kᵀ as a transpose of
+    K in [B, H, S, D] or straight from the [B, S, H, D] head split; K and V
+    heads repeated for grouped-query attention (unsqueeze/expand/reshape)
+    taken unrepeated. Intermediates must be used nowhere else.
+
+    Before:
+    ```mlir
+    %kt = tsc.transpose %k perm = [0, 1, 3, 2] : ...
+    %s = tsc.matmul %q, %kt : ...
+    %d = tsc.div %s, %sqrt_d : ...
+    %m = tsc.add %d, %mask : ...
+    %p = tsc.softmax %m axis = 3 : ...
+    %o = tsc.matmul %p, %v : ...
+    ```
+    After:
+    ```mlir
+    %o = tsc.attention %q, %k, %v mask %mask scale = 0.125 : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Graph: conversions from source frameworks
 //===----------------------------------------------------------------------===//

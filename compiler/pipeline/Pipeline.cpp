@@ -54,6 +54,10 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   // other formulas; then GELU and SiLU.
   pm.addNestedPass<func::FuncOp>(createFuseNormsPass());
   pm.addNestedPass<func::FuncOp>(createFuseActivationsPass());
+  // fuse: attention after the canonicalizer has composed the head-split
+  // transposes.
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createFuseAttentionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // fuse: the new ops get their bindings; the contract holds after each phase.

@@ -23,9 +23,10 @@ HERE = pathlib.Path(__file__).resolve().parent
 # Ops that only compute shapes; after the graph phase none may be left
 # operating on small integer tensors.
 SHAPE_OPS = ("tsc.shape_of", "tensor.from_elements")
-# What the fuse phase must have absorbed into layer_norm, rms_norm, gelu and
-# silu: every norm and activation of these models.
-DECOMPOSED = ("tsc.sqrt", "tsc.rsqrt", "tsc.erf", "tsc.tanh", "tsc.sigmoid", "tsc.pow")
+# What the fuse phase must have absorbed into layer_norm, rms_norm, gelu,
+# silu and attention: every norm, activation and attention of these models.
+DECOMPOSED = ("tsc.sqrt", "tsc.rsqrt", "tsc.erf", "tsc.tanh", "tsc.sigmoid", "tsc.pow",
+              "tsc.softmax")
 
 
 def ops(text):
