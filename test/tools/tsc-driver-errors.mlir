@@ -23,6 +23,11 @@
 // NO-EMIT: for the --emit option: must be specified at least once!
 // VERSION: tsc {{[0-9]+\.[0-9]+\.[0-9]+}} (LLVM/MLIR 22.{{[0-9.]+}})
 // PASSES-DAG: --tsc-bind-symbolic-shapes
+// PASSES-DAG: --tsc-convert-onnx-to-tsc
+// PASSES-DAG: --tsc-infer-symbol-ranges
+// PASSES-DAG: --tsc-fuse-norms
+// PASSES-DAG: --tsc-fuse-activations
+// PASSES-DAG: --tsc-fuse-attention
 // PASSES-DAG: --tsc-pipeline
 
 func.func @two_symbols(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {

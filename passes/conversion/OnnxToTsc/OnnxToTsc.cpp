@@ -127,38 +127,35 @@ FailureOr<int64_t> OnnxNode::axis(int64_t axis, int64_t rank) {
   return normalized;
 }
 
+/// Runs `fn`, keeping the first diagnostic it emits in `reason` instead of
+/// reporting it.
+static LogicalResult captureFirstError(MLIRContext *ctx,
+                                       function_ref<LogicalResult()> fn,
+                                       std::string &reason) {
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    if (reason.empty())
+      reason = diag.str();
+    return success();
+  });
+  return fn();
+}
+
 LogicalResult OnnxNode::inferTypes(
     function_ref<LogicalResult(std::optional<Location>)> infer) {
   if (!diagnose)
     return infer(std::nullopt);
-  // Capture the inference's reason and report it as this node's failure.
+  // Report the inference's reason as this node's failure.
   std::string reason;
-  LogicalResult result = success();
-  {
-    ScopedDiagnosticHandler handler(getContext(), [&](Diagnostic &diag) {
-      if (reason.empty())
-        reason = diag.str();
-      return success();
-    });
-    result = infer(getLoc());
-  }
-  if (failed(result))
+  if (failed(captureFirstError(
+          getContext(), [&] { return infer(getLoc()); }, reason)))
     return fail(reason.empty() ? "the operand shapes are inconsistent" : reason);
   return success();
 }
 
 LogicalResult OnnxNode::verifyCreated(Operation *created) {
   std::string reason;
-  LogicalResult result = success();
-  {
-    ScopedDiagnosticHandler handler(getContext(), [&](Diagnostic &diag) {
-      if (reason.empty())
-        reason = diag.str();
-      return success();
-    });
-    result = mlir::verify(created);
-  }
-  if (succeeded(result))
+  if (succeeded(captureFirstError(
+          getContext(), [&] { return mlir::verify(created); }, reason)))
     return success();
   rewriter.eraseOp(created);
   return fail(reason);

@@ -87,26 +87,43 @@ LogicalResult checkNormParam(OnnxNode &node, Value param, StringRef name,
   return success();
 }
 
-FailureOr<Values> convertLayerNorm(OnnxNode &node) {
+/// The input, scale and normalized axis every norm node starts with.
+struct NormOperands {
+  TypedValue<RankedTensorType> x;
+  Value scale;
+  int64_t axis;
+};
+
+FailureOr<NormOperands> normOperands(OnnxNode &node) {
   auto x = node.input(0);
   auto scale = node.input(1);
   if (failed(x) || failed(scale))
     return failure();
-  auto type = x->getType();
-  FailureOr<int64_t> axis = node.axis(node.getInt("axis", -1), type.getRank());
-  if (failed(axis) || failed(checkNormParam(node, *scale, "scale", type, *axis)))
+  FailureOr<int64_t> axis =
+      node.axis(node.getInt("axis", -1), x->getType().getRank());
+  if (failed(axis) ||
+      failed(checkNormParam(node, *scale, "scale", x->getType(), *axis)))
     return failure();
+  return NormOperands{*x, *scale, *axis};
+}
+
+FailureOr<Values> convertLayerNorm(OnnxNode &node) {
+  FailureOr<NormOperands> operands = normOperands(node);
+  if (failed(operands))
+    return failure();
+  auto [x, scale, axis] = *operands;
+  RankedTensorType type = x.getType();
   Value bias;
   if (node.hasInput(2)) {
     auto b = node.input(2);
-    if (failed(b) || failed(checkNormParam(node, *b, "bias", type, *axis)))
+    if (failed(b) || failed(checkNormParam(node, *b, "bias", type, axis)))
       return failure();
     bias = *b;
   }
   RewriterBase &rw = node.getRewriter();
   float epsilon = node.getFloat("epsilon", 1e-5f);
-  Value y = LayerNormOp::create(rw, node.getLoc(), type, *x, *scale, bias,
-                                rw.getI64IntegerAttr(*axis),
+  Value y = LayerNormOp::create(rw, node.getLoc(), type, x, scale, bias,
+                                rw.getI64IntegerAttr(axis),
                                 rw.getF64FloatAttr(epsilon));
   if (!node.isOutputUsed(1) && !node.isOutputUsed(2))
     return Values{y};
@@ -114,12 +131,12 @@ FailureOr<Values> convertLayerNorm(OnnxNode &node) {
   // 1/sqrt(var + epsilon) over the normalized dims, kept as size-1 dims.
   ReduceMeanOp::Properties stats;
   stats.dims = rw.getDenseI64ArrayAttr(
-      llvm::to_vector(llvm::seq<int64_t>(*axis, type.getRank())));
+      llvm::to_vector(llvm::seq<int64_t>(axis, type.getRank())));
   stats.keepdim = rw.getUnitAttr();
-  FailureOr<Value> mean = node.create<ReduceMeanOp>({*x}, stats);
+  FailureOr<Value> mean = node.create<ReduceMeanOp>({x}, stats);
   if (failed(mean))
     return failure();
-  FailureOr<Value> centered = node.create<SubOp>({*x, *mean});
+  FailureOr<Value> centered = node.create<SubOp>({x, *mean});
   if (failed(centered))
     return failure();
   FailureOr<Value> squared = node.create<MulOp>({*centered, *centered});
@@ -137,17 +154,13 @@ FailureOr<Values> convertLayerNorm(OnnxNode &node) {
 }
 
 FailureOr<Values> convertRmsNorm(OnnxNode &node) {
-  auto x = node.input(0);
-  auto scale = node.input(1);
-  if (failed(x) || failed(scale))
+  FailureOr<NormOperands> operands = normOperands(node);
+  if (failed(operands))
     return failure();
-  auto type = x->getType();
-  FailureOr<int64_t> axis = node.axis(node.getInt("axis", -1), type.getRank());
-  if (failed(axis) || failed(checkNormParam(node, *scale, "scale", type, *axis)))
-    return failure();
+  auto [x, scale, axis] = *operands;
   RewriterBase &rw = node.getRewriter();
   return Values{RmsNormOp::create(
-      rw, node.getLoc(), type, *x, *scale, rw.getI64IntegerAttr(*axis),
+      rw, node.getLoc(), x.getType(), x, scale, rw.getI64IntegerAttr(axis),
       rw.getF64FloatAttr(node.getFloat("epsilon", 1e-5f)))};
 }
 
