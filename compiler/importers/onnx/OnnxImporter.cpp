@@ -12,15 +12,20 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <cerrno>
 #include <climits>
+#include <cstring>
+#include <fcntl.h>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -139,16 +144,14 @@ private:
 
 LogicalResult Importer::readModel() {
   StringRef path = options.path;
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/true);
-  if (!buffer) {
-    error() << "cannot read ONNX model '" << path
-            << "': " << buffer.getError().message();
-    return failure();
-  }
-  StringRef data = (*buffer)->getBuffer();
   if (path.ends_with(".onnxtxt")) {
-    onnx::OnnxParser parser(data.data());
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    if (!buffer) {
+      error() << "cannot read ONNX model '" << path
+              << "': " << buffer.getError().message();
+      return failure();
+    }
+    onnx::OnnxParser parser((*buffer)->getBufferStart());
     onnx::Status status = parser.Parse(model);
     if (!status.IsOK()) {
       error() << "'" << path << "' is not valid textual ONNX: "
@@ -157,14 +160,28 @@ LogicalResult Importer::readModel() {
     }
     return success();
   }
-  if (data.size() > static_cast<size_t>(INT_MAX)) {
-    error() << "'" << path << "' is " << data.size()
+  uint64_t size = 0;
+  if (std::error_code ec = llvm::sys::fs::file_size(path, size)) {
+    error() << "cannot read ONNX model '" << path << "': " << ec.message();
+    return failure();
+  }
+  if (size > static_cast<uint64_t>(INT_MAX)) {
+    error() << "'" << path << "' is " << size
             << " bytes; a protobuf message cannot exceed 2 GB, so save the "
                "model with its weights as external data";
     return failure();
   }
-  if (!model.ParseFromArray(data.data(), static_cast<int>(data.size())) ||
-      !model.has_graph() || model.ir_version() <= 0) {
+  // Streamed from the file: the model is in memory once, as the message.
+  int fd = ::open(options.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error() << "cannot read ONNX model '" << path
+            << "': " << std::strerror(errno);
+    return failure();
+  }
+  google::protobuf::io::FileInputStream stream(fd);
+  stream.SetCloseOnDelete(true);
+  if (!model.ParseFromZeroCopyStream(&stream) || !model.has_graph() ||
+      model.ir_version() <= 0) {
     error() << "'" << path
             << "' is not an ONNX model: it does not parse as a ModelProto "
                "with a graph (the file is truncated, corrupt or of another "
@@ -544,11 +561,14 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
       return failure();
     values[input.name()] = *arg;
   }
-  for (const onnx::TensorProto &init : graph.initializer()) {
+  for (onnx::TensorProto &init : *model.mutable_graph()->mutable_initializer()) {
     FailureOr<Value> constant = importInitializer(init);
     if (failed(constant))
       return failure();
     values[init.name()] = *constant;
+    // The blob holds the data now: free the message's copy (clear_* would
+    // keep the allocations), so the weights are in memory once.
+    onnx::TensorProto().Swap(&init);
   }
   for (const onnx::NodeProto &node : graph.node())
     if (failed(importNode(node)))
