@@ -2,17 +2,20 @@
 """End-to-end import of the exported BERT-, GPT-2- and Llama-style models.
 
 Exports the models with export_models.py (torch.onnx, opsets 14 and 17,
-dynamic batch and sequence), compiles each with `tsc --emit=import` and
-`tsc --emit=graph`, and checks the graph contract: no tsc.foreign left, the
-only symbols are `batch` and `seq`, and the shape subgraphs are folded away
-(no Shape/Gather/Concat arithmetic left on shape tensors). Prints the op
-counts before and after.
+dynamic batch and sequence), compiles each with `tsc --emit=import`,
+`--emit=graph` and `--emit=fuse`, and checks the graph contract: no
+tsc.foreign left, the only symbols are `batch` and `seq`, the shape
+subgraphs folded away, and after the fuse phase no decomposed norm,
+activation or attention left. Prints the op counts. Then compiles damaged
+copies of one export: each must be rejected with a message, never crash.
 
 Usage: check_models.py --tsc build/bin/tsc [--xunit FILE] [--keep DIR]
 """
 import argparse
 import collections
+import os
 import pathlib
+import random
 import re
 import subprocess
 import sys
@@ -70,6 +73,36 @@ def check(tsc, path):
     return problems, nodes, after, after_fuse
 
 
+def damaged_copies(path, out_dir, count=24):
+    """Deterministically truncated and bit-flipped copies of `path`."""
+    data = path.read_bytes()
+    rng = random.Random(path.name)
+    for i in range(count):
+        blob = bytearray(data)
+        if i % 2 == 0:
+            blob = blob[: rng.randrange(1, len(blob))]
+        else:
+            for _ in range(8):
+                blob[rng.randrange(len(blob))] ^= 1 << rng.randrange(8)
+        damaged = out_dir / f"{path.stem}-damaged{i}.onnx"
+        damaged.write_bytes(bytes(blob))
+        yield damaged
+
+
+def check_damaged(tsc, path, out_dir):
+    """Damaged models must be rejected (or, if the damage is harmless,
+    compiled): exit status 0 or 1, never a crash."""
+    problems = []
+    for damaged in damaged_copies(path, out_dir):
+        run = subprocess.run([tsc, str(damaged), "--emit=fuse", "-o", os.devnull],
+                             capture_output=True)
+        if run.returncode not in (0, 1):
+            problems.append(f"{damaged.name}: exit status {run.returncode}")
+        elif run.returncode == 1 and not run.stderr.strip():
+            problems.append(f"{damaged.name}: rejected without a message")
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tsc", required=True)
@@ -104,6 +137,22 @@ def main():
                                     for op, n in after_fuse.most_common())
                 print(f"{path.stem:<16} {nodes:>10} {sum(after.values()):>6} "
                       f"{sum(after_fuse.values()):>5}   {summary}")
+            # Truncated and bit-flipped copies of one export: errors, no crashes.
+            model = out / "gpt2-opset17.onnx"
+            if model.exists():
+                damaged_dir = out / "damaged"
+                damaged_dir.mkdir(exist_ok=True)
+                problems = check_damaged(args.tsc, model, damaged_dir)
+                case = ET.SubElement(suite, "testcase", classname="onnx-models",
+                                     name="damaged-models")
+                if problems:
+                    failed += 1
+                    ET.SubElement(case, "failure", message=problems[0]).text = \
+                        "\n".join(problems)
+                    print("FAIL: damaged-models: " + "; ".join(problems))
+                else:
+                    print("damaged-models: 24 truncated or bit-flipped copies, "
+                          "each compiled or rejected with a message")
         if args.xunit:
             ET.ElementTree(suite).write(args.xunit)
     return 1 if failed else 0
