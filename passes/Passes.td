@@ -146,6 +146,28 @@ def FuseAttentionPass : Pass<"tsc-fuse-attention", "func::FuncOp"> {
   let dependentDialects = ["::mlir::tsc::TscDialect"];
 }
 
+def MergeGemmsPass : Pass<"tsc-merge-gemms", "func::FuncOp"> {
+  let summary = "Merge GEMMs that share an input into one wider GEMM";
+  let description = [{
+    Matmuls of the same input by constant `[K, N_i]` weights (the Q, K and V
+    projections; gate and up of a gated MLP) become one matmul by the
+    weights concatenated along N at compile time, and a `tsc.split` of its
+    result: one library call instead of several, each reading the input.
+
+    Before:
+    ```mlir
+    %q = tsc.matmul %x, %wq : (tensor<?x?x768xf32>, tensor<768x768xf32>) -> tensor<?x?x768xf32>
+    %k = tsc.matmul %x, %wk : (tensor<?x?x768xf32>, tensor<768x768xf32>) -> tensor<?x?x768xf32>
+    ```
+    After:
+    ```mlir
+    %qk = tsc.matmul %x, %wqk : (tensor<?x?x768xf32>, tensor<768x1536xf32>) -> tensor<?x?x1536xf32>
+    %q, %k = tsc.split %qk axis = 2 sizes = [768, 768] : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Graph: conversions from source frameworks
 //===----------------------------------------------------------------------===//

@@ -58,6 +58,9 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   // transposes.
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createFuseAttentionPass());
+  // fuse: projections of one input (Q/K/V, gate/up) as one GEMM; weights are
+  // concatenated at compile time by the canonicalizer that follows.
+  pm.addNestedPass<func::FuncOp>(createMergeGemmsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // fuse: the new ops get their bindings; the contract holds after each phase.

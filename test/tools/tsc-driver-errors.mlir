@@ -28,6 +28,7 @@
 // PASSES-DAG: --tsc-fuse-norms
 // PASSES-DAG: --tsc-fuse-activations
 // PASSES-DAG: --tsc-fuse-attention
+// PASSES-DAG: --tsc-merge-gemms
 // PASSES-DAG: --tsc-pipeline
 
 func.func @two_symbols(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {

@@ -11,6 +11,8 @@
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/IR/AffineMap.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -378,9 +380,79 @@ OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
-OpFoldResult ConcatOp::fold(FoldAdaptor) {
+/// The bytes of a constant in row-major order, one element per
+/// `elementBytes` (splats expanded); nullopt for elements that are not whole
+/// bytes (i1, i4) or blobs without data.
+static std::optional<std::vector<char>> constantBytes(Attribute attr) {
+  auto elements = dyn_cast_or_null<ElementsAttr>(attr);
+  if (!elements)
+    return std::nullopt;
+  auto type = cast<ShapedType>(elements.getType());
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  if (bits % 8 != 0 || !type.hasStaticShape())
+    return std::nullopt;
+  size_t size = static_cast<size_t>(type.getNumElements()) * (bits / 8);
+  ArrayRef<char> data;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    data = dense.getRawData();
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    data = blob->getData();
+  } else {
+    return std::nullopt;
+  }
+  if (data.size() == size)
+    return std::vector<char>(data.begin(), data.end());
+  if (data.size() * type.getNumElements() != size)
+    return std::nullopt;
+  // A splat holds one element.
+  std::vector<char> out;
+  out.reserve(size);
+  for (int64_t i = 0; i < type.getNumElements(); ++i)
+    out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+/// Concatenation of constants at compile time (weights merged by the fuse
+/// phase): a dense literal when small, else a new 64-byte aligned blob.
+static Attribute concatConstants(ConcatOp op, ArrayRef<Attribute> inputs) {
+  RankedTensorType type = op.getType();
+  if (!type.hasStaticShape())
+    return {};
+  auto axis = static_cast<int64_t>(op.getAxis());
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= type.getDimSize(d);
+  SmallVector<std::vector<char>> parts;
+  SmallVector<size_t> chunks;
+  for (auto [value, attr] : llvm::zip_equal(op.getInputs(), inputs)) {
+    std::optional<std::vector<char>> bytes = constantBytes(attr);
+    if (!bytes)
+      return {};
+    chunks.push_back(bytes->size() / outer);
+    parts.push_back(std::move(*bytes));
+  }
+  std::vector<char> out;
+  for (int64_t o = 0; o < outer; ++o)
+    for (auto [part, chunk] : llvm::zip_equal(parts, chunks))
+      out.insert(out.end(), part.begin() + o * chunk,
+                 part.begin() + (o + 1) * chunk);
+  if (type.getNumElements() <= kMaxFoldedElements)
+    return DenseElementsAttr::getFromRawBuffer(type, out);
+  std::string name = "concat";
+  if (auto first = dyn_cast<DenseResourceElementsAttr>(inputs.front()))
+    name = (first.getRawHandle().getKey() + "_concat").str();
+  return DenseResourceElementsAttr::get(
+      type, name, HeapAsmResourceBlob::allocateAndCopyWithAlign(out, 64));
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (getInputs().size() == 1 && getInputs().front().getType() == getType())
     return getInputs().front();
+  if (llvm::all_of(adaptor.getInputs(), [](Attribute a) { return a != nullptr; }))
+    return concatConstants(*this, adaptor.getInputs());
   return {};
 }
 
