@@ -438,3 +438,40 @@ func.func @no_fold_reshape_swapped_sizes(%x: tensor<?x?x8xf32>) -> tensor<?x?x8x
   %r = tsc.reshape %x [%s, %b] : tensor<?x?x8xf32> -> tensor<?x?x8xf32>
   return %r : tensor<?x?x8xf32>
 }
+
+// -----
+
+// Ranges of constants fold, integer and float.
+// CHECK-LABEL: func.func @fold_constant_ranges
+// CHECK-DAG:     %[[I:.+]] = tsc.constant dense<[2, 5, 8]> : tensor<3xi64>
+// CHECK-DAG:     %[[F:.+]] = tsc.constant dense<[0.000000e+00, 5.000000e-01, 1.000000e+00, 1.500000e+00]> : tensor<4xf32>
+// CHECK-NOT:     tsc.range
+// CHECK:         return %[[I]], %[[F]]
+func.func @fold_constant_ranges() -> (tensor<3xi64>, tensor<4xf32>) {
+  %s = arith.constant 2 : i64
+  %l = arith.constant 10 : i64
+  %d = arith.constant 3 : i64
+  %r = tsc.range %s, %l, %d : i64 -> tensor<3xi64>
+  %fs = arith.constant 0.0 : f32
+  %fl = arith.constant 2.0 : f32
+  %fd = arith.constant 0.5 : f32
+  %f = tsc.range %fs, %fl, %fd : f32 -> tensor<4xf32>
+  return %r, %f : tensor<3xi64>, tensor<4xf32>
+}
+
+// -----
+
+// Concatenations of constants fold along any axis, splats expanded.
+// CHECK-LABEL: func.func @fold_constant_concat
+// CHECK-DAG:     %[[A:.+]] = tsc.constant dense<{{\[}}[1, 2, 7], [3, 4, 7]]> : tensor<2x3xi32>
+// CHECK-DAG:     %[[B:.+]] = tsc.constant dense<{{\[}}[1, 2], [3, 4], [7, 7]]> : tensor<3x2xi32>
+// CHECK-NOT:     tsc.concat
+// CHECK:         return %[[A]], %[[B]]
+func.func @fold_constant_concat() -> (tensor<2x3xi32>, tensor<3x2xi32>) {
+  %x = tsc.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+  %c = tsc.constant dense<7> : tensor<2x1xi32>
+  %r = tsc.constant dense<7> : tensor<1x2xi32>
+  %a = tsc.concat %x, %c axis = 1 : (tensor<2x2xi32>, tensor<2x1xi32>) -> tensor<2x3xi32>
+  %b = tsc.concat %x, %r axis = 0 : (tensor<2x2xi32>, tensor<1x2xi32>) -> tensor<3x2xi32>
+  return %a, %b : tensor<2x3xi32>, tensor<3x2xi32>
+}
