@@ -24,10 +24,7 @@ FailureOr<Values> binary(OnnxNode &node) {
   auto rhs = node.input(1);
   if (failed(lhs) || failed(rhs))
     return failure();
-  FailureOr<Value> out = node.create<OpTy>({*lhs, *rhs});
-  if (failed(out))
-    return failure();
-  return Values{*out};
+  return results(node.create<OpTy>({*lhs, *rhs}));
 }
 
 /// Max and Min take any number of inputs.
@@ -64,10 +61,7 @@ FailureOr<Values> convertWhere(OnnxNode &node) {
   auto y = node.input(2);
   if (failed(condition) || failed(x) || failed(y))
     return failure();
-  FailureOr<Value> out = node.create<WhereOp>({*condition, *x, *y});
-  if (failed(out))
-    return failure();
-  return Values{*out};
+  return results(node.create<WhereOp>({*condition, *x, *y}));
 }
 
 FailureOr<Values> convertPow(OnnxNode &node) {

@@ -17,10 +17,7 @@ FailureOr<Values> convertMatMul(OnnxNode &node) {
   auto b = node.input(1);
   if (failed(a) || failed(b))
     return failure();
-  FailureOr<Value> out = node.create<MatmulOp>({*a, *b});
-  if (failed(out))
-    return failure();
-  return Values{*out};
+  return results(node.create<MatmulOp>({*a, *b}));
 }
 
 /// alpha * A' * B' + beta * C; the common `transB=1` form with a 1-D bias
@@ -109,10 +106,7 @@ FailureOr<Values> convertMatMulInteger(OnnxNode &node) {
   FailureOr<Value> rhs = shifted(*b, 3, /*rowZeroPoint=*/false);
   if (failed(lhs) || failed(rhs))
     return failure();
-  FailureOr<Value> out = node.create<MatmulOp>({*lhs, *rhs});
-  if (failed(out))
-    return failure();
-  return Values{*out};
+  return results(node.create<MatmulOp>({*lhs, *rhs}));
 }
 
 /// One-operand einsum: sum the labels missing from the output, then permute.

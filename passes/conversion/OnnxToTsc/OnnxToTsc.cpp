@@ -140,6 +140,21 @@ static LogicalResult captureFirstError(MLIRContext *ctx,
   return fn();
 }
 
+FailureOr<SmallVector<int64_t>> OnnxNode::axes(ArrayRef<int64_t> axes,
+                                               int64_t rank) {
+  SmallVector<int64_t> dims;
+  for (int64_t a : axes) {
+    FailureOr<int64_t> normalized = axis(a, rank);
+    if (failed(normalized))
+      return failure();
+    dims.push_back(*normalized);
+  }
+  llvm::sort(dims);
+  if (auto dup = llvm::adjacent_find(dims); dup != dims.end())
+    return fail("axis " + Twine(*dup) + " is listed twice");
+  return dims;
+}
+
 LogicalResult OnnxNode::inferTypes(
     function_ref<LogicalResult(std::optional<Location>)> infer) {
   if (!diagnose)

@@ -70,6 +70,9 @@ public:
 
   /// Normalizes a possibly negative axis against `rank`.
   FailureOr<int64_t> axis(int64_t axis, int64_t rank);
+  /// Normalizes and sorts a list of axes against `rank`; an axis listed twice
+  /// (after normalization) is an error.
+  FailureOr<SmallVector<int64_t>> axes(ArrayRef<int64_t> axes, int64_t rank);
 
   /// Creates `OpTy` with its result types inferred from `operands` and
   /// `properties`; fails (with the inference's reason) instead of building
@@ -127,6 +130,13 @@ private:
 /// Converts one node; returns one value per ONNX output (null for outputs
 /// that have no uses and no value).
 using ConvertFn = FailureOr<SmallVector<Value>> (*)(OnnxNode &node);
+
+/// One converted value as a converter's results, or the failure creating it.
+inline FailureOr<SmallVector<Value>> results(FailureOr<Value> value) {
+  if (failed(value))
+    return failure();
+  return SmallVector<Value>{*value};
+}
 
 /// The registered converters, by (op type, since-version).
 class OnnxConverters {

@@ -34,25 +34,16 @@ FailureOr<Values> convertReduce(OnnxNode &node) {
       return Values{*x};
     axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   }
-  SmallVector<int64_t> dims;
-  for (int64_t axis : axes) {
-    FailureOr<int64_t> normalized = node.axis(axis, rank);
-    if (failed(normalized))
-      return failure();
-    dims.push_back(*normalized);
-  }
-  llvm::sort(dims);
-  dims.erase(llvm::unique(dims), dims.end());
   if (rank == 0)
     return Values{*x};
+  FailureOr<SmallVector<int64_t>> dims = node.axes(axes, rank);
+  if (failed(dims))
+    return failure();
   typename OpTy::Properties properties;
-  properties.dims = node.getRewriter().getDenseI64ArrayAttr(dims);
+  properties.dims = node.getRewriter().getDenseI64ArrayAttr(*dims);
   if (node.getInt("keepdims", 1))
     properties.keepdim = node.getRewriter().getUnitAttr();
-  FailureOr<Value> out = node.create<OpTy>({*x}, properties);
-  if (failed(out))
-    return failure();
-  return Values{*out};
+  return results(node.create<OpTy>({*x}, properties));
 }
 
 template <typename OpTy>

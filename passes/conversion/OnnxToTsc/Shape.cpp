@@ -219,10 +219,7 @@ FailureOr<Values> convertGather(OnnxNode &node) {
   }
   GatherOp::Properties properties;
   properties.axis = rw.getI64IntegerAttr(*axis);
-  FailureOr<Value> out = node.create<GatherOp>({*data, index}, properties);
-  if (failed(out))
-    return failure();
-  return Values{*out};
+  return results(node.create<GatherOp>({*data, index}, properties));
 }
 
 FailureOr<Values> convertConcat(OnnxNode &node) {
@@ -242,10 +239,7 @@ FailureOr<Values> convertConcat(OnnxNode &node) {
     return failure();
   ConcatOp::Properties properties;
   properties.axis = node.getRewriter().getI64IntegerAttr(*axis);
-  FailureOr<Value> out = node.create<ConcatOp>(inputs, properties);
-  if (failed(out))
-    return failure();
-  return Values{*out};
+  return results(node.create<ConcatOp>(inputs, properties));
 }
 
 /// ONNX Slice: per listed axis, start/end clamped to the dim (negative
@@ -408,24 +402,18 @@ FailureOr<Values> convertSqueeze(OnnxNode &node) {
     FailureOr<SmallVector<int64_t>> axes = node.constantInts(1);
     if (failed(axes))
       return failure();
-    for (int64_t a : *axes) {
-      FailureOr<int64_t> axis = node.axis(a, type.getRank());
-      if (failed(axis))
-        return failure();
-      dims.push_back(*axis);
-    }
+    FailureOr<SmallVector<int64_t>> normalized = node.axes(*axes, type.getRank());
+    if (failed(normalized))
+      return failure();
+    dims = *normalized;
   } else {
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.getDimSize(d) == 1)
         dims.push_back(d);
   }
-  llvm::sort(dims);
   SqueezeOp::Properties properties;
   properties.dims = node.getRewriter().getDenseI64ArrayAttr(dims);
-  FailureOr<Value> out = node.create<SqueezeOp>({*x}, properties);
-  if (failed(out))
-    return failure();
-  return Values{*out};
+  return results(node.create<SqueezeOp>({*x}, properties));
 }
 
 FailureOr<Values> convertUnsqueeze(OnnxNode &node) {
@@ -433,21 +421,13 @@ FailureOr<Values> convertUnsqueeze(OnnxNode &node) {
   FailureOr<SmallVector<int64_t>> axes = node.constantInts(1);
   if (failed(x) || failed(axes))
     return failure();
-  int64_t rank = x->getType().getRank() + axes->size();
-  SmallVector<int64_t> dims;
-  for (int64_t a : *axes) {
-    FailureOr<int64_t> axis = node.axis(a, rank);
-    if (failed(axis))
-      return failure();
-    dims.push_back(*axis);
-  }
-  llvm::sort(dims);
-  UnsqueezeOp::Properties properties;
-  properties.dims = node.getRewriter().getDenseI64ArrayAttr(dims);
-  FailureOr<Value> out = node.create<UnsqueezeOp>({*x}, properties);
-  if (failed(out))
+  FailureOr<SmallVector<int64_t>> dims =
+      node.axes(*axes, x->getType().getRank() + axes->size());
+  if (failed(dims))
     return failure();
-  return Values{*out};
+  UnsqueezeOp::Properties properties;
+  properties.dims = node.getRewriter().getDenseI64ArrayAttr(*dims);
+  return results(node.create<UnsqueezeOp>({*x}, properties));
 }
 
 /// numpy broadcast of `x` with the requested shape.
