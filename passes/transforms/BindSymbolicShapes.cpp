@@ -26,10 +26,7 @@ using Shape = SmallVector<AffineExpr>;
 /// symbols in declaration order (SymbolicShapes positions).
 class ShapeDeriver {
 public:
-  ShapeDeriver(func::FuncOp func) : table(func), ctx(func.getContext()) {
-    for (auto [i, symbol] : llvm::enumerate(table.getSymbols()))
-      positions[SymbolOp(symbol).getResult()] = i;
-  }
+  ShapeDeriver(func::FuncOp func) : table(func), ctx(func.getContext()) {}
 
   const SymbolicShapes &getTable() const { return table; }
 
@@ -89,8 +86,8 @@ private:
 
   /// Reads an index value as an affine expression of the symbols.
   AffineExpr exprOf(Value value) {
-    if (auto it = positions.find(value); it != positions.end())
-      return getAffineSymbolExpr(it->second, ctx);
+    if (std::optional<unsigned> position = table.getPosition(value))
+      return getAffineSymbolExpr(*position, ctx);
     Operation *def = value.getDefiningOp();
     if (!def)
       return {};
@@ -333,7 +330,6 @@ private:
 
   SymbolicShapes table;
   MLIRContext *ctx;
-  DenseMap<Value, unsigned> positions;
   DenseMap<Value, Shape> derived;
 };
 

@@ -123,6 +123,7 @@ private:
   FailureOr<Value> declareInput(const onnx::ValueInfoProto &input,
                                 Block &body);
   FailureOr<Value> importInitializer(const onnx::TensorProto &tensor);
+  FailureOr<ElementsAttr> tensorAttr(const onnx::TensorProto &tensor);
   FailureOr<std::vector<char>> readTensorBytes(const onnx::TensorProto &tensor,
                                                int64_t numElements);
   FailureOr<Attribute> convertAttribute(const onnx::AttributeProto &attr,
@@ -139,6 +140,8 @@ private:
   llvm::StringMap<int64_t> opsets;
   llvm::StringMap<Value> values;
   llvm::StringMap<Value> symbols;
+  /// Shape-inference results and declared outputs, by value name.
+  llvm::StringMap<const onnx::ValueInfoProto *> valueInfos;
   size_t nodeIndex = 0;
 };
 
@@ -377,6 +380,14 @@ Importer::readTensorBytes(const onnx::TensorProto &tensor,
 }
 
 FailureOr<Value> Importer::importInitializer(const onnx::TensorProto &tensor) {
+  FailureOr<ElementsAttr> value = tensorAttr(tensor);
+  if (failed(value))
+    return failure();
+  Location loc = NameLoc::get(builder.getStringAttr(tensor.name()), fileLoc);
+  return ConstantOp::create(builder, loc, *value).getResult();
+}
+
+FailureOr<ElementsAttr> Importer::tensorAttr(const onnx::TensorProto &tensor) {
   std::string what = "initializer '" + tensor.name() + "'";
   Type element = elementType(ctx, tensor.data_type());
   if (!element) {
@@ -397,7 +408,6 @@ FailureOr<Value> Importer::importInitializer(const onnx::TensorProto &tensor) {
   if (failed(bytes))
     return failure();
   auto type = RankedTensorType::get(shape, element);
-  Location loc = NameLoc::get(builder.getStringAttr(tensor.name()), fileLoc);
   ElementsAttr value;
   if (numElements <= options.maxInlineElements &&
       element.getIntOrFloatBitWidth() >= 8) {
@@ -415,7 +425,7 @@ FailureOr<Value> Importer::importInitializer(const onnx::TensorProto &tensor) {
         type, tensor.name(),
         HeapAsmResourceBlob::allocateAndCopyWithAlign(*bytes, /*align=*/64));
   }
-  return ConstantOp::create(builder, loc, value).getResult();
+  return value;
 }
 
 FailureOr<Attribute>
@@ -441,13 +451,10 @@ Importer::convertAttribute(const onnx::AttributeProto &attr,
     return Attribute(builder.getArrayAttr(strings));
   }
   case onnx::AttributeProto::TENSOR: {
-    FailureOr<Value> constant = importInitializer(attr.t());
-    if (failed(constant))
+    FailureOr<ElementsAttr> value = tensorAttr(attr.t());
+    if (failed(value))
       return failure();
-    Operation *op = constant->getDefiningOp();
-    Attribute value = cast<ConstantOp>(op).getValue();
-    op->erase();
-    return value;
+    return Attribute(*value);
   }
   case onnx::AttributeProto::GRAPH:
   case onnx::AttributeProto::GRAPHS:
@@ -508,16 +515,11 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   SmallVector<Type> resultTypes;
   for (const std::string &name : node.output()) {
     Type type = builder.getNoneType();
-    for (const auto *infos : {&model.graph().value_info(),
-                              &model.graph().output()}) {
-      for (const onnx::ValueInfoProto &info : *infos) {
-        if (info.name() != name)
-          continue;
-        FailureOr<Type> converted = convertType(info.type(), "'" + name + "'");
-        if (failed(converted))
-          return failure();
-        type = *converted;
-      }
+    if (const onnx::ValueInfoProto *info = valueInfos.lookup(name)) {
+      FailureOr<Type> converted = convertType(info->type(), "'" + name + "'");
+      if (failed(converted))
+        return failure();
+      type = *converted;
     }
     resultTypes.push_back(type);
   }
@@ -542,6 +544,9 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
   }
 
   const onnx::GraphProto &graph = model.graph();
+  for (const auto *infos : {&graph.value_info(), &graph.output()})
+    for (const onnx::ValueInfoProto &info : *infos)
+      valueInfos[info.name()] = &info;
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   builder.setInsertionPointToEnd(module->getBody());
   std::string name = graph.name().empty() ? "main" : graph.name();

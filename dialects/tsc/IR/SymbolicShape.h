@@ -52,6 +52,13 @@ public:
   ArrayRef<DimRange> getRanges() const { return ranges; }
   /// Position of the symbol declared as `name`, if any.
   std::optional<unsigned> lookup(StringRef name) const;
+  /// Position of the symbol whose value is `symbol`, if it is one.
+  std::optional<unsigned> getPosition(Value symbol) const {
+    auto it = positions.find(symbol);
+    if (it == positions.end())
+      return std::nullopt;
+    return it->second;
+  }
 
   /// The shape of `value`, one expression per dim: constants for static dims,
   /// the bound expressions for dynamic ones. Nullopt if `value` is not a
