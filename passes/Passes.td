@@ -204,4 +204,39 @@ def ConvertOnnxToTscPass : Pass<"tsc-convert-onnx-to-tsc", "func::FuncOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Lower: tsc to linalg for the host and device code generators
+//===----------------------------------------------------------------------===//
+
+def ConvertTscToLinalgPass : Pass<"tsc-convert-to-linalg", "func::FuncOp"> {
+  let summary = "Lower tsc compute ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    The first step of the `lower` phase, run on each kernel the memory plan
+    outlined. Elementwise ops become `linalg.generic` with numpy broadcasting
+    maps; reductions, softmax and norms become generics that reduce the
+    trailing dims; matmul, linear and attention become contractions; data
+    movement becomes `tensor` slices or index-computing generics. Every
+    result is built in destination-passing style from a `tensor.empty` whose
+    dynamic dims are read with `tensor.dim`, so bufferization can write it
+    straight into the buffer the plan assigned.
+
+    Before:
+    ```mlir
+    %y = tsc.add %x, %b : (tensor<?x768xf32>, tensor<768xf32>) -> tensor<?x768xf32>
+    ```
+    After:
+    ```mlir
+    %d = tensor.dim %x, %c0 : tensor<?x768xf32>
+    %e = tensor.empty(%d) : tensor<?x768xf32>
+    %y = linalg.generic {indexing_maps = [#id, #row, #id], ...}
+        ins(%x, %b : tensor<?x768xf32>, tensor<768xf32>) outs(%e : tensor<?x768xf32>) {...}
+    ```
+
+    A tsc op left over (no host lowering yet) is an error naming the op.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // TSC_PASSES_TD

@@ -2,6 +2,9 @@
 
 #include "compiler/driver/Driver.h"
 #include "compiler/InitAll.h"
+#include "compiler/artifact/Artifact.h"
+#include "compiler/plan/Plan.h"
+#include "compiler/target/host/HostCodegen.h"
 #include "compiler/importers/onnx/OnnxImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/tsc/IR/TscOps.h"
@@ -39,13 +42,29 @@ struct DriverOptions {
                               cl::value_desc("file"), cl::init("-"),
                               cl::cat(category)};
   cl::opt<Phase> emit{
-      "emit", cl::desc("Print the IR after this phase"), cl::Required,
+      "emit",
+      cl::desc("Print the IR after this phase instead of writing an artifact"),
       cl::values(clEnumValN(Phase::Import, "import", "as imported"),
                  clEnumValN(Phase::Graph, "graph",
                             "canonical tsc graph with bound symbolic dims"),
                  clEnumValN(Phase::Fuse, "fuse",
-                            "norms and activations recognised as single ops")),
+                            "norms and activations recognised as single ops"),
+                 clEnumValN(Phase::Lower, "lower",
+                            "the plan's kernels in linalg on tensors")),
       cl::cat(category)};
+  cl::opt<std::string> target{
+      "target", cl::desc("Code generation target (cpu)"), cl::init("cpu"),
+      cl::cat(category)};
+  cl::opt<std::string> cpu{
+      "cpu",
+      cl::desc("x86-64 level of host kernels: native (default: the best this "
+               "machine runs), x86-64, x86-64-v3 (AVX2) or x86-64-v4 "
+               "(AVX-512)"),
+      cl::init("native"), cl::cat(category)};
+  cl::opt<bool> report{
+      "report",
+      cl::desc("Print the plan: steps, library calls, arena and weights"),
+      cl::init(false), cl::cat(category)};
   cl::list<std::string> dims{
       "dim", cl::desc("Range of a symbolic dim, e.g. --dim seq=1..512"),
       cl::value_desc("NAME=MIN..MAX"), cl::cat(category)};
@@ -173,6 +192,68 @@ LogicalResult printModelDiagnostic(Diagnostic &diag) {
   return success();
 }
 
+/// Opens `path` for writing; null after printing why not.
+std::unique_ptr<llvm::ToolOutputFile> openOutput(StringRef path) {
+  std::string message;
+  std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(path, &message);
+  if (!out)
+    llvm::errs() << "tsc: error: " << message << "\n";
+  return out;
+}
+
+/// The lower and codegen phases: plan, kernels, artifact.
+int compileModel(ModuleOp module, const DriverOptions &options,
+                 bool emitting) {
+  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
+  if (funcs.size() != 1) {
+    module.emitError() << "expected one function to compile, found "
+                       << funcs.size();
+    return 1;
+  }
+  FailureOr<HostTarget> target = resolveHostTarget(options.cpu);
+  if (failed(target)) {
+    llvm::errs() << "tsc: error: --cpu=" << options.cpu
+                 << ": expected native, x86-64, x86-64-v3 or x86-64-v4\n";
+    return 1;
+  }
+  FailureOr<plan::Plan> plan = plan::buildPlan(funcs.front(), {});
+  if (failed(plan))
+    return 1;
+  if (options.report)
+    plan::printReport(*plan, llvm::outs());
+  if (!emitting && options.output == "-")
+    return 0;
+  FailureOr<OwningOpRef<ModuleOp>> kernels =
+      outlineKernels(*plan, module.getContext());
+  if (failed(kernels) || failed(lowerKernels(**kernels)))
+    return 1;
+  if (emitting) {
+    std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
+    if (!out)
+      return 1;
+    (*kernels)->print(out->os());
+    out->os() << "\n";
+    out->keep();
+    return 0;
+  }
+  FailureOr<std::vector<char>> object = compileKernels(**kernels, *target);
+  if (failed(object))
+    return 1;
+  FailureOr<std::vector<char>> artifact = writeArtifact(
+      *plan, *object, target->isa, "tsc " TSC_VERSION);
+  if (failed(artifact)) {
+    llvm::errs() << "tsc: error: the plan has an expression the artifact "
+                    "format cannot encode\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
+  if (!out)
+    return 1;
+  out->os().write(artifact->data(), artifact->size());
+  out->keep();
+  return 0;
+}
+
 } // namespace
 
 static void printVersion(llvm::raw_ostream &os) {
@@ -207,14 +288,29 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   if (!module || failed(applyDimRanges(*module, options.dims)))
     return 1;
 
+  bool emitting = options.emit.getNumOccurrences() > 0;
+  Phase until = emitting ? options.emit.getValue() : Phase::Lower;
+  if (options.target != "cpu") {
+    llvm::errs() << "tsc: error: --target=" << options.target
+                 << ": unsupported target (supported: cpu)\n";
+    return 1;
+  }
+  if (!emitting && !options.report && options.output == "-") {
+    llvm::errs() << "tsc: error: give -o FILE.tscm to write an artifact, "
+                    "--emit=PHASE to print IR, or --report\n";
+    return 1;
+  }
+
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
   TscPipelineOptions pipeline;
-  pipeline.until = options.emit.getValue();
+  pipeline.until = std::min(until, Phase::Fuse);
   buildTscPipeline(pm, pipeline);
   if (failed(pm.run(*module)))
     return 1;
+  if (until >= Phase::Lower)
+    return compileModel(*module, options, emitting);
 
   std::string message;
   std::unique_ptr<llvm::ToolOutputFile> out =

@@ -16,6 +16,8 @@ StringRef tsc::getPhaseName(Phase phase) {
     return "import";
   case Phase::Graph:
     return "graph";
+  case Phase::Lower:
+    return "lower";
   case Phase::Fuse:
     return "fuse";
   }

@@ -20,6 +20,9 @@ enum class Phase {
   Graph,
   /// Decomposed norms and activations recognised as single ops.
   Fuse,
+  /// The plan's kernels lowered to linalg on tensors (driver only: the
+  /// lowering runs on outlined kernels, not as passes on the graph).
+  Lower,
 };
 
 /// Name of `phase` as used by --emit and the `until` option.

@@ -1,0 +1,231 @@
+//===- Artifact.cpp - the .tscm writer -------------------------------------===//
+
+#include "compiler/artifact/Artifact.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <array>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::plan;
+
+uint32_t mlir::tsc::crc32c(ArrayRef<char> data) {
+  static const std::array<uint32_t, 256> table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k)
+        c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  uint32_t crc = 0xFFFFFFFFu;
+  for (char ch : data)
+    crc = table[(crc ^ static_cast<uint8_t>(ch)) & 0xFF] ^ (crc >> 8);
+  return crc ^ 0xFFFFFFFFu;
+}
+
+namespace {
+
+/// Little-endian byte writer.
+class Writer {
+public:
+  std::vector<char> bytes;
+  template <typename T> void put(T value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    char raw[sizeof(T)];
+    std::memcpy(raw, &value, sizeof(T));
+    bytes.insert(bytes.end(), raw, raw + sizeof(T));
+  }
+  void u8(uint8_t v) { put(v); }
+  void u16(uint16_t v) { put(v); }
+  void u32(uint32_t v) { put(v); }
+  void u64(uint64_t v) { put(v); }
+  void i64(int64_t v) { put(v); }
+  void str(StringRef s) {
+    u32(s.size());
+    bytes.insert(bytes.end(), s.begin(), s.end());
+  }
+  void align(size_t alignment) {
+    bytes.resize(llvm::alignTo(bytes.size(), alignment), 0);
+  }
+};
+
+/// Postfix code of `expr` (docs/artifact-format.md, "Expressions").
+LogicalResult encode(AffineExpr expr, Writer &w) {
+  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+    w.u8(0x01);
+    w.i64(c.getValue());
+    return success();
+  }
+  if (auto s = dyn_cast<AffineSymbolExpr>(expr)) {
+    w.u8(0x02);
+    w.u32(s.getPosition());
+    return success();
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin || failed(encode(bin.getLHS(), w)) ||
+      failed(encode(bin.getRHS(), w)))
+    return failure();
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    w.u8(0x10);
+    break;
+  case AffineExprKind::Mul:
+    w.u8(0x11);
+    break;
+  case AffineExprKind::FloorDiv:
+    w.u8(0x12);
+    break;
+  case AffineExprKind::CeilDiv:
+    w.u8(0x13);
+    break;
+  case AffineExprKind::Mod:
+    w.u8(0x14);
+    break;
+  default:
+    return failure();
+  }
+  return success();
+}
+
+FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa) {
+  Writer w;
+  w.str("cpu");
+  w.u64(isa);
+  w.u32(plan.symbols.size());
+  for (const PlanSymbol &s : plan.symbols) {
+    w.str(s.name);
+    w.i64(s.min);
+    w.i64(s.max);
+  }
+  w.u32(plan.exprs.size());
+  for (AffineExpr expr : plan.exprs) {
+    Writer code;
+    if (failed(encode(expr, code)))
+      return failure();
+    w.u32(code.bytes.size());
+    w.bytes.insert(w.bytes.end(), code.bytes.begin(), code.bytes.end());
+  }
+  w.u32(plan.values.size());
+  for (const PlanValue &v : plan.values) {
+    w.u8(static_cast<uint8_t>(v.dtype));
+    w.u8(static_cast<uint8_t>(v.storage));
+    w.u16(0);
+    w.u32(v.dims.size());
+    for (unsigned d : v.dims)
+      w.u32(d);
+    switch (v.storage) {
+    case Storage::Input:
+    case Storage::Output:
+      w.u32(v.index);
+      break;
+    case Storage::Weight:
+      w.u64(v.offset);
+      w.u64(v.byteSize);
+      break;
+    case Storage::Arena:
+      w.u64(v.offset);
+      break;
+    case Storage::View:
+      w.u32(v.base);
+      break;
+    }
+  }
+  w.u64(plan.arenaSize);
+  for (const auto *list : {&plan.inputs, &plan.outputs}) {
+    w.u32(list->size());
+    for (const auto &[name, value] : *list) {
+      w.str(name);
+      w.u32(value);
+    }
+  }
+  w.u32(plan.steps.size());
+  for (const PlanStep &s : plan.steps) {
+    w.u8(static_cast<uint8_t>(s.kind));
+    switch (s.kind) {
+    case PlanStep::Kind::Kernel:
+      w.str(s.name);
+      w.u32(s.buffers.size());
+      for (unsigned b : s.buffers)
+        w.u32(b);
+      break;
+    case PlanStep::Kind::Gemm:
+      for (unsigned v : {s.a, s.b, s.c, s.bias})
+        w.u32(v);
+      w.u8(s.transA);
+      w.u8(s.transB);
+      w.u16(0);
+      for (unsigned e : {s.batch, s.m, s.n, s.k, s.lda, s.ldb, s.ldc,
+                         s.strideA, s.strideB, s.strideC})
+        w.u32(e);
+      w.put(s.alpha);
+      w.put(s.beta);
+      break;
+    case PlanStep::Kind::Copy:
+      w.u32(s.source);
+      w.u32(s.destination);
+      break;
+    }
+  }
+  return std::move(w.bytes);
+}
+
+} // namespace
+
+FailureOr<std::vector<char>>
+mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
+                         uint64_t isa, StringRef producer) {
+  FailureOr<std::vector<char>> planBytes = encodePlan(plan, isa);
+  if (failed(planBytes))
+    return failure();
+  struct Section {
+    const char *id;
+    ArrayRef<char> data;
+  };
+  SmallVector<Section> sections{{"PLAN", *planBytes}};
+  if (!hostObject.empty())
+    sections.push_back({"HOST", hostObject});
+  if (!plan.weights.empty())
+    sections.push_back({"WGHT", plan.weights});
+
+  constexpr size_t kHeaderSize = 64, kEntrySize = 32;
+  Writer table;
+  uint64_t offset =
+      llvm::alignTo(kHeaderSize + kEntrySize * sections.size(), 64);
+  SmallVector<uint64_t> offsets;
+  for (const Section &s : sections) {
+    offsets.push_back(offset);
+    table.bytes.insert(table.bytes.end(), s.id, s.id + 4);
+    table.u32(0);
+    table.u64(offset);
+    table.u64(s.data.size());
+    table.u32(crc32c(s.data));
+    table.u32(0);
+    offset = llvm::alignTo(offset + s.data.size(), 64);
+  }
+  uint64_t fileSize = offsets.back() + sections.back().data.size();
+
+  Writer file;
+  const char magic[8] = {'\x89', 'T', 'S', 'C', 'M', '\r', '\n', '\x1a'};
+  file.bytes.insert(file.bytes.end(), magic, magic + 8);
+  file.u16(1);
+  file.u16(0);
+  file.u32(sections.size());
+  file.u64(kHeaderSize);
+  file.u64(fileSize);
+  char name[24] = {};
+  std::memcpy(name, producer.data(), std::min<size_t>(producer.size(), 23));
+  file.bytes.insert(file.bytes.end(), name, name + 24);
+  file.u32(crc32c(table.bytes));
+  file.u32(crc32c(file.bytes));
+  file.bytes.insert(file.bytes.end(), table.bytes.begin(), table.bytes.end());
+  for (auto [s, off] : llvm::zip(sections, offsets)) {
+    file.bytes.resize(off, 0);
+    file.bytes.insert(file.bytes.end(), s.data.begin(), s.data.end());
+  }
+  return std::move(file.bytes);
+}

@@ -1,0 +1,498 @@
+//===- Plan.cpp - from a fused graph to steps, buffers and an arena -------===//
+
+#include "compiler/plan/Plan.h"
+
+#include "dialects/tsc/IR/SymbolicShape.h"
+#include "dialects/tsc/IR/TscOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::plan;
+
+FailureOr<DType> plan::getDType(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (type.isF64())
+    return DType::F64;
+  if (type.isInteger(1))
+    return DType::Bool;
+  if (type.isSignlessInteger(8))
+    return DType::I8;
+  if (type.isSignlessInteger(16))
+    return DType::I16;
+  if (type.isSignlessInteger(32))
+    return DType::I32;
+  if (type.isSignlessInteger(64))
+    return DType::I64;
+  if (type.isUnsignedInteger(8))
+    return DType::U8;
+  return failure();
+}
+
+int64_t plan::getDTypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F16:
+  case DType::BF16:
+  case DType::I16:
+    return 2;
+  case DType::I8:
+  case DType::U8:
+  case DType::Bool:
+    return 1;
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+std::optional<unsigned> Plan::lookup(Value v) const {
+  auto it = valueIndex.find(v);
+  if (it == valueIndex.end())
+    return std::nullopt;
+  return it->second;
+}
+
+namespace {
+
+constexpr uint64_t kAlignment = 64;
+
+/// Builds one plan; the methods fail after emitting an error on the op at
+/// fault.
+class Planner {
+public:
+  Planner(func::FuncOp func, const PlanOptions &options)
+      : func(func), options(options), shapes(func) {}
+
+  FailureOr<Plan> run();
+
+private:
+  unsigned exprId(AffineExpr expr);
+  FailureOr<unsigned> addValue(Value v, Storage storage, Operation *at);
+  LogicalResult addWeight(ConstantOp op);
+  LogicalResult addStep(Operation *op);
+  bool tryGemm(Operation *op);
+  AffineExpr product(ArrayRef<unsigned> dims);
+  LogicalResult addOutputs(func::ReturnOp ret);
+  void planArena();
+  unsigned root(unsigned v) const {
+    while (plan.values[v].storage == Storage::View)
+      v = plan.values[v].base;
+    return v;
+  }
+
+  func::FuncOp func;
+  const PlanOptions &options;
+  SymbolicShapes shapes;
+  Plan plan;
+  DenseMap<AffineExpr, unsigned> exprIds;
+  /// The step that defines each value, for the arena's lifetimes.
+  DenseMap<unsigned, unsigned> definingStep;
+};
+
+unsigned Planner::exprId(AffineExpr expr) {
+  auto [it, inserted] = exprIds.try_emplace(expr, plan.exprs.size());
+  if (inserted)
+    plan.exprs.push_back(expr);
+  return it->second;
+}
+
+FailureOr<unsigned> Planner::addValue(Value v, Storage storage,
+                                      Operation *at) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return at->emitError() << "the host target needs ranked tensors, got "
+                           << v.getType();
+  FailureOr<DType> dtype = getDType(type.getElementType());
+  if (failed(dtype))
+    return at->emitError() << "element type " << type.getElementType()
+                           << " has no host runtime representation yet";
+  std::optional<SmallVector<AffineExpr>> shape = shapes.getShape(v);
+  std::optional<SmallVector<int64_t>> maxShape = shapes.getMaxShape(v);
+  if (!shape || !maxShape)
+    return at->emitError() << "a dynamic dim of " << type
+                           << " is not bound to the symbols";
+  PlanValue value;
+  value.value = v;
+  value.dtype = *dtype;
+  value.storage = storage;
+  int64_t bytes = getDTypeSize(*dtype);
+  for (auto [expr, max] : llvm::zip(*shape, *maxShape)) {
+    value.dims.push_back(exprId(expr));
+    bytes *= std::max<int64_t>(max, 0);
+  }
+  value.byteSize = bytes;
+  unsigned index = plan.values.size();
+  plan.values.push_back(value);
+  if (v)
+    plan.valueIndex[v] = index;
+  return index;
+}
+
+LogicalResult Planner::addWeight(ConstantOp op) {
+  FailureOr<unsigned> index = addValue(op.getResult(), Storage::Weight, op);
+  if (failed(index))
+    return failure();
+  PlanValue &value = plan.values[*index];
+  std::vector<char> &weights = plan.weights;
+  weights.resize(llvm::alignTo(weights.size(), kAlignment), 0);
+  value.offset = weights.size();
+  Attribute attr = op.getValue();
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t count = type.getNumElements();
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (type.getElementType().isInteger(1)) {
+      for (bool b : dense.getValues<bool>())
+        weights.push_back(b ? 1 : 0);
+    } else {
+      ArrayRef<char> raw = dense.getRawData();
+      if (dense.isSplat())
+        for (int64_t i = 0; i < count; ++i)
+          weights.insert(weights.end(), raw.begin(), raw.end());
+      else
+        weights.insert(weights.end(), raw.begin(), raw.end());
+    }
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return op.emitError() << "the data of weight '"
+                            << resource.getRawHandle().getKey()
+                            << "' is missing (elided when printed?)";
+    ArrayRef<char> data = blob->getData();
+    weights.insert(weights.end(), data.begin(), data.end());
+  } else {
+    return op.emitError() << "unsupported constant attribute " << attr;
+  }
+  uint64_t written = weights.size() - value.offset;
+  if (written != value.byteSize)
+    return op.emitError() << "weight holds " << written << " bytes, its type "
+                          << type << " needs " << value.byteSize;
+  return success();
+}
+
+AffineExpr Planner::product(ArrayRef<unsigned> dims) {
+  AffineExpr result = getAffineConstantExpr(1, func.getContext());
+  for (unsigned d : dims)
+    result = result * plan.exprs[d];
+  return result;
+}
+
+/// matmul/linear in fp32 whose operands are plain row-major matrices (or
+/// batches of them) go to the GEMM library.
+bool Planner::tryGemm(Operation *op) {
+  if (!options.useGemmLibrary)
+    return false;
+  auto isF32 = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType().isF32();
+  };
+  auto idx = [&](Value v) { return plan.lookup(v); };
+  Value lhs, rhs, bias;
+  bool transB = false;
+  if (auto linear = dyn_cast<LinearOp>(op)) {
+    lhs = linear.getInput();
+    rhs = linear.getWeight();
+    bias = linear.getBias();
+    transB = true;
+    if (cast<RankedTensorType>(rhs.getType()).getRank() != 2 ||
+        (bias && cast<RankedTensorType>(bias.getType()).getRank() != 1))
+      return false;
+  } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    lhs = matmul.getLhs();
+    rhs = matmul.getRhs();
+  } else {
+    return false;
+  }
+  Value result = op->getResult(0);
+  if (!isF32(lhs) || !isF32(rhs) || !isF32(result) || !idx(lhs) || !idx(rhs) ||
+      (bias && (!idx(bias) || !isF32(bias))))
+    return false;
+  int64_t lhsRank = cast<RankedTensorType>(lhs.getType()).getRank();
+  int64_t rhsRank = cast<RankedTensorType>(rhs.getType()).getRank();
+  const PlanValue &a = plan.values[*idx(lhs)];
+  const PlanValue &b = plan.values[*idx(rhs)];
+  if (lhsRank < 2 || rhsRank < 2)
+    return false;
+  MLIRContext *context = func.getContext();
+  AffineExpr one = getAffineConstantExpr(1, context);
+  AffineExpr zero = getAffineConstantExpr(0, context);
+  PlanStep step;
+  step.kind = PlanStep::Kind::Gemm;
+  step.transB = transB;
+  AffineExpr m, n, k, batch = one, strideA = zero, strideB = zero,
+                      strideC = zero;
+  k = plan.exprs[a.dims.back()];
+  n = plan.exprs[transB ? b.dims[0] : b.dims.back()];
+  if (rhsRank == 2) {
+    // Leading dims of the lhs fold into M.
+    m = product(ArrayRef<unsigned>(a.dims).drop_back());
+  } else {
+    // Batched: the same batch dims on both sides.
+    if (lhsRank != rhsRank || transB)
+      return false;
+    ArrayRef<unsigned> batchA = ArrayRef<unsigned>(a.dims).drop_back(2);
+    ArrayRef<unsigned> batchB = ArrayRef<unsigned>(b.dims).drop_back(2);
+    if (batchA != batchB)
+      return false;
+    batch = product(batchA);
+    m = plan.exprs[a.dims[lhsRank - 2]];
+    strideA = m * k;
+    strideB = k * n;
+    strideC = m * n;
+  }
+  FailureOr<unsigned> c = addValue(result, Storage::Arena, op);
+  if (failed(c))
+    return false;
+  step.a = *idx(lhs);
+  step.b = *idx(rhs);
+  step.c = *c;
+  step.bias = bias ? *idx(bias) : ~0u;
+  step.batch = exprId(batch);
+  step.m = exprId(m);
+  step.n = exprId(n);
+  step.k = exprId(k);
+  step.lda = exprId(k);
+  step.ldb = exprId(transB ? k : n);
+  step.ldc = exprId(n);
+  step.strideA = exprId(strideA);
+  step.strideB = exprId(strideB);
+  step.strideC = exprId(strideC);
+  step.ops.push_back(op);
+  definingStep[*c] = plan.steps.size();
+  plan.steps.push_back(step);
+  return true;
+}
+
+LogicalResult Planner::addStep(Operation *op) {
+  // Reshapes of dense row-major data are views.
+  if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op)) {
+    std::optional<unsigned> base = plan.lookup(op->getOperand(0));
+    if (!base)
+      return op->emitError() << "operand has no buffer";
+    FailureOr<unsigned> view = addValue(op->getResult(0), Storage::View, op);
+    if (failed(view))
+      return failure();
+    plan.values[*view].base = root(*base);
+    return success();
+  }
+  if (tryGemm(op))
+    return success();
+  PlanStep step;
+  step.kind = PlanStep::Kind::Kernel;
+  step.name = "tsc_kernel_" + std::to_string(plan.steps.size());
+  step.ops.push_back(op);
+  for (Value operand : op->getOperands()) {
+    if (!isa<TensorType>(operand.getType()))
+      continue;
+    std::optional<unsigned> index = plan.lookup(operand);
+    if (!index)
+      return op->emitError() << "an operand is produced by '"
+                             << operand.getDefiningOp()->getName()
+                             << "', which the host target does not support";
+    if (!llvm::is_contained(step.buffers, *index))
+      step.buffers.push_back(*index);
+  }
+  for (Value result : op->getResults()) {
+    FailureOr<unsigned> index = addValue(result, Storage::Arena, op);
+    if (failed(index))
+      return failure();
+    step.buffers.push_back(*index);
+    definingStep[*index] = plan.steps.size();
+  }
+  plan.steps.push_back(step);
+  return success();
+}
+
+LogicalResult Planner::addOutputs(func::ReturnOp ret) {
+  for (auto [i, operand] : llvm::enumerate(ret.getOperands())) {
+    auto name = func.getResultAttrOfType<StringAttr>(i, "tsc.name");
+    std::string outputName = name ? name.str() : "output" + std::to_string(i);
+    std::optional<unsigned> index = plan.lookup(operand);
+    if (!index)
+      return ret.emitError() << "output '" << outputName << "' has no buffer";
+    PlanValue &value = plan.values[*index];
+    unsigned base = root(*index);
+    bool producedHere = plan.values[base].storage == Storage::Arena &&
+                        definingStep.count(base);
+    if (producedHere) {
+      // The step writes straight into the output; a returned reshape makes
+      // its base a view of the output instead.
+      if (base != *index) {
+        plan.values[base].storage = Storage::View;
+        plan.values[base].base = *index;
+      }
+      value.storage = Storage::Output;
+      value.index = plan.outputs.size();
+      plan.outputs.emplace_back(outputName, *index);
+      continue;
+    }
+    // Inputs, weights, views and values already returned are copied.
+    PlanValue copy = value;
+    copy.value = Value();
+    copy.storage = Storage::Output;
+    copy.index = plan.outputs.size();
+    unsigned copyIndex = plan.values.size();
+    plan.values.push_back(copy);
+    PlanStep step;
+    step.kind = PlanStep::Kind::Copy;
+    step.source = *index;
+    step.destination = copyIndex;
+    plan.steps.push_back(step);
+    plan.outputs.emplace_back(outputName, copyIndex);
+  }
+  return success();
+}
+
+void Planner::planArena() {
+  // Lifetime of each arena value in steps: [definition, last use].
+  DenseMap<unsigned, std::pair<unsigned, unsigned>> life;
+  for (auto [s, step] : llvm::enumerate(plan.steps)) {
+    SmallVector<unsigned> used(step.buffers);
+    if (step.kind == PlanStep::Kind::Gemm) {
+      used.append({step.a, step.b, step.c});
+      if (step.bias != ~0u)
+        used.push_back(step.bias);
+    } else if (step.kind == PlanStep::Kind::Copy) {
+      used.append({step.source, step.destination});
+    }
+    for (unsigned v : used) {
+      unsigned r = root(v);
+      if (plan.values[r].storage != Storage::Arena)
+        continue;
+      auto [it, inserted] = life.try_emplace(r, s, s);
+      it->second.first = std::min<unsigned>(it->second.first, s);
+      it->second.second = std::max<unsigned>(it->second.second, s);
+    }
+  }
+  SmallVector<unsigned> order;
+  for (auto &entry : life)
+    order.push_back(entry.first);
+  llvm::sort(order, [&](unsigned x, unsigned y) {
+    uint64_t sx = plan.values[x].byteSize, sy = plan.values[y].byteSize;
+    if (sx != sy)
+      return sx > sy;
+    return x < y;
+  });
+  struct Placed {
+    uint64_t offset, size;
+    unsigned first, last;
+  };
+  std::vector<Placed> placed;
+  for (unsigned v : order) {
+    uint64_t size = llvm::alignTo(std::max<uint64_t>(plan.values[v].byteSize, 1),
+                                  kAlignment);
+    auto [first, last] = life[v];
+    SmallVector<Placed> conflicts;
+    for (const Placed &p : placed)
+      if (p.first <= last && first <= p.last)
+        conflicts.push_back(p);
+    llvm::sort(conflicts,
+               [](const Placed &x, const Placed &y) { return x.offset < y.offset; });
+    uint64_t offset = 0;
+    for (const Placed &p : conflicts) {
+      if (offset + size <= p.offset)
+        break;
+      offset = std::max(offset, p.offset + p.size);
+    }
+    placed.push_back({offset, size, first, last});
+    plan.values[v].offset = offset;
+    plan.arenaSize = std::max(plan.arenaSize, offset + size);
+    plan.intermediateBytes += size;
+  }
+}
+
+FailureOr<Plan> Planner::run() {
+  for (SymbolOp symbol : shapes.getSymbols())
+    plan.symbols.push_back({symbol.getSymbol().str(),
+                            static_cast<int64_t>(symbol.getMin()),
+                            static_cast<int64_t>(symbol.getMax())});
+  // Inputs.
+  for (BlockArgument arg : func.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tsc.name");
+    std::string inputName =
+        name ? name.str() : "input" + std::to_string(arg.getArgNumber());
+    FailureOr<unsigned> index = addValue(arg, Storage::Input, func);
+    if (failed(index))
+      return failure();
+    plan.values[*index].index = plan.inputs.size();
+    plan.inputs.emplace_back(inputName, *index);
+  }
+  // Every symbol must be read off some input dim.
+  llvm::SmallBitVector bound(plan.symbols.size());
+  for (auto &input : plan.inputs)
+    for (unsigned d : plan.values[input.second].dims)
+      if (auto sym = dyn_cast<AffineSymbolExpr>(plan.exprs[d]))
+        bound.set(sym.getPosition());
+  for (auto [i, symbol] : llvm::enumerate(plan.symbols))
+    if (!bound.test(i))
+      return func.emitError() << "symbol '" << symbol.name
+                              << "' is not the size of any input dim, so a "
+                                 "run cannot determine it";
+
+  for (Operation &op : func.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (failed(addOutputs(ret)))
+        return failure();
+      continue;
+    }
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      if (failed(addWeight(constant)))
+        return failure();
+      continue;
+    }
+    // Declarations and scalar (index) arithmetic are evaluated inside the
+    // kernels that use them.
+    if (isa<SymbolOp, BindShapeOp, NoneOp>(op) ||
+        llvm::none_of(op.getResultTypes(),
+                      [](Type t) { return isa<TensorType>(t); }))
+      continue;
+    if (failed(addStep(&op)))
+      return failure();
+  }
+  planArena();
+  return std::move(plan);
+}
+
+} // namespace
+
+FailureOr<Plan> plan::buildPlan(func::FuncOp func, const PlanOptions &options) {
+  return Planner(func, options).run();
+}
+
+void plan::printReport(const Plan &plan, llvm::raw_ostream &os) {
+  unsigned kernels = 0, gemms = 0, copies = 0, views = 0;
+  for (const PlanStep &step : plan.steps) {
+    kernels += step.kind == PlanStep::Kind::Kernel;
+    gemms += step.kind == PlanStep::Kind::Gemm;
+    copies += step.kind == PlanStep::Kind::Copy;
+  }
+  for (const PlanValue &value : plan.values)
+    views += value.storage == Storage::View;
+  os << "plan: " << plan.steps.size() << " steps: " << kernels
+     << " kernels, " << gemms << " GEMM library calls, " << copies
+     << " copies; " << views << " reshapes as views\n";
+  os << "symbols:";
+  for (const PlanSymbol &s : plan.symbols)
+    os << " " << s.name << "=[" << s.min << ", " << s.max << "]";
+  os << "\n";
+  os << "arena: " << plan.arenaSize
+     << " bytes at the symbols' maxima; intermediates sum to "
+     << plan.intermediateBytes << " bytes"
+     << llvm::format(" (reuse saves %.1f%%)\n",
+                     plan.intermediateBytes
+                         ? 100.0 * (1.0 - double(plan.arenaSize) /
+                                              double(plan.intermediateBytes))
+                         : 0.0);
+  os << "weights: " << plan.weights.size() << " bytes\n";
+}

@@ -1,0 +1,99 @@
+//===- Plan.h - the execution plan: buffers, steps and the arena -*- C++ -*-===//
+//
+// The plan is what the runtime executes (docs/artifact-format.md): every
+// tensor of the graph becomes a value stored in an input, an output, the
+// weights, the activation arena or as a view of another value; every
+// operation becomes a step: a generated kernel, a GEMM library call or a
+// copy. Shapes are expressions over the symbols, evaluated per run; the
+// arena is planned once at the symbols' maxima.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSC_COMPILER_PLAN_PLAN_H
+#define TSC_COMPILER_PLAN_PLAN_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AffineExpr.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::tsc::plan {
+
+enum class DType : uint8_t {
+  F32 = 1, F16, BF16, F64, I8, U8, I16, I32, I64, Bool
+};
+enum class Storage : uint8_t { Input = 1, Output, Weight, Arena, View };
+
+/// The artifact's element code for `type`; failure for types the runtime has
+/// no code for.
+FailureOr<DType> getDType(Type type);
+/// Bytes per element of `dtype`.
+int64_t getDTypeSize(DType dtype);
+
+struct PlanSymbol {
+  std::string name;
+  int64_t min, max;
+};
+
+struct PlanValue {
+  Value value; // the graph value it stores (null for plan-made values)
+  DType dtype;
+  Storage storage;
+  SmallVector<unsigned> dims; // expression indices
+  uint64_t index = 0;         // input/output index
+  uint64_t offset = 0;        // weight or arena offset
+  uint64_t byteSize = 0;      // weight bytes / bytes at the symbols' maxima
+  unsigned base = 0;          // view: the value it aliases
+};
+
+struct PlanStep {
+  enum class Kind : uint8_t { Kernel = 1, Gemm = 2, Copy = 3 };
+  Kind kind;
+  /// Kernel: function name and the graph ops it runs (in order).
+  std::string name;
+  SmallVector<Operation *> ops;
+  /// Kernel: the buffers passed, inputs first, then results.
+  SmallVector<unsigned> buffers;
+  /// Gemm: operands and shape; see docs/artifact-format.md.
+  unsigned a = 0, b = 0, c = 0, bias = ~0u;
+  bool transA = false, transB = false;
+  unsigned batch = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0,
+           strideA = 0, strideB = 0, strideC = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  /// Copy: source and destination.
+  unsigned source = 0, destination = 0;
+};
+
+struct Plan {
+  std::vector<PlanSymbol> symbols;
+  std::vector<AffineExpr> exprs;
+  std::vector<PlanValue> values;
+  std::vector<std::pair<std::string, unsigned>> inputs, outputs;
+  std::vector<PlanStep> steps;
+  uint64_t arenaSize = 0;
+  /// Sum of the arena values' sizes at the maxima: what the arena would be
+  /// without reuse.
+  uint64_t intermediateBytes = 0;
+  std::vector<char> weights;
+
+  /// The value index of graph value `v`, if it has one.
+  std::optional<unsigned> lookup(Value v) const;
+  DenseMap<Value, unsigned> valueIndex;
+};
+
+struct PlanOptions {
+  /// Send matmul/linear to the GEMM library where its layout fits.
+  bool useGemmLibrary = true;
+};
+
+/// Plans `func` (after the fuse phase). Errors are emitted on the op at fault.
+FailureOr<Plan> buildPlan(func::FuncOp func, const PlanOptions &options);
+
+/// Prints what `tsc --report` shows: steps by kind, arena against the sum of
+/// the intermediates, weights.
+void printReport(const Plan &plan, llvm::raw_ostream &os);
+
+} // namespace mlir::tsc::plan
+
+#endif // TSC_COMPILER_PLAN_PLAN_H

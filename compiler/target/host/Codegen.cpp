@@ -1,0 +1,205 @@
+//===- Codegen.cpp - lower kernels to LLVM, compile and link them --------===//
+
+#include "compiler/target/host/HostCodegen.h"
+
+#include "passes/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+FailureOr<HostTarget> mlir::tsc::resolveHostTarget(StringRef cpu) {
+  HostTarget target;
+  if (cpu == "native") {
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    auto has = [&](StringRef f) { return features.lookup(f); };
+    if (has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl"))
+      cpu = "x86-64-v4";
+    else if (has("avx2") && has("fma"))
+      cpu = "x86-64-v3";
+    else
+      cpu = "x86-64";
+  }
+  if (cpu == "x86-64-v4")
+    target.isa = 0b11;
+  else if (cpu == "x86-64-v3")
+    target.isa = 0b01;
+  else if (cpu != "x86-64")
+    return failure();
+  target.cpu = cpu.str();
+  return target;
+}
+
+LogicalResult mlir::tsc::lowerKernels(ModuleOp kernels) {
+  PassManager pm(kernels.getContext());
+  // tsc ops become linalg on tensors, in destination-passing style.
+  pm.addNestedPass<func::FuncOp>(createConvertTscToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  // Chains of elementwise generics in one kernel become one loop nest.
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCSEPass());
+  return pm.run(kernels);
+}
+
+namespace {
+
+/// The bufferization and LLVM lowering of the kernels module.
+LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
+  PassManager pm(kernels.getContext());
+  // Results were placed in their plan buffers with materialize_in_destination;
+  // only temporaries inside a kernel get new allocations.
+  pm.addPass(bufferization::createOneShotBufferizePass());
+  // Temporaries are freed before the kernel returns.
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // Transcendentals without an LLVM intrinsic (erf, tanh) call libm.
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  return pm.run(kernels);
+}
+
+/// Writes `bytes` to `path`.
+LogicalResult writeFile(StringRef path, StringRef bytes) {
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (error)
+    return failure();
+  os << bytes;
+  return success(!os.has_error());
+}
+
+} // namespace
+
+FailureOr<std::vector<char>>
+mlir::tsc::compileKernels(ModuleOp kernels, const HostTarget &target) {
+  MLIRContext *context = kernels.getContext();
+  if (failed(lowerToLLVMDialect(kernels)))
+    return failure();
+
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  context->appendDialectRegistry(registry);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> module =
+      translateModuleToLLVMIR(kernels, llvmContext, "tsc-kernels");
+  if (!module)
+    return emitError(kernels.getLoc(), "translation to LLVM IR failed");
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple("x86_64-unknown-linux-gnu");
+  std::string error;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget)
+    return emitError(kernels.getLoc(), "no x86-64 LLVM target: ") << error;
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      triple, target.cpu, "", options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  module->setTargetTriple(triple);
+  module->setDataLayout(machine->createDataLayout());
+  module->setSourceFileName("tsc-kernels");
+  for (llvm::Function &f : *module)
+    if (!f.isDeclaration())
+      f.addFnAttr("target-cpu", target.cpu);
+
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder builder(machine.get());
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm =
+        builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(*module, mam);
+  }
+
+  llvm::SmallString<0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager pm;
+    if (machine->addPassesToEmitFile(pm, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return emitError(kernels.getLoc(), "LLVM cannot emit x86-64 objects");
+    pm.run(*module);
+  }
+
+  // Link with lld into a shared object; the temporary directory goes away.
+  llvm::SmallString<128> dir;
+  if (llvm::sys::fs::createUniqueDirectory("tsc-link", dir))
+    return emitError(kernels.getLoc(), "cannot create a temporary directory");
+  llvm::SmallString<128> objectPath(dir), libraryPath(dir);
+  llvm::sys::path::append(objectPath, "kernels.o");
+  llvm::sys::path::append(libraryPath, "kernels.so");
+  llvm::scope_exit cleanup([&] {
+    llvm::sys::fs::remove(objectPath);
+    llvm::sys::fs::remove(libraryPath);
+    llvm::sys::fs::remove(dir);
+  });
+  if (failed(writeFile(objectPath, object)))
+    return emitError(kernels.getLoc(), "cannot write ") << objectPath;
+  llvm::ErrorOr<std::string> lld = llvm::sys::findProgramByName(
+      "ld.lld", {TSC_LLVM_BINDIR});
+  if (!lld)
+    lld = llvm::sys::findProgramByName("ld.lld");
+  if (!lld)
+    return emitError(kernels.getLoc(),
+                     "ld.lld not found (install the Debian package lld-22)");
+  SmallVector<StringRef> args{*lld,     "-shared",   "--build-id=none",
+                              "-z",     "noexecstack", "--hash-style=gnu",
+                              "-o",     libraryPath, objectPath};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*lld, args, std::nullopt, {}, 0, 0,
+                                         &message);
+  if (status != 0)
+    return emitError(kernels.getLoc(), "linking kernels failed: ")
+           << (message.empty() ? "ld.lld exited with status " +
+                                     std::to_string(status)
+                               : message);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> library =
+      llvm::MemoryBuffer::getFile(libraryPath);
+  if (!library)
+    return emitError(kernels.getLoc(), "cannot read ") << libraryPath;
+  StringRef bytes = (*library)->getBuffer();
+  return std::vector<char>(bytes.begin(), bytes.end());
+}

@@ -1,0 +1,48 @@
+//===- HostCodegen.h - kernels for the host CPU, as a shared object -*- C++ -*-===//
+//
+// The `lower` and `codegen` phases for --target=cpu: each kernel step of the
+// plan becomes a function with the kernel ABI (docs/artifact-format.md),
+// lowered through linalg, bufferization and loops to LLVM, compiled for the
+// chosen x86-64 level and linked by lld into one position-independent
+// shared object.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSC_COMPILER_TARGET_HOST_HOSTCODEGEN_H
+#define TSC_COMPILER_TARGET_HOST_HOSTCODEGEN_H
+
+#include "compiler/plan/Plan.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace mlir::tsc {
+
+/// The x86-64 level kernels are compiled for, and what the artifact records.
+struct HostTarget {
+  std::string cpu;      // LLVM CPU name: x86-64, x86-64-v3, x86-64-v4
+  uint64_t isa = 0;     // artifact ISA bits (docs/artifact-format.md)
+};
+
+/// `native` picks the best level this machine runs; otherwise one of
+/// x86-64, x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512).
+FailureOr<HostTarget> resolveHostTarget(StringRef cpu);
+
+/// A module with one kernel function per kernel step: buffers wrapped as
+/// memrefs, the step's tsc ops cloned on tensors, results written into the
+/// step's result buffers.
+FailureOr<OwningOpRef<ModuleOp>> outlineKernels(const plan::Plan &plan,
+                                                MLIRContext *context);
+
+/// Runs tsc-convert-to-linalg and linalg fusion on the kernels: the IR that
+/// `--emit=lower` prints.
+LogicalResult lowerKernels(ModuleOp kernels);
+
+/// Bufferizes, lowers to LLVM, compiles and links the (lowered) kernels into
+/// a shared object's bytes.
+FailureOr<std::vector<char>> compileKernels(ModuleOp kernels,
+                                            const HostTarget &target);
+
+} // namespace mlir::tsc
+
+#endif // TSC_COMPILER_TARGET_HOST_HOSTCODEGEN_H

@@ -1,0 +1,3 @@
+//===- Contraction.cpp - placeholder until the family is written ---------------===//
+#include "passes/conversion/TscToLinalg/TscToLinalg.h"
+void mlir::tsc::populateTscContractionToLinalgPatterns(mlir::RewritePatternSet &) {}

@@ -1,0 +1,260 @@
+//===- Elementwise.cpp - tsc elementwise ops to linalg.generic ------------===//
+//
+// Every elementwise op becomes one linalg.generic over the result with numpy
+// broadcasting maps; linalg's elementwise fusion later merges chains of them
+// that land in one kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/conversion/TscToLinalg/TscToLinalg.h"
+
+#include "dialects/tsc/IR/TscOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::tolinalg;
+
+namespace {
+
+using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
+bool isUnsigned(Type t) { return t.isUnsignedInteger() || t.isInteger(1); }
+
+Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Value one = scalarConstant(b, loc, x.getType(), 1.0);
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+}
+
+/// The scalar body of each elementwise op, given its operands' elements.
+Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x) {
+  Type type = x.getType();
+  bool flt = isFloat(x);
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](NegOp) -> Value {
+        if (flt)
+          return arith::NegFOp::create(b, loc, x);
+        return arith::SubIOp::create(b, loc, scalarConstant(b, loc, type, 0), x);
+      })
+      .Case([&](AbsOp) -> Value {
+        if (flt)
+          return math::AbsFOp::create(b, loc, x);
+        if (isUnsigned(type))
+          return x;
+        return math::AbsIOp::create(b, loc, x);
+      })
+      .Case([&](ExpOp) -> Value { return math::ExpOp::create(b, loc, x); })
+      .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, x); })
+      .Case([&](SqrtOp) -> Value { return math::SqrtOp::create(b, loc, x); })
+      .Case([&](RsqrtOp) -> Value { return math::RsqrtOp::create(b, loc, x); })
+      .Case([&](ReciprocalOp) -> Value {
+        return arith::DivFOp::create(b, loc, scalarConstant(b, loc, type, 1), x);
+      })
+      .Case([&](TanhOp) -> Value { return math::TanhOp::create(b, loc, x); })
+      .Case([&](ErfOp) -> Value { return math::ErfOp::create(b, loc, x); })
+      .Case([&](SigmoidOp) -> Value { return sigmoid(b, loc, x); })
+      .Case([&](ReluOp) -> Value {
+        Value zero = scalarConstant(b, loc, type, 0);
+        if (flt) {
+          // max(x, 0) that keeps NaN, as ONNX's reference does.
+          Value pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGT,
+                                            x, zero);
+          return arith::SelectOp::create(b, loc, pos, x, zero);
+        }
+        return arith::MaxSIOp::create(b, loc, x, zero);
+      })
+      .Case([&](SiluOp) -> Value {
+        return arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x));
+      })
+      .Case([&](SinOp) -> Value { return math::SinOp::create(b, loc, x); })
+      .Case([&](CosOp) -> Value { return math::CosOp::create(b, loc, x); })
+      .Case([&](NotOp) -> Value {
+        return arith::XOrIOp::create(b, loc, x, scalarConstant(b, loc, type, 1));
+      })
+      .Case([&](GeluOp gelu) -> Value {
+        Value half = scalarConstant(b, loc, type, 0.5);
+        Value one = scalarConstant(b, loc, type, 1.0);
+        Value inner;
+        if (gelu.getApproximate() == GeluApproximation::tanh) {
+          // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+          Value x3 = arith::MulFOp::create(
+              b, loc, x, arith::MulFOp::create(b, loc, x, x));
+          Value poly = arith::AddFOp::create(
+              b, loc, x,
+              arith::MulFOp::create(b, loc, scalarConstant(b, loc, type, 0.044715),
+                                    x3));
+          inner = math::TanhOp::create(
+              b, loc,
+              arith::MulFOp::create(
+                  b, loc, scalarConstant(b, loc, type, std::sqrt(2.0 / M_PI)),
+                  poly));
+        } else {
+          // 0.5 x (1 + erf(x / sqrt(2)))
+          inner = math::ErfOp::create(
+              b, loc,
+              arith::MulFOp::create(b, loc, x,
+                                    scalarConstant(b, loc, type, M_SQRT1_2)));
+        }
+        return arith::MulFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, half, x),
+            arith::AddFOp::create(b, loc, one, inner));
+      })
+      .Case([&](ClipOp clip) -> Value {
+        Value r = x;
+        auto bound = [&](FloatAttr attr) {
+          return scalarConstant(b, loc, type, attr.getValueAsDouble());
+        };
+        if (clip.getMinAttr()) {
+          Value lo = bound(clip.getMinAttr());
+          r = flt ? Value(arith::MaximumFOp::create(b, loc, r, lo))
+                  : isUnsigned(type) ? Value(arith::MaxUIOp::create(b, loc, r, lo))
+                                     : Value(arith::MaxSIOp::create(b, loc, r, lo));
+        }
+        if (clip.getMaxAttr()) {
+          Value hi = bound(clip.getMaxAttr());
+          r = flt ? Value(arith::MinimumFOp::create(b, loc, r, hi))
+                  : isUnsigned(type) ? Value(arith::MinUIOp::create(b, loc, r, hi))
+                                     : Value(arith::MinSIOp::create(b, loc, r, hi));
+        }
+        return r;
+      })
+      .Default([](Operation *) { return Value(); });
+}
+
+Value binaryBody(Operation *op, OpBuilder &b, Location loc, Value x, Value y) {
+  Type type = x.getType();
+  bool flt = isFloat(x);
+  bool uns = isUnsigned(type);
+  using FP = arith::CmpFPredicate;
+  using IP = arith::CmpIPredicate;
+  auto compare = [&](FP f, IP s, IP u) -> Value {
+    if (flt)
+      return arith::CmpFOp::create(b, loc, f, x, y);
+    return arith::CmpIOp::create(b, loc, uns ? u : s, x, y);
+  };
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](AddOp) -> Value {
+        return flt ? Value(arith::AddFOp::create(b, loc, x, y))
+                   : Value(arith::AddIOp::create(b, loc, x, y));
+      })
+      .Case([&](SubOp) -> Value {
+        return flt ? Value(arith::SubFOp::create(b, loc, x, y))
+                   : Value(arith::SubIOp::create(b, loc, x, y));
+      })
+      .Case([&](MulOp) -> Value {
+        return flt ? Value(arith::MulFOp::create(b, loc, x, y))
+                   : Value(arith::MulIOp::create(b, loc, x, y));
+      })
+      .Case([&](DivOp) -> Value {
+        if (flt)
+          return arith::DivFOp::create(b, loc, x, y);
+        return uns ? Value(arith::DivUIOp::create(b, loc, x, y))
+                   : Value(arith::DivSIOp::create(b, loc, x, y));
+      })
+      .Case([&](PowOp) -> Value { return math::PowFOp::create(b, loc, x, y); })
+      .Case([&](MaxOp) -> Value {
+        if (flt)
+          return arith::MaximumFOp::create(b, loc, x, y);
+        return uns ? Value(arith::MaxUIOp::create(b, loc, x, y))
+                   : Value(arith::MaxSIOp::create(b, loc, x, y));
+      })
+      .Case([&](MinOp) -> Value {
+        if (flt)
+          return arith::MinimumFOp::create(b, loc, x, y);
+        return uns ? Value(arith::MinUIOp::create(b, loc, x, y))
+                   : Value(arith::MinSIOp::create(b, loc, x, y));
+      })
+      .Case([&](EqualOp) -> Value { return compare(FP::OEQ, IP::eq, IP::eq); })
+      .Case([&](LessOp) -> Value { return compare(FP::OLT, IP::slt, IP::ult); })
+      .Case([&](GreaterOp) -> Value {
+        return compare(FP::OGT, IP::sgt, IP::ugt);
+      })
+      .Case([&](AndOp) -> Value { return arith::AndIOp::create(b, loc, x, y); })
+      .Case([&](OrOp) -> Value { return arith::OrIOp::create(b, loc, x, y); })
+      .Default([](Operation *) { return Value(); });
+}
+
+/// Lowers any elementwise op whose scalar body `bodyOf` knows.
+template <typename OpTy>
+struct ElementwisePattern : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Operation *operation = op.getOperation();
+    auto resultType = cast<RankedTensorType>(operation->getResult(0).getType());
+    FailureOr<Value> result = buildElementwise(
+        rewriter, op.getLoc(), resultType, operation->getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          if (args.size() == 1)
+            return unaryBody(operation, b, loc, args[0]);
+          return binaryBody(operation, b, loc, args[0], args[1]);
+        });
+    if (failed(result))
+      return rewriter.notifyMatchFailure(op, "unbound dynamic result dim");
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+struct WherePattern : OpRewritePattern<WhereOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WhereOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<Value> result = buildElementwise(
+        rewriter, op.getLoc(), op.getType(), op->getOperands(),
+        [](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+        });
+    if (failed(result))
+      return rewriter.notifyMatchFailure(op, "unbound dynamic result dim");
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+struct CastPattern : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op,
+                                PatternRewriter &rewriter) const override {
+    Type from = op.getInput().getType().getElementType();
+    Type to = op.getType().getElementType();
+    FailureOr<Value> result = buildElementwise(
+        rewriter, op.getLoc(), op.getType(), op->getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return convertScalar(b, loc, args[0], from, to);
+        });
+    if (failed(result))
+      return rewriter.notifyMatchFailure(op, "unbound dynamic result dim");
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tsc::populateTscElementwiseToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<ElementwisePattern<NegOp>, ElementwisePattern<AbsOp>,
+               ElementwisePattern<ExpOp>, ElementwisePattern<LogOp>,
+               ElementwisePattern<SqrtOp>, ElementwisePattern<RsqrtOp>,
+               ElementwisePattern<ReciprocalOp>, ElementwisePattern<TanhOp>,
+               ElementwisePattern<ErfOp>, ElementwisePattern<SigmoidOp>,
+               ElementwisePattern<ReluOp>, ElementwisePattern<SiluOp>,
+               ElementwisePattern<SinOp>, ElementwisePattern<CosOp>,
+               ElementwisePattern<NotOp>, ElementwisePattern<GeluOp>,
+               ElementwisePattern<ClipOp>, ElementwisePattern<AddOp>,
+               ElementwisePattern<SubOp>, ElementwisePattern<MulOp>,
+               ElementwisePattern<DivOp>, ElementwisePattern<PowOp>,
+               ElementwisePattern<MaxOp>, ElementwisePattern<MinOp>,
+               ElementwisePattern<EqualOp>, ElementwisePattern<LessOp>,
+               ElementwisePattern<GreaterOp>, ElementwisePattern<AndOp>,
+               ElementwisePattern<OrOp>, WherePattern, CastPattern>(
+      patterns.getContext());
+}

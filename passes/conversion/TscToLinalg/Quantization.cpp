@@ -1,0 +1,3 @@
+//===- Quantization.cpp - placeholder until the family is written ---------------===//
+#include "passes/conversion/TscToLinalg/TscToLinalg.h"
+void mlir::tsc::populateTscQuantizationToLinalgPatterns(mlir::RewritePatternSet &) {}

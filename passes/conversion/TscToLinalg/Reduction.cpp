@@ -1,0 +1,3 @@
+//===- Reduction.cpp - placeholder until the family is written ---------------===//
+#include "passes/conversion/TscToLinalg/TscToLinalg.h"
+void mlir::tsc::populateTscReductionToLinalgPatterns(mlir::RewritePatternSet &) {}

@@ -1,0 +1,3 @@
+//===- Shape.cpp - placeholder until the family is written ---------------===//
+#include "passes/conversion/TscToLinalg/TscToLinalg.h"
+void mlir::tsc::populateTscShapeToLinalgPatterns(mlir::RewritePatternSet &) {}
