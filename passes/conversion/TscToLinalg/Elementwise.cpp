@@ -34,7 +34,9 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
 }
 
 /// The scalar body of each elementwise op, given its operands' elements.
-Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x) {
+/// `x` is signless; `original` is the element type with its signedness.
+Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x,
+                Type original) {
   Type type = x.getType();
   bool flt = isFloat(x);
   return llvm::TypeSwitch<Operation *, Value>(op)
@@ -46,7 +48,7 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x) {
       .Case([&](AbsOp) -> Value {
         if (flt)
           return math::AbsFOp::create(b, loc, x);
-        if (isUnsigned(type))
+        if (isUnsigned(original))
           return x;
         return math::AbsIOp::create(b, loc, x);
       })
@@ -114,13 +116,13 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x) {
         if (clip.getMinAttr()) {
           Value lo = bound(clip.getMinAttr());
           r = flt ? Value(arith::MaximumFOp::create(b, loc, r, lo))
-                  : isUnsigned(type) ? Value(arith::MaxUIOp::create(b, loc, r, lo))
+                  : isUnsigned(original) ? Value(arith::MaxUIOp::create(b, loc, r, lo))
                                      : Value(arith::MaxSIOp::create(b, loc, r, lo));
         }
         if (clip.getMaxAttr()) {
           Value hi = bound(clip.getMaxAttr());
           r = flt ? Value(arith::MinimumFOp::create(b, loc, r, hi))
-                  : isUnsigned(type) ? Value(arith::MinUIOp::create(b, loc, r, hi))
+                  : isUnsigned(original) ? Value(arith::MinUIOp::create(b, loc, r, hi))
                                      : Value(arith::MinSIOp::create(b, loc, r, hi));
         }
         return r;
@@ -128,10 +130,10 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x) {
       .Default([](Operation *) { return Value(); });
 }
 
-Value binaryBody(Operation *op, OpBuilder &b, Location loc, Value x, Value y) {
-  Type type = x.getType();
+Value binaryBody(Operation *op, OpBuilder &b, Location loc, Value x, Value y,
+                 Type original) {
   bool flt = isFloat(x);
-  bool uns = isUnsigned(type);
+  bool uns = isUnsigned(original);
   using FP = arith::CmpFPredicate;
   using IP = arith::CmpIPredicate;
   auto compare = [&](FP f, IP s, IP u) -> Value {
@@ -192,9 +194,15 @@ struct ElementwisePattern : OpRewritePattern<OpTy> {
     FailureOr<Value> result = buildElementwise(
         rewriter, op.getLoc(), resultType, operation->getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          if (args.size() == 1)
-            return unaryBody(operation, b, loc, args[0]);
-          return binaryBody(operation, b, loc, args[0], args[1]);
+          // arith computes on signless integers; the op's types say how.
+          Type original = args[0].getType();
+          Value x = toSignless(b, loc, args[0]);
+          Value result =
+              args.size() == 1
+                  ? unaryBody(operation, b, loc, x, original)
+                  : binaryBody(operation, b, loc, x,
+                               toSignless(b, loc, args[1]), original);
+          return fromSignless(b, loc, result, resultType.getElementType());
         });
     if (failed(result))
       return rewriter.notifyMatchFailure(op, "unbound dynamic result dim");
@@ -210,7 +218,12 @@ struct WherePattern : OpRewritePattern<WhereOp> {
     FailureOr<Value> result = buildElementwise(
         rewriter, op.getLoc(), op.getType(), op->getOperands(),
         [](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+          Type type = args[1].getType();
+          return fromSignless(
+              b, loc,
+              arith::SelectOp::create(b, loc, args[0], toSignless(b, loc, args[1]),
+                                      toSignless(b, loc, args[2])),
+              type);
         });
     if (failed(result))
       return rewriter.notifyMatchFailure(op, "unbound dynamic result dim");
@@ -228,7 +241,9 @@ struct CastPattern : OpRewritePattern<CastOp> {
     FailureOr<Value> result = buildElementwise(
         rewriter, op.getLoc(), op.getType(), op->getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          return convertScalar(b, loc, args[0], from, to);
+          return fromSignless(
+              b, loc, convertScalar(b, loc, toSignless(b, loc, args[0]), from, to),
+              to);
         });
     if (failed(result))
       return rewriter.notifyMatchFailure(op, "unbound dynamic result dim");

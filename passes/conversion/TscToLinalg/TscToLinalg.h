@@ -12,6 +12,8 @@
 #ifndef TSC_PASSES_CONVERSION_TSCTOLINALG_TSCTOLINALG_H
 #define TSC_PASSES_CONVERSION_TSCTOLINALG_TSCTOLINALG_H
 
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -65,6 +67,75 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 /// Converts scalar `v` to `to` with ONNX Cast semantics (float→int
 /// truncates; to bool is `!= 0`; unsigned ints convert as unsigned).
 Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to);
+
+/// Builds a `linalg.generic` reading `inputs` through `inputMaps` and
+/// writing `init` through `initMap`, with `iterators` over the loops; `body`
+/// gets the input elements followed by the current `init` element and
+/// returns the element to yield.
+Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
+                   ArrayRef<AffineMap> inputMaps, Value init, AffineMap initMap,
+                   ArrayRef<utils::IteratorType> iterators,
+                   function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
+/// `tensor.empty` of `type`; `sizes` has one entry per dim, and the entries
+/// of `type`'s dynamic dims become its dynamic sizes.
+Value createEmptyOfSizes(OpBuilder &b, Location loc, RankedTensorType type,
+                         ArrayRef<OpFoldResult> sizes);
+
+/// A tensor of `type` (sizes as for createEmptyOfSizes) filled with the
+/// scalar `value` by `linalg.fill`.
+Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
+                   ArrayRef<OpFoldResult> sizes, Value value);
+
+/// The element type that float statistics and contractions accumulate in:
+/// f32 for narrower floats, `element` itself otherwise.
+Type getAccumulatorType(Type element);
+
+/// `tensor` converted element by element to `element` (ONNX Cast rules);
+/// `tensor` itself when its element type is `element` already.
+Value convertElements(OpBuilder &b, Location loc, Value tensor, Type element);
+
+/// The product of the sizes of `dims` of `tensor`, as an index.
+Value getElementCount(OpBuilder &b, Location loc, Value tensor,
+                      ArrayRef<int64_t> dims);
+
+/// The signless integer type of `type`'s width for signed and unsigned
+/// integers (arith takes signless operands only); `type` otherwise.
+Type getSignlessType(Type type);
+
+/// Views scalar `v` of a signed or unsigned integer type as signless (a
+/// no-op cast that LLVM lowering erases), so that arith can compute on it.
+Value toSignless(OpBuilder &b, Location loc, Value v);
+
+/// The inverse of toSignless: views signless `v` as `type`.
+Value fromSignless(OpBuilder &b, Location loc, Value v, Type type);
+
+/// A scalar constant of any int (any signedness), float or index `type`.
+Value typedConstant(OpBuilder &b, Location loc, Type type, double value);
+
+/// The reassociation that inserts or drops the dims flagged in `isUnit`
+/// (all of static size 1): each group holds one other dim, leading unit dims
+/// join the first group and the rest join the group before them.
+SmallVector<ReassociationIndices>
+getUnitDimReassociation(ArrayRef<bool> isUnit);
+
+/// `value` reshaped to `resultType` by inserting the size-1 dims flagged in
+/// `isUnit` (one flag per result dim), with `tensor.expand_shape`.
+Value insertUnitDims(OpBuilder &b, Location loc, Value value,
+                     RankedTensorType resultType, ArrayRef<bool> isUnit);
+
+/// Softmax (or log-softmax when `log`) of `input` along `axis`, numerically
+/// stable (max subtracted), with statistics in getAccumulatorType; the
+/// result has `input`'s shape and `resultElement` elements.
+Value buildSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis,
+                   Type resultElement, bool log);
+
+/// numpy matmul of `lhs` ([..., M, K] or [K]) and `rhs` ([..., K, N] or
+/// [K]) as one linalg.generic over (batch..., m, n, k) with broadcasting
+/// batch maps, accumulating floats in getAccumulatorType and 8/16-bit
+/// integers (extended by their signedness) in the result's integer type.
+Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                  RankedTensorType resultType);
 
 } // namespace tolinalg
 } // namespace mlir::tsc

@@ -1,0 +1,68 @@
+// RUN: tsc-opt %s --split-input-file --tsc-convert-to-linalg | FileCheck %s
+
+// numpy broadcasting: the bias reads only the trailing dim; the dynamic
+// result dim comes from the operand that has it.
+// CHECK-DAG:   #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG:   #[[ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @add_bias
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x768xf32>, %[[B:.+]]: tensor<768xf32>)
+// CHECK:         %[[D:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<?x768xf32>
+// CHECK:         %[[EMPTY:.+]] = tensor.empty(%[[D]]) : tensor<?x768xf32>
+// CHECK:         %[[Y:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME:        ins(%[[X]], %[[B]] : tensor<?x768xf32>, tensor<768xf32>) outs(%[[EMPTY]] : tensor<?x768xf32>)
+// CHECK:           ^bb0(%[[A:.+]]: f32, %[[C:.+]]: f32, %{{.+}}: f32):
+// CHECK:             %[[S:.+]] = arith.addf %[[A]], %[[C]] : f32
+// CHECK:             linalg.yield %[[S]] : f32
+// CHECK:         return %[[Y]]
+func.func @add_bias(%x: tensor<?x768xf32>, %b: tensor<768xf32>) -> tensor<?x768xf32> {
+  %y = tsc.add %x, %b : (tensor<?x768xf32>, tensor<768xf32>) -> tensor<?x768xf32>
+  return %y : tensor<?x768xf32>
+}
+
+// -----
+
+// A static size-1 dim broadcasts by reading index 0.
+// CHECK-DAG:   #[[BCAST:.+]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func.func @where_broadcast_mask
+// CHECK:         linalg.generic {indexing_maps = [#[[BCAST]], #{{.+}}, #{{.+}}, #{{.+}}]
+// CHECK:           ^bb0(%[[C:.+]]: i1, %[[T:.+]]: f32, %[[F:.+]]: f32, %{{.+}}: f32):
+// CHECK:             arith.select %[[C]], %[[T]], %[[F]] : f32
+func.func @where_broadcast_mask(%c: tensor<1x8xi1>, %t: tensor<4x8xf32>, %f: tensor<f32>) -> tensor<4x8xf32> {
+  %y = tsc.where %c, %t, %f : (tensor<1x8xi1>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Float to int truncates toward zero; the comparison result is i1.
+// CHECK-LABEL: func.func @cast_and_compare
+// CHECK:         linalg.generic
+// CHECK:             arith.fptosi %{{.+}} : f32 to i32
+// CHECK:         linalg.generic
+// CHECK-SAME:        outs(%{{.+}} : tensor<4xi1>)
+// CHECK:             arith.cmpi slt, %{{.+}}, %{{.+}} : i32
+func.func @cast_and_compare(%x: tensor<4xf32>, %y: tensor<4xi32>) -> tensor<4xi1> {
+  %c = tsc.cast %x : tensor<4xf32> to tensor<4xi32>
+  %l = tsc.less %c, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+  return %l : tensor<4xi1>
+}
+
+// -----
+
+// Exact GELU: 0.5 x (1 + erf(x / sqrt(2))).
+// CHECK-LABEL: func.func @gelu_erf
+// CHECK-DAG:     %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG:     %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG:     %[[RSQRT2:.+]] = arith.constant 0.707106769 : f32
+// CHECK:         linalg.generic
+// CHECK:           ^bb0(%[[X:.+]]: f32, %{{.+}}: f32):
+// CHECK:             %[[S:.+]] = arith.mulf %[[X]], %[[RSQRT2]] : f32
+// CHECK:             %[[E:.+]] = math.erf %[[S]] : f32
+// CHECK:             %[[H:.+]] = arith.mulf %[[X]], %[[HALF]] : f32
+// CHECK:             %[[P:.+]] = arith.addf %[[E]], %[[ONE]] : f32
+// CHECK:             %[[Y:.+]] = arith.mulf %[[H]], %[[P]] : f32
+// CHECK:             linalg.yield %[[Y]] : f32
+func.func @gelu_erf(%x: tensor<?x3072xf32>) -> tensor<?x3072xf32> {
+  %y = tsc.gelu %x : tensor<?x3072xf32>
+  return %y : tensor<?x3072xf32>
+}
