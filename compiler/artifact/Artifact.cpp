@@ -189,7 +189,10 @@ mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
   SmallVector<Section> sections{{"PLAN", *planBytes}};
   if (!hostObject.empty())
     sections.push_back({"HOST", hostObject});
-  if (!plan.weights.empty())
+  // A weight of zero elements still needs the section it points into.
+  if (llvm::any_of(plan.values, [](const PlanValue &v) {
+        return v.storage == Storage::Weight;
+      }))
     sections.push_back({"WGHT", plan.weights});
 
   constexpr size_t kHeaderSize = 64, kEntrySize = 32;

@@ -5,9 +5,13 @@
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -73,14 +77,32 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
   pm.addPass(bufferization::createOneShotBufferizePass());
   // Temporaries are freed before the kernel returns.
   bufferization::buildBufferDeallocationPipeline(pm);
+  if (failed(pm.run(kernels)))
+    return failure();
+  // Strided memref.copy lowers to a call into MLIR's C runner library, which
+  // the runtime does not have: copy with loops instead.
+  kernels.walk([](memref::CopyOp copy) {
+    OpBuilder b(copy);
+    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                           copy.getTarget());
+    copy.erase();
+  });
+  pm.clear();
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  // Transcendentals without an LLVM intrinsic (erf, tanh) call libm.
-  pm.addPass(createConvertMathToLibmPass());
+  // f16/bf16 math computes in f32: libm has no half-precision functions.
+  pm.addPass(math::createMathExtendToSupportedTypes());
+  // Math ops with an LLVM lowering first (rsqrt is 1/sqrt, libm has no
+  // rsqrtf); what is left (erf) calls libm.
   pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  // bf16 conversions as integer arithmetic, not compiler-rt calls.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
