@@ -20,5 +20,7 @@ config.substitutions.append(("%python", config.tsc_python))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    [ToolSubst("tsc-opt", unresolved="fatal"), ToolSubst("tsc", unresolved="fatal")],
+    [ToolSubst("tsc-opt", unresolved="fatal"), ToolSubst("tsc", unresolved="fatal"),
+     ToolSubst("tsc-run", unresolved="fatal"),
+     ToolSubst("tsc-runtime-tests", unresolved="fatal")],
     [config.tsc_tools_dir])

@@ -1,0 +1,291 @@
+/* runtime.h - the tsc runtime's C API: load a .tscm artifact and run it. */
+/*
+ * Plain C99. Every fallible call returns a tsc_status_t: NULL means success,
+ * anything else is an error object that the caller owns and frees with
+ * tsc_status_free. Handles are opaque and reference counted: a call that
+ * creates one returns an owned reference; _retain adds one, _release drops one.
+ * Accessors borrow: what they return lives as long as the handle. Output
+ * parameters come last and are named out_*. Options structs start with
+ * struct_size, set by their _init function; fields are only ever appended.
+ *
+ * A typical use:
+ *
+ *   tsc_model_t* model;  tsc_session_t* session;  tsc_tensor_t* out;
+ *   tsc_status_t st = tsc_model_load(NULL, "model.tscm", &model);
+ *   if (!st) st = tsc_session_create(model, NULL, &session);
+ *   if (!st) st = tsc_session_bind_input(session, "input_ids", ids);
+ *   if (!st) st = tsc_session_run(session);
+ *   if (!st) st = tsc_session_get_output(session, "logits", &out);
+ *   if (st) {
+ *     fprintf(stderr, "%s\n", tsc_status_message(st));
+ *     tsc_status_free(st);
+ *   }
+ */
+#ifndef TSC_RUNTIME_H
+#define TSC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef TSC_API
+#if defined(__GNUC__) || defined(__clang__)
+#define TSC_API __attribute__((visibility("default")))
+#else
+#define TSC_API
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of this API: incremented whenever a function, an enumerator or
+ * an options field is added. Compare tsc_api_version() with TSC_API_VERSION to
+ * detect a library older than the header a program was compiled with. */
+#define TSC_API_VERSION 1
+
+/// Returns the API version the library implements (TSC_API_VERSION when built).
+TSC_API uint32_t tsc_api_version(void);
+
+/*===-- Status ------------------------------------------------------------===*/
+
+/* Thread safety: a status is a plain value owned by the caller that received
+ * it; it may be read from any thread, and is freed exactly once. */
+
+typedef enum tsc_status_code_e {
+  TSC_STATUS_OK = 0,
+  /* A caller error: NULL handle, bad dtype/rank/shape, wrong options. */
+  TSC_STATUS_INVALID_ARGUMENT = 1,
+  /* A file, an input/output name or a host-code symbol does not exist. */
+  TSC_STATUS_NOT_FOUND = 2,
+  /* A value outside its range, e.g. a symbolic dim outside [min, max]. */
+  TSC_STATUS_OUT_OF_RANGE = 3,
+  /* The call is valid but the object is not in a state for it (e.g. getting
+   * an output before any run, or running a session that is running). */
+  TSC_STATUS_FAILED_PRECONDITION = 4,
+  /* The artifact is corrupt, truncated or inconsistent. */
+  TSC_STATUS_DATA_LOSS = 5,
+  /* The artifact needs something this runtime does not implement (another
+   * format major version, another target). */
+  TSC_STATUS_UNIMPLEMENTED = 6,
+  /* The machine lacks something the artifact needs (e.g. a CPU feature). */
+  TSC_STATUS_UNAVAILABLE = 7,
+  /* Out of memory or another system resource. */
+  TSC_STATUS_RESOURCE_EXHAUSTED = 8,
+  /* A bug in the runtime. */
+  TSC_STATUS_INTERNAL = 9,
+  /* Not a code: makes the enum 32 bits wide and every int value valid in it. */
+  TSC_STATUS_CODE_MAX_ENUM = 0x7FFFFFFF
+} tsc_status_code_t;
+
+/* NULL == OK. */
+typedef struct tsc_status_s *tsc_status_t;
+
+/// The status's code; TSC_STATUS_OK for NULL.
+TSC_API tsc_status_code_t tsc_status_code(tsc_status_t status);
+/// The status's message, e.g. "model.tscm: section WGHT checksum mismatch
+/// (corrupt artifact)"; "" for NULL. Valid until the status is freed.
+TSC_API const char *tsc_status_message(tsc_status_t status);
+/// Frees a status; NULL is a no-op.
+TSC_API void tsc_status_free(tsc_status_t status);
+/// The code's name, e.g. "DATA_LOSS"; "UNKNOWN" for values not listed above.
+TSC_API const char *tsc_status_code_name(tsc_status_code_t code);
+
+/*===-- Element types -----------------------------------------------------===*/
+
+/* The numbering is the artifact format's. */
+typedef enum tsc_dtype_e {
+  TSC_DTYPE_F32 = 1,
+  TSC_DTYPE_F16 = 2,
+  TSC_DTYPE_BF16 = 3,
+  TSC_DTYPE_F64 = 4,
+  TSC_DTYPE_I8 = 5,
+  TSC_DTYPE_U8 = 6,
+  TSC_DTYPE_I16 = 7,
+  TSC_DTYPE_I32 = 8,
+  TSC_DTYPE_I64 = 9,
+  TSC_DTYPE_BOOL = 10, /* one byte, 0 or 1 */
+  TSC_DTYPE_MAX_ENUM =
+      0x7FFFFFFF /* not a dtype: see TSC_STATUS_CODE_MAX_ENUM */
+} tsc_dtype_t;
+
+/// Bytes per element; 0 for a value that is not a tsc_dtype_t.
+TSC_API size_t tsc_dtype_size(tsc_dtype_t dtype);
+/// The short name ("f32", "bf16", "bool"); NULL for a value that is not a
+/// tsc_dtype_t.
+TSC_API const char *tsc_dtype_name(tsc_dtype_t dtype);
+
+/*===-- Tensor ------------------------------------------------------------===*/
+
+/* A dense, row-major array with a dtype and a shape, and memory that either
+ * the runtime owns (tsc_tensor_create_host, outputs) or the caller lends
+ * (tsc_tensor_wrap_host). Thread safety: retain/release and the accessors may
+ * be called from any thread; the data is the caller's to synchronize, and must
+ * not change while a session that has it bound is running. */
+typedef struct tsc_tensor_s tsc_tensor_t;
+
+typedef enum tsc_location_e {
+  TSC_LOCATION_HOST = 1, /* CPU memory */
+  TSC_LOCATION_MAX_ENUM =
+      0x7FFFFFFF /* not a location: see TSC_STATUS_CODE_MAX_ENUM */
+} tsc_location_t;
+
+/// Creates a tensor owning new host memory, 64-byte aligned, uninitialized.
+/// `dims` holds `rank` sizes, each >= 0 (it may be NULL when rank is 0).
+TSC_API tsc_status_t tsc_tensor_create_host(tsc_dtype_t dtype, size_t rank,
+                                            const int64_t *dims,
+                                            tsc_tensor_t **out_tensor);
+/// Creates a tensor over caller memory, which must hold at least the tensor's
+/// dense size in `byte_size` bytes and outlive the tensor. The runtime never
+/// frees it.
+TSC_API tsc_status_t tsc_tensor_wrap_host(tsc_dtype_t dtype, size_t rank,
+                                          const int64_t *dims, void *data,
+                                          size_t byte_size,
+                                          tsc_tensor_t **out_tensor);
+/// Adds a reference; NULL is a no-op.
+TSC_API void tsc_tensor_retain(tsc_tensor_t *tensor);
+/// Drops a reference, freeing owned memory with the last one; NULL is a no-op.
+TSC_API void tsc_tensor_release(tsc_tensor_t *tensor);
+/// The first element's address.
+TSC_API void *tsc_tensor_data(const tsc_tensor_t *tensor);
+TSC_API tsc_dtype_t tsc_tensor_dtype(const tsc_tensor_t *tensor);
+TSC_API size_t tsc_tensor_rank(const tsc_tensor_t *tensor);
+/// `rank` sizes, valid as long as the tensor.
+TSC_API const int64_t *tsc_tensor_dims(const tsc_tensor_t *tensor);
+/// Element count × dtype size.
+TSC_API size_t tsc_tensor_byte_size(const tsc_tensor_t *tensor);
+TSC_API tsc_location_t tsc_tensor_location(const tsc_tensor_t *tensor);
+/// 1 when the runtime allocated the memory (and frees it), 0 when it is
+/// borrowed.
+TSC_API int tsc_tensor_owns_data(const tsc_tensor_t *tensor);
+
+/*===-- Model -------------------------------------------------------------===*/
+
+/* A loaded artifact: its signature, plan, weights and host code. Thread
+ * safety: immutable once loaded; share it between threads and sessions freely
+ * (retain/release are atomic). */
+typedef struct tsc_model_s tsc_model_t;
+
+typedef struct tsc_model_options_s {
+  size_t struct_size; /* sizeof(tsc_model_options_t), set by _init */
+} tsc_model_options_t;
+
+/// Fills `opts` with the defaults.
+TSC_API void tsc_model_options_init(tsc_model_options_t *opts);
+
+/// Maps the artifact at `path` read-only and validates it completely (header,
+/// checksums, plan), checks that the CPU has the ISA the host code needs, and
+/// loads the host code. `opts` may be NULL for the defaults. Errors name the
+/// file.
+TSC_API tsc_status_t tsc_model_load(const tsc_model_options_t *opts,
+                                    const char *path, tsc_model_t **out_model);
+/// Like tsc_model_load, from an artifact in memory. The runtime borrows `data`
+/// (no copy): it must be 64-byte aligned, stay unchanged and outlive the model.
+/// `name` (may be NULL) names the artifact in error messages.
+TSC_API tsc_status_t tsc_model_load_from_memory(const tsc_model_options_t *opts,
+                                                const void *data, size_t size,
+                                                const char *name,
+                                                tsc_model_t **out_model);
+TSC_API void tsc_model_retain(tsc_model_t *model);
+TSC_API void tsc_model_release(tsc_model_t *model);
+/// The producer string of the artifact's header, e.g. "tsc 0.1.0".
+TSC_API const char *tsc_model_producer(const tsc_model_t *model);
+
+/* Symbols: the named dynamic dims (batch, seq, ...), each with a range. */
+TSC_API size_t tsc_model_symbol_count(const tsc_model_t *model);
+/// NULL when `index` is out of range.
+TSC_API const char *tsc_model_symbol_name(const tsc_model_t *model,
+                                          size_t index);
+TSC_API int64_t tsc_model_symbol_min(const tsc_model_t *model, size_t index);
+TSC_API int64_t tsc_model_symbol_max(const tsc_model_t *model, size_t index);
+
+/* Inputs and outputs, in signature order. Out-of-range indices give NULL,
+ * 0 or -1. */
+TSC_API size_t tsc_model_input_count(const tsc_model_t *model);
+TSC_API const char *tsc_model_input_name(const tsc_model_t *model,
+                                         size_t index);
+TSC_API tsc_dtype_t tsc_model_input_dtype(const tsc_model_t *model,
+                                          size_t index);
+TSC_API size_t tsc_model_input_rank(const tsc_model_t *model, size_t index);
+/// The dim's size when it is static, else -1.
+TSC_API int64_t tsc_model_input_dim_size(const tsc_model_t *model, size_t index,
+                                         size_t dim);
+/// The symbol index when the dim is exactly one symbol (and so binds it), else
+/// -1.
+TSC_API int64_t tsc_model_input_dim_symbol(const tsc_model_t *model,
+                                           size_t index, size_t dim);
+/// The input's shape for the given symbol values (`symbol_count` of them, in
+/// symbol order; values are not range-checked here). `out_dims` receives rank
+/// sizes.
+TSC_API tsc_status_t tsc_model_input_shape(const tsc_model_t *model,
+                                           size_t index,
+                                           const int64_t *symbol_values,
+                                           size_t symbol_count,
+                                           int64_t *out_dims);
+TSC_API size_t tsc_model_output_count(const tsc_model_t *model);
+TSC_API const char *tsc_model_output_name(const tsc_model_t *model,
+                                          size_t index);
+TSC_API tsc_dtype_t tsc_model_output_dtype(const tsc_model_t *model,
+                                           size_t index);
+TSC_API size_t tsc_model_output_rank(const tsc_model_t *model, size_t index);
+TSC_API int64_t tsc_model_output_dim_size(const tsc_model_t *model,
+                                          size_t index, size_t dim);
+TSC_API int64_t tsc_model_output_dim_symbol(const tsc_model_t *model,
+                                            size_t index, size_t dim);
+TSC_API tsc_status_t tsc_model_output_shape(const tsc_model_t *model,
+                                            size_t index,
+                                            const int64_t *symbol_values,
+                                            size_t symbol_count,
+                                            int64_t *out_dims);
+
+/*===-- Session -----------------------------------------------------------===*/
+
+/* One execution context of a model: its arena (allocated once, sized for the
+ * symbols' maxima), its bound inputs and its outputs. Thread safety: not
+ * thread-safe; one call at a time, one run at a time (a concurrent run fails
+ * with FAILED_PRECONDITION). Use one session per thread; they can share a
+ * model. */
+typedef struct tsc_session_s tsc_session_t;
+
+typedef struct tsc_session_options_s {
+  size_t struct_size; /* sizeof(tsc_session_options_t), set by _init */
+  /* Host threads for the run; 0 (default) = all online cores. GEMMs run in
+   * OpenBLAS, whose thread count is process-wide: each run sets it
+   * (openblas_set_num_threads), which affects other OpenBLAS users in the
+   * process. */
+  int32_t thread_count;
+} tsc_session_options_t;
+
+TSC_API void tsc_session_options_init(tsc_session_options_t *opts);
+/// Creates a session, retaining `model`. `opts` may be NULL for the defaults.
+TSC_API tsc_status_t tsc_session_create(tsc_model_t *model,
+                                        const tsc_session_options_t *opts,
+                                        tsc_session_t **out_session);
+TSC_API void tsc_session_retain(tsc_session_t *session);
+TSC_API void tsc_session_release(tsc_session_t *session);
+/// Binds the input `name` to `tensor` (retained until rebound or the session
+/// is released); NULL unbinds. Shapes are checked by tsc_session_run.
+TSC_API tsc_status_t tsc_session_bind_input(tsc_session_t *session,
+                                            const char *name,
+                                            const tsc_tensor_t *tensor);
+/// Makes runs write the output `name` into `tensor` (retained), whose dtype
+/// and shape must match the resolved ones at each run; NULL goes back to
+/// runtime-allocated outputs. Either way the last run's outputs are dropped:
+/// tsc_session_get_output fails until the next run.
+TSC_API tsc_status_t tsc_session_bind_output(tsc_session_t *session,
+                                             const char *name,
+                                             tsc_tensor_t *tensor);
+/// Runs the plan: resolves the symbols from the inputs' shapes, checks every
+/// input, allocates the outputs that are not caller-bound, runs the steps.
+TSC_API tsc_status_t tsc_session_run(tsc_session_t *session);
+/// Returns a new reference to the output `name` of the last successful run.
+/// A later run writes into a fresh tensor when the caller still holds this one.
+TSC_API tsc_status_t tsc_session_get_output(tsc_session_t *session,
+                                            const char *name,
+                                            tsc_tensor_t **out_tensor);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TSC_RUNTIME_H */

@@ -1,0 +1,41 @@
+//===- executor.h - sizing a plan's values and running its steps ----------===//
+
+#ifndef TSC_RUNTIME_EXECUTOR_H
+#define TSC_RUNTIME_EXECUTOR_H
+
+#include "model.h"
+
+#include <string>
+#include <vector>
+
+namespace tsc::rt {
+
+/// Everything a run's symbol values decide.
+struct Layout {
+  std::vector<int64_t> exprValues; // per expression
+  std::vector<int64_t> elements;   // per value
+  std::vector<uint64_t> bytes;     // per value
+};
+
+/// "batch=2, seq=7": symbol values for messages.
+std::string describeSymbols(const Plan &plan, const int64_t *symbols);
+
+/// Evaluates every expression at `symbols` and sizes every value, checking
+/// that dims are >= 0, views match their base's element count, arena values
+/// fit in the arena, and gemm and copy operands fit in their values. Errors
+/// are the artifact's fault: DATA_LOSS naming the file and the symbol values.
+tsc_status_t computeLayout(const tsc_model_s &model, const int64_t *symbols,
+                           Layout &out);
+
+/// Runs the steps in order over the values at `addresses`. `scratch` is
+/// reused for kernels' buffer arrays.
+void executeSteps(const tsc_model_s &model, const Layout &layout,
+                  const std::vector<void *> &addresses, const int64_t *symbols,
+                  std::vector<void *> &scratch);
+
+/// Sets OpenBLAS's (process-wide) thread count.
+void setBlasThreads(int threads);
+
+} // namespace tsc::rt
+
+#endif // TSC_RUNTIME_EXECUTOR_H

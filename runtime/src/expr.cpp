@@ -1,0 +1,166 @@
+//===- expr.cpp - checking, evaluating and printing shape expressions -----===//
+
+#include "expr.h"
+
+#include "artifact.h"
+#include "internal.h"
+
+namespace tsc::rt {
+namespace {
+
+enum Op : uint8_t {
+  kConst = 0x01,
+  kSymbol = 0x02,
+  kAdd = 0x10,
+  kMul = 0x11,
+  kFloorDiv = 0x12,
+  kCeilDiv = 0x13,
+  kMod = 0x14,
+};
+
+size_t immediateSize(uint8_t op) {
+  return op == kConst ? 8 : op == kSymbol ? 4 : 0;
+}
+
+bool isBinary(uint8_t op) { return op >= kAdd && op <= kMod; }
+
+} // namespace
+
+bool checkExpr(const uint8_t *code, size_t size, uint32_t symbolCount,
+               Expr &out, std::string &error) {
+  size_t depth = 0;
+  bool usesSymbols = false;
+  for (size_t pc = 0; pc < size;) {
+    uint8_t op = code[pc];
+    if (op != kConst && op != kSymbol && !isBinary(op)) {
+      error = formatString("unknown code 0x%02x at byte %zu", op, pc);
+      return false;
+    }
+    size_t immediate = immediateSize(op);
+    if (size - pc - 1 < immediate) {
+      error = "truncated immediate at byte " + std::to_string(pc);
+      return false;
+    }
+    if (op == kSymbol) {
+      uint32_t j = loadU32(code + pc + 1);
+      if (j >= symbolCount) {
+        error = "symbol " + std::to_string(j) + " out of range (" +
+                std::to_string(symbolCount) + " symbols)";
+        return false;
+      }
+      usesSymbols = true;
+    }
+    if (isBinary(op)) {
+      if (depth < 2) {
+        error = "stack underflow at byte " + std::to_string(pc);
+        return false;
+      }
+      --depth;
+    } else if (++depth > kExprStackDepth) {
+      error = "stack deeper than " + std::to_string(kExprStackDepth);
+      return false;
+    }
+    pc += 1 + immediate;
+  }
+  if (depth != 1) {
+    error =
+        "leaves " + std::to_string(depth) + " values on the stack instead of 1";
+    return false;
+  }
+  out.code = code;
+  out.size = size;
+  out.constant = !usesSymbols;
+  out.bareSymbol =
+      (size == 5 && code[0] == kSymbol) ? int64_t(loadU32(code + 1)) : -1;
+  return true;
+}
+
+bool evalExpr(const Expr &expr, const int64_t *symbols, int64_t &out,
+              const char *&error) {
+  int64_t stack[kExprStackDepth];
+  size_t depth = 0;
+  const uint8_t *code = expr.code;
+  for (size_t pc = 0; pc < expr.size;) {
+    uint8_t op = code[pc++];
+    if (op == kConst) {
+      stack[depth++] = int64_t(loadU64(code + pc));
+      pc += 8;
+      continue;
+    }
+    if (op == kSymbol) {
+      stack[depth++] = symbols[loadU32(code + pc)];
+      pc += 4;
+      continue;
+    }
+    int64_t b = stack[--depth];
+    int64_t &a = stack[depth - 1];
+    if (op == kAdd || op == kMul) {
+      bool overflow = op == kAdd ? __builtin_add_overflow(a, b, &a)
+                                 : __builtin_mul_overflow(a, b, &a);
+      if (overflow) {
+        error = "i64 overflow";
+        return false;
+      }
+      continue;
+    }
+    if (b <= 0) {
+      error = "division or modulo by a value <= 0";
+      return false;
+    }
+    int64_t q = a / b, r = a % b; // b > 0: no overflow
+    if (op == kFloorDiv)
+      a = q - (r < 0);
+    else if (op == kCeilDiv)
+      a = q + (r > 0);
+    else
+      a = r < 0 ? r + b : r;
+  }
+  out = stack[0];
+  return true;
+}
+
+std::string printExpr(const Expr &expr, const std::vector<Symbol> &symbols) {
+  // Each stack entry is text plus whether it needs parentheses as an operand.
+  std::vector<std::pair<std::string, bool>> stack;
+  auto operand = [](const std::pair<std::string, bool> &e) {
+    return e.second ? "(" + e.first + ")" : e.first;
+  };
+  const uint8_t *code = expr.code;
+  for (size_t pc = 0; pc < expr.size;) {
+    uint8_t op = code[pc++];
+    if (op == kConst) {
+      stack.push_back({std::to_string(int64_t(loadU64(code + pc))), false});
+      pc += 8;
+      continue;
+    }
+    if (op == kSymbol) {
+      stack.push_back({symbols[loadU32(code + pc)].name, false});
+      pc += 4;
+      continue;
+    }
+    auto b = stack.back();
+    stack.pop_back();
+    auto a = stack.back();
+    stack.pop_back();
+    switch (op) {
+    case kAdd:
+      stack.push_back({operand(a) + " + " + operand(b), true});
+      break;
+    case kMul:
+      stack.push_back({operand(a) + " * " + operand(b), true});
+      break;
+    case kFloorDiv:
+      stack.push_back({"floordiv(" + a.first + ", " + b.first + ")", false});
+      break;
+    case kCeilDiv:
+      stack.push_back({"ceildiv(" + a.first + ", " + b.first + ")", false});
+      break;
+    default:
+      stack.push_back({operand(a) + " mod " + operand(b), true});
+      break;
+    }
+  }
+  return stack.empty() ? std::string() : stack.back().first;
+}
+
+} // namespace tsc::rt

@@ -1,0 +1,57 @@
+//===- isa.cpp - checking the CPU against the ISA the host code needs -----===//
+
+#include "isa.h"
+
+#include "internal.h"
+
+namespace tsc::rt {
+namespace {
+
+constexpr uint64_t kAvx2Fma = 1u << 0;
+constexpr uint64_t kAvx512 = 1u << 1;
+constexpr uint64_t kKnownBits = kAvx2Fma | kAvx512;
+
+// The first feature of `bits` this CPU lacks (__builtin_cpu_supports also
+// checks that the OS saves the wider registers), or nullptr.
+const char *firstMissing(uint64_t bits) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (bits & kAvx2Fma) {
+    if (!__builtin_cpu_supports("avx2"))
+      return "AVX2";
+    if (!__builtin_cpu_supports("fma"))
+      return "FMA";
+  }
+  if (bits & kAvx512) {
+    if (!__builtin_cpu_supports("avx512f"))
+      return "AVX-512F";
+    if (!__builtin_cpu_supports("avx512bw"))
+      return "AVX-512BW";
+    if (!__builtin_cpu_supports("avx512dq"))
+      return "AVX-512DQ";
+    if (!__builtin_cpu_supports("avx512vl"))
+      return "AVX-512VL";
+  }
+  return nullptr;
+#else
+  return bits ? "an x86-64 CPU" : nullptr;
+#endif
+}
+
+} // namespace
+
+tsc_status_t checkIsa(uint64_t isa, const std::string &file) {
+  if (uint64_t unknown = isa & ~kKnownBits)
+    return statusf(TSC_STATUS_UNIMPLEMENTED,
+                   "%s: the host code needs ISA bits 0x%llx that this runtime "
+                   "does not know",
+                   file.c_str(), static_cast<unsigned long long>(unknown));
+  if (const char *missing = firstMissing(isa))
+    return statusf(TSC_STATUS_UNAVAILABLE,
+                   "%s: this CPU lacks %s, which the artifact's host code was "
+                   "compiled for",
+                   file.c_str(), missing);
+  return nullptr;
+}
+
+} // namespace tsc::rt

@@ -1,0 +1,279 @@
+//===- model.cpp - loading a model and reading its signature --------------===//
+
+#include "model.h"
+
+#include "executor.h"
+#include "internal.h"
+#include "isa.h"
+
+#include <memory>
+
+using namespace tsc::rt;
+
+namespace {
+
+// Options fields a caller's struct_size covers; older callers get defaults.
+tsc_status_t readOptions(const tsc_model_options_t *opts) {
+  if (opts && opts->struct_size < sizeof(size_t))
+    return statusf(
+        TSC_STATUS_INVALID_ARGUMENT,
+        "tsc_model_options_t.struct_size is %zu: call tsc_model_options_init",
+        opts->struct_size);
+  return nullptr;
+}
+
+// Everything after the container is validated.
+tsc_status_t finishLoad(tsc_model_s &model) {
+  const std::string &file = model.artifact.name();
+  Plan &plan = model.plan;
+  tsc_status_t status = nullptr;
+  if ((status = parsePlan(model.artifact.plan(), file,
+                          model.artifact.minorVersion(), plan)) ||
+      (status = checkPlan(plan, file, model.artifact.host(),
+                          model.artifact.weights())))
+    return status;
+  // Size everything at both ends of the symbols' ranges, so that a plan that
+  // cannot run is refused now rather than at some later run.
+  std::vector<int64_t> symbols(plan.symbols.size());
+  Layout layout;
+  for (bool atMax : {false, true}) {
+    for (size_t j = 0; j < symbols.size(); ++j)
+      symbols[j] = atMax ? plan.symbols[j].max : plan.symbols[j].min;
+    if ((status = computeLayout(model, symbols.data(), layout)))
+      return status;
+  }
+
+  model.kernels.assign(plan.steps.size(), nullptr);
+  bool hasKernels = false;
+  for (const Step &s : plan.steps) {
+    hasKernels |= s.kind == StepKind::Kernel;
+    model.hasGemm |= s.kind == StepKind::Gemm;
+  }
+  if (!hasKernels)
+    return nullptr;
+  // The ISA check comes before dlopen: the object's constructors may already
+  // use the instructions.
+  if ((status = checkIsa(plan.isa, file)) ||
+      (status = model.host.load(model.artifact.host(), file)))
+    return status;
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    if (plan.steps[i].kind == StepKind::Kernel &&
+        (status = model.host.resolve(plan.steps[i].function, i, file,
+                                     model.kernels[i])))
+      return status;
+  return nullptr;
+}
+
+template <typename Open>
+tsc_status_t load(const tsc_model_options_t *opts, tsc_model_t **out_model,
+                  Open open) {
+  if (!out_model)
+    return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "out_model is NULL");
+  *out_model = nullptr;
+  if (tsc_status_t status = readOptions(opts))
+    return status;
+  return guarded([&]() -> tsc_status_t {
+    auto model = std::make_unique<tsc_model_s>();
+    tsc_status_t status = nullptr;
+    if ((status = open(model->artifact)) || (status = finishLoad(*model)))
+      return status;
+    *out_model = model.release();
+    return nullptr;
+  });
+}
+
+const Port *port(const tsc_model_t *model, bool input, size_t index) {
+  if (!model)
+    return nullptr;
+  const std::vector<Port> &ports =
+      input ? model->plan.inputs : model->plan.outputs;
+  return index < ports.size() ? &ports[index] : nullptr;
+}
+
+const Value *portValue(const tsc_model_t *model, bool input, size_t index) {
+  const Port *p = port(model, input, index);
+  return p ? &model->plan.values[p->value] : nullptr;
+}
+
+const Expr *dimExpr(const tsc_model_t *model, bool input, size_t index,
+                    size_t dim) {
+  const Value *v = portValue(model, input, index);
+  return v && dim < v->dims.size() ? &model->plan.exprs[v->dims[dim]] : nullptr;
+}
+
+int64_t dimSize(const tsc_model_t *model, bool input, size_t index,
+                size_t dim) {
+  const Expr *e = dimExpr(model, input, index, dim);
+  int64_t size = -1;
+  const char *error = nullptr;
+  if (!e || !e->constant || !evalExpr(*e, nullptr, size, error))
+    return -1;
+  return size;
+}
+
+int64_t dimSymbol(const tsc_model_t *model, bool input, size_t index,
+                  size_t dim) {
+  const Expr *e = dimExpr(model, input, index, dim);
+  return e ? e->bareSymbol : -1;
+}
+
+tsc_status_t shape(const tsc_model_t *model, bool input, size_t index,
+                   const int64_t *symbolValues, size_t symbolCount,
+                   int64_t *out_dims) {
+  const char *what = input ? "input" : "output";
+  const Value *v = portValue(model, input, index);
+  if (!v)
+    return statusf(TSC_STATUS_OUT_OF_RANGE, "no %s %zu", what, index);
+  if (symbolCount != model->plan.symbols.size() ||
+      (symbolCount && !symbolValues))
+    return statusf(TSC_STATUS_INVALID_ARGUMENT,
+                   "%zu symbol values given, the model has %zu", symbolCount,
+                   model->plan.symbols.size());
+  if (!out_dims && !v->dims.empty())
+    return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "out_dims is NULL");
+  for (size_t d = 0; d < v->dims.size(); ++d) {
+    const Expr &e = model->plan.exprs[v->dims[d]];
+    const char *error = nullptr;
+    if (!evalExpr(e, symbolValues, out_dims[d], error))
+      return statusf(TSC_STATUS_INVALID_ARGUMENT, "%s '%s' dim %zu (%s): %s",
+                     what, port(model, input, index)->name.c_str(), d,
+                     printExpr(e, model->plan.symbols).c_str(), error);
+  }
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+void tsc_model_options_init(tsc_model_options_t *opts) {
+  if (opts)
+    *opts = tsc_model_options_t{sizeof(tsc_model_options_t)};
+}
+
+tsc_status_t tsc_model_load(const tsc_model_options_t *opts, const char *path,
+                            tsc_model_t **out_model) {
+  if (!path)
+    return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "path is NULL");
+  return load(opts, out_model, [&](Artifact &a) { return a.open(path); });
+}
+
+tsc_status_t tsc_model_load_from_memory(const tsc_model_options_t *opts,
+                                        const void *data, size_t size,
+                                        const char *name,
+                                        tsc_model_t **out_model) {
+  return load(opts, out_model,
+              [&](Artifact &a) { return a.borrow(data, size, name); });
+}
+
+void tsc_model_retain(tsc_model_t *model) {
+  if (model)
+    model->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void tsc_model_release(tsc_model_t *model) {
+  if (model && model->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    delete model;
+}
+
+const char *tsc_model_producer(const tsc_model_t *model) {
+  return model ? model->artifact.producer().c_str() : nullptr;
+}
+
+size_t tsc_model_symbol_count(const tsc_model_t *model) {
+  return model ? model->plan.symbols.size() : 0;
+}
+
+const char *tsc_model_symbol_name(const tsc_model_t *model, size_t index) {
+  return model && index < model->plan.symbols.size()
+             ? model->plan.symbols[index].name.c_str()
+             : nullptr;
+}
+
+int64_t tsc_model_symbol_min(const tsc_model_t *model, size_t index) {
+  return model && index < model->plan.symbols.size()
+             ? model->plan.symbols[index].min
+             : -1;
+}
+
+int64_t tsc_model_symbol_max(const tsc_model_t *model, size_t index) {
+  return model && index < model->plan.symbols.size()
+             ? model->plan.symbols[index].max
+             : -1;
+}
+
+size_t tsc_model_input_count(const tsc_model_t *model) {
+  return model ? model->plan.inputs.size() : 0;
+}
+
+const char *tsc_model_input_name(const tsc_model_t *model, size_t index) {
+  const Port *p = port(model, true, index);
+  return p ? p->name.c_str() : nullptr;
+}
+
+tsc_dtype_t tsc_model_input_dtype(const tsc_model_t *model, size_t index) {
+  const Value *v = portValue(model, true, index);
+  return v ? tsc_dtype_t(v->dtype) : tsc_dtype_t(0);
+}
+
+size_t tsc_model_input_rank(const tsc_model_t *model, size_t index) {
+  const Value *v = portValue(model, true, index);
+  return v ? v->dims.size() : 0;
+}
+
+int64_t tsc_model_input_dim_size(const tsc_model_t *model, size_t index,
+                                 size_t dim) {
+  return dimSize(model, true, index, dim);
+}
+
+int64_t tsc_model_input_dim_symbol(const tsc_model_t *model, size_t index,
+                                   size_t dim) {
+  return dimSymbol(model, true, index, dim);
+}
+
+tsc_status_t tsc_model_input_shape(const tsc_model_t *model, size_t index,
+                                   const int64_t *symbol_values,
+                                   size_t symbol_count, int64_t *out_dims) {
+  return guarded([&] {
+    return shape(model, true, index, symbol_values, symbol_count, out_dims);
+  });
+}
+
+size_t tsc_model_output_count(const tsc_model_t *model) {
+  return model ? model->plan.outputs.size() : 0;
+}
+
+const char *tsc_model_output_name(const tsc_model_t *model, size_t index) {
+  const Port *p = port(model, false, index);
+  return p ? p->name.c_str() : nullptr;
+}
+
+tsc_dtype_t tsc_model_output_dtype(const tsc_model_t *model, size_t index) {
+  const Value *v = portValue(model, false, index);
+  return v ? tsc_dtype_t(v->dtype) : tsc_dtype_t(0);
+}
+
+size_t tsc_model_output_rank(const tsc_model_t *model, size_t index) {
+  const Value *v = portValue(model, false, index);
+  return v ? v->dims.size() : 0;
+}
+
+int64_t tsc_model_output_dim_size(const tsc_model_t *model, size_t index,
+                                  size_t dim) {
+  return dimSize(model, false, index, dim);
+}
+
+int64_t tsc_model_output_dim_symbol(const tsc_model_t *model, size_t index,
+                                    size_t dim) {
+  return dimSymbol(model, false, index, dim);
+}
+
+tsc_status_t tsc_model_output_shape(const tsc_model_t *model, size_t index,
+                                    const int64_t *symbol_values,
+                                    size_t symbol_count, int64_t *out_dims) {
+  return guarded([&] {
+    return shape(model, false, index, symbol_values, symbol_count, out_dims);
+  });
+}
+
+} // extern "C"

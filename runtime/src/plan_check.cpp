@@ -1,0 +1,250 @@
+//===- plan_check.cpp - cross-checking a decoded plan ---------------------===//
+
+#include "internal.h"
+#include "plan.h"
+
+#include <set>
+
+namespace tsc::rt {
+namespace {
+
+class Checker {
+public:
+  Checker(Plan &plan, const std::string &file, const SectionView &host,
+          const SectionView &weights)
+      : plan_(plan), file_(file), host_(host), weights_(weights) {}
+
+  tsc_status_t run() {
+    tsc_status_t status = nullptr;
+    if (plan_.target != "cpu")
+      return statusf(
+          TSC_STATUS_UNIMPLEMENTED,
+          "%s: target '%s' is not supported by this runtime (it runs 'cpu')",
+          file_.c_str(), plan_.target.c_str());
+    if ((status = checkSymbols()) || (status = checkPorts()) ||
+        (status = checkValues()) || (status = checkSymbolsBound()) ||
+        (status = checkSteps()))
+      return status;
+    return nullptr;
+  }
+
+private:
+  tsc_status_t corrupt(const std::string &what) {
+    return statusf(TSC_STATUS_DATA_LOSS, "%s: PLAN: %s (corrupt artifact)",
+                   file_.c_str(), what.c_str());
+  }
+
+  tsc_status_t checkSymbols() {
+    std::set<std::string> names;
+    for (size_t j = 0; j < plan_.symbols.size(); ++j) {
+      const Symbol &s = plan_.symbols[j];
+      if (s.name.empty())
+        return corrupt(formatString("symbol %zu has an empty name", j));
+      if (!names.insert(s.name).second)
+        return corrupt("two symbols named '" + s.name + "'");
+      if (s.min < 0 || s.min > s.max)
+        return corrupt(formatString(
+            "symbol '%s' has range [%lld, %lld]", s.name.c_str(),
+            static_cast<long long>(s.min), static_cast<long long>(s.max)));
+    }
+    return nullptr;
+  }
+
+  tsc_status_t checkPorts() {
+    for (bool inputs : {true, false}) {
+      const std::vector<Port> &ports = inputs ? plan_.inputs : plan_.outputs;
+      const char *what = inputs ? "input" : "output";
+      Storage storage = inputs ? Storage::Input : Storage::Output;
+      std::set<std::string> names;
+      for (size_t i = 0; i < ports.size(); ++i) {
+        const Port &p = ports[i];
+        if (p.name.empty())
+          return corrupt(formatString("%s %zu has an empty name", what, i));
+        if (!names.insert(p.name).second)
+          return corrupt(
+              formatString("two %ss named '%s'", what, p.name.c_str()));
+        if (p.value >= plan_.values.size())
+          return corrupt(
+              formatString("%s '%s' refers to value %u, but there are %zu",
+                           what, p.name.c_str(), p.value, plan_.values.size()));
+        const Value &v = plan_.values[p.value];
+        if (v.storage != storage || v.ref != i)
+          return corrupt(
+              formatString("%s '%s' refers to value %u, which is not %s %zu",
+                           what, p.name.c_str(), p.value, what, i));
+      }
+    }
+    return nullptr;
+  }
+
+  tsc_status_t checkValues() {
+    const size_t count = plan_.values.size();
+    for (size_t i = 0; i < count; ++i) {
+      Value &v = plan_.values[i];
+      switch (v.storage) {
+      case Storage::Input:
+      case Storage::Output: {
+        bool input = v.storage == Storage::Input;
+        const std::vector<Port> &ports = input ? plan_.inputs : plan_.outputs;
+        if (v.ref >= ports.size() || ports[v.ref].value != i)
+          return corrupt(formatString(
+              "value %zu claims to be %s %u, which does not refer to it", i,
+              input ? "input" : "output", v.ref));
+        break;
+      }
+      case Storage::Weight: {
+        if (!weights_.present)
+          return corrupt(formatString(
+              "value %zu is a weight, but there is no WGHT section", i));
+        if (v.offset % 64 || v.offset > weights_.size ||
+            v.byteSize > weights_.size - v.offset)
+          return corrupt(formatString(
+              "weight value %zu at [%llu, +%llu) is unaligned or outside WGHT "
+              "(%zu bytes)",
+              i, static_cast<unsigned long long>(v.offset),
+              static_cast<unsigned long long>(v.byteSize), weights_.size));
+        int64_t elements = 1;
+        for (uint32_t d : v.dims) {
+          const Expr &e = plan_.exprs[d];
+          int64_t size = 0;
+          const char *error = nullptr;
+          if (!e.constant)
+            return corrupt(formatString(
+                "weight value %zu has a dim that depends on symbols", i));
+          if (!evalExpr(e, nullptr, size, error) ||
+              !mulNonNegative(elements, size, elements))
+            return corrupt(
+                formatString("weight value %zu has an invalid dim", i));
+        }
+        int64_t bytes = 0;
+        if (!mulNonNegative(elements, int64_t(dtypeSize(v.dtype)), bytes) ||
+            uint64_t(bytes) != v.byteSize)
+          return corrupt(
+              formatString("weight value %zu has %lld elements but %llu bytes",
+                           i, static_cast<long long>(elements),
+                           static_cast<unsigned long long>(v.byteSize)));
+        break;
+      }
+      case Storage::Arena:
+        if (v.offset % 64 || v.offset > plan_.arenaSize)
+          return corrupt(formatString(
+              "arena value %zu at offset %llu is unaligned or outside "
+              "the arena (%llu bytes)",
+              i, static_cast<unsigned long long>(v.offset),
+              static_cast<unsigned long long>(plan_.arenaSize)));
+        break;
+      case Storage::View:
+        if (v.ref >= count || v.ref == i)
+          return corrupt(formatString("view value %zu has base %u", i, v.ref));
+        if (plan_.values[v.ref].dtype != v.dtype)
+          return corrupt(formatString(
+              "view value %zu and its base %u differ in dtype", i, v.ref));
+        break;
+      }
+    }
+    // Roots: follow each view's bases; a chain longer than the value count is a
+    // cycle.
+    for (size_t i = 0; i < count; ++i) {
+      uint32_t root = uint32_t(i);
+      for (size_t hops = 0; plan_.values[root].storage == Storage::View;
+           ++hops) {
+        if (hops == count)
+          return corrupt(
+              formatString("view value %zu is part of a cycle of views", i));
+        root = plan_.values[root].ref;
+      }
+      plan_.values[i].root = root;
+    }
+    return nullptr;
+  }
+
+  tsc_status_t checkSymbolsBound() {
+    std::vector<bool> bound(plan_.symbols.size(), false);
+    for (const Port &p : plan_.inputs)
+      for (uint32_t d : plan_.values[p.value].dims)
+        if (plan_.exprs[d].bareSymbol >= 0)
+          bound[size_t(plan_.exprs[d].bareSymbol)] = true;
+    for (size_t j = 0; j < bound.size(); ++j)
+      if (!bound[j])
+        return corrupt("symbol '" + plan_.symbols[j].name +
+                       "' is not bound by any input dim");
+    return nullptr;
+  }
+
+  // The value's bytes are caller-owned input or read-only weights.
+  bool readOnly(uint32_t value) const {
+    Storage s = plan_.values[plan_.values[value].root].storage;
+    return s == Storage::Input || s == Storage::Weight;
+  }
+
+  tsc_status_t checkOperand(size_t step, const char *kind, const char *role,
+                            uint32_t value, bool written, bool f32) {
+    if (value >= plan_.values.size())
+      return corrupt(
+          formatString("step %zu (%s) %s is value %u, but there are %zu", step,
+                       kind, role, value, plan_.values.size()));
+    if (f32 && plan_.values[value].dtype != TSC_DTYPE_F32)
+      return corrupt(formatString("step %zu (%s) %s (value %u) is not f32",
+                                  step, kind, role, value));
+    if (written && readOnly(value))
+      return corrupt(formatString(
+          "step %zu (%s) writes %s (value %u), an input or a weight", step,
+          kind, role, value));
+    return nullptr;
+  }
+
+  tsc_status_t checkSteps() {
+    tsc_status_t status = nullptr;
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      const Step &s = plan_.steps[i];
+      switch (s.kind) {
+      case StepKind::Kernel:
+        if (!host_.present)
+          return corrupt(formatString(
+              "step %zu is a kernel, but there is no HOST section", i));
+        if (s.function.empty())
+          return corrupt(
+              formatString("step %zu (kernel) has no function name", i));
+        for (uint32_t b : s.buffers)
+          if ((status = checkOperand(i, "kernel", "a buffer", b, false, false)))
+            return status;
+        break;
+      case StepKind::Gemm: {
+        const GemmStep &g = s.gemm;
+        if ((status = checkOperand(i, "gemm", "A", g.a, false, true)) ||
+            (status = checkOperand(i, "gemm", "B", g.b, false, true)) ||
+            (status = checkOperand(i, "gemm", "C", g.c, true, true)) ||
+            (g.bias != kNone &&
+             (status = checkOperand(i, "gemm", "bias", g.bias, false, true))))
+          return status;
+        break;
+      }
+      case StepKind::Copy:
+        if ((status = checkOperand(i, "copy", "the source", s.source, false,
+                                   false)) ||
+            (status = checkOperand(i, "copy", "the destination", s.destination,
+                                   true, false)))
+          return status;
+        if (plan_.values[s.source].dtype != plan_.values[s.destination].dtype)
+          return corrupt(formatString(
+              "step %zu (copy) source and destination differ in dtype", i));
+        break;
+      }
+    }
+    return nullptr;
+  }
+
+  Plan &plan_;
+  const std::string &file_;
+  const SectionView &host_;
+  const SectionView &weights_;
+};
+
+} // namespace
+
+tsc_status_t checkPlan(Plan &plan, const std::string &file,
+                       const SectionView &host, const SectionView &weights) {
+  return Checker(plan, file, host, weights).run();
+}
+
+} // namespace tsc::rt

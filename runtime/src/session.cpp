@@ -1,0 +1,394 @@
+//===- session.cpp - sessions: binding, symbol resolution, runs -----------===//
+
+#include "executor.h"
+#include "internal.h"
+#include "model.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <unistd.h>
+
+using namespace tsc::rt;
+
+struct tsc_session_s {
+  std::atomic<int32_t> refs{1};
+  std::atomic<bool> running{false};
+  tsc_model_t *model = nullptr;
+  int threads = 1;
+  void *arena = nullptr;
+  std::vector<tsc_tensor_t *> inputs;       // bound, retained
+  std::vector<tsc_tensor_t *> boundOutputs; // caller's, retained
+  std::vector<tsc_tensor_t *> outputs;      // the last run's, retained
+  bool haveOutputs = false;
+  // Per-run state, kept to avoid allocating on every run.
+  std::vector<int64_t> symbols;
+  std::vector<int64_t>
+      binder; // per symbol: input * 2^32 + dim, -1 when unbound
+  Layout layout;
+  std::vector<void *> addresses, scratch;
+
+  ~tsc_session_s() {
+    for (auto *list : {&inputs, &boundOutputs, &outputs})
+      for (tsc_tensor_t *t : *list)
+        tsc_tensor_release(t);
+    std::free(arena);
+    tsc_model_release(model);
+  }
+};
+
+namespace {
+
+std::string shapeText(const int64_t *dims, size_t rank) {
+  std::string text = "[";
+  for (size_t d = 0; d < rank; ++d)
+    text +=
+        formatString(d ? ", %lld" : "%lld", static_cast<long long>(dims[d]));
+  return text + "]";
+}
+
+// NOT_FOUND naming the valid names.
+tsc_status_t unknownName(const std::vector<Port> &ports, const char *what,
+                         const char *name) {
+  std::string valid;
+  for (const Port &p : ports)
+    valid += (valid.empty() ? "'" : ", '") + p.name + "'";
+  return statusf(TSC_STATUS_NOT_FOUND, "no %s named '%s'; the %ss are %s", what,
+                 name, what, valid.empty() ? "none" : valid.c_str());
+}
+
+tsc_status_t findPort(const std::vector<Port> &ports, const char *what,
+                      const char *name, size_t &index) {
+  if (!name)
+    return statusf(TSC_STATUS_INVALID_ARGUMENT, "%s name is NULL", what);
+  for (index = 0; index < ports.size(); ++index)
+    if (ports[index].name == name)
+      return nullptr;
+  return unknownName(ports, what, name);
+}
+
+tsc_status_t checkKind(const char *what, const std::string &name,
+                       const Value &value, const tsc_tensor_t *t) {
+  if (t->dtype != tsc_dtype_t(value.dtype))
+    return statusf(TSC_STATUS_INVALID_ARGUMENT,
+                   "%s '%s' has dtype %s, expected %s", what, name.c_str(),
+                   tsc_dtype_name(t->dtype),
+                   tsc_dtype_name(tsc_dtype_t(value.dtype)));
+  if (t->dims.size() != value.dims.size())
+    return statusf(TSC_STATUS_INVALID_ARGUMENT,
+                   "%s '%s' has rank %zu, expected %zu", what, name.c_str(),
+                   t->dims.size(), value.dims.size());
+  return nullptr;
+}
+
+void replace(tsc_tensor_t *&slot, tsc_tensor_t *tensor) {
+  tsc_tensor_retain(tensor);
+  tsc_tensor_release(slot);
+  slot = tensor;
+}
+
+// Binds every symbol from the inputs' bare-symbol dims
+// (docs/artifact-format.md, "Symbols from inputs"), then checks every other
+// input dim against its expression.
+tsc_status_t resolveInputs(tsc_session_s &s) {
+  const tsc_model_s &model = *s.model;
+  const Plan &plan = model.plan;
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    const Port &p = plan.inputs[i];
+    if (!s.inputs[i])
+      return statusf(TSC_STATUS_FAILED_PRECONDITION, "input '%s' is not bound",
+                     p.name.c_str());
+    if (tsc_status_t status =
+            checkKind("input", p.name, plan.values[p.value], s.inputs[i]))
+      return status;
+  }
+  s.binder.assign(plan.symbols.size(), -1);
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    const Value &v = plan.values[plan.inputs[i].value];
+    const int64_t *dims = s.inputs[i]->dims.data();
+    for (size_t d = 0; d < v.dims.size(); ++d) {
+      int64_t j = plan.exprs[v.dims[d]].bareSymbol;
+      if (j < 0)
+        continue;
+      const Symbol &sym = plan.symbols[size_t(j)];
+      const char *input = plan.inputs[i].name.c_str();
+      int64_t binder = s.binder[size_t(j)];
+      if (binder >= 0) {
+        if (dims[d] != s.symbols[size_t(j)])
+          return statusf(
+              TSC_STATUS_INVALID_ARGUMENT,
+              "input '%s' dim %zu (%s) is %lld, but input '%s' dim %lld sets "
+              "%s to %lld",
+              input, d, sym.name.c_str(), static_cast<long long>(dims[d]),
+              plan.inputs[size_t(binder >> 32)].name.c_str(),
+              static_cast<long long>(binder & 0xFFFFFFFF), sym.name.c_str(),
+              static_cast<long long>(s.symbols[size_t(j)]));
+        continue;
+      }
+      if (dims[d] < sym.min || dims[d] > sym.max)
+        return statusf(
+            TSC_STATUS_OUT_OF_RANGE,
+            "input '%s' dim %zu (%s) is %lld, outside [%lld, %lld]", input, d,
+            sym.name.c_str(), static_cast<long long>(dims[d]),
+            static_cast<long long>(sym.min), static_cast<long long>(sym.max));
+      s.symbols[size_t(j)] = dims[d];
+      s.binder[size_t(j)] = int64_t(i << 32 | d);
+    }
+  }
+  if (tsc_status_t status = computeLayout(model, s.symbols.data(), s.layout))
+    return status;
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    const Value &v = plan.values[plan.inputs[i].value];
+    const int64_t *dims = s.inputs[i]->dims.data();
+    for (size_t d = 0; d < v.dims.size(); ++d) {
+      const Expr &e = plan.exprs[v.dims[d]];
+      int64_t expected = s.layout.exprValues[v.dims[d]];
+      if (e.bareSymbol >= 0 || dims[d] == expected)
+        continue;
+      std::string why = e.constant
+                            ? std::string()
+                            : " = " + printExpr(e, plan.symbols) + " at " +
+                                  describeSymbols(plan, s.symbols.data());
+      return statusf(TSC_STATUS_INVALID_ARGUMENT,
+                     "input '%s' dim %zu is %lld, expected %lld%s",
+                     plan.inputs[i].name.c_str(), d,
+                     static_cast<long long>(dims[d]),
+                     static_cast<long long>(expected), why.c_str());
+    }
+  }
+  return nullptr;
+}
+
+// Caller-bound outputs are checked; the others get a tensor at the resolved
+// shape, reusing last run's when nobody else holds it.
+tsc_status_t prepareOutputs(tsc_session_s &s) {
+  const Plan &plan = s.model->plan;
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i < plan.outputs.size(); ++i) {
+    const Port &p = plan.outputs[i];
+    const Value &v = plan.values[p.value];
+    dims.resize(v.dims.size());
+    for (size_t d = 0; d < dims.size(); ++d)
+      dims[d] = s.layout.exprValues[v.dims[d]];
+    if (tsc_tensor_t *bound = s.boundOutputs[i]) {
+      if (tsc_status_t status = checkKind("output", p.name, v, bound))
+        return status;
+      if (bound->dims != dims)
+        return statusf(
+            TSC_STATUS_INVALID_ARGUMENT,
+            "output '%s' has shape %s, expected %s", p.name.c_str(),
+            shapeText(bound->dims.data(), bound->dims.size()).c_str(),
+            shapeText(dims.data(), dims.size()).c_str());
+      continue;
+    }
+    tsc_tensor_t *&current = s.outputs[i];
+    if (current && current->refs.load(std::memory_order_acquire) == 1 &&
+        current->dims == dims)
+      continue;
+    tsc_tensor_release(current);
+    current = nullptr;
+    if (tsc_status_t status = createHostTensor(
+            tsc_dtype_t(v.dtype), dims.size(), dims.data(), &current))
+      return status;
+  }
+  return nullptr;
+}
+
+void computeAddresses(tsc_session_s &s) {
+  const tsc_model_s &model = *s.model;
+  const Plan &plan = model.plan;
+  // Weights are read-only: kernels receive them through the ABI's void*.
+  uint8_t *weights = const_cast<uint8_t *>(model.artifact.weights().data);
+  uint8_t *arena = static_cast<uint8_t *>(s.arena);
+  s.addresses.resize(plan.values.size());
+  for (size_t i = 0; i < plan.values.size(); ++i) {
+    const Value &v = plan.values[i];
+    switch (v.storage) {
+    case Storage::Input:
+      s.addresses[i] = s.inputs[v.ref]->data;
+      break;
+    case Storage::Output:
+      s.addresses[i] =
+          (s.boundOutputs[v.ref] ? s.boundOutputs[v.ref] : s.outputs[v.ref])
+              ->data;
+      break;
+    case Storage::Weight:
+      s.addresses[i] = weights + v.offset;
+      break;
+    case Storage::Arena:
+      s.addresses[i] = arena + v.offset;
+      break;
+    case Storage::View:
+      break;
+    }
+  }
+  for (size_t i = 0; i < plan.values.size(); ++i)
+    if (plan.values[i].storage == Storage::View)
+      s.addresses[i] = s.addresses[plan.values[i].root];
+}
+
+tsc_status_t run(tsc_session_s &s) {
+  s.haveOutputs = false;
+  tsc_status_t status = nullptr;
+  if ((status = resolveInputs(s)) || (status = prepareOutputs(s)))
+    return status;
+  computeAddresses(s);
+  if (s.model->hasGemm)
+    setBlasThreads(s.threads);
+  executeSteps(*s.model, s.layout, s.addresses, s.symbols.data(), s.scratch);
+  s.haveOutputs = true;
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+void tsc_session_options_init(tsc_session_options_t *opts) {
+  if (opts)
+    *opts = tsc_session_options_t{sizeof(tsc_session_options_t), 0};
+}
+
+tsc_status_t tsc_session_create(tsc_model_t *model,
+                                const tsc_session_options_t *opts,
+                                tsc_session_t **out_session) {
+  if (!out_session)
+    return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "out_session is NULL");
+  *out_session = nullptr;
+  if (!model)
+    return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "model is NULL");
+  tsc_session_options_t options;
+  tsc_session_options_init(&options);
+  if (opts) {
+    if (opts->struct_size < sizeof(size_t))
+      return statusf(TSC_STATUS_INVALID_ARGUMENT,
+                     "tsc_session_options_t.struct_size is %zu: call "
+                     "tsc_session_options_init",
+                     opts->struct_size);
+    // Copy only the fields the caller's struct has.
+    std::memcpy(&options, opts,
+                opts->struct_size < sizeof(options) ? opts->struct_size
+                                                    : sizeof(options));
+    options.struct_size = sizeof(options);
+  }
+  if (options.thread_count < 0)
+    return statusf(TSC_STATUS_INVALID_ARGUMENT, "thread_count is %d",
+                   int(options.thread_count));
+  return guarded([&]() -> tsc_status_t {
+    auto session = std::make_unique<tsc_session_s>();
+    tsc_model_retain(model);
+    session->model = model;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    session->threads = options.thread_count ? int(options.thread_count)
+                                            : int(cores > 0 ? cores : 1);
+    const Plan &plan = model->plan;
+    // The arena is sized once, for the symbols' maxima (checked at load), and
+    // not cleared: steps write arena values before reading them, and touching
+    // every page up front would commit memory a run may never use.
+    uint64_t arenaBytes = (plan.arenaSize + 63) / 64 * 64;
+    if (arenaBytes < plan.arenaSize || arenaBytes > SIZE_MAX)
+      return makeStatus(TSC_STATUS_RESOURCE_EXHAUSTED, "arena too large");
+    session->arena =
+        std::aligned_alloc(64, arenaBytes ? size_t(arenaBytes) : 64);
+    if (!session->arena)
+      return statusf(TSC_STATUS_RESOURCE_EXHAUSTED,
+                     "%s: cannot allocate the %llu-byte arena",
+                     model->artifact.name().c_str(),
+                     static_cast<unsigned long long>(plan.arenaSize));
+    session->inputs.assign(plan.inputs.size(), nullptr);
+    session->boundOutputs.assign(plan.outputs.size(), nullptr);
+    session->outputs.assign(plan.outputs.size(), nullptr);
+    session->symbols.assign(plan.symbols.size(), 0);
+    *out_session = session.release();
+    return nullptr;
+  });
+}
+
+void tsc_session_retain(tsc_session_t *session) {
+  if (session)
+    session->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void tsc_session_release(tsc_session_t *session) {
+  if (session && session->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    delete session;
+}
+
+tsc_status_t tsc_session_bind_input(tsc_session_t *session, const char *name,
+                                    const tsc_tensor_t *tensor) {
+  if (!session)
+    return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "session is NULL");
+  return guarded([&]() -> tsc_status_t {
+    const Plan &plan = session->model->plan;
+    size_t i = 0;
+    if (tsc_status_t status = findPort(plan.inputs, "input", name, i))
+      return status;
+    if (tensor)
+      if (tsc_status_t status =
+              checkKind("input", plan.inputs[i].name,
+                        plan.values[plan.inputs[i].value], tensor))
+        return status;
+    // The session only reads inputs; the reference count is the one thing it
+    // changes.
+    replace(session->inputs[i], const_cast<tsc_tensor_t *>(tensor));
+    return nullptr;
+  });
+}
+
+tsc_status_t tsc_session_bind_output(tsc_session_t *session, const char *name,
+                                     tsc_tensor_t *tensor) {
+  if (!session)
+    return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "session is NULL");
+  return guarded([&]() -> tsc_status_t {
+    const Plan &plan = session->model->plan;
+    size_t i = 0;
+    if (tsc_status_t status = findPort(plan.outputs, "output", name, i))
+      return status;
+    if (tensor)
+      if (tsc_status_t status =
+              checkKind("output", plan.outputs[i].name,
+                        plan.values[plan.outputs[i].value], tensor))
+        return status;
+    replace(session->boundOutputs[i], tensor);
+    // The last run's outputs may have gone to the tensor just unbound.
+    session->haveOutputs = false;
+    return nullptr;
+  });
+}
+
+tsc_status_t tsc_session_run(tsc_session_t *session) {
+  if (!session)
+    return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "session is NULL");
+  if (session->running.exchange(true, std::memory_order_acquire))
+    return makeStatus(
+        TSC_STATUS_FAILED_PRECONDITION,
+        "the session is already running (sessions are not thread-safe)");
+  tsc_status_t status = guarded([&] { return run(*session); });
+  session->running.store(false, std::memory_order_release);
+  return status;
+}
+
+tsc_status_t tsc_session_get_output(tsc_session_t *session, const char *name,
+                                    tsc_tensor_t **out_tensor) {
+  if (!out_tensor)
+    return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "out_tensor is NULL");
+  *out_tensor = nullptr;
+  if (!session)
+    return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "session is NULL");
+  return guarded([&]() -> tsc_status_t {
+    size_t i = 0;
+    if (tsc_status_t status =
+            findPort(session->model->plan.outputs, "output", name, i))
+      return status;
+    if (!session->haveOutputs)
+      return makeStatus(TSC_STATUS_FAILED_PRECONDITION,
+                        "no outputs yet: the session has not run successfully");
+    tsc_tensor_t *tensor = session->boundOutputs[i] ? session->boundOutputs[i]
+                                                    : session->outputs[i];
+    tsc_tensor_retain(tensor);
+    *out_tensor = tensor;
+    return nullptr;
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,153 @@
+//===- status.cpp - status objects, dtype helpers, the API version --------===//
+
+#include "internal.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace {
+// Returned when a status cannot be allocated; never freed.
+tsc_status_s outOfMemoryStatus{TSC_STATUS_RESOURCE_EXHAUSTED,
+                               "out of memory (while reporting an error)"};
+} // namespace
+
+namespace tsc::rt {
+
+tsc_status_t makeStatus(tsc_status_code_t code, std::string message) {
+  try {
+    return new tsc_status_s{code, std::move(message)};
+  } catch (const std::bad_alloc &) {
+    return &outOfMemoryStatus;
+  }
+}
+
+static std::string vformat(const char *format, va_list args) {
+  va_list copy;
+  va_copy(copy, args);
+  int n = std::vsnprintf(nullptr, 0, format, copy);
+  va_end(copy);
+  if (n <= 0)
+    return std::string();
+  std::string text(static_cast<size_t>(n) + 1, '\0');
+  std::vsnprintf(&text[0], text.size(), format, args);
+  text.resize(static_cast<size_t>(n));
+  return text;
+}
+
+std::string formatString(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::string text = vformat(format, args);
+  va_end(args);
+  return text;
+}
+
+tsc_status_t statusf(tsc_status_code_t code, const char *format, ...) {
+  try {
+    va_list args;
+    va_start(args, format);
+    std::string text = vformat(format, args);
+    va_end(args);
+    return makeStatus(code, std::move(text));
+  } catch (const std::bad_alloc &) {
+    return &outOfMemoryStatus;
+  }
+}
+
+size_t dtypeSize(uint32_t dtype) {
+  switch (dtype) {
+  case TSC_DTYPE_F32:
+  case TSC_DTYPE_I32:
+    return 4;
+  case TSC_DTYPE_F16:
+  case TSC_DTYPE_BF16:
+  case TSC_DTYPE_I16:
+    return 2;
+  case TSC_DTYPE_F64:
+  case TSC_DTYPE_I64:
+    return 8;
+  case TSC_DTYPE_I8:
+  case TSC_DTYPE_U8:
+  case TSC_DTYPE_BOOL:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+} // namespace tsc::rt
+
+extern "C" {
+
+uint32_t tsc_api_version(void) { return TSC_API_VERSION; }
+
+tsc_status_code_t tsc_status_code(tsc_status_t status) {
+  return status ? status->code : TSC_STATUS_OK;
+}
+
+const char *tsc_status_message(tsc_status_t status) {
+  return status ? status->message.c_str() : "";
+}
+
+void tsc_status_free(tsc_status_t status) {
+  if (status != &outOfMemoryStatus)
+    delete status;
+}
+
+const char *tsc_status_code_name(tsc_status_code_t code) {
+  switch (code) {
+  case TSC_STATUS_OK:
+    return "OK";
+  case TSC_STATUS_INVALID_ARGUMENT:
+    return "INVALID_ARGUMENT";
+  case TSC_STATUS_NOT_FOUND:
+    return "NOT_FOUND";
+  case TSC_STATUS_OUT_OF_RANGE:
+    return "OUT_OF_RANGE";
+  case TSC_STATUS_FAILED_PRECONDITION:
+    return "FAILED_PRECONDITION";
+  case TSC_STATUS_DATA_LOSS:
+    return "DATA_LOSS";
+  case TSC_STATUS_UNIMPLEMENTED:
+    return "UNIMPLEMENTED";
+  case TSC_STATUS_UNAVAILABLE:
+    return "UNAVAILABLE";
+  case TSC_STATUS_RESOURCE_EXHAUSTED:
+    return "RESOURCE_EXHAUSTED";
+  case TSC_STATUS_INTERNAL:
+    return "INTERNAL";
+  default:
+    return "UNKNOWN";
+  }
+}
+
+size_t tsc_dtype_size(tsc_dtype_t dtype) { return tsc::rt::dtypeSize(dtype); }
+
+const char *tsc_dtype_name(tsc_dtype_t dtype) {
+  switch (dtype) {
+  case TSC_DTYPE_F32:
+    return "f32";
+  case TSC_DTYPE_F16:
+    return "f16";
+  case TSC_DTYPE_BF16:
+    return "bf16";
+  case TSC_DTYPE_F64:
+    return "f64";
+  case TSC_DTYPE_I8:
+    return "i8";
+  case TSC_DTYPE_U8:
+    return "u8";
+  case TSC_DTYPE_I16:
+    return "i16";
+  case TSC_DTYPE_I32:
+    return "i32";
+  case TSC_DTYPE_I64:
+    return "i64";
+  case TSC_DTYPE_BOOL:
+    return "bool";
+  default:
+    return nullptr;
+  }
+}
+
+} // extern "C"

@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""Writes small .tscm fixtures for the runtime tests (docs/artifact-format.md).
+
+    make_artifact.py OUTDIR [--host-object FILE.so]
+        writes the valid artifacts copy.tscm and gemm.tscm, inputs and expected
+        outputs as .npy, and corrupt variants of them (see FIXTURES below);
+        with --host-object, also kernel.tscm (one kernel step "scale_by_two"
+        from that shared object) and its corrupt variants.
+    make_artifact.py compare ACTUAL.npy EXPECTED.npy [--tolerance T]
+        prints MATCH when both hold the same dtype and shape and values within
+        T (relative L2 for floats, exact otherwise), else MISMATCH and why.
+
+Standard library only: the fixtures are built byte by byte, independently of
+the compiler's writer.
+"""
+
+import argparse
+import ast
+import math
+import os
+import random
+import struct
+import sys
+
+MAGIC = b"\x89TSCM\r\n\x1a"
+
+# dtype codes and their .npy descriptors / struct formats.
+F32, I32, I64 = 1, 8, 9
+NPY = {F32: ("<f4", "f"), I32: ("<i4", "i"), I64: ("<i8", "q")}
+INPUT, OUTPUT, WEIGHT, ARENA, VIEW = 1, 2, 3, 4, 5
+NONE = 0xFFFFFFFF
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+# --- Expressions (postfix code) ------------------------------------------------
+def const(v):
+    return b"\x01" + struct.pack("<q", v)
+
+
+def sym(j):
+    return b"\x02" + struct.pack("<I", j)
+
+
+def mul(a, b):
+    return a + b + b"\x11"
+
+
+def string(s):
+    b = s.encode()
+    return struct.pack("<I", len(b)) + b
+
+
+class Plan:
+    """Builds a PLAN section; every table is appended to in order."""
+
+    def __init__(self, isa=0, target="cpu"):
+        self.target, self.isa = target, isa
+        self.symbols, self.exprs, self.values = [], [], []
+        self.inputs, self.outputs, self.steps = [], [], []
+        self.arena_size = 0
+
+    def symbol(self, name, lo, hi):
+        self.symbols.append(string(name) + struct.pack("<qq", lo, hi))
+        return len(self.symbols) - 1
+
+    def expr(self, code):
+        if code not in self.exprs:
+            self.exprs.append(code)
+        return self.exprs.index(code)
+
+    def value(self, dtype, storage, dims, payload):
+        ids = [self.expr(d) for d in dims]
+        self.values.append(struct.pack("<BBHI", dtype, storage, 0, len(ids))
+                           + b"".join(struct.pack("<I", i) for i in ids) + payload)
+        return len(self.values) - 1
+
+    def input(self, name, dtype, dims):
+        v = self.value(dtype, INPUT, dims, struct.pack("<I", len(self.inputs)))
+        self.inputs.append((name, v))
+        return v
+
+    def output(self, name, dtype, dims):
+        v = self.value(dtype, OUTPUT, dims, struct.pack("<I", len(self.outputs)))
+        self.outputs.append((name, v))
+        return v
+
+    def weight(self, dtype, dims, offset, size):
+        return self.value(dtype, WEIGHT, dims, struct.pack("<QQ", offset, size))
+
+    def arena(self, dtype, dims, offset):
+        return self.value(dtype, ARENA, dims, struct.pack("<Q", offset))
+
+    def view(self, dtype, dims, base):
+        return self.value(dtype, VIEW, dims, struct.pack("<I", base))
+
+    def copy(self, src, dst):
+        self.steps.append(struct.pack("<BII", 3, src, dst))
+
+    def kernel(self, name, buffers):
+        self.steps.append(struct.pack("<B", 1) + string(name) + struct.pack("<I", len(buffers))
+                          + b"".join(struct.pack("<I", b) for b in buffers))
+
+    def gemm(self, a, b, c, bias, m, n, k, lda, ldb, ldc, batch=const(1), strides=None,
+             alpha=1.0, beta=0.0, trans_a=0, trans_b=0):
+        strides = strides or [const(0)] * 3
+        exprs = [self.expr(e) for e in [batch, m, n, k, lda, ldb, ldc] + strides]
+        self.steps.append(struct.pack("<BIIIIBBH", 2, a, b, c, bias, trans_a, trans_b, 0)
+                          + b"".join(struct.pack("<I", e) for e in exprs)
+                          + struct.pack("<ff", alpha, beta))
+
+    def encode(self):
+        out = string(self.target) + struct.pack("<Q", self.isa)
+        out += struct.pack("<I", len(self.symbols)) + b"".join(self.symbols)
+        out += struct.pack("<I", len(self.exprs))
+        out += b"".join(struct.pack("<I", len(e)) + e for e in self.exprs)
+        out += struct.pack("<I", len(self.values)) + b"".join(self.values)
+        out += struct.pack("<Q", self.arena_size)
+        for ports in (self.inputs, self.outputs):
+            out += struct.pack("<I", len(ports))
+            out += b"".join(string(n) + struct.pack("<I", v) for n, v in ports)
+        out += struct.pack("<I", len(self.steps)) + b"".join(self.steps)
+        return out
+
+
+def align(n):
+    return (n + 63) // 64 * 64
+
+
+def container(sections, major=1, minor=0, producer="tsc 0.1.0"):
+    """The whole file around `sections`, a list of (id, bytes)."""
+    table_offset = 64
+    offset = align(table_offset + 32 * len(sections))
+    table, body = b"", b""
+    for sid, data in sections:
+        table += sid + struct.pack("<IQQII", 0, offset, len(data), crc32c(data), 0)
+        pad = align(len(data)) - len(data)
+        body += data + b"\0" * pad
+        offset += len(data) + pad
+    file_size = align(table_offset + len(table)) + len(body)
+    header = MAGIC + struct.pack("<HHIQQ", major, minor, len(sections), table_offset, file_size)
+    header += producer.encode().ljust(24, b"\0") + struct.pack("<I", crc32c(table))
+    header += struct.pack("<I", crc32c(header))
+    return header + table + b"\0" * (align(64 + len(table)) - 64 - len(table)) + body
+
+
+def section_offset(artifact, sid):
+    count = struct.unpack_from("<I", artifact, 12)[0]
+    for i in range(count):
+        entry = 64 + 32 * i
+        if artifact[entry:entry + 4] == sid:
+            return struct.unpack_from("<Q", artifact, entry + 8)[0]
+    raise KeyError(sid)
+
+
+def refresh_header_crc(artifact):
+    return artifact[:60] + struct.pack("<I", crc32c(artifact[:60])) + artifact[64:]
+
+
+def flip(artifact, offset):
+    return artifact[:offset] + bytes([artifact[offset] ^ 0x01]) + artifact[offset + 1:]
+
+
+# --- .npy -----------------------------------------------------------------------
+def write_npy(path, dtype, shape, values, fortran=False, descr=None):
+    descr_default, fmt = NPY[dtype]
+    shape_text = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
+        descr or descr_default, fortran, shape_text)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+
+
+def read_npy(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:6] != b"\x93NUMPY":
+        raise ValueError("%s: not a .npy file" % path)
+    if data[6] == 1:
+        n, start = struct.unpack_from("<H", data, 8)[0], 10
+    else:
+        n, start = struct.unpack_from("<I", data, 8)[0], 12
+    header = ast.literal_eval(data[start:start + n].decode("latin1"))
+    fmt = {"<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q", "|i1": "b", "|u1": "B",
+           "<i2": "h", "|b1": "?", "<f2": "e"}[header["descr"]]
+    count = math.prod(header["shape"])
+    values = struct.unpack_from("<%d%s" % (count, fmt), data, start + n)
+    return header["descr"], tuple(header["shape"]), values
+
+
+def compare(args):
+    da, sa, va = read_npy(args.actual)
+    de, se, ve = read_npy(args.expected)
+    if (da, sa) != (de, se):
+        print("MISMATCH: %s %s vs expected %s %s" % (da, sa, de, se))
+        return 1
+    if da[1] == "f":
+        num = math.sqrt(sum((a - e) ** 2 for a, e in zip(va, ve)))
+        den = math.sqrt(sum(e * e for e in ve)) or 1.0
+        if not num / den <= args.tolerance:
+            print("MISMATCH: relative L2 error %g" % (num / den))
+            return 1
+    elif va != ve:
+        print("MISMATCH: values differ")
+        return 1
+    print("MATCH %s %s" % (da, list(sa)))
+    return 0
+
+
+# --- Fixtures -------------------------------------------------------------------
+def copy_artifact():
+    """y[batch, 4] = x[batch, 4], batch in [1, 8]."""
+    p = Plan()
+    batch = sym(p.symbol("batch", 1, 8))
+    x = p.input("x", F32, [batch, const(4)])
+    y = p.output("y", F32, [batch, const(4)])
+    p.copy(x, y)
+    return p
+
+
+def gemm_artifact(rng):
+    """y = x @ w + b through an arena value and a view; ids_out = ids.
+
+    x: f32[batch, 3], ids: i64[batch, seq], batch in [1, 4], seq in [1, 16].
+    Returns the plan, the WGHT bytes, w and b.
+    """
+    p = Plan()
+    batch = sym(p.symbol("batch", 1, 4))
+    seq = sym(p.symbol("seq", 1, 16))
+    x = p.input("x", F32, [batch, const(3)])
+    ids = p.input("ids", I64, [batch, seq])
+    y = p.output("y", F32, [batch, const(4)])
+    ids_out = p.output("ids_out", I64, [batch, seq])
+    w_vals = [round(rng.uniform(-1, 1), 3) for _ in range(12)]
+    b_vals = [round(rng.uniform(-1, 1), 3) for _ in range(4)]
+    weights = struct.pack("<12f", *w_vals).ljust(64, b"\0") + struct.pack("<4f", *b_vals)
+    w = p.weight(F32, [const(3), const(4)], 0, 48)
+    b = p.weight(F32, [const(4)], 64, 16)
+    t = p.arena(F32, [batch, const(4)], 0)
+    flat = p.view(F32, [mul(batch, const(4))], t)
+    p.arena_size = 4 * 4 * 4
+    p.gemm(x, w, t, b, m=batch, n=const(4), k=const(3), lda=const(3), ldb=const(4),
+           ldc=const(4))
+    p.copy(flat, y)
+    p.copy(ids, ids_out)
+    return p, weights, w_vals, b_vals
+
+
+def kernel_artifact(isa=0, function="scale_by_two"):
+    """y[n] = 2 * x[n], n in [1, 64], by a host kernel."""
+    p = Plan(isa=isa)
+    n = sym(p.symbol("n", 1, 64))
+    x = p.input("x", F32, [n])
+    y = p.output("y", F32, [n])
+    p.kernel(function, [x, y])
+    return p
+
+
+def write(outdir, name, data):
+    with open(os.path.join(outdir, name), "wb") as f:
+        f.write(data)
+
+
+def make(args):
+    os.makedirs(args.outdir, exist_ok=True)
+    rng = random.Random(0)
+    out = lambda name, data: write(args.outdir, name, data)
+
+    copy = container([(b"PLAN", copy_artifact().encode())])
+    out("copy.tscm", copy)
+    x = [round(rng.uniform(-1, 1), 4) for _ in range(3 * 4)]
+    write_npy(os.path.join(args.outdir, "copy_x.npy"), F32, (3, 4), x)
+    write_npy(os.path.join(args.outdir, "fortran.npy"), F32, (3, 4), x, fortran=True)
+    write_npy(os.path.join(args.outdir, "big-endian.npy"), F32, (3, 4), x, descr=">f4")
+
+    plan, weights, w, b = gemm_artifact(rng)
+    gemm = container([(b"PLAN", plan.encode()), (b"WGHT", weights)])
+    out("gemm.tscm", gemm)
+    gx = [round(rng.uniform(-1, 1), 3) for _ in range(2 * 3)]
+    ids = [rng.randrange(0, 100) for _ in range(2 * 5)]
+    y = [sum(gx[r * 3 + kk] * w[kk * 4 + c] for kk in range(3)) + b[c]
+         for r in range(2) for c in range(4)]
+    write_npy(os.path.join(args.outdir, "gemm_x.npy"), F32, (2, 3), gx)
+    write_npy(os.path.join(args.outdir, "gemm_ids.npy"), I64, (2, 5), ids)
+    write_npy(os.path.join(args.outdir, "gemm_y_expected.npy"), F32, (2, 4), y)
+
+    # Container-level damage.
+    out("truncated.tscm", copy[:-10])
+    out("trailing.tscm", copy + b"\0" * 64)
+    out("bad-magic.tscm", b"\x7fELF" + copy[4:])
+    out("text-mode.tscm", copy[:5] + b"\n" + copy[7:])
+    out("major2.tscm", refresh_header_crc(copy[:8] + struct.pack("<H", 2) + copy[10:]))
+    out("header-crc.tscm", flip(copy, 40))
+    out("table-crc.tscm", flip(copy, 64 + 20))
+    out("plan-crc.tscm", flip(copy, section_offset(copy, b"PLAN") + 3))
+    out("weights-crc.tscm", flip(gemm, section_offset(gemm, b"WGHT") + 1))
+    out("no-plan.tscm", container([(b"WGHT", weights)]))
+    out("duplicate.tscm", container([(b"PLAN", plan.encode()), (b"PLAN", plan.encode())]))
+    out("short-header.tscm", copy[:40])
+    # Well-formed containers around bad plans.
+    bad_expr = copy_artifact()
+    bad_expr.exprs.append(b"\x7f")
+    out("bad-expr.tscm", container([(b"PLAN", bad_expr.encode())]))
+    underflow = copy_artifact()
+    underflow.exprs.append(const(1) + b"\x10")
+    out("expr-underflow.tscm", container([(b"PLAN", underflow.encode())]))
+    out("plan-truncated.tscm", container([(b"PLAN", copy_artifact().encode()[:-3])]))
+    out("kernel-no-host.tscm", container([(b"PLAN", kernel_artifact().encode())]))
+    cuda = copy_artifact()
+    cuda.target = "cuda"
+    out("cuda-target.tscm", container([(b"PLAN", cuda.encode())]))
+    unbound = copy_artifact()
+    unbound.symbol("orphan", 1, 2)
+    out("unbound-symbol.tscm", container([(b"PLAN", unbound.encode())]))
+    small_arena = gemm_artifact(random.Random(0))[0]
+    small_arena.arena_size = 32
+    out("small-arena.tscm", container([(b"PLAN", small_arena.encode()), (b"WGHT", weights)]))
+
+    if args.host_object:
+        with open(args.host_object, "rb") as f:
+            host = f.read()
+        out("kernel.tscm", container([(b"PLAN", kernel_artifact().encode()), (b"HOST", host)]))
+        write_npy(os.path.join(args.outdir, "kernel_x.npy"), F32, (5,), [1, -2, 3.5, 0, 8])
+        write_npy(os.path.join(args.outdir, "kernel_y_expected.npy"), F32, (5,), [2, -4, 7, 0, 16])
+        out("kernel-missing.tscm",
+            container([(b"PLAN", kernel_artifact(function="no_such_kernel").encode()),
+                       (b"HOST", host)]))
+        out("kernel-isa.tscm",
+            container([(b"PLAN", kernel_artifact(isa=1 << 5).encode()), (b"HOST", host)]))
+        out("kernel-avx512.tscm",
+            container([(b"PLAN", kernel_artifact(isa=1 << 1).encode()), (b"HOST", host)]))
+        out("kernel-bad-elf.tscm",
+            container([(b"PLAN", kernel_artifact().encode()), (b"HOST", b"not an ELF object")]))
+    return 0
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "compare":
+        parser = argparse.ArgumentParser(prog="make_artifact.py compare")
+        parser.add_argument("actual")
+        parser.add_argument("expected")
+        parser.add_argument("--tolerance", type=float, default=1e-6)
+        return compare(parser.parse_args(sys.argv[2:]))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("outdir")
+    parser.add_argument("--host-object", help="shared object exporting scale_by_two")
+    return make(parser.parse_args())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

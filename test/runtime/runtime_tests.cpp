@@ -1,0 +1,589 @@
+//===- runtime_tests.cpp - tests of the tsc runtime's C and C++ API -------===//
+//
+// tsc-runtime-tests DIR: writes small (mostly broken) artifacts into DIR and
+// checks what loading them reports; with the fixtures of make_artifact.py in
+// DIR, also loads and runs valid artifacts. Prints "PASS name" or
+// "FAIL name" per test and exits non-zero when one fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "crc32c.h"
+#include "tsc/runtime.h"
+#include "tsc/runtime.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <sys/stat.h>
+#include <thread>
+#include <vector>
+
+extern "C" int tsc_c_api_smoke(char *why, size_t why_size);
+
+namespace {
+
+std::string gDir;
+bool gOk = true;
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      std::printf("  check failed: %s (line %d)\n", #cond, __LINE__);          \
+      gOk = false;                                                             \
+    }                                                                          \
+  } while (false)
+
+struct Test {
+  const char *name;
+  std::function<void()> body;
+};
+std::vector<Test> &tests() {
+  static std::vector<Test> all;
+  return all;
+}
+struct Register {
+  Register(const char *name, std::function<void()> body) {
+    tests().push_back({name, std::move(body)});
+  }
+};
+#define TEST(name)                                                             \
+  void test_##name();                                                          \
+  Register register_##name(#name, test_##name);                                \
+  void test_##name()
+
+// Takes a status: its code, and whether its message holds every fragment.
+bool expectStatus(tsc_status_t status, tsc_status_code_t code,
+                  std::initializer_list<const char *> fragments) {
+  bool ok = tsc_status_code(status) == code;
+  std::string message = tsc_status_message(status);
+  for (const char *f : fragments)
+    ok &= message.find(f) != std::string::npos;
+  if (!ok)
+    std::printf("  got %s: \"%s\"\n",
+                tsc_status_code_name(tsc_status_code(status)), message.c_str());
+  tsc_status_free(status);
+  return ok;
+}
+
+std::string path(const std::string &name) { return gDir + "/" + name; }
+
+void writeFile(const std::string &name, const std::string &bytes) {
+  std::ofstream(path(name), std::ios::binary) << bytes;
+}
+
+std::string readFile(const std::string &name) {
+  std::ifstream in(path(name), std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+}
+
+bool haveFixtures() {
+  struct stat info;
+  return stat(path("copy.tscm").c_str(), &info) == 0;
+}
+
+void put16(std::string &s, size_t at, uint16_t v) {
+  for (int i = 0; i < 2; ++i)
+    s[at + i] = char(v >> (8 * i));
+}
+void put32(std::string &s, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    s[at + i] = char(v >> (8 * i));
+}
+void put64(std::string &s, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    s[at + i] = char(v >> (8 * i));
+}
+
+// A header-only artifact: no sections, valid checksums unless changed later.
+std::string header(uint16_t major, uint64_t fileSize) {
+  std::string h(64, '\0');
+  std::memcpy(&h[0], "\x89TSCM\r\n\x1a", 8);
+  put16(h, 8, major);
+  put64(h, 16, 64); // section table offset, 0 entries
+  put64(h, 24, fileSize);
+  std::memcpy(&h[32], "tsc-runtime-tests", 17);
+  put32(h, 56, tsc::rt::crc32c(nullptr, 0));
+  put32(h, 60, tsc::rt::crc32c(h.data(), 60));
+  return h;
+}
+
+tsc_status_t load(const std::string &name, tsc_model_t **model) {
+  return tsc_model_load(nullptr, path(name).c_str(), model);
+}
+
+// --- Status, dtypes, tensors
+// --------------------------------------------------
+TEST(api_version) { CHECK(tsc_api_version() == TSC_API_VERSION); }
+
+TEST(status_ok_is_null) {
+  CHECK(tsc_status_code(nullptr) == TSC_STATUS_OK);
+  CHECK(std::strcmp(tsc_status_message(nullptr), "") == 0);
+  tsc_status_free(nullptr);
+  CHECK(std::strcmp(tsc_status_code_name(TSC_STATUS_DATA_LOSS), "DATA_LOSS") ==
+        0);
+  CHECK(std::strcmp(tsc_status_code_name(tsc_status_code_t(99)), "UNKNOWN") ==
+        0);
+}
+
+TEST(dtypes) {
+  CHECK(tsc_dtype_size(TSC_DTYPE_F32) == 4 &&
+        tsc_dtype_size(TSC_DTYPE_BF16) == 2);
+  CHECK(tsc_dtype_size(TSC_DTYPE_I64) == 8 &&
+        tsc_dtype_size(TSC_DTYPE_BOOL) == 1);
+  CHECK(tsc_dtype_size(tsc_dtype_t(0)) == 0 &&
+        tsc_dtype_name(tsc_dtype_t(11)) == nullptr);
+  CHECK(std::strcmp(tsc_dtype_name(TSC_DTYPE_F16), "f16") == 0);
+}
+
+TEST(tensor_create_host) {
+  int64_t dims[] = {3, 5};
+  tsc_tensor_t *t = nullptr;
+  CHECK(tsc_tensor_create_host(TSC_DTYPE_F32, 2, dims, &t) == nullptr);
+  CHECK(reinterpret_cast<uintptr_t>(tsc_tensor_data(t)) % 64 == 0);
+  CHECK(tsc_tensor_byte_size(t) == 60 && tsc_tensor_rank(t) == 2);
+  CHECK(tsc_tensor_dims(t)[1] == 5 && tsc_tensor_dtype(t) == TSC_DTYPE_F32);
+  CHECK(tsc_tensor_owns_data(t) == 1 &&
+        tsc_tensor_location(t) == TSC_LOCATION_HOST);
+  tsc_tensor_retain(t);
+  tsc_tensor_release(t);
+  tsc_tensor_release(t);
+
+  CHECK(tsc_tensor_create_host(TSC_DTYPE_I8, 0, nullptr, &t) == nullptr);
+  CHECK(tsc_tensor_byte_size(t) == 1 && tsc_tensor_data(t) != nullptr);
+  tsc_tensor_release(t);
+  int64_t empty[] = {0, 7};
+  CHECK(tsc_tensor_create_host(TSC_DTYPE_I8, 2, empty, &t) == nullptr);
+  CHECK(tsc_tensor_byte_size(t) == 0 && tsc_tensor_data(t) != nullptr);
+  tsc_tensor_release(t);
+}
+
+TEST(tensor_errors) {
+  int64_t negative[] = {2, -1};
+  tsc_tensor_t *t = nullptr;
+  CHECK(expectStatus(tsc_tensor_create_host(TSC_DTYPE_F32, 2, negative, &t),
+                     TSC_STATUS_INVALID_ARGUMENT, {"dim 1 is -1"}));
+  CHECK(t == nullptr);
+  int64_t dims[] = {4};
+  CHECK(expectStatus(tsc_tensor_create_host(tsc_dtype_t(42), 1, dims, &t),
+                     TSC_STATUS_INVALID_ARGUMENT, {"dtype 42"}));
+  int64_t huge[] = {int64_t(1) << 40, int64_t(1) << 40};
+  CHECK(expectStatus(tsc_tensor_create_host(TSC_DTYPE_F32, 2, huge, &t),
+                     TSC_STATUS_OUT_OF_RANGE, {"overflows"}));
+  float small[3];
+  CHECK(expectStatus(
+      tsc_tensor_wrap_host(TSC_DTYPE_F32, 1, dims, small, sizeof(small), &t),
+      TSC_STATUS_INVALID_ARGUMENT, {"12 bytes", "16"}));
+  CHECK(expectStatus(tsc_tensor_create_host(TSC_DTYPE_F32, 1, dims, nullptr),
+                     TSC_STATUS_INVALID_ARGUMENT, {"out_tensor"}));
+}
+
+TEST(c99_header_smoke) {
+  char why[256] = "";
+  int failed = tsc_c_api_smoke(why, sizeof(why));
+  if (failed)
+    std::printf("  %s\n", why);
+  CHECK(!failed);
+}
+
+TEST(crc32c_known_values) {
+  const char *check = "123456789";
+  CHECK(tsc::rt::crc32c(check, 9) == 0xE3069283u);
+  CHECK(tsc::rt::crc32cPortable(check, 9) == 0xE3069283u);
+  CHECK(tsc::rt::crc32c(nullptr, 0) == 0);
+  std::vector<uint8_t> bytes(1000);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = uint8_t(i * 131 + 7);
+  for (size_t offset : {0, 1, 3})
+    for (size_t n : {0, 1, 7, 8, 9, 63, 64, 65, 997})
+      CHECK(tsc::rt::crc32c(bytes.data() + offset, n) ==
+            tsc::rt::crc32cPortable(bytes.data() + offset, n));
+}
+
+// --- Loading broken files written here
+// ----------------------------------------
+TEST(load_missing_file) {
+  tsc_model_t *m = nullptr;
+  CHECK(expectStatus(load("does-not-exist.tscm", &m), TSC_STATUS_NOT_FOUND,
+                     {"does-not-exist.tscm", "No such file"}));
+  CHECK(m == nullptr);
+}
+
+TEST(load_bad_magic) {
+  std::string bytes = header(1, 64);
+  bytes.replace(0, 8, "PK\x03\x04zip!", 8);
+  writeFile("bad-magic-t.tscm", bytes);
+  tsc_model_t *m = nullptr;
+  CHECK(expectStatus(load("bad-magic-t.tscm", &m), TSC_STATUS_INVALID_ARGUMENT,
+                     {"bad-magic-t.tscm", "not a tsc artifact"}));
+}
+
+TEST(load_empty_file) {
+  writeFile("empty-t.tscm", "");
+  tsc_model_t *m = nullptr;
+  CHECK(expectStatus(load("empty-t.tscm", &m), TSC_STATUS_DATA_LOSS,
+                     {"empty-t.tscm", "empty"}));
+}
+
+TEST(load_truncated_header) {
+  writeFile("short-t.tscm", header(1, 64).substr(0, 30));
+  tsc_model_t *m = nullptr;
+  CHECK(expectStatus(load("short-t.tscm", &m), TSC_STATUS_DATA_LOSS,
+                     {"short-t.tscm", "truncated", "30 bytes"}));
+}
+
+TEST(load_wrong_major_version) {
+  writeFile("major-t.tscm", header(7, 64));
+  tsc_model_t *m = nullptr;
+  CHECK(expectStatus(load("major-t.tscm", &m), TSC_STATUS_UNIMPLEMENTED,
+                     {"major-t.tscm", "format version 7.0", "1.x"}));
+}
+
+TEST(load_header_checksum) {
+  std::string bytes = header(1, 64);
+  bytes[33] ^= 1;
+  writeFile("hcrc-t.tscm", bytes);
+  tsc_model_t *m = nullptr;
+  CHECK(expectStatus(load("hcrc-t.tscm", &m), TSC_STATUS_DATA_LOSS,
+                     {"hcrc-t.tscm", "header checksum mismatch"}));
+}
+
+TEST(load_file_size_mismatch) {
+  writeFile("size-t.tscm", header(1, 123456));
+  tsc_model_t *m = nullptr;
+  CHECK(expectStatus(
+      load("size-t.tscm", &m), TSC_STATUS_DATA_LOSS,
+      {"size-t.tscm: truncated: header says 123456 bytes, file has 64"}));
+}
+
+TEST(load_no_plan) {
+  writeFile("noplan-t.tscm", header(1, 64));
+  tsc_model_t *m = nullptr;
+  CHECK(expectStatus(load("noplan-t.tscm", &m), TSC_STATUS_DATA_LOSS,
+                     {"no PLAN section"}));
+}
+
+TEST(load_from_memory_arguments) {
+  alignas(64) static char buffer[128] = {};
+  tsc_model_t *m = nullptr;
+  CHECK(expectStatus(
+      tsc_model_load_from_memory(nullptr, buffer + 1, 64, "mem", &m),
+      TSC_STATUS_INVALID_ARGUMENT, {"mem", "64-byte aligned"}));
+  CHECK(expectStatus(
+      tsc_model_load_from_memory(nullptr, buffer, 64, nullptr, nullptr),
+      TSC_STATUS_INVALID_ARGUMENT, {"out_model"}));
+  tsc_model_options_t bad{0};
+  CHECK(expectStatus(tsc_model_load_from_memory(&bad, buffer, 64, "mem", &m),
+                     TSC_STATUS_INVALID_ARGUMENT, {"struct_size"}));
+}
+
+TEST(cpp_wrapper_throws) {
+  try {
+    tsc::Model::load(path("does-not-exist.tscm"));
+    CHECK(false);
+  } catch (const tsc::Error &e) {
+    CHECK(e.code() == TSC_STATUS_NOT_FOUND);
+    CHECK(std::string(e.what()).find("does-not-exist.tscm") !=
+          std::string::npos);
+  }
+}
+
+// --- Fixtures of make_artifact.py
+// ----------------------------------------------
+struct Expected {
+  const char *file;
+  tsc_status_code_t code;
+  const char *fragment;
+};
+
+TEST(fixtures_corrupt) {
+  const Expected cases[] = {
+      {"truncated.tscm", TSC_STATUS_DATA_LOSS, "truncated: header says"},
+      {"trailing.tscm", TSC_STATUS_DATA_LOSS, "trailing data"},
+      {"bad-magic.tscm", TSC_STATUS_INVALID_ARGUMENT, "bad magic"},
+      {"text-mode.tscm", TSC_STATUS_DATA_LOSS, "text mode"},
+      {"major2.tscm", TSC_STATUS_UNIMPLEMENTED, "format version 2.0"},
+      {"header-crc.tscm", TSC_STATUS_DATA_LOSS, "header checksum mismatch"},
+      {"table-crc.tscm", TSC_STATUS_DATA_LOSS,
+       "section table checksum mismatch"},
+      {"plan-crc.tscm", TSC_STATUS_DATA_LOSS, "section PLAN checksum mismatch"},
+      {"weights-crc.tscm", TSC_STATUS_DATA_LOSS,
+       "section WGHT checksum mismatch"},
+      {"no-plan.tscm", TSC_STATUS_DATA_LOSS, "no PLAN section"},
+      {"duplicate.tscm", TSC_STATUS_DATA_LOSS, "section PLAN appears twice"},
+      {"short-header.tscm", TSC_STATUS_DATA_LOSS,
+       "truncated: file has 40 bytes"},
+      {"bad-expr.tscm", TSC_STATUS_DATA_LOSS, "unknown code 0x7f"},
+      {"expr-underflow.tscm", TSC_STATUS_DATA_LOSS, "stack underflow"},
+      {"plan-truncated.tscm", TSC_STATUS_DATA_LOSS, "step_count 1"},
+      {"kernel-no-host.tscm", TSC_STATUS_DATA_LOSS, "no HOST section"},
+      {"cuda-target.tscm", TSC_STATUS_UNIMPLEMENTED, "target 'cuda'"},
+      {"unbound-symbol.tscm", TSC_STATUS_DATA_LOSS, "'orphan' is not bound"},
+      {"small-arena.tscm", TSC_STATUS_DATA_LOSS, "past the arena's 32"},
+  };
+  for (const Expected &c : cases) {
+    tsc_model_t *m = nullptr;
+    bool ok = expectStatus(load(c.file, &m), c.code, {c.file, c.fragment});
+    if (!ok)
+      std::printf("  (for %s)\n", c.file);
+    CHECK(ok && m == nullptr);
+  }
+}
+
+TEST(fixture_signature) {
+  tsc::Model m = tsc::Model::load(path("gemm.tscm"));
+  CHECK(m.producer() == "tsc 0.1.0");
+  CHECK(m.symbolCount() == 2 && m.symbolName(1) == "seq");
+  CHECK(m.symbolMin(0) == 1 && m.symbolMax(0) == 4 && m.symbolMax(1) == 16);
+  CHECK(m.inputCount() == 2 && m.inputName(0) == "x" &&
+        m.inputName(1) == "ids");
+  CHECK(m.inputDtype(1) == TSC_DTYPE_I64 && m.inputRank(0) == 2);
+  CHECK(m.inputDimSymbol(0, 0) == 0 && m.inputDimSize(0, 0) == -1);
+  CHECK(m.inputDimSymbol(0, 1) == -1 && m.inputDimSize(0, 1) == 3);
+  CHECK(m.inputDimSymbol(1, 1) == 1 && m.inputDimSymbol(1, 2) == -1);
+  CHECK((m.inputShape(1, {3, 7}) == std::vector<int64_t>{3, 7}));
+  CHECK(m.outputCount() == 2 && m.outputName(1) == "ids_out");
+  CHECK((m.outputShape(0, {2, 9}) == std::vector<int64_t>{2, 4}));
+  CHECK(tsc_model_input_name(m.get(), 5) == nullptr && m.symbolMin(9) == -1);
+  CHECK(expectStatus(tsc_model_input_shape(m.get(), 0, nullptr, 0, nullptr),
+                     TSC_STATUS_INVALID_ARGUMENT,
+                     {"0 symbol values given, the model has 2"}));
+}
+
+TEST(fixture_copy_runs) {
+  tsc::Model model = tsc::Model::load(path("copy.tscm"));
+  tsc::Session s(model, 1);
+  std::vector<float> x(12);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(i) * 0.5f;
+  s.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {3, 4}, x.data(), 48));
+  s.run();
+  tsc::Tensor y = s.output("y");
+  CHECK((y.dims() == std::vector<int64_t>{3, 4}) && y.dtype() == TSC_DTYPE_F32);
+  CHECK(y.ownsData() && std::memcmp(y.data(), x.data(), 48) == 0);
+
+  // A held output is not overwritten by the next run; a released one is reused.
+  void *first = y.data();
+  s.run();
+  tsc::Tensor y2 = s.output("y");
+  CHECK(y2.data() != first);
+  void *second = y2.data();
+  y = tsc::Tensor();
+  y2 = tsc::Tensor();
+  s.run();
+  CHECK(s.output("y").data() == second);
+}
+
+TEST(fixture_copy_caller_output) {
+  tsc::Model model = tsc::Model::load(path("copy.tscm"));
+  tsc::Session s(model, 1);
+  float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8] = {};
+  s.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 4}, x, sizeof(x)));
+  tsc::Tensor wrong = tsc::Tensor::wrapHost(TSC_DTYPE_F32, {3, 4}, out, 48 * 2);
+  s.bindOutput("y", wrong);
+  CHECK(expectStatus(tsc_session_run(s.get()), TSC_STATUS_INVALID_ARGUMENT,
+                     {"output 'y' has shape [3, 4], expected [2, 4]"}));
+  tsc::Tensor mine =
+      tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 4}, out, sizeof(out));
+  s.bindOutput("y", mine);
+  s.run();
+  CHECK(std::memcmp(out, x, sizeof(x)) == 0);
+  CHECK(s.output("y").data() == static_cast<void *>(out));
+}
+
+TEST(fixture_session_errors) {
+  tsc::Model model = tsc::Model::load(path("copy.tscm"));
+  tsc::Session s(model, 1);
+  tsc_tensor_t *out = nullptr;
+  CHECK(expectStatus(tsc_session_get_output(s.get(), "y", &out),
+                     TSC_STATUS_FAILED_PRECONDITION, {"not run"}));
+  CHECK(expectStatus(tsc_session_run(s.get()), TSC_STATUS_FAILED_PRECONDITION,
+                     {"input 'x' is not bound"}));
+  std::vector<float> data(9 * 5);
+  tsc::Tensor ok =
+      tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 4}, data.data(), 32);
+  CHECK(expectStatus(tsc_session_bind_input(s.get(), "input_ids", ok.get()),
+                     TSC_STATUS_NOT_FOUND,
+                     {"no input named 'input_ids'", "'x'"}));
+  CHECK(expectStatus(tsc_session_get_output(s.get(), "z", &out),
+                     TSC_STATUS_NOT_FOUND, {"no output named 'z'", "'y'"}));
+  tsc::Tensor f64 =
+      tsc::Tensor::wrapHost(TSC_DTYPE_F64, {2, 4}, data.data(), 64);
+  CHECK(expectStatus(tsc_session_bind_input(s.get(), "x", f64.get()),
+                     TSC_STATUS_INVALID_ARGUMENT,
+                     {"input 'x' has dtype f64, expected f32"}));
+  tsc::Tensor rank3 =
+      tsc::Tensor::wrapHost(TSC_DTYPE_F32, {1, 2, 4}, data.data(), 32);
+  CHECK(expectStatus(tsc_session_bind_input(s.get(), "x", rank3.get()),
+                     TSC_STATUS_INVALID_ARGUMENT, {"rank 3, expected 2"}));
+  s.bindInput(
+      "x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {9, 4}, data.data(), 9 * 16));
+  CHECK(expectStatus(tsc_session_run(s.get()), TSC_STATUS_OUT_OF_RANGE,
+                     {"input 'x' dim 0 (batch) is 9, outside [1, 8]"}));
+  s.bindInput("x",
+              tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 5}, data.data(), 40));
+  CHECK(expectStatus(tsc_session_run(s.get()), TSC_STATUS_INVALID_ARGUMENT,
+                     {"input 'x' dim 1 is 5, expected 4"}));
+  s.bindInput("x", ok);
+  s.run();
+  CHECK(expectStatus(tsc_session_get_output(s.get(), "y", &out), TSC_STATUS_OK,
+                     {}));
+  tsc_tensor_release(out);
+  tsc_session_options_t bad;
+  tsc_session_options_init(&bad);
+  bad.thread_count = -2;
+  tsc_session_t *session = nullptr;
+  CHECK(expectStatus(tsc_session_create(model.get(), &bad, &session),
+                     TSC_STATUS_INVALID_ARGUMENT, {"thread_count is -2"}));
+}
+
+std::vector<float> expectedFloats(const std::string &name, size_t count) {
+  std::string bytes = readFile(name);
+  std::vector<float> values(count);
+  if (bytes.size() >= count * 4)
+    std::memcpy(values.data(), bytes.data() + bytes.size() - count * 4,
+                count * 4);
+  return values;
+}
+
+TEST(fixture_gemm_runs) {
+  tsc::Model model = tsc::Model::load(path("gemm.tscm"));
+  std::string xFile = readFile("gemm_x.npy"),
+              idsFile = readFile("gemm_ids.npy");
+  std::vector<float> x = expectedFloats("gemm_x.npy", 6);
+  std::vector<int64_t> ids(10);
+  std::memcpy(ids.data(), idsFile.data() + idsFile.size() - 80, 80);
+  std::vector<float> expected = expectedFloats("gemm_y_expected.npy", 8);
+  tsc::Session s(model, 1);
+  s.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 3}, x.data(), 24));
+  // ids binds batch to 3 while x binds it to 2.
+  std::vector<int64_t> wrongIds(15);
+  s.bindInput("ids", tsc::Tensor::wrapHost(TSC_DTYPE_I64, {3, 5},
+                                           wrongIds.data(), 120));
+  CHECK(expectStatus(
+      tsc_session_run(s.get()), TSC_STATUS_INVALID_ARGUMENT,
+      {"input 'ids' dim 0 (batch) is 3, but input 'x' dim 0 sets batch to 2"}));
+  s.bindInput("ids",
+              tsc::Tensor::wrapHost(TSC_DTYPE_I64, {2, 5}, ids.data(), 80));
+  s.run();
+  tsc::Tensor y = s.output("y");
+  CHECK((y.dims() == std::vector<int64_t>{2, 4}));
+  for (size_t i = 0; i < 8; ++i)
+    CHECK(std::fabs(y.data<float>()[i] - expected[i]) < 1e-5f);
+  tsc::Tensor idsOut = s.output("ids_out");
+  CHECK(std::memcmp(idsOut.data(), ids.data(), 80) == 0);
+}
+
+TEST(fixture_load_from_memory) {
+  std::string bytes = readFile("copy.tscm");
+  void *aligned = std::aligned_alloc(64, (bytes.size() + 63) / 64 * 64);
+  std::memcpy(aligned, bytes.data(), bytes.size());
+  {
+    tsc::Model m =
+        tsc::Model::loadFromMemory(aligned, bytes.size(), "copy-in-memory");
+    CHECK(m.inputName(0) == "x");
+    uint64_t planOffset = 0; // the only section's offset, from the table at 64
+    std::memcpy(&planOffset, bytes.data() + 64 + 8, 8);
+    static_cast<char *>(aligned)[planOffset + 2] ^= 1;
+    tsc_model_t *bad = nullptr;
+    CHECK(expectStatus(
+        tsc_model_load_from_memory(nullptr, aligned, bytes.size(),
+                                   "copy-in-memory", &bad),
+        TSC_STATUS_DATA_LOSS, {"copy-in-memory: section PLAN checksum"}));
+  }
+  std::free(aligned);
+}
+
+// One model, two sessions on two threads at once: the model is shareable.
+TEST(fixture_model_shared_by_threads) {
+  tsc::Model model = tsc::Model::load(path("gemm.tscm"));
+  bool okPerThread[2] = {false, false};
+  auto work = [&](int t) {
+    tsc::Session s(model, 1);
+    std::vector<float> x(4 * 3, float(t + 1));
+    std::vector<int64_t> ids(4 * 16, t);
+    s.bindInput("x",
+                tsc::Tensor::wrapHost(TSC_DTYPE_F32, {4, 3}, x.data(), 48));
+    s.bindInput("ids",
+                tsc::Tensor::wrapHost(TSC_DTYPE_I64, {4, 16}, ids.data(), 512));
+    bool ok = true;
+    for (int i = 0; i < 200; ++i) {
+      s.run();
+      ok &= std::memcmp(s.output("ids_out").data(), ids.data(), 512) == 0;
+    }
+    okPerThread[t] = ok;
+  };
+  std::thread a(work, 0), b(work, 1);
+  a.join();
+  b.join();
+  CHECK(okPerThread[0] && okPerThread[1]);
+}
+
+TEST(fixture_kernel) {
+  struct stat info;
+  if (stat(path("kernel.tscm").c_str(), &info) != 0) {
+    std::printf(
+        "  kernel.tscm absent (make_artifact.py ran without --host-object)\n");
+    return;
+  }
+  tsc::Model model = tsc::Model::load(path("kernel.tscm"));
+  tsc::Session s(model);
+  float x[3] = {1, -2, 0.25f};
+  s.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {3}, x, sizeof(x)));
+  s.run();
+  const float *y = s.output("y").data<float>();
+  CHECK(y[0] == 2 && y[1] == -4 && y[2] == 0.5f);
+  tsc_model_t *m = nullptr;
+  CHECK(expectStatus(load("kernel-missing.tscm", &m), TSC_STATUS_NOT_FOUND,
+                     {"HOST does not export 'no_such_kernel'"}));
+  CHECK(expectStatus(load("kernel-isa.tscm", &m), TSC_STATUS_UNIMPLEMENTED,
+                     {"ISA bits 0x20"}));
+  CHECK(expectStatus(load("kernel-bad-elf.tscm", &m), TSC_STATUS_DATA_LOSS,
+                     {"not a 64-bit"}));
+  __builtin_cpu_init();
+  bool avx512 =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  tsc_status_t status = load("kernel-avx512.tscm", &m);
+  if (avx512)
+    CHECK(expectStatus(status, TSC_STATUS_OK, {}));
+  else
+    CHECK(expectStatus(status, TSC_STATUS_UNAVAILABLE,
+                       {"this CPU lacks AVX-512"}));
+  tsc_model_release(m);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: tsc-runtime-tests DIR\n");
+    return 2;
+  }
+  gDir = argv[1];
+  mkdir(gDir.c_str(), 0755);
+  bool fixtures = haveFixtures();
+  int failed = 0;
+  for (const Test &t : tests()) {
+    if (!fixtures && std::strncmp(t.name, "fixture", 7) == 0) {
+      std::printf("SKIP %s (no make_artifact.py fixtures in %s)\n", t.name,
+                  gDir.c_str());
+      continue;
+    }
+    gOk = true;
+    try {
+      t.body();
+    } catch (const std::exception &e) {
+      std::printf("  exception: %s\n", e.what());
+      gOk = false;
+    }
+    std::printf("%s %s\n", gOk ? "PASS" : "FAIL", t.name);
+    failed += !gOk;
+  }
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,262 @@
+//===- npy.cpp - reading and writing NumPy .npy files for tsc-run ---------===//
+
+#include "npy.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+namespace tsc::run {
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicSize = 6;
+
+struct Descr {
+  const char *text;
+  tsc_dtype_t dtype;
+};
+constexpr Descr kDescrs[] = {
+    {"<f4", TSC_DTYPE_F32}, {"<f2", TSC_DTYPE_F16}, {"<f8", TSC_DTYPE_F64},
+    {"|i1", TSC_DTYPE_I8},  {"|u1", TSC_DTYPE_U8},  {"<i2", TSC_DTYPE_I16},
+    {"<i4", TSC_DTYPE_I32}, {"<i8", TSC_DTYPE_I64}, {"|b1", TSC_DTYPE_BOOL},
+};
+
+[[noreturn]] void fail(const std::string &path, const std::string &what) {
+  throw std::runtime_error(path + ": " + what);
+}
+
+// The header is a Python dict literal: {'descr': '<f4', 'fortran_order': False,
+// 'shape': (2, 3), }
+class HeaderParser {
+public:
+  HeaderParser(const std::string &text, const std::string &path)
+      : s_(text), path_(path) {}
+
+  void parse(std::string &descr, bool &fortran, std::vector<int64_t> &shape) {
+    bool haveDescr = false, haveFortran = false, haveShape = false;
+    expect('{');
+    while (!peek('}')) {
+      std::string key = quoted();
+      expect(':');
+      if (key == "descr") {
+        descr = quoted();
+        haveDescr = true;
+      } else if (key == "fortran_order") {
+        fortran = boolean();
+        haveFortran = true;
+      } else if (key == "shape") {
+        shape = tuple();
+        haveShape = true;
+      } else {
+        fail(path_, "unexpected key '" + key + "' in the .npy header");
+      }
+      if (!peek('}'))
+        expect(',');
+    }
+    if (!haveDescr || !haveFortran || !haveShape)
+      fail(path_, "the .npy header lacks descr, fortran_order or shape");
+  }
+
+private:
+  void skipSpace() {
+    while (pos_ < s_.size() &&
+           std::isspace(static_cast<unsigned char>(s_[pos_])))
+      ++pos_;
+  }
+  bool peek(char c) {
+    skipSpace();
+    return pos_ < s_.size() && s_[pos_] == c;
+  }
+  void expect(char c) {
+    if (!peek(c))
+      fail(path_, std::string("malformed .npy header: expected '") + c +
+                      "' at " + std::to_string(pos_));
+    ++pos_;
+  }
+  std::string quoted() {
+    skipSpace();
+    if (pos_ >= s_.size() || (s_[pos_] != '\'' && s_[pos_] != '"'))
+      fail(path_, "malformed .npy header: expected a string at " +
+                      std::to_string(pos_));
+    char quote = s_[pos_++];
+    size_t end = s_.find(quote, pos_);
+    if (end == std::string::npos)
+      fail(path_, "malformed .npy header: unterminated string");
+    std::string text = s_.substr(pos_, end - pos_);
+    pos_ = end + 1;
+    return text;
+  }
+  bool boolean() {
+    skipSpace();
+    for (bool value : {true, false}) {
+      const char *word = value ? "True" : "False";
+      if (s_.compare(pos_, std::strlen(word), word) == 0) {
+        pos_ += std::strlen(word);
+        return value;
+      }
+    }
+    fail(path_, "malformed .npy header: expected True or False");
+  }
+  std::vector<int64_t> tuple() {
+    std::vector<int64_t> dims;
+    expect('(');
+    while (!peek(')')) {
+      skipSpace();
+      size_t start = pos_;
+      while (pos_ < s_.size() &&
+             std::isdigit(static_cast<unsigned char>(s_[pos_])))
+        ++pos_;
+      if (start == pos_ || pos_ - start > 18)
+        fail(path_, "malformed .npy header: bad shape");
+      dims.push_back(std::stoll(s_.substr(start, pos_ - start)));
+      if (!peek(')'))
+        expect(',');
+    }
+    expect(')');
+    return dims;
+  }
+
+  const std::string &s_;
+  const std::string &path_;
+  size_t pos_ = 0;
+};
+
+} // namespace
+
+uint16_t floatToBf16(float value) {
+  uint32_t x;
+  std::memcpy(&x, &value, 4);
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u)
+    return uint16_t((x >> 16) | 0x40); // quiet NaN
+  return uint16_t((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
+}
+
+float bf16ToFloat(uint16_t bits) {
+  uint32_t x = uint32_t(bits) << 16;
+  float value;
+  std::memcpy(&value, &x, 4);
+  return value;
+}
+
+uint16_t floatToHalf(float value) {
+  uint32_t x;
+  std::memcpy(&x, &value, 4);
+  uint16_t sign = uint16_t((x >> 16) & 0x8000u);
+  x &= 0x7FFFFFFFu;
+  if (x >= 0x7F800000u) // Inf or NaN
+    return uint16_t(sign | 0x7C00u | (x > 0x7F800000u ? 0x200u : 0u));
+  if (x >= 0x477FF000u) // rounds past the largest half
+    return uint16_t(sign | 0x7C00u);
+  if (x < 0x38800000u) // below the smallest normal half: units of 2^-24
+    return uint16_t(sign |
+                    uint16_t(std::nearbyint(std::fabs(value) * 16777216.0f)));
+  uint32_t h = (((x >> 23) - 127 + 15) << 10) | ((x & 0x7FFFFFu) >> 13);
+  uint32_t rest = x & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
+    ++h;
+  return uint16_t(sign | h);
+}
+
+Tensor readNpy(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    fail(path, std::string("cannot open: ") + std::strerror(errno));
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  if (bytes.size() < 10 ||
+      bytes.compare(0, kMagicSize, kMagic, kMagicSize) != 0)
+    fail(path, "not a .npy file (bad magic)");
+  unsigned major = static_cast<unsigned char>(bytes[6]);
+  size_t headerLength = 0, start = 0;
+  if (major == 1) {
+    headerLength = size_t(uint8_t(bytes[8])) | size_t(uint8_t(bytes[9])) << 8;
+    start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12)
+      fail(path, "truncated .npy header");
+    for (int i = 3; i >= 0; --i)
+      headerLength = headerLength << 8 | uint8_t(bytes[8 + i]);
+    start = 12;
+  } else {
+    fail(path,
+         ".npy format version " + std::to_string(major) + " is not supported");
+  }
+  if (headerLength > bytes.size() - start)
+    fail(path, "truncated .npy header");
+  std::string header = bytes.substr(start, headerLength);
+  std::string descr;
+  bool fortran = false;
+  std::vector<int64_t> shape;
+  HeaderParser(header, path).parse(descr, fortran, shape);
+  if (fortran)
+    fail(path, "Fortran-order arrays are not supported (save a C-order array)");
+  if (!descr.empty() && descr[0] == '>')
+    fail(path, "big-endian dtype '" + descr + "' is not supported");
+  tsc_dtype_t dtype = tsc_dtype_t(0);
+  for (const Descr &d : kDescrs)
+    if (descr == d.text || (descr.size() == 3 && descr[0] == '=' &&
+                            descr.compare(1, 2, d.text + 1) == 0))
+      dtype = d.dtype;
+  if (!dtype)
+    fail(path, "dtype '" + descr + "' is not supported");
+  Tensor tensor = Tensor::createHost(dtype, shape);
+  size_t dataStart = start + headerLength;
+  if (bytes.size() - dataStart < tensor.byteSize())
+    fail(path, "truncated: " + std::to_string(tensor.byteSize()) +
+                   " data bytes expected, " +
+                   std::to_string(bytes.size() - dataStart) + " present");
+  std::memcpy(tensor.data(), bytes.data() + dataStart, tensor.byteSize());
+  return tensor;
+}
+
+void writeNpy(const std::string &path, const Tensor &tensor) {
+  std::vector<int64_t> dims = tensor.dims();
+  const char *descr = nullptr;
+  for (const Descr &d : kDescrs)
+    if (d.dtype == tensor.dtype())
+      descr = d.text;
+  bool bf16 = tensor.dtype() == TSC_DTYPE_BF16;
+  if (bf16)
+    descr = "<f4";
+  if (!descr)
+    fail(path, "cannot write dtype " + std::to_string(int(tensor.dtype())));
+  std::string shape = "(";
+  for (size_t d = 0; d < dims.size(); ++d)
+    shape += (d ? ", " : "") + std::to_string(dims[d]);
+  shape += dims.size() == 1 ? ",)" : ")";
+  std::string header = std::string("{'descr': '") + descr +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Pad so that the data starts at a multiple of 64, as NumPy does.
+  bool v2 = header.size() + 11 > 65535;
+  size_t prefix = v2 ? 12 : 10;
+  header.append(63 - (prefix + header.size()) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  if (!out)
+    fail(path, std::string("cannot create: ") + std::strerror(errno));
+  out.write(kMagic, kMagicSize);
+  out.put(char(v2 ? 2 : 1)).put(0);
+  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i)
+    out.put(char((header.size() >> (8 * i)) & 0xFF));
+  out << header;
+  if (bf16) {
+    const uint16_t *src = tensor.data<uint16_t>();
+    std::vector<float> converted(tensor.byteSize() / 2);
+    for (size_t i = 0; i < converted.size(); ++i)
+      converted[i] = bf16ToFloat(src[i]);
+    out.write(reinterpret_cast<const char *>(converted.data()),
+              std::streamsize(converted.size() * sizeof(float)));
+  } else {
+    out.write(static_cast<const char *>(tensor.data()),
+              std::streamsize(tensor.byteSize()));
+  }
+  if (!out.flush())
+    fail(path, std::string("cannot write: ") + std::strerror(errno));
+}
+
+} // namespace tsc::run

@@ -1,0 +1,366 @@
+//===- tsc-run.cpp - run a compiled .tscm artifact on the host CPU --------===//
+//
+// Loads an artifact, binds inputs from .npy files or random data fitting the
+// signature, runs it (optionally timed), and writes the outputs as .npy files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "npy.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace tsc;
+
+namespace {
+
+const char *const kUsage = R"(usage: tsc-run MODEL.tscm [options]
+
+Runs a compiled tsc artifact on the host CPU and prints each output's name,
+shape and dtype.
+
+options:
+  --input NAME=FILE.npy   bind input NAME to the array in FILE.npy (repeatable);
+                          inputs not given get random data fitting the signature
+  --dim NAME=VALUE        value of symbol NAME for random inputs (repeatable;
+                          default: the symbol's maximum, or what a given input sets)
+  --int-range LO..HI      random integer inputs are uniform in [LO, HI) (default 0..2)
+  --seed N                seed of the random inputs (default 0)
+  --output-dir DIR        write each output as DIR/NAME.npy (NAME with characters
+                          other than [A-Za-z0-9_.-] replaced by '_'); bf16 as <f4
+  --threads N             threads of the session (today: OpenBLAS GEMMs; kernels
+                          run on the calling thread), 0 = all cores (default 0)
+  --bench N               after the warmup runs, time N runs and print min, median,
+                          mean, p90 and max latency in ms
+  --warmup N              untimed runs before --bench (default 3)
+  --help                  print this help
+)";
+
+struct Options {
+  std::string model;
+  std::vector<std::pair<std::string, std::string>> inputs; // name, file
+  std::vector<std::pair<std::string, int64_t>> dims;       // symbol, value
+  std::string outputDir;
+  int64_t intLo = 0, intHi = 2;
+  uint64_t seed = 0;
+  int threads = 0;
+  int bench = 0, warmup = 3;
+  bool help = false;
+};
+
+[[noreturn]] void usageError(const std::string &message) {
+  throw std::runtime_error(message + " (see --help)");
+}
+
+int64_t parseInt(const std::string &text, const std::string &what) {
+  size_t end = 0;
+  int64_t value = 0;
+  try {
+    value = std::stoll(text, &end);
+  } catch (const std::exception &) {
+    end = std::string::npos;
+  }
+  if (text.empty() || end != text.size())
+    usageError("invalid " + what + " '" + text + "'");
+  return value;
+}
+
+int parseCount(const std::string &text, const std::string &option) {
+  int64_t value = parseInt(text, "value for " + option);
+  if (value < 0 || value > 1000000000)
+    usageError(option + " must be between 0 and 1e9, got " + text);
+  return int(value);
+}
+
+std::pair<std::string, std::string> splitAssignment(const std::string &text,
+                                                    const std::string &option) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    usageError(option + " expects NAME=VALUE, got '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+Options parseArgs(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    if (arg == "--help" || arg == "-h") {
+      o.help = true;
+      return o;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      if (!o.model.empty())
+        usageError("more than one model given ('" + o.model + "' and '" + arg +
+                   "')");
+      o.model = arg;
+      continue;
+    }
+    size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else {
+      static const char *const kTakesValue[] = {
+          "--input",      "--dim",     "--int-range", "--seed",
+          "--output-dir", "--threads", "--bench",     "--warmup"};
+      bool takes = std::any_of(std::begin(kTakesValue), std::end(kTakesValue),
+                               [&](const char *o) { return arg == o; });
+      if (takes) {
+        if (i + 1 >= argc)
+          usageError(arg + " needs a value");
+        value = argv[++i];
+      }
+    }
+    if (arg == "--input") {
+      o.inputs.push_back(splitAssignment(value, arg));
+    } else if (arg == "--dim") {
+      auto [name, text] = splitAssignment(value, arg);
+      o.dims.push_back({name, parseInt(text, "value of --dim " + name)});
+    } else if (arg == "--int-range") {
+      size_t dots = value.find("..");
+      if (dots == std::string::npos)
+        usageError("--int-range expects LO..HI, got '" + value + "'");
+      o.intLo = parseInt(value.substr(0, dots), "--int-range bound");
+      o.intHi = parseInt(value.substr(dots + 2), "--int-range bound");
+      if (o.intLo >= o.intHi)
+        usageError("--int-range " + value + " is empty (LO..HI is [LO, HI))");
+    } else if (arg == "--seed") {
+      o.seed = uint64_t(parseInt(value, "--seed"));
+    } else if (arg == "--output-dir") {
+      o.outputDir = value;
+    } else if (arg == "--threads") {
+      o.threads = parseCount(value, arg);
+    } else if (arg == "--bench") {
+      o.bench = parseCount(value, arg);
+    } else if (arg == "--warmup") {
+      o.warmup = parseCount(value, arg);
+    } else {
+      usageError("unknown option '" + arg + "'");
+    }
+  }
+  if (o.model.empty())
+    usageError("no model given");
+  return o;
+}
+
+std::string shapeText(const std::vector<int64_t> &dims) {
+  std::string text = "[";
+  for (size_t d = 0; d < dims.size(); ++d)
+    text += (d ? ", " : "") + std::to_string(dims[d]);
+  return text + "]";
+}
+
+std::string sanitize(const std::string &name) {
+  std::string out = name;
+  for (char &c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' &&
+        c != '-')
+      c = '_';
+  if (out.empty() || out == "." || out == "..")
+    out = "_" + out;
+  return out;
+}
+
+// Symbol values for random inputs: --dim, else what a given input's dims set,
+// else the maximum. The runtime checks ranges and agreement when it runs.
+std::vector<int64_t> chooseSymbols(const Model &model, const Options &o,
+                                   const std::map<std::string, Tensor> &given) {
+  size_t count = model.symbolCount();
+  std::vector<int64_t> values(count);
+  std::vector<bool> set(count, false);
+  for (const auto &[name, value] : o.dims) {
+    size_t j = 0;
+    while (j < count && model.symbolName(j) != name)
+      ++j;
+    if (j == count) {
+      std::string valid;
+      for (size_t k = 0; k < count; ++k)
+        valid += (k ? ", " : "") + model.symbolName(k);
+      throw std::runtime_error(
+          "--dim " + name + ": the model has no symbol '" + name +
+          "' (symbols: " + (valid.empty() ? "none" : valid) + ")");
+    }
+    values[j] = value;
+    set[j] = true;
+  }
+  for (size_t i = 0; i < model.inputCount(); ++i) {
+    auto it = given.find(model.inputName(i));
+    if (it == given.end())
+      continue;
+    std::vector<int64_t> dims = it->second.dims();
+    for (size_t d = 0; d < dims.size() && d < model.inputRank(i); ++d) {
+      int64_t j = model.inputDimSymbol(i, d);
+      if (j >= 0 && !set[size_t(j)]) {
+        values[size_t(j)] = dims[d];
+        set[size_t(j)] = true;
+      }
+    }
+  }
+  for (size_t j = 0; j < count; ++j)
+    if (!set[j])
+      values[j] = model.symbolMax(j);
+  return values;
+}
+
+Tensor randomTensor(tsc_dtype_t dtype, const std::vector<int64_t> &dims,
+                    const Options &o, std::mt19937_64 &rng) {
+  Tensor t = Tensor::createHost(dtype, dims);
+  size_t n = t.byteSize() / tsc_dtype_size(dtype);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int64_t> integer(o.intLo, o.intHi - 1);
+  std::uniform_int_distribution<int> boolean(0, 1);
+  for (size_t i = 0; i < n; ++i) {
+    switch (dtype) {
+    case TSC_DTYPE_F32:
+      t.data<float>()[i] = real(rng);
+      break;
+    case TSC_DTYPE_F64:
+      t.data<double>()[i] = real(rng);
+      break;
+    case TSC_DTYPE_F16:
+      t.data<uint16_t>()[i] = run::floatToHalf(real(rng));
+      break;
+    case TSC_DTYPE_BF16:
+      t.data<uint16_t>()[i] = run::floatToBf16(real(rng));
+      break;
+    case TSC_DTYPE_I8:
+      t.data<int8_t>()[i] = int8_t(integer(rng));
+      break;
+    case TSC_DTYPE_U8:
+      t.data<uint8_t>()[i] = uint8_t(integer(rng));
+      break;
+    case TSC_DTYPE_I16:
+      t.data<int16_t>()[i] = int16_t(integer(rng));
+      break;
+    case TSC_DTYPE_I32:
+      t.data<int32_t>()[i] = int32_t(integer(rng));
+      break;
+    case TSC_DTYPE_I64:
+      t.data<int64_t>()[i] = integer(rng);
+      break;
+    case TSC_DTYPE_BOOL:
+      t.data<uint8_t>()[i] = uint8_t(boolean(rng));
+      break;
+    default:
+      throw std::runtime_error("cannot make random data of dtype " +
+                               std::to_string(int(dtype)));
+    }
+  }
+  return t;
+}
+
+// A bf16 input may be given as <f4 (NumPy has no bf16).
+Tensor toBf16(const Tensor &f32) {
+  Tensor t = Tensor::createHost(TSC_DTYPE_BF16, f32.dims());
+  size_t n = f32.byteSize() / sizeof(float);
+  for (size_t i = 0; i < n; ++i)
+    t.data<uint16_t>()[i] = run::floatToBf16(f32.data<float>()[i]);
+  return t;
+}
+
+void bench(Session &session, const Options &o) {
+  for (int i = 0; i < o.warmup; ++i)
+    session.run();
+  std::vector<double> ms;
+  for (int i = 0; i < o.bench; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    session.run();
+    auto end = std::chrono::steady_clock::now();
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  size_t n = ms.size();
+  double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+  double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / double(n);
+  size_t p90 = size_t(std::ceil(0.9 * double(n))) - 1;
+  std::printf("bench: %s, %d runs after %d warmup, threads %s\n",
+              std::filesystem::path(o.model).filename().c_str(), o.bench,
+              o.warmup, o.threads ? std::to_string(o.threads).c_str() : "all");
+  std::printf(
+      "latency ms: min %.4f  median %.4f  mean %.4f  p90 %.4f  max %.4f\n",
+      ms.front(), median, mean, ms[p90], ms.back());
+}
+
+int runMain(const Options &o) {
+  Model model = Model::load(o.model);
+  Session session(model, o.threads);
+
+  std::map<std::string, Tensor> given;
+  for (const auto &[name, file] : o.inputs) {
+    size_t i = 0;
+    std::string valid;
+    for (; i < model.inputCount() && model.inputName(i) != name; ++i)
+      valid += (i ? ", " : "") + model.inputName(i);
+    if (i == model.inputCount())
+      throw std::runtime_error(
+          "--input " + name + ": the model has no input '" + name +
+          "' (inputs: " + (valid.empty() ? "none" : valid) + ")");
+    Tensor t = run::readNpy(file);
+    if (model.inputDtype(i) == TSC_DTYPE_BF16 && t.dtype() == TSC_DTYPE_F32)
+      t = toBf16(t);
+    if (!given.emplace(name, t).second)
+      throw std::runtime_error("--input " + name + " given twice");
+  }
+  std::vector<int64_t> symbols = chooseSymbols(model, o, given);
+  std::mt19937_64 rng(o.seed);
+  for (size_t i = 0; i < model.inputCount(); ++i) {
+    std::string name = model.inputName(i);
+    auto it = given.find(name);
+    Tensor t = it != given.end()
+                   ? it->second
+                   : randomTensor(model.inputDtype(i),
+                                  model.inputShape(i, symbols), o, rng);
+    std::printf("input %s: shape %s dtype %s%s\n", name.c_str(),
+                shapeText(t.dims()).c_str(), tsc_dtype_name(t.dtype()),
+                it != given.end() ? "" : " (random)");
+    session.bindInput(name, t);
+  }
+
+  if (o.bench)
+    bench(session, o);
+  else
+    session.run();
+
+  if (!o.outputDir.empty())
+    std::filesystem::create_directories(o.outputDir);
+  for (size_t i = 0; i < model.outputCount(); ++i) {
+    std::string name = model.outputName(i);
+    Tensor t = session.output(name);
+    std::printf("output %s: shape %s dtype %s\n", name.c_str(),
+                shapeText(t.dims()).c_str(), tsc_dtype_name(t.dtype()));
+    if (!o.outputDir.empty())
+      run::writeNpy(
+          (std::filesystem::path(o.outputDir) / (sanitize(name) + ".npy"))
+              .string(),
+          t);
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    Options o = parseArgs(argc, argv);
+    if (o.help) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    return runMain(o);
+  } catch (const std::exception &e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "tsc-run: error: %s\n", e.what());
+    return 1;
+  }
+}
