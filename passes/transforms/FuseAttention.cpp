@@ -143,6 +143,7 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     Value k = keyFromTransposed(qk.getRhs(), transposeKey);
     if (!k)
       return failure();
+    Value repeatedValue = v;
     v = unrepeatedHeads(v);
     // The products were valid, so the operands agree on batch, heads and
     // head dims, and the masks broadcast to the scores without widening
@@ -158,7 +159,16 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
       k = TransposeOp::create(rw, loc, type, k,
                               rw.getDenseI64ArrayAttr({0, 2, 1, 3}));
     }
+    Value repeatedKey = k;
     k = unrepeatedHeads(k);
+    // Grouped-query only when K and V both drop their repetition.
+    auto heads = [](Value x) {
+      return cast<RankedTensorType>(x.getType()).getDimSize(1);
+    };
+    if (heads(k) != heads(v)) {
+      k = repeatedKey;
+      v = repeatedValue;
+    }
     // One mask: where `keep` is false the scores were replaced by `fill`
     // (finfo.min); keep that value on top of the additive mask.
     Value mask = additive;

@@ -48,6 +48,10 @@ FailureOr<Values> convertAttention(OnnxNode &node) {
     return node.fail("the qk_matmul_output output is not supported");
   if (node.getFloat("softcap", 0.0f) != 0.0f)
     return node.fail("softcap is not supported");
+  if (node.getInt("left_window_size", -1) != -1 ||
+      node.getInt("right_window_size", -1) != -1)
+    return node.fail("sliding-window attention (left_window_size, "
+                     "right_window_size) is not supported");
   RewriterBase &rw = node.getRewriter();
   bool threeD = q->getType().getRank() == 3;
   Value query = *q, key = *k, value = *v;
@@ -88,11 +92,11 @@ FailureOr<Values> convertAttention(OnnxNode &node) {
   if (causal && qt.getRank() == 4 && kt.getRank() == 4) {
     int64_t sq = qt.getDimSize(2), skv = kt.getDimSize(2);
     bool known = !ShapedType::isDynamic(sq) && !ShapedType::isDynamic(skv);
-    if (!known && past)
-      return node.fail("is_causal with a KV cache needs static lengths");
-    if (known && sq != skv) {
-      // ONNX aligns the causal mask at the top left (query i sees keys
-      // 0..i); tsc's causal flag aligns at the bottom right. Spell it out.
+    // With a KV cache, ONNX lets query i see keys up to i + past length:
+    // tsc's bottom-right aligned causal flag, as keys = past ++ new.
+    if (known && sq != skv && !past) {
+      // Without one, ONNX aligns the causal mask at the top left (query i
+      // sees keys 0..i); spell it out.
       SmallVector<bool> keep;
       for (int64_t i = 0; i < sq; ++i)
         for (int64_t j = 0; j < skv; ++j)
