@@ -48,6 +48,27 @@ start=$SECONDS
   --tsc "$build/bin/tsc" --xunit "$results/onnx-models.xml" || status=1
 echo "test: suite 'onnx-models' took $((SECONDS - start))s"
 
+# End to end on the host CPU: every node test that imports, compiled to an
+# artifact and run by tsc-run against its expected outputs.
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --run \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
+  --xunit "$results/onnx-node-run.xml" || status=1
+echo "test: suite 'onnx-node-run' took $((SECONDS - start))s"
+
+# The exported models and all-MiniLM-L6-v2 against ONNX Runtime, then
+# tsc-run's errors on bad inputs and damaged artifacts.
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/models/run_models.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
+  --xunit "$results/models-run.xml" || status=1
+echo "test: suite 'models-run' took $((SECONDS - start))s"
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/models/run_errors.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
+  --xunit "$results/runtime-errors.xml" || status=1
+echo "test: suite 'runtime-errors' took $((SECONDS - start))s"
+
 # Count test cases from the xUnit reports (stdlib only).
 /usr/bin/python3 - "$results" <<'PY' || status=1
 import pathlib, sys, xml.etree.ElementTree as ET

