@@ -20,7 +20,7 @@
 // SYNTAX: syntax-error.mlir:4:{{[0-9]+}}: error:
 // UNBOUND: unbound-dim.mlir:2:{{[0-9]+}}: error: argument #0 ('tensor<?x4xf32>') has dynamic dims but no tsc.bind_shape
 // IMPORT-OK: func.func @unbound
-// NO-EMIT: for the --emit option: must be specified at least once!
+// NO-EMIT: tsc: error: give -o FILE.tscm to write an artifact, --emit=PHASE to print IR, or --report
 // VERSION: tsc {{[0-9]+\.[0-9]+\.[0-9]+}} (LLVM/MLIR 22.{{[0-9.]+}})
 // PASSES-DAG: --tsc-bind-symbolic-shapes
 // PASSES-DAG: --tsc-convert-onnx-to-tsc
