@@ -290,7 +290,9 @@ LogicalResult Planner::addStep(Operation *op) {
     return success();
   PlanStep step;
   step.kind = PlanStep::Kind::Kernel;
-  step.name = "tsc_kernel_" + std::to_string(plan.steps.size());
+  // The op in the name makes profiles and symbol tables readable.
+  step.name = "tsc_kernel_" + std::to_string(plan.steps.size()) + "_" +
+              op->getName().stripDialect().str();
   step.ops.push_back(op);
   for (Value operand : op->getOperands()) {
     if (!isa<TensorType>(operand.getType()))

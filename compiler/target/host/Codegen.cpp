@@ -11,7 +11,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -87,6 +89,19 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
                            copy.getTarget());
     copy.erase();
   });
+  // exp, erf and tanh as polynomials: libm calls would keep LLVM from
+  // vectorizing the loops of softmax, GELU and every activation.
+  {
+    RewritePatternSet patterns(kernels.getContext());
+    populateMathPolynomialApproximationPatterns(
+        patterns, [](StringRef name) {
+          return name == math::ExpOp::getOperationName() ||
+                 name == math::ErfOp::getOperationName() ||
+                 name == math::TanhOp::getOperationName();
+        });
+    if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
+      return failure();
+  }
   pm.clear();
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());

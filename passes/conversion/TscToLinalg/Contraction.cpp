@@ -41,11 +41,16 @@ Value toAccumulator(OpBuilder &b, Location loc, Value v, Type from, Type acc) {
                        getSignlessType(acc));
 }
 
-/// acc + x * y on float or signless integer scalars.
+/// acc + x * y on float or signless integer scalars. Float sums may be
+/// reassociated and contracted to FMAs: that is what lets LLVM vectorize a
+/// reduction loop, and every fp32 GEMM library sums in its own order too.
 Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
-  if (isa<FloatType>(acc.getType()))
+  if (isa<FloatType>(acc.getType())) {
+    auto flags = arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
     return arith::AddFOp::create(b, loc, acc,
-                                 arith::MulFOp::create(b, loc, x, y));
+                                 arith::MulFOp::create(b, loc, x, y, flags),
+                                 flags);
+  }
   return arith::AddIOp::create(b, loc, acc,
                                arith::MulIOp::create(b, loc, x, y));
 }
@@ -325,16 +330,20 @@ struct AttentionPattern : OpRewritePattern<AttentionOp> {
         });
     Value probs = buildSoftmax(rewriter, loc, masked, 3, f, /*log=*/false);
 
-    // out[b, h, i, e] = sum_j P[b, h, i, j] V[b, h', j, e].
+    // out[b, h, i, e] = sum_j P[b, h, i, j] V[b, h', j, e], with the key
+    // loop (d3) outside the head-dim loop (d4): the inner loop then runs
+    // along rows of V and of the output, and vectorizes without a reduction.
     auto accType = resultType.clone(f);
     SmallVector<OpFoldResult> outSizes = {
         scoresSizes[0], scoresSizes[1], scoresSizes[2],
         tensor::getMixedSize(rewriter, loc, value, 3)};
+    SmallVector<IteratorType> keysThenHeadDim(5, IteratorType::parallel);
+    keysThenHeadDim[3] = IteratorType::reduction;
     Value out = buildGeneric(
         rewriter, loc, {probs, value},
-        {map5({d0, h, d2, d4}), map5({d0, kvHead, d4, d3})},
+        {map5({d0, h, d2, d3}), map5({d0, kvHead, d3, d4})},
         createFilled(rewriter, loc, accType, outSizes, zero),
-        map5({d0, h, d2, d3}), parallelThenReduction(4),
+        map5({d0, h, d2, d4}), keysThenHeadDim,
         [&](OpBuilder &b, Location l, ValueRange args) {
           return multiplyAdd(b, l, args[0],
                              toAccumulator(b, l, args[1], element, f), args[2]);

@@ -415,7 +415,8 @@ Value tolinalg::buildSoftmax(OpBuilder &b, Location loc, Value input,
                    Value shifted = arith::SubFOp::create(
                        nb, l, extendTo(nb, l, args[0], acc), args[1]);
                    return arith::AddFOp::create(
-                       nb, l, args[2], math::ExpOp::create(nb, l, shifted));
+                       nb, l, args[2], math::ExpOp::create(nb, l, shifted),
+                       arith::FastMathFlags::reassoc);
                  });
   AffineMap rowMap = getReducedMap(context, rank, axis);
   SmallVector<AffineMap> maps = {

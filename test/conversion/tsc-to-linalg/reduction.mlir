@@ -103,7 +103,7 @@ func.func @reduce_min_all_dims(%x: tensor<3x4xi32>) -> tensor<i32> {
 // CHECK:           ^bb0(%[[A:.+]]: f32, %[[M:.+]]: f32, %[[ACC:.+]]: f32):
 // CHECK:             %[[D:.+]] = arith.subf %[[A]], %[[M]] : f32
 // CHECK:             %[[E:.+]] = math.exp %[[D]] : f32
-// CHECK:             arith.addf %[[ACC]], %[[E]] : f32
+// CHECK:             arith.addf %[[ACC]], %[[E]] fastmath<reassoc> : f32
 // CHECK:         %[[Y:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[COL]], #[[COL]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
 // CHECK-SAME:        ins(%[[X]], %[[MAX]], %[[SUM]] : tensor<?x4xf32>, tensor<4xf32>, tensor<4xf32>)
 // CHECK:           ^bb0(%[[A2:.+]]: f32, %[[M2:.+]]: f32, %[[S2:.+]]: f32, %{{.+}}: f32):
