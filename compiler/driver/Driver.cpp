@@ -61,6 +61,11 @@ struct DriverOptions {
                "machine runs), x86-64, x86-64-v3 (AVX2) or x86-64-v4 "
                "(AVX-512)"),
       cl::init("native"), cl::cat(category)};
+  cl::opt<bool> generatedGemms{
+      "generated-gemms",
+      cl::desc("Generate fp32 matmul/linear kernels instead of calling the "
+               "GEMM library (for comparison)"),
+      cl::init(false), cl::cat(category)};
   cl::opt<bool> report{
       "report",
       cl::desc("Print the plan: steps, library calls, arena and weights"),
@@ -216,7 +221,9 @@ int compileModel(ModuleOp module, const DriverOptions &options,
                  << ": expected native, x86-64, x86-64-v3 or x86-64-v4\n";
     return 1;
   }
-  FailureOr<plan::Plan> plan = plan::buildPlan(funcs.front(), {});
+  plan::PlanOptions planOptions;
+  planOptions.useGemmLibrary = !options.generatedGemms;
+  FailureOr<plan::Plan> plan = plan::buildPlan(funcs.front(), planOptions);
   if (failed(plan))
     return 1;
   if (options.report)

@@ -5,6 +5,7 @@
 // RUN: tsc %s -o %t.b.tscm
 // RUN: cmp %t.a.tscm %t.b.tscm
 // RUN: od -A n -t x1 -N 12 %t.a.tscm | FileCheck %s --check-prefix=MAGIC
+// RUN: tsc %s --emit=lower | FileCheck %s --check-prefix=LOWER
 
 // Four kernels and one GEMM; the reshape is a view. %a, %b, %c and %m are
 // 64x32xf32 (8192 bytes) at seq = 64: %a dies when %c is made, so they share.
@@ -12,6 +13,22 @@
 // REPORT: symbols: seq=[1, 64]
 // REPORT: arena: 24576 bytes at the symbols' maxima; intermediates sum to 32768 bytes (reuse saves 25.0%)
 // REPORT: weights: 4096 bytes
+
+// Each kernel takes the buffer and symbol arrays (the kernel ABI), reads seq
+// from the symbols, views its buffers as memrefs and writes its result in
+// place; the linear is a library call, so no kernel has it.
+// LOWER-LABEL: func.func @tsc_kernel_0_exp(%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr)
+// LOWER:         llvm.load %{{.+}} : !llvm.ptr -> i64
+// LOWER:         builtin.unrealized_conversion_cast %{{.+}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<?x32xf32>
+// LOWER:         bufferization.to_tensor %{{.+}} restrict : memref<?x32xf32> to tensor<?x32xf32>
+// LOWER:         linalg.generic
+// LOWER:           math.exp
+// LOWER:         bufferization.materialize_in_destination %{{.+}} in restrict writable %{{.+}} : (tensor<?x32xf32>, memref<?x32xf32>) -> ()
+// LOWER-LABEL: func.func @tsc_kernel_1_neg
+// LOWER-LABEL: func.func @tsc_kernel_2_tanh
+// LOWER-NOT:   linear
+// The graph phase folded add(m, neg(a)) into sub(m, a).
+// LOWER-LABEL: func.func @tsc_kernel_4_sub
 
 // Magic, then format version 1.0.
 // MAGIC: 89 54 53 43 4d 0d 0a 1a 01 00 00 00
