@@ -235,6 +235,7 @@ tsc_status_t run(tsc_session_s &s) {
   computeAddresses(s);
   if (s.model->hasGemm)
     setBlasThreads(s.threads);
+  s.model->host.setThreads(s.threads);
   executeSteps(*s.model, s.layout, s.addresses, s.symbols.data(), s.scratch);
   s.haveOutputs = true;
   return nullptr;

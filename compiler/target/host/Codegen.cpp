@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -18,6 +19,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -71,6 +73,41 @@ LogicalResult mlir::tsc::lowerKernels(ModuleOp kernels) {
 
 namespace {
 
+/// Tiles the leading parallel loops of every linalg op on buffers by 1 into
+/// one scf.parallel, which becomes an OpenMP work-sharing loop over all of
+/// them (collapsed, so a batch of 1 still spreads over the threads). The
+/// innermost loop stays sequential inside, where LLVM vectorizes it; for
+/// contractions (5 loops and more) the innermost two.
+LogicalResult parallelizeOuterLoops(ModuleOp kernels) {
+  SmallVector<linalg::LinalgOp> ops;
+  kernels.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureBufferSemantics())
+      ops.push_back(op);
+  });
+  IRRewriter rewriter(kernels.getContext());
+  for (linalg::LinalgOp op : ops) {
+    unsigned loops = op.getNumLoops();
+    unsigned inner = loops >= 5 ? 2 : 1;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<int64_t> tiles(loops, 0);
+    bool any = false;
+    for (unsigned i = 0;
+         i + inner < loops && iterators[i] == utils::IteratorType::parallel;
+         ++i)
+      tiles[i] = 1, any = true;
+    if (!any)
+      continue;
+    linalg::LinalgTilingOptions options;
+    options.setTileSizes(tiles).setLoopType(
+        linalg::LinalgTilingLoopType::ParallelLoops);
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::tileLinalgOp(rewriter, op, options)))
+      return op->emitError("cannot tile for parallel loops");
+    rewriter.eraseOp(op);
+  }
+  return success();
+}
+
 /// The bufferization and LLVM lowering of the kernels module.
 LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
   PassManager pm(kernels.getContext());
@@ -102,12 +139,17 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
     if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
       return failure();
   }
+  if (failed(parallelizeOuterLoops(kernels)))
+    return failure();
   pm.clear();
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // The OpenMP loop bodies sit in memref.alloca_scope regions, which must be
+  // lowered before scf becomes multi-block control flow inside them.
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
   // f16/bf16 math computes in f32: libm has no half-precision functions.
   pm.addPass(math::createMathExtendToSupportedTypes());
   // Math ops with an LLVM lowering first (rsqrt is 1/sqrt, libm has no
@@ -118,11 +160,11 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   return pm.run(kernels);
@@ -149,6 +191,7 @@ mlir::tsc::compileKernels(ModuleOp kernels, const HostTarget &target) {
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
   context->appendDialectRegistry(registry);
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> module =
@@ -222,9 +265,11 @@ mlir::tsc::compileKernels(ModuleOp kernels, const HostTarget &target) {
   if (!lld)
     return emitError(kernels.getLoc(),
                      "ld.lld not found (install the Debian package lld-22)");
+  // Parallel loops call the OpenMP runtime (Debian's libomp5).
   SmallVector<StringRef> args{*lld,     "-shared",   "--build-id=none",
                               "-z",     "noexecstack", "--hash-style=gnu",
-                              "-o",     libraryPath, objectPath};
+                              "-o",     libraryPath, objectPath,
+                              TSC_LIBOMP};
   std::string message;
   int status = llvm::sys::ExecuteAndWait(*lld, args, std::nullopt, {}, 0, 0,
                                          &message);
