@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -183,16 +184,28 @@ Value binaryBody(Operation *op, OpBuilder &b, Location loc, Value x, Value y,
       .Default([](Operation *) { return Value(); });
 }
 
-/// Lowers any elementwise op whose scalar body `bodyOf` knows.
+/// Replaces `op` by the elementwise generic of `body` over its operands.
+LogicalResult replaceWithElementwise(PatternRewriter &rewriter, Operation *op,
+                                     ScalarFn body) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  FailureOr<Value> result = buildElementwise(rewriter, op->getLoc(), resultType,
+                                             op->getOperands(), body);
+  if (failed(result))
+    return rewriter.notifyMatchFailure(op, "unbound dynamic result dim");
+  rewriter.replaceOp(op, *result);
+  return success();
+}
+
+/// Lowers any elementwise op whose scalar body unaryBody/binaryBody knows.
 template <typename OpTy>
 struct ElementwisePattern : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     Operation *operation = op.getOperation();
-    auto resultType = cast<RankedTensorType>(operation->getResult(0).getType());
-    FailureOr<Value> result = buildElementwise(
-        rewriter, op.getLoc(), resultType, operation->getOperands(),
+    Type resultElement = getElementTypeOrSelf(operation->getResult(0));
+    return replaceWithElementwise(
+        rewriter, operation,
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
           // arith computes on signless integers; the op's types say how.
           Type original = args[0].getType();
@@ -202,12 +215,8 @@ struct ElementwisePattern : OpRewritePattern<OpTy> {
                   ? unaryBody(operation, b, loc, x, original)
                   : binaryBody(operation, b, loc, x,
                                toSignless(b, loc, args[1]), original);
-          return fromSignless(b, loc, result, resultType.getElementType());
+          return fromSignless(b, loc, result, resultElement);
         });
-    if (failed(result))
-      return rewriter.notifyMatchFailure(op, "unbound dynamic result dim");
-    rewriter.replaceOp(op, *result);
-    return success();
   }
 };
 
@@ -215,8 +224,8 @@ struct WherePattern : OpRewritePattern<WhereOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(WhereOp op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<Value> result = buildElementwise(
-        rewriter, op.getLoc(), op.getType(), op->getOperands(),
+    return replaceWithElementwise(
+        rewriter, op,
         [](OpBuilder &b, Location loc, ValueRange args) -> Value {
           Type type = args[1].getType();
           return fromSignless(
@@ -225,10 +234,6 @@ struct WherePattern : OpRewritePattern<WhereOp> {
                                       toSignless(b, loc, args[2])),
               type);
         });
-    if (failed(result))
-      return rewriter.notifyMatchFailure(op, "unbound dynamic result dim");
-    rewriter.replaceOp(op, *result);
-    return success();
   }
 };
 
@@ -238,17 +243,13 @@ struct CastPattern : OpRewritePattern<CastOp> {
                                 PatternRewriter &rewriter) const override {
     Type from = op.getInput().getType().getElementType();
     Type to = op.getType().getElementType();
-    FailureOr<Value> result = buildElementwise(
-        rewriter, op.getLoc(), op.getType(), op->getOperands(),
+    return replaceWithElementwise(
+        rewriter, op,
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
           return fromSignless(
               b, loc, convertScalar(b, loc, toSignless(b, loc, args[0]), from, to),
               to);
         });
-    if (failed(result))
-      return rewriter.notifyMatchFailure(op, "unbound dynamic result dim");
-    rewriter.replaceOp(op, *result);
-    return success();
   }
 };
 
