@@ -69,6 +69,17 @@ namespace {
 
 constexpr uint64_t kAlignment = 64;
 
+/// Ops whose kernels chain into one: elementwise ops and the row-wise norms
+/// and softmax. Linalg's elementwise fusion then makes a chain one pass over
+/// memory (a residual add inside the layer norm that follows it, say).
+bool isFusible(Operation *op) {
+  return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp,
+             ErfOp, SigmoidOp, ReluOp, SiluOp, SinOp, CosOp, NotOp, GeluOp,
+             ClipOp, CastOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
+             EqualOp, LessOp, GreaterOp, AndOp, OrOp, WhereOp, LayerNormOp,
+             RmsNormOp, SoftmaxOp>(op);
+}
+
 /// Builds one plan; the methods fail after emitting an error on the op at
 /// fault.
 class Planner {
@@ -83,6 +94,8 @@ private:
   FailureOr<unsigned> addValue(Value v, Storage storage, Operation *at);
   LogicalResult addWeight(ConstantOp op);
   LogicalResult addStep(Operation *op);
+  bool tryJoinLastKernel(Operation *op);
+  void dropDeadValues();
   bool tryGemm(Operation *op);
   AffineExpr product(ArrayRef<unsigned> dims);
   LogicalResult addOutputs(func::ReturnOp ret);
@@ -100,6 +113,8 @@ private:
   DenseMap<AffineExpr, unsigned> exprIds;
   /// The step that defines each value, for the arena's lifetimes.
   DenseMap<unsigned, unsigned> definingStep;
+  /// Values that became internal to a fused kernel: no buffer.
+  DenseSet<unsigned> dead;
 };
 
 unsigned Planner::exprId(AffineExpr expr) {
@@ -288,6 +303,8 @@ LogicalResult Planner::addStep(Operation *op) {
   }
   if (tryGemm(op))
     return success();
+  if (options.fuseKernels && tryJoinLastKernel(op))
+    return success();
   PlanStep step;
   step.kind = PlanStep::Kind::Kernel;
   // The op in the name makes profiles and symbol tables readable.
@@ -314,6 +331,105 @@ LogicalResult Planner::addStep(Operation *op) {
   }
   plan.steps.push_back(step);
   return success();
+}
+
+/// Appends fusible `op` to the last step when that is a kernel of fusible
+/// ops producing an operand that only `op` uses: the operand then lives
+/// inside the kernel and needs no buffer.
+bool Planner::tryJoinLastKernel(Operation *op) {
+  if (!isFusible(op) || plan.steps.empty())
+    return false;
+  PlanStep &last = plan.steps.back();
+  if (last.kind != PlanStep::Kind::Kernel || !llvm::all_of(last.ops, isFusible))
+    return false;
+  // Shape bindings are declarations, not uses.
+  auto internal = [&](Value v) {
+    if (!llvm::is_contained(last.ops, v.getDefiningOp()))
+      return false;
+    auto users = llvm::make_filter_range(
+        v.getUsers(), [](Operation *user) { return !isa<BindShapeOp>(user); });
+    return llvm::hasSingleElement(users) && *users.begin() == op;
+  };
+  if (llvm::none_of(op->getOperands(), internal))
+    return false;
+  SmallVector<unsigned> inputs;
+  for (Value operand : op->getOperands()) {
+    if (!isa<TensorType>(operand.getType()))
+      continue;
+    std::optional<unsigned> index = plan.lookup(operand);
+    if (!index)
+      return false;
+    inputs.push_back(*index);
+  }
+  SmallVector<unsigned> results;
+  for (Value result : op->getResults()) {
+    FailureOr<unsigned> index = addValue(result, Storage::Arena, op);
+    if (failed(index))
+      return false;
+    results.push_back(*index);
+  }
+  for (auto [operand, index] : llvm::zip(
+           llvm::make_filter_range(op->getOperands(),
+                                   [](Value v) {
+                                     return isa<TensorType>(v.getType());
+                                   }),
+           inputs)) {
+    if (internal(operand)) {
+      llvm::erase(last.buffers, index);
+      plan.valueIndex.erase(operand);
+      definingStep.erase(index);
+      dead.insert(index);
+    } else if (!llvm::is_contained(last.buffers, index)) {
+      last.buffers.push_back(index);
+    }
+  }
+  for (unsigned index : results) {
+    last.buffers.push_back(index);
+    definingStep[index] = plan.steps.size() - 1;
+  }
+  last.ops.push_back(op);
+  last.name += "_" + op->getName().stripDialect().str();
+  return true;
+}
+
+/// Renumbers the values without the ones fusion made internal.
+void Planner::dropDeadValues() {
+  if (dead.empty())
+    return;
+  std::vector<unsigned> remap(plan.values.size(), ~0u);
+  std::vector<PlanValue> kept;
+  for (auto [i, value] : llvm::enumerate(plan.values)) {
+    if (dead.contains(i))
+      continue;
+    remap[i] = kept.size();
+    kept.push_back(value);
+  }
+  auto fix = [&](unsigned &v) {
+    if (v != ~0u)
+      v = remap[v];
+  };
+  for (PlanValue &value : kept)
+    if (value.storage == Storage::View)
+      fix(value.base);
+  for (PlanStep &step : plan.steps) {
+    for (unsigned &b : step.buffers)
+      fix(b);
+    if (step.kind == PlanStep::Kind::Gemm) {
+      fix(step.a);
+      fix(step.b);
+      fix(step.c);
+      fix(step.bias);
+    } else if (step.kind == PlanStep::Kind::Copy) {
+      fix(step.source);
+      fix(step.destination);
+    }
+  }
+  for (auto *list : {&plan.inputs, &plan.outputs})
+    for (auto &entry : *list)
+      fix(entry.second);
+  for (auto &entry : plan.valueIndex)
+    fix(entry.second);
+  plan.values = std::move(kept);
 }
 
 LogicalResult Planner::addOutputs(func::ReturnOp ret) {
@@ -462,6 +578,7 @@ FailureOr<Plan> Planner::run() {
     if (failed(addStep(&op)))
       return failure();
   }
+  dropDeadValues();
   planArena();
   return std::move(plan);
 }

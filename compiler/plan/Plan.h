@@ -85,6 +85,9 @@ struct Plan {
 struct PlanOptions {
   /// Send matmul/linear to the GEMM library where its layout fits.
   bool useGemmLibrary = true;
+  /// Chain elementwise ops, norms and softmax into one kernel where the
+  /// intermediate has no other use.
+  bool fuseKernels = true;
 };
 
 /// Plans `func` (after the fuse phase). Errors are emitted on the op at fault.
