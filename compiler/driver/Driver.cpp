@@ -66,6 +66,11 @@ struct DriverOptions {
       cl::desc("Generate fp32 matmul/linear kernels instead of calling the "
                "GEMM library (for comparison)"),
       cl::init(false), cl::cat(category)};
+  cl::opt<bool> noFuse{
+      "no-fuse",
+      cl::desc("One kernel per op: no fusion groups in the plan (for "
+               "comparison)"),
+      cl::init(false), cl::cat(category)};
   cl::opt<bool> report{
       "report",
       cl::desc("Print the plan: steps, library calls, arena and weights"),
@@ -223,6 +228,7 @@ int compileModel(ModuleOp module, const DriverOptions &options,
   }
   plan::PlanOptions planOptions;
   planOptions.useGemmLibrary = !options.generatedGemms;
+  planOptions.fuseKernels = !options.noFuse;
   FailureOr<plan::Plan> plan = plan::buildPlan(funcs.front(), planOptions);
   if (failed(plan))
     return 1;

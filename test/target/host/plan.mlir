@@ -1,6 +1,7 @@
 // The plan of a small graph: kernels, a GEMM library call, views, the arena
 // with liveness-based reuse, and byte-identical artifacts.
 // RUN: tsc %s --report | FileCheck %s --check-prefix=REPORT
+// RUN: tsc %s --report --no-fuse | FileCheck %s --check-prefix=NOFUSE
 // RUN: tsc %s -o %t.a.tscm
 // RUN: tsc %s -o %t.b.tscm
 // RUN: cmp %t.a.tscm %t.b.tscm
@@ -15,6 +16,8 @@
 // REPORT: symbols: seq=[1, 64]
 // REPORT: arena: 16384 bytes at the symbols' maxima; intermediates sum to 32768 bytes (reuse saves 50.0%)
 // REPORT: weights: 4096 bytes
+// Without fusion neg and exp are two kernels and %n needs a buffer too.
+// NOFUSE: plan: 6 steps: 4 kernels, 2 GEMM library calls, 0 copies; 1 reshapes as views
 
 // Each kernel takes the buffer and symbol arrays (the kernel ABI), reads seq
 // from the symbols, views its buffers as memrefs and writes its result in
