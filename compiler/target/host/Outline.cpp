@@ -174,10 +174,9 @@ LogicalResult buildKernel(const Plan &plan, const PlanStep &step,
     Value graphValue = plan.values[v].value;
     if (!produced.contains(graphValue))
       continue;
-    auto materialize = bufferization::MaterializeInDestinationOp::create(
+    bufferization::MaterializeInDestinationOp::create(
         b, loc, Type(), mapping.lookup(graphValue), memrefs[v],
         /*restrict=*/true, /*writable=*/true);
-    (void)materialize;
   }
   func::ReturnOp::create(b, loc);
   return success();
