@@ -2,6 +2,8 @@
 
 #include "executor.h"
 
+#include <chrono>
+
 #include "internal.h"
 
 #include <cblas.h>
@@ -208,10 +210,15 @@ tsc_status_t computeLayout(const tsc_model_s &model, const int64_t *symbols,
 
 void executeSteps(const tsc_model_s &model, const Layout &layout,
                   const std::vector<void *> &addresses, const int64_t *symbols,
-                  std::vector<void *> &scratch) {
+                  std::vector<void *> &scratch,
+                  std::vector<double> *stepTimes) {
+  using Clock = std::chrono::steady_clock;
   const Plan &plan = model.plan;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step &s = plan.steps[i];
+    Clock::time_point start;
+    if (stepTimes)
+      start = Clock::now();
     switch (s.kind) {
     case StepKind::Kernel:
       scratch.resize(s.buffers.size());
@@ -229,6 +236,10 @@ void executeSteps(const tsc_model_s &model, const Layout &layout,
                      layout.bytes[s.source]);
       break;
     }
+    if (stepTimes)
+      (*stepTimes)[i] +=
+          std::chrono::duration<double, std::milli>(Clock::now() - start)
+              .count();
   }
 }
 

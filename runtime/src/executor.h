@@ -29,9 +29,11 @@ tsc_status_t computeLayout(const tsc_model_s &model, const int64_t *symbols,
 
 /// Runs the steps in order over the values at `addresses`. `scratch` is
 /// reused for kernels' buffer arrays.
+/// `stepTimes`, when not null, accumulates each step's milliseconds.
 void executeSteps(const tsc_model_s &model, const Layout &layout,
                   const std::vector<void *> &addresses, const int64_t *symbols,
-                  std::vector<void *> &scratch);
+                  std::vector<void *> &scratch,
+                  std::vector<double> *stepTimes = nullptr);
 
 /// Sets OpenBLAS's (process-wide) thread count.
 void setBlasThreads(int threads);

@@ -276,4 +276,23 @@ tsc_status_t tsc_model_output_shape(const tsc_model_t *model, size_t index,
   });
 }
 
+size_t tsc_model_step_count(const tsc_model_t *model) {
+  return model ? model->plan.steps.size() : 0;
+}
+
+const char *tsc_model_step_name(const tsc_model_t *model, size_t index) {
+  if (!model || index >= model->plan.steps.size())
+    return nullptr;
+  const Step &step = model->plan.steps[index];
+  switch (step.kind) {
+  case StepKind::Kernel:
+    return step.function.c_str();
+  case StepKind::Gemm:
+    return "gemm";
+  case StepKind::Copy:
+    return "copy";
+  }
+  return nullptr;
+}
+
 } // extern "C"

@@ -27,6 +27,9 @@ struct tsc_session_s {
       binder; // per symbol: input * 2^32 + dim, -1 when unbound
   Layout layout;
   std::vector<void *> addresses, scratch;
+  bool profile = false;
+  std::vector<double> stepTimes; // ms per step, summed over runs
+  uint64_t runs = 0;
 
   ~tsc_session_s() {
     for (auto *list : {&inputs, &boundOutputs, &outputs})
@@ -236,8 +239,10 @@ tsc_status_t run(tsc_session_s &s) {
   if (s.model->hasGemm)
     setBlasThreads(s.threads);
   s.model->host.setThreads(s.threads);
-  executeSteps(*s.model, s.layout, s.addresses, s.symbols.data(), s.scratch);
+  executeSteps(*s.model, s.layout, s.addresses, s.symbols.data(), s.scratch,
+               s.profile ? &s.stepTimes : nullptr);
   s.haveOutputs = true;
+  ++s.runs;
   return nullptr;
 }
 
@@ -247,7 +252,7 @@ extern "C" {
 
 void tsc_session_options_init(tsc_session_options_t *opts) {
   if (opts)
-    *opts = tsc_session_options_t{sizeof(tsc_session_options_t), 0};
+    *opts = tsc_session_options_t{sizeof(tsc_session_options_t), 0, 0};
 }
 
 tsc_status_t tsc_session_create(tsc_model_t *model,
@@ -282,6 +287,8 @@ tsc_status_t tsc_session_create(tsc_model_t *model,
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     session->threads = options.thread_count ? int(options.thread_count)
                                             : int(cores > 0 ? cores : 1);
+    session->profile = options.profile != 0;
+    session->stepTimes.assign(model->plan.steps.size(), 0.0);
     const Plan &plan = model->plan;
     // The arena is sized once, for the symbols' maxima (checked at load), and
     // not cleared: steps write arena values before reading them, and touching
@@ -390,6 +397,16 @@ tsc_status_t tsc_session_get_output(tsc_session_t *session, const char *name,
     *out_tensor = tensor;
     return nullptr;
   });
+}
+
+double tsc_session_step_time(const tsc_session_t *session, size_t index) {
+  if (!session || index >= session->stepTimes.size())
+    return 0.0;
+  return session->stepTimes[index];
+}
+
+uint64_t tsc_session_run_count(const tsc_session_t *session) {
+  return session ? session->runs : 0;
 }
 
 } // extern "C"

@@ -38,11 +38,14 @@ options:
   --seed N                seed of the random inputs (default 0)
   --output-dir DIR        write each output as DIR/NAME.npy (NAME with characters
                           other than [A-Za-z0-9_.-] replaced by '_'); bf16 as <f4
-  --threads N             threads of the session (today: OpenBLAS GEMMs; kernels
-                          run on the calling thread), 0 = all cores (default 0)
+  --threads N             threads of the session (GEMMs and the kernels'
+                          parallel loops), 0 = all cores (default 0)
   --bench N               after the warmup runs, time N runs and print min, median,
                           mean, p90 and max latency in ms
   --warmup N              untimed runs before --bench (default 3)
+  --profile               time every step of every run and print, per kernel
+                          kind (the ops a kernel runs) and for GEMM calls and
+                          copies, the mean ms per run, largest first
   --help                  print this help
 )";
 
@@ -55,7 +58,7 @@ struct Options {
   uint64_t seed = 0;
   int threads = 0;
   int bench = 0, warmup = 3;
-  bool help = false;
+  bool help = false, profile = false;
 };
 
 [[noreturn]] void usageError(const std::string &message) {
@@ -144,6 +147,8 @@ Options parseArgs(int argc, char **argv) {
       o.bench = parseCount(value, arg);
     } else if (arg == "--warmup") {
       o.warmup = parseCount(value, arg);
+    } else if (arg == "--profile") {
+      o.profile = true;
     } else {
       usageError("unknown option '" + arg + "'");
     }
@@ -292,9 +297,36 @@ void bench(Session &session, const Options &o) {
       ms.front(), median, mean, ms[p90], ms.back());
 }
 
+/// Step times summed by kind: a kernel's name without its `tsc_kernel_N_`
+/// prefix (the ops it runs), "gemm" or "copy".
+void printProfile(const Model &model, const Session &session) {
+  std::map<std::string, std::pair<double, int>> kinds; // ms, steps
+  for (size_t i = 0; i < tsc_model_step_count(model.get()); ++i) {
+    std::string name = tsc_model_step_name(model.get(), i);
+    const std::string prefix = "tsc_kernel_";
+    if (name.rfind(prefix, 0) == 0) {
+      size_t end = name.find('_', prefix.size());
+      name = end == std::string::npos ? name : name.substr(end + 1);
+    }
+    kinds[name].first += session.stepTime(i);
+    kinds[name].second += 1;
+  }
+  std::vector<std::pair<std::string, std::pair<double, int>>> rows(
+      kinds.begin(), kinds.end());
+  std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
+    return a.second.first > b.second.first;
+  });
+  double runs = double(std::max<uint64_t>(session.runCount(), 1));
+  std::printf("profile: mean ms per run over %llu runs\n",
+              static_cast<unsigned long long>(session.runCount()));
+  for (const auto &[name, entry] : rows)
+    std::printf("  %10.3f  %3d x %s\n", entry.first / runs, entry.second,
+                name.c_str());
+}
+
 int runMain(const Options &o) {
   Model model = Model::load(o.model);
-  Session session(model, o.threads);
+  Session session(model, o.threads, o.profile);
 
   std::map<std::string, Tensor> given;
   for (const auto &[name, file] : o.inputs) {
@@ -331,6 +363,8 @@ int runMain(const Options &o) {
     bench(session, o);
   else
     session.run();
+  if (o.profile)
+    printProfile(model, session);
 
   if (!o.outputDir.empty())
     std::filesystem::create_directories(o.outputDir);

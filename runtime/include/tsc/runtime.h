@@ -254,6 +254,8 @@ typedef struct tsc_session_options_s {
    * (openblas_set_num_threads), which affects other OpenBLAS users in the
    * process. */
   int32_t thread_count;
+  /* Nonzero: time every step of every run (tsc_session_step_time). */
+  int32_t profile;
 } tsc_session_options_t;
 
 TSC_API void tsc_session_options_init(tsc_session_options_t *opts);
@@ -283,6 +285,20 @@ TSC_API tsc_status_t tsc_session_run(tsc_session_t *session);
 TSC_API tsc_status_t tsc_session_get_output(tsc_session_t *session,
                                             const char *name,
                                             tsc_tensor_t **out_tensor);
+
+/* Profiling (sessions created with options.profile set). Steps are the
+ * plan's, in order: a generated kernel (its function name, e.g.
+ * "tsc_kernel_12_add_layer_norm"), "gemm" (a library call) or "copy". */
+TSC_API size_t tsc_model_step_count(const tsc_model_t *model);
+/// Name of step `index`; NULL when out of range.
+TSC_API const char *tsc_model_step_name(const tsc_model_t *model,
+                                        size_t index);
+/// Milliseconds spent in step `index` over all profiled runs of `session`
+/// so far; 0 without profiling or when out of range.
+TSC_API double tsc_session_step_time(const tsc_session_t *session,
+                                     size_t index);
+/// Number of runs `session` has completed.
+TSC_API uint64_t tsc_session_run_count(const tsc_session_t *session);
 
 #ifdef __cplusplus
 } /* extern "C" */

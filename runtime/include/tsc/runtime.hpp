@@ -196,11 +196,14 @@ private:
 class Session {
 public:
   Session() = default;
-  /// `threadCount` 0 = all cores (see tsc_session_options_t).
-  explicit Session(const Model &model, int32_t threadCount = 0) {
+  /// `threadCount` 0 = all cores; `profile` times every step (see
+  /// tsc_session_options_t).
+  explicit Session(const Model &model, int32_t threadCount = 0,
+                   bool profile = false) {
     tsc_session_options_t options;
     tsc_session_options_init(&options);
     options.thread_count = threadCount;
+    options.profile = profile;
     tsc_session_t *s = nullptr;
     detail::check(tsc_session_create(model.get(), &options, &s));
     h_ = Handle(s);
@@ -214,6 +217,11 @@ public:
     detail::check(tsc_session_bind_output(get(), name.c_str(), tensor.get()));
   }
   void run() { detail::check(tsc_session_run(get())); }
+  /// Milliseconds spent in plan step `index` over the profiled runs.
+  double stepTime(size_t index) const {
+    return tsc_session_step_time(get(), index);
+  }
+  uint64_t runCount() const { return tsc_session_run_count(get()); }
   Tensor output(const std::string &name) const {
     tsc_tensor_t *t = nullptr;
     detail::check(tsc_session_get_output(get(), name.c_str(), &t));

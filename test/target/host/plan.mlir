@@ -7,6 +7,7 @@
 // RUN: cmp %t.a.tscm %t.b.tscm
 // RUN: od -A n -t x1 -N 12 %t.a.tscm | FileCheck %s --check-prefix=MAGIC
 // RUN: tsc %s --emit=lower | FileCheck %s --check-prefix=LOWER
+// RUN: tsc-run %t.a.tscm --profile | FileCheck %s --check-prefix=PROFILE
 
 // Three kernels and two GEMMs; the reshape is a view of the output. neg and
 // exp chain into one kernel, so their intermediate has no buffer. %a, %m1,
@@ -35,6 +36,13 @@
 // LOWER:         linalg.generic
 // LOWER-NOT:     linalg.generic
 // LOWER:         bufferization.materialize_in_destination
+
+// tsc-run --profile sums the step times by kernel kind.
+// PROFILE: profile: mean ms per run over 1 runs
+// PROFILE-DAG: 2 x gemm
+// PROFILE-DAG: 1 x neg_exp
+// PROFILE-DAG: 1 x tanh
+// PROFILE-DAG: 1 x exp
 
 // Magic, then format version 1.0.
 // MAGIC: 89 54 53 43 4d 0d 0a 1a 01 00 00 00
