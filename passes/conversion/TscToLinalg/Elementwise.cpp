@@ -35,6 +35,16 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
 }
 
 /// The scalar body of each elementwise op, given its operands' elements.
+/// `FOp` on floats, `SOp` on signed and `UOp` on unsigned integers.
+template <typename FOp, typename SOp, typename UOp = SOp>
+Value typed(OpBuilder &b, Location loc, Value x, Value y, bool flt, bool uns) {
+  if (flt)
+    return FOp::create(b, loc, x, y);
+  if (uns)
+    return UOp::create(b, loc, x, y);
+  return SOp::create(b, loc, x, y);
+}
+
 /// `x` is signless; `original` is the element type with its signedness.
 Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x,
                 Type original) {
@@ -116,15 +126,13 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x,
         };
         if (clip.getMinAttr()) {
           Value lo = bound(clip.getMinAttr());
-          r = flt ? Value(arith::MaximumFOp::create(b, loc, r, lo))
-                  : isUnsigned(original) ? Value(arith::MaxUIOp::create(b, loc, r, lo))
-                                     : Value(arith::MaxSIOp::create(b, loc, r, lo));
+          r = typed<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(
+              b, loc, r, lo, flt, isUnsigned(original));
         }
         if (clip.getMaxAttr()) {
           Value hi = bound(clip.getMaxAttr());
-          r = flt ? Value(arith::MinimumFOp::create(b, loc, r, hi))
-                  : isUnsigned(original) ? Value(arith::MinUIOp::create(b, loc, r, hi))
-                                     : Value(arith::MinSIOp::create(b, loc, r, hi));
+          r = typed<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>(
+              b, loc, r, hi, flt, isUnsigned(original));
         }
         return r;
       })
@@ -144,35 +152,26 @@ Value binaryBody(Operation *op, OpBuilder &b, Location loc, Value x, Value y,
   };
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case([&](AddOp) -> Value {
-        return flt ? Value(arith::AddFOp::create(b, loc, x, y))
-                   : Value(arith::AddIOp::create(b, loc, x, y));
+        return typed<arith::AddFOp, arith::AddIOp>(b, loc, x, y, flt, uns);
       })
       .Case([&](SubOp) -> Value {
-        return flt ? Value(arith::SubFOp::create(b, loc, x, y))
-                   : Value(arith::SubIOp::create(b, loc, x, y));
+        return typed<arith::SubFOp, arith::SubIOp>(b, loc, x, y, flt, uns);
       })
       .Case([&](MulOp) -> Value {
-        return flt ? Value(arith::MulFOp::create(b, loc, x, y))
-                   : Value(arith::MulIOp::create(b, loc, x, y));
+        return typed<arith::MulFOp, arith::MulIOp>(b, loc, x, y, flt, uns);
       })
       .Case([&](DivOp) -> Value {
-        if (flt)
-          return arith::DivFOp::create(b, loc, x, y);
-        return uns ? Value(arith::DivUIOp::create(b, loc, x, y))
-                   : Value(arith::DivSIOp::create(b, loc, x, y));
+        return typed<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>(b, loc, x, y,
+                                                                   flt, uns);
       })
       .Case([&](PowOp) -> Value { return math::PowFOp::create(b, loc, x, y); })
       .Case([&](MaxOp) -> Value {
-        if (flt)
-          return arith::MaximumFOp::create(b, loc, x, y);
-        return uns ? Value(arith::MaxUIOp::create(b, loc, x, y))
-                   : Value(arith::MaxSIOp::create(b, loc, x, y));
+        return typed<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(
+            b, loc, x, y, flt, uns);
       })
       .Case([&](MinOp) -> Value {
-        if (flt)
-          return arith::MinimumFOp::create(b, loc, x, y);
-        return uns ? Value(arith::MinUIOp::create(b, loc, x, y))
-                   : Value(arith::MinSIOp::create(b, loc, x, y));
+        return typed<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>(
+            b, loc, x, y, flt, uns);
       })
       .Case([&](EqualOp) -> Value { return compare(FP::OEQ, IP::eq, IP::eq); })
       .Case([&](LessOp) -> Value { return compare(FP::OLT, IP::slt, IP::ult); })
