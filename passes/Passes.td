@@ -146,22 +146,51 @@ def FuseAttentionPass : Pass<"tsc-fuse-attention", "func::FuncOp"> {
   let dependentDialects = ["::mlir::tsc::TscDialect"];
 }
 
-def MergeGemmsPass : Pass<"tsc-merge-gemms", "func::FuncOp"> {
-  let summary = "Merge GEMMs that share an input into one wider GEMM";
+def FuseGemmEpiloguesPass : Pass<"tsc-fuse-gemm-epilogues", "func::FuncOp"> {
+  let summary = "Fold bias and residual adds into the GEMM that feeds them";
   let description = [{
-    Matmuls of the same input by constant `[K, N_i]` weights (the Q, K and V
-    projections; gate and up of a gated MLP) become one matmul by the
-    weights concatenated along N at compile time, and a `tsc.split` of its
-    result: one library call instead of several, each reading the input.
+    A product by a constant matrix becomes `tsc.linear` (`weight_kn` keeps an
+    ONNX-style `[K, N]` weight as it is), then the adds that follow it fold
+    in: a bias of `N` elements, then a residual of the result's type. A
+    library GEMM writes `x·W + b + r` in one pass over its output instead of
+    leaving two elementwise passes behind it. Only adds that are the GEMM's
+    sole use fold.
 
     Before:
     ```mlir
-    %q = tsc.matmul %x, %wq : (tensor<?x?x768xf32>, tensor<768x768xf32>) -> tensor<?x?x768xf32>
-    %k = tsc.matmul %x, %wk : (tensor<?x?x768xf32>, tensor<768x768xf32>) -> tensor<?x?x768xf32>
+    %p = tsc.matmul %x, %w : (tensor<?x?x768xf32>, tensor<768x768xf32>) -> tensor<?x?x768xf32>
+    %pb = tsc.add %p, %b : (tensor<?x?x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
+    %y = tsc.add %r, %pb : (tensor<?x?x768xf32>, tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
     ```
     After:
     ```mlir
-    %qk = tsc.matmul %x, %wqk : (tensor<?x?x768xf32>, tensor<768x1536xf32>) -> tensor<?x?x1536xf32>
+    %y = tsc.linear %x, %w, %b residual %r {weight_kn} : ...
+    ```
+    Activations stay separate ops: the host's GEMM library has no activation
+    epilogue, and the plan fuses them with what follows instead.
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+}
+
+def MergeGemmsPass : Pass<"tsc-merge-gemms", "func::FuncOp"> {
+  let summary = "Merge GEMMs that share an input into one wider GEMM";
+  let description = [{
+    `tsc.linear` ops of the same input by constant weights of one layout
+    (the Q, K and V projections; gate and up of a gated MLP), without
+    residuals, become one linear by the weights concatenated along N at
+    compile time, with the biases concatenated too (zeros where one has
+    none), and a `tsc.split` of its result: one library call instead of
+    several, each reading the input. Runs after `tsc-fuse-gemm-epilogues`,
+    which turns products by constant weights into linear ops.
+
+    Before:
+    ```mlir
+    %q = tsc.linear %x, %wq, %bq {weight_kn} : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
+    %k = tsc.linear %x, %wk, %bk {weight_kn} : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
+    ```
+    After:
+    ```mlir
+    %qk = tsc.linear %x, %wqk, %bqk {weight_kn} : (tensor<?x?x768xf32>, tensor<768x1536xf32>, tensor<1536xf32>) -> tensor<?x?x1536xf32>
     %q, %k = tsc.split %qk axis = 2 sizes = [768, 768] : ...
     ```
   }];

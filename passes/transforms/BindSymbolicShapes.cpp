@@ -244,6 +244,8 @@ private:
           std::optional<Shape> v = shapeOf(op.getValue());
           if (!q || !v)
             return std::nullopt;
+          // Both layouts ([B, H, S, D] and bshd's [B, S, H, D]) keep query's
+          // first three dims and value's last.
           return Shape{(*q)[0], (*q)[1], (*q)[2], (*v)[3]};
         })
         .Case<ReshapeOp, ExpandOp>([&](Operation *) -> std::optional<Shape> {

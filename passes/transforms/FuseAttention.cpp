@@ -3,6 +3,7 @@
 #include "passes/Passes.h"
 #include "passes/transforms/MatchUtils.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::tsc {
@@ -204,11 +205,195 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Head layout: transposes [0, 2, 1, 3] sunk to attention and absorbed
+//===----------------------------------------------------------------------===//
+
+/// The permutation between [B, S, H, D] and [B, H, S, D] (its own inverse).
+constexpr int64_t kHeadSwap[] = {0, 2, 1, 3};
+
+/// `x`'s source when `x` is a transpose [0, 2, 1, 3], else null.
+Value headSwapSource(Value x) {
+  auto t = x.getDefiningOp<TransposeOp>();
+  if (!t || t.getPerm() != ArrayRef<int64_t>(kHeadSwap))
+    return {};
+  return t.getInput();
+}
+
+/// `type` (rank 4) with dims 1 and 2 swapped.
+RankedTensorType swapped(Type type) {
+  auto t = cast<RankedTensorType>(type);
+  return t.clone({t.getDimSize(0), t.getDimSize(2), t.getDimSize(1),
+                  t.getDimSize(3)});
+}
+
+/// Whether `y`, broadcasting against a [B, H, S, D] operand, has a
+/// counterpart in the swapped layout that is only a reshape: padded to rank
+/// 4 with leading 1s, one of its dims 1 and 2 is a static 1.
+bool swapsByReshape(Value y) {
+  auto type = cast<RankedTensorType>(y.getType());
+  int64_t rank = type.getRank();
+  if (rank > 4)
+    return false;
+  if (rank <= 1)
+    return true;
+  auto padded = [&](int64_t d) {
+    return d < 4 - rank ? 1 : type.getDimSize(d - (4 - rank));
+  };
+  return padded(1) == 1 || padded(2) == 1;
+}
+
+/// The counterpart of `y` (swapsByReshape) in the swapped layout.
+Value swapByReshape(PatternRewriter &rw, Location loc, Value y) {
+  auto type = cast<RankedTensorType>(y.getType());
+  int64_t rank = type.getRank();
+  if (rank <= 1)
+    return y;
+  SmallVector<int64_t> shape(4 - rank, 1);
+  llvm::append_range(shape, type.getShape());
+  if (shape[1] == 1 && shape[2] == 1 && rank == 4)
+    return y;
+  std::swap(shape[1], shape[2]);
+  // The dynamic dims, in order, read from `y`: a reshape keeps their order
+  // because dims 1 and 2 have a 1 among them.
+  SmallVector<Value> dynamic;
+  for (int64_t d = 0; d < rank; ++d)
+    if (type.isDynamicDim(d))
+      dynamic.push_back(
+          DimOp::create(rw, loc, y, rw.getI64IntegerAttr(d)).getResult());
+  return ReshapeOp::create(rw, loc, type.clone(shape), y, dynamic);
+}
+
+bool isHeadwiseUnary(Operation *op) {
+  return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp,
+             TanhOp, ErfOp, SigmoidOp, ReluOp, SiluOp, SinOp, CosOp>(op);
+}
+
+bool isHeadwiseBinary(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp>(op);
+}
+
+/// Whether `op`, one of whose operands is a transpose [0, 2, 1, 3], can
+/// compute in the untransposed layout: elementwise ops whose other operand
+/// is transposed the same way or a broadcast that swaps by a reshape, a
+/// slice, and a concat of inputs all transposed the same way.
+bool canSinkHeadSwap(Operation *op) {
+  if (op->getNumResults() != 1 || !isRank4(op->getResult(0)))
+    return false;
+  if (isHeadwiseUnary(op) || isa<SliceOp>(op))
+    return static_cast<bool>(headSwapSource(op->getOperand(0)));
+  if (isHeadwiseBinary(op)) {
+    bool any = false;
+    for (Value operand : op->getOperands()) {
+      if (headSwapSource(operand))
+        any = true;
+      else if (!swapsByReshape(operand))
+        return false;
+    }
+    return any;
+  }
+  if (auto concat = dyn_cast<ConcatOp>(op))
+    return llvm::all_of(concat.getInputs(),
+                        [](Value x) { return bool(headSwapSource(x)); });
+  return false;
+}
+
+/// op(transpose(x), ...) -> transpose(op(x, ...)) for the ops of
+/// canSinkHeadSwap, so that the transposes of a rotary embedding reach the
+/// attention after it. Only when every user of the transpose sinks it (or
+/// is an attention, which absorbs it): a transpose some other user keeps
+/// would then be computed twice.
+struct SinkHeadSwap : RewritePattern {
+  SinkHeadSwap(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rw) const override {
+    if (!isa_and_nonnull<TscDialect>(op->getDialect()) || !canSinkHeadSwap(op))
+      return failure();
+    for (Value operand : op->getOperands()) {
+      if (!headSwapSource(operand))
+        continue;
+      for (Operation *user : operand.getUsers())
+        if (!isa<BindShapeOp, AttentionOp>(user) && !canSinkHeadSwap(user))
+          return failure();
+    }
+    Location loc = op->getLoc();
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      Value source = headSwapSource(operand);
+      operands.push_back(source ? source : swapByReshape(rw, loc, operand));
+    }
+    Type resultType = op->getResult(0).getType();
+    Operation *moved;
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      // Offsets, sizes and strides of dims 1 and 2 trade places.
+      SmallVector<SmallVector<Value>> dynamic(3);
+      SmallVector<SmallVector<int64_t>> statics(3);
+      SmallVector<SmallVector<OpFoldResult>> mixed = {
+          getMixedValues(slice.getStaticOffsets(), slice.getOffsets(), rw),
+          getMixedValues(slice.getStaticSizes(), slice.getSizes(), rw),
+          getMixedValues(slice.getStaticStrides(), slice.getStrides(), rw)};
+      for (int i = 0; i < 3; ++i) {
+        std::swap(mixed[i][1], mixed[i][2]);
+        dispatchIndexOpFoldResults(mixed[i], dynamic[i], statics[i]);
+      }
+      moved = SliceOp::create(rw, loc, swapped(resultType), operands[0],
+                              dynamic[0], dynamic[1], dynamic[2], statics[0],
+                              statics[1], statics[2]);
+    } else {
+      OperationState state(loc, op->getName());
+      state.addOperands(operands);
+      state.addTypes(swapped(resultType));
+      state.addAttributes(op->getAttrs());
+      if (auto concat = dyn_cast<ConcatOp>(op)) {
+        int64_t axis = kHeadSwap[concat.getAxis()];
+        state.attributes.set("axis", rw.getI64IntegerAttr(axis));
+      }
+      moved = rw.create(state);
+    }
+    rw.replaceOpWithNewOp<TransposeOp>(op, resultType, moved->getResult(0),
+                                       rw.getDenseI64ArrayAttr(kHeadSwap));
+    return success();
+  }
+};
+
+/// attention(transpose(q), transpose(k), transpose(v)) with transposes
+/// [0, 2, 1, 3] -> transpose(attention(q, k, v) bshd); the transpose back
+/// cancels against a [0, 2, 1, 3] transpose of the result. A transposed
+/// operand with other users keeps its transpose for them.
+struct AbsorbHeadSwaps : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getBshd())
+      return failure();
+    Value q = headSwapSource(op.getQuery()), k = headSwapSource(op.getKey()),
+          v = headSwapSource(op.getValue());
+    if (!q || !k || !v)
+      return failure();
+    SmallVector<Value> operands = {q, k, v};
+    if (Value mask = op.getMask())
+      operands.push_back(mask);
+    OperationState state(op.getLoc(), op->getName());
+    state.addOperands(operands);
+    state.addTypes(swapped(op.getType()));
+    AttentionOp::Properties properties = op.getProperties();
+    properties.bshd = rw.getUnitAttr();
+    state.useProperties(properties);
+    Value result = rw.create(state)->getResult(0);
+    rw.replaceOpWithNewOp<TransposeOp>(op, op.getType(), result,
+                                       rw.getDenseI64ArrayAttr(kHeadSwap));
+    return success();
+  }
+};
+
 struct FuseAttentionPass
     : public tsc::impl::FuseAttentionPassBase<FuseAttentionPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FuseAttention>(&getContext());
+    patterns.add<FuseAttention, SinkHeadSwap, AbsorbHeadSwaps>(&getContext());
     BindShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -145,7 +145,10 @@ private:
         (status = checkMatrix(i, "b", g.b, batch, g.transB ? n : k,
                               g.transB ? k : n, e[g.ldb], e[g.strideB])) ||
         (status =
-             checkMatrix(i, "c", g.c, batch, m, n, e[g.ldc], e[g.strideC])))
+             checkMatrix(i, "c", g.c, batch, m, n, e[g.ldc], e[g.strideC])) ||
+        (g.residual != kNone &&
+         (status = checkMatrix(i, "residual", g.residual, batch, m, n,
+                               e[g.ldc], e[g.strideC]))))
       return status;
     if (g.bias != kNone && layout_.elements[g.bias] != n)
       return corrupt(
@@ -174,14 +177,37 @@ void runGemm(const GemmStep &g, const Layout &layout,
   float *c = static_cast<float *>(addresses[g.c]);
   const float *bias =
       g.bias == kNone ? nullptr : static_cast<const float *>(addresses[g.bias]);
+  const float *residual = g.residual == kNone
+                              ? nullptr
+                              : static_cast<const float *>(addresses[g.residual]);
   if (m == 0 || n == 0)
     return;
+  // The epilogue rides on the library's beta: C is seeded with the residual
+  // (unless it is C already) and the bias, then C = alpha·A·B + beta·C. A
+  // bias with beta != 0 and no residual is added after the call.
+  const bool seed = residual || (bias && g.beta == 0.0f);
+  const bool biasAfter = bias && !seed;
   for (int i = 0; i < batch; ++i) {
     float *ci = c + i * strideC;
+    if (seed) {
+      const float *ri = residual ? residual + i * strideC : nullptr;
+      for (int r = 0; r < m; ++r) {
+        float *row = ci + int64_t(r) * ldc;
+        const float *from = ri ? ri + int64_t(r) * ldc : nullptr;
+        if (from && from != row)
+          std::memcpy(row, from, sizeof(float) * size_t(n));
+        if (bias && from)
+          for (int j = 0; j < n; ++j)
+            row[j] += bias[j];
+        else if (bias)
+          std::memcpy(row, bias, sizeof(float) * size_t(n));
+      }
+    }
+    const float beta = residual ? g.beta : (seed ? 1.0f : g.beta);
     cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans,
                 g.transB ? CblasTrans : CblasNoTrans, m, n, k, g.alpha,
-                a + i * strideA, lda, b + i * strideB, ldb, g.beta, ci, ldc);
-    if (bias)
+                a + i * strideA, lda, b + i * strideB, ldb, beta, ci, ldc);
+    if (biasAfter)
       for (int r = 0; r < m; ++r) {
         float *row = ci + int64_t(r) * ldc;
         for (int j = 0; j < n; ++j)

@@ -206,9 +206,10 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
     uint8_t kind = r.u8("step kind");
     if (!r.ok())
       break;
-    if (kind < 1 || kind > 3)
+    if (kind < 1 || kind > 4)
       return unknown("step kind", kind);
-    s.kind = StepKind(kind);
+    // Kind 4 (format 1.1) is a GEMM with a residual.
+    s.kind = kind == 4 ? StepKind::Gemm : StepKind(kind);
     if (s.kind == StepKind::Kernel) {
       s.function = r.str("kernel function name");
       s.buffers.resize(r.count(4, "kernel buffer_count"));
@@ -235,6 +236,8 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       }
       g.alpha = r.f32("gemm alpha");
       g.beta = r.f32("gemm beta");
+      if (kind == 4)
+        g.residual = r.u32("gemm residual");
     } else {
       s.source = r.u32("copy source");
       s.destination = r.u32("copy destination");

@@ -43,6 +43,9 @@ struct Port {
 
 struct GemmStep {
   uint32_t a = 0, b = 0, c = 0, bias = kNone;
+  // Format 1.1, step kind 4: C = alpha·op(A)·op(B) + beta·R (+ bias), R in
+  // C's layout, possibly C itself.
+  uint32_t residual = kNone;
   bool transA = false, transB = false;
   // Expression indices.
   uint32_t batch = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;

@@ -215,7 +215,10 @@ private:
             (status = checkOperand(i, "gemm", "B", g.b, false, true)) ||
             (status = checkOperand(i, "gemm", "C", g.c, true, true)) ||
             (g.bias != kNone &&
-             (status = checkOperand(i, "gemm", "bias", g.bias, false, true))))
+             (status = checkOperand(i, "gemm", "bias", g.bias, false, true))) ||
+            (g.residual != kNone &&
+             (status = checkOperand(i, "gemm", "residual", g.residual, false,
+                                    true))))
           return status;
         break;
       }

@@ -83,3 +83,126 @@ func.func @leaves_near_misses(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, 
   %o2 = tsc.matmul %p2, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
   return %o, %o2, %s2 : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// BERT's head split and merge: Q, K and V transposed [0, 2, 1, 3] from the
+// [B, S, H, D] projections and the result transposed back. The attention
+// takes the projections in the bshd layout; no transpose is left.
+// CHECK-LABEL: func.func @absorbs_head_transposes
+// CHECK-SAME:    (%[[Q:.+]]: tensor<?x?x4x8xf32>, %[[K:.+]]: tensor<?x?x4x8xf32>, %[[V:.+]]: tensor<?x?x4x8xf32>, %[[M:.+]]: tensor<?x1x1x?xf32>)
+// CHECK-NOT:     tsc.transpose
+// CHECK:         %[[O:.+]] = tsc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] bshd scale = 0.35355339664408242 : (tensor<?x?x4x8xf32>, tensor<?x?x4x8xf32>, tensor<?x?x4x8xf32>, tensor<?x1x1x?xf32>) -> tensor<?x?x4x8xf32>
+// CHECK-NOT:     tsc.transpose
+// CHECK:         return %[[O]]
+func.func @absorbs_head_transposes(%qs: tensor<?x?x4x8xf32>, %ks: tensor<?x?x4x8xf32>, %vs: tensor<?x?x4x8xf32>, %mask: tensor<?x1x1x?xf32>) -> tensor<?x?x4x8xf32> {
+  %sqrt_d = tsc.constant dense<2.82842708> : tensor<f32>
+  %q = tsc.transpose %qs perm = [0, 2, 1, 3] : (tensor<?x?x4x8xf32>) -> tensor<?x4x?x8xf32>
+  %kt = tsc.transpose %ks perm = [0, 2, 3, 1] : (tensor<?x?x4x8xf32>) -> tensor<?x4x8x?xf32>
+  %v = tsc.transpose %vs perm = [0, 2, 1, 3] : (tensor<?x?x4x8xf32>) -> tensor<?x4x?x8xf32>
+  %s = tsc.matmul %q, %kt : (tensor<?x4x?x8xf32>, tensor<?x4x8x?xf32>) -> tensor<?x4x?x?xf32>
+  %d = tsc.div %s, %sqrt_d : (tensor<?x4x?x?xf32>, tensor<f32>) -> tensor<?x4x?x?xf32>
+  %m = tsc.add %d, %mask : (tensor<?x4x?x?xf32>, tensor<?x1x1x?xf32>) -> tensor<?x4x?x?xf32>
+  %p = tsc.softmax %m axis = 3 : tensor<?x4x?x?xf32>
+  %o = tsc.matmul %p, %v : (tensor<?x4x?x?xf32>, tensor<?x4x?x8xf32>) -> tensor<?x4x?x8xf32>
+  %r = tsc.transpose %o perm = [0, 2, 1, 3] : (tensor<?x4x?x8xf32>) -> tensor<?x?x4x8xf32>
+  return %r : tensor<?x?x4x8xf32>
+}
+
+// -----
+
+// Llama's rotary embedding between the head split and the attention:
+// x·cos + concat(-x[..., 4:], x[..., :4])·sin with cos and sin [1, 1, S, D].
+// The transposes sink through the muls, slices, neg, concat and add (cos and
+// sin are reshaped to [1, S, 1, D], which moves no data) and are absorbed;
+// the result keeps a transpose back for its user that is not a transpose.
+// CHECK-LABEL: func.func @sinks_transposes_through_rotary
+// CHECK-SAME:    (%[[Q:.+]]: tensor<?x?x4x8xf32>, %[[K:.+]]: tensor<?x?x2x8xf32>, %[[V:.+]]: tensor<?x?x2x8xf32>, %[[COS:.+]]: tensor<1x1x?x8xf32>, %[[SIN:.+]]: tensor<1x1x?x8xf32>)
+// CHECK-DAG:     %[[COS2:.+]] = tsc.reshape %[[COS]][%{{.+}}] : tensor<1x1x?x8xf32> -> tensor<1x?x1x8xf32>
+// CHECK-DAG:     %[[SIN2:.+]] = tsc.reshape %[[SIN]][%{{.+}}] : tensor<1x1x?x8xf32> -> tensor<1x?x1x8xf32>
+// CHECK-DAG:     %[[QC:.+]] = tsc.mul %[[Q]], %[[COS2]] : (tensor<?x?x4x8xf32>, tensor<1x?x1x8xf32>) -> tensor<?x?x4x8xf32>
+// CHECK-DAG:     %[[HI:.+]] = tsc.slice %[[Q]] [0, 0, 0, 4] [%{{.+}}, %{{.+}}, 4, 4] [1, 1, 1, 1] : tensor<?x?x4x8xf32> to tensor<?x?x4x4xf32>
+// CHECK-DAG:     %[[NEG:.+]] = tsc.neg %[[HI]] : tensor<?x?x4x4xf32>
+// CHECK-DAG:     %[[LO:.+]] = tsc.slice %[[Q]] [0, 0, 0, 0] [%{{.+}}, %{{.+}}, 4, 4] [1, 1, 1, 1] : tensor<?x?x4x8xf32> to tensor<?x?x4x4xf32>
+// CHECK-DAG:     %[[ROT:.+]] = tsc.concat %[[NEG]], %[[LO]] axis = 3 : (tensor<?x?x4x4xf32>, tensor<?x?x4x4xf32>) -> tensor<?x?x4x8xf32>
+// CHECK-DAG:     %[[QS:.+]] = tsc.mul %[[ROT]], %[[SIN2]]
+// CHECK-DAG:     %[[QR:.+]] = tsc.add %[[QC]], %[[QS]] : (tensor<?x?x4x8xf32>, tensor<?x?x4x8xf32>) -> tensor<?x?x4x8xf32>
+// CHECK-DAG:     %[[KR:.+]] = tsc.add %{{.+}}, %{{.+}} : (tensor<?x?x2x8xf32>, tensor<?x?x2x8xf32>) -> tensor<?x?x2x8xf32>
+// CHECK:         %[[O:.+]] = tsc.attention %[[QR]], %[[KR]], %[[V]] causal bshd scale = 0.35355339664408242
+// CHECK:         %[[BACK:.+]] = tsc.transpose %[[O]] perm = [0, 2, 1, 3] : (tensor<?x?x4x8xf32>) -> tensor<?x4x?x8xf32>
+// CHECK:         return %[[BACK]]
+func.func @sinks_transposes_through_rotary(%qs: tensor<?x?x4x8xf32>, %ks: tensor<?x?x2x8xf32>, %vs: tensor<?x?x2x8xf32>,
+                                           %cos: tensor<1x1x?x8xf32>, %sin: tensor<1x1x?x8xf32>) -> tensor<?x4x?x8xf32> {
+  %b = tsc.dim %qs, 0 : tensor<?x?x4x8xf32>
+  %s = tsc.dim %qs, 1 : tensor<?x?x4x8xf32>
+  %q = tsc.transpose %qs perm = [0, 2, 1, 3] : (tensor<?x?x4x8xf32>) -> tensor<?x4x?x8xf32>
+  %k = tsc.transpose %ks perm = [0, 2, 1, 3] : (tensor<?x?x2x8xf32>) -> tensor<?x2x?x8xf32>
+  %v = tsc.transpose %vs perm = [0, 2, 1, 3] : (tensor<?x?x2x8xf32>) -> tensor<?x2x?x8xf32>
+  %qc = tsc.mul %q, %cos : (tensor<?x4x?x8xf32>, tensor<1x1x?x8xf32>) -> tensor<?x4x?x8xf32>
+  %qhi = tsc.slice %q [0, 0, 0, 4] [%b, 4, %s, 4] [1, 1, 1, 1] : tensor<?x4x?x8xf32> to tensor<?x4x?x4xf32>
+  %qneg = tsc.neg %qhi : tensor<?x4x?x4xf32>
+  %qlo = tsc.slice %q [0, 0, 0, 0] [%b, 4, %s, 4] [1, 1, 1, 1] : tensor<?x4x?x8xf32> to tensor<?x4x?x4xf32>
+  %qrot = tsc.concat %qneg, %qlo axis = 3 : (tensor<?x4x?x4xf32>, tensor<?x4x?x4xf32>) -> tensor<?x4x?x8xf32>
+  %qsin = tsc.mul %qrot, %sin : (tensor<?x4x?x8xf32>, tensor<1x1x?x8xf32>) -> tensor<?x4x?x8xf32>
+  %qr = tsc.add %qc, %qsin : (tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32>) -> tensor<?x4x?x8xf32>
+  %kc = tsc.mul %k, %cos : (tensor<?x2x?x8xf32>, tensor<1x1x?x8xf32>) -> tensor<?x2x?x8xf32>
+  %khi = tsc.slice %k [0, 0, 0, 4] [%b, 2, %s, 4] [1, 1, 1, 1] : tensor<?x2x?x8xf32> to tensor<?x2x?x4xf32>
+  %kneg = tsc.neg %khi : tensor<?x2x?x4xf32>
+  %klo = tsc.slice %k [0, 0, 0, 0] [%b, 2, %s, 4] [1, 1, 1, 1] : tensor<?x2x?x8xf32> to tensor<?x2x?x4xf32>
+  %krot = tsc.concat %kneg, %klo axis = 3 : (tensor<?x2x?x4xf32>, tensor<?x2x?x4xf32>) -> tensor<?x2x?x8xf32>
+  %ksin = tsc.mul %krot, %sin : (tensor<?x2x?x8xf32>, tensor<1x1x?x8xf32>) -> tensor<?x2x?x8xf32>
+  %kr = tsc.add %kc, %ksin : (tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>) -> tensor<?x2x?x8xf32>
+  %o = tsc.attention %qr, %kr, %v causal scale = 0.35355339664408242 : (tensor<?x4x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>) -> tensor<?x4x?x8xf32>
+  return %o : tensor<?x4x?x8xf32>
+}
+
+// -----
+
+// Near miss: only the query is transposed. The layout stays [B, H, S, D].
+// CHECK-LABEL: func.func @keeps_layout_when_only_query_is_transposed
+// CHECK:         %[[Q:.+]] = tsc.transpose %{{.+}} perm = [0, 2, 1, 3]
+// CHECK:         tsc.attention %[[Q]], %{{.+}}, %{{.+}} scale
+// CHECK-NOT:     bshd
+func.func @keeps_layout_when_only_query_is_transposed(%qs: tensor<2x6x4x8xf32>, %k: tensor<2x4x6x8xf32>, %v: tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32> {
+  %q = tsc.transpose %qs perm = [0, 2, 1, 3] : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %o = tsc.attention %q, %k, %v scale = 0.5 : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  return %o : tensor<2x4x6x8xf32>
+}
+
+// -----
+
+// Near miss: transposes by another permutation are not a head split.
+// CHECK-LABEL: func.func @keeps_other_permutations
+// CHECK-COUNT-3: tsc.transpose %{{.+}} perm = [0, 1, 3, 2]
+// CHECK:         tsc.attention
+// CHECK-NOT:     bshd
+func.func @keeps_other_permutations(%qs: tensor<2x4x8x6xf32>, %ks: tensor<2x4x8x6xf32>, %vs: tensor<2x4x8x6xf32>) -> tensor<2x4x6x8xf32> {
+  %q = tsc.transpose %qs perm = [0, 1, 3, 2] : (tensor<2x4x8x6xf32>) -> tensor<2x4x6x8xf32>
+  %k = tsc.transpose %ks perm = [0, 1, 3, 2] : (tensor<2x4x8x6xf32>) -> tensor<2x4x6x8xf32>
+  %v = tsc.transpose %vs perm = [0, 1, 3, 2] : (tensor<2x4x8x6xf32>) -> tensor<2x4x6x8xf32>
+  %o = tsc.attention %q, %k, %v : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  return %o : tensor<2x4x6x8xf32>
+}
+
+// -----
+
+// A transposed query that something else also reads: the attention still
+// reads the untransposed tensor (the transpose stays for the other user, no
+// work is duplicated), but the transpose is not sunk through the mul, since
+// the return would keep it alive next to a second, sunk one.
+// CHECK-LABEL: func.func @shared_transposes
+// CHECK-SAME:    (%[[QS:.+]]: tensor<2x6x4x8xf32>, %[[KS:.+]]: tensor<2x6x4x8xf32>, %[[VS:.+]]: tensor<2x6x4x8xf32>, %[[C:.+]]: tensor<1x1x6x8xf32>)
+// CHECK:         %[[Q:.+]] = tsc.transpose %[[QS]] perm = [0, 2, 1, 3]
+// CHECK:         %[[QC:.+]] = tsc.mul %[[Q]], %[[C]] : (tensor<2x4x6x8xf32>, tensor<1x1x6x8xf32>)
+// CHECK:         %[[O:.+]] = tsc.attention %[[QS]], %[[KS]], %[[VS]] bshd
+// CHECK:         return %[[O]], %[[Q]], %[[QC]]
+func.func @shared_transposes(%qs: tensor<2x6x4x8xf32>, %ks: tensor<2x6x4x8xf32>, %vs: tensor<2x6x4x8xf32>, %c: tensor<1x1x6x8xf32>)
+    -> (tensor<2x6x4x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>) {
+  %q = tsc.transpose %qs perm = [0, 2, 1, 3] : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %k = tsc.transpose %ks perm = [0, 2, 1, 3] : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %v = tsc.transpose %vs perm = [0, 2, 1, 3] : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %qc = tsc.mul %q, %c : (tensor<2x4x6x8xf32>, tensor<1x1x6x8xf32>) -> tensor<2x4x6x8xf32>
+  %o = tsc.attention %q, %k, %v : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  %r = tsc.transpose %o perm = [0, 2, 1, 3] : (tensor<2x4x6x8xf32>) -> tensor<2x6x4x8xf32>
+  return %r, %q, %qc : tensor<2x6x4x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>
+}

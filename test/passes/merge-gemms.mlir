@@ -1,22 +1,42 @@
 // RUN: tsc-opt %s --split-input-file --tsc-merge-gemms --canonicalize | FileCheck %s
 
-// Q, K and V projections of one input: one GEMM by the weights concatenated
-// at compile time, split into the three results.
+// Q, K and V projections of one input ([K, N] weights, as ONNX stores
+// them): one GEMM by the weights concatenated along N at compile time, the
+// biases concatenated too (zeros for the one without), split into the three
+// results.
 // CHECK-LABEL: func.func @merges_qkv
 // CHECK-SAME:    (%[[X:.+]]: tensor<?x4xf32>)
-// CHECK:         %[[W:.+]] = tsc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 5.000000e+00, 6.000000e+00, 9.000000e+00], [3.000000e+00, 4.000000e+00, 7.000000e+00, 8.000000e+00, 1.000000e+01], [1.100000e+01, 1.200000e+01, 1.300000e+01, 1.400000e+01, 1.500000e+01], [1.600000e+01, 1.700000e+01, 1.800000e+01, 1.900000e+01, 2.000000e+01]]> : tensor<4x5xf32>
-// CHECK:         %[[P:.+]] = tsc.matmul %[[X]], %[[W]] : (tensor<?x4xf32>, tensor<4x5xf32>) -> tensor<?x5xf32>
+// CHECK-DAG:     %[[W:.+]] = tsc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 5.000000e+00, 6.000000e+00, 9.000000e+00], [3.000000e+00, 4.000000e+00, 7.000000e+00, 8.000000e+00, 1.000000e+01], [1.100000e+01, 1.200000e+01, 1.300000e+01, 1.400000e+01, 1.500000e+01], [1.600000e+01, 1.700000e+01, 1.800000e+01, 1.900000e+01, 2.000000e+01]]> : tensor<4x5xf32>
+// CHECK-DAG:     %[[B:.+]] = tsc.constant dense<[1.000000e-01, 2.000000e-01, 0.000000e+00, 0.000000e+00, 3.000000e-01]> : tensor<5xf32>
+// CHECK:         %[[P:.+]] = tsc.linear %[[X]], %[[W]], %[[B]] {weight_kn} : (tensor<?x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<?x5xf32>
 // CHECK:         %[[S:.+]]:3 = tsc.split %[[P]] axis = 1 sizes = [2, 2, 1]
-// CHECK-NOT:     tsc.matmul
+// CHECK-NOT:     tsc.linear
 // CHECK:         return %[[S]]#0, %[[S]]#1, %[[S]]#2
 func.func @merges_qkv(%x: tensor<?x4xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x1xf32>) {
   %wq = tsc.constant dense<[[1.0, 2.0], [3.0, 4.0], [11.0, 12.0], [16.0, 17.0]]> : tensor<4x2xf32>
   %wk = tsc.constant dense<[[5.0, 6.0], [7.0, 8.0], [13.0, 14.0], [18.0, 19.0]]> : tensor<4x2xf32>
   %wv = tsc.constant dense<[[9.0], [10.0], [15.0], [20.0]]> : tensor<4x1xf32>
-  %q = tsc.matmul %x, %wq : (tensor<?x4xf32>, tensor<4x2xf32>) -> tensor<?x2xf32>
-  %k = tsc.matmul %x, %wk : (tensor<?x4xf32>, tensor<4x2xf32>) -> tensor<?x2xf32>
-  %v = tsc.matmul %x, %wv : (tensor<?x4xf32>, tensor<4x1xf32>) -> tensor<?x1xf32>
+  %bq = tsc.constant dense<[0.1, 0.2]> : tensor<2xf32>
+  %bv = tsc.constant dense<[0.3]> : tensor<1xf32>
+  %q = tsc.linear %x, %wq, %bq {weight_kn} : (tensor<?x4xf32>, tensor<4x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+  %k = tsc.linear %x, %wk {weight_kn} : (tensor<?x4xf32>, tensor<4x2xf32>) -> tensor<?x2xf32>
+  %v = tsc.linear %x, %wv, %bv {weight_kn} : (tensor<?x4xf32>, tensor<4x1xf32>, tensor<1xf32>) -> tensor<?x1xf32>
   return %q, %k, %v : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x1xf32>
+}
+
+// -----
+
+// PyTorch's [N, K] layout concatenates along dim 0.
+// CHECK-LABEL: func.func @merges_nk_layout
+// CHECK:         %[[W:.+]] = tsc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK:         %[[P:.+]] = tsc.linear %{{.+}}, %[[W]] : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x3xf32>
+// CHECK:         tsc.split %[[P]] axis = 1 sizes = [1, 2]
+func.func @merges_nk_layout(%x: tensor<3x2xf32>) -> (tensor<3x1xf32>, tensor<3x2xf32>) {
+  %wa = tsc.constant dense<[[1.0, 2.0]]> : tensor<1x2xf32>
+  %wb = tsc.constant dense<[[3.0, 4.0], [5.0, 6.0]]> : tensor<2x2xf32>
+  %a = tsc.linear %x, %wa : (tensor<3x2xf32>, tensor<1x2xf32>) -> tensor<3x1xf32>
+  %b = tsc.linear %x, %wb : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %a, %b : tensor<3x1xf32>, tensor<3x2xf32>
 }
 
 // -----
@@ -25,12 +45,12 @@ func.func @merges_qkv(%x: tensor<?x4xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>,
 // becomes a literal, a large one a new blob.
 // CHECK-LABEL: func.func @merges_blob_weights
 // CHECK:         %[[W:.+]] = tsc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 5.000000e+00, 6.000000e+00], [3.000000e+00, 4.000000e+00, 7.000000e+00, 8.000000e+00]]> : tensor<2x4xf32>
-// CHECK:         tsc.matmul %{{.+}}, %[[W]] : (tensor<3x2xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+// CHECK:         tsc.linear %{{.+}}, %[[W]] {weight_kn} : (tensor<3x2xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
 func.func @merges_blob_weights(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
   %wa = tsc.constant dense_resource<wa> : tensor<2x2xf32>
   %wb = tsc.constant dense_resource<wb> : tensor<2x2xf32>
-  %a = tsc.matmul %x, %wa : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
-  %b = tsc.matmul %x, %wb : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  %a = tsc.linear %x, %wa {weight_kn} : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  %b = tsc.linear %x, %wb {weight_kn} : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   return %a, %b : tensor<3x2xf32>, tensor<3x2xf32>
 }
 
@@ -45,16 +65,21 @@ func.func @merges_blob_weights(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<
 
 // -----
 
-// Near-misses: different inputs, a run-time weight, different K.
+// Near-misses: different inputs, a run-time weight, different K, a
+// residual (that GEMM's output is not a piece of a wider one), different
+// weight layouts.
 // CHECK-LABEL: func.func @leaves_near_misses
-// CHECK-COUNT-4: tsc.matmul
+// CHECK-COUNT-6: tsc.linear
 // CHECK-NOT:     tsc.split
-func.func @leaves_near_misses(%x: tensor<3x2xf32>, %y: tensor<3x2xf32>, %w: tensor<2x2xf32>, %z: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>) {
+func.func @leaves_near_misses(%x: tensor<3x2xf32>, %y: tensor<3x2xf32>, %w: tensor<2x2xf32>, %z: tensor<3x4xf32>, %r: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>) {
   %c = tsc.constant dense<1.0> : tensor<2x2xf32>
   %c4 = tsc.constant dense<2.0> : tensor<4x2xf32>
-  %a = tsc.matmul %x, %c : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
-  %b = tsc.matmul %y, %c : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
-  %d = tsc.matmul %y, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
-  %e = tsc.matmul %z, %c4 : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
-  return %a, %b, %d, %e : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
+  %c3 = tsc.constant dense<3.0> : tensor<2x2xf32>
+  %a = tsc.linear %x, %c {weight_kn} : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  %b = tsc.linear %y, %c {weight_kn} : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  %d = tsc.linear %y, %w {weight_kn} : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  %e = tsc.linear %z, %c4 {weight_kn} : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+  %f = tsc.linear %x, %c3 residual %r {weight_kn} : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %g = tsc.linear %x, %c3 : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %a, %b, %d, %e, %f, %g : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
 }

@@ -116,6 +116,11 @@ class Plan:
                           + b"".join(struct.pack("<I", e) for e in exprs)
                           + struct.pack("<ff", alpha, beta))
 
+    def gemm_residual(self, residual, *args, **kwargs):
+        """Format 1.1's step kind 4: a gemm step, then the residual value."""
+        self.gemm(*args, **kwargs)
+        self.steps[-1] = bytes([4]) + self.steps[-1][1:] + struct.pack("<I", residual)
+
     def encode(self):
         out = string(self.target) + struct.pack("<Q", self.isa)
         out += struct.pack("<I", len(self.symbols)) + b"".join(self.symbols)
@@ -255,6 +260,31 @@ def gemm_artifact(rng):
     return p, weights, w_vals, b_vals
 
 
+def gemm_residual_artifact(rng):
+    """Step kind 4 (format 1.1), both ways the runtime runs it.
+
+    y = x @ w + b + r: the residual is an input, copied into the output first;
+    z = x @ w + (x @ w + b): the second GEMM accumulates onto its own C (the
+    residual is C), in place. x, r: f32[2, 3] and f32[2, 4].
+    Returns the plan, the WGHT bytes, w and b.
+    """
+    p = Plan()
+    x = p.input("x", F32, [const(2), const(3)])
+    r = p.input("r", F32, [const(2), const(4)])
+    y = p.output("y", F32, [const(2), const(4)])
+    z = p.output("z", F32, [const(2), const(4)])
+    w_vals = [round(rng.uniform(-1, 1), 3) for _ in range(12)]
+    b_vals = [round(rng.uniform(-1, 1), 3) for _ in range(4)]
+    weights = struct.pack("<12f", *w_vals).ljust(64, b"\0") + struct.pack("<4f", *b_vals)
+    w = p.weight(F32, [const(3), const(4)], 0, 48)
+    b = p.weight(F32, [const(4)], 64, 16)
+    shape = dict(m=const(2), n=const(4), k=const(3), lda=const(3), ldb=const(4), ldc=const(4))
+    p.gemm_residual(r, x, w, y, b, beta=1.0, **shape)
+    p.gemm(x, w, z, b, **shape)
+    p.gemm_residual(z, x, w, z, NONE, beta=1.0, **shape)
+    return p, weights, w_vals, b_vals
+
+
 def kernel_artifact(isa=0, function="scale_by_two"):
     """y[n] = 2 * x[n], n in [1, 64], by a host kernel."""
     p = Plan(isa=isa)
@@ -292,6 +322,19 @@ def make(args):
     write_npy(os.path.join(args.outdir, "gemm_x.npy"), F32, (2, 3), gx)
     write_npy(os.path.join(args.outdir, "gemm_ids.npy"), I64, (2, 5), ids)
     write_npy(os.path.join(args.outdir, "gemm_y_expected.npy"), F32, (2, 4), y)
+
+    plan, weights, w, b = gemm_residual_artifact(rng)
+    out("gemm-residual.tscm",
+        container([(b"PLAN", plan.encode()), (b"WGHT", weights)], minor=1))
+    rx = [round(rng.uniform(-1, 1), 3) for _ in range(2 * 3)]
+    rr = [round(rng.uniform(-1, 1), 3) for _ in range(2 * 4)]
+    xw = [sum(rx[i * 3 + kk] * w[kk * 4 + c] for kk in range(3)) for i in range(2) for c in range(4)]
+    write_npy(os.path.join(args.outdir, "residual_x.npy"), F32, (2, 3), rx)
+    write_npy(os.path.join(args.outdir, "residual_r.npy"), F32, (2, 4), rr)
+    write_npy(os.path.join(args.outdir, "residual_y_expected.npy"), F32, (2, 4),
+              [xw[i] + b[i % 4] + rr[i] for i in range(8)])
+    write_npy(os.path.join(args.outdir, "residual_z_expected.npy"), F32, (2, 4),
+              [2 * xw[i] + b[i % 4] for i in range(8)])
 
     # Container-level damage.
     out("truncated.tscm", copy[:-10])

@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -81,7 +83,9 @@ namespace {
 LogicalResult parallelizeOuterLoops(ModuleOp kernels) {
   SmallVector<linalg::LinalgOp> ops;
   kernels.walk([&](linalg::LinalgOp op) {
-    if (op.hasPureBufferSemantics())
+    // Ops inside an scf.forall (tiled attention) run inside its parallel
+    // loop already.
+    if (op.hasPureBufferSemantics() && !op->getParentOfType<scf::ForallOp>())
       ops.push_back(op);
   });
   IRRewriter rewriter(kernels.getContext());
@@ -143,6 +147,8 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
     return failure();
   pm.clear();
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Lowerings that tile on tensors (attention) parallelize with scf.forall.
+  pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

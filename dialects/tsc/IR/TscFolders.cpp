@@ -582,6 +582,7 @@ static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
         return std::optional(std::make_pair(t.getInput(), t.getPerm()[d]));
       })
       .Case([&](AttentionOp a) {
+        // In both layouts the result has query's dims 0-2 and value's dim 3.
         return std::optional(std::make_pair(d == 3 ? a.getValue() : a.getQuery(), d));
       })
       .Case([&](SplitOp s) -> std::optional<std::pair<Value, int64_t>> {

@@ -244,12 +244,12 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "weight element type ",
                              weight.getElementType(), " differs from input's ",
                              input.getElementType());
-  if (!dimsCompatible(input.getShape().back(), weight.getDimSize(1)))
-    return emitOptionalError(loc, "input features ",
-                             input.getShape().back(),
-                             " do not match weight [N, K] with K = ",
-                             weight.getDimSize(1));
-  int64_t n = weight.getDimSize(0);
+  bool kn = adaptor.getWeightKn();
+  int64_t n = weight.getDimSize(kn ? 1 : 0), k = weight.getDimSize(kn ? 0 : 1);
+  if (!dimsCompatible(input.getShape().back(), k))
+    return emitOptionalError(loc, "input features ", input.getShape().back(),
+                             " do not match weight ",
+                             kn ? "[K, N]" : "[N, K]", " with K = ", k);
   if (Value bias = adaptor.getBias()) {
     auto biasType = cast<RankedTensorType>(bias.getType());
     if (biasType.getRank() != 1 || !dimsCompatible(biasType.getDimSize(0), n) ||
@@ -259,7 +259,16 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
   }
   SmallVector<int64_t> shape(input.getShape().drop_back());
   shape.push_back(n);
-  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  auto result = RankedTensorType::get(shape, input.getElementType());
+  if (Value residual = adaptor.getResidual()) {
+    auto residualType = cast<RankedTensorType>(residual.getType());
+    if (residualType.getElementType() != input.getElementType() ||
+        residualType.getRank() != result.getRank() ||
+        !llvm::all_of_zip(residualType.getShape(), shape, dimsCompatible))
+      return emitOptionalError(loc, "residual must have the result's type ",
+                               result, ", got ", residualType);
+  }
+  results.push_back(result);
   return success();
 }
 
@@ -331,6 +340,8 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   if (k.getElementType() != q.getElementType() ||
       v.getElementType() != q.getElementType())
     return emitOptionalError(loc, "query, key and value element types differ");
+  // Sequence and head dims: [B, H, S, D], or [B, S, H, D] with bshd.
+  int64_t s = adaptor.getBshd() ? 1 : 2, h = adaptor.getBshd() ? 2 : 1;
   auto check = [&](bool ok, StringRef what) -> LogicalResult {
     if (ok)
       return success();
@@ -341,14 +352,14 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                        dimsCompatible(q.getDimSize(0), v.getDimSize(0)) &&
                        dimsCompatible(k.getDimSize(0), v.getDimSize(0)),
                    "batch sizes differ")) ||
-      failed(check(dimsCompatible(k.getDimSize(1), v.getDimSize(1)),
+      failed(check(dimsCompatible(k.getDimSize(h), v.getDimSize(h)),
                    "key and value head counts differ")) ||
-      failed(check(dimsCompatible(k.getDimSize(2), v.getDimSize(2)),
+      failed(check(dimsCompatible(k.getDimSize(s), v.getDimSize(s)),
                    "key and value sequence lengths differ")) ||
       failed(check(dimsCompatible(q.getDimSize(3), k.getDimSize(3)),
                    "query and key head dims differ")))
     return failure();
-  int64_t heads = q.getDimSize(1), kvHeads = k.getDimSize(1);
+  int64_t heads = q.getDimSize(h), kvHeads = k.getDimSize(h);
   if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(kvHeads) &&
       (kvHeads == 0 || heads % kvHeads != 0))
     return emitOptionalError(loc, "query heads (", heads,
@@ -360,8 +371,8 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
     if (!maskElement.isInteger(1) && maskElement != q.getElementType())
       return emitOptionalError(loc, "mask must be i1 or ", q.getElementType(),
                                ", got ", maskElement);
-    SmallVector<int64_t> scores = {q.getDimSize(0), heads, q.getDimSize(2),
-                                   k.getDimSize(2)};
+    SmallVector<int64_t> scores = {q.getDimSize(0), heads, q.getDimSize(s),
+                                   k.getDimSize(s)};
     // The mask broadcasts *to* the scores: combining the two may not change
     // a static dim of the scores (e.g. a mask of 7 rows against Sq = 1).
     SmallVector<int64_t> combined(scores);
@@ -375,8 +386,9 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   }
   if (auto scale = adaptor.getScale(); scale && !scale->isFiniteNonZero())
     return emitOptionalError(loc, "scale must be finite and nonzero");
+  // Both layouts keep query's first three dims.
   results.push_back(RankedTensorType::get(
-      {q.getDimSize(0), heads, q.getDimSize(2), v.getDimSize(3)},
+      {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), v.getDimSize(3)},
       q.getElementType()));
   return success();
 }

@@ -340,23 +340,41 @@ def Tsc_MatmulOp : Tsc_InferredOp<"matmul"> {
   }];
 }
 
-def Tsc_LinearOp : Tsc_InferredOp<"linear"> {
-  let summary = "fully connected layer: x · Wᵀ + b";
+def Tsc_LinearOp : Tsc_InferredOp<"linear", [AttrSizedOperandSegments]> {
+  let summary = "fully connected layer with its GEMM epilogue: x · Wᵀ + b + r";
   let description = [{
     `input [..., K]` times the transpose of `weight [N, K]`, plus the optional
-    `bias [N]`, giving `[..., N]` (PyTorch's `nn.Linear`).
+    `bias [N]`, giving `[..., N]` (PyTorch's `nn.Linear`). With `weight_kn`
+    the weight is stored `[K, N]` and used as it is (ONNX's MatMul by an
+    initializer); both layouts are GEMMs without a copy of the weight.
+
+    The optional `residual` has the result's type and is added last: the
+    residual connection of a transformer block, folded into the GEMM by
+    `tsc-fuse-gemm-epilogues` so that a library writes `x·Wᵀ + b + r` in
+    one pass over the output (on the host: C seeded with `r` and `b`, then
+    `beta = 1`).
 
     ```mlir
     %y = tsc.linear %x, %w, %b : (tensor<?x?x768xf32>, tensor<3072x768xf32>,
         tensor<3072xf32>) -> tensor<?x?x3072xf32>
+    %z = tsc.linear %x, %w2, %b2 residual %r {weight_kn}
+        : (tensor<?x?x3072xf32>, tensor<3072x768xf32>, tensor<768xf32>,
+           tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
     ```
   }];
   let arguments = (ins Tsc_FloatTensor:$input, Tsc_FloatTensor:$weight,
-                       Optional<Tsc_FloatTensor>:$bias);
+                       Optional<Tsc_FloatTensor>:$bias,
+                       Optional<Tsc_FloatTensor>:$residual,
+                       UnitAttr:$weight_kn);
   let results = (outs Tsc_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $weight (`,` $bias^)? attr-dict `:`
+    $input `,` $weight (`,` $bias^)? (`residual` $residual^)? attr-dict `:`
     functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// N and K: the weight's output and input feature dims.
+    int64_t getOutputFeaturesDim() { return getWeightKn() ? 1 : 0; }
+    int64_t getInputFeaturesDim() { return getWeightKn() ? 0 : 1; }
   }];
 }
 
@@ -466,26 +484,42 @@ def Tsc_AttentionOp : Tsc_InferredOp<"attention"> {
   let description = [{
     `softmax(scale · Q·Kᵀ + mask) · V` per head, with `query [B, H, Sq, D]`,
     `key [B, Hkv, Skv, D]`, `value [B, Hkv, Skv, Dv]` and result
-    `[B, H, Sq, Dv]`. `H` is a multiple of `Hkv`: query head `h` reads K/V head
+    `[B, H, Sq, Dv]`. With `bshd` the sequence and head dims of all four
+    swap places: `query [B, Sq, H, D]`, `key [B, Skv, Hkv, D]`,
+    `value [B, Skv, Hkv, Dv]`, result `[B, Sq, H, Dv]`, the layout that
+    projections reshaped to heads have, so no transpose is needed around the
+    op. `H` is a multiple of `Hkv`: query head `h` reads K/V head
     `h / (H / Hkv)` (grouped-query attention). The optional `mask` broadcasts
-    to `[B, H, Sq, Skv]`: a float mask is added to the scores, an `i1` mask
-    keeps positions where it is true. `causal` also masks key positions after
-    the query's (aligned at the end when Skv > Sq). `scale` defaults to
-    `1/sqrt(D)`.
+    to `[B, H, Sq, Skv]` in both layouts: a float mask is added to the
+    scores, an `i1` mask keeps positions where it is true. `causal` also
+    masks key positions after the query's (aligned at the end when
+    Skv > Sq). `scale` defaults to `1/sqrt(D)`. A query whose keys are all
+    masked gets zeros.
 
     ```mlir
     %o = tsc.attention %q, %k, %v mask %m causal scale = 0.125
         : (tensor<?x32x?x128xf32>, tensor<?x8x?x128xf32>,
            tensor<?x8x?x128xf32>, tensor<?x1x1x?xf32>) -> tensor<?x32x?x128xf32>
+    %p = tsc.attention %q2, %k2, %v2 bshd
+        : (tensor<?x?x12x64xf32>, tensor<?x?x12x64xf32>,
+           tensor<?x?x12x64xf32>) -> tensor<?x?x12x64xf32>
     ```
   }];
   let arguments = (ins Tsc_FloatTensor:$query, Tsc_FloatTensor:$key,
                        Tsc_FloatTensor:$value, Optional<Tsc_Tensor>:$mask,
-                       UnitAttr:$causal, OptionalAttr<F64Attr>:$scale);
+                       UnitAttr:$causal, UnitAttr:$bshd,
+                       OptionalAttr<F64Attr>:$scale);
   let results = (outs Tsc_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? (`causal` $causal^)?
-    (`scale` `=` $scale^)? attr-dict `:` functional-type(operands, results)
+    (`bshd` $bshd^)? (`scale` `=` $scale^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The dims of query, key, value and result holding the sequence and
+    /// the heads: (2, 1), or (1, 2) with `bshd`.
+    int64_t getSeqAxis() { return getBshd() ? 1 : 2; }
+    int64_t getHeadsAxis() { return getBshd() ? 2 : 1; }
   }];
 }
 

@@ -44,7 +44,9 @@ FailureOr<Values> convertGemm(OnnxNode &node) {
     SmallVector<Value> operands = {*a, *b};
     if (c)
       operands.push_back(c);
-    FailureOr<Value> out = node.create<LinearOp>(operands);
+    LinearOp::Properties properties;
+    properties.operandSegmentSizes = {1, 1, c ? 1 : 0, 0};
+    FailureOr<Value> out = node.create<LinearOp>(operands, properties);
     if (failed(out))
       return failure();
     return Values{*out};

@@ -22,6 +22,7 @@ void mlir::tsc::populateTscToLinalgPatterns(RewritePatternSet &patterns) {
   populateTscElementwiseToLinalgPatterns(patterns);
   populateTscReductionToLinalgPatterns(patterns);
   populateTscContractionToLinalgPatterns(patterns);
+  populateTscAttentionToLinalgPatterns(patterns);
   populateTscShapeToLinalgPatterns(patterns);
   populateTscQuantizationToLinalgPatterns(patterns);
 }

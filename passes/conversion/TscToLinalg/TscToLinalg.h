@@ -23,8 +23,10 @@ namespace mlir::tsc {
 void populateTscElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 /// Reductions, softmax, log_softmax, layer_norm and rms_norm.
 void populateTscReductionToLinalgPatterns(RewritePatternSet &patterns);
-/// matmul, linear and attention.
+/// matmul and linear.
 void populateTscContractionToLinalgPatterns(RewritePatternSet &patterns);
+/// attention, as a tiled online-softmax loop nest.
+void populateTscAttentionToLinalgPatterns(RewritePatternSet &patterns);
 /// Data movement: transpose, expand, concat, slice, split, gather, range,
 /// trilu, reshape, squeeze, unsqueeze.
 void populateTscShapeToLinalgPatterns(RewritePatternSet &patterns);

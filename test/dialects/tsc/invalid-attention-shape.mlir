@@ -292,3 +292,23 @@ func.func @attention_mask_dynamic_scores(%q: tensor<1x4x?x16xf32>, %k: tensor<1x
   %o = tsc.attention %q, %k, %v mask %m : (tensor<1x4x?x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<2x1x8x8xi1>) -> tensor<1x4x?x16xf32>
   return
 }
+
+// -----
+
+// With bshd, dim 2 holds the heads: 6 query heads cannot share 4 K/V heads.
+func.func @attention_bshd_heads_not_divisible(%q: tensor<1x8x6x16xf32>, %k: tensor<1x8x4x16xf32>, %v: tensor<1x8x4x16xf32>) {
+  // expected-error @+2 {{query heads (6) must be a multiple of key/value heads (4)}}
+  // expected-error @+1 {{'tsc.attention' op failed to infer returned types}}
+  %o = tsc.attention %q, %k, %v bshd : (tensor<1x8x6x16xf32>, tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>) -> tensor<1x8x6x16xf32>
+  return
+}
+
+// -----
+
+// With bshd, the mask's rows are still the query sequence (dim 1 of query).
+func.func @attention_bshd_mask_rows(%q: tensor<1x1x4x16xf32>, %k: tensor<1x7x4x16xf32>, %v: tensor<1x7x4x16xf32>, %m: tensor<1x1x7x7xf32>) {
+  // expected-error @+2 {{mask 'tensor<1x1x7x7xf32>' does not broadcast to the scores [1, 4, 1, 7]}}
+  // expected-error @+1 {{'tsc.attention' op failed to infer returned types}}
+  %o = tsc.attention %q, %k, %v mask %m bshd : (tensor<1x1x4x16xf32>, tensor<1x7x4x16xf32>, tensor<1x7x4x16xf32>, tensor<1x1x7x7xf32>) -> tensor<1x1x4x16xf32>
+  return
+}

@@ -174,6 +174,22 @@ func.func @attention_plain(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>,
 
 // -----
 
+// bshd: sequence before heads in query, key, value and result; grouped-query
+// heads and the mask's [B, H, Sq, Skv] meaning are as without it.
+// CHECK-LABEL: func.func @attention_bshd
+// CHECK-SAME:    (%[[Q:.+]]: tensor<?x?x8x64xf32>, %[[K:.+]]: tensor<?x?x2x64xf32>, %[[V:.+]]: tensor<?x?x2x32xf32>, %[[M:.+]]: tensor<?x1x1x?xi1>)
+// CHECK:         %[[O:.+]] = tsc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] causal bshd scale = 1.250000e-01 : (tensor<?x?x8x64xf32>, tensor<?x?x2x64xf32>, tensor<?x?x2x32xf32>, tensor<?x1x1x?xi1>) -> tensor<?x?x8x32xf32>
+// CHECK:         return %[[O]]
+func.func @attention_bshd(%q: tensor<?x?x8x64xf32>, %k: tensor<?x?x2x64xf32>, %v: tensor<?x?x2x32xf32>,
+                          %m: tensor<?x1x1x?xi1>) -> tensor<?x?x8x32xf32> {
+  %o = tsc.attention %q, %k, %v mask %m causal bshd scale = 0.125
+      : (tensor<?x?x8x64xf32>, tensor<?x?x2x64xf32>, tensor<?x?x2x32xf32>, tensor<?x1x1x?xi1>)
+      -> tensor<?x?x8x32xf32>
+  return %o : tensor<?x?x8x32xf32>
+}
+
+// -----
+
 // Grouped-query attention: 32 query heads read 8 K/V heads; float mask,
 // causal and an explicit scale.
 // CHECK-LABEL: func.func @attention_gqa_mask_causal_scale

@@ -1,0 +1,431 @@
+//===- Attention.cpp - tsc.attention to a tiled online-softmax loop nest --===//
+//
+// Flash-attention on tensors: an scf.forall over (batch, head, block of
+// query rows) whose body loops over blocks of keys, keeping per query row
+// the running max m, the running sum l of exp(s - m) and the unnormalized
+// output O, so the [B, H, Sq, Skv] score matrix never exists:
+//
+//   S  = (scale·Q)·Kᵀ, masked to -inf       m' = max(m, rowmax S)
+//   P  = exp(S - m')                         α  = exp(m - m')
+//   l' = α·l + rowsum P                      O' = α·O + P·V
+//
+// and finally O / l. Tiles have static shapes (a partial block reads
+// clamped rows and masks the keys past the end), so the bufferized
+// temporaries are small fixed-size buffers and every inner loop has a
+// constant trip count that LLVM vectorizes. The forall becomes the OpenMP
+// loop; the host codegen leaves the linalg ops inside it sequential.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/conversion/TscToLinalg/TscToLinalg.h"
+
+#include "dialects/tsc/IR/TscOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::tolinalg;
+
+namespace {
+
+using utils::IteratorType;
+
+/// Query rows per forall iteration and keys per key-loop iteration, picked
+/// by measurement on all-MiniLM-L6-v2 (D = 32, seq 128): 32 query rows give
+/// each K/V block enough reuse, and 64 keys keep the score tile (8 KiB) and
+/// the K/V blocks in L1 while amortizing the per-block statistics.
+constexpr int64_t kQueryBlock = 32;
+constexpr int64_t kKeyBlock = 64;
+
+/// acc + x * y, reassociable and contractible into FMAs as in the other
+/// contractions, so that LLVM vectorizes the loops.
+Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
+  auto flags = arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
+  return arith::AddFOp::create(
+      b, loc, acc, arith::MulFOp::create(b, loc, x, y, flags), flags);
+}
+
+/// The lowering of one attention op; the member builders emit into the
+/// forall body.
+class AttentionBuilder {
+public:
+  AttentionBuilder(AttentionOp op, OpBuilder &b)
+      : op(op), b(b), loc(op.getLoc()), ctx(b.getContext()) {}
+
+  Value build();
+
+private:
+  AttentionOp op;
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx;
+  Type element, f;
+  int64_t seqAxis, headsAxis, blockQ, blockK;
+  Value scale, negInf, zero, causalOffset;
+  // Set inside the forall body.
+  Value batchIv, headIv, kvHead, q0, qTile;
+
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// [b, s, h, d] in the op's layout.
+  template <typename T> SmallVector<T> inLayout(T batch, T seq, T head, T d) {
+    SmallVector<T> v(4);
+    v[0] = batch, v[seqAxis] = seq, v[headsAxis] = head, v[3] = d;
+    return v;
+  }
+
+  RankedTensorType tileType(ArrayRef<int64_t> shape, Type type) {
+    return RankedTensorType::get(shape, type);
+  }
+
+  AffineMap map(unsigned loops, ArrayRef<unsigned> dims) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d : dims)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(loops, 0, exprs, ctx);
+  }
+
+  /// A [rows, cols] f32 tile whose element (i, j) is `read(i, j)`.
+  Value gather(ArrayRef<int64_t> shape, ArrayRef<OpFoldResult> sizes,
+               function_ref<Value(OpBuilder &, Location, Value, Value)> read) {
+    Value init = createEmptyOfSizes(b, loc, tileType(shape, f), sizes);
+    return buildGeneric(b, loc, {}, {}, init, map(2, {0, 1}),
+                        {IteratorType::parallel, IteratorType::parallel},
+                        [&](OpBuilder &nb, Location l, ValueRange) {
+                          return read(nb, l, linalg::IndexOp::create(nb, l, 0),
+                                      linalg::IndexOp::create(nb, l, 1));
+                        });
+  }
+
+  /// A fresh tensor of `shape` (static) filled with `value`.
+  Value filled(ArrayRef<int64_t> shape, ArrayRef<OpFoldResult> sizes,
+               Value value) {
+    return createFilled(b, loc, tileType(shape, f), sizes, value);
+  }
+
+  /// One key block starting at key `k0`: the updated (m, l, O).
+  SmallVector<Value> keyBlock(Value k0, ValueRange state, Value key,
+                              Value value, Value mask, Value skv, Value sq,
+                              OpFoldResult headDim, OpFoldResult valueDim);
+};
+
+SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
+                                              Value key, Value value,
+                                              Value mask, Value skv, Value sq,
+                                              OpFoldResult headDim,
+                                              OpFoldResult valueDim) {
+  Value m = state[0], l = state[1], acc = state[2];
+  int64_t staticD = op.getQuery().getType().getDimSize(3);
+  int64_t staticDv = op.getValue().getType().getDimSize(3);
+  OpFoldResult bq = b.getIndexAttr(blockQ), bk = b.getIndexAttr(blockK);
+  Value one = index(1);
+  Value lastKey = arith::SubIOp::create(b, loc, skv, one);
+  Value lastQuery = arith::SubIOp::create(b, loc, sq, one);
+  auto keyRow = [&](OpBuilder &nb, Location l, Value j) {
+    return arith::MinUIOp::create(nb, l, arith::AddIOp::create(nb, l, k0, j),
+                                  lastKey);
+  };
+
+  // Kᵀ [D, Bk] and V [Bk, Dv] of this block, in f32.
+  Value keyT = gather({staticD, blockK}, {headDim, bk},
+                      [&](OpBuilder &nb, Location l, Value d, Value j) {
+                        Value x = tensor::ExtractOp::create(
+                            nb, l, key,
+                            inLayout<Value>(batchIv, keyRow(nb, l, j), kvHead,
+                                            d));
+                        return convertScalar(nb, l, x, element, f);
+                      });
+  Value valueTile =
+      gather({blockK, staticDv}, {bk, valueDim},
+             [&](OpBuilder &nb, Location l, Value j, Value e) {
+               Value x = tensor::ExtractOp::create(
+                   nb, l, value,
+                   inLayout<Value>(batchIv, keyRow(nb, l, j), kvHead, e));
+               return convertScalar(nb, l, x, element, f);
+             });
+
+  // S = Q·Kᵀ over loops (i, d, j): the key loop innermost runs along rows
+  // of Kᵀ and S and vectorizes without a horizontal reduction.
+  Value scores = buildGeneric(
+      b, loc, {qTile, keyT}, {map(3, {0, 1}), map(3, {1, 2})},
+      filled({blockQ, blockK}, {bq, bk}, zero), map(3, {0, 2}),
+      {IteratorType::parallel, IteratorType::reduction, IteratorType::parallel},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        return multiplyAdd(nb, l, args[0], args[1], args[2]);
+      });
+
+  // The mask, the causal triangle and the keys past the end.
+  auto maskType =
+      mask ? cast<RankedTensorType>(mask.getType()) : RankedTensorType();
+  Value masked = buildGeneric(
+      b, loc, {scores}, {map(2, {0, 1})},
+      createEmptyOfSizes(b, loc, tileType({blockQ, blockK}, f), {bq, bk}),
+      map(2, {0, 1}), {IteratorType::parallel, IteratorType::parallel},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value s = args[0];
+        Value i = linalg::IndexOp::create(nb, l, 0);
+        Value j = linalg::IndexOp::create(nb, l, 1);
+        Value queryIndex = arith::AddIOp::create(nb, l, q0, i);
+        Value keyIndex = arith::AddIOp::create(nb, l, k0, j);
+        Value keep = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
+                                           keyIndex, skv);
+        if (causalOffset) {
+          // Aligned at the end: query i sees keys j <= i + (Skv - Sq).
+          Value last = arith::AddIOp::create(nb, l, queryIndex, causalOffset);
+          keep = arith::AndIOp::create(
+              nb, l, keep,
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, keyIndex,
+                                    last));
+        }
+        if (mask) {
+          // Right-aligned broadcast to [B, H, Sq, Skv]; static 1s read 0.
+          SmallVector<Value> scoreIndex = {
+              batchIv, headIv,
+              arith::MinUIOp::create(nb, l, queryIndex, lastQuery),
+              keyRow(nb, l, j)};
+          SmallVector<Value> indices;
+          int64_t rank = maskType.getRank();
+          for (int64_t d = 0; d < rank; ++d)
+            indices.push_back(maskType.getDimSize(d) == 1
+                                  ? arith::ConstantIndexOp::create(nb, l, 0)
+                                  : scoreIndex[4 - rank + d]);
+          Value x = tensor::ExtractOp::create(nb, l, mask, indices);
+          if (x.getType().isInteger(1))
+            keep = arith::AndIOp::create(nb, l, keep, x);
+          else
+            s = arith::AddFOp::create(
+                nb, l, s, convertScalar(nb, l, x, x.getType(), f));
+        }
+        return arith::SelectOp::create(nb, l, keep, s, negInf);
+      });
+
+  // Row maxima of the block, then m' = max(m, rowmax) and α = exp(m - m'),
+  // with 0 standing for m' while a row has seen only -inf (so that exp
+  // gives 0, not NaN, for a fully masked row).
+  Value rowMax = buildGeneric(
+      b, loc, {masked}, {map(2, {0, 1})}, filled({blockQ}, {bq}, negInf),
+      map(2, {0}), {IteratorType::parallel, IteratorType::reduction},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        return arith::MaxNumFOp::create(nb, l, args[0], args[1]);
+      });
+  auto safeMax = [&](OpBuilder &nb, Location l, Value x) {
+    Value none =
+        arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, x, negInf);
+    return arith::SelectOp::create(nb, l, none, zero, x);
+  };
+  // The statistics and the accumulator are updated in place (each generic
+  // writes the iter_arg it reads as its init), so the key loop's yields
+  // bufferize to the buffers it carries.
+  RankedTensorType vectorType = tileType({blockQ}, f);
+  auto stats = linalg::GenericOp::create(
+      b, loc, TypeRange{vectorType, vectorType}, ValueRange{rowMax},
+      ValueRange{m, createEmptyOfSizes(b, loc, vectorType, {bq})},
+      SmallVector<AffineMap>(3, map(1, {0})),
+      SmallVector<IteratorType>{IteratorType::parallel},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value next = arith::MaxNumFOp::create(nb, l, args[1], args[0]);
+        Value alpha = math::ExpOp::create(
+            nb, l, arith::SubFOp::create(nb, l, args[1], safeMax(nb, l, next)));
+        linalg::YieldOp::create(nb, l, ValueRange{next, alpha});
+      });
+  Value nextMax = stats.getResult(0), alpha = stats.getResult(1);
+
+  // P = exp(S - m').
+  Value probs = buildGeneric(
+      b, loc, {masked, nextMax}, {map(2, {0, 1}), map(2, {0})},
+      createEmptyOfSizes(b, loc, tileType({blockQ, blockK}, f), {bq, bk}),
+      map(2, {0, 1}), {IteratorType::parallel, IteratorType::parallel},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        return math::ExpOp::create(
+            nb, l, arith::SubFOp::create(nb, l, args[0],
+                                         safeMax(nb, l, args[1])));
+      });
+
+  // l' = α·l + rowsum P.
+  auto times = [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+    return arith::MulFOp::create(nb, l, args[1], args[0]);
+  };
+  Value scaledSum =
+      buildGeneric(b, loc, {alpha}, {map(1, {0})}, l, map(1, {0}),
+                   {IteratorType::parallel}, times);
+  Value nextSum = buildGeneric(
+      b, loc, {probs}, {map(2, {0, 1})}, scaledSum, map(2, {0}),
+      {IteratorType::parallel, IteratorType::reduction},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        auto flags = arith::FastMathFlags::reassoc;
+        return arith::AddFOp::create(nb, l, args[1], args[0], flags);
+      });
+
+  // O' = α·O + P·V over loops (i, j, e): the head-dim loop innermost.
+  Value scaledAcc = buildGeneric(
+      b, loc, {alpha}, {map(2, {0})}, acc, map(2, {0, 1}),
+      {IteratorType::parallel, IteratorType::parallel}, times);
+  Value nextAcc = buildGeneric(
+      b, loc, {probs, valueTile}, {map(3, {0, 1}), map(3, {1, 2})}, scaledAcc,
+      map(3, {0, 2}),
+      {IteratorType::parallel, IteratorType::reduction, IteratorType::parallel},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        return multiplyAdd(nb, l, args[0], args[1], args[2]);
+      });
+  return {nextMax, nextSum, nextAcc};
+}
+
+Value AttentionBuilder::build() {
+  Value query = op.getQuery(), key = op.getKey(), value = op.getValue();
+  Value mask = op.getMask();
+  RankedTensorType qType = op.getQuery().getType();
+  RankedTensorType resultType = op.getType();
+  element = qType.getElementType();
+  f = getAccumulatorType(resultType.getElementType());
+  seqAxis = op.getSeqAxis();
+  headsAxis = op.getHeadsAxis();
+  // Blocks no larger than a static sequence: a short one wastes no work.
+  int64_t sqStatic = qType.getDimSize(seqAxis);
+  int64_t skvStatic = op.getKey().getType().getDimSize(seqAxis);
+  blockQ = ShapedType::isDynamic(sqStatic) || sqStatic == 0
+               ? kQueryBlock
+               : std::min(kQueryBlock, sqStatic);
+  blockK = ShapedType::isDynamic(skvStatic) || skvStatic == 0
+               ? kKeyBlock
+               : std::min(kKeyBlock, skvStatic);
+
+  auto dim = [&](Value v, int64_t d) -> Value {
+    return tensor::DimOp::create(b, loc, v, d);
+  };
+  Value batch = dim(query, 0), heads = dim(query, headsAxis);
+  Value sq = dim(query, seqAxis), skv = dim(key, seqAxis);
+  Value group = arith::DivUIOp::create(b, loc, heads, dim(key, headsAxis));
+  OpFoldResult headDim = tensor::getMixedSize(b, loc, query, 3);
+  OpFoldResult valueDim = tensor::getMixedSize(b, loc, value, 3);
+  int64_t staticD = qType.getDimSize(3);
+  int64_t staticDv = op.getValue().getType().getDimSize(3);
+
+  zero = scalarConstant(b, loc, f, 0);
+  negInf = arith::ConstantOp::create(
+      b, loc,
+      b.getFloatAttr(f, APFloat::getInf(cast<FloatType>(f).getFloatSemantics(),
+                                        /*Negative=*/true)));
+  if (std::optional<APFloat> attr = op.getScale()) {
+    scale = scalarConstant(b, loc, f, attr->convertToDouble());
+  } else if (!ShapedType::isDynamic(staticD)) {
+    scale = scalarConstant(b, loc, f,
+                           1.0f / std::sqrt(static_cast<float>(staticD)));
+  } else {
+    Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                            dim(query, 3));
+    Value root = math::SqrtOp::create(
+        b, loc, arith::SIToFPOp::create(b, loc, f, wide));
+    scale = arith::DivFOp::create(b, loc, scalarConstant(b, loc, f, 1.0), root);
+  }
+  if (op.getCausal())
+    causalOffset = arith::SubIOp::create(b, loc, skv, sq);
+
+  SmallVector<OpFoldResult> resultSizes = {
+      tensor::getMixedSize(b, loc, query, 0),
+      tensor::getMixedSize(b, loc, query, 1),
+      tensor::getMixedSize(b, loc, query, 2), valueDim};
+  Value out = createEmptyOfSizes(b, loc, resultType, resultSizes);
+  Value cBlockQ = index(blockQ), cBlockK = index(blockK), c0 = index(0),
+        c1 = index(1);
+  Value queryBlocks = arith::CeilDivUIOp::create(b, loc, sq, cBlockQ);
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, heads, queryBlocks},
+      ValueRange{out}, std::nullopt);
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  batchIv = forall.getInductionVars()[0];
+  headIv = forall.getInductionVars()[1];
+  q0 = arith::MulIOp::create(b, loc, forall.getInductionVars()[2], cBlockQ);
+  kvHead = arith::DivUIOp::create(b, loc, headIv, group);
+  Value rows = arith::MinUIOp::create(b, loc, cBlockQ,
+                                      arith::SubIOp::create(b, loc, sq, q0));
+  OpFoldResult bq = b.getIndexAttr(blockQ);
+
+  // scale·Q [Bq, D] in f32; rows past the end repeat the last one.
+  Value lastQuery = arith::SubIOp::create(b, loc, sq, c1);
+  qTile = gather({blockQ, staticD}, {bq, headDim},
+                 [&](OpBuilder &nb, Location l, Value i, Value d) {
+                   Value row = arith::MinUIOp::create(
+                       nb, l, arith::AddIOp::create(nb, l, q0, i), lastQuery);
+                   Value x = tensor::ExtractOp::create(
+                       nb, l, query, inLayout<Value>(batchIv, row, headIv, d));
+                   return arith::MulFOp::create(
+                       nb, l, convertScalar(nb, l, x, element, f), scale);
+                 });
+
+  // Causal blocks stop at the last key the block's last row sees.
+  Value keyEnd = skv;
+  if (causalOffset) {
+    Value end = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, q0, rows), causalOffset);
+    keyEnd = arith::MinSIOp::create(b, loc,
+                                    arith::MaxSIOp::create(b, loc, end, c0), skv);
+  }
+  SmallVector<Value> init = {filled({blockQ}, {bq}, negInf),
+                             filled({blockQ}, {bq}, zero),
+                             filled({blockQ, staticDv}, {bq, valueDim}, zero)};
+  auto keyLoop = scf::ForOp::create(
+      b, loc, c0, keyEnd, cBlockK, init,
+      [&](OpBuilder &nb, Location l, Value k0, ValueRange state) {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+        SmallVector<Value> next = keyBlock(k0, state, key, value, mask, skv,
+                                           sq, headDim, valueDim);
+        scf::YieldOp::create(b, l, next);
+      });
+
+  // O / l, 0 for a row that saw no key; only the block's valid rows are
+  // written.
+  Value sum = keyLoop.getResult(1), acc = keyLoop.getResult(2);
+  Type resultElement = resultType.getElementType();
+  Value tile = buildGeneric(
+      b, loc, {acc, sum}, {map(2, {0, 1}), map(2, {0})},
+      createEmptyOfSizes(b, loc, tileType({blockQ, staticDv}, resultElement),
+                         {bq, valueDim}),
+      map(2, {0, 1}), {IteratorType::parallel, IteratorType::parallel},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value empty =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, args[1],
+                                  zero);
+        Value o = arith::SelectOp::create(
+            nb, l, empty, zero, arith::DivFOp::create(nb, l, args[0], args[1]));
+        return convertScalar(nb, l, o, f, resultElement);
+      });
+  OpFoldResult one = b.getIndexAttr(1), zeroIndex = b.getIndexAttr(0);
+  Value valid = tensor::ExtractSliceOp::create(
+      b, loc, tile, SmallVector<OpFoldResult>{zeroIndex, zeroIndex},
+      SmallVector<OpFoldResult>{rows, valueDim},
+      SmallVector<OpFoldResult>{one, one});
+  b.setInsertionPointToEnd(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, valid, forall.getRegionIterArgs()[0],
+      inLayout<OpFoldResult>(batchIv, q0, headIv, zeroIndex),
+      inLayout<OpFoldResult>(one, rows, one, valueDim),
+      SmallVector<OpFoldResult>(4, one));
+  return forall.getResult(0);
+}
+
+struct AttentionPattern : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, AttentionBuilder(op, rewriter).build());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tsc::populateTscAttentionToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<AttentionPattern>(patterns.getContext());
+}

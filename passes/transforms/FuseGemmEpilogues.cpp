@@ -1,0 +1,107 @@
+//===- FuseGemmEpilogues.cpp - bias and residual adds into the GEMM -------===//
+
+#include "passes/Passes.h"
+#include "passes/transforms/MatchUtils.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tsc {
+#define GEN_PASS_DEF_FUSEGEMMEPILOGUESPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tsc
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+namespace {
+
+/// x · W by a constant [K, N] weight -> linear with `weight_kn`: the form
+/// that carries a GEMM's epilogue.
+struct MatmulByWeight : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rw) const override {
+    auto weightType = cast<RankedTensorType>(op.getRhs().getType());
+    if (!op.getRhs().getDefiningOp<ConstantOp>() || weightType.getRank() != 2 ||
+        op.getLhs().getType().getRank() < 2 ||
+        !isa<FloatType>(weightType.getElementType()))
+      return rw.notifyMatchFailure(op, "not a product by a constant matrix");
+    rw.replaceOpWithNewOp<LinearOp>(op, op.getType(), op.getLhs(), op.getRhs(),
+                                    /*bias=*/Value(), /*residual=*/Value(),
+                                    /*weight_kn=*/true);
+    return success();
+  }
+};
+
+/// The linear op an add may absorb: its only use is the add.
+LinearOp absorbable(Value v) {
+  auto linear = v.getDefiningOp<LinearOp>();
+  if (!linear || !hasUsesIgnoringBindings(v, 1) || linear.getResidual())
+    return {};
+  return linear;
+}
+
+/// linear(x, W) + b with b of [N] (or [1, ..., 1, N]) -> linear(x, W, b).
+struct FoldBias : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rw) const override {
+    auto parts = commuted(op, [&](Value v) {
+      LinearOp linear = absorbable(v);
+      return linear && !linear.getBias();
+    });
+    if (!parts)
+      return rw.notifyMatchFailure(op, "no linear without bias");
+    auto linear = parts->first.getDefiningOp<LinearOp>();
+    Value bias = parts->second;
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    int64_t n = linear.getType().getShape().back();
+    if (ShapedType::isDynamic(n) || !biasType.hasStaticShape() ||
+        biasType.getNumElements() != n || biasType.getShape().back() != n ||
+        biasType.getRank() > linear.getType().getRank() ||
+        biasType.getElementType() != linear.getType().getElementType() ||
+        op.getType() != linear.getType())
+      return rw.notifyMatchFailure(op, "the other operand is not a bias of N");
+    if (biasType.getRank() != 1)
+      bias = ReshapeOp::create(rw, op.getLoc(), biasType.clone({n}), bias,
+                               ValueRange());
+    rw.replaceOpWithNewOp<LinearOp>(op, op.getType(), linear.getInput(),
+                                    linear.getWeight(), bias, Value(),
+                                    linear.getWeightKn());
+    return success();
+  }
+};
+
+/// linear(x, W, b) + r with r of the result's type -> linear(x, W, b) with
+/// residual r: the GEMM accumulates onto r.
+struct FoldResidual : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rw) const override {
+    auto parts = commuted(op, [&](Value v) {
+      return absorbable(v) && v.getType() == op.getType();
+    });
+    if (!parts || parts->second.getType() != op.getType())
+      return rw.notifyMatchFailure(op, "not linear + a tensor of its type");
+    // Prefer the bias form when the other operand is one (it broadcasts).
+    auto linear = parts->first.getDefiningOp<LinearOp>();
+    rw.replaceOpWithNewOp<LinearOp>(op, op.getType(), linear.getInput(),
+                                    linear.getWeight(), linear.getBias(),
+                                    parts->second, linear.getWeightKn());
+    return success();
+  }
+};
+
+struct FuseGemmEpiloguesPass
+    : public tsc::impl::FuseGemmEpiloguesPassBase<FuseGemmEpiloguesPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<MatmulByWeight>(&getContext());
+    // Bias before residual: an add of [N] is a bias even when N-shaped
+    // residuals would also type-check (a 1-D linear).
+    patterns.add<FoldBias>(&getContext(), /*benefit=*/2);
+    patterns.add<FoldResidual>(&getContext(), /*benefit=*/1);
+    BindShapeOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

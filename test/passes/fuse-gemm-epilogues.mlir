@@ -1,0 +1,62 @@
+// RUN: tsc-opt %s --split-input-file --tsc-fuse-gemm-epilogues | FileCheck %s
+
+// The BERT output projection: x·W + b + residual, bias on either side of
+// the add, residual on either side.
+// CHECK-LABEL: func.func @bias_and_residual
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x?x4xf32>, %[[R:.+]]: tensor<?x?x3xf32>)
+// CHECK-DAG:     %[[W:.+]] = tsc.constant dense<1.000000e+00> : tensor<4x3xf32>
+// CHECK-DAG:     %[[B:.+]] = tsc.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]>
+// CHECK:         %[[Y:.+]] = tsc.linear %[[X]], %[[W]], %[[B]] residual %[[R]] {weight_kn} : (tensor<?x?x4xf32>, tensor<4x3xf32>, tensor<3xf32>, tensor<?x?x3xf32>) -> tensor<?x?x3xf32>
+// CHECK-NOT:     tsc.add
+// CHECK:         return %[[Y]]
+func.func @bias_and_residual(%x: tensor<?x?x4xf32>, %r: tensor<?x?x3xf32>) -> tensor<?x?x3xf32> {
+  %w = tsc.constant dense<1.0> : tensor<4x3xf32>
+  %b = tsc.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %p = tsc.matmul %x, %w : (tensor<?x?x4xf32>, tensor<4x3xf32>) -> tensor<?x?x3xf32>
+  %pb = tsc.add %b, %p : (tensor<3xf32>, tensor<?x?x3xf32>) -> tensor<?x?x3xf32>
+  %y = tsc.add %r, %pb : (tensor<?x?x3xf32>, tensor<?x?x3xf32>) -> tensor<?x?x3xf32>
+  return %y : tensor<?x?x3xf32>
+}
+
+// -----
+
+// A linear of PyTorch's [N, K] layout takes a residual without a bias (the
+// Llama down projection), and a bias of [1, 1, N] becomes [N].
+// CHECK-LABEL: func.func @nk_layout
+// CHECK:         %[[L:.+]] = tsc.linear %{{.+}}, %{{.+}} residual %{{.+}} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK:         %[[B:.+]] = tsc.reshape %{{.+}} : tensor<1x3xf32> -> tensor<3xf32>
+// CHECK:         tsc.linear %{{.+}}, %{{.+}}, %[[B]] : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+func.func @nk_layout(%x: tensor<2x4xf32>, %w: tensor<3x4xf32>, %r: tensor<2x3xf32>, %b: tensor<1x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %p = tsc.linear %x, %w : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  %y = tsc.add %p, %r : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %q = tsc.linear %x, %w : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  %z = tsc.add %q, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  return %y, %z : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// Near-misses: a product by a run-time matrix stays a matmul; a GEMM whose
+// output is also used elsewhere keeps its add; an add that broadcasts the
+// GEMM's output ([3] + [2, 3] against a [2, 3] result of another shape) is
+// no epilogue; a second residual does not fold.
+// CHECK-LABEL: func.func @near_misses
+// CHECK:         tsc.matmul %{{.+}}, %{{.+}} : (tensor<2x4xf32>, tensor<4x3xf32>)
+// CHECK:         %[[A:.+]] = tsc.linear %{{.+}}, %{{.+}} {weight_kn} : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+// CHECK:         tsc.add %[[A]], %{{.+}} : (tensor<2x3xf32>, tensor<2x3xf32>)
+// CHECK:         %[[C:.+]] = tsc.linear %{{.+}}, %{{.+}} {weight_kn} : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+// CHECK:         tsc.add %[[C]], %{{.+}} : (tensor<2x3xf32>, tensor<3x2x3xf32>) -> tensor<3x2x3xf32>
+// CHECK:         %[[D:.+]] = tsc.linear %{{.+}}, %{{.+}} residual %{{.+}} {weight_kn}
+// CHECK:         tsc.add %[[D]], %{{.+}} : (tensor<2x3xf32>, tensor<2x3xf32>)
+func.func @near_misses(%x: tensor<2x4xf32>, %m: tensor<4x3xf32>, %r: tensor<2x3xf32>, %big: tensor<3x2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<3x2x3xf32>, tensor<2x3xf32>) {
+  %w = tsc.constant dense<1.0> : tensor<4x3xf32>
+  %p = tsc.matmul %x, %m : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  %a = tsc.matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  %ar = tsc.add %a, %r : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %c = tsc.matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  %cb = tsc.add %c, %big : (tensor<2x3xf32>, tensor<3x2x3xf32>) -> tensor<3x2x3xf32>
+  %d = tsc.matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  %d1 = tsc.add %d, %r : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %d2 = tsc.add %d1, %r : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %p, %a, %ar, %cb, %d2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<3x2x3xf32>, tensor<2x3xf32>
+}
