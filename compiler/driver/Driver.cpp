@@ -68,12 +68,15 @@ struct DriverOptions {
       cl::init(false), cl::cat(category)};
   cl::opt<bool> noFuse{
       "no-fuse",
-      cl::desc("One kernel per op: no fusion groups in the plan (for "
-               "comparison)"),
+      cl::desc("No fusion: skip the fuse phase's passes (attention, norms, "
+               "activations, GEMM epilogues and merging) and plan one kernel "
+               "per op (for comparison)"),
       cl::init(false), cl::cat(category)};
   cl::opt<bool> report{
       "report",
-      cl::desc("Print the plan: steps, library calls, arena and weights"),
+      cl::desc("Print the plan: kernels and library calls per layer, "
+               "estimated memory traffic with fusion on and off, arena and "
+               "weights"),
       cl::init(false), cl::cat(category)};
   cl::list<std::string> dims{
       "dim", cl::desc("Range of a symbolic dim, e.g. --dim seq=1..512"),
@@ -212,8 +215,10 @@ std::unique_ptr<llvm::ToolOutputFile> openOutput(StringRef path) {
 }
 
 /// The lower and codegen phases: plan, kernels, artifact.
+/// `unfused`, when given, is the same model without the fuse phase: the
+/// report compares its plan (one kernel per op) with the fused one.
 int compileModel(ModuleOp module, const DriverOptions &options,
-                 bool emitting) {
+                 bool emitting, ModuleOp unfused = {}) {
   auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
   if (funcs.size() != 1) {
     module.emitError() << "expected one function to compile, found "
@@ -232,8 +237,19 @@ int compileModel(ModuleOp module, const DriverOptions &options,
   FailureOr<plan::Plan> plan = plan::buildPlan(funcs.front(), planOptions);
   if (failed(plan))
     return 1;
-  if (options.report)
-    plan::printReport(*plan, llvm::outs());
+  if (options.report) {
+    std::optional<plan::Plan> baseline;
+    if (unfused) {
+      plan::PlanOptions off = planOptions;
+      off.fuseKernels = false;
+      auto unfusedFuncs = llvm::to_vector(unfused.getOps<func::FuncOp>());
+      FailureOr<plan::Plan> other = plan::buildPlan(unfusedFuncs.front(), off);
+      if (failed(other))
+        return 1;
+      baseline = std::move(*other);
+    }
+    plan::printReport(*plan, baseline ? &*baseline : nullptr, llvm::outs());
+  }
   if (!emitting && options.output == "-")
     return 0;
   FailureOr<OwningOpRef<ModuleOp>> kernels =
@@ -319,11 +335,26 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
     return 1;
   TscPipelineOptions pipeline;
   pipeline.until = std::min(until, Phase::Fuse);
+  pipeline.fuse = false;
   buildTscPipeline(pm, pipeline);
   if (failed(pm.run(*module)))
     return 1;
+  // The fuse phase on its own, so that the report can plan the graph without
+  // it too.
+  OwningOpRef<ModuleOp> unfused;
+  if (until >= Phase::Fuse && !options.noFuse) {
+    if (options.report && until >= Phase::Lower)
+      unfused = module->clone();
+    PassManager fuse(&context);
+    if (failed(applyPassManagerCLOptions(fuse)))
+      return 1;
+    buildFusePhase(fuse);
+    if (failed(fuse.run(*module)))
+      return 1;
+  }
   if (until >= Phase::Lower)
-    return compileModel(*module, options, emitting);
+    return compileModel(*module, options, emitting,
+                        unfused ? *unfused : ModuleOp());
 
   std::string message;
   std::unique_ptr<llvm::ToolOutputFile> out =

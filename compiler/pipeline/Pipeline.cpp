@@ -49,9 +49,12 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   // graph: with every value bound, size queries fold to the symbols.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  if (options.until == Phase::Graph)
+  if (options.until == Phase::Graph || !options.fuse)
     return;
+  buildFusePhase(pm);
+}
 
+void tsc::buildFusePhase(OpPassManager &pm) {
   // fuse: norms first, so their square roots are not mistaken for parts of
   // other formulas; then GELU and SiLU.
   pm.addNestedPass<func::FuncOp>(createFuseNormsPass());
@@ -60,12 +63,16 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   // transposes.
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createFuseAttentionPass());
-  // fuse: projections of one input (Q/K/V, gate/up) as one GEMM; weights are
-  // concatenated at compile time by the canonicalizer that follows.
+  // fuse: bias and residual adds into the GEMMs, then projections of one
+  // input (Q/K/V, gate/up) as one GEMM; weights and biases are concatenated
+  // at compile time by the canonicalizer that follows.
+  pm.addNestedPass<func::FuncOp>(createFuseGemmEpiloguesPass());
   pm.addNestedPass<func::FuncOp>(createMergeGemmsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // fuse: the new ops get their bindings; the contract holds after each phase.
+  BindSymbolicShapesPassOptions bindOptions;
+  bindOptions.requireAll = true;
   pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
 }
 

@@ -36,11 +36,18 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
           clEnumValN(Phase::Import, "import", "stop after import"),
           clEnumValN(Phase::Graph, "graph", "stop after the graph phase"),
           clEnumValN(Phase::Fuse, "fuse", "stop after the fuse phase"))};
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Run the fuse phase's passes (off: the "
+                                   "graph as it is, for comparison)"),
+                    llvm::cl::init(true)};
 };
 
 /// Adds the passes of every phase up to `options.until` to `pm` (anchored on
 /// builtin.module).
 void buildTscPipeline(OpPassManager &pm, const TscPipelineOptions &options);
+
+/// The fuse phase alone, for a module that went through the graph phase.
+void buildFusePhase(OpPassManager &pm);
 
 /// Registers `tsc-pipeline` for tsc-opt.
 void registerTscPipeline();

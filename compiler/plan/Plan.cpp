@@ -8,6 +8,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -69,15 +70,24 @@ namespace {
 
 constexpr uint64_t kAlignment = 64;
 
-/// Ops whose kernels chain into one: elementwise ops and the row-wise norms
-/// and softmax. Linalg's elementwise fusion then makes a chain one pass over
-/// memory (a residual add inside the layer norm that follows it, say).
+/// Reshapes of dense row-major data: views in the plan, and inside a fused
+/// kernel plain tensor ops.
+bool isViewOp(Operation *op) {
+  return op && isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op);
+}
+
+/// Ops whose kernels chain into one: elementwise ops, the row-wise norms
+/// and softmax, and the slicing ops of a split projection or a rotary
+/// embedding. Linalg's elementwise fusion then makes a chain one pass over
+/// memory (a residual add inside the layer norm that follows it, say;
+/// silu(gate) · up straight from the split gate/up projection).
 bool isFusible(Operation *op) {
   return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp,
              ErfOp, SigmoidOp, ReluOp, SiluOp, SinOp, CosOp, NotOp, GeluOp,
              ClipOp, CastOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
              EqualOp, LessOp, GreaterOp, AndOp, OrOp, WhereOp, LayerNormOp,
-             RmsNormOp, SoftmaxOp>(op);
+             RmsNormOp, SoftmaxOp, SplitOp, SliceOp, ConcatOp>(op) ||
+         isViewOp(op);
 }
 
 /// Builds one plan; the methods fail after emitting an error on the op at
@@ -94,9 +104,12 @@ private:
   FailureOr<unsigned> addValue(Value v, Storage storage, Operation *at);
   LogicalResult addWeight(ConstantOp op);
   LogicalResult addStep(Operation *op);
-  bool tryJoinLastKernel(Operation *op);
+  LogicalResult planOp(Operation *op);
+  bool tryJoinLastKernel(Operation *op, bool horizontal = false);
+  void finalizeKernel(PlanStep &step);
   void dropDeadValues();
   bool tryGemm(Operation *op);
+  bool canAccumulateInPlace(unsigned v, Operation *op);
   AffineExpr product(ArrayRef<unsigned> dims);
   LogicalResult addOutputs(func::ReturnOp ret);
   void planArena();
@@ -115,6 +128,10 @@ private:
   DenseMap<unsigned, unsigned> definingStep;
   /// Values that became internal to a fused kernel: no buffer.
   DenseSet<unsigned> dead;
+  /// Kernel steps that more than one op joined.
+  DenseSet<unsigned> fusedSteps;
+  /// Steps made so far (kernel names stay unique when steps move).
+  unsigned stepsCreated = 0;
 };
 
 unsigned Planner::exprId(AffineExpr expr) {
@@ -204,6 +221,24 @@ AffineExpr Planner::product(ArrayRef<unsigned> dims) {
   return result;
 }
 
+/// Whether a step at `op` may overwrite the storage of `v`: an arena value
+/// that no op after `op` reads, through `v` or any view sharing its storage.
+bool Planner::canAccumulateInPlace(unsigned v, Operation *op) {
+  unsigned base = root(v);
+  if (plan.values[base].storage != Storage::Arena ||
+      !definingStep.count(base))
+    return false;
+  for (auto [i, value] : llvm::enumerate(plan.values)) {
+    if (!value.value || root(i) != base)
+      continue;
+    for (Operation *user : value.value.getUsers())
+      if (user != op && !isa<BindShapeOp>(user) &&
+          (user->getBlock() != op->getBlock() || op->isBeforeInBlock(user)))
+        return false;
+  }
+  return true;
+}
+
 /// matmul/linear in fp32 whose operands are plain row-major matrices (or
 /// batches of them) go to the GEMM library.
 bool Planner::tryGemm(Operation *op) {
@@ -213,13 +248,14 @@ bool Planner::tryGemm(Operation *op) {
     return cast<RankedTensorType>(v.getType()).getElementType().isF32();
   };
   auto idx = [&](Value v) { return plan.lookup(v); };
-  Value lhs, rhs, bias;
+  Value lhs, rhs, bias, residual;
   bool transB = false;
   if (auto linear = dyn_cast<LinearOp>(op)) {
     lhs = linear.getInput();
     rhs = linear.getWeight();
     bias = linear.getBias();
-    transB = true;
+    residual = linear.getResidual();
+    transB = !linear.getWeightKn();
     if (cast<RankedTensorType>(rhs.getType()).getRank() != 2 ||
         (bias && cast<RankedTensorType>(bias.getType()).getRank() != 1))
       return false;
@@ -231,7 +267,8 @@ bool Planner::tryGemm(Operation *op) {
   }
   Value result = op->getResult(0);
   if (!isF32(lhs) || !isF32(rhs) || !isF32(result) || !idx(lhs) || !idx(rhs) ||
-      (bias && (!idx(bias) || !isF32(bias))))
+      (bias && (!idx(bias) || !isF32(bias))) ||
+      (residual && (!idx(residual) || !isF32(residual))))
     return false;
   int64_t lhsRank = cast<RankedTensorType>(lhs.getType()).getRank();
   int64_t rhsRank = cast<RankedTensorType>(rhs.getType()).getRank();
@@ -273,6 +310,16 @@ bool Planner::tryGemm(Operation *op) {
   step.b = *idx(rhs);
   step.c = *c;
   step.bias = bias ? *idx(bias) : ~0u;
+  if (residual) {
+    // C = A·B + R: with beta = 1 the library accumulates onto R, in place
+    // when nothing reads R afterwards.
+    step.residual = *idx(residual);
+    step.beta = 1.0f;
+    if (canAccumulateInPlace(step.residual, op)) {
+      plan.values[*c].storage = Storage::View;
+      plan.values[*c].base = root(step.residual);
+    }
+  }
   step.batch = exprId(batch);
   step.m = exprId(m);
   step.n = exprId(n);
@@ -286,10 +333,55 @@ bool Planner::tryGemm(Operation *op) {
   step.ops.push_back(op);
   definingStep[*c] = plan.steps.size();
   plan.steps.push_back(step);
+  ++stepsCreated;
   return true;
 }
 
+/// Plans `op`. An op that does not read the last step while that is a
+/// fusion group still able to grow (a mask or table computed between a
+/// split projection and its attention, say) joins the group if it is
+/// fusible (horizontal fusion: one kernel instead of two) and is planned
+/// before the group otherwise; the group stays last and open for what
+/// follows.
 LogicalResult Planner::addStep(Operation *op) {
+  if (!options.fuseKernels || isViewOp(op) || plan.steps.empty())
+    return planOp(op);
+  unsigned openIndex = plan.steps.size() - 1;
+  PlanStep &last = plan.steps.back();
+  if (last.kind != PlanStep::Kind::Kernel || !llvm::all_of(last.ops, isFusible))
+    return planOp(op);
+  for (Value operand : op->getOperands()) {
+    if (!isa<TensorType>(operand.getType()))
+      continue;
+    std::optional<unsigned> index = plan.lookup(operand);
+    if (!index)
+      return planOp(op); // planOp reports it
+    auto it = definingStep.find(root(*index));
+    if (it != definingStep.end() && it->second == openIndex)
+      return planOp(op);
+  }
+  if (isFusible(op) && tryJoinLastKernel(op, /*horizontal=*/true))
+    return success();
+  SmallVector<unsigned> openValues;
+  for (auto &[value, step] : definingStep)
+    if (step == openIndex)
+      openValues.push_back(value);
+  PlanStep open = std::move(plan.steps.back());
+  plan.steps.pop_back();
+  bool fused = fusedSteps.erase(openIndex);
+  for (unsigned v : openValues)
+    definingStep.erase(v);
+  LogicalResult planned = planOp(op);
+  unsigned moved = plan.steps.size();
+  for (unsigned v : openValues)
+    definingStep[v] = moved;
+  if (fused)
+    fusedSteps.insert(moved);
+  plan.steps.push_back(std::move(open));
+  return planned;
+}
+
+LogicalResult Planner::planOp(Operation *op) {
   // Reshapes of dense row-major data are views.
   if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op)) {
     std::optional<unsigned> base = plan.lookup(op->getOperand(0));
@@ -308,7 +400,7 @@ LogicalResult Planner::addStep(Operation *op) {
   PlanStep step;
   step.kind = PlanStep::Kind::Kernel;
   // The op in the name makes profiles and symbol tables readable.
-  step.name = "tsc_kernel_" + std::to_string(plan.steps.size()) + "_" +
+  step.name = "tsc_kernel_" + std::to_string(stepsCreated++) + "_" +
               op->getName().stripDialect().str();
   step.ops.push_back(op);
   for (Value operand : op->getOperands()) {
@@ -333,34 +425,42 @@ LogicalResult Planner::addStep(Operation *op) {
   return success();
 }
 
-/// Appends fusible `op` to the last step when that is a kernel of fusible
-/// ops producing an operand that only `op` uses: the operand then lives
-/// inside the kernel and needs no buffer.
-bool Planner::tryJoinLastKernel(Operation *op) {
-  if (!isFusible(op) || plan.steps.empty())
+/// Appends `op` to the last step when that is a kernel of fusible ops that
+/// produces one of `op`'s operands (directly or through reshapes, which
+/// join with it): `op` is fusible, or attention, which ends the group (its
+/// Q/K/V split and rotary prologue then run in the same kernel).
+/// With `horizontal`, `op` joins without reading the kernel's values.
+/// finalizeKernel later keeps buffers only for what is read outside.
+bool Planner::tryJoinLastKernel(Operation *op, bool horizontal) {
+  bool tail = isa<AttentionOp>(op);
+  if ((!isFusible(op) && !tail) || plan.steps.empty())
     return false;
   PlanStep &last = plan.steps.back();
   if (last.kind != PlanStep::Kind::Kernel || !llvm::all_of(last.ops, isFusible))
     return false;
-  // Shape bindings are declarations, not uses.
-  auto internal = [&](Value v) {
-    if (!llvm::is_contained(last.ops, v.getDefiningOp()))
-      return false;
-    auto users = llvm::make_filter_range(
-        v.getUsers(), [](Operation *user) { return !isa<BindShapeOp>(user); });
-    return llvm::hasSingleElement(users) && *users.begin() == op;
-  };
-  if (llvm::none_of(op->getOperands(), internal))
-    return false;
-  SmallVector<unsigned> inputs;
+  // The reshapes between the kernel's values and `op`, outermost first.
+  SmallVector<Operation *> views;
+  bool joins = false;
   for (Value operand : op->getOperands()) {
-    if (!isa<TensorType>(operand.getType()))
+    SmallVector<Operation *> chain;
+    Value v = operand;
+    while (isViewOp(v.getDefiningOp()) &&
+           !llvm::is_contained(last.ops, v.getDefiningOp())) {
+      chain.push_back(v.getDefiningOp());
+      v = v.getDefiningOp()->getOperand(0);
+    }
+    if (!llvm::is_contained(last.ops, v.getDefiningOp()))
       continue;
-    std::optional<unsigned> index = plan.lookup(operand);
-    if (!index)
-      return false;
-    inputs.push_back(*index);
+    joins = true;
+    for (Operation *view : llvm::reverse(chain))
+      if (!llvm::is_contained(views, view))
+        views.push_back(view);
   }
+  if (!joins && !horizontal)
+    return false;
+  for (Value operand : op->getOperands())
+    if (isa<TensorType>(operand.getType()) && !plan.lookup(operand))
+      return false;
   SmallVector<unsigned> results;
   for (Value result : op->getResults()) {
     FailureOr<unsigned> index = addValue(result, Storage::Arena, op);
@@ -368,28 +468,64 @@ bool Planner::tryJoinLastKernel(Operation *op) {
       return false;
     results.push_back(*index);
   }
-  for (auto [operand, index] : llvm::zip(
-           llvm::make_filter_range(op->getOperands(),
-                                   [](Value v) {
-                                     return isa<TensorType>(v.getType());
-                                   }),
-           inputs)) {
-    if (internal(operand)) {
-      llvm::erase(last.buffers, index);
-      plan.valueIndex.erase(operand);
-      definingStep.erase(index);
-      dead.insert(index);
-    } else if (!llvm::is_contained(last.buffers, index)) {
-      last.buffers.push_back(index);
-    }
-  }
-  for (unsigned index : results) {
-    last.buffers.push_back(index);
-    definingStep[index] = plan.steps.size() - 1;
-  }
+  unsigned stepIndex = plan.steps.size() - 1;
+  for (unsigned index : results)
+    definingStep[index] = stepIndex;
+  llvm::append_range(last.ops, views);
   last.ops.push_back(op);
   last.name += "_" + op->getName().stripDialect().str();
+  fusedSteps.insert(stepIndex);
   return true;
+}
+
+/// Sets a fused kernel's buffers: the values it reads from outside, then the
+/// values it produces that something outside reads (directly or through a
+/// reshape). The others live only inside the kernel and need no storage.
+void Planner::finalizeKernel(PlanStep &step) {
+  DenseSet<Operation *> inside(step.ops.begin(), step.ops.end());
+  std::function<bool(Value)> readOutside = [&](Value v) {
+    for (Operation *user : v.getUsers()) {
+      if (isa<BindShapeOp>(user))
+        continue;
+      if (!inside.contains(user))
+        return true;
+      if (isViewOp(user) && readOutside(user->getResult(0)))
+        return true;
+    }
+    return false;
+  };
+  SmallVector<unsigned> inputs, outputs;
+  for (Operation *op : step.ops) {
+    for (Value operand : op->getOperands()) {
+      if (!isa<TensorType>(operand.getType()) ||
+          inside.contains(operand.getDefiningOp()))
+        continue;
+      unsigned index = *plan.lookup(operand);
+      if (!llvm::is_contained(inputs, index))
+        inputs.push_back(index);
+    }
+  }
+  for (Operation *op : step.ops) {
+    for (Value result : op->getResults()) {
+      std::optional<unsigned> index = plan.lookup(result);
+      if (!index)
+        continue;
+      if (isViewOp(op)) {
+        // The view's storage is its base's; it is dead with it.
+        if (!readOutside(result))
+          dead.insert(*index);
+        continue;
+      }
+      if (readOutside(result)) {
+        outputs.push_back(*index);
+        continue;
+      }
+      dead.insert(*index);
+      definingStep.erase(*index);
+    }
+  }
+  step.buffers = inputs;
+  llvm::append_range(step.buffers, outputs);
 }
 
 /// Renumbers the values without the ones fusion made internal.
@@ -419,6 +555,7 @@ void Planner::dropDeadValues() {
       fix(step.b);
       fix(step.c);
       fix(step.bias);
+      fix(step.residual);
     } else if (step.kind == PlanStep::Kind::Copy) {
       fix(step.source);
       fix(step.destination);
@@ -427,8 +564,14 @@ void Planner::dropDeadValues() {
   for (auto *list : {&plan.inputs, &plan.outputs})
     for (auto &entry : *list)
       fix(entry.second);
-  for (auto &entry : plan.valueIndex)
+  SmallVector<Value> gone;
+  for (auto &entry : plan.valueIndex) {
     fix(entry.second);
+    if (entry.second == ~0u)
+      gone.push_back(entry.first);
+  }
+  for (Value v : gone)
+    plan.valueIndex.erase(v);
   plan.values = std::move(kept);
 }
 
@@ -479,8 +622,9 @@ void Planner::planArena() {
     SmallVector<unsigned> used(step.buffers);
     if (step.kind == PlanStep::Kind::Gemm) {
       used.append({step.a, step.b, step.c});
-      if (step.bias != ~0u)
-        used.push_back(step.bias);
+      for (unsigned v : {step.bias, step.residual})
+        if (v != ~0u)
+          used.push_back(v);
     } else if (step.kind == PlanStep::Kind::Copy) {
       used.append({step.source, step.destination});
     }
@@ -578,6 +722,8 @@ FailureOr<Plan> Planner::run() {
     if (failed(addStep(&op)))
       return failure();
   }
+  for (unsigned s : fusedSteps)
+    finalizeKernel(plan.steps[s]);
   dropDeadValues();
   planArena();
   return std::move(plan);
@@ -589,22 +735,147 @@ FailureOr<Plan> plan::buildPlan(func::FuncOp func, const PlanOptions &options) {
   return Planner(func, options).run();
 }
 
-void plan::printReport(const Plan &plan, llvm::raw_ostream &os) {
-  unsigned kernels = 0, gemms = 0, copies = 0, views = 0;
-  for (const PlanStep &step : plan.steps) {
+uint64_t plan::estimateTraffic(const Plan &plan, const PlanStep &step) {
+  auto bytes = [&](unsigned v) { return plan.values[v].byteSize; };
+  switch (step.kind) {
+  case PlanStep::Kind::Kernel: {
+    uint64_t total = 0;
+    for (unsigned v : step.buffers)
+      total += bytes(v);
+    return total;
+  }
+  case PlanStep::Kind::Gemm: {
+    bool accumulates = step.beta != 0.0f || step.residual != ~0u;
+    uint64_t total = bytes(step.a) + bytes(step.b) + bytes(step.c) *
+                                                         (accumulates ? 2 : 1);
+    if (step.bias != ~0u)
+      total += bytes(step.bias);
+    return total;
+  }
+  case PlanStep::Kind::Copy:
+    return bytes(step.source) + bytes(step.destination);
+  }
+  llvm_unreachable("unknown step kind");
+}
+
+/// The node name an op was imported from, if any.
+static std::optional<StringRef> sourceName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().strref();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::optional<StringRef> name = sourceName(inner))
+        return name;
+  return std::nullopt;
+}
+
+std::string plan::getLayer(const PlanStep &step) {
+  for (Operation *op : step.ops) {
+    std::optional<StringRef> name = sourceName(op->getLoc());
+    if (!name)
+      continue;
+    SmallVector<StringRef> parts;
+    name->split(parts, '/');
+    size_t length = 0;
+    for (StringRef part : parts) {
+      length += part.size() + 1;
+      auto [stem, number] = part.rsplit('.');
+      if (!stem.empty() && !number.empty() &&
+          llvm::all_of(number, llvm::isDigit))
+        return name->take_front(length - 1).str();
+    }
+  }
+  return "";
+}
+
+namespace {
+struct Totals {
+  unsigned kernels = 0, gemms = 0, copies = 0;
+  uint64_t traffic = 0;
+  void add(const Plan &plan, const PlanStep &step) {
     kernels += step.kind == PlanStep::Kind::Kernel;
     gemms += step.kind == PlanStep::Kind::Gemm;
     copies += step.kind == PlanStep::Kind::Copy;
+    traffic += estimateTraffic(plan, step);
   }
+  unsigned steps() const { return kernels + gemms + copies; }
+};
+
+Totals totalsOf(const Plan &plan) {
+  Totals t;
+  for (const PlanStep &step : plan.steps)
+    t.add(plan, step);
+  return t;
+}
+
+std::string megabytes(uint64_t bytes) {
+  return llvm::formatv("{0:F2} MB", double(bytes) / 1e6).str();
+}
+} // namespace
+
+void plan::printReport(const Plan &plan, const Plan *unfused,
+                       llvm::raw_ostream &os) {
+  Totals total = totalsOf(plan);
+  unsigned views = 0;
   for (const PlanValue &value : plan.values)
     views += value.storage == Storage::View;
-  os << "plan: " << plan.steps.size() << " steps: " << kernels
-     << " kernels, " << gemms << " GEMM library calls, " << copies
-     << " copies; " << views << " reshapes as views\n";
+  os << "plan: " << plan.steps.size() << " steps: " << total.kernels
+     << " kernels, " << total.gemms << " GEMM library calls, " << total.copies
+     << " copies; " << views << " views (reshapes, in-place results)\n";
   os << "symbols:";
   for (const PlanSymbol &s : plan.symbols)
     os << " " << s.name << "=[" << s.min << ", " << s.max << "]";
   os << "\n";
+  os << "memory traffic (estimate at the symbols' maxima): "
+     << megabytes(total.traffic) << "\n";
+  if (unfused) {
+    Totals off = totalsOf(*unfused);
+    os << llvm::formatv("fusion              {0,12} {1,12}\n", "on", "off");
+    os << llvm::formatv("kernels             {0,12} {1,12}\n", total.kernels,
+                        off.kernels);
+    os << llvm::formatv("GEMM library calls  {0,12} {1,12}\n", total.gemms,
+                        off.gemms);
+    os << llvm::formatv("copies              {0,12} {1,12}\n", total.copies,
+                        off.copies);
+    os << llvm::formatv("memory traffic      {0,12} {1,12}\n",
+                        megabytes(total.traffic), megabytes(off.traffic));
+    os << llvm::formatv("arena               {0,12} {1,12}\n",
+                        megabytes(plan.arenaSize),
+                        megabytes(unfused->arenaSize));
+  }
+
+  // Per layer, in order of first appearance.
+  std::vector<std::pair<std::string, Totals>> layers;
+  Totals outside;
+  for (const PlanStep &step : plan.steps) {
+    std::string layer = getLayer(step);
+    if (layer.empty()) {
+      outside.add(plan, step);
+      continue;
+    }
+    auto it = llvm::find_if(layers, [&](auto &l) { return l.first == layer; });
+    if (it == layers.end()) {
+      layers.emplace_back(layer, Totals());
+      it = std::prev(layers.end());
+    }
+    it->second.add(plan, step);
+  }
+  if (!layers.empty()) {
+    unsigned most = 0;
+    for (auto &[name, t] : layers)
+      most = std::max(most, t.steps());
+    os << "layers: " << layers.size() << ", at most " << most
+       << " kernels + library calls each\n";
+    for (auto &[name, t] : layers)
+      os << llvm::formatv("  {0,-40} {1,3} kernels {2,3} GEMM calls {3,3} "
+                          "copies {4,12}\n",
+                          name, t.kernels, t.gemms, t.copies,
+                          megabytes(t.traffic));
+    os << llvm::formatv("  {0,-40} {1,3} kernels {2,3} GEMM calls {3,3} "
+                        "copies {4,12}\n",
+                        "(outside layers)", outside.kernels, outside.gemms,
+                        outside.copies, megabytes(outside.traffic));
+  }
   os << "arena: " << plan.arenaSize
      << " bytes at the symbols' maxima; intermediates sum to "
      << plan.intermediateBytes << " bytes"
@@ -614,4 +885,34 @@ void plan::printReport(const Plan &plan, llvm::raw_ostream &os) {
                                               double(plan.intermediateBytes))
                          : 0.0);
   os << "weights: " << plan.weights.size() << " bytes\n";
+  os << "steps:\n";
+  for (auto [i, step] : llvm::enumerate(plan.steps)) {
+    std::string what;
+    switch (step.kind) {
+    case PlanStep::Kind::Kernel:
+      what = step.name;
+      break;
+    case PlanStep::Kind::Gemm:
+      what = "gemm";
+      if (step.bias != ~0u)
+        what += "+bias";
+      if (step.residual != ~0u) {
+        auto storageOf = [&](unsigned v) {
+          while (plan.values[v].storage == Storage::View)
+            v = plan.values[v].base;
+          return v;
+        };
+        what += storageOf(step.c) == storageOf(step.residual)
+                    ? "+residual (in place)"
+                    : "+residual";
+      }
+      break;
+    case PlanStep::Kind::Copy:
+      what = "copy";
+      break;
+    }
+    os << llvm::formatv("  {0,4} {1,-60} {2,12}  {3}\n", i, what,
+                        megabytes(estimateTraffic(plan, step)),
+                        getLayer(step));
+  }
 }

@@ -55,8 +55,9 @@ struct PlanStep {
   SmallVector<Operation *> ops;
   /// Kernel: the buffers passed, inputs first, then results.
   SmallVector<unsigned> buffers;
-  /// Gemm: operands and shape; see docs/artifact-format.md.
-  unsigned a = 0, b = 0, c = 0, bias = ~0u;
+  /// Gemm: operands and shape; see docs/artifact-format.md. A residual
+  /// (~0u: none) has C's layout and may be C itself (accumulated in place).
+  unsigned a = 0, b = 0, c = 0, bias = ~0u, residual = ~0u;
   bool transA = false, transB = false;
   unsigned batch = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0,
            strideA = 0, strideB = 0, strideC = 0;
@@ -93,9 +94,22 @@ struct PlanOptions {
 /// Plans `func` (after the fuse phase). Errors are emitted on the op at fault.
 FailureOr<Plan> buildPlan(func::FuncOp func, const PlanOptions &options);
 
-/// Prints what `tsc --report` shows: steps by kind, arena against the sum of
-/// the intermediates, weights.
-void printReport(const Plan &plan, llvm::raw_ostream &os);
+/// Estimated bytes of memory a step moves at the symbols' maxima: each
+/// buffer it reads or writes counted once (a GEMM's C twice when it
+/// accumulates onto it); what a kernel keeps in registers or cache is free.
+uint64_t estimateTraffic(const Plan &plan, const PlanStep &step);
+
+/// The model layer a step belongs to, from its ops' source names: the node
+/// path up to the first component numbered like `layers.3` or `h.3`
+/// ("/encoder/layer.3"); empty for the embedding, the head and anything
+/// unnamed.
+std::string getLayer(const PlanStep &step);
+
+/// Prints what `tsc --report` shows: kernels and library calls in all and
+/// per layer, estimated memory traffic, arena against the sum of the
+/// intermediates, weights, then every step. With `unfused` (the same model
+/// planned without the fuse phase) the totals are compared side by side.
+void printReport(const Plan &plan, const Plan *unfused, llvm::raw_ostream &os);
 
 } // namespace mlir::tsc::plan
 

@@ -10,8 +10,11 @@ and seq), and run at (batch, seq) = (1, 7) and (3, 64) on deterministic
 inputs: token ids drawn from the vocabulary, an attention mask with trailing
 padding in some rows. Every output is compared with ONNX Runtime's
 (CPUExecutionProvider, same inputs): same shape and dtype, relative L2
-`|out - ref|_2 / |ref|_2` at most 1e-4. Prints per model the plan line of
-`tsc --report` and the largest relative L2 per output.
+`|out - ref|_2 / |ref|_2` at most 1e-4. The fused graph (`--emit=fuse`) and
+the plan (`--report`) are checked too: one tsc.attention per layer with the
+head transposes absorbed, every norm and GELU one op, at most 8 kernels +
+library calls per layer (9 for the Llama style). Prints per model the plan
+line of `tsc --report` and the largest relative L2 per output.
 
 Usage: run_models.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
                      [--xunit FILE] [--filter TEXT] [--keep DIR]
@@ -57,7 +60,7 @@ def sanitize(name):
 
 
 def export_all(out, only):
-    """[(name, path, vocab size)] of every model whose name contains `only`.
+    """[(name, path, vocab size, layers)] of every model whose name contains `only`.
     MiniLM's export is checked against torch here (a failure raises)."""
     models = []
     with warnings.catch_warnings():
@@ -67,7 +70,7 @@ def export_all(out, only):
                 if only in f"{name}-opset{opset}":
                     models.append((f"{name}-opset{opset}",
                                    export_models.export(name, opset, out),
-                                   export_models.VOCAB))
+                                   export_models.VOCAB, export_models.LAYERS))
         if only in "minilm-opset14":
             model, config = minilm.minilm()
             path = minilm.export(model, out / "minilm-opset14.onnx")
@@ -76,18 +79,53 @@ def export_all(out, only):
                   + ", ".join(f"{n} {e:.1e}" for n, e in worst.items()))
             if not all(e <= TOLERANCE for e in worst.values()):
                 raise Failure(f"minilm export: ONNX Runtime differs from torch: {worst}")
-            models.append(("minilm-opset14", path, config["vocab_size"]))
+            models.append(("minilm-opset14", path, config["vocab_size"],
+                           config["num_hidden_layers"]))
     return models
 
 
-def compile_model(tsc, path, artifact):
-    """Compiles `path`; returns the plan line of --report."""
+def check_fusion(name, layers, fused, report):
+    """The fuse phase's promise for a transformer (issue 6): every attention
+    block one tsc.attention with its head transposes absorbed, every norm and
+    GELU one op, and at most `budget` kernels + library calls per layer in
+    the plan (8; 9 for the Llama style, whose rotary embedding adds work)."""
+    ops = re.findall(r"= tsc\.(\w+)", fused)
+    count = lambda op: ops.count(op)
+    budget = 9 if name.startswith("llama") else 8
+    problems = []
+    if count("attention") != layers:
+        problems.append(f"{count('attention')} tsc.attention for {layers} layers")
+    norms = count("layer_norm") + count("rms_norm")
+    if norms != 2 * layers + 1:
+        problems.append(f"{norms} norm ops, expected {2 * layers + 1}")
+    # (A square root may remain: MiniLM's sentence embedding is L2-normalized.)
+    leftovers = {op: count(op) for op in ("softmax", "transpose", "erf", "tanh", "sigmoid")
+                 if count(op)}
+    if leftovers:
+        problems.append(f"unfused ops left: {leftovers}")
+    m = re.search(r"^layers: (\d+), at most (\d+) kernels", report, re.M)
+    if not m:
+        problems.append("no 'layers:' line in tsc --report")
+    elif int(m.group(1)) != layers or int(m.group(2)) > budget:
+        problems.append(f"plan: {m.group(1)} layers with at most {m.group(2)} kernels + "
+                        f"library calls each; expected {layers} with at most {budget}")
+    if problems:
+        raise Failure("fusion: " + "; ".join(problems))
+    return f"{int(m.group(2))} per layer"
+
+
+def compile_model(tsc, path, artifact, name, layers):
+    """Compiles `path` and checks its fusion; returns the plan line of
+    --report and the per-layer step count."""
     graph = subprocess.run([tsc, str(path), "--emit=graph"], capture_output=True, text=True)
     if graph.returncode:
         raise Failure(first_error("tsc --emit=graph", graph))
     symbols = sorted(set(re.findall(r'tsc\.symbol "(\w+)"', graph.stdout)))
     if symbols != ["batch", "seq"]:
         raise Failure(f"symbols are {symbols}, expected batch and seq")
+    fused = subprocess.run([tsc, str(path), "--emit=fuse"], capture_output=True, text=True)
+    if fused.returncode:
+        raise Failure(first_error("tsc --emit=fuse", fused))
     proc = subprocess.run([tsc, str(path), "-o", str(artifact), "--report"] + DIMS,
                           capture_output=True, text=True, timeout=1200)
     if proc.returncode:
@@ -95,8 +133,10 @@ def compile_model(tsc, path, artifact):
         if len(missing) > 1:
             raise Failure(f"tsc: no host lowering for {', '.join(missing)}")
         raise Failure(first_error("tsc", proc))
+    per_layer = check_fusion(name, layers, fused.stdout, proc.stdout)
     plan = next((l for l in proc.stdout.splitlines() if l.startswith("plan:")), "")
-    return plan[len("plan:"):].strip() or "(no plan line in --report)"
+    plan = plan[len("plan:"):].strip() or "(no plan line in --report)"
+    return f"{plan.split(';')[0]}; {per_layer}"
 
 
 def run_artifact(tsc_run, artifact, inputs, work):
@@ -112,11 +152,11 @@ def run_artifact(tsc_run, artifact, inputs, work):
     return lambda name: np.load(work / "out" / f"{sanitize(name)}.npy")
 
 
-def check_model(args, name, path, vocab, work):
+def check_model(args, name, path, vocab, layers, work):
     """Returns (plan line, {output: max rel L2}, problems)."""
     work.mkdir(parents=True, exist_ok=True)
     artifact = work / f"{name}.tscm"
-    plan = compile_model(args.tsc, path, artifact)
+    plan = compile_model(args.tsc, path, artifact, name, layers)
     session = minilm.ort_session(path)
     names = [o.name for o in session.get_outputs()]
     worst, problems = {}, []
@@ -174,9 +214,10 @@ def main():
             fail("export", f"export failed: {e}")
             models = []
         rows = []
-        for name, path, vocab in models:
+        for name, path, vocab, layers in models:
             try:
-                plan, worst, problems = check_model(args, name, path, vocab, out / name)
+                plan, worst, problems = check_model(args, name, path, vocab, layers,
+                                                    out / name)
             except Exception as e:  # noqa: BLE001 - one model's failure, reported
                 if not isinstance(e, Failure):
                     e = f"{type(e).__name__}: {e}"

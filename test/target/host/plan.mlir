@@ -13,12 +13,12 @@
 // exp chain into one kernel, so their intermediate has no buffer. %a, %m1,
 // %t and %m2 are 64x32xf32 (8192 bytes) at seq = 64: %a dies before %t is
 // made and %m1 before %m2, so the arena holds two of them.
-// REPORT: plan: 5 steps: 3 kernels, 2 GEMM library calls, 0 copies; 1 reshapes as views
+// REPORT: plan: 5 steps: 3 kernels, 2 GEMM library calls, 0 copies; 1 views (reshapes, in-place results)
 // REPORT: symbols: seq=[1, 64]
 // REPORT: arena: 16384 bytes at the symbols' maxima; intermediates sum to 32768 bytes (reuse saves 50.0%)
 // REPORT: weights: 4096 bytes
 // Without fusion neg and exp are two kernels and %n needs a buffer too.
-// NOFUSE: plan: 6 steps: 4 kernels, 2 GEMM library calls, 0 copies; 1 reshapes as views
+// NOFUSE: plan: 6 steps: 4 kernels, 2 GEMM library calls, 0 copies; 1 views (reshapes, in-place results)
 
 // Each kernel takes the buffer and symbol arrays (the kernel ABI), reads seq
 // from the symbols, views its buffers as memrefs and writes its result in
@@ -45,7 +45,7 @@
 // PROFILE-DAG: 1 x exp
 
 // Magic, then format version 1.0.
-// MAGIC: 89 54 53 43 4d 0d 0a 1a 01 00 00 00
+// MAGIC: 89 54 53 43 4d 0d 0a 1a 01 00 01 00
 
 func.func @chain(%x: tensor<?x32xf32> {tsc.name = "x"}) -> (tensor<?x4x8xf32> {tsc.name = "y"}) {
   %seq = tsc.symbol "seq" [1, 64]
