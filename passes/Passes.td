@@ -129,6 +129,14 @@ def FuseAttentionPass : Pass<"tsc-fuse-attention", "func::FuncOp"> {
     heads repeated for grouped-query attention (unsqueeze/expand/reshape)
     taken unrepeated. Intermediates must be used nowhere else.
 
+    Then the head split/merge transposes go into the op's layout: when Q, K
+    and V are all `transpose [0, 2, 1, 3]` of [B, S, H, D] tensors, the
+    attention takes those with `bshd` and gives its result in [B, S, H, D]
+    too, cancelling the merge transpose. Transposes are first sunk through
+    what lies between them and the attention (a rotary embedding's
+    elementwise ops, slice and concat; a [1, 1, S, D] cos/sin table becomes
+    a reshape), and only where every user of the transpose can take it.
+
     Before:
     ```mlir
     %kt = tsc.transpose %k perm = [0, 1, 3, 2] : ...
@@ -243,7 +251,10 @@ def ConvertTscToLinalgPass : Pass<"tsc-convert-to-linalg", "func::FuncOp"> {
     The first step of the `lower` phase, run on each kernel the memory plan
     outlined. Elementwise ops become `linalg.generic` with numpy broadcasting
     maps; reductions, softmax and norms become generics that reduce the
-    trailing dims; matmul, linear and attention become contractions; data
+    trailing dims; matmul and linear become contractions (a linear's bias and
+    residual seed the accumulator); attention becomes a flash-attention loop
+    nest (an `scf.forall` over batch, head and 32-query blocks, a loop over
+    64-key blocks with an online softmax, never the full score matrix); data
     movement becomes `tensor` slices or index-computing generics. Every
     result is built in destination-passing style from a `tensor.empty` whose
     dynamic dims are read with `tensor.dim`, so bufferization can write it

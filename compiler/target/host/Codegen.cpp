@@ -5,6 +5,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -14,6 +15,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -62,13 +65,51 @@ FailureOr<HostTarget> mlir::tsc::resolveHostTarget(StringRef cpu) {
   return target;
 }
 
+namespace {
+
+/// linalg's elementwise fusion (the patterns of
+/// -linalg-fuse-elementwise-ops), except that a producer fuses only into a
+/// consumer that reads each of its elements once: through a permutation of
+/// all the consumer's loops. Fusing exp(S - m) into P·V, which reads P
+/// across the head dim, would compute every exp Dv times.
+LogicalResult fuseElementwiseOps(ModuleOp kernels) {
+  MLIRContext *context = kernels.getContext();
+  linalg::ControlFusionFn singleUse = [](OpOperand *operand) {
+    Operation *producer = operand->get().getDefiningOp();
+    return producer && producer->hasOneUse();
+  };
+  linalg::ControlFusionFn noRecompute = [&](OpOperand *operand) {
+    auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+    return singleUse(operand) && consumer &&
+           consumer.getMatchingIndexingMap(operand).isPermutation();
+  };
+  RewritePatternSet patterns(context);
+  linalg::populateElementwiseOpsFusionPatterns(patterns, noRecompute);
+  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, singleUse);
+  tensor::populateBubbleUpExpandShapePatterns(patterns);
+  affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
+  linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+  context->getLoadedDialect<linalg::LinalgDialect>()
+      ->getCanonicalizationPatterns(patterns);
+  linalg::populateConstantFoldLinalgOperations(patterns, singleUse);
+  return applyPatternsGreedily(kernels, std::move(patterns));
+}
+
+} // namespace
+
 LogicalResult mlir::tsc::lowerKernels(ModuleOp kernels) {
   PassManager pm(kernels.getContext());
   // tsc ops become linalg on tensors, in destination-passing style.
   pm.addNestedPass<func::FuncOp>(createConvertTscToLinalgPass());
   pm.addPass(createCanonicalizerPass());
+  if (failed(pm.run(kernels)))
+    return failure();
   // Chains of elementwise generics in one kernel become one loop nest.
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  if (failed(fuseElementwiseOps(kernels)))
+    return failure();
+  pm.clear();
   pm.addPass(createCSEPass());
   return pm.run(kernels);
 }
@@ -112,12 +153,29 @@ LogicalResult parallelizeOuterLoops(ModuleOp kernels) {
   return success();
 }
 
+/// The largest temporary a kernel keeps on the stack (OpenMP worker
+/// threads have a few MiB of stack).
+constexpr int64_t kMaxStackTemporaryBytes = 64 * 1024;
+
 /// The bufferization and LLVM lowering of the kernels module.
 LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
   PassManager pm(kernels.getContext());
   // Results were placed in their plan buffers with materialize_in_destination;
   // only temporaries inside a kernel get new allocations.
   pm.addPass(bufferization::createOneShotBufferizePass());
+  // Small static temporaries (attention's score and accumulator tiles) live
+  // on the stack, allocated once per parallel iteration rather than per
+  // inner loop trip: distinct stack objects are what lets LLVM vectorize
+  // their loops without runtime alias checks.
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createPromoteBuffersToStackPass([](Value alloc) {
+        auto type = cast<MemRefType>(alloc.getType());
+        return type.hasStaticShape() &&
+               type.getNumElements() *
+                       (type.getElementTypeBitWidth() / 8) <=
+                   kMaxStackTemporaryBytes;
+      }));
   // Temporaries are freed before the kernel returns.
   bufferization::buildBufferDeallocationPipeline(pm);
   if (failed(pm.run(kernels)))
@@ -229,7 +287,13 @@ mlir::tsc::compileKernels(ModuleOp kernels, const HostTarget &target) {
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder builder(machine.get());
+    // No unrolling before vectorization: a small static innermost loop (a
+    // head dim of 32, say) would be unrolled away first, and the vectorizer
+    // would then vectorize the loop around it with gathers and scatters.
+    // The vectorizer still interleaves the loops it vectorizes.
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopUnrolling = false;
+    llvm::PassBuilder builder(machine.get(), tuning);
     builder.registerModuleAnalyses(mam);
     builder.registerCGSCCAnalyses(cgam);
     builder.registerFunctionAnalyses(fam);

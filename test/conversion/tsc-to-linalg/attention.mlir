@@ -48,7 +48,7 @@
 // CHECK:             %[[LS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<32xf32>) outs(%[[L]] : tensor<32xf32>)
 // CHECK:             %[[L2:.+]] = linalg.generic {{.+}} ins(%[[P]] : tensor<32x64xf32>) outs(%[[LS]] : tensor<32xf32>)
 // CHECK:             %[[AS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<32xf32>) outs(%[[ACC]] : tensor<32x16xf32>)
-// CHECK:             %[[A2:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[P]], %[[VT]] : tensor<32x64xf32>, tensor<64x16xf32>) outs(%[[AS]] : tensor<32x16xf32>)
+// CHECK:             %[[A2:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[P]], %[[VT]] : tensor<32x64xf32>, tensor<64x16xf32>) outs(%[[AS]] : tensor<32x16xf32>)
 // CHECK:             scf.yield %[[STATS]]#0, %[[L2]], %[[A2]]
 // CHECK:           %[[TILE:.+]] = linalg.generic {{.+}} ins(%[[LOOP]]#2, %[[LOOP]]#1 : tensor<32x16xf32>, tensor<32xf32>)
 // CHECK:             arith.divf
