@@ -3,6 +3,7 @@
 #include "passes/Passes.h"
 #include "passes/transforms/MatchUtils.h"
 
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir::tsc {
@@ -21,8 +22,77 @@ struct Gemm {
   ConstantOp weight;
 };
 
+/// split(x)[i] each reshaped [..., n_i] -> [..., n_i / d, d] with one d
+/// (the Q/K/V pieces of a projection split into heads) -> split(reshape(x)
+/// to [..., N / d, d]) along the heads axis. The reshape of the projection
+/// is a view, and the pieces are strided slices of it: a kernel reading
+/// them needs no copy, where a reshape of a strided slice needs one.
+struct SplitHeadsAfterReshape : OpRewritePattern<SplitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SplitOp op, PatternRewriter &rw) const override {
+    RankedTensorType inputType = op.getInput().getType();
+    int64_t rank = inputType.getRank();
+    if (static_cast<int64_t>(op.getAxis()) != rank - 1 ||
+        inputType.isDynamicDim(rank - 1))
+      return rw.notifyMatchFailure(op, "not a split of a static last dim");
+    SmallVector<ReshapeOp> reshapes;
+    int64_t d = 0;
+    for (Value piece : op.getResults()) {
+      if (!hasUsesIgnoringBindings(piece, 1))
+        return failure();
+      ReshapeOp reshape;
+      for (Operation *user : piece.getUsers())
+        if (auto r = dyn_cast<ReshapeOp>(user))
+          reshape = r;
+      if (!reshape)
+        return failure();
+      RankedTensorType from = cast<RankedTensorType>(piece.getType());
+      RankedTensorType to = reshape.getType();
+      // [..., n] -> [..., n / d, d] with the same leading dims.
+      if (to.getRank() != rank + 1 ||
+          to.getShape().take_front(rank - 1) != from.getShape().drop_back() ||
+          to.isDynamicDim(rank - 1) || to.isDynamicDim(rank) ||
+          (d && to.getDimSize(rank) != d) ||
+          (!reshapes.empty() && reshape.getShape() != reshapes[0].getShape()))
+        return failure();
+      d = to.getDimSize(rank);
+      reshapes.push_back(reshape);
+    }
+    if (reshapes.empty() || d <= 0 || inputType.getDimSize(rank - 1) % d != 0)
+      return failure();
+    SmallVector<int64_t> shape(inputType.getShape().drop_back());
+    shape.append({inputType.getDimSize(rank - 1) / d, d});
+    // The leading dims are the pieces' and so the input's: the first
+    // reshape's dynamic sizes serve.
+    auto whole = ReshapeOp::create(rw, op.getLoc(), inputType.clone(shape),
+                                   op.getInput(), reshapes[0].getShape());
+    SmallVector<Type> types;
+    SmallVector<int64_t> sizes;
+    for (ReshapeOp r : reshapes) {
+      types.push_back(r.getType());
+      sizes.push_back(r.getType().getDimSize(rank - 1));
+    }
+    auto heads = SplitOp::create(rw, op.getLoc(), types, whole,
+                                 rw.getI64IntegerAttr(rank - 1),
+                                 rw.getDenseI64ArrayAttr(sizes));
+    for (auto [r, piece] : llvm::zip_equal(reshapes, heads.getResults()))
+      rw.replaceOp(r, piece);
+    return success();
+  }
+};
+
 struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
   void runOnOperation() override {
+    mergeAll();
+    // Then split projections into heads without copies.
+    RewritePatternSet patterns(&getContext());
+    patterns.add<SplitHeadsAfterReshape>(&getContext());
+    BindShapeOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+
+  void mergeAll() {
     // Group by the input, the weight layout, K and the element type.
     using Key = std::tuple<Value, unsigned, int64_t, Type>;
     llvm::MapVector<Key, SmallVector<Gemm>> groups;

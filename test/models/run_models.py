@@ -13,13 +13,16 @@ padding in some rows. Every output is compared with ONNX Runtime's
 `|out - ref|_2 / |ref|_2` at most 1e-4. The fused graph (`--emit=fuse`) and
 the plan (`--report`) are checked too: one tsc.attention per layer with the
 head transposes absorbed, every norm and GELU one op, at most 8 kernels +
-library calls per layer (9 for the Llama style). Prints per model the plan
-line of `tsc --report` and the largest relative L2 per output.
+library calls per layer (9 for the Llama style). Each artifact's peak RSS
+after 40 runs must stay within 8 MiB of its peak after 2 (no leak). Prints
+per model the plan line of `tsc --report` and the largest relative L2 per
+output.
 
 Usage: run_models.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
                      [--xunit FILE] [--filter TEXT] [--keep DIR]
 """
 import argparse
+import os
 import pathlib
 import re
 import subprocess
@@ -38,6 +41,7 @@ import minilm  # noqa: E402
 SIZES = ((1, 7), (3, 64))
 DIMS = ["--dim", "batch=1..4", "--dim", "seq=1..64"]
 TOLERANCE = 1e-4
+LEAK_MIB = 8
 
 
 class Failure(Exception):
@@ -152,6 +156,30 @@ def run_artifact(tsc_run, artifact, inputs, work):
     return lambda name: np.load(work / "out" / f"{sanitize(name)}.npy")
 
 
+def peak_rss_mib(cmd):
+    """Peak RSS of the process `cmd` runs, in MiB (from wait4)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stderr_text = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    if proc.returncode:
+        raise Failure(f"tsc-run exited with {proc.returncode}: {proc.stderr_text.strip()}")
+    return usage.ru_maxrss / 1024
+
+
+def check_no_leak(tsc_run, artifact):
+    """Memory must not grow with the number of runs: 40 runs may peak at most
+    LEAK_MIB above 2 runs (a kernel that leaked its temporaries grew MiniLM's
+    peak by 24 MiB over those 38 runs at this size)."""
+    run = [tsc_run, str(artifact), "--dim", "batch=3", "--dim", "seq=64", "--warmup", "0",
+           "--bench"]
+    few, many = peak_rss_mib(run + ["2"]), peak_rss_mib(run + ["40"])
+    if many - few > LEAK_MIB:
+        return [f"peak RSS {few:.0f} MiB after 2 runs, {many:.0f} MiB after 40: a leak"]
+    return []
+
+
 def check_model(args, name, path, vocab, layers, work):
     """Returns (plan line, {output: max rel L2}, problems)."""
     work.mkdir(parents=True, exist_ok=True)
@@ -183,6 +211,7 @@ def check_model(args, name, path, vocab, layers, work):
             worst[out_name] = max(worst.get(out_name, 0.0), err)
             if not err <= TOLERANCE:  # also catches NaN
                 problems.append(f"{where}: rel L2 {err:.1e} > {TOLERANCE:.0e}")
+    problems += check_no_leak(args.tsc_run, artifact)
     return plan, worst, problems
 
 

@@ -157,29 +157,50 @@ LogicalResult parallelizeOuterLoops(ModuleOp kernels) {
 /// threads have a few MiB of stack).
 constexpr int64_t kMaxStackTemporaryBytes = 64 * 1024;
 
+/// Small static temporaries inside an scf.forall (attention's tiles) become
+/// one stack buffer per parallel iteration: allocated at the top of the
+/// forall's body, however deep the loop that used to allocate and free it
+/// per trip. The deallocation pipeline leaves allocations in a forall body
+/// unfreed; on the stack (the OpenMP loop body is an alloca scope) they
+/// cost nothing, and distinct stack objects are what lets LLVM vectorize
+/// their loops without runtime alias checks.
+void tileTemporariesOnStack(ModuleOp kernels) {
+  SmallVector<memref::AllocOp> allocs;
+  kernels.walk([&](memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    if (alloc->getParentOfType<scf::ForallOp>() && type.hasStaticShape() &&
+        type.getLayout().isIdentity() &&
+        type.getNumElements() * (type.getElementTypeBitWidth() / 8) <=
+            kMaxStackTemporaryBytes)
+      allocs.push_back(alloc);
+  });
+  for (memref::AllocOp alloc : allocs) {
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+    auto forall = alloc->getParentOfType<scf::ForallOp>();
+    OpBuilder b = OpBuilder::atBlockBegin(forall.getBody());
+    auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType(),
+                                           alloc.getAlignmentAttr());
+    alloc.replaceAllUsesWith(alloca.getResult());
+    alloc->erase();
+  }
+}
+
 /// The bufferization and LLVM lowering of the kernels module.
 LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
   PassManager pm(kernels.getContext());
   // Results were placed in their plan buffers with materialize_in_destination;
   // only temporaries inside a kernel get new allocations.
+  // A result built from tensor.empty is built in its plan buffer directly,
+  // not in a temporary copied there afterwards.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass());
-  // Small static temporaries (attention's score and accumulator tiles) live
-  // on the stack, allocated once per parallel iteration rather than per
-  // inner loop trip: distinct stack objects are what lets LLVM vectorize
-  // their loops without runtime alias checks.
-  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
-  pm.addNestedPass<func::FuncOp>(
-      bufferization::createPromoteBuffersToStackPass([](Value alloc) {
-        auto type = cast<MemRefType>(alloc.getType());
-        return type.hasStaticShape() &&
-               type.getNumElements() *
-                       (type.getElementTypeBitWidth() / 8) <=
-                   kMaxStackTemporaryBytes;
-      }));
   // Temporaries are freed before the kernel returns.
   bufferization::buildBufferDeallocationPipeline(pm);
   if (failed(pm.run(kernels)))
     return failure();
+  tileTemporariesOnStack(kernels);
   // Strided memref.copy lowers to a call into MLIR's C runner library, which
   // the runtime does not have: copy with loops instead.
   kernels.walk([](memref::CopyOp copy) {
