@@ -191,6 +191,12 @@ def MergeGemmsPass : Pass<"tsc-merge-gemms", "func::FuncOp"> {
     several, each reading the input. Runs after `tsc-fuse-gemm-epilogues`,
     which turns products by constant weights into linear ops.
 
+    Then a split whose pieces are each reshaped into heads of one size
+    (`[..., n_i] -> [..., n_i / d, d]`, Q/K/V before attention) becomes a
+    split along the heads axis of the reshaped projection: the reshape is a
+    view, and the pieces are strided slices of it that a kernel reads in
+    place (a reshape of a strided slice would need a copy).
+
     Before:
     ```mlir
     %q = tsc.linear %x, %wq, %bq {weight_kn} : (tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>

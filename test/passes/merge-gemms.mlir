@@ -83,3 +83,37 @@ func.func @leaves_near_misses(%x: tensor<3x2xf32>, %y: tensor<3x2xf32>, %w: tens
   %g = tsc.linear %x, %c3 : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   return %a, %b, %d, %e, %f, %g : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
 }
+
+// -----
+
+// Pieces of a projection each reshaped into heads of one size: the
+// projection is reshaped once and split along the heads axis, so the pieces
+// are strided slices of a view (no copy of a reshaped slice).
+// CHECK-LABEL: func.func @splits_heads_after_reshape
+// CHECK-SAME:    (%[[P:.+]]: tensor<?x?x64xf32>, %[[B:.+]]: index, %[[S:.+]]: index)
+// CHECK:         %[[R:.+]] = tsc.reshape %[[P]][%[[B]], %[[S]]] : tensor<?x?x64xf32> -> tensor<?x?x8x8xf32>
+// CHECK:         %[[H:.+]]:3 = tsc.split %[[R]] axis = 2 sizes = [4, 2, 2] : tensor<?x?x8x8xf32> -> tensor<?x?x4x8xf32>, tensor<?x?x2x8xf32>, tensor<?x?x2x8xf32>
+// CHECK:         return %[[H]]#0, %[[H]]#1, %[[H]]#2
+func.func @splits_heads_after_reshape(%p: tensor<?x?x64xf32>, %b: index, %s: index) -> (tensor<?x?x4x8xf32>, tensor<?x?x2x8xf32>, tensor<?x?x2x8xf32>) {
+  %q, %k, %v = tsc.split %p axis = 2 sizes = [32, 16, 16] : tensor<?x?x64xf32> -> tensor<?x?x32xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32>
+  %qh = tsc.reshape %q[%b, %s] : tensor<?x?x32xf32> -> tensor<?x?x4x8xf32>
+  %kh = tsc.reshape %k[%b, %s] : tensor<?x?x16xf32> -> tensor<?x?x2x8xf32>
+  %vh = tsc.reshape %v[%b, %s] : tensor<?x?x16xf32> -> tensor<?x?x2x8xf32>
+  return %qh, %kh, %vh : tensor<?x?x4x8xf32>, tensor<?x?x2x8xf32>, tensor<?x?x2x8xf32>
+}
+
+// -----
+
+// Near-misses: a piece used elsewhere too, head sizes that differ.
+// CHECK-LABEL: func.func @keeps_split_first
+// CHECK:         tsc.split %{{.+}} axis = 2 sizes = [32, 32]
+// CHECK:         tsc.split %{{.+}} axis = 2 sizes = [32, 32]
+// CHECK-NOT:     tsc.split
+func.func @keeps_split_first(%p: tensor<?x?x64xf32>, %b: index, %s: index) -> (tensor<?x?x4x8xf32>, tensor<?x?x32xf32>, tensor<?x?x4x8xf32>, tensor<?x?x2x16xf32>) {
+  %q, %k = tsc.split %p axis = 2 sizes = [32, 32] : tensor<?x?x64xf32> -> tensor<?x?x32xf32>, tensor<?x?x32xf32>
+  %qh = tsc.reshape %q[%b, %s] : tensor<?x?x32xf32> -> tensor<?x?x4x8xf32>
+  %x, %y = tsc.split %p axis = 2 sizes = [32, 32] : tensor<?x?x64xf32> -> tensor<?x?x32xf32>, tensor<?x?x32xf32>
+  %xh = tsc.reshape %x[%b, %s] : tensor<?x?x32xf32> -> tensor<?x?x4x8xf32>
+  %yh = tsc.reshape %y[%b, %s] : tensor<?x?x32xf32> -> tensor<?x?x2x16xf32>
+  return %qh, %k, %xh, %yh : tensor<?x?x4x8xf32>, tensor<?x?x32xf32>, tensor<?x?x4x8xf32>, tensor<?x?x2x16xf32>
+}
