@@ -15,6 +15,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
@@ -97,6 +98,89 @@ LogicalResult fuseElementwiseOps(ModuleOp kernels) {
   return applyPatternsGreedily(kernels, std::move(patterns));
 }
 
+/// Whether `op` reduces any loop.
+bool hasReduction(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumReductionLoops() > 0;
+}
+
+/// Whether a reduction feeds `v` through linalg ops.
+bool reducedFrom(Value v) {
+  SmallVector<Value> work = {v};
+  DenseSet<Operation *> seen;
+  while (!work.empty()) {
+    auto op = dyn_cast_or_null<linalg::LinalgOp>(work.pop_back_val().getDefiningOp());
+    if (!op || !seen.insert(op).second)
+      continue;
+    if (op.getNumReductionLoops() > 0)
+      return true;
+    for (Value input : op->getOperands())
+      work.push_back(input);
+  }
+  return false;
+}
+
+/// A norm or softmax is reductions over the last dim (mean, variance; max,
+/// sum) and an elementwise generic that reads their results; as separate
+/// loop nests each reads the whole input again. Tiling that last generic
+/// by rows into an scf.forall and fusing its producers into the loop makes
+/// the kernel one pass over memory: each row is read once, reduced and
+/// written while it is in cache. The generic must read every value it gets
+/// from a reduction per row (its map keeps every tiled dim), and a
+/// reduction fuses only for a one-row slice, so no row recomputes
+/// another's reduction.
+LogicalResult fuseRowReductions(ModuleOp kernels) {
+  SmallVector<linalg::GenericOp> roots;
+  kernels.walk([&](bufferization::MaterializeInDestinationOp out) {
+    auto root = out.getSource().getDefiningOp<linalg::GenericOp>();
+    if (!root || root->getParentOfType<scf::ForallOp>() ||
+        root.getNumReductionLoops() > 0 || root.getNumLoops() < 2 ||
+        llvm::is_contained(roots, root))
+      return;
+    unsigned tiled = root.getNumLoops() - 1;
+    bool reads = false;
+    for (OpOperand *operand : root.getDpsInputOperands()) {
+      if (!reducedFrom(operand->get()))
+        continue;
+      AffineMap map = root.getMatchingIndexingMap(operand);
+      for (unsigned d = 0; d < tiled; ++d)
+        if (!map.isFunctionOfDim(d))
+          return;
+      reads = true;
+    }
+    if (reads)
+      roots.push_back(root);
+  });
+  IRRewriter rewriter(kernels.getContext());
+  for (linalg::GenericOp root : roots) {
+    SmallVector<OpFoldResult> sizes(root.getNumLoops() - 1,
+                                    rewriter.getIndexAttr(1));
+    sizes.push_back(rewriter.getIndexAttr(0));
+    scf::SCFTileAndFuseOptions options;
+    options.tilingOptions.setTileSizes(sizes).setLoopType(
+        scf::SCFTilingOptions::LoopType::ForallOp);
+    options.fusionControlFn = [](tensor::ExtractSliceOp slice, OpResult producer,
+                                 bool) -> std::optional<
+                                           scf::SCFTileAndFuseOptions::ControlFnResult> {
+      if (hasReduction(producer.getOwner()) &&
+          !llvm::all_of(slice.getMixedSizes(), [](OpFoldResult size) {
+            return isConstantIntValue(size, 1);
+          }))
+        return std::nullopt;
+      return scf::SCFTileAndFuseOptions::ControlFnResult();
+    };
+    rewriter.setInsertionPoint(root);
+    FailureOr<scf::SCFTileAndFuseResult> fused =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(root.getOperation()), options);
+    if (failed(fused))
+      return root->emitError("cannot tile the row reduction into rows");
+    for (OpResult result : root->getResults())
+      rewriter.replaceAllUsesWith(result, fused->replacements.lookup(result));
+  }
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::tsc::lowerKernels(ModuleOp kernels) {
@@ -110,6 +194,14 @@ LogicalResult mlir::tsc::lowerKernels(ModuleOp kernels) {
   if (failed(fuseElementwiseOps(kernels)))
     return failure();
   pm.clear();
+  pm.addPass(createCSEPass());
+  if (failed(pm.run(kernels)))
+    return failure();
+  // Norms and softmax: one pass over memory per row.
+  if (failed(fuseRowReductions(kernels)))
+    return failure();
+  pm.clear();
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   return pm.run(kernels);
 }
