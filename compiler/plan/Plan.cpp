@@ -113,11 +113,9 @@ private:
   AffineExpr product(ArrayRef<unsigned> dims);
   LogicalResult addOutputs(func::ReturnOp ret);
   void planArena();
-  unsigned root(unsigned v) const {
-    while (plan.values[v].storage == Storage::View)
-      v = plan.values[v].base;
-    return v;
-  }
+  unsigned root(unsigned v) const { return plan.root(v); }
+  /// The last step's index while it is a kernel that ops can still join.
+  std::optional<unsigned> openGroup() const;
 
   func::FuncOp func;
   const PlanOptions &options;
@@ -337,6 +335,15 @@ bool Planner::tryGemm(Operation *op) {
   return true;
 }
 
+std::optional<unsigned> Planner::openGroup() const {
+  if (plan.steps.empty())
+    return std::nullopt;
+  const PlanStep &last = plan.steps.back();
+  if (last.kind != PlanStep::Kind::Kernel || !llvm::all_of(last.ops, isFusible))
+    return std::nullopt;
+  return plan.steps.size() - 1;
+}
+
 /// Plans `op`. An op that does not read the last step while that is a
 /// fusion group still able to grow (a mask or table computed between a
 /// split projection and its attention, say) joins the group if it is
@@ -344,12 +351,10 @@ bool Planner::tryGemm(Operation *op) {
 /// before the group otherwise; the group stays last and open for what
 /// follows.
 LogicalResult Planner::addStep(Operation *op) {
-  if (!options.fuseKernels || isViewOp(op) || plan.steps.empty())
+  std::optional<unsigned> open = openGroup();
+  if (!options.fuseKernels || isViewOp(op) || !open)
     return planOp(op);
-  unsigned openIndex = plan.steps.size() - 1;
-  PlanStep &last = plan.steps.back();
-  if (last.kind != PlanStep::Kind::Kernel || !llvm::all_of(last.ops, isFusible))
-    return planOp(op);
+  unsigned openIndex = *open;
   for (Value operand : op->getOperands()) {
     if (!isa<TensorType>(operand.getType()))
       continue;
@@ -366,7 +371,7 @@ LogicalResult Planner::addStep(Operation *op) {
   for (auto &[value, step] : definingStep)
     if (step == openIndex)
       openValues.push_back(value);
-  PlanStep open = std::move(plan.steps.back());
+  PlanStep group = std::move(plan.steps.back());
   plan.steps.pop_back();
   bool fused = fusedSteps.erase(openIndex);
   for (unsigned v : openValues)
@@ -377,13 +382,13 @@ LogicalResult Planner::addStep(Operation *op) {
     definingStep[v] = moved;
   if (fused)
     fusedSteps.insert(moved);
-  plan.steps.push_back(std::move(open));
+  plan.steps.push_back(std::move(group));
   return planned;
 }
 
 LogicalResult Planner::planOp(Operation *op) {
   // Reshapes of dense row-major data are views.
-  if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op)) {
+  if (isViewOp(op)) {
     std::optional<unsigned> base = plan.lookup(op->getOperand(0));
     if (!base)
       return op->emitError() << "operand has no buffer";
@@ -432,12 +437,10 @@ LogicalResult Planner::planOp(Operation *op) {
 /// With `horizontal`, `op` joins without reading the kernel's values.
 /// finalizeKernel later keeps buffers only for what is read outside.
 bool Planner::tryJoinLastKernel(Operation *op, bool horizontal) {
-  bool tail = isa<AttentionOp>(op);
-  if ((!isFusible(op) && !tail) || plan.steps.empty())
+  std::optional<unsigned> open = openGroup();
+  if ((!isFusible(op) && !isa<AttentionOp>(op)) || !open)
     return false;
-  PlanStep &last = plan.steps.back();
-  if (last.kind != PlanStep::Kind::Kernel || !llvm::all_of(last.ops, isFusible))
-    return false;
+  PlanStep &last = plan.steps[*open];
   // The reshapes between the kernel's values and `op`, outermost first.
   SmallVector<Operation *> views;
   bool joins = false;
@@ -468,13 +471,12 @@ bool Planner::tryJoinLastKernel(Operation *op, bool horizontal) {
       return false;
     results.push_back(*index);
   }
-  unsigned stepIndex = plan.steps.size() - 1;
   for (unsigned index : results)
-    definingStep[index] = stepIndex;
+    definingStep[index] = *open;
   llvm::append_range(last.ops, views);
   last.ops.push_back(op);
   last.name += "_" + op->getName().stripDialect().str();
-  fusedSteps.insert(stepIndex);
+  fusedSteps.insert(*open);
   return true;
 }
 
@@ -745,11 +747,15 @@ uint64_t plan::estimateTraffic(const Plan &plan, const PlanStep &step) {
     return total;
   }
   case PlanStep::Kind::Gemm: {
+    // C is read too when the GEMM accumulates onto it; a residual that is
+    // not C's own storage is read once more to seed C.
     bool accumulates = step.beta != 0.0f || step.residual != ~0u;
     uint64_t total = bytes(step.a) + bytes(step.b) + bytes(step.c) *
                                                          (accumulates ? 2 : 1);
     if (step.bias != ~0u)
       total += bytes(step.bias);
+    if (step.residual != ~0u && plan.root(step.residual) != plan.root(step.c))
+      total += bytes(step.residual);
     return total;
   }
   case PlanStep::Kind::Copy:
@@ -866,15 +872,15 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
       most = std::max(most, t.steps());
     os << "layers: " << layers.size() << ", at most " << most
        << " kernels + library calls each\n";
-    for (auto &[name, t] : layers)
+    auto line = [&](StringRef name, const Totals &t) {
       os << llvm::formatv("  {0,-40} {1,3} kernels {2,3} GEMM calls {3,3} "
                           "copies {4,12}\n",
                           name, t.kernels, t.gemms, t.copies,
                           megabytes(t.traffic));
-    os << llvm::formatv("  {0,-40} {1,3} kernels {2,3} GEMM calls {3,3} "
-                        "copies {4,12}\n",
-                        "(outside layers)", outside.kernels, outside.gemms,
-                        outside.copies, megabytes(outside.traffic));
+    };
+    for (auto &[name, t] : layers)
+      line(name, t);
+    line("(outside layers)", outside);
   }
   os << "arena: " << plan.arenaSize
      << " bytes at the symbols' maxima; intermediates sum to "
@@ -896,16 +902,10 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
       what = "gemm";
       if (step.bias != ~0u)
         what += "+bias";
-      if (step.residual != ~0u) {
-        auto storageOf = [&](unsigned v) {
-          while (plan.values[v].storage == Storage::View)
-            v = plan.values[v].base;
-          return v;
-        };
-        what += storageOf(step.c) == storageOf(step.residual)
+      if (step.residual != ~0u)
+        what += plan.root(step.c) == plan.root(step.residual)
                     ? "+residual (in place)"
                     : "+residual";
-      }
       break;
     case PlanStep::Kind::Copy:
       what = "copy";

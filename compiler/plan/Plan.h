@@ -80,6 +80,12 @@ struct Plan {
 
   /// The value index of graph value `v`, if it has one.
   std::optional<unsigned> lookup(Value v) const;
+  /// The value whose storage `v` uses: `v` itself unless it is a view.
+  unsigned root(unsigned v) const {
+    while (values[v].storage == Storage::View)
+      v = values[v].base;
+    return v;
+  }
   DenseMap<Value, unsigned> valueIndex;
 };
 

@@ -80,7 +80,6 @@ struct FoldResidual : OpRewritePattern<AddOp> {
     });
     if (!parts || parts->second.getType() != op.getType())
       return rw.notifyMatchFailure(op, "not linear + a tensor of its type");
-    // Prefer the bias form when the other operand is one (it broadcasts).
     auto linear = parts->first.getDefiningOp<LinearOp>();
     rw.replaceOpWithNewOp<LinearOp>(op, op.getType(), linear.getInput(),
                                     linear.getWeight(), linear.getBias(),

@@ -203,7 +203,8 @@ void runGemm(const GemmStep &g, const Layout &layout,
           std::memcpy(row, bias, sizeof(float) * size_t(n));
       }
     }
-    const float beta = residual ? g.beta : (seed ? 1.0f : g.beta);
+    // A seeded bias stands in for beta·C = 0.
+    const float beta = seed && !residual ? 1.0f : g.beta;
     cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans,
                 g.transB ? CblasTrans : CblasNoTrans, m, n, k, g.alpha,
                 a + i * strideA, lda, b + i * strideB, ldb, beta, ci, ldc);

@@ -216,8 +216,8 @@ namespace {
 LogicalResult parallelizeOuterLoops(ModuleOp kernels) {
   SmallVector<linalg::LinalgOp> ops;
   kernels.walk([&](linalg::LinalgOp op) {
-    // Ops inside an scf.forall (tiled attention) run inside its parallel
-    // loop already.
+    // Ops inside an scf.forall (tiled attention, row-tiled norms) run
+    // inside its parallel loop already.
     if (op.hasPureBufferSemantics() && !op->getParentOfType<scf::ForallOp>())
       ops.push_back(op);
   });
@@ -266,10 +266,24 @@ void tileTemporariesOnStack(ModuleOp kernels) {
             kMaxStackTemporaryBytes)
       allocs.push_back(alloc);
   });
+  // Their deallocations, which may free a view or the base buffer of one.
+  DenseSet<Operation *> moving(allocs.begin(), allocs.end());
+  kernels.walk([&](memref::DeallocOp dealloc) {
+    Value v = dealloc.getMemref();
+    while (Operation *def = v.getDefiningOp()) {
+      if (moving.contains(def)) {
+        dealloc->erase();
+        return;
+      }
+      if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+        v = view.getViewSource();
+      else if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def))
+        v = meta.getSource();
+      else
+        return;
+    }
+  });
   for (memref::AllocOp alloc : allocs) {
-    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
-      if (isa<memref::DeallocOp>(user))
-        user->erase();
     auto forall = alloc->getParentOfType<scf::ForallOp>();
     OpBuilder b = OpBuilder::atBlockBegin(forall.getBody());
     auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType(),
@@ -282,10 +296,10 @@ void tileTemporariesOnStack(ModuleOp kernels) {
 /// The bufferization and LLVM lowering of the kernels module.
 LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
   PassManager pm(kernels.getContext());
-  // Results were placed in their plan buffers with materialize_in_destination;
-  // only temporaries inside a kernel get new allocations.
-  // A result built from tensor.empty is built in its plan buffer directly,
-  // not in a temporary copied there afterwards.
+  // Results land in their plan buffers (materialize_in_destination), and a
+  // result built from tensor.empty is built there directly, not in a
+  // temporary copied there afterwards; only temporaries inside a kernel get
+  // new allocations.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass());
   // Temporaries are freed before the kernel returns.
