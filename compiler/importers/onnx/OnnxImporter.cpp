@@ -1,6 +1,7 @@
 //===- OnnxImporter.cpp - ModelProto to tsc.foreign ops -------------------===//
 
 #include "compiler/importers/onnx/OnnxImporter.h"
+#include "compiler/importers/common/ImportUtils.h"
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -111,7 +112,9 @@ class Importer {
 public:
   Importer(MLIRContext *ctx, const OnnxImportOptions &options)
       : ctx(ctx), options(options), builder(ctx),
-        fileLoc(FileLineColLoc::get(ctx, options.path, 0, 0)) {}
+        fileLoc(FileLineColLoc::get(ctx, options.path, 0, 0)),
+        symbols(builder, fileLoc, options.defaultDimMin,
+                options.defaultDimMax) {}
 
   FailureOr<OwningOpRef<ModuleOp>> run();
 
@@ -130,7 +133,6 @@ private:
                                         const onnx::NodeProto &node);
   LogicalResult importNode(const onnx::NodeProto &node);
   Location nodeLoc(const onnx::NodeProto &node, size_t index);
-  Value symbolFor(StringRef name);
 
   MLIRContext *ctx;
   const OnnxImportOptions &options;
@@ -139,7 +141,7 @@ private:
   onnx::ModelProto model;
   llvm::StringMap<int64_t> opsets;
   llvm::StringMap<Value> values;
-  llvm::StringMap<Value> symbols;
+  InputSymbols symbols;
   /// Shape-inference results and declared outputs, by value name.
   llvm::StringMap<const onnx::ValueInfoProto *> valueInfos;
   size_t nodeIndex = 0;
@@ -215,15 +217,6 @@ LogicalResult Importer::checkOpsets() {
   return success();
 }
 
-Value Importer::symbolFor(StringRef name) {
-  Value &symbol = symbols[name];
-  if (!symbol)
-    symbol = SymbolOp::create(builder, fileLoc, name,
-                              static_cast<uint64_t>(options.defaultDimMin),
-                              static_cast<uint64_t>(options.defaultDimMax));
-  return symbol;
-}
-
 FailureOr<Type> Importer::convertType(const onnx::TypeProto &type,
                                       StringRef what) {
   if (!type.has_tensor_type()) {
@@ -266,27 +259,17 @@ FailureOr<Value> Importer::declareInput(const onnx::ValueInfoProto &input,
     return arg;
   // Each dynamic dim is a symbol: named by its dim_param (inputs sharing a
   // name share the symbol), else named after the input and position.
-  SmallVector<Value> operands;
-  SmallVector<AffineExpr> exprs;
-  const auto &dims = input.type().tensor_type().shape().dim();
-  for (auto [i, dim] : llvm::enumerate(dims)) {
-    if (dim.has_dim_value()) {
-      exprs.push_back(builder.getAffineConstantExpr(dim.dim_value()));
-      continue;
-    }
-    std::string name = dim.has_dim_param() && !dim.dim_param().empty()
-                           ? dim.dim_param()
-                           : input.name() + "_dim" + std::to_string(i);
-    Value symbol = symbolFor(name);
-    auto *pos = llvm::find(operands, symbol);
-    if (pos == operands.end()) {
-      operands.push_back(symbol);
-      pos = operands.end() - 1;
-    }
-    exprs.push_back(builder.getAffineSymbolExpr(pos - operands.begin()));
+  SmallVector<InputDim> dims;
+  for (auto [i, dim] :
+       llvm::enumerate(input.type().tensor_type().shape().dim())) {
+    if (dim.has_dim_value())
+      dims.push_back(dim.dim_value());
+    else
+      dims.push_back(dim.has_dim_param() && !dim.dim_param().empty()
+                         ? dim.dim_param()
+                         : input.name() + "_dim" + std::to_string(i));
   }
-  BindShapeOp::create(builder, fileLoc, arg, operands,
-                      AffineMap::get(0, operands.size(), exprs, ctx));
+  symbols.bind(arg, dims);
   return arg;
 }
 
@@ -407,25 +390,8 @@ FailureOr<ElementsAttr> Importer::tensorAttr(const onnx::TensorProto &tensor) {
   FailureOr<std::vector<char>> bytes = readTensorBytes(tensor, numElements);
   if (failed(bytes))
     return failure();
-  auto type = RankedTensorType::get(shape, element);
-  ElementsAttr value;
-  if (numElements <= options.maxInlineElements &&
-      element.getIntOrFloatBitWidth() >= 8) {
-    // i1 is stored one byte per element, as DenseElementsAttr expects.
-    bool valid = false;
-    if (DenseElementsAttr::isValidRawBuffer(type, *bytes, valid))
-      value = DenseElementsAttr::getFromRawBuffer(type, *bytes);
-  } else if (element.isInteger(1)) {
-    SmallVector<bool> bits(bytes->begin(), bytes->end());
-    value = DenseElementsAttr::get(type, bits);
-  }
-  if (!value) {
-    // Weights: 64-byte aligned blobs, never printed as text.
-    value = DenseResourceElementsAttr::get(
-        type, tensor.name(),
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(*bytes, /*align=*/64));
-  }
-  return value;
+  return weightAttr(RankedTensorType::get(shape, element), *bytes,
+                    tensor.name(), options.maxInlineElements);
 }
 
 FailureOr<Attribute>

@@ -7,13 +7,14 @@
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
+using namespace mlir::tsc::foreign;
 
 namespace {
 
 using Values = SmallVector<Value>;
 
 /// [B, S, H*D] -> [B, H, S, D].
-FailureOr<Value> splitHeads(OnnxNode &node, Value x, int64_t heads) {
+FailureOr<Value> splitHeads(ForeignNode &node, Value x, int64_t heads) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t hidden = type.getDimSize(2);
   if (heads <= 0 || ShapedType::isDynamic(hidden) || hidden % heads != 0)
@@ -27,7 +28,7 @@ FailureOr<Value> splitHeads(OnnxNode &node, Value x, int64_t heads) {
 }
 
 /// [B, H, S, D] -> [B, S, H*D].
-FailureOr<Value> mergeHeads(OnnxNode &node, Value x) {
+FailureOr<Value> mergeHeads(ForeignNode &node, Value x) {
   FailureOr<Value> t = node.transpose(x, {0, 2, 1, 3});
   if (failed(t))
     return failure();
@@ -36,7 +37,7 @@ FailureOr<Value> mergeHeads(OnnxNode &node, Value x) {
                                          node.dimSize(*t, 3))});
 }
 
-FailureOr<Values> convertAttention(OnnxNode &node) {
+FailureOr<Values> convertAttention(ForeignNode &node) {
   auto q = node.input(0);
   auto k = node.input(1);
   auto v = node.input(2);
@@ -146,7 +147,7 @@ FailureOr<Values> convertAttention(OnnxNode &node) {
 
 /// A static slice of the last dim of `x`: elements offset, offset+stride,
 /// ... (`size` of them).
-Value sliceLast(OnnxNode &node, Value x, int64_t offset, int64_t size,
+Value sliceLast(ForeignNode &node, Value x, int64_t offset, int64_t size,
                 int64_t stride) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
@@ -164,7 +165,7 @@ Value sliceLast(OnnxNode &node, Value x, int64_t offset, int64_t size,
                          sizes, strides);
 }
 
-FailureOr<Values> convertRotaryEmbedding(OnnxNode &node) {
+FailureOr<Values> convertRotaryEmbedding(ForeignNode &node) {
   auto x = node.input(0);
   auto cosCache = node.input(1);
   auto sinCache = node.input(2);
@@ -278,7 +279,7 @@ FailureOr<Values> convertRotaryEmbedding(OnnxNode &node) {
 
 } // namespace
 
-void fromonnx::populateAttentionConverters(OnnxConverters &c) {
+void fromonnx::populateAttentionConverters(ForeignConverters &c) {
   c.add("Attention", 23, convertAttention);
   c.add("RotaryEmbedding", 23, convertRotaryEmbedding);
 }

@@ -1,17 +1,19 @@
 //===- Elementwise.cpp - ONNX elementwise ops, casts and constants --------===//
 
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
+#include "passes/conversion/Foreign/Builders.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
+using namespace mlir::tsc::foreign;
 
 namespace {
 
 using Values = SmallVector<Value>;
 
 template <typename OpTy>
-FailureOr<Values> unary(OnnxNode &node) {
+FailureOr<Values> unary(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -19,7 +21,7 @@ FailureOr<Values> unary(OnnxNode &node) {
 }
 
 template <typename OpTy>
-FailureOr<Values> binary(OnnxNode &node) {
+FailureOr<Values> binary(ForeignNode &node) {
   auto lhs = node.input(0);
   auto rhs = node.input(1);
   if (failed(lhs) || failed(rhs))
@@ -29,7 +31,7 @@ FailureOr<Values> binary(OnnxNode &node) {
 
 /// Max and Min take any number of inputs.
 template <typename OpTy>
-FailureOr<Values> variadic(OnnxNode &node) {
+FailureOr<Values> variadic(ForeignNode &node) {
   auto acc = node.input(0);
   if (failed(acc))
     return failure();
@@ -46,16 +48,7 @@ FailureOr<Values> variadic(OnnxNode &node) {
   return Values{out};
 }
 
-/// `x` converted to `element`, keeping its shape.
-Value castTo(OnnxNode &node, Value x, Type element) {
-  auto type = cast<RankedTensorType>(x.getType());
-  if (type.getElementType() == element)
-    return x;
-  return CastOp::create(node.getRewriter(), node.getLoc(),
-                        type.clone(element), x);
-}
-
-FailureOr<Values> convertWhere(OnnxNode &node) {
+FailureOr<Values> convertWhere(ForeignNode &node) {
   auto condition = node.input(0);
   auto x = node.input(1);
   auto y = node.input(2);
@@ -64,7 +57,7 @@ FailureOr<Values> convertWhere(OnnxNode &node) {
   return results(node.create<WhereOp>({*condition, *x, *y}));
 }
 
-FailureOr<Values> convertPow(OnnxNode &node) {
+FailureOr<Values> convertPow(ForeignNode &node) {
   auto base = node.input(0);
   auto exponent = node.input(1);
   if (failed(base) || failed(exponent))
@@ -79,19 +72,14 @@ FailureOr<Values> convertPow(OnnxNode &node) {
   return Values{*out};
 }
 
-FailureOr<Values> convertGelu(OnnxNode &node) {
+FailureOr<Values> convertGelu(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
-  StringRef approximate = node.getString("approximate", "none");
-  std::optional<GeluApproximation> kind =
-      symbolizeGeluApproximation(approximate);
-  if (!kind)
-    return node.fail("unknown approximate='" + approximate + "'");
-  return Values{GeluOp::create(node.getRewriter(), node.getLoc(), *x, *kind)};
+  return results(buildGelu(node, *x, node.getString("approximate", "none")));
 }
 
-FailureOr<Values> convertClip(OnnxNode &node) {
+FailureOr<Values> convertClip(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -159,7 +147,7 @@ Type onnxElementType(MLIRContext *ctx, int64_t type) {
   }
 }
 
-FailureOr<Values> convertCast(OnnxNode &node) {
+FailureOr<Values> convertCast(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -171,7 +159,7 @@ FailureOr<Values> convertCast(OnnxNode &node) {
   return Values{castTo(node, *x, element)};
 }
 
-FailureOr<Values> convertCastLike(OnnxNode &node) {
+FailureOr<Values> convertCastLike(ForeignNode &node) {
   auto x = node.input(0);
   auto like = node.input(1);
   if (failed(x) || failed(like))
@@ -179,7 +167,7 @@ FailureOr<Values> convertCastLike(OnnxNode &node) {
   return Values{castTo(node, *x, like->getType().getElementType())};
 }
 
-FailureOr<Values> convertIdentity(OnnxNode &node) {
+FailureOr<Values> convertIdentity(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -187,7 +175,7 @@ FailureOr<Values> convertIdentity(OnnxNode &node) {
 }
 
 /// Inference (training_mode false): the identity, and an all-true mask.
-FailureOr<Values> convertDropout(OnnxNode &node) {
+FailureOr<Values> convertDropout(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -202,7 +190,7 @@ FailureOr<Values> convertDropout(OnnxNode &node) {
     return Values{*x};
   RewriterBase &rw = node.getRewriter();
   SmallVector<OpFoldResult> sizes = node.sizes(*x);
-  auto maskType = RankedTensorType::get(OnnxNode::staticShape(sizes),
+  auto maskType = RankedTensorType::get(ForeignNode::staticShape(sizes),
                                         rw.getI1Type());
   Value one = ConstantOp::create(
       rw, node.getLoc(),
@@ -212,7 +200,7 @@ FailureOr<Values> convertDropout(OnnxNode &node) {
   return Values{*x, mask};
 }
 
-FailureOr<Values> convertConstant(OnnxNode &node) {
+FailureOr<Values> convertConstant(ForeignNode &node) {
   RewriterBase &rw = node.getRewriter();
   DictionaryAttr attrs = node.getOp().getSourceAttributes();
   ElementsAttr value;
@@ -241,7 +229,7 @@ FailureOr<Values> convertConstant(OnnxNode &node) {
 
 /// Registered at the first opset with today's semantics; later versions only
 /// added element types.
-void fromonnx::populateElementwiseConverters(OnnxConverters &c) {
+void fromonnx::populateElementwiseConverters(ForeignConverters &c) {
   c.add("Neg", 6, unary<NegOp>);
   c.add("Abs", 6, unary<AbsOp>);
   c.add("Exp", 6, unary<ExpOp>);

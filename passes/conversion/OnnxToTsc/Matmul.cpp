@@ -7,12 +7,13 @@
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
+using namespace mlir::tsc::foreign;
 
 namespace {
 
 using Values = SmallVector<Value>;
 
-FailureOr<Values> convertMatMul(OnnxNode &node) {
+FailureOr<Values> convertMatMul(ForeignNode &node) {
   auto a = node.input(0);
   auto b = node.input(1);
   if (failed(a) || failed(b))
@@ -22,7 +23,7 @@ FailureOr<Values> convertMatMul(OnnxNode &node) {
 
 /// alpha * A' * B' + beta * C; the common `transB=1` form with a 1-D bias
 /// is a tsc.linear.
-FailureOr<Values> convertGemm(OnnxNode &node) {
+FailureOr<Values> convertGemm(ForeignNode &node) {
   auto a = node.input(0);
   auto b = node.input(1);
   if (failed(a) || failed(b))
@@ -73,7 +74,7 @@ FailureOr<Values> convertGemm(OnnxNode &node) {
 }
 
 /// (A - a_zero_point) x (B - b_zero_point) accumulated in i32.
-FailureOr<Values> convertMatMulInteger(OnnxNode &node) {
+FailureOr<Values> convertMatMulInteger(ForeignNode &node) {
   auto a = node.input(0);
   auto b = node.input(1);
   if (failed(a) || failed(b))
@@ -112,7 +113,7 @@ FailureOr<Values> convertMatMulInteger(OnnxNode &node) {
 }
 
 /// One-operand einsum: sum the labels missing from the output, then permute.
-FailureOr<Values> convertUnaryEinsum(OnnxNode &node, std::string labels,
+FailureOr<Values> convertUnaryEinsum(ForeignNode &node, std::string labels,
                                      const std::string &out) {
   auto x = node.input(0);
   if (failed(x))
@@ -154,7 +155,7 @@ FailureOr<Values> convertUnaryEinsum(OnnxNode &node, std::string labels,
 /// Two-operand einsum without ellipses or repeated labels in one operand:
 /// labels only in one operand and not in the output are summed first; the
 /// rest becomes a batched matmul over [batch, free, contracted] layouts.
-FailureOr<Values> convertEinsum(OnnxNode &node) {
+FailureOr<Values> convertEinsum(ForeignNode &node) {
   std::string equation;
   for (char ch : node.getString("equation", ""))
     if (!isspace(static_cast<unsigned char>(ch)))
@@ -286,7 +287,7 @@ FailureOr<Values> convertEinsum(OnnxNode &node) {
 
 } // namespace
 
-void fromonnx::populateMatmulConverters(OnnxConverters &c) {
+void fromonnx::populateMatmulConverters(ForeignConverters &c) {
   c.add("MatMul", 9, convertMatMul);
   c.add("Gemm", 11, convertGemm);
   c.add("MatMulInteger", 10, convertMatMulInteger);

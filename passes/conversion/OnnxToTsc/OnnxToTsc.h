@@ -1,176 +1,27 @@
 //===- OnnxToTsc.h - converters from ONNX nodes to tsc ops -----*- C++ -*-===//
 //
-// Each ONNX op is converted by a function registered under (op type, the
-// opset version it was introduced or changed in); a node of opset N uses the
-// converter with the largest such version <= N. Converters live one file per
-// op family and are registered by populate*Converters.
-//
-// Converters run inside a greedy rewrite together with the canonicalization
-// and shape-arithmetic patterns, so a converter that needs, say, a constant
-// shape may fail now and succeed once its producers have been converted and
-// folded. Failing is silent then; the pass asks leftover nodes again with
-// diagnostics on, so each real problem is reported once.
+// ONNX converters live one file per op family and are registered by
+// populate*Converters; the node helper, registry and driver they use are in
+// passes/conversion/Foreign.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TSC_PASSES_CONVERSION_ONNXTOTSC_ONNXTOTSC_H
 #define TSC_PASSES_CONVERSION_ONNXTOTSC_ONNXTOTSC_H
 
-#include "dialects/tsc/IR/TscOps.h"
-
-#include "mlir/IR/PatternMatch.h"
-#include "llvm/ADT/StringMap.h"
+#include "passes/conversion/Foreign/ForeignNode.h"
 
 namespace mlir::tsc::fromonnx {
 
-/// One node being converted: its inputs and attributes, op creation checked
-/// against result inference, and failure reporting.
-class OnnxNode {
-public:
-  OnnxNode(ForeignOp op, RewriterBase &rewriter, bool diagnose)
-      : op(op), rewriter(rewriter), diagnose(diagnose) {}
+using foreign::ForeignConverters;
+using foreign::ForeignNode;
 
-  ForeignOp getOp() { return op; }
-  Location getLoc() { return op.getLoc(); }
-  int64_t getVersion() { return static_cast<int64_t>(op.getVersion()); }
-  RewriterBase &getRewriter() { return rewriter; }
-  /// The node's name (its location), for messages.
-  std::string getName();
-  MLIRContext *getContext() { return op.getContext(); }
-
-  /// Reports why the node cannot be converted (as an error at the node when
-  /// diagnosing) and returns failure.
-  LogicalResult fail(const Twine &reason);
-
-  unsigned getNumInputs() { return op.getInputs().size(); }
-  /// Whether input `i` is given (not omitted and not past the end).
-  bool hasInput(unsigned i);
-  /// Input `i` as a ranked tensor; fails if it is missing or its producer is
-  /// not converted yet.
-  FailureOr<TypedValue<RankedTensorType>> input(unsigned i);
-  /// Whether output `i` has uses.
-  bool isOutputUsed(unsigned i);
-
-  int64_t getInt(StringRef name, int64_t defaultValue);
-  float getFloat(StringRef name, float defaultValue);
-  StringRef getString(StringRef name, StringRef defaultValue);
-  std::optional<SmallVector<int64_t>> getInts(StringRef name);
-  bool hasAttr(StringRef name) {
-    return static_cast<bool>(op.getSourceAttributes().get(name));
-  }
-
-  /// The integer values of a constant input `i` (dense literal); fails if it
-  /// is not constant (yet).
-  FailureOr<SmallVector<int64_t>> constantInts(unsigned i);
-  /// The floating-point value of a constant scalar input `i`.
-  FailureOr<double> constantScalar(unsigned i);
-  /// The elements of a small integer input `i` (shape arithmetic) as
-  /// constants or `i64` scalars; fails when they are not known (yet).
-  FailureOr<SmallVector<OpFoldResult>> shapeElements(unsigned i);
-
-  /// Normalizes a possibly negative axis against `rank`.
-  FailureOr<int64_t> axis(int64_t axis, int64_t rank);
-  /// Normalizes and sorts a list of axes against `rank`; an axis listed twice
-  /// (after normalization) is an error.
-  FailureOr<SmallVector<int64_t>> axes(ArrayRef<int64_t> axes, int64_t rank);
-
-  /// Creates `OpTy` with its result types inferred from `operands` and
-  /// `properties`; fails (with the inference's reason) instead of building
-  /// an invalid op.
-  template <typename OpTy>
-  FailureOr<Value> create(ValueRange operands,
-                          typename OpTy::Properties properties = {}) {
-    SmallVector<Type> types;
-    typename OpTy::Adaptor adaptor(operands, DictionaryAttr(), properties, {});
-    if (failed(inferTypes(
-            [&](std::optional<Location> loc) {
-              return OpTy::inferReturnTypes(getContext(), loc, adaptor, types);
-            })))
-      return failure();
-    OperationState state(getLoc(), OpTy::getOperationName());
-    state.addOperands(operands);
-    state.addTypes(types);
-    state.useProperties(properties);
-    return rewriter.create(state)->getResult(0);
-  }
-
-  /// Runs the verifier on `op`, just built by this converter; on failure the
-  /// op is erased and its message becomes the node's failure.
-  LogicalResult verifyCreated(Operation *op);
-
-  /// The size of `value`'s dim `d` as an index (a constant when static).
-  OpFoldResult dimSize(Value value, int64_t d);
-  /// `OpFoldResult` as an index `Value`.
-  Value toIndex(OpFoldResult ofr);
-  /// The dynamic entries of `sizes`, as index values, for reshape/expand.
-  SmallVector<Value> dynamicSizes(ArrayRef<OpFoldResult> sizes);
-  /// Static shape of `sizes` (kDynamic where not constant).
-  static SmallVector<int64_t> staticShape(ArrayRef<OpFoldResult> sizes);
-  /// `a * b` on index sizes, folded when both are constant.
-  OpFoldResult multiply(OpFoldResult a, OpFoldResult b);
-  /// All dim sizes of `value`.
-  SmallVector<OpFoldResult> sizes(Value value);
-
-  /// `value` reshaped to `sizes` (no-op when already of that shape).
-  Value reshape(Value value, ArrayRef<OpFoldResult> sizes);
-  /// `value` with its dims permuted by `perm`.
-  FailureOr<Value> transpose(Value value, ArrayRef<int64_t> perm);
-  /// A 0-d constant of element type `element`.
-  Value scalar(Type element, double value);
-
-private:
-  LogicalResult
-  inferTypes(function_ref<LogicalResult(std::optional<Location>)> infer);
-
-  ForeignOp op;
-  RewriterBase &rewriter;
-  bool diagnose;
-};
-
-/// Converts one node; returns one value per ONNX output (null for outputs
-/// that have no uses and no value).
-using ConvertFn = FailureOr<SmallVector<Value>> (*)(OnnxNode &node);
-
-/// One converted value as a converter's results, or the failure creating it.
-inline FailureOr<SmallVector<Value>> results(FailureOr<Value> value) {
-  if (failed(value))
-    return failure();
-  return SmallVector<Value>{*value};
-}
-
-/// The registered converters, by (op type, since-version).
-class OnnxConverters {
-public:
-  void add(StringRef opType, int64_t sinceVersion, ConvertFn fn);
-  /// The converter for `opType` at `version`, or null.
-  ConvertFn lookup(StringRef opType, int64_t version) const;
-
-private:
-  llvm::StringMap<SmallVector<std::pair<int64_t, ConvertFn>>> converters;
-};
-
-void populateElementwiseConverters(OnnxConverters &converters);
-void populateMatmulConverters(OnnxConverters &converters);
-void populateReductionConverters(OnnxConverters &converters);
-void populateShapeConverters(OnnxConverters &converters);
-void populateAttentionConverters(OnnxConverters &converters);
-void populateQuantizationConverters(OnnxConverters &converters);
-
-/// Patterns that evaluate exporters' shape subgraphs on small integer tensors
-/// element by element (Shape -> Gather -> Unsqueeze -> Concat -> ...), so
-/// that their elements become index arithmetic on dims.
-void populateShapeArithmeticPatterns(RewritePatternSet &patterns);
-
-/// The elements of a 0-d or 1-D integer tensor with at most 16 elements that
-/// is a dense constant or a tensor.from_elements; nullopt otherwise.
-std::optional<SmallVector<OpFoldResult>> getShapeElements(Value value);
-
-/// Builds a 0-d (`scalar`) or 1-D tensor of `element` (default i64) from
-/// `elements`: a dense constant when all are constant, else a
-/// tensor.from_elements of scalars converted to `element`.
-Value buildShapeTensor(OpBuilder &builder, Location loc,
-                       ArrayRef<OpFoldResult> elements, bool scalar = false,
-                       Type element = {});
+void populateElementwiseConverters(ForeignConverters &converters);
+void populateMatmulConverters(ForeignConverters &converters);
+void populateReductionConverters(ForeignConverters &converters);
+void populateShapeConverters(ForeignConverters &converters);
+void populateAttentionConverters(ForeignConverters &converters);
+void populateQuantizationConverters(ForeignConverters &converters);
 
 } // namespace mlir::tsc::fromonnx
 

@@ -5,6 +5,7 @@
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
+using namespace mlir::tsc::foreign;
 
 namespace {
 
@@ -20,7 +21,7 @@ struct QuantParams {
   IntegerAttr groupSize;
 };
 
-FailureOr<QuantParams> quantParams(OnnxNode &node, RankedTensorType data) {
+FailureOr<QuantParams> quantParams(ForeignNode &node, RankedTensorType data) {
   auto scale = node.input(1);
   if (failed(scale))
     return failure();
@@ -61,13 +62,13 @@ FailureOr<QuantParams> quantParams(OnnxNode &node, RankedTensorType data) {
 /// Runs the verifier on a freshly built op: quantization parameter shapes are
 /// checked there, once.
 template <typename OpTy>
-FailureOr<Values> checked(OnnxNode &node, OpTy op) {
+FailureOr<Values> checked(ForeignNode &node, OpTy op) {
   if (failed(node.verifyCreated(op)))
     return failure();
   return Values{op.getResult()};
 }
 
-FailureOr<Values> convertQuantize(OnnxNode &node) {
+FailureOr<Values> convertQuantize(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -98,7 +99,7 @@ FailureOr<Values> convertQuantize(OnnxNode &node) {
   return checked(node, op);
 }
 
-FailureOr<Values> convertDequantize(OnnxNode &node) {
+FailureOr<Values> convertDequantize(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -116,7 +117,7 @@ FailureOr<Values> convertDequantize(OnnxNode &node) {
 /// y_scale = (max(x, 0) - min(x, 0)) / 255, y_zero_point =
 /// saturate(round(-min(x, 0) / y_scale)), y = saturate(round(x / y_scale) +
 /// y_zero_point), all uint8 and per tensor.
-FailureOr<Values> convertDynamicQuantize(OnnxNode &node) {
+FailureOr<Values> convertDynamicQuantize(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -156,7 +157,7 @@ FailureOr<Values> convertDynamicQuantize(OnnxNode &node) {
 
 } // namespace
 
-void fromonnx::populateQuantizationConverters(OnnxConverters &c) {
+void fromonnx::populateQuantizationConverters(ForeignConverters &c) {
   c.add("QuantizeLinear", 10, convertQuantize);
   c.add("DequantizeLinear", 10, convertDequantize);
   c.add("DynamicQuantizeLinear", 11, convertDynamicQuantize);

@@ -5,6 +5,7 @@
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
+using namespace mlir::tsc::foreign;
 
 namespace {
 
@@ -13,7 +14,7 @@ using Values = SmallVector<Value>;
 /// Reduce* with axes from an attribute (opset 13 for all but ReduceSum) or
 /// from the optional second input (ReduceSum 13, the others from 18).
 template <typename OpTy, bool axesAsInput>
-FailureOr<Values> convertReduce(OnnxNode &node) {
+FailureOr<Values> convertReduce(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -47,7 +48,7 @@ FailureOr<Values> convertReduce(OnnxNode &node) {
 }
 
 template <typename OpTy>
-FailureOr<Values> convertSoftmax(OnnxNode &node) {
+FailureOr<Values> convertSoftmax(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -61,7 +62,7 @@ FailureOr<Values> convertSoftmax(OnnxNode &node) {
 
 /// Checks that a norm's scale or bias has exactly the normalized shape, which
 /// is what tsc's norms take (ONNX also allows broadcastable shapes).
-LogicalResult checkNormParam(OnnxNode &node, Value param, StringRef name,
+LogicalResult checkNormParam(ForeignNode &node, Value param, StringRef name,
                              RankedTensorType input, int64_t axis) {
   auto type = cast<RankedTensorType>(param.getType());
   ArrayRef<int64_t> normalized = input.getShape().drop_front(axis);
@@ -85,7 +86,7 @@ struct NormOperands {
   int64_t axis;
 };
 
-FailureOr<NormOperands> normOperands(OnnxNode &node) {
+FailureOr<NormOperands> normOperands(ForeignNode &node) {
   auto x = node.input(0);
   auto scale = node.input(1);
   if (failed(x) || failed(scale))
@@ -98,7 +99,7 @@ FailureOr<NormOperands> normOperands(OnnxNode &node) {
   return NormOperands{*x, *scale, *axis};
 }
 
-FailureOr<Values> convertLayerNorm(OnnxNode &node) {
+FailureOr<Values> convertLayerNorm(ForeignNode &node) {
   FailureOr<NormOperands> operands = normOperands(node);
   if (failed(operands))
     return failure();
@@ -144,7 +145,7 @@ FailureOr<Values> convertLayerNorm(OnnxNode &node) {
   return Values{y, *mean, invStdDev};
 }
 
-FailureOr<Values> convertRmsNorm(OnnxNode &node) {
+FailureOr<Values> convertRmsNorm(ForeignNode &node) {
   FailureOr<NormOperands> operands = normOperands(node);
   if (failed(operands))
     return failure();
@@ -157,7 +158,7 @@ FailureOr<Values> convertRmsNorm(OnnxNode &node) {
 
 } // namespace
 
-void fromonnx::populateReductionConverters(OnnxConverters &c) {
+void fromonnx::populateReductionConverters(ForeignConverters &c) {
   c.add("ReduceSum", 1, convertReduce<ReduceSumOp, false>);
   c.add("ReduceSum", 13, convertReduce<ReduceSumOp, true>);
   c.add("ReduceMean", 1, convertReduce<ReduceMeanOp, false>);

@@ -1,6 +1,7 @@
 //===- Shape.cpp - ONNX shape ops: reshape, slice, gather, expand, ... ----===//
 
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
+#include "passes/conversion/Foreign/Builders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -8,146 +9,24 @@
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
+using namespace mlir::tsc::foreign;
 
 namespace {
 
 using Values = SmallVector<Value>;
 
-std::optional<int64_t> constantOf(OpFoldResult ofr) {
-  if (auto attr = dyn_cast<Attribute>(ofr))
-    return cast<IntegerAttr>(attr).getInt();
-  return std::nullopt;
-}
-
-/// Sizes as OpFoldResults of index type (constants stay attributes).
-OpFoldResult asIndex(OnnxNode &node, OpFoldResult element) {
-  if (std::optional<int64_t> c = constantOf(element))
-    return node.getRewriter().getIndexAttr(*c);
-  return node.toIndex(element);
-}
-
-/// Whether two sizes are the same value: identical, or the same dim of the
-/// same tensor.
-bool sameSize(OpFoldResult a, OpFoldResult b) {
-  // Shape elements reach here through index <-> i64 casts.
-  auto strip = [](OpFoldResult v) -> OpFoldResult {
-    auto value = dyn_cast_if_present<Value>(v);
-    while (value)
-      if (auto cast = value.getDefiningOp<arith::IndexCastOp>())
-        value = cast.getIn();
-      else
-        break;
-    return value ? OpFoldResult(value) : v;
-  };
-  a = strip(a);
-  b = strip(b);
-  if (a == b)
-    return true;
-  auto da = dyn_cast_if_present<Value>(a);
-  auto db = dyn_cast_if_present<Value>(b);
-  auto dimA = da ? da.getDefiningOp<DimOp>() : DimOp();
-  auto dimB = db ? db.getDefiningOp<DimOp>() : DimOp();
-  return dimA && dimB && dimA.getInput() == dimB.getInput() &&
-         dimA.getDim() == dimB.getDim();
-}
-
-/// The -1 entry of a Reshape: the input's element count over the product of
-/// the other entries, with equal factors cancelled first, so that [b, s, -1]
-/// of a [b, s, 4, 16] input is 64 and not (b * s * 64) / (b * s).
-FailureOr<OpFoldResult> inferredSize(OnnxNode &node,
-                                     ArrayRef<OpFoldResult> inputSizes,
-                                     ArrayRef<OpFoldResult> sizes,
-                                     size_t inferred) {
-  int64_t numerator = 1, denominator = 1;
-  SmallVector<OpFoldResult> numeratorValues, denominatorValues;
-  for (OpFoldResult size : inputSizes) {
-    if (std::optional<int64_t> c = constantOf(size))
-      numerator *= *c;
-    else
-      numeratorValues.push_back(size);
-  }
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    OpFoldResult size = sizes[i];
-    if (i == inferred)
-      continue;
-    if (std::optional<int64_t> c = constantOf(size)) {
-      denominator *= *c;
-      continue;
-    }
-    auto *match = llvm::find_if(numeratorValues, [&](OpFoldResult v) {
-      return sameSize(v, size);
-    });
-    if (match != numeratorValues.end())
-      numeratorValues.erase(match);
-    else
-      denominatorValues.push_back(size);
-  }
-  RewriterBase &rw = node.getRewriter();
-  if (denominator == 0)
-    return node.fail("cannot infer the -1 dim next to a zero-size dim");
-  OpFoldResult product = rw.getIndexAttr(1);
-  for (OpFoldResult v : numeratorValues)
-    product = node.multiply(product, v);
-  if (denominatorValues.empty() && numerator % denominator == 0)
-    return node.multiply(product, rw.getIndexAttr(numerator / denominator));
-  if (numeratorValues.empty() && denominatorValues.empty())
-    return node.fail("cannot infer the -1 dim: " + Twine(numerator) +
-                     " elements do not divide by " + Twine(denominator));
-  // What does not cancel is divided at run time.
-  OpFoldResult divisor = rw.getIndexAttr(denominator);
-  for (OpFoldResult v : denominatorValues)
-    divisor = node.multiply(divisor, v);
-  OpFoldResult total = node.multiply(product, rw.getIndexAttr(numerator));
-  return OpFoldResult(rw.createOrFold<arith::DivUIOp>(
-      node.getLoc(), node.toIndex(total), node.toIndex(divisor)));
-}
-
-FailureOr<Values> convertReshape(OnnxNode &node) {
+FailureOr<Values> convertReshape(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
   FailureOr<SmallVector<OpFoldResult>> shape = node.shapeElements(1);
   if (failed(shape))
     return failure();
-  bool allowZero = node.getInt("allowzero", 0);
-  RankedTensorType type = x->getType();
-  SmallVector<OpFoldResult> sizes;
-  std::optional<size_t> inferred;
-  for (auto [i, element] : llvm::enumerate(*shape)) {
-    std::optional<int64_t> c = constantOf(element);
-    if (c == -1) {
-      if (inferred)
-        return node.fail("shape has more than one -1");
-      inferred = i;
-      sizes.push_back(node.getRewriter().getIndexAttr(1));
-    } else if (c == 0 && !allowZero) {
-      if (static_cast<int64_t>(i) >= type.getRank())
-        return node.fail("shape copies dim " + Twine(i) +
-                         " (0) of a rank-" + Twine(type.getRank()) + " input");
-      sizes.push_back(node.dimSize(*x, i));
-    } else if (c && *c < -1) {
-      return node.fail("shape has the negative size " + Twine(*c));
-    } else {
-      sizes.push_back(asIndex(node, element));
-    }
-  }
-  if (inferred) {
-    FailureOr<OpFoldResult> size = inferredSize(node, node.sizes(*x), sizes,
-                                                *inferred);
-    if (failed(size))
-      return failure();
-    sizes[*inferred] = *size;
-  }
-  SmallVector<int64_t> target = OnnxNode::staticShape(sizes);
-  if (type.hasStaticShape() && !ShapedType::isDynamicShape(target) &&
-      RankedTensorType::get(target, type.getElementType()).getNumElements() !=
-          type.getNumElements())
-    return node.fail("cannot reshape " + Twine(type.getNumElements()) +
-                     " elements into the requested shape");
-  return Values{node.reshape(*x, sizes)};
+  return results(buildReshape(node, *x, *shape,
+                              /*zeroCopiesDim=*/!node.getInt("allowzero", 0)));
 }
 
-FailureOr<Values> convertTranspose(OnnxNode &node) {
+FailureOr<Values> convertTranspose(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -160,22 +39,7 @@ FailureOr<Values> convertTranspose(OnnxNode &node) {
   return Values{*out};
 }
 
-/// Whether `indices` cannot be negative: positions from a Range that starts
-/// at a non-negative constant and counts up (possibly cast and reshaped).
-bool provablyNonNegative(Value indices) {
-  Operation *op = indices.getDefiningOp();
-  while (isa_and_nonnull<CastOp, UnsqueezeOp, SqueezeOp, ReshapeOp, ExpandOp>(op))
-    op = op->getOperand(0).getDefiningOp();
-  auto range = dyn_cast_or_null<RangeOp>(op);
-  if (!range)
-    return false;
-  IntegerAttr start, delta;
-  return matchPattern(range.getStart(), m_Constant(&start)) &&
-         matchPattern(range.getDelta(), m_Constant(&delta)) &&
-         start.getInt() >= 0 && delta.getInt() > 0;
-}
-
-FailureOr<Values> convertGather(OnnxNode &node) {
+FailureOr<Values> convertGather(ForeignNode &node) {
   auto data = node.input(0);
   auto indices = node.input(1);
   if (failed(data) || failed(indices))
@@ -184,45 +48,10 @@ FailureOr<Values> convertGather(OnnxNode &node) {
       node.axis(node.getInt("axis", 0), data->getType().getRank());
   if (failed(axis))
     return failure();
-  RewriterBase &rw = node.getRewriter();
-  Value index = *indices;
-  int64_t extent = data->getType().getDimSize(*axis);
-  DenseIntElementsAttr constant;
-  if (matchPattern(index, m_Constant(&constant))) {
-    // Wrap negative constant indices now; out-of-range ones are errors.
-    if (llvm::any_of(constant.getValues<APInt>(),
-                     [](const APInt &v) { return v.isNegative(); })) {
-      if (ShapedType::isDynamic(extent))
-        return node.fail("negative indices into a dynamic dim");
-      SmallVector<APInt> wrapped;
-      for (const APInt &v : constant.getValues<APInt>())
-        wrapped.push_back(v.isNegative() ? v + extent : v);
-      index = ConstantOp::create(
-          rw, node.getLoc(),
-          DenseIntElementsAttr::get(constant.getType(), wrapped));
-    }
-  } else if (!provablyNonNegative(index)) {
-    // Run-time indices may be negative (ONNX counts them from the end).
-    Type element = indices->getType().getElementType();
-    Value zero = node.scalar(element, 0);
-    Value size = buildShapeTensor(rw, node.getLoc(),
-                                  {node.dimSize(*data, *axis)},
-                                  /*scalar=*/true, element);
-    FailureOr<Value> negative = node.create<LessOp>({index, zero});
-    FailureOr<Value> shifted = node.create<AddOp>({index, size});
-    if (failed(negative) || failed(shifted))
-      return failure();
-    FailureOr<Value> wrapped = node.create<WhereOp>({*negative, *shifted, index});
-    if (failed(wrapped))
-      return failure();
-    index = *wrapped;
-  }
-  GatherOp::Properties properties;
-  properties.axis = rw.getI64IntegerAttr(*axis);
-  return results(node.create<GatherOp>({*data, index}, properties));
+  return results(buildGather(node, *data, *indices, *axis));
 }
 
-FailureOr<Values> convertConcat(OnnxNode &node) {
+FailureOr<Values> convertConcat(ForeignNode &node) {
   SmallVector<Value> inputs;
   for (unsigned i = 0; i < node.getNumInputs(); ++i) {
     auto input = node.input(i);
@@ -242,9 +71,8 @@ FailureOr<Values> convertConcat(OnnxNode &node) {
   return results(node.create<ConcatOp>(inputs, properties));
 }
 
-/// ONNX Slice: per listed axis, start/end clamped to the dim (negative
-/// values count from the end) and a nonzero constant step.
-FailureOr<Values> convertSlice(OnnxNode &node) {
+/// ONNX Slice: starts, ends and optional axes and steps as inputs.
+FailureOr<Values> convertSlice(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -252,9 +80,8 @@ FailureOr<Values> convertSlice(OnnxNode &node) {
   FailureOr<SmallVector<OpFoldResult>> ends = node.shapeElements(2);
   if (failed(starts) || failed(ends))
     return failure();
-  RankedTensorType type = x->getType();
-  int64_t rank = type.getRank();
-  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, starts->size()));
+  SmallVector<int64_t> axes =
+      llvm::to_vector(llvm::seq<int64_t>(0, starts->size()));
   if (node.hasInput(3)) {
     FailureOr<SmallVector<int64_t>> values = node.constantInts(3);
     if (failed(values))
@@ -268,84 +95,10 @@ FailureOr<Values> convertSlice(OnnxNode &node) {
       return failure();
     steps = *values;
   }
-  if (starts->size() != axes.size() || ends->size() != axes.size() ||
-      steps.size() != axes.size())
-    return node.fail("starts, ends, axes and steps differ in length");
-
-  RewriterBase &rw = node.getRewriter();
-  SmallVector<OpFoldResult> offsets(rank, rw.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = node.sizes(*x);
-  SmallVector<OpFoldResult> strides(rank, rw.getIndexAttr(1));
-  for (auto [i, rawAxis] : llvm::enumerate(axes)) {
-    FailureOr<int64_t> axis = node.axis(rawAxis, rank);
-    if (failed(axis))
-      return failure();
-    int64_t step = steps[i];
-    if (step == 0)
-      return node.fail("step of axis " + Twine(*axis) + " is zero");
-    int64_t dim = type.getDimSize(*axis);
-    std::optional<int64_t> start = constantOf((*starts)[i]);
-    std::optional<int64_t> end = constantOf((*ends)[i]);
-    strides[*axis] = rw.getIndexAttr(step);
-    if (!ShapedType::isDynamic(dim) && start && end) {
-      // Everything known: clamp as ONNX specifies.
-      auto clampTo = [&](int64_t v, int64_t lo, int64_t hi) {
-        v = v < 0 ? v + dim : v;
-        return std::min(std::max(v, lo), hi);
-      };
-      int64_t s = step > 0 ? clampTo(*start, 0, dim) : clampTo(*start, 0, dim - 1);
-      int64_t e = step > 0 ? clampTo(*end, 0, dim) : clampTo(*end, -1, dim - 1);
-      int64_t count = step > 0 ? llvm::divideCeil(std::max<int64_t>(e - s, 0), step)
-                               : llvm::divideCeil(std::max<int64_t>(s - e, 0), -step);
-      offsets[*axis] = rw.getIndexAttr(count ? s : 0);
-      sizes[*axis] = rw.getIndexAttr(count);
-      continue;
-    }
-    // The forms exporters emit with run-time sizes: a forward slice from a
-    // non-negative start to a run-time end, or to "the end" (a huge or
-    // negative constant end).
-    if (step != 1 || !start || *start < 0)
-      return node.fail("slice of axis " + Twine(*axis) +
-                       " with run-time bounds needs step 1 and a constant "
-                       "non-negative start");
-    offsets[*axis] = rw.getIndexAttr(*start);
-    OpFoldResult endIndex;
-    if (end && *end >= (int64_t(1) << 31))
-      endIndex = node.dimSize(*x, *axis);
-    else if (end && *end < 0)
-      endIndex = rw.createOrFold<arith::AddIOp>(
-          node.getLoc(), node.toIndex(node.dimSize(*x, *axis)),
-          arith::ConstantIndexOp::create(rw, node.getLoc(), *end));
-    else
-      endIndex = asIndex(node, (*ends)[i]);
-    sizes[*axis] = rw.createOrFold<arith::SubIOp>(
-        node.getLoc(), node.toIndex(endIndex),
-        arith::ConstantIndexOp::create(rw, node.getLoc(), *start));
-  }
-  SmallVector<int64_t> shape = OnnxNode::staticShape(sizes);
-  auto resultType = type.clone(shape);
-  SmallVector<Value> dynOffsets, dynSizes, dynStrides;
-  SmallVector<int64_t> staticOffsets, staticSizes, staticStrides;
-  auto split = [&](ArrayRef<OpFoldResult> list, SmallVector<Value> &dyn,
-                   SmallVector<int64_t> &stat) {
-    for (OpFoldResult v : list) {
-      if (std::optional<int64_t> c = constantOf(v)) {
-        stat.push_back(*c);
-      } else {
-        stat.push_back(ShapedType::kDynamic);
-        dyn.push_back(node.toIndex(v));
-      }
-    }
-  };
-  split(offsets, dynOffsets, staticOffsets);
-  split(sizes, dynSizes, staticSizes);
-  split(strides, dynStrides, staticStrides);
-  return Values{SliceOp::create(rw, node.getLoc(), resultType, *x, dynOffsets,
-                                dynSizes, dynStrides, staticOffsets,
-                                staticSizes, staticStrides)};
+  return results(buildSlice(node, *x, *starts, *ends, axes, steps));
 }
 
-FailureOr<Values> convertSplit(OnnxNode &node) {
+FailureOr<Values> convertSplit(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -374,25 +127,10 @@ FailureOr<Values> convertSplit(OnnxNode &node) {
   if (static_cast<int64_t>(sizes.size()) != outputs)
     return node.fail("split sizes do not match the " + Twine(outputs) +
                      " outputs");
-  SmallVector<Type> types;
-  int64_t total = 0;
-  for (int64_t size : sizes) {
-    SmallVector<int64_t> shape(type.getShape());
-    shape[*axis] = size;
-    total += size;
-    types.push_back(type.clone(shape));
-  }
-  if (!type.isDynamicDim(*axis) && total != type.getDimSize(*axis))
-    return node.fail("split sizes add up to " + Twine(total) + ", not " +
-                     Twine(type.getDimSize(*axis)));
-  RewriterBase &rw = node.getRewriter();
-  auto split = SplitOp::create(rw, node.getLoc(), types, *x,
-                               rw.getI64IntegerAttr(*axis),
-                               rw.getDenseI64ArrayAttr(sizes));
-  return Values(split.getResults());
+  return buildSplit(node, *x, *axis, sizes);
 }
 
-FailureOr<Values> convertSqueeze(OnnxNode &node) {
+FailureOr<Values> convertSqueeze(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -416,7 +154,7 @@ FailureOr<Values> convertSqueeze(OnnxNode &node) {
   return results(node.create<SqueezeOp>({*x}, properties));
 }
 
-FailureOr<Values> convertUnsqueeze(OnnxNode &node) {
+FailureOr<Values> convertUnsqueeze(ForeignNode &node) {
   auto x = node.input(0);
   FailureOr<SmallVector<int64_t>> axes = node.constantInts(1);
   if (failed(x) || failed(axes))
@@ -431,41 +169,15 @@ FailureOr<Values> convertUnsqueeze(OnnxNode &node) {
 }
 
 /// numpy broadcast of `x` with the requested shape.
-FailureOr<Values> convertExpand(OnnxNode &node) {
+FailureOr<Values> convertExpand(ForeignNode &node) {
   auto x = node.input(0);
   FailureOr<SmallVector<OpFoldResult>> shape = node.shapeElements(1);
   if (failed(x) || failed(shape))
     return failure();
-  RankedTensorType type = x->getType();
-  int64_t rank = std::max<int64_t>(type.getRank(), shape->size());
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t xd = d - (rank - type.getRank());
-    int64_t sd = d - (rank - static_cast<int64_t>(shape->size()));
-    std::optional<OpFoldResult> requested;
-    if (sd >= 0)
-      requested = asIndex(node, (*shape)[sd]);
-    if (xd < 0) {
-      sizes.push_back(*requested);
-      continue;
-    }
-    int64_t dim = type.getDimSize(xd);
-    std::optional<int64_t> r = requested ? constantOf(*requested) : std::nullopt;
-    if (!requested || r == 1 || (dim != 1 && !ShapedType::isDynamic(dim))) {
-      if (r && *r != 1 && !ShapedType::isDynamic(dim) && dim != 1 && *r != dim)
-        return node.fail("cannot expand dim " + Twine(xd) + " of size " +
-                         Twine(dim) + " to " + Twine(*r));
-      sizes.push_back(node.dimSize(*x, xd));
-    } else {
-      sizes.push_back(*requested);
-    }
-  }
-  auto resultType = type.clone(OnnxNode::staticShape(sizes));
-  return Values{ExpandOp::create(node.getRewriter(), node.getLoc(), resultType,
-                                 *x, node.dynamicSizes(sizes))};
+  return results(buildExpand(node, *x, *shape));
 }
 
-FailureOr<Values> convertShape(OnnxNode &node) {
+FailureOr<Values> convertShape(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -479,18 +191,14 @@ FailureOr<Values> convertShape(OnnxNode &node) {
   return Values{buildShapeTensor(node.getRewriter(), node.getLoc(), dims)};
 }
 
-FailureOr<Values> convertSize(OnnxNode &node) {
+FailureOr<Values> convertSize(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
-  OpFoldResult total = node.getRewriter().getIndexAttr(1);
-  for (OpFoldResult size : node.sizes(*x))
-    total = node.multiply(total, size);
-  return Values{buildShapeTensor(node.getRewriter(), node.getLoc(), {total},
-                                 /*scalar=*/true)};
+  return Values{buildNumel(node, *x)};
 }
 
-FailureOr<Values> convertConstantOfShape(OnnxNode &node) {
+FailureOr<Values> convertConstantOfShape(ForeignNode &node) {
   FailureOr<SmallVector<OpFoldResult>> shape = node.shapeElements(0);
   if (failed(shape))
     return failure();
@@ -501,65 +209,32 @@ FailureOr<Values> convertConstantOfShape(OnnxNode &node) {
                                    rw.getF32FloatAttr(0.0f));
   if (value.getNumElements() != 1)
     return node.fail("value must have one element");
-  SmallVector<OpFoldResult> sizes;
-  for (OpFoldResult e : *shape)
-    sizes.push_back(asIndex(node, e));
-  auto type = RankedTensorType::get(OnnxNode::staticShape(sizes),
-                                    value.getElementType());
-  if (type.hasStaticShape())
-    return Values{ConstantOp::create(rw, node.getLoc(),
-                                     value.resizeSplat(type))};
-  Value scalar = ConstantOp::create(
-      rw, node.getLoc(),
-      value.resizeSplat(RankedTensorType::get({}, value.getElementType())));
-  return Values{ExpandOp::create(rw, node.getLoc(), type, scalar,
-                                 node.dynamicSizes(sizes))};
+  return Values{buildFilled(node, *shape, value)};
 }
 
-FailureOr<Values> convertRange(OnnxNode &node) {
+FailureOr<Values> convertRange(ForeignNode &node) {
   auto start = node.input(0);
   if (failed(start))
     return failure();
-  RewriterBase &rw = node.getRewriter();
   Type element = start->getType().getElementType();
-  SmallVector<Value> operands;
-  SmallVector<std::optional<double>> constants;
+  SmallVector<OpFoldResult> bounds;
   for (unsigned i = 0; i < 3; ++i) {
     if (isa<IntegerType>(element)) {
       FailureOr<SmallVector<OpFoldResult>> e = node.shapeElements(i);
       if (failed(e) || e->size() != 1)
         return node.fail("start, limit and delta must be scalars");
-      std::optional<int64_t> c = constantOf((*e)[0]);
-      constants.push_back(c ? std::optional<double>(*c) : std::nullopt);
-      Value v = c ? Value(arith::ConstantIntOp::create(rw, node.getLoc(),
-                                                       element, *c))
-                  : cast<Value>((*e)[0]);
-      if (v.getType() != element)
-        v = rw.createOrFold<arith::IndexCastOp>(node.getLoc(), element, v);
-      operands.push_back(v);
+      bounds.push_back((*e)[0]);
     } else {
       FailureOr<double> c = node.constantScalar(i);
       if (failed(c))
         return failure();
-      constants.push_back(*c);
-      operands.push_back(arith::ConstantOp::create(
-          rw, node.getLoc(), cast<TypedAttr>(rw.getFloatAttr(element, *c))));
+      bounds.push_back(node.getRewriter().getF64FloatAttr(*c));
     }
   }
-  int64_t length = ShapedType::kDynamic;
-  if (constants[0] && constants[1] && constants[2]) {
-    if (*constants[2] == 0)
-      return node.fail("delta is zero");
-    length = std::max<int64_t>(
-        0, static_cast<int64_t>(
-               std::ceil((*constants[1] - *constants[0]) / *constants[2])));
-  }
-  return Values{RangeOp::create(rw, node.getLoc(),
-                                RankedTensorType::get({length}, element),
-                                operands[0], operands[1], operands[2])};
+  return results(buildRange(node, element, bounds));
 }
 
-FailureOr<Values> convertTrilu(OnnxNode &node) {
+FailureOr<Values> convertTrilu(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
@@ -581,7 +256,7 @@ FailureOr<Values> convertTrilu(OnnxNode &node) {
 
 } // namespace
 
-void fromonnx::populateShapeConverters(OnnxConverters &c) {
+void fromonnx::populateShapeConverters(ForeignConverters &c) {
   c.add("Reshape", 5, convertReshape);
   c.add("Transpose", 1, convertTranspose);
   c.add("Gather", 11, convertGather);

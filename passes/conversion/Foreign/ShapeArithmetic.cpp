@@ -9,14 +9,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
+#include "passes/conversion/Foreign/ForeignNode.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
-using namespace mlir::tsc::fromonnx;
+using namespace mlir::tsc::foreign;
 
 namespace {
 
@@ -293,7 +293,7 @@ struct CompareSizeWithNegative : OpRewritePattern<arith::CmpIOp> {
 
 } // namespace
 
-void fromonnx::populateShapeArithmeticPatterns(RewritePatternSet &patterns) {
+void foreign::populateShapeArithmeticPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ShapeOfToElements, GatherOfElements, ConcatOfElements,
                SliceOfElements, WhereOfElements, SameElements<SqueezeOp>,
