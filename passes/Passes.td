@@ -247,6 +247,38 @@ def ConvertOnnxToTscPass : Pass<"tsc-convert-onnx-to-tsc", "func::FuncOp"> {
   ];
 }
 
+def ConvertTorchToTscPass : Pass<"tsc-convert-torch-to-tsc", "func::FuncOp"> {
+  let summary = "Convert TorchScript nodes (tsc.foreign \"aten\"/\"prim\" ops) into tsc ops";
+  let description = [{
+    Replaces each `tsc.foreign "aten"` and `"prim"` op by tsc ops, with the
+    same driver as the ONNX conversion: converters keyed by op name, run in
+    one greedy rewrite with the tsc, arith and tensor canonicalizations and
+    the shape-arithmetic patterns, so `aten::size` arithmetic folds into dims
+    and symbols before the views that read it are converted. Python scalars
+    are 0-d tensors; type promotion follows torch's rules.
+
+    Before:
+    ```mlir
+    %y = tsc.foreign "aten" "gelu" version 10 (%x, %none) {approximate = "tanh"}
+        : (tensor<2x8xf32>, none) -> none
+    ```
+    After:
+    ```mlir
+    %y = tsc.gelu %x approximate = tanh : tensor<2x8xf32>
+    ```
+
+    Whatever is left is reported like the ONNX conversion's leftovers: one
+    error listing every op without a converter (with count and node names),
+    one error per node whose converter rejected it.
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"allowUnsupported", "allow-unsupported", "bool", /*default=*/"false",
+           "Leave unconvertible nodes as tsc.foreign instead of failing">
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Lower: tsc to linalg for the host and device code generators
 //===----------------------------------------------------------------------===//

@@ -17,6 +17,9 @@ config.excludes = ["unit", "Inputs", "examples", "lit.cfg.py", "lit.site.cfg.py"
 config.substitutions.append(("%tsc_src_root", config.tsc_src_root))
 # The project's Python environment (tools/setup.sh), for fixture scripts.
 config.substitutions.append(("%python", config.tsc_python))
+# tsc reads TorchScript archives only when built with libtorch.
+if config.tsc_torchscript:
+    config.available_features.add("torchscript")
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(

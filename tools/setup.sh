@@ -23,7 +23,7 @@ packages=(
   build-essential cmake ninja-build ccache clang lld-22 python3 python3-venv
   python3-numpy python3-torch libopenblas-dev libomp5-14
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  protobuf-compiler libprotobuf-dev libonnx-dev libgtest-dev
+  protobuf-compiler libprotobuf-dev libonnx-dev libgtest-dev libtorch-dev
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -64,6 +64,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     -DCMAKE_EXE_LINKER_FLAGS="--ld-path=$llvm/bin/ld.lld" \
     -DCMAKE_SHARED_LINKER_FLAGS="--ld-path=$llvm/bin/ld.lld" \
+    -DCMAKE_MODULE_LINKER_FLAGS="--ld-path=$llvm/bin/ld.lld" \
     -DTSC_LLVM_PREFIX="$llvm"
 fi
 phase "configure"

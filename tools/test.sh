@@ -63,6 +63,14 @@ start=$SECONDS
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
   --xunit "$results/models-run.xml" || status=1
 echo "test: suite 'models-run' took $((SECONDS - start))s"
+# The same three model styles as TorchScript archives (traced and scripted)
+# against PyTorch and against their ONNX exports; skipped, and counted as
+# skipped, when tsc was built without libtorch.
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/models/run_torchscript.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
+  --xunit "$results/torchscript-run.xml" || status=1
+echo "test: suite 'torchscript-run' took $((SECONDS - start))s"
 start=$SECONDS
 "$root/.venv/bin/python" "$root/test/models/run_errors.py" \
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \

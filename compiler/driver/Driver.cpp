@@ -6,6 +6,7 @@
 #include "compiler/plan/Plan.h"
 #include "compiler/target/host/HostCodegen.h"
 #include "compiler/importers/onnx/OnnxImporter.h"
+#include "compiler/importers/torchscript/TorchScriptImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/tsc/IR/TscOps.h"
 
@@ -36,7 +37,8 @@ struct DriverOptions {
   cl::OptionCategory category{"tsc options"};
   cl::opt<std::string> input{
       cl::Positional, cl::Required,
-      cl::desc("<model: .onnx, .onnxtxt (textual ONNX) or .mlir>"),
+      cl::desc("<model: .onnx, .onnxtxt (textual ONNX), .pt/.pth "
+               "(TorchScript archive) or .mlir>"),
       cl::cat(category)};
   cl::opt<std::string> output{"o", cl::desc("Output file ('-' for stdout)"),
                               cl::value_desc("file"), cl::init("-"),
@@ -81,6 +83,12 @@ struct DriverOptions {
   cl::list<std::string> dims{
       "dim", cl::desc("Range of a symbolic dim, e.g. --dim seq=1..512"),
       cl::value_desc("NAME=MIN..MAX"), cl::cat(category)};
+  cl::list<std::string> inputs{
+      "input",
+      cl::desc("Element type and dims of an input of a TorchScript model's "
+               "forward, e.g. --input input_ids=i64[batch,seq] (named dims "
+               "are symbols; ranges from --dim)"),
+      cl::value_desc("NAME=TYPE[DIMS]"), cl::cat(category)};
   cl::opt<bool> printWeights{
       "print-weights",
       cl::desc("Print weight blobs in full instead of eliding them"),
@@ -144,9 +152,35 @@ LogicalResult applyDimRanges(ModuleOp module,
 }
 
 /// Reads the model named by `path` into a module, by its extension.
+/// `inputSpecs` are the --input settings (TorchScript only).
 OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context,
-                                  llvm::SourceMgr &sourceMgr) {
+                                  llvm::SourceMgr &sourceMgr,
+                                  ArrayRef<std::string> inputSpecs) {
   StringRef extension = llvm::sys::path::extension(path);
+  if (extension == ".pt" || extension == ".pth") {
+    TorchScriptImportOptions options;
+    options.path = path.str();
+    for (StringRef text : inputSpecs) {
+      std::string message;
+      FailureOr<TorchInputSpec> spec = parseTorchInputSpec(text, message);
+      if (failed(spec)) {
+        llvm::errs() << "tsc: error: " << message << "\n";
+        return nullptr;
+      }
+      options.inputs.push_back(std::move(*spec));
+    }
+    FailureOr<OwningOpRef<ModuleOp>> module =
+        importTorchScriptModel(&context, options);
+    if (failed(module))
+      return nullptr;
+    return std::move(*module);
+  }
+  if (!inputSpecs.empty()) {
+    llvm::errs() << "tsc: error: --input applies to TorchScript archives "
+                    "(.pt); "
+                 << path << " records its input shapes itself\n";
+    return nullptr;
+  }
   if (extension == ".onnx" || extension == ".onnxtxt") {
     OnnxImportOptions options;
     options.path = path.str();
@@ -158,7 +192,8 @@ OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context,
   }
   if (extension != ".mlir") {
     llvm::errs() << "tsc: error: " << path << ": unsupported input format '"
-                 << extension << "' (tsc reads .onnx, .onnxtxt and .mlir)\n";
+                 << extension
+                 << "' (tsc reads .onnx, .onnxtxt, .pt, .pth and .mlir)\n";
     return nullptr;
   }
   std::string message;
@@ -313,7 +348,7 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   ScopedDiagnosticHandler modelDiagnostics(&context, printModelDiagnostic);
 
-  OwningOpRef<ModuleOp> module = importModel(options.input, context, sourceMgr);
+  OwningOpRef<ModuleOp> module = importModel(options.input, context, sourceMgr, options.inputs);
   if (!module || failed(applyDimRanges(*module, options.dims)))
     return 1;
 

@@ -31,8 +31,11 @@ void tsc::buildTscPipeline(OpPassManager &pm,
 
   // graph: give imported nodes their tsc semantics; the shape subgraphs
   // exporters emit fold into dims and symbols on the way. Fails with the
-  // unsupported-op report if anything is left.
+  // unsupported-op report if anything is left. Each pass converts its own
+  // framework's nodes (ONNX, or TorchScript's aten/prim) and does nothing
+  // on a model from the other.
   pm.addNestedPass<func::FuncOp>(createConvertOnnxToTscPass());
+  pm.addNestedPass<func::FuncOp>(createConvertTorchToTscPass());
   // graph: fold what conversion exposed and drop no-op reshapes, so that
   // later phases see the simplest graph.
   pm.addPass(createCanonicalizerPass());

@@ -7,7 +7,9 @@ padding and causal masks, rotary embeddings, grouped-query attention with
 fewer K/V heads than query heads) and exported at opsets 14 and 17 with
 dynamic batch and sequence axes. Weights are random (seeded) with non-trivial
 norm scales and biases. Outputs: the hidden state before the final norm and
-after it.
+after it. The modules are written to be scriptable (torch.jit.script) too:
+sizes are attributes, not globals; export_torchscript.py saves them as
+TorchScript archives.
 
 Usage: export_models.py OUT_DIR      (writes OUT_DIR/<model>-opset<N>.onnx)
 """
@@ -19,6 +21,9 @@ import torch
 from torch import nn
 
 HIDDEN, HEADS, KV_HEADS, LAYERS, VOCAB, MAX_POS, FFN = 32, 4, 2, 2, 64, 64, 64
+# The models are float32; torch.finfo is not scriptable, so modules keep this
+# as an attribute (as they keep the sizes above: TorchScript reads no globals).
+NEG = torch.finfo(torch.float32).min
 
 
 def randomize_norms(model):
@@ -45,7 +50,7 @@ class DecomposedLayerNorm(nn.Module):
         return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
 
 
-def split_heads(x, heads):
+def split_heads(x, heads: int):
     b, s, _ = x.shape
     return x.view(b, s, heads, -1).transpose(1, 2)
 
@@ -61,6 +66,7 @@ class BertLayer(nn.Module):
     def __init__(self, norm):
         super().__init__()
         self.query, self.key, self.value = (nn.Linear(HIDDEN, HIDDEN) for _ in range(3))
+        self.heads, self.scale = HEADS, math.sqrt(HIDDEN // HEADS)
         self.out = nn.Linear(HIDDEN, HIDDEN)
         self.ln_attn = norm(HIDDEN)
         self.up, self.down = nn.Linear(HIDDEN, FFN), nn.Linear(FFN, HIDDEN)
@@ -68,8 +74,10 @@ class BertLayer(nn.Module):
         self.gelu = nn.GELU()
 
     def forward(self, x, additive_mask):
-        q, k, v = (split_heads(f(x), HEADS) for f in (self.query, self.key, self.value))
-        scores = q @ k.transpose(-1, -2) / math.sqrt(HIDDEN // HEADS) + additive_mask
+        q = split_heads(self.query(x), self.heads)
+        k = split_heads(self.key(x), self.heads)
+        v = split_heads(self.value(x), self.heads)
+        scores = q @ k.transpose(-1, -2) / self.scale + additive_mask
         context = merge_heads(scores.softmax(-1) @ v)
         x = self.ln_attn(x + self.out(context))
         return self.ln_ffn(x + self.down(self.gelu(self.up(x))))
@@ -85,6 +93,7 @@ class Bert(nn.Module):
         self.ln_embed = norm(HIDDEN)
         self.layers = nn.ModuleList(BertLayer(norm) for _ in range(LAYERS))
         self.register_buffer("position_ids", torch.arange(MAX_POS).unsqueeze(0))
+        self.neg = NEG
 
     def forward(self, input_ids, attention_mask):
         seq = input_ids.shape[1]
@@ -93,7 +102,7 @@ class Bert(nn.Module):
             self.token_types(torch.zeros_like(input_ids))
         x = self.ln_embed(x)
         mask = attention_mask[:, None, None, :].to(x.dtype)
-        additive = (1.0 - mask) * torch.finfo(x.dtype).min
+        additive = (1.0 - mask) * self.neg
         for layer in self.layers:
             x = layer(x, additive)
         return x, x.mean(1)
@@ -111,14 +120,17 @@ class Gpt2Block(nn.Module):
         self.c_fc, self.mlp_proj = nn.Linear(HIDDEN, FFN), nn.Linear(FFN, HIDDEN)
         self.register_buffer("bias", torch.tril(torch.ones(MAX_POS, MAX_POS, dtype=torch.bool))
                              .view(1, 1, MAX_POS, MAX_POS))
+        self.hidden, self.heads = HIDDEN, HEADS
+        self.scale, self.neg = math.sqrt(HIDDEN // HEADS), NEG
 
     def forward(self, x, additive_mask):
-        q, k, v = self.c_attn(self.ln_1(x)).split(HIDDEN, dim=2)
-        q, k, v = (split_heads(t, HEADS) for t in (q, k, v))
-        scores = q @ k.transpose(-1, -2) / math.sqrt(HIDDEN // HEADS)
+        q, k, v = self.c_attn(self.ln_1(x)).split(self.hidden, dim=2)
+        q, k, v = (split_heads(q, self.heads), split_heads(k, self.heads),
+                   split_heads(v, self.heads))
+        scores = q @ k.transpose(-1, -2) / self.scale
         s = scores.shape[-1]
         causal = self.bias[:, :, :s, :s]
-        scores = torch.where(causal, scores, torch.tensor(torch.finfo(scores.dtype).min))
+        scores = torch.where(causal, scores, torch.tensor(self.neg))
         scores = scores + additive_mask
         x = x + self.c_proj(merge_heads(scores.softmax(-1) @ v))
         h = self.c_fc(self.ln_2(x))
@@ -134,13 +146,14 @@ class Gpt2(nn.Module):
         self.wpe = nn.Embedding(MAX_POS, HIDDEN)
         self.blocks = nn.ModuleList(Gpt2Block() for _ in range(LAYERS))
         self.ln_f = nn.LayerNorm(HIDDEN)
+        self.neg = NEG
 
     def forward(self, input_ids, attention_mask):
         seq = input_ids.shape[1]
         positions = torch.arange(0, seq, dtype=torch.long).unsqueeze(0)
         x = self.wte(input_ids) + self.wpe(positions)
         mask = attention_mask[:, None, None, :].to(x.dtype)
-        additive = (1.0 - mask) * torch.finfo(x.dtype).min
+        additive = (1.0 - mask) * self.neg
         for block in self.blocks:
             x = block(x, additive)
         return x, self.ln_f(x)
@@ -177,17 +190,18 @@ class LlamaLayer(nn.Module):
         self.gate = nn.Linear(HIDDEN, FFN, bias=False)
         self.up = nn.Linear(HIDDEN, FFN, bias=False)
         self.down = nn.Linear(FFN, HIDDEN, bias=False)
+        self.heads, self.kv_heads = HEADS, KV_HEADS
 
     def forward(self, x, cos, sin, mask):
         h = self.input_norm(x)
-        q = split_heads(self.q_proj(h), HEADS)
-        k = split_heads(self.k_proj(h), KV_HEADS)
-        v = split_heads(self.v_proj(h), KV_HEADS)
+        q = split_heads(self.q_proj(h), self.heads)
+        k = split_heads(self.k_proj(h), self.kv_heads)
+        v = split_heads(self.v_proj(h), self.kv_heads)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
         # Repeat each K/V head for its group of query heads.
         b, kvh, s, d = k.shape
-        rep = HEADS // KV_HEADS
+        rep = self.heads // self.kv_heads
         k = k[:, :, None].expand(b, kvh, rep, s, d).reshape(b, kvh * rep, s, d)
         v = v[:, :, None].expand(b, kvh, rep, s, d).reshape(b, kvh * rep, s, d)
         scores = q @ k.transpose(-1, -2) / math.sqrt(d) + mask
@@ -205,6 +219,7 @@ class Llama(nn.Module):
         self.layers = nn.ModuleList(LlamaLayer() for _ in range(LAYERS))
         self.norm = RmsNorm(HIDDEN)
         self.register_buffer("inv_freq", 1.0 / (10000 ** (torch.arange(0, d, 2).float() / d)))
+        self.neg = NEG
 
     def forward(self, input_ids, attention_mask):
         b, s = input_ids.shape
@@ -213,7 +228,7 @@ class Llama(nn.Module):
         freqs = positions[..., None] * self.inv_freq
         emb = torch.cat((freqs, freqs), dim=-1)
         cos, sin = emb.cos()[:, None], emb.sin()[:, None]
-        neg = torch.finfo(x.dtype).min
+        neg = self.neg
         causal = torch.full((s, s), neg).triu(1)[None, None]
         padding = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * neg
         mask = causal + padding
@@ -229,13 +244,20 @@ MODELS = {
 }
 
 
-def export(name, opset, out_dir):
+def build(name, opset):
+    """(model, (input_ids, attention_mask)): the seeded model `export` exports
+    (the same weights every call) and its example inputs, [2, 8] each."""
     torch.manual_seed(0)
     model = MODELS[name](opset).eval()
     randomize_norms(model)
     ids = torch.randint(0, VOCAB, (2, 8))
     mask = torch.ones(2, 8, dtype=torch.long)
     mask[1, 6:] = 0  # a padded sequence
+    return model, (ids, mask)
+
+
+def export(name, opset, out_dir):
+    model, (ids, mask) = build(name, opset)
     path = out_dir / f"{name}-opset{opset}.onnx"
     axes = {0: "batch", 1: "seq"}
     torch.onnx.export(

@@ -121,26 +121,41 @@ def check_fusion(name, layers, fused, report):
 def compile_model(tsc, path, artifact, name, layers):
     """Compiles `path` and checks its fusion; returns the plan line of
     --report and the per-layer step count."""
-    graph = subprocess.run([tsc, str(path), "--emit=graph"], capture_output=True, text=True)
+    fused, report = compile_with_report(tsc, path, artifact)
+    per_layer = check_fusion(name, layers, fused, report)
+    return f"{plan_line(report).split(';')[0]}; {per_layer}"
+
+
+def compile_with_report(tsc, path, artifact, options=()):
+    """Compiles `path` to `artifact` after checking that its symbols are
+    batch and seq; returns the output of --emit=fuse and of --report.
+    `options` go on every tsc command line (a TorchScript archive's --input)."""
+    options = list(options)
+    graph = subprocess.run([tsc, str(path), "--emit=graph"] + options, capture_output=True,
+                           text=True)
     if graph.returncode:
         raise Failure(first_error("tsc --emit=graph", graph))
     symbols = sorted(set(re.findall(r'tsc\.symbol "(\w+)"', graph.stdout)))
     if symbols != ["batch", "seq"]:
         raise Failure(f"symbols are {symbols}, expected batch and seq")
-    fused = subprocess.run([tsc, str(path), "--emit=fuse"], capture_output=True, text=True)
+    fused = subprocess.run([tsc, str(path), "--emit=fuse"] + options, capture_output=True,
+                           text=True)
     if fused.returncode:
         raise Failure(first_error("tsc --emit=fuse", fused))
-    proc = subprocess.run([tsc, str(path), "-o", str(artifact), "--report"] + DIMS,
+    proc = subprocess.run([tsc, str(path), "-o", str(artifact), "--report"] + DIMS + options,
                           capture_output=True, text=True, timeout=1200)
     if proc.returncode:
         missing = sorted(set(re.findall(r"no host lowering for '([\w.]+)'", proc.stderr)))
         if len(missing) > 1:
             raise Failure(f"tsc: no host lowering for {', '.join(missing)}")
         raise Failure(first_error("tsc", proc))
-    per_layer = check_fusion(name, layers, fused.stdout, proc.stdout)
-    plan = next((l for l in proc.stdout.splitlines() if l.startswith("plan:")), "")
-    plan = plan[len("plan:"):].strip() or "(no plan line in --report)"
-    return f"{plan.split(';')[0]}; {per_layer}"
+    return fused.stdout, proc.stdout
+
+
+def plan_line(report):
+    """The `plan:` line of tsc --report, without its label."""
+    plan = next((l for l in report.splitlines() if l.startswith("plan:")), "")
+    return plan[len("plan:"):].strip() or "(no plan line in --report)"
 
 
 def run_artifact(tsc_run, artifact, inputs, work):

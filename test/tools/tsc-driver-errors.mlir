@@ -4,7 +4,8 @@
 // RUN: not tsc %s --emit=graph --dim seq=9..3 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not tsc %s --emit=graph --dim seq 2>&1 | FileCheck %s --check-prefix=RANGE-SYNTAX
 // RUN: not tsc %t.missing.mlir --emit=graph 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: not tsc %S/Inputs/model.pt --emit=import 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not tsc %S/Inputs/model.caffemodel --emit=import 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not tsc %s --emit=import --input x=f32[4] 2>&1 | FileCheck %s --check-prefix=INPUT-NOT-TORCH
 // RUN: not tsc %S/Inputs/syntax-error.mlir --emit=import 2>&1 | FileCheck %s --check-prefix=SYNTAX
 // RUN: not tsc %S/Inputs/unbound-dim.mlir --emit=graph 2>&1 | FileCheck %s --check-prefix=UNBOUND
 // RUN: tsc %S/Inputs/unbound-dim.mlir --emit=import | FileCheck %s --check-prefix=IMPORT-OK
@@ -16,7 +17,8 @@
 // RANGE: tsc: error: --dim seq=9..3: expected NAME=MIN..MAX with 0 <= MIN <= MAX
 // RANGE-SYNTAX: tsc: error: --dim seq: expected NAME=MIN..MAX
 // MISSING: tsc: error: cannot open input file '{{.*}}missing.mlir'
-// FORMAT: tsc: error: {{.*}}model.pt: unsupported input format '.pt' (tsc reads .onnx, .onnxtxt and .mlir)
+// FORMAT: tsc: error: {{.*}}model.caffemodel: unsupported input format '.caffemodel' (tsc reads .onnx, .onnxtxt, .pt, .pth and .mlir)
+// INPUT-NOT-TORCH: tsc: error: --input applies to TorchScript archives (.pt); {{.*}}tsc-driver-errors.mlir records its input shapes itself
 // SYNTAX: syntax-error.mlir:4:{{[0-9]+}}: error:
 // UNBOUND: unbound-dim.mlir:2:{{[0-9]+}}: error: argument #0 ('tensor<?x4xf32>') has dynamic dims but no tsc.bind_shape
 // IMPORT-OK: func.func @unbound
@@ -24,6 +26,7 @@
 // VERSION: tsc {{[0-9]+\.[0-9]+\.[0-9]+}} (LLVM/MLIR 22.{{[0-9.]+}})
 // PASSES-DAG: --tsc-bind-symbolic-shapes
 // PASSES-DAG: --tsc-convert-onnx-to-tsc
+// PASSES-DAG: --tsc-convert-torch-to-tsc
 // PASSES-DAG: --tsc-infer-symbol-ranges
 // PASSES-DAG: --tsc-fuse-norms
 // PASSES-DAG: --tsc-fuse-activations

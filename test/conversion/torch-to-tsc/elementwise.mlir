@@ -1,0 +1,122 @@
+// RUN: tsc-opt %s --split-input-file --tsc-convert-torch-to-tsc | FileCheck %s
+
+// TorchScript arithmetic: alpha arguments, Python scalars (0-d tensors) that
+// take the tensor's type, rsub, comparisons tsc spells as negations.
+
+// CHECK-LABEL: func.func @add_scales_other_by_alpha
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x3xf32>, %[[Y:.+]]: tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK:         %[[TWO:.+]] = tsc.constant dense<2.000000e+00> : tensor<f32>
+// CHECK:         %[[S:.+]] = tsc.mul %[[Y]], %[[TWO]]
+// CHECK:         %[[R:.+]] = tsc.add %[[X]], %[[S]]
+// CHECK:         return %[[R]]
+func.func @add_scales_other_by_alpha(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> none {
+  %alpha = tsc.constant dense<2> : tensor<i64>
+  %0 = tsc.foreign "aten" "add" version 10 (%x, %y, %alpha) {alpha = 2 : i64, overload = "Tensor"} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<i64>) -> none
+  return %0 : none
+}
+
+// -----
+
+// A float Python scalar keeps the tensor's f32; rsub is other - self.
+// CHECK-LABEL: func.func @rsub_of_scalar_keeps_tensor_type
+// CHECK-SAME:    (%[[M:.+]]: tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[ONE:.+]] = tsc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK:         %[[R:.+]] = tsc.sub %[[ONE]], %[[M]] : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         return %[[R]]
+func.func @rsub_of_scalar_keeps_tensor_type(%m: tensor<2x8xf32>) -> none {
+  %one = tsc.constant dense<1.0> : tensor<f64>
+  %alpha = tsc.constant dense<1> : tensor<i64>
+  %0 = tsc.foreign "aten" "rsub" version 10 (%m, %one, %alpha) {alpha = 1 : i64, other = 1.0 : f64, overload = "Scalar"} : (tensor<2x8xf32>, tensor<f64>, tensor<i64>) -> none
+  return %0 : none
+}
+
+// -----
+
+// An int64 mask times a float scalar is f32 in torch.
+// CHECK-LABEL: func.func @int_tensor_times_float_scalar_is_f32
+// CHECK:         %[[C:.+]] = tsc.cast %{{.+}} : tensor<2x8xi64> to tensor<2x8xf32>
+// CHECK:         tsc.mul %[[C]], %{{.+}} : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+func.func @int_tensor_times_float_scalar_is_f32(%m: tensor<2x8xi64>) -> none {
+  %big = tsc.constant dense<-1.0e4> : tensor<f64>
+  %0 = tsc.foreign "aten" "mul" version 10 (%m, %big) {overload = "Scalar"} : (tensor<2x8xi64>, tensor<f64>) -> none
+  return %0 : none
+}
+
+// -----
+
+// CHECK-LABEL: func.func @ne_and_le_are_negations
+// CHECK:         %[[EQ:.+]] = tsc.equal
+// CHECK:         tsc.not %[[EQ]]
+// CHECK:         %[[GT:.+]] = tsc.greater
+// CHECK:         tsc.not %[[GT]]
+func.func @ne_and_le_are_negations(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (none, none) {
+  %0 = tsc.foreign "aten" "ne" version 10 (%x, %y) {overload = "Tensor"} : (tensor<4xf32>, tensor<4xf32>) -> none
+  %1 = tsc.foreign "aten" "le" version 10 (%x, %y) {overload = "Tensor"} : (tensor<4xf32>, tensor<4xf32>) -> none
+  return %0, %1 : none, none
+}
+
+// -----
+
+// Integer true division gives f32 for tensors.
+// CHECK-LABEL: func.func @int_true_division_is_float
+// CHECK-DAG:     tsc.cast %{{.+}} : tensor<4xi64> to tensor<4xf32>
+// CHECK:         tsc.div {{.+}} -> tensor<4xf32>
+func.func @int_true_division_is_float(%x: tensor<4xi64>) -> none {
+  %two = tsc.constant dense<2> : tensor<i64>
+  %0 = tsc.foreign "aten" "div" version 10 (%x, %two) {overload = "Scalar"} : (tensor<4xi64>, tensor<i64>) -> none
+  return %0 : none
+}
+
+// -----
+
+// CHECK-LABEL: func.func @activations
+// CHECK:         tsc.gelu %{{.+}} approximate = tanh
+// CHECK:         tsc.gelu %{{.+}} : tensor<4xf32>
+// CHECK:         tsc.silu
+// CHECK:         tsc.rsqrt
+// CHECK:         tsc.erf
+func.func @activations(%x: tensor<4xf32>) -> (none, none, none, none, none) {
+  %none = tsc.none
+  %0 = tsc.foreign "aten" "gelu" version 10 (%x, %none) {approximate = "tanh"} : (tensor<4xf32>, none) -> none
+  %1 = tsc.foreign "aten" "gelu" version 10 (%x, %none) {approximate = "none"} : (tensor<4xf32>, none) -> none
+  %2 = tsc.foreign "aten" "silu" version 10 (%x) {} : (tensor<4xf32>) -> none
+  %3 = tsc.foreign "aten" "rsqrt" version 10 (%x) {} : (tensor<4xf32>) -> none
+  %4 = tsc.foreign "aten" "erf" version 10 (%x) {} : (tensor<4xf32>) -> none
+  return %0, %1, %2, %3, %4 : none, none, none, none, none
+}
+
+// -----
+
+// masked_fill(x, mask, value) = where(mask, value, x); `to` by overload.
+// CHECK-LABEL: func.func @masked_fill_and_casts
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x4xf32>, %[[M:.+]]: tensor<2x4xi1>, %[[I:.+]]: tensor<2x4xi64>)
+// CHECK:         %[[F:.+]] = tsc.constant dense<-1.000000e+09> : tensor<f32>
+// CHECK:         %[[W:.+]] = tsc.where %[[M]], %[[F]], %[[X]]
+// CHECK:         %[[C:.+]] = tsc.cast %[[I]] : tensor<2x4xi64> to tensor<2x4xf32>
+// CHECK:         %[[H:.+]] = tsc.cast %[[X]] : tensor<2x4xf32> to tensor<2x4xf16>
+// CHECK:         return %[[W]], %[[C]], %[[H]]
+func.func @masked_fill_and_casts(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>, %i: tensor<2x4xi64>) -> (none, none, none) {
+  %fill = tsc.constant dense<-1.0e9> : tensor<f64>
+  %f32 = tsc.constant dense<6> : tensor<i64>
+  %f16 = tsc.constant dense<5> : tensor<i64>
+  %false = tsc.constant dense<false> : tensor<i1>
+  %none = tsc.none
+  %0 = tsc.foreign "aten" "masked_fill" version 10 (%x, %m, %fill) {overload = "Scalar", value = -1.0e9 : f64} : (tensor<2x4xf32>, tensor<2x4xi1>, tensor<f64>) -> none
+  %1 = tsc.foreign "aten" "to" version 10 (%i, %f32, %false, %false, %none) {dtype = 6 : i64, overload = "dtype"} : (tensor<2x4xi64>, tensor<i64>, tensor<i1>, tensor<i1>, none) -> none
+  %2 = tsc.foreign "aten" "to" version 10 (%x, %none, %f16, %false, %false, %none) {dtype = 5 : i64, overload = "device"} : (tensor<2x4xf32>, none, tensor<i64>, tensor<i1>, tensor<i1>, none) -> none
+  return %0, %1, %2 : none, none, none
+}
+
+// -----
+
+// prim::dtype of a converted tensor is its torch code, so `to` reads it.
+// CHECK-LABEL: func.func @to_the_dtype_of_another_tensor
+// CHECK:         %[[C:.+]] = tsc.cast %{{.+}} : tensor<2x4xi64> to tensor<2x4xf32>
+// CHECK:         return %[[C]]
+func.func @to_the_dtype_of_another_tensor(%x: tensor<2x4xf32>, %i: tensor<2x4xi64>) -> none {
+  %false = tsc.constant dense<false> : tensor<i1>
+  %none = tsc.none
+  %d = tsc.foreign "prim" "dtype" version 10 (%x) {} : (tensor<2x4xf32>) -> none
+  %0 = tsc.foreign "aten" "to" version 10 (%i, %d, %false, %false, %none) {overload = "dtype"} : (tensor<2x4xi64>, none, tensor<i1>, tensor<i1>, none) -> none
+  return %0 : none
+}

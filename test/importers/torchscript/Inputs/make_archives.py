@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Small TorchScript archives for the importer's lit tests.
+
+Usage: make_archives.py OUT_DIR   writes:
+  tiny-scripted.pt / tiny-traced.pt  two blocks (linear, tanh GELU, residual,
+                    LayerNorm) in a ModuleList, then a split unpacked into
+                    two halves and a view built from x.size()
+  branch.pt         forward branches on a tensor's value (prim::If)
+  int-input.pt      forward takes an int besides the tensor
+  newer-op.pt       tiny-scripted.pt calling aten::scaled_dot_product_attention,
+                    which libtorch 1.13 does not know
+  truncated.pt      the first half of tiny-scripted.pt
+  not-a-zip.pt      a text file
+"""
+import pathlib
+import re
+import sys
+
+import torch
+from torch import nn
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "models"))
+import export_torchscript  # noqa: E402  (rewritten(): edits an archive's code)
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+        self.norm = nn.LayerNorm(8)
+
+    def forward(self, x):
+        return self.norm(x + nn.functional.gelu(self.proj(x), approximate="tanh"))
+
+
+class Tiny(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(), Block()])
+
+    def forward(self, x):
+        b, s, d = x.size()
+        for block in self.blocks:
+            x = block(x)
+        first, second = x.split(4, dim=-1)
+        return first * second, x.view(b, s * d)
+
+
+class Branch(nn.Module):
+    def forward(self, x):
+        if bool(x.sum() > 0):
+            return x * 2.0
+        return x
+
+
+class IntInput(nn.Module):
+    def forward(self, x, n: int):
+        return x * n
+
+
+def main():
+    out = pathlib.Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    tiny = Tiny().eval()
+    torch.jit.script(tiny).save(str(out / "tiny-scripted.pt"))
+    torch.jit.trace(tiny, torch.randn(2, 3, 8)).save(str(out / "tiny-traced.pt"))
+    torch.jit.script(Branch()).save(str(out / "branch.pt"))
+    torch.jit.script(IntInput()).save(str(out / "int-input.pt"))
+
+    good = out / "tiny-scripted.pt"
+    pattern = re.compile(r"torch\.layer_norm\(")
+    def edit(name, data):
+        if re.search(r"/code/__torch__/.*\.py$", name) and pattern.search(data.decode()):
+            return pattern.sub("torch.scaled_dot_product_attention(", data.decode()).encode()
+        return data
+    (out / "newer-op.pt").write_bytes(export_torchscript.rewritten(good, edit))
+    blob = good.read_bytes()
+    (out / "truncated.pt").write_bytes(blob[:len(blob) // 2])
+    (out / "not-a-zip.pt").write_text("not a TorchScript archive\n")
+
+
+if __name__ == "__main__":
+    main()
