@@ -20,6 +20,11 @@ config.substitutions.append(("%python", config.tsc_python))
 # tsc reads TorchScript archives only when built with libtorch.
 if config.tsc_torchscript:
     config.available_features.add("torchscript")
+# tsc assembles CUDA device code with ptxas when a CUDA toolkit is there.
+for _root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_ROOT"), "/usr/local/cuda"):
+    if _root and os.access(os.path.join(_root, "bin", "ptxas"), os.X_OK):
+        config.available_features.add("ptxas")
+        break
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(

@@ -56,7 +56,15 @@ start=$SECONDS
   --xunit "$results/onnx-node-run.xml" || status=1
 echo "test: suite 'onnx-node-run' took $((SECONDS - start))s"
 
-# The exported models and all-MiniLM-L6-v2 against ONNX Runtime, then
+# CUDA device code (sm_80, sm_90) of every node test that runs on the host,
+# each kernel module assembled by ptxas; skipped without a CUDA toolkit.
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --ptx \
+  --tsc "$build/bin/tsc" --xunit "$results/onnx-node-ptx.xml" || status=1
+echo "test: suite 'onnx-node-ptx' took $((SECONDS - start))s"
+
+# The exported models and all-MiniLM-L6-v2 against ONNX Runtime (and their
+# CUDA device code through ptxas), then
 # tsc-run's errors on bad inputs and damaged artifacts.
 start=$SECONDS
 "$root/.venv/bin/python" "$root/test/models/run_models.py" \

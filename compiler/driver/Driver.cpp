@@ -4,6 +4,7 @@
 #include "compiler/InitAll.h"
 #include "compiler/artifact/Artifact.h"
 #include "compiler/plan/Plan.h"
+#include "compiler/target/cuda/CudaCodegen.h"
 #include "compiler/target/host/HostCodegen.h"
 #include "compiler/importers/onnx/OnnxImporter.h"
 #include "compiler/importers/torchscript/TorchScriptImporter.h"
@@ -20,6 +21,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -52,11 +54,16 @@ struct DriverOptions {
                  clEnumValN(Phase::Fuse, "fuse",
                             "norms and activations recognised as single ops"),
                  clEnumValN(Phase::Lower, "lower",
-                            "the plan's kernels in linalg on tensors")),
+                            "the plan's kernels in linalg on tensors"),
+                 clEnumValN(Phase::Ptx, "ptx",
+                            "CUDA targets: one .ptx and .cubin per kernel "
+                            "launch, written to -o DIR/<chip>/")),
       cl::cat(category)};
-  cl::opt<std::string> target{
-      "target", cl::desc("Code generation target (cpu)"), cl::init("cpu"),
-      cl::cat(category)};
+  cl::list<std::string> targets{
+      "target",
+      cl::desc("Code generation target: cpu (default), or cuda:sm_80, "
+               "cuda:sm_90, ... (several may be given, comma-separated)"),
+      cl::CommaSeparated, cl::cat(category)};
   cl::opt<std::string> cpu{
       "cpu",
       cl::desc("x86-64 level of host kernels: native (default: the best this "
@@ -249,11 +256,112 @@ std::unique_ptr<llvm::ToolOutputFile> openOutput(StringRef path) {
   return out;
 }
 
+/// Writes `bytes` to `path`, saying why not on failure.
+LogicalResult writeFile(StringRef path, StringRef bytes) {
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (!error) {
+    os << bytes;
+    os.close();
+    if (!os.has_error())
+      return success();
+    error = os.error();
+  }
+  llvm::errs() << "tsc: error: cannot write " << path << ": "
+               << error.message() << "\n";
+  return failure();
+}
+
+/// What --target asked for: the host CPU, or CUDA chips.
+struct Targets {
+  bool cpu = false;
+  std::vector<std::unique_ptr<cuda::TargetInfo>> cuda;
+};
+
+FailureOr<Targets> parseTargets(ArrayRef<std::string> names) {
+  Targets targets;
+  for (StringRef name : names) {
+    if (name == "cpu") {
+      targets.cpu = true;
+    } else if (name.consume_front("cuda:")) {
+      std::unique_ptr<cuda::TargetInfo> info = cuda::createTargetInfo(name);
+      if (!info) {
+        llvm::errs() << "tsc: error: --target=cuda:" << name
+                     << ": unknown chip (known: " << cuda::getKnownChips()
+                     << ")\n";
+        return failure();
+      }
+      targets.cuda.push_back(std::move(info));
+    } else {
+      llvm::errs() << "tsc: error: --target=" << name
+                   << ": unsupported target (cpu or cuda:sm_XX)\n";
+      return failure();
+    }
+  }
+  if (targets.cuda.empty())
+    targets.cpu = true;
+  if (targets.cpu && !targets.cuda.empty()) {
+    llvm::errs() << "tsc: error: --target: give either cpu or cuda targets\n";
+    return failure();
+  }
+  return targets;
+}
+
+/// `--emit=ptx -o DIR`: per chip, DIR/<chip>/<module>.ptx and, when ptxas is
+/// there, the SASS it assembles (.cubin). Prints one line per chip.
+int emitDeviceCode(ModuleOp kernels, const Targets &targets,
+                   StringRef directory) {
+  std::string ptxas = cuda::findPtxas();
+  if (ptxas.empty())
+    llvm::errs() << "tsc: warning: ptxas not found (set CUDA_HOME): PTX is "
+                    "written but not assembled\n";
+  for (const std::unique_ptr<cuda::TargetInfo> &target : targets.cuda) {
+    OwningOpRef<ModuleOp> copy = kernels.clone();
+    FailureOr<std::vector<cuda::DeviceModule>> modules =
+        cuda::generateDeviceCode(*copy, *target);
+    if (failed(modules))
+      return 1;
+    SmallString<128> dir(directory);
+    llvm::sys::path::append(dir, target->getChip());
+    if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
+      llvm::errs() << "tsc: error: cannot create " << dir << ": "
+                   << error.message() << "\n";
+      return 1;
+    }
+    size_t ptxBytes = 0, sassBytes = 0;
+    for (cuda::DeviceModule &module : *modules) {
+      if (!ptxas.empty() &&
+          failed(cuda::assemble(module, *target, ptxas, kernels.getLoc())))
+        return 1;
+      SmallString<128> path(dir);
+      llvm::sys::path::append(path, module.name + ".ptx");
+      if (failed(writeFile(path, module.ptx)))
+        return 1;
+      ptxBytes += module.ptx.size();
+      if (!module.cubin.empty()) {
+        llvm::sys::path::replace_extension(path, "cubin");
+        if (failed(writeFile(path, StringRef(module.cubin.data(),
+                                             module.cubin.size()))))
+          return 1;
+        sassBytes += module.cubin.size();
+      }
+    }
+    llvm::outs() << target->getChip() << ": " << modules->size()
+                 << " kernel modules, PTX " << ptxBytes << " bytes"
+                 << (ptxas.empty() ? std::string(", not assembled")
+                                   : ", SASS " + std::to_string(sassBytes) +
+                                         " bytes (ptxas accepted all)")
+                 << "\n";
+  }
+  return 0;
+}
+
 /// The lower and codegen phases: plan, kernels, artifact.
 /// `unfused`, when given, is the same model without the fuse phase: the
 /// report compares its plan (one kernel per op) with the fused one.
 int compileModel(ModuleOp module, const DriverOptions &options,
-                 bool emitting, ModuleOp unfused = {}) {
+                 const Targets &targets, Phase until, ModuleOp unfused = {}) {
+  bool emitting = options.emit.getNumOccurrences() > 0;
   auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
   if (funcs.size() != 1) {
     module.emitError() << "expected one function to compile, found "
@@ -291,6 +399,8 @@ int compileModel(ModuleOp module, const DriverOptions &options,
       outlineKernels(*plan, module.getContext());
   if (failed(kernels) || failed(lowerKernels(**kernels)))
     return 1;
+  if (until == Phase::Ptx)
+    return emitDeviceCode(**kernels, targets, options.output);
   if (emitting) {
     std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
     if (!out)
@@ -354,9 +464,22 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
 
   bool emitting = options.emit.getNumOccurrences() > 0;
   Phase until = emitting ? options.emit.getValue() : Phase::Lower;
-  if (options.target != "cpu") {
-    llvm::errs() << "tsc: error: --target=" << options.target
-                 << ": unsupported target (supported: cpu)\n";
+  FailureOr<Targets> targets = parseTargets(options.targets);
+  if (failed(targets))
+    return 1;
+  if (until == Phase::Ptx && targets->cuda.empty()) {
+    llvm::errs() << "tsc: error: --emit=ptx needs a CUDA target "
+                    "(--target=cuda:sm_90)\n";
+    return 1;
+  }
+  if (until == Phase::Ptx && options.output == "-") {
+    llvm::errs() << "tsc: error: --emit=ptx writes files: give -o DIR\n";
+    return 1;
+  }
+  if (!targets->cuda.empty() && !emitting && options.output != "-") {
+    llvm::errs() << "tsc: error: CUDA artifacts are not written yet (the "
+                    "runtime's CUDA backend comes next); use --emit=ptx -o "
+                    "DIR for the device code\n";
     return 1;
   }
   if (!emitting && !options.report && options.output == "-") {
@@ -388,7 +511,7 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
       return 1;
   }
   if (until >= Phase::Lower)
-    return compileModel(*module, options, emitting,
+    return compileModel(*module, options, *targets, until,
                         unfused ? *unfused : ModuleOp());
 
   std::string message;

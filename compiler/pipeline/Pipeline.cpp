@@ -18,6 +18,8 @@ StringRef tsc::getPhaseName(Phase phase) {
     return "graph";
   case Phase::Lower:
     return "lower";
+  case Phase::Ptx:
+    return "ptx";
   case Phase::Fuse:
     return "fuse";
   }

@@ -23,6 +23,9 @@ enum class Phase {
   /// The plan's kernels lowered to linalg on tensors (driver only: the
   /// lowering runs on outlined kernels, not as passes on the graph).
   Lower,
+  /// Device code: one PTX module per kernel launch (driver only, CUDA
+  /// targets; `--emit=ptx -o DIR`).
+  Ptx,
 };
 
 /// Name of `phase` as used by --emit and the `until` option.

@@ -14,9 +14,11 @@ padding in some rows. Every output is compared with ONNX Runtime's
 the plan (`--report`) are checked too: one tsc.attention per layer with the
 head transposes absorbed, every norm and GELU one op, at most 8 kernels +
 library calls per layer (9 for the Llama style). Each artifact's peak RSS
-after 40 runs must stay within 8 MiB of its peak after 2 (no leak). Prints
-per model the plan line of `tsc --report` and the largest relative L2 per
-output.
+after 40 runs must stay within 8 MiB of its peak after 2 (no leak). Each
+model's kernels are also generated for the CUDA targets sm_80 and sm_90 and
+must all be accepted by ptxas (test `<model>-ptx`, skipped without a CUDA
+toolkit). Prints per model the plan line of `tsc --report`, the largest
+relative L2 per output and the device modules ptxas accepted.
 
 Usage: run_models.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
                      [--xunit FILE] [--filter TEXT] [--keep DIR]
@@ -35,7 +37,9 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "target" / "cuda"))
 import export_models  # noqa: E402
+import ptx_check  # noqa: E402
 import minilm  # noqa: E402
 
 SIZES = ((1, 7), (3, 64))
@@ -230,6 +234,23 @@ def check_model(args, name, path, vocab, layers, work):
     return plan, worst, problems
 
 
+def check_device_code(args, name, path, work, suite, fail):
+    """The model's kernels for the CUDA targets, accepted by ptxas
+    (ptx_check): test case `<name>-ptx`, skipped without ptxas. Returns the
+    table's cell."""
+    case_name = f"{name}-ptx"
+    if not ptx_check.find_ptxas():
+        case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+        ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
+        return "skipped (no ptxas)"
+    summary, problem = ptx_check.check(args.tsc, path, work / "ptx", DIMS)
+    if problem:
+        fail(case_name, problem)
+        return "FAILED"
+    ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+    return summary
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tsc", required=True)
@@ -266,17 +287,21 @@ def main():
                 if not isinstance(e, Failure):
                     e = f"{type(e).__name__}: {e}"
                 fail(name, str(e))
-                rows.append((name, "-", str(e)))
+                rows.append((name, "-", str(e), "-"))
                 continue
             errors = ", ".join(f"{n} {e:.1e}" for n, e in worst.items()) or "-"
-            rows.append((name, plan, errors))
+            device = check_device_code(args, name, path, out / name, suite, fail)
+            rows.append((name, plan, errors, device))
             if problems:
                 fail(name, problems[0], "\n".join(problems))
             else:
                 ET.SubElement(suite, "testcase", classname="models-run", name=name)
         print(f"\n{'model':<16} {'plan (tsc --report)':<60} max rel L2 vs ONNX Runtime")
-        for name, plan, errors in rows:
+        for name, plan, errors, _ in rows:
             print(f"{name:<16} {plan:<60} {errors}")
+        print(f"\n{'model':<16} CUDA kernel modules accepted by ptxas")
+        for name, _, _, device in rows:
+            print(f"{name:<16} {device}")
     suite.set("tests", str(len(suite)))
     suite.set("failures", str(failed))
     if args.xunit:

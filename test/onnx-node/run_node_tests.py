@@ -20,10 +20,17 @@ tsc-run reads and writes as float32), with NaN and infinities in the same
 places (max |out| <= 1e-6 where the reference is all zero); integer and bool
 outputs exactly. Its manifest is run-exclusions.txt, with the same rules.
 
+PTX mode (--ptx) compiles every case the run mode runs (that imports and is
+not in run-exclusions.txt) for the CUDA targets sm_80 and sm_90
+(`tsc model.onnx --target=cuda:sm_80,cuda:sm_90 --emit=ptx -o DIR`): it
+passes when tsc writes the PTX of every kernel and ptxas accepts all of it
+for both chips. Without ptxas (no CUDA toolkit) every case is skipped.
+
 Usage: run_node_tests.py --tsc build/bin/tsc [--xunit FILE] [--filter TEXT]
        run_node_tests.py --tsc build/bin/tsc --write-exclusions
        run_node_tests.py --tsc build/bin/tsc --run --tsc-run build/bin/tsc-run
                          [--xunit FILE] [--filter TEXT] [--write-exclusions]
+       run_node_tests.py --tsc build/bin/tsc --ptx [--xunit FILE] [--filter TEXT]
 --write-exclusions rewrites the mode's manifest from the current failures,
 with each reason derived from tsc's (or tsc-run's, or the comparison's)
 message; failures it cannot explain as a known limitation are left out of the
@@ -410,6 +417,63 @@ def run_mode(args, cases, selected):
     return 1 if failed else 0
 
 
+sys.path.insert(0, str(HERE.parent / "target" / "cuda"))
+import ptx_check  # noqa: E402
+
+
+def ptx_case(tsc, case, work):
+    """Device code of one case, checked by ptxas (ptx_check.check). Returns
+    (message, details): message None when it passes."""
+    import onnx
+    work.mkdir()
+    model = work / "model.onnx"
+    onnx.save(case.model, str(model))
+    _, problem = ptx_check.check(tsc, model, work / "ptx")
+    return problem, problem or ""
+
+
+def ptx_mode(args, cases, selected):
+    """--ptx: device code for every case the run mode runs."""
+    imported = load_exclusions(HERE / "exclusions.txt")
+    not_run = load_exclusions(HERE / "run-exclusions.txt")
+    runnable = [c for c in selected if exclusion_reason(c.name, imported) is None
+                and exclusion_reason(c.name, not_run) is None]
+    suite = ET.Element("testsuite", name="onnx-node-ptx")
+    ptxas = ptx_check.find_ptxas()
+    results = {}
+    if ptxas:
+        with tempfile.TemporaryDirectory() as tmp, \
+                concurrent.futures.ThreadPoolExecutor(args.jobs or os.cpu_count() or 2) as pool:
+            futures = {pool.submit(ptx_case, args.tsc, case, pathlib.Path(tmp) / case.name):
+                       case.name for case in runnable}
+            for future in concurrent.futures.as_completed(futures):
+                results[futures[future]] = future.result()
+    passed = failed = skipped = 0
+    for case_obj in sorted(runnable, key=lambda c: c.name):
+        name = case_obj.name
+        case = ET.SubElement(suite, "testcase", classname="onnx-node-ptx", name=name)
+        if not ptxas:
+            ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
+            skipped += 1
+            continue
+        message, details = results[name]
+        if message:
+            ET.SubElement(case, "failure", message=message).text = details
+            print(f"FAIL: {name}: {message}")
+            failed += 1
+        else:
+            passed += 1
+    suite.set("tests", str(len(runnable)))
+    suite.set("failures", str(failed))
+    suite.set("skipped", str(skipped))
+    if args.xunit:
+        ET.ElementTree(suite).write(args.xunit)
+    print(f"onnx-node-ptx: {len(runnable)} node tests that run on the host; "
+          f"PTX for {', '.join(ptx_check.CHIPS)} accepted by ptxas for {passed}, "
+          f"{failed} failed, {skipped} skipped" + ("" if ptxas else " (no ptxas)"))
+    return 1 if failed else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tsc", required=True)
@@ -421,6 +485,9 @@ def main():
     parser.add_argument("--run", action="store_true",
                         help="compile to artifacts, run them and check the outputs")
     parser.add_argument("--tsc-run", help="the tsc-run binary (with --run)")
+    parser.add_argument("--ptx", action="store_true",
+                        help="generate CUDA device code for every runnable case and "
+                             "check it with ptxas")
     args = parser.parse_args()
     if args.run and not args.tsc_run:
         parser.error("--run needs --tsc-run")
@@ -437,6 +504,8 @@ def main():
                 and {n.op_type for n in c.model.graph.node} <= SUPPORTED_OPS]
     if args.run:
         return run_mode(args, cases, selected)
+    if args.ptx:
+        return ptx_mode(args, cases, selected)
     results = {}
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(args.jobs or os.cpu_count() or 2) as pool:

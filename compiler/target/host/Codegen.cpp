@@ -295,42 +295,11 @@ void tileTemporariesOnStack(ModuleOp kernels) {
 
 /// The bufferization and LLVM lowering of the kernels module.
 LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
-  PassManager pm(kernels.getContext());
-  // Results land in their plan buffers (materialize_in_destination), and a
-  // result built from tensor.empty is built there directly, not in a
-  // temporary copied there afterwards; only temporaries inside a kernel get
-  // new allocations.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  pm.addPass(bufferization::createOneShotBufferizePass());
-  // Temporaries are freed before the kernel returns.
-  bufferization::buildBufferDeallocationPipeline(pm);
-  if (failed(pm.run(kernels)))
+  if (failed(bufferizeKernels(kernels)))
     return failure();
-  tileTemporariesOnStack(kernels);
-  // Strided memref.copy lowers to a call into MLIR's C runner library, which
-  // the runtime does not have: copy with loops instead.
-  kernels.walk([](memref::CopyOp copy) {
-    OpBuilder b(copy);
-    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
-                           copy.getTarget());
-    copy.erase();
-  });
-  // exp, erf and tanh as polynomials: libm calls would keep LLVM from
-  // vectorizing the loops of softmax, GELU and every activation.
-  {
-    RewritePatternSet patterns(kernels.getContext());
-    populateMathPolynomialApproximationPatterns(
-        patterns, [](StringRef name) {
-          return name == math::ExpOp::getOperationName() ||
-                 name == math::ErfOp::getOperationName() ||
-                 name == math::TanhOp::getOperationName();
-        });
-    if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
-      return failure();
-  }
+  PassManager pm(kernels.getContext());
   if (failed(parallelizeOuterLoops(kernels)))
     return failure();
-  pm.clear();
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Lowerings that tile on tensors (attention) parallelize with scf.forall.
   pm.addPass(createForallToParallelLoopPass());
@@ -482,3 +451,42 @@ mlir::tsc::compileKernels(ModuleOp kernels, const HostTarget &target) {
   StringRef bytes = (*library)->getBuffer();
   return std::vector<char>(bytes.begin(), bytes.end());
 }
+
+LogicalResult mlir::tsc::bufferizeKernels(ModuleOp kernels) {
+  PassManager pm(kernels.getContext());
+  // Results land in their plan buffers (materialize_in_destination), and a
+  // result built from tensor.empty is built there directly, not in a
+  // temporary copied there afterwards; only temporaries inside a kernel get
+  // new allocations.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(bufferization::createOneShotBufferizePass());
+  // Temporaries are freed before the kernel returns.
+  bufferization::buildBufferDeallocationPipeline(pm);
+  if (failed(pm.run(kernels)))
+    return failure();
+  tileTemporariesOnStack(kernels);
+  // Strided memref.copy lowers to a call into MLIR's C runner library, which
+  // the runtime does not have: copy with loops instead.
+  kernels.walk([](memref::CopyOp copy) {
+    OpBuilder b(copy);
+    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                           copy.getTarget());
+    copy.erase();
+  });
+  // exp, erf and tanh as polynomials: libm calls would keep LLVM from
+  // vectorizing the loops of softmax, GELU and every activation (and on the
+  // GPU would need libdevice).
+  {
+    RewritePatternSet patterns(kernels.getContext());
+    populateMathPolynomialApproximationPatterns(
+        patterns, [](StringRef name) {
+          return name == math::ExpOp::getOperationName() ||
+                 name == math::ErfOp::getOperationName() ||
+                 name == math::TanhOp::getOperationName();
+        });
+    if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
+      return failure();
+  }
+  return success();
+}
+

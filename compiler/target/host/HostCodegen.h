@@ -38,6 +38,12 @@ FailureOr<OwningOpRef<ModuleOp>> outlineKernels(const plan::Plan &plan,
 /// `--emit=lower` prints.
 LogicalResult lowerKernels(ModuleOp kernels);
 
+/// Bufferizes the (lowered) kernels into their plan buffers, moves small
+/// per-iteration temporaries to the stack and expands exp/erf/tanh into
+/// polynomials: the device-independent start of code generation, shared by
+/// the host and CUDA targets.
+LogicalResult bufferizeKernels(ModuleOp kernels);
+
 /// Bufferizes, lowers to LLVM, compiles and links the (lowered) kernels into
 /// a shared object's bytes.
 FailureOr<std::vector<char>> compileKernels(ModuleOp kernels,

@@ -1,0 +1,339 @@
+//===- CudaCodegen.cpp - kernels through gpu/nvvm to PTX and SASS ---------===//
+//
+// After bufferization (shared with the host target), each kernel step is a
+// function whose preamble builds memref descriptors from the buffer and
+// symbol arrays, followed by loop nests over those memrefs. Here:
+//   1. linalg becomes scf.parallel; scf.forall (attention, row-tiled norms)
+//      too; work outside any parallel loop is put in a one-iteration loop;
+//   2. each outermost parallel loop is tiled by kThreadsPerBlock along its
+//      innermost dim and mapped: tiles to the grid (innermost dim on x,
+//      which has no 65535 limit), the tile to threadIdx.x, deeper parallel
+//      loops run sequentially in their thread;
+//   3. the mapped loops become gpu.launch ops, outlined into gpu.modules;
+//   4. each module is lowered to NVVM and serialized to PTX by LLVM's NVPTX
+//      back end for the target's chip and PTX version, with FMA contraction;
+//   5. ptxas assembles each module's PTX into SASS.
+// The launch geometry stays in the kernel function as host code computing
+// grid sizes from the symbols; the CUDA runtime backend is to run it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/target/cuda/CudaCodegen.h"
+#include "compiler/target/host/HostCodegen.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::cuda;
+
+namespace {
+
+/// The CUDA toolkit root: $CUDA_HOME, $CUDA_ROOT, else /usr/local/cuda.
+std::string toolkitRoot() {
+  for (const char *var : {"CUDA_HOME", "CUDA_ROOT"})
+    if (const char *root = std::getenv(var))
+      return root;
+  return "/usr/local/cuda";
+}
+
+/// Registers what the device lowering and NVPTX serialization need.
+void registerDeviceDialects(MLIRContext *context) {
+  DialectRegistry registry;
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  NVVM::registerConvertGpuToNVVMInterface(registry);
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  registerAllToLLVMIRTranslations(registry);
+  context->appendDialectRegistry(registry);
+  context->loadDialect<gpu::GPUDialect, NVVM::NVVMDialect>();
+}
+
+/// Whether `op` works on memory the kernel computes: the device part of a
+/// kernel function. Descriptor building, shape queries, allocation and views
+/// stay host-side.
+bool isDeviceWork(Operation *op) {
+  if (isa<scf::ParallelOp, memref::AllocOp, memref::AllocaOp,
+          memref::DeallocOp, memref::DimOp, memref::ExtractStridedMetadataOp,
+          UnrealizedConversionCastOp, bufferization::ToTensorOp,
+          func::ReturnOp>(op) ||
+      isa<ViewLikeOpInterface>(op))
+    return false;
+  bool touchesMemory = false;
+  op->walk([&](Operation *inner) {
+    if (llvm::any_of(inner->getOperandTypes(),
+                     [](Type t) { return isa<MemRefType>(t); }))
+      touchesMemory = true;
+  });
+  return touchesMemory;
+}
+
+/// Moves each run of device work outside parallel loops (0-d results,
+/// scalar stores) into a one-iteration scf.parallel, so it is launched like
+/// the rest. A run whose results are used after it stays where it is.
+void wrapSerialWork(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  SmallVector<SmallVector<Operation *>> runs;
+  SmallVector<Operation *> run;
+  for (Operation &op : body) {
+    if (isDeviceWork(&op)) {
+      run.push_back(&op);
+      continue;
+    }
+    if (!run.empty())
+      runs.push_back(std::exchange(run, {}));
+  }
+  for (ArrayRef<Operation *> ops : runs) {
+    llvm::SmallPtrSet<Operation *, 8> inRun(ops.begin(), ops.end());
+    bool escapes = llvm::any_of(ops, [&](Operation *op) {
+      return llvm::any_of(op->getUsers(), [&](Operation *user) {
+        Operation *owner = body.findAncestorOpInBlock(*user);
+        return !inRun.contains(owner);
+      });
+    });
+    if (escapes)
+      continue;
+    OpBuilder b(ops.front());
+    Location loc = ops.front()->getLoc();
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto loop = scf::ParallelOp::create(b, loc, ValueRange{zero},
+                                        ValueRange{one}, ValueRange{one});
+    Operation *terminator = loop.getBody()->getTerminator();
+    for (Operation *op : ops)
+      op->moveBefore(terminator);
+  }
+}
+
+/// Replaces `loop` (without reductions) by a nest of scf.for.
+void sequentialize(scf::ParallelOp loop) {
+  OpBuilder b(loop);
+  IRMapping mapping;
+  scf::buildLoopNest(
+      b, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(),
+      loop.getStep(), [&](OpBuilder &nested, Location, ValueRange ivs) {
+        mapping.map(loop.getInductionVars(), ivs);
+        for (Operation &op : loop.getBody()->without_terminator())
+          nested.clone(op, mapping);
+      });
+  loop.erase();
+}
+
+/// Tiles each outermost parallel loop for the grid and maps it: the tile
+/// loop's innermost dim on blockIdx.x, the next two on y and z, the rest
+/// sequential; in the tile, the innermost dim on threadIdx.x.
+LogicalResult mapLoopsToGpu(func::FuncOp func) {
+  SmallVector<scf::ParallelOp> outermost;
+  for (Operation &op : func.getBody().front())
+    if (auto loop = dyn_cast<scf::ParallelOp>(op))
+      outermost.push_back(loop);
+  MLIRContext *ctx = func.getContext();
+  auto identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+  auto dimMapping = [&](gpu::Processor processor) {
+    return gpu::ParallelLoopDimMappingAttr::get(ctx, processor, identity,
+                                                identity);
+  };
+  for (scf::ParallelOp loop : outermost) {
+    unsigned rank = loop.getNumLoops();
+    SmallVector<int64_t> tileSizes(rank, 1);
+    tileSizes.back() = kThreadsPerBlock;
+    auto [tiles, tile] =
+        scf::tileParallelLoop(loop, tileSizes, /*noMinMaxBounds=*/true);
+    SmallVector<gpu::ParallelLoopDimMappingAttr> grid, threads;
+    for (unsigned d = 0; d < rank; ++d) {
+      unsigned fromInner = rank - 1 - d;
+      grid.push_back(dimMapping(fromInner == 0   ? gpu::Processor::BlockX
+                                : fromInner == 1 ? gpu::Processor::BlockY
+                                : fromInner == 2 ? gpu::Processor::BlockZ
+                                                 : gpu::Processor::Sequential));
+      threads.push_back(dimMapping(fromInner == 0 ? gpu::Processor::ThreadX
+                                                  : gpu::Processor::Sequential));
+    }
+    if (failed(gpu::setMappingAttr(tiles, grid)) ||
+        failed(gpu::setMappingAttr(tile, threads)))
+      return failure();
+    // Launch bounds must be constants: fold the tiling's step arithmetic
+    // (canonicalizing the loops themselves would drop unit dims and with
+    // them the mapping).
+    SmallVector<Operation *> arithmetic;
+    func.walk([&](Operation *op) {
+      if (isa<arith::ArithDialect>(op->getDialect()))
+        arithmetic.push_back(op);
+    });
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    (void)applyOpPatternsGreedily(arithmetic, FrozenRewritePatternSet(),
+                                  config);
+    // Parallel loops inside a thread's work run in order (the launch
+    // lowering does not take mapped loops below other side effects).
+    // (Post-order: inner loops go first, so no loop is cloned with an
+    // unconverted one inside.)
+    SmallVector<scf::ParallelOp> inner;
+    tile.getBody()->walk([&](scf::ParallelOp op) { inner.push_back(op); });
+    for (scf::ParallelOp op : inner)
+      sequentialize(op);
+  }
+  return success();
+}
+
+} // namespace
+
+FailureOr<std::vector<DeviceModule>>
+cuda::generateDeviceCode(ModuleOp kernels, const TargetInfo &target) {
+  MLIRContext *context = kernels.getContext();
+  registerDeviceDialects(context);
+  if (failed(bufferizeKernels(kernels)))
+    return failure();
+
+  PassManager pm(context);
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createForallToParallelLoopPass());
+  pm.addPass(createCanonicalizerPass());
+  if (failed(pm.run(kernels)))
+    return failure();
+  for (auto func : kernels.getOps<func::FuncOp>()) {
+    wrapSerialWork(func);
+    if (failed(mapLoopsToGpu(func)))
+      return func.emitError("cannot map the kernel's loops to the GPU");
+  }
+
+  pm.clear();
+  // The mapped loops become launches; their bodies become kernels.
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = target.getChip().str();
+  attach.features = target.getPtxFeatures().str();
+  attach.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createSCFToControlFlowPass());
+  device.addPass(memref::createExpandStridedMetadataPass());
+  device.addPass(createLowerAffinePass());
+  // bf16 arithmetic in f32, as on the host.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  device.addPass(arith::createArithExpandOpsPass(expand));
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.indexBitwidth = 64;
+  device.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  device.addPass(createReconcileUnrealizedCastsPass());
+  // PTX text ("isa"): ptxas runs below, under our control.
+  GpuModuleToBinaryPassOptions toBinary;
+  toBinary.toolkitPath = toolkitRoot();
+  toBinary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(toBinary));
+  if (failed(pm.run(kernels)))
+    return failure();
+
+  std::vector<DeviceModule> modules;
+  for (auto binary : kernels.getOps<gpu::BinaryOp>()) {
+    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+    modules.push_back({binary.getSymName().str(),
+                       object.getObject().getValue().str(), {}});
+  }
+  return modules;
+}
+
+std::string cuda::findPtxas() {
+  SmallString<128> path(toolkitRoot());
+  llvm::sys::path::append(path, "bin", "ptxas");
+  if (llvm::sys::fs::can_execute(path))
+    return std::string(path);
+  if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  return {};
+}
+
+LogicalResult cuda::assemble(DeviceModule &module, const TargetInfo &target,
+                             StringRef ptxas, Location loc) {
+  SmallString<128> ptxPath, cubinPath, logPath;
+  if (llvm::sys::fs::createTemporaryFile("tsc-" + module.name, "ptx", ptxPath) ||
+      llvm::sys::fs::createTemporaryFile("tsc-" + module.name, "cubin",
+                                         cubinPath) ||
+      llvm::sys::fs::createTemporaryFile("tsc-ptxas", "log", logPath))
+    return emitError(loc) << "cannot create temporary files for ptxas";
+  llvm::scope_exit cleanup([&] {
+    for (StringRef path : {ptxPath.str(), cubinPath.str(), logPath.str()})
+      llvm::sys::fs::remove(path);
+  });
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream os(ptxPath, error);
+    if (error)
+      return emitError(loc) << "cannot write " << ptxPath << ": "
+                            << error.message();
+    os << module.ptx;
+  }
+  std::string arch = ("-arch=" + target.getChip()).str();
+  SmallVector<StringRef> args = {ptxas, arch, "-O3", ptxPath, "-o", cubinPath};
+  std::optional<StringRef> redirects[] = {std::nullopt, logPath.str(),
+                                          logPath.str()};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                         /*SecondsToWait=*/0,
+                                         /*MemoryLimit=*/0, &message);
+  if (status != 0) {
+    auto log = llvm::MemoryBuffer::getFile(logPath);
+    return emitError(loc) << "ptxas rejected kernel module '" << module.name
+                          << "' for " << target.getChip() << ": "
+                          << (log ? (*log)->getBuffer().trim() : message);
+  }
+  auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
+  if (!cubin)
+    return emitError(loc) << "ptxas wrote no SASS for '" << module.name << "'";
+  module.cubin.assign((*cubin)->getBufferStart(), (*cubin)->getBufferEnd());
+  return success();
+}
