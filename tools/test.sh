@@ -56,6 +56,14 @@ start=$SECONDS
   --xunit "$results/onnx-node-run.xml" || status=1
 echo "test: suite 'onnx-node-run' took $((SECONDS - start))s"
 
+# The same cases with the CUDA target's loop mapping (tiles, guards,
+# one-iteration launches) compiled for the host: its numerics without a GPU.
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --run --gpu-loop-mapping \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
+  --xunit "$results/onnx-node-run-gpu-mapping.xml" || status=1
+echo "test: suite 'onnx-node-run-gpu-mapping' took $((SECONDS - start))s"
+
 # CUDA device code (sm_80, sm_90) of every node test that runs on the host,
 # each kernel module assembled by ptxas; skipped without a CUDA toolkit.
 start=$SECONDS

@@ -90,6 +90,12 @@ struct DriverOptions {
   cl::list<std::string> dims{
       "dim", cl::desc("Range of a symbolic dim, e.g. --dim seq=1..512"),
       cl::value_desc("NAME=MIN..MAX"), cl::cat(category)};
+  cl::opt<bool> gpuLoopMapping{
+      "gpu-loop-mapping",
+      cl::desc("Host kernels with the CUDA target's loop mapping (tiles of "
+               "256, bounds guards, one-iteration launches): checks that "
+               "mapping's numerics on the CPU"),
+      cl::init(false), cl::Hidden, cl::cat(category)};
   cl::list<std::string> inputs{
       "input",
       cl::desc("Element type and dims of an input of a TorchScript model's "
@@ -374,6 +380,7 @@ int compileModel(ModuleOp module, const DriverOptions &options,
                  << ": expected native, x86-64, x86-64-v3 or x86-64-v4\n";
     return 1;
   }
+  target->gpuLoopMapping = options.gpuLoopMapping;
   plan::PlanOptions planOptions;
   planOptions.useGemmLibrary = !options.generatedGemms;
   planOptions.fuseKernels = !options.noFuse;

@@ -17,7 +17,9 @@ library calls per layer (9 for the Llama style). Each artifact's peak RSS
 after 40 runs must stay within 8 MiB of its peak after 2 (no leak). Each
 model's kernels are also generated for the CUDA targets sm_80 and sm_90 and
 must all be accepted by ptxas (test `<model>-ptx`, skipped without a CUDA
-toolkit). Prints per model the plan line of `tsc --report`, the largest
+toolkit), and compiled for the host with the CUDA target's loop mapping
+(`--gpu-loop-mapping`) and run at the larger size against ONNX Runtime
+(test `<model>-gpu-mapping`). Prints per model the plan line of `tsc --report`, the largest
 relative L2 per output and the device modules ptxas accepted.
 
 Usage: run_models.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
@@ -234,21 +236,56 @@ def check_model(args, name, path, vocab, layers, work):
     return plan, worst, problems
 
 
-def check_device_code(args, name, path, work, suite, fail):
-    """The model's kernels for the CUDA targets, accepted by ptxas
-    (ptx_check): test case `<name>-ptx`, skipped without ptxas. Returns the
-    table's cell."""
+def check_gpu_mapping(args, name, path, vocab, work):
+    """The model compiled with the CUDA target's loop structure for the host
+    (`tsc --gpu-loop-mapping`) and run at the larger size: its outputs
+    against ONNX Runtime. Returns (max rel L2, problems)."""
+    work.mkdir(parents=True, exist_ok=True)
+    artifact = work / f"{name}.tscm"
+    proc = subprocess.run([args.tsc, str(path), "-o", str(artifact), "--gpu-loop-mapping"]
+                          + DIMS, capture_output=True, text=True, timeout=1200)
+    if proc.returncode:
+        return None, [f"tsc --gpu-loop-mapping: {first_error('tsc', proc)}"]
+    batch, seq = SIZES[-1]
+    inputs = minilm.make_inputs(batch, seq, vocab)
+    session = minilm.ort_session(path)
+    names = [o.name for o in session.get_outputs()]
+    output = run_artifact(args.tsc_run, artifact, inputs, work / "run")
+    worst, problems = 0.0, []
+    for out_name, ref in zip(names, session.run(names, inputs)):
+        err = minilm.rel_l2(output(out_name), ref)
+        worst = max(worst, err)
+        if not err <= TOLERANCE:
+            problems.append(f"output '{out_name}' with the GPU loop mapping: rel L2 "
+                            f"{err:.1e} > {TOLERANCE:.0e}")
+    return worst, problems
+
+
+def check_device_code(args, name, path, vocab, work, suite, fail):
+    """The model's kernels for the CUDA targets: with their loop mapping on
+    the host against ONNX Runtime (case `<name>-gpu-mapping`), and as PTX
+    accepted by ptxas (ptx_check; case `<name>-ptx`, skipped without
+    ptxas). Returns the table's cell."""
+    try:
+        worst, problems = check_gpu_mapping(args, name, path, vocab, work / "gpu-mapping")
+    except Failure as e:
+        worst, problems = None, [str(e)]
+    if problems:
+        fail(f"{name}-gpu-mapping", problems[0], "\n".join(problems))
+    else:
+        ET.SubElement(suite, "testcase", classname="models-run", name=f"{name}-gpu-mapping")
+    mapping = f"mapping on host {worst:.1e}" if worst is not None else "mapping FAILED"
     case_name = f"{name}-ptx"
     if not ptx_check.find_ptxas():
         case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
         ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
-        return "skipped (no ptxas)"
+        return f"{mapping}; PTX skipped (no ptxas)"
     summary, problem = ptx_check.check(args.tsc, path, work / "ptx", DIMS)
     if problem:
         fail(case_name, problem)
-        return "FAILED"
+        return f"{mapping}; PTX FAILED"
     ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
-    return summary
+    return f"{mapping}; {summary}"
 
 
 def main():
@@ -290,7 +327,7 @@ def main():
                 rows.append((name, "-", str(e), "-"))
                 continue
             errors = ", ".join(f"{n} {e:.1e}" for n, e in worst.items()) or "-"
-            device = check_device_code(args, name, path, out / name, suite, fail)
+            device = check_device_code(args, name, path, vocab, out / name, suite, fail)
             rows.append((name, plan, errors, device))
             if problems:
                 fail(name, problems[0], "\n".join(problems))
@@ -299,7 +336,8 @@ def main():
         print(f"\n{'model':<16} {'plan (tsc --report)':<60} max rel L2 vs ONNX Runtime")
         for name, plan, errors, _ in rows:
             print(f"{name:<16} {plan:<60} {errors}")
-        print(f"\n{'model':<16} CUDA kernel modules accepted by ptxas")
+        print(f"\n{'model':<16} CUDA target: loop mapping compiled for the host (max rel L2 "
+              "vs ONNX Runtime); kernel modules ptxas accepted")
         for name, _, _, device in rows:
             print(f"{name:<16} {device}")
     suite.set("tests", str(len(suite)))

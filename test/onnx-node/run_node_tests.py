@@ -20,6 +20,12 @@ tsc-run reads and writes as float32), with NaN and infinities in the same
 places (max |out| <= 1e-6 where the reference is all zero); integer and bool
 outputs exactly. Its manifest is run-exclusions.txt, with the same rules.
 
+With --gpu-loop-mapping the run mode compiles each case's host kernels with
+the CUDA target's loop structure (tiles of 256 with bounds guards, one-
+iteration launches, inner parallel loops sequential; `tsc
+--gpu-loop-mapping`), so the outputs check that mapping's numerics without a
+GPU (suite onnx-node-run-gpu-mapping, same manifest).
+
 PTX mode (--ptx) compiles every case the run mode runs (that imports and is
 not in run-exclusions.txt) for the CUDA targets sm_80 and sm_90
 (`tsc model.onnx --target=cuda:sm_80,cuda:sm_90 --emit=ptx -o DIR`): it
@@ -245,7 +251,7 @@ def first_error(tool, stderr, rc):
     return f"{tool}: {line or f'exit status {rc} without a message'}"
 
 
-def run_case_run(tsc, tsc_run, case, work):
+def run_case_run(tsc, tsc_run, case, work, extra=()):
     """Compiles, runs and checks one case in folder `work`. Returns
     (message, details): message None when the case passes."""
     import onnx
@@ -272,7 +278,7 @@ def run_case_run(tsc, tsc_run, case, work):
             array = array.astype(np.float32)
         np.save(work / f"input_{k}.npy", array)
         run_args += ["--input", f"{info.name}={work / f'input_{k}.npy'}"]
-    compile_cmd = [tsc, str(model), "-o", str(artifact)]
+    compile_cmd = [tsc, str(model), "-o", str(artifact), *extra]
     for name, size in sorted(symbols.items()):
         compile_cmd += ["--dim", f"{name}=1..{size}"]
     try:
@@ -342,8 +348,9 @@ def run_mode(args, cases, selected):
     results = {}
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(args.jobs or 2) as pool:
+        extra = ["--gpu-loop-mapping"] if args.gpu_loop_mapping else []
         futures = {pool.submit(run_case_run, args.tsc, args.tsc_run, case,
-                               pathlib.Path(tmp) / case.name): case.name
+                               pathlib.Path(tmp) / case.name, extra): case.name
                    for case in runnable}
         for future in concurrent.futures.as_completed(futures):
             results[futures[future]] = future.result()
@@ -370,13 +377,14 @@ def run_mode(args, cases, selected):
         print("\n".join(unexplained))
         return 0
 
-    suite = ET.Element("testsuite", name="onnx-node-run")
+    suite_name = "onnx-node-run-gpu-mapping" if args.gpu_loop_mapping else "onnx-node-run"
+    suite = ET.Element("testsuite", name=suite_name)
     passed = failed = skipped = 0
     skipped_by, failed_by = collections.Counter(), collections.Counter()
     for name in sorted(results):
         message, details = results[name]
         reason = exclusion_reason(name, exclusions)
-        case = ET.SubElement(suite, "testcase", classname="onnx-node-run", name=name)
+        case = ET.SubElement(suite, "testcase", classname=suite_name, name=name)
         now = explain_run(by_name[name], message, details) if message else None
         if reason is not None and message is not None and not same_reason(reason, now):
             text = f"excluded because {reason}, but now: {now or message}"
@@ -412,7 +420,7 @@ def run_mode(args, cases, selected):
             print(f"{title}, by reason:")
             for reason, n in counts.most_common():
                 print(f"  {n:5}  {reason}")
-    print(f"onnx-node-run: {len(runnable)} node tests of {len(cases)} import; "
+    print(f"{suite_name}: {len(runnable)} node tests of {len(cases)} import; "
           f"{passed} passed, {failed} failed, {skipped} excluded")
     return 1 if failed else 0
 
@@ -485,12 +493,16 @@ def main():
     parser.add_argument("--run", action="store_true",
                         help="compile to artifacts, run them and check the outputs")
     parser.add_argument("--tsc-run", help="the tsc-run binary (with --run)")
+    parser.add_argument("--gpu-loop-mapping", action="store_true",
+                        help="with --run: host kernels with the CUDA target's loop mapping")
     parser.add_argument("--ptx", action="store_true",
                         help="generate CUDA device code for every runnable case and "
                              "check it with ptxas")
     args = parser.parse_args()
     if args.run and not args.tsc_run:
         parser.error("--run needs --tsc-run")
+    if args.gpu_loop_mapping and (not args.run or args.write_exclusions):
+        parser.error("--gpu-loop-mapping goes with --run, and uses the run manifest as it is")
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

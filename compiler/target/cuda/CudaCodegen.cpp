@@ -228,14 +228,9 @@ LogicalResult mapLoopsToGpu(func::FuncOp func) {
 
 } // namespace
 
-FailureOr<std::vector<DeviceModule>>
-cuda::generateDeviceCode(ModuleOp kernels, const TargetInfo &target) {
-  MLIRContext *context = kernels.getContext();
-  registerDeviceDialects(context);
-  if (failed(bufferizeKernels(kernels)))
-    return failure();
-
-  PassManager pm(context);
+LogicalResult cuda::mapKernelLoops(ModuleOp kernels) {
+  kernels.getContext()->loadDialect<gpu::GPUDialect>();
+  PassManager pm(kernels.getContext());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createCanonicalizerPass());
@@ -246,8 +241,17 @@ cuda::generateDeviceCode(ModuleOp kernels, const TargetInfo &target) {
     if (failed(mapLoopsToGpu(func)))
       return func.emitError("cannot map the kernel's loops to the GPU");
   }
+  return success();
+}
 
-  pm.clear();
+FailureOr<std::vector<DeviceModule>>
+cuda::generateDeviceCode(ModuleOp kernels, const TargetInfo &target) {
+  MLIRContext *context = kernels.getContext();
+  registerDeviceDialects(context);
+  if (failed(bufferizeKernels(kernels)) || failed(mapKernelLoops(kernels)))
+    return failure();
+
+  PassManager pm(context);
   // The mapped loops become launches; their bodies become kernels.
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());

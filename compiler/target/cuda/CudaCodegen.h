@@ -32,6 +32,14 @@ struct DeviceModule {
 /// Threads per block of a mapped parallel loop's innermost dim.
 constexpr int64_t kThreadsPerBlock = 256;
 
+/// The loop structure the device code gets, on bufferized kernels: linalg
+/// and scf.forall as scf.parallel, device work outside loops in one-
+/// iteration loops, each outermost loop tiled by kThreadsPerBlock with a
+/// bounds guard and mapped (grid, threadIdx.x), inner parallel loops as
+/// scf.for. The host target can compile this structure too
+/// (--gpu-loop-mapping), which checks its numerics without a GPU.
+LogicalResult mapKernelLoops(ModuleOp kernels);
+
 /// Lowers the kernels (as lowerKernels leaves them; the module is changed)
 /// to one PTX module per launch for `target`.
 FailureOr<std::vector<DeviceModule>>

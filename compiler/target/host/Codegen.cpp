@@ -1,6 +1,7 @@
 //===- Codegen.cpp - lower kernels to LLVM, compile and link them --------===//
 
 #include "compiler/target/host/HostCodegen.h"
+#include "compiler/target/cuda/CudaCodegen.h"
 
 #include "passes/Passes.h"
 
@@ -294,12 +295,16 @@ void tileTemporariesOnStack(ModuleOp kernels) {
 }
 
 /// The bufferization and LLVM lowering of the kernels module.
-LogicalResult lowerToLLVMDialect(ModuleOp kernels) {
+LogicalResult lowerToLLVMDialect(ModuleOp kernels, bool gpuLoopMapping) {
   if (failed(bufferizeKernels(kernels)))
     return failure();
   PassManager pm(kernels.getContext());
-  if (failed(parallelizeOuterLoops(kernels)))
+  if (gpuLoopMapping) {
+    if (failed(cuda::mapKernelLoops(kernels)))
+      return failure();
+  } else if (failed(parallelizeOuterLoops(kernels))) {
     return failure();
+  }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Lowerings that tile on tensors (attention) parallelize with scf.forall.
   pm.addPass(createForallToParallelLoopPass());
@@ -345,7 +350,7 @@ LogicalResult writeFile(StringRef path, StringRef bytes) {
 FailureOr<std::vector<char>>
 mlir::tsc::compileKernels(ModuleOp kernels, const HostTarget &target) {
   MLIRContext *context = kernels.getContext();
-  if (failed(lowerToLLVMDialect(kernels)))
+  if (failed(lowerToLLVMDialect(kernels, target.gpuLoopMapping)))
     return failure();
 
   DialectRegistry registry;

@@ -22,6 +22,10 @@ namespace mlir::tsc {
 struct HostTarget {
   std::string cpu;      // LLVM CPU name: x86-64, x86-64-v3, x86-64-v4
   uint64_t isa = 0;     // artifact ISA bits (docs/artifact-format.md)
+  /// Give the kernels the CUDA target's loop structure (tiles, guards,
+  /// one-iteration launches) before lowering them for the host: a check of
+  /// that mapping's numerics without a GPU, not a way to run fast.
+  bool gpuLoopMapping = false;
 };
 
 /// `native` picks the best level this machine runs; otherwise one of
