@@ -11,6 +11,10 @@ back with torch.jit.load and run at (batch, seq) = (3, 13) and (1, 5), sizes
 the trace did not see: its outputs must match the eager model's within
 relative L2 1e-6 (a trace that baked a size in fails here).
 
+all-MiniLM-L6-v2 (minilm.py: the published weights in plain torch.nn) is
+saved traced too, `minilm-traced.pt` (its modules are not scriptable as
+written), and checked the same way.
+
 The archives that must not load (torch 1.13):
   truncated.pt   the first half of bert-traced.pt;
   newer-op.pt    bert-traced.pt with its first attention's
@@ -41,9 +45,20 @@ CHECK_TOLERANCE = 1e-6
 NEWER_OP = "scaled_dot_product_attention"
 
 
+def build(name):
+    """(eager model, example inputs) of model `name`: export_models' or
+    all-MiniLM-L6-v2."""
+    if name == "minilm":
+        model, _ = minilm.minilm()
+        example = minilm.make_inputs(2, 8, export_models.VOCAB)
+        return model.eval(), tuple(torch.from_numpy(example[k])
+                                   for k in ("input_ids", "attention_mask"))
+    return export_models.build(name, 17)
+
+
 def save(name, flavour, out_dir):
     """Writes OUT_DIR/<name>-<flavour>.pt; returns (path, eager model)."""
-    model, example = export_models.build(name, 17)
+    model, example = build(name)
     with warnings.catch_warnings():
         # The tracer warns about sizes it turns into constants; the head
         # size (Llama's math.sqrt(d)) is one and is meant to be.
@@ -86,8 +101,10 @@ def export_all(out_dir, only=""):
     """{(name, flavour): path} of the archives whose `<name>-<flavour>`
     contains `only`, each checked against its eager model."""
     archives = {}
-    for name in export_models.MODELS:
-        for flavour in FLAVOURS:
+    flavours = {name: FLAVOURS for name in export_models.MODELS}
+    flavours["minilm"] = ("traced",)
+    for name, kinds in flavours.items():
+        for flavour in kinds:
             if only in f"{name}-{flavour}":
                 path, model = save(name, flavour, out_dir)
                 check_archive(path, model)

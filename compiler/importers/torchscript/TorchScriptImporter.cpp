@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -139,8 +140,9 @@ private:
   /// unpack becomes the unpack's outputs.
   jit::Node *soleUnpack(jit::Node *node);
   /// `/layers.0/attn` for a call stack whose frames call submodules `0` and
-  /// `attn`: containers (ModuleList, Sequential, ModuleDict) are not called,
-  /// so their names are found in the module tree.
+  /// `attn`: modules not called (ModuleList, or `self.encoder` when forward
+  /// iterates `self.encoder.layer`) have no frame, so their names are found
+  /// in the module tree.
   std::string modulePath(const std::vector<jit::InlinedCallStackEntry> &stack);
 
   const TorchScriptImportOptions &options;
@@ -305,28 +307,26 @@ Attribute Importer::constantAttr(const c10::IValue &value) {
 
 std::string
 Importer::modulePath(const std::vector<jit::InlinedCallStackEntry> &stack) {
-  auto isContainer = [](const jit::Module &m) {
-    auto name = m.type()->name();
-    if (!name)
-      return false;
-    llvm::StringRef qualified(name->qualifiedName());
-    return qualified.ends_with("ModuleList") ||
-           qualified.ends_with("Sequential") || qualified.ends_with("ModuleDict");
-  };
-  // The child named `name` of `m`, directly or inside containers, with its
-  // path relative to `m`.
-  std::function<std::optional<std::pair<jit::Module, std::string>>(
-      const jit::Module &, const std::string &)>
-      find = [&](const jit::Module &m, const std::string &name)
+  // The submodule called `name` below `m`, with its path relative to `m`:
+  // a direct child, else the shallowest descendant of that name. Frames
+  // exist only for modules whose forward runs, so a ModuleList (never
+  // called) or a module whose children are used as attributes
+  // (`for l in self.encoder.layer`) leaves a gap the tree fills.
+  auto find = [](const jit::Module &m, const std::string &name)
       -> std::optional<std::pair<jit::Module, std::string>> {
-    for (const jit::NameModule &child : m.named_children())
-      if (child.name == name)
-        return std::make_pair(child.value, child.name);
-    for (const jit::NameModule &child : m.named_children()) {
-      if (!isContainer(child.value))
-        continue;
-      if (auto found = find(child.value, name))
-        return std::make_pair(found->first, child.name + "." + found->second);
+    std::vector<std::pair<jit::Module, std::string>> level = {{m, ""}};
+    while (!level.empty()) {
+      std::vector<std::pair<jit::Module, std::string>> next;
+      for (auto &[module, prefix] : level) {
+        for (const jit::NameModule &child : module.named_children()) {
+          std::string path =
+              prefix.empty() ? child.name : prefix + "." + child.name;
+          if (child.name == name)
+            return std::make_pair(child.value, path);
+          next.emplace_back(child.value, path);
+        }
+      }
+      level = std::move(next);
     }
     return std::nullopt;
   };
@@ -346,7 +346,13 @@ Importer::modulePath(const std::vector<jit::InlinedCallStackEntry> &stack) {
     } else {
       current.reset();
     }
-    path += "/" + name;
+    // As torch.onnx names nodes: `/encoder/layer.0`, items of a container
+    // joined to it by a dot.
+    SmallVector<StringRef> parts;
+    StringRef(name).split(parts, '.');
+    for (StringRef part : parts)
+      path += (llvm::all_of(part, llvm::isDigit) && !path.empty() ? "." : "/") +
+              part.str();
   }
   return path;
 }

@@ -181,6 +181,52 @@ FailureOr<Values> convertPow(ForeignNode &node) {
   return results(node.create<PowOp>(*operands));
 }
 
+/// clamp(x, min?, max?), clamp_min(x, min), clamp_max(x, max): constant
+/// bounds make a tsc.clip, tensor bounds a max/min.
+FailureOr<Values> convertClamp(ForeignNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  StringRef op = node.getOp().getOpType();
+  // Which operand is which bound.
+  std::optional<unsigned> minIndex, maxIndex;
+  if (op == "clamp_min")
+    minIndex = 1;
+  else if (op == "clamp_max")
+    maxIndex = 1;
+  else
+    minIndex = 1, maxIndex = 2;
+  Value out = *x;
+  FloatAttr min, max;
+  RewriterBase &rw = node.getRewriter();
+  for (auto [index, bound, isMin] :
+       {std::tuple{minIndex, &min, true}, std::tuple{maxIndex, &max, false}}) {
+    if (!index || !node.hasInput(*index))
+      continue;
+    auto limit = node.input(*index);
+    if (failed(limit))
+      return failure();
+    Attribute constant;
+    if (limit->getType().getRank() == 0 &&
+        matchPattern(*limit, m_Constant(&constant))) {
+      FailureOr<double> value = node.constantScalar(*index);
+      if (failed(value))
+        return failure();
+      *bound = rw.getF64FloatAttr(*value);
+      continue;
+    }
+    SmallVector<Value> operands = promoted(node, {out, *limit});
+    FailureOr<Value> clamped = isMin ? node.create<MaxOp>(operands)
+                                     : node.create<MinOp>(operands);
+    if (failed(clamped))
+      return failure();
+    out = *clamped;
+  }
+  if (!min && !max)
+    return Values{out};
+  return Values{ClipOp::create(rw, node.getLoc(), out, min, max)};
+}
+
 /// The condition of where/masked_fill as i1.
 FailureOr<Value> condition(ForeignNode &node, unsigned i) {
   auto mask = node.input(i);
@@ -300,6 +346,10 @@ void fromtorch::populateElementwiseConverters(ForeignConverters &c) {
   c.add("aten::cos", 0, convertFloatUnary<CosOp, cosOf>);
   c.add("aten::gelu", 0, convertGelu);
   c.add("aten::where", 0, convertWhere);
+  c.add("aten::clamp", 0, convertClamp);
+  c.add("aten::clip", 0, convertClamp);
+  c.add("aten::clamp_min", 0, convertClamp);
+  c.add("aten::clamp_max", 0, convertClamp);
   c.add("aten::masked_fill", 0, convertMaskedFill);
   c.add("aten::to", 0, convertTo);
   c.add("aten::type_as", 0, convertTypeAs);

@@ -120,3 +120,22 @@ func.func @to_the_dtype_of_another_tensor(%x: tensor<2x4xf32>, %i: tensor<2x4xi6
   %0 = tsc.foreign "aten" "to" version 10 (%i, %d, %false, %false, %none) {overload = "dtype"} : (tensor<2x4xi64>, none, tensor<i1>, tensor<i1>, none) -> none
   return %0 : none
 }
+
+// -----
+
+// clamp with constant bounds is a clip; a tensor bound is a max/min
+// (MiniLM's mean pooling: sum_mask.clamp(min=1e-9)).
+// CHECK-LABEL: func.func @clamp_forms
+// CHECK-SAME:    (%[[X:.+]]: tensor<4xf32>, %[[L:.+]]: tensor<4xf32>)
+// CHECK:         %[[C:.+]] = tsc.clip %[[X]] min = 1.000000e-09 : tensor<4xf32>
+// CHECK:         %[[M:.+]] = tsc.max %[[X]], %[[L]]
+// CHECK:         %[[T:.+]] = tsc.clip %[[M]] max = 6.000000e+00 : tensor<4xf32>
+// CHECK:         return %[[C]], %[[T]]
+func.func @clamp_forms(%x: tensor<4xf32>, %lo: tensor<4xf32>) -> (none, none) {
+  %eps = tsc.constant dense<1.0e-9> : tensor<f64>
+  %six = tsc.constant dense<6.0> : tensor<f64>
+  %none = tsc.none
+  %0 = tsc.foreign "aten" "clamp" version 10 (%x, %eps, %none) {min = 1.0e-9 : f64} : (tensor<4xf32>, tensor<f64>, none) -> none
+  %1 = tsc.foreign "aten" "clamp" version 10 (%x, %lo, %six) {max = 6.0 : f64, overload = "Tensor"} : (tensor<4xf32>, tensor<4xf32>, tensor<f64>) -> none
+  return %0, %1 : none, none
+}
