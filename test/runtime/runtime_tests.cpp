@@ -141,6 +141,36 @@ TEST(dtypes) {
   CHECK(std::strcmp(tsc_dtype_name(TSC_DTYPE_F16), "f16") == 0);
 }
 
+// --- Devices: libcuda through dlopen
+// --------------------------------------------------
+// Both branches are real: without a driver (CI) the count is a status that
+// says why; with a GPU (the device machine) the devices are described.
+TEST(cuda_devices) {
+  size_t count = 0;
+  tsc_status_t status = tsc_cuda_device_count(&count);
+  tsc_cuda_device_t device;
+  if (status) {
+    CHECK(tsc_status_code(status) == TSC_STATUS_UNAVAILABLE);
+    std::string message = tsc_status_message(status);
+    CHECK(message.find("CUDA") != std::string::npos);
+    tsc_status_free(status);
+    tsc_status_t again = tsc_cuda_device_get(0, &device);
+    CHECK(tsc_status_code(again) == TSC_STATUS_UNAVAILABLE);
+    tsc_status_free(again);
+  } else {
+    CHECK(count >= 1);
+    tsc_status_t first = tsc_cuda_device_get(0, &device);
+    CHECK(first == nullptr);
+    CHECK(device.major >= 5 && device.memory > 0 && device.name[0] != '\0');
+    tsc_status_t past = tsc_cuda_device_get(count, &device);
+    CHECK(tsc_status_code(past) == TSC_STATUS_OUT_OF_RANGE);
+    tsc_status_free(past);
+  }
+  tsc_status_t null = tsc_cuda_device_count(nullptr);
+  CHECK(tsc_status_code(null) == TSC_STATUS_INVALID_ARGUMENT);
+  tsc_status_free(null);
+}
+
 TEST(tensor_create_host) {
   int64_t dims[] = {3, 5};
   tsc_tensor_t *t = nullptr;

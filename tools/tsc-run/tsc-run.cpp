@@ -25,6 +25,7 @@ using namespace tsc;
 namespace {
 
 const char *const kUsage = R"(usage: tsc-run MODEL.tscm [options]
+       tsc-run --list-devices
 
 Runs a compiled tsc artifact on the host CPU and prints each output's name,
 shape and dtype.
@@ -46,6 +47,8 @@ options:
   --profile               time every step of every run and print, per kernel
                           kind (the ops a kernel runs) and for GEMM calls and
                           copies, the mean ms per run, largest first
+  --list-devices          print the CUDA devices this machine has (or why it
+                          has none) and exit
   --help                  print this help
 )";
 
@@ -58,7 +61,7 @@ struct Options {
   uint64_t seed = 0;
   int threads = 0;
   int bench = 0, warmup = 3;
-  bool help = false, profile = false;
+  bool help = false, profile = false, listDevices = false;
 };
 
 [[noreturn]] void usageError(const std::string &message) {
@@ -99,6 +102,10 @@ Options parseArgs(int argc, char **argv) {
     std::string arg = argv[i], value;
     if (arg == "--help" || arg == "-h") {
       o.help = true;
+      return o;
+    }
+    if (arg == "--list-devices") {
+      o.listDevices = true;
       return o;
     }
     if (arg.rfind("--", 0) != 0) {
@@ -382,6 +389,28 @@ int runMain(const Options &o) {
   return 0;
 }
 
+/// `--list-devices`: one line per CUDA device, or why there is none.
+int listDevices() {
+  size_t count = 0;
+  if (tsc_status_t status = tsc_cuda_device_count(&count)) {
+    std::printf("cuda: unavailable: %s\n", tsc_status_message(status));
+    tsc_status_free(status);
+    return 0;
+  }
+  std::printf("cuda: %zu device(s)\n", count);
+  for (size_t i = 0; i < count; ++i) {
+    tsc_cuda_device_t device;
+    if (tsc_status_t status = tsc_cuda_device_get(i, &device)) {
+      std::printf("  %zu: %s\n", i, tsc_status_message(status));
+      tsc_status_free(status);
+      continue;
+    }
+    std::printf("  %zu: %s, sm_%d%d, %.1f GiB\n", i, device.name, device.major,
+                device.minor, double(device.memory) / (1024.0 * 1024 * 1024));
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -391,6 +420,8 @@ int main(int argc, char **argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
+    if (o.listDevices)
+      return listDevices();
     return runMain(o);
   } catch (const std::exception &e) {
     std::fflush(stdout);

@@ -42,7 +42,7 @@ extern "C" {
 /* The version of this API: incremented whenever a function, an enumerator or
  * an options field is added. Compare tsc_api_version() with TSC_API_VERSION to
  * detect a library older than the header a program was compiled with. */
-#define TSC_API_VERSION 1
+#define TSC_API_VERSION 2
 
 /// Returns the API version the library implements (TSC_API_VERSION when built).
 TSC_API uint32_t tsc_api_version(void);
@@ -114,6 +114,30 @@ TSC_API size_t tsc_dtype_size(tsc_dtype_t dtype);
 /// The short name ("f32", "bf16", "bool"); NULL for a value that is not a
 /// tsc_dtype_t.
 TSC_API const char *tsc_dtype_name(tsc_dtype_t dtype);
+
+/*===-- Devices -----------------------------------------------------------===*/
+
+/* Thread safety: the queries may be called from any thread. The CUDA driver
+ * (libcuda.so.1) is loaded with dlopen on first use, so one runtime binary
+ * works on machines with and without an NVIDIA GPU. (API version 2.) */
+
+typedef struct tsc_cuda_device_s {
+  /* Compute capability, e.g. 9 and 0 for an H100/H200 (sm_90). */
+  int32_t major, minor;
+  /* Global memory in bytes. */
+  uint64_t memory;
+  /* The device's name, NUL-terminated. */
+  char name[256];
+} tsc_cuda_device_t;
+
+/* The number of CUDA devices. A status, not a count of 0, when there is no
+ * usable driver: TSC_STATUS_UNAVAILABLE naming what is missing (libcuda not
+ * found, no device, driver too old), with the driver's own error name. */
+TSC_API tsc_status_t tsc_cuda_device_count(size_t *out_count);
+
+/* What device `index` is; TSC_STATUS_OUT_OF_RANGE past the count. */
+TSC_API tsc_status_t tsc_cuda_device_get(size_t index,
+                                         tsc_cuda_device_t *out_device);
 
 /*===-- Tensor ------------------------------------------------------------===*/
 
