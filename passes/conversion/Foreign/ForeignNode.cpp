@@ -534,3 +534,21 @@ LogicalResult foreign::convertForeignOps(
                                  ret.getOperandTypes()));
   return success();
 }
+
+void ForeignConversion::initialize(
+    MLIRContext *ctx, function_ref<void(ForeignConverters &)> populate) {
+  populate(converters);
+  RewritePatternSet set(ctx);
+  populateForeignConversion(set, converters, owns);
+  populateShapeArithmeticPatterns(set);
+  populateCanonicalizations(set, ctx);
+  patterns = std::move(set);
+}
+
+LogicalResult ForeignConversion::run(func::FuncOp func,
+                                     bool allowUnsupported) const {
+  if (func.isExternal())
+    return success();
+  return convertForeignOps(func, converters, patterns, owns, framework,
+                           allowUnsupported);
+}

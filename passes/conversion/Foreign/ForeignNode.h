@@ -201,6 +201,27 @@ void populateForeignConversion(RewritePatternSet &patterns,
                                const ForeignConverters &converters,
                                bool (*owns)(ForeignOp));
 
+/// What a framework's conversion pass holds: its converters and the frozen
+/// patterns they run with (shape arithmetic, canonicalizations).
+class ForeignConversion {
+public:
+  ForeignConversion(StringRef framework, bool (*owns)(ForeignOp))
+      : framework(framework), owns(owns) {}
+
+  /// Registers the framework's converters with `populate` and freezes the
+  /// patterns: the pass's initialize().
+  void initialize(MLIRContext *ctx,
+                  function_ref<void(ForeignConverters &)> populate);
+  /// convertForeignOps on `func` (nothing for an external function).
+  LogicalResult run(func::FuncOp func, bool allowUnsupported) const;
+
+private:
+  StringRef framework;
+  bool (*owns)(ForeignOp);
+  ForeignConverters converters;
+  FrozenRewritePatternSet patterns;
+};
+
 } // namespace mlir::tsc::foreign
 
 #endif // TSC_PASSES_CONVERSION_FOREIGN_FOREIGNNODE_H

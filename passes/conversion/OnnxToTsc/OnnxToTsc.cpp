@@ -26,32 +26,23 @@ struct ConvertOnnxToTscPass
   using ConvertOnnxToTscPassBase::ConvertOnnxToTscPassBase;
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    populateElementwiseConverters(converters);
-    populateMatmulConverters(converters);
-    populateReductionConverters(converters);
-    populateShapeConverters(converters);
-    populateAttentionConverters(converters);
-    populateQuantizationConverters(converters);
-
-    RewritePatternSet set(ctx);
-    populateForeignConversion(set, converters, isOnnxNode);
-    populateShapeArithmeticPatterns(set);
-    populateCanonicalizations(set, ctx);
-    patterns = std::move(set);
+    conversion.initialize(ctx, [](ForeignConverters &c) {
+      populateElementwiseConverters(c);
+      populateMatmulConverters(c);
+      populateReductionConverters(c);
+      populateShapeConverters(c);
+      populateAttentionConverters(c);
+      populateQuantizationConverters(c);
+    });
     return success();
   }
 
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isExternal())
-      return;
-    if (failed(convertForeignOps(func, converters, patterns, isOnnxNode,
-                                 "ONNX", allowUnsupported)))
+    if (failed(conversion.run(getOperation(), allowUnsupported)))
       signalPassFailure();
   }
 
-  ForeignConverters converters;
-  FrozenRewritePatternSet patterns;
+  ForeignConversion conversion{"ONNX", isOnnxNode};
 };
 
 } // namespace

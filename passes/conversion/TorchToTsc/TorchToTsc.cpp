@@ -361,30 +361,21 @@ struct ConvertTorchToTscPass
   using ConvertTorchToTscPassBase::ConvertTorchToTscPassBase;
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    populatePrimConverters(converters);
-    populateElementwiseConverters(converters);
-    populateShapeConverters(converters);
-    populateNNConverters(converters);
-
-    RewritePatternSet set(ctx);
-    populateForeignConversion(set, converters, isTorchDomain);
-    populateShapeArithmeticPatterns(set);
-    populateCanonicalizations(set, ctx);
-    patterns = std::move(set);
+    conversion.initialize(ctx, [](ForeignConverters &c) {
+      populatePrimConverters(c);
+      populateElementwiseConverters(c);
+      populateShapeConverters(c);
+      populateNNConverters(c);
+    });
     return success();
   }
 
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isExternal())
-      return;
-    if (failed(convertForeignOps(func, converters, patterns, isTorchDomain,
-                                 "TorchScript", allowUnsupported)))
+    if (failed(conversion.run(getOperation(), allowUnsupported)))
       signalPassFailure();
   }
 
-  ForeignConverters converters;
-  FrozenRewritePatternSet patterns;
+  ForeignConversion conversion{"TorchScript", isTorchDomain};
 };
 
 } // namespace
