@@ -264,18 +264,15 @@ std::unique_ptr<llvm::ToolOutputFile> openOutput(StringRef path) {
 
 /// Writes `bytes` to `path`, saying why not on failure.
 LogicalResult writeFile(StringRef path, StringRef bytes) {
-  std::error_code error;
-  llvm::raw_fd_ostream os(path, error);
-  if (!error) {
-    os << bytes;
-    os.close();
-    if (!os.has_error())
-      return success();
-    error = os.error();
+  if (llvm::Error error = llvm::writeToOutput(path, [&](raw_ostream &os) {
+        os << bytes;
+        return llvm::Error::success();
+      })) {
+    llvm::errs() << "tsc: error: cannot write " << path << ": "
+                 << llvm::toString(std::move(error)) << "\n";
+    return failure();
   }
-  llvm::errs() << "tsc: error: cannot write " << path << ": "
-               << error.message() << "\n";
-  return failure();
+  return success();
 }
 
 /// What --target asked for: the host CPU, or CUDA chips.
@@ -321,12 +318,14 @@ int emitDeviceCode(ModuleOp kernels, const Targets &targets,
   if (ptxas.empty())
     llvm::errs() << "tsc: warning: ptxas not found (set CUDA_HOME): PTX is "
                     "written but not assembled\n";
-  for (const std::unique_ptr<cuda::TargetInfo> &target : targets.cuda) {
-    OwningOpRef<ModuleOp> copy = kernels.clone();
-    FailureOr<std::vector<cuda::DeviceModule>> modules =
-        cuda::generateDeviceCode(*copy, *target);
-    if (failed(modules))
-      return 1;
+  SmallVector<const cuda::TargetInfo *> chips;
+  for (const std::unique_ptr<cuda::TargetInfo> &target : targets.cuda)
+    chips.push_back(target.get());
+  FailureOr<std::vector<std::vector<cuda::DeviceModule>>> perChip =
+      cuda::generateDeviceCode(kernels, chips);
+  if (failed(perChip))
+    return 1;
+  for (auto [target, modules] : llvm::zip_equal(chips, *perChip)) {
     SmallString<128> dir(directory);
     llvm::sys::path::append(dir, target->getChip());
     if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
@@ -335,7 +334,7 @@ int emitDeviceCode(ModuleOp kernels, const Targets &targets,
       return 1;
     }
     size_t ptxBytes = 0, sassBytes = 0;
-    for (cuda::DeviceModule &module : *modules) {
+    for (cuda::DeviceModule &module : modules) {
       if (!ptxas.empty() &&
           failed(cuda::assemble(module, *target, ptxas, kernels.getLoc())))
         return 1;
@@ -352,7 +351,7 @@ int emitDeviceCode(ModuleOp kernels, const Targets &targets,
         sassBytes += module.cubin.size();
       }
     }
-    llvm::outs() << target->getChip() << ": " << modules->size()
+    llvm::outs() << target->getChip() << ": " << modules.size()
                  << " kernel modules, PTX " << ptxBytes << " bytes"
                  << (ptxas.empty() ? std::string(", not assembled")
                                    : ", SASS " + std::to_string(sassBytes) +

@@ -202,18 +202,6 @@ LogicalResult mapLoopsToGpu(func::FuncOp func) {
     if (failed(gpu::setMappingAttr(tiles, grid)) ||
         failed(gpu::setMappingAttr(tile, threads)))
       return failure();
-    // Launch bounds must be constants: fold the tiling's step arithmetic
-    // (canonicalizing the loops themselves would drop unit dims and with
-    // them the mapping).
-    SmallVector<Operation *> arithmetic;
-    func.walk([&](Operation *op) {
-      if (isa<arith::ArithDialect>(op->getDialect()))
-        arithmetic.push_back(op);
-    });
-    GreedyRewriteConfig config;
-    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
-    (void)applyOpPatternsGreedily(arithmetic, FrozenRewritePatternSet(),
-                                  config);
     // Parallel loops inside a thread's work run in order (the launch
     // lowering does not take mapped loops below other side effects).
     // (Post-order: inner loops go first, so no loop is cloned with an
@@ -223,6 +211,17 @@ LogicalResult mapLoopsToGpu(func::FuncOp func) {
     for (scf::ParallelOp op : inner)
       sequentialize(op);
   }
+  // Launch bounds must be constants: fold the tilings' step arithmetic
+  // (canonicalizing the loops themselves would drop unit dims and with them
+  // the mapping).
+  SmallVector<Operation *> arithmetic;
+  func.walk([&](Operation *op) {
+    if (isa<arith::ArithDialect>(op->getDialect()))
+      arithmetic.push_back(op);
+  });
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+  (void)applyOpPatternsGreedily(arithmetic, FrozenRewritePatternSet(), config);
   return success();
 }
 
@@ -244,8 +243,9 @@ LogicalResult cuda::mapKernelLoops(ModuleOp kernels) {
   return success();
 }
 
-FailureOr<std::vector<DeviceModule>>
-cuda::generateDeviceCode(ModuleOp kernels, const TargetInfo &target) {
+FailureOr<std::vector<std::vector<DeviceModule>>>
+cuda::generateDeviceCode(ModuleOp kernels,
+                         ArrayRef<const TargetInfo *> targets) {
   MLIRContext *context = kernels.getContext();
   registerDeviceDialects(context);
   if (failed(bufferizeKernels(kernels)) || failed(mapKernelLoops(kernels)))
@@ -255,11 +255,15 @@ cuda::generateDeviceCode(ModuleOp kernels, const TargetInfo &target) {
   // The mapped loops become launches; their bodies become kernels.
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
-  GpuNVVMAttachTargetOptions attach;
-  attach.chip = target.getChip().str();
-  attach.features = target.getPtxFeatures().str();
-  attach.optLevel = 3;
-  pm.addPass(createGpuNVVMAttachTarget(attach));
+  // One NVVM target per chip: the lowering below is chip-independent and
+  // runs once; serialization makes one PTX object per target.
+  for (const TargetInfo *target : targets) {
+    GpuNVVMAttachTargetOptions attach;
+    attach.chip = target->getChip().str();
+    attach.features = target->getPtxFeatures().str();
+    attach.optLevel = 3;
+    pm.addPass(createGpuNVVMAttachTarget(attach));
+  }
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(createSCFToControlFlowPass());
   device.addPass(memref::createExpandStridedMetadataPass());
@@ -282,11 +286,16 @@ cuda::generateDeviceCode(ModuleOp kernels, const TargetInfo &target) {
   if (failed(pm.run(kernels)))
     return failure();
 
-  std::vector<DeviceModule> modules;
+  std::vector<std::vector<DeviceModule>> modules(targets.size());
   for (auto binary : kernels.getOps<gpu::BinaryOp>()) {
-    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
-    modules.push_back({binary.getSymName().str(),
-                       object.getObject().getValue().str(), {}});
+    for (Attribute attr : binary.getObjects()) {
+      auto object = cast<gpu::ObjectAttr>(attr);
+      StringRef chip = cast<NVVM::NVVMTargetAttr>(object.getTarget()).getChip();
+      for (auto [i, target] : llvm::enumerate(targets))
+        if (target->getChip() == chip)
+          modules[i].push_back({binary.getSymName().str(),
+                                object.getObject().getValue().str(), {}});
+    }
   }
   return modules;
 }

@@ -41,9 +41,10 @@ constexpr int64_t kThreadsPerBlock = 256;
 LogicalResult mapKernelLoops(ModuleOp kernels);
 
 /// Lowers the kernels (as lowerKernels leaves them; the module is changed)
-/// to one PTX module per launch for `target`.
-FailureOr<std::vector<DeviceModule>>
-generateDeviceCode(ModuleOp kernels, const TargetInfo &target);
+/// to one PTX module per launch for each of `targets`: result `i` holds
+/// target `i`'s modules. Everything up to NVPTX runs once for all chips.
+FailureOr<std::vector<std::vector<DeviceModule>>>
+generateDeviceCode(ModuleOp kernels, ArrayRef<const TargetInfo *> targets);
 
 /// ptxas from $CUDA_HOME, /usr/local/cuda or PATH; empty if none.
 std::string findPtxas();

@@ -84,7 +84,7 @@ FailureOr<Values> convertSoftmax(ForeignNode &node) {
 /// layer_norm(x, normalized_shape, weight?, bias?, eps, cudnn_enable).
 FailureOr<Values> convertLayerNorm(ForeignNode &node) {
   auto x = node.input(0);
-  FailureOr<SmallVector<int64_t>> normalized = intsArg(node, 1);
+  FailureOr<SmallVector<int64_t>> normalized = node.constantInts(1);
   if (failed(x) || failed(normalized))
     return failure();
   RankedTensorType type = x->getType();
@@ -133,7 +133,7 @@ FailureOr<Values> convertReduce(ForeignNode &node) {
           .isInteger(1)) {
     // The dim overloads: (self, dim, keepdim, dtype).
     if (node.hasInput(1)) {
-      FailureOr<SmallVector<int64_t>> values = intsArg(node, 1);
+      FailureOr<SmallVector<int64_t>> values = node.constantInts(1);
       if (failed(values))
         return failure();
       dims = *values;

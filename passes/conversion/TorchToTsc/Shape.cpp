@@ -92,7 +92,7 @@ FailureOr<Values> convertTranspose(ForeignNode &node) {
 
 FailureOr<Values> convertPermute(ForeignNode &node) {
   auto x = node.input(0);
-  FailureOr<SmallVector<int64_t>> dims = intsArg(node, 1);
+  FailureOr<SmallVector<int64_t>> dims = node.constantInts(1);
   if (failed(x) || failed(dims))
     return failure();
   int64_t rank = x->getType().getRank();

@@ -69,11 +69,6 @@ FailureOr<int64_t> fromtorch::intArg(ForeignNode &node, unsigned i) {
   return values->front();
 }
 
-FailureOr<SmallVector<int64_t>> fromtorch::intsArg(ForeignNode &node,
-                                                   unsigned i) {
-  return node.constantInts(i);
-}
-
 FailureOr<double> fromtorch::scalarArg(ForeignNode &node, unsigned i,
                                        double absent) {
   if (!node.hasInput(i))

@@ -40,8 +40,6 @@ StringRef overload(ForeignNode &node);
 
 /// Operand `i` as a constant integer (an int argument).
 FailureOr<int64_t> intArg(ForeignNode &node, unsigned i);
-/// Operand `i` as a constant int[] argument.
-FailureOr<SmallVector<int64_t>> intsArg(ForeignNode &node, unsigned i);
 
 /// Operand `i` as a constant number; `absent` when it is None.
 FailureOr<double> scalarArg(ForeignNode &node, unsigned i, double absent);
