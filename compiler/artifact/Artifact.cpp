@@ -92,9 +92,11 @@ LogicalResult encode(AffineExpr expr, Writer &w) {
   return success();
 }
 
-FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa) {
+/// The plan; with `device`, kernel steps are its launches.
+FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
+                                        const cuda::DeviceCode *device) {
   Writer w;
-  w.str("cpu");
+  w.str(device ? "cuda" : "cpu");
   w.u64(isa);
   w.u32(plan.symbols.size());
   for (const PlanSymbol &s : plan.symbols) {
@@ -143,8 +145,34 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa) {
       w.u32(value);
     }
   }
-  w.u32(plan.steps.size());
-  for (const PlanStep &s : plan.steps) {
+  size_t stepCount = 0;
+  for (auto [i, s] : llvm::enumerate(plan.steps))
+    stepCount += device && s.kind == PlanStep::Kind::Kernel
+                     ? device->launches[i].size()
+                     : 1;
+  w.u32(stepCount);
+  for (auto [i, s] : llvm::enumerate(plan.steps)) {
+    if (device && s.kind == PlanStep::Kind::Kernel) {
+      // Format 1.2, step kind 5: one per launch.
+      std::string source = s.name;
+      if (std::string nodes = getSourceNodes(s); !nodes.empty())
+        source += " (" + nodes + ")";
+      for (const cuda::Launch &launch : device->launches[i]) {
+        w.u8(5);
+        w.u32(launch.module);
+        for (unsigned e : launch.grid)
+          w.u32(e);
+        for (unsigned e : launch.block)
+          w.u32(e);
+        w.u32(launch.args.size());
+        for (const cuda::LaunchArg &arg : launch.args) {
+          w.u8(static_cast<uint8_t>(arg.kind));
+          w.u32(arg.index);
+        }
+        w.str(source);
+      }
+      continue;
+    }
     w.u8(static_cast<uint8_t>(s.kind));
     switch (s.kind) {
     case PlanStep::Kind::Kernel:
@@ -180,18 +208,48 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa) {
   return std::move(w.bytes);
 }
 
+/// The CUDA section: chips, then each module's SASS and PTX per chip.
+std::vector<char> encodeCuda(const cuda::DeviceCode &device,
+                             ArrayRef<const cuda::TargetInfo *> targets) {
+  Writer w;
+  w.u32(targets.size());
+  for (const cuda::TargetInfo *target : targets) {
+    w.u32(target->getComputeCapability());
+    w.u32(target->getMinimumDriverVersion());
+  }
+  size_t moduleCount = device.modules.empty() ? 0 : device.modules[0].size();
+  w.u32(moduleCount);
+  for (size_t m = 0; m < moduleCount; ++m) {
+    w.str(device.modules[0][m].name);
+    w.str(device.modules[0][m].kernel);
+    for (const std::vector<cuda::DeviceModule> &chip : device.modules) {
+      w.u64(chip[m].cubin.size());
+      w.bytes.insert(w.bytes.end(), chip[m].cubin.begin(), chip[m].cubin.end());
+      w.u64(chip[m].ptx.size());
+      w.bytes.insert(w.bytes.end(), chip[m].ptx.begin(), chip[m].ptx.end());
+    }
+  }
+  return std::move(w.bytes);
+}
+
+struct Section {
+  const char *id;
+  ArrayRef<char> data;
+};
+
+/// Header, section table and the sections, each 64-byte aligned. `minor`
+/// is the oldest format version that has everything the sections use.
+std::vector<char> writeSections(ArrayRef<Section> sections, uint16_t minor,
+                                StringRef producer);
+
 } // namespace
 
 FailureOr<std::vector<char>>
 mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
                          uint64_t isa, StringRef producer) {
-  FailureOr<std::vector<char>> planBytes = encodePlan(plan, isa);
+  FailureOr<std::vector<char>> planBytes = encodePlan(plan, isa, nullptr);
   if (failed(planBytes))
     return failure();
-  struct Section {
-    const char *id;
-    ArrayRef<char> data;
-  };
   SmallVector<Section> sections{{"PLAN", *planBytes}};
   if (!hostObject.empty())
     sections.push_back({"HOST", hostObject});
@@ -200,7 +258,29 @@ mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
         return v.storage == Storage::Weight;
       }))
     sections.push_back({"WGHT", plan.weights});
+  return writeSections(sections, 1, producer);
+}
 
+FailureOr<std::vector<char>>
+mlir::tsc::writeCudaArtifact(const Plan &plan, const cuda::DeviceCode &device,
+                             ArrayRef<const cuda::TargetInfo *> targets,
+                             StringRef producer) {
+  FailureOr<std::vector<char>> planBytes = encodePlan(plan, 0, &device);
+  if (failed(planBytes))
+    return failure();
+  std::vector<char> cuda = encodeCuda(device, targets);
+  SmallVector<Section> sections{{"PLAN", *planBytes}, {"CUDA", cuda}};
+  if (llvm::any_of(plan.values, [](const PlanValue &v) {
+        return v.storage == Storage::Weight;
+      }))
+    sections.push_back({"WGHT", plan.weights});
+  return writeSections(sections, 2, producer);
+}
+
+namespace {
+
+std::vector<char> writeSections(ArrayRef<Section> sections, uint16_t minor,
+                                StringRef producer) {
   constexpr size_t kHeaderSize = 64, kEntrySize = 32;
   Writer table;
   uint64_t offset =
@@ -222,7 +302,7 @@ mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
   const char magic[8] = {'\x89', 'T', 'S', 'C', 'M', '\r', '\n', '\x1a'};
   file.bytes.insert(file.bytes.end(), magic, magic + 8);
   file.u16(1);
-  file.u16(1);
+  file.u16(minor);
   file.u32(sections.size());
   file.u64(kHeaderSize);
   file.u64(fileSize);
@@ -238,3 +318,5 @@ mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
   }
   return std::move(file.bytes);
 }
+
+} // namespace

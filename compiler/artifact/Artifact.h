@@ -10,16 +10,25 @@
 #define TSC_COMPILER_ARTIFACT_ARTIFACT_H
 
 #include "compiler/plan/Plan.h"
+#include "compiler/target/cuda/CudaCodegen.h"
 
 namespace mlir::tsc {
 
 /// CRC-32C (Castagnoli) of `data`, as the format defines it.
 uint32_t crc32c(ArrayRef<char> data);
 
-/// The artifact's bytes.
+/// The artifact's bytes for the host target.
 FailureOr<std::vector<char>> writeArtifact(const plan::Plan &plan,
                                            ArrayRef<char> hostObject,
                                            uint64_t isa, StringRef producer);
+
+/// The artifact's bytes for CUDA targets: the plan's kernel steps become
+/// `device`'s launches, and its modules (SASS and PTX per chip) the CUDA
+/// section.
+FailureOr<std::vector<char>>
+writeCudaArtifact(const plan::Plan &plan, const cuda::DeviceCode &device,
+                  ArrayRef<const cuda::TargetInfo *> targets,
+                  StringRef producer);
 
 } // namespace mlir::tsc
 

@@ -310,22 +310,42 @@ FailureOr<Targets> parseTargets(ArrayRef<std::string> names) {
   return targets;
 }
 
-/// `--emit=ptx -o DIR`: per chip, DIR/<chip>/<module>.ptx and, when ptxas is
-/// there, the SASS it assembles (.cubin). Prints one line per chip.
-int emitDeviceCode(ModuleOp kernels, const Targets &targets,
-                   StringRef directory) {
+/// Device code for every CUDA target, each module assembled by ptxas when
+/// there is one (a warning otherwise: the PTX is kept alone).
+FailureOr<cuda::DeviceCode>
+buildDeviceCode(ModuleOp kernels, plan::Plan &plan, const Targets &targets,
+                SmallVectorImpl<const cuda::TargetInfo *> &chips,
+                bool &assembled) {
   std::string ptxas = cuda::findPtxas();
   if (ptxas.empty())
     llvm::errs() << "tsc: warning: ptxas not found (set CUDA_HOME): PTX is "
-                    "written but not assembled\n";
-  SmallVector<const cuda::TargetInfo *> chips;
+                    "kept without SASS\n";
   for (const std::unique_ptr<cuda::TargetInfo> &target : targets.cuda)
     chips.push_back(target.get());
-  FailureOr<std::vector<std::vector<cuda::DeviceModule>>> perChip =
-      cuda::generateDeviceCode(kernels, chips);
-  if (failed(perChip))
+  FailureOr<cuda::DeviceCode> code =
+      cuda::generateDeviceCode(kernels, plan, chips);
+  if (failed(code))
+    return failure();
+  assembled = !ptxas.empty();
+  if (assembled)
+    for (auto [target, modules] : llvm::zip_equal(chips, code->modules))
+      for (cuda::DeviceModule &module : modules)
+        if (failed(cuda::assemble(module, *target, ptxas, kernels.getLoc())))
+          return failure();
+  return code;
+}
+
+/// `--emit=ptx -o DIR`: per chip, DIR/<chip>/<module>.ptx and, when ptxas is
+/// there, the SASS it assembles (.cubin). Prints one line per chip.
+int emitDeviceCode(ModuleOp kernels, plan::Plan &plan, const Targets &targets,
+                   StringRef directory) {
+  SmallVector<const cuda::TargetInfo *> chips;
+  bool assembled = false;
+  FailureOr<cuda::DeviceCode> code =
+      buildDeviceCode(kernels, plan, targets, chips, assembled);
+  if (failed(code))
     return 1;
-  for (auto [target, modules] : llvm::zip_equal(chips, *perChip)) {
+  for (auto [target, modules] : llvm::zip_equal(chips, code->modules)) {
     SmallString<128> dir(directory);
     llvm::sys::path::append(dir, target->getChip());
     if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
@@ -335,9 +355,6 @@ int emitDeviceCode(ModuleOp kernels, const Targets &targets,
     }
     size_t ptxBytes = 0, sassBytes = 0;
     for (cuda::DeviceModule &module : modules) {
-      if (!ptxas.empty() &&
-          failed(cuda::assemble(module, *target, ptxas, kernels.getLoc())))
-        return 1;
       SmallString<128> path(dir);
       llvm::sys::path::append(path, module.name + ".ptx");
       if (failed(writeFile(path, module.ptx)))
@@ -353,9 +370,9 @@ int emitDeviceCode(ModuleOp kernels, const Targets &targets,
     }
     llvm::outs() << target->getChip() << ": " << modules.size()
                  << " kernel modules, PTX " << ptxBytes << " bytes"
-                 << (ptxas.empty() ? std::string(", not assembled")
-                                   : ", SASS " + std::to_string(sassBytes) +
-                                         " bytes (ptxas accepted all)")
+                 << (!assembled ? std::string(", not assembled")
+                                : ", SASS " + std::to_string(sassBytes) +
+                                      " bytes (ptxas accepted all)")
                  << "\n";
   }
   return 0;
@@ -401,12 +418,13 @@ int compileModel(ModuleOp module, const DriverOptions &options,
   }
   if (!emitting && options.output == "-")
     return 0;
-  FailureOr<OwningOpRef<ModuleOp>> kernels =
-      outlineKernels(*plan, module.getContext());
+  bool cuda = !targets.cuda.empty();
+  FailureOr<OwningOpRef<ModuleOp>> kernels = outlineKernels(
+      *plan, module.getContext(), cuda ? KernelABI::Device : KernelABI::Host);
   if (failed(kernels) || failed(lowerKernels(**kernels)))
     return 1;
   if (until == Phase::Ptx)
-    return emitDeviceCode(**kernels, targets, options.output);
+    return emitDeviceCode(**kernels, *plan, targets, options.output);
   if (emitting) {
     std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
     if (!out)
@@ -416,11 +434,22 @@ int compileModel(ModuleOp module, const DriverOptions &options,
     out->keep();
     return 0;
   }
-  FailureOr<std::vector<char>> object = compileKernels(**kernels, *target);
-  if (failed(object))
-    return 1;
-  FailureOr<std::vector<char>> artifact = writeArtifact(
-      *plan, *object, target->isa, "tsc " TSC_VERSION);
+  FailureOr<std::vector<char>> artifact;
+  if (cuda) {
+    SmallVector<const cuda::TargetInfo *> chips;
+    bool assembled = false;
+    FailureOr<cuda::DeviceCode> code =
+        buildDeviceCode(**kernels, *plan, targets, chips, assembled);
+    if (failed(code))
+      return 1;
+    artifact = writeCudaArtifact(*plan, *code, chips, "tsc " TSC_VERSION);
+  } else {
+    FailureOr<std::vector<char>> object = compileKernels(**kernels, *target);
+    if (failed(object))
+      return 1;
+    artifact =
+        writeArtifact(*plan, *object, target->isa, "tsc " TSC_VERSION);
+  }
   if (failed(artifact)) {
     llvm::errs() << "tsc: error: the plan has an expression the artifact "
                     "format cannot encode\n";
@@ -480,12 +509,6 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   }
   if (until == Phase::Ptx && options.output == "-") {
     llvm::errs() << "tsc: error: --emit=ptx writes files: give -o DIR\n";
-    return 1;
-  }
-  if (!targets->cuda.empty() && !emitting && options.output != "-") {
-    llvm::errs() << "tsc: error: CUDA artifacts are not written yet (the "
-                    "runtime's CUDA backend comes next); use --emit=ptx -o "
-                    "DIR for the device code\n";
     return 1;
   }
   if (!emitting && !options.report && options.output == "-") {

@@ -121,7 +121,6 @@ private:
   const PlanOptions &options;
   SymbolicShapes shapes;
   Plan plan;
-  DenseMap<AffineExpr, unsigned> exprIds;
   /// The step that defines each value, for the arena's lifetimes.
   DenseMap<unsigned, unsigned> definingStep;
   /// Values that became internal to a fused kernel: no buffer.
@@ -132,12 +131,7 @@ private:
   unsigned stepsCreated = 0;
 };
 
-unsigned Planner::exprId(AffineExpr expr) {
-  auto [it, inserted] = exprIds.try_emplace(expr, plan.exprs.size());
-  if (inserted)
-    plan.exprs.push_back(expr);
-  return it->second;
-}
+unsigned Planner::exprId(AffineExpr expr) { return plan.addExpr(expr); }
 
 FailureOr<unsigned> Planner::addValue(Value v, Storage storage,
                                       Operation *at) {
@@ -773,6 +767,27 @@ static std::optional<StringRef> sourceName(Location loc) {
       if (std::optional<StringRef> name = sourceName(inner))
         return name;
   return std::nullopt;
+}
+
+unsigned Plan::addExpr(AffineExpr expr) {
+  auto [it, inserted] = exprIndex.try_emplace(expr, exprs.size());
+  if (inserted)
+    exprs.push_back(expr);
+  return it->second;
+}
+
+std::string plan::getSourceNodes(const PlanStep &step, unsigned limit) {
+  std::string text;
+  unsigned count = 0;
+  for (Operation *op : step.ops) {
+    std::optional<StringRef> name = sourceName(op->getLoc());
+    if (!name)
+      continue;
+    if (count++ == limit)
+      return text + ", ...";
+    text += (text.empty() ? "" : ", ") + name->str();
+  }
+  return text;
 }
 
 std::string plan::getLayer(const PlanStep &step) {

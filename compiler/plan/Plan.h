@@ -80,6 +80,8 @@ struct Plan {
 
   /// The value index of graph value `v`, if it has one.
   std::optional<unsigned> lookup(Value v) const;
+  /// The index of `expr` in `exprs`, appended when it is new.
+  unsigned addExpr(AffineExpr expr);
   /// The value whose storage `v` uses: `v` itself unless it is a view.
   unsigned root(unsigned v) const {
     while (values[v].storage == Storage::View)
@@ -87,6 +89,7 @@ struct Plan {
     return v;
   }
   DenseMap<Value, unsigned> valueIndex;
+  DenseMap<AffineExpr, unsigned> exprIndex;
 };
 
 struct PlanOptions {
@@ -110,6 +113,11 @@ uint64_t estimateTraffic(const Plan &plan, const PlanStep &step);
 /// ("/encoder/layer.3"); empty for the embedding, the head and anything
 /// unnamed.
 std::string getLayer(const PlanStep &step);
+
+/// The source nodes of a step's ops, comma-separated, for messages
+/// ("/encoder/layer.0/Add, /encoder/layer.0/LayerNorm"); at most `limit`
+/// names, then ", ...".
+std::string getSourceNodes(const PlanStep &step, unsigned limit = 4);
 
 /// Prints what `tsc --report` shows: kernels and library calls in all and
 /// per layer, estimated memory traffic, arena against the sum of the

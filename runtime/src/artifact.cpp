@@ -224,6 +224,8 @@ tsc_status_t Artifact::validate() {
       view = &host_;
     else if (std::memcmp(entry, "WGHT", 4) == 0)
       view = &weights_;
+    else if (std::memcmp(entry, "CUDA", 4) == 0)
+      view = &cuda_;
     if (view)
       *view = SectionView{data_ + offset, static_cast<size_t>(size), true};
   }

@@ -31,7 +31,7 @@ inline uint64_t loadU64(const uint8_t *p) {
 /// The format major version this runtime reads.
 constexpr uint16_t kFormatMajor = 1;
 /// The newest minor version this runtime knows all fields of.
-constexpr uint16_t kFormatMinor = 1;
+constexpr uint16_t kFormatMinor = 2;
 
 struct SectionView {
   const uint8_t *data = nullptr;
@@ -59,6 +59,7 @@ public:
   const SectionView &plan() const { return plan_; }
   const SectionView &host() const { return host_; }
   const SectionView &weights() const { return weights_; }
+  const SectionView &cuda() const { return cuda_; }
 
 private:
   tsc_status_t validate();
@@ -70,7 +71,7 @@ private:
   size_t mappingSize_ = 0;
   uint16_t minor_ = 0;
   std::string producer_;
-  SectionView plan_, host_, weights_;
+  SectionView plan_, host_, weights_, cuda_;
 };
 
 } // namespace tsc::rt

@@ -256,6 +256,10 @@ void executeSteps(const tsc_model_s &model, const Layout &layout,
     case StepKind::Gemm:
       runGemm(s.gemm, layout, addresses);
       break;
+    case StepKind::Launch:
+      // checkPlan allows launches only in "cuda" plans, which run in
+      // cuda_backend.cpp.
+      break;
     case StepKind::Copy:
       // Views of one base may overlap.
       if (layout.bytes[s.source])

@@ -2,6 +2,7 @@
 
 #include "model.h"
 
+#include "cuda_backend.h"
 #include "executor.h"
 #include "internal.h"
 #include "isa.h"
@@ -28,9 +29,20 @@ tsc_status_t finishLoad(tsc_model_s &model) {
   Plan &plan = model.plan;
   tsc_status_t status = nullptr;
   if ((status = parsePlan(model.artifact.plan(), file,
-                          model.artifact.minorVersion(), plan)) ||
-      (status = checkPlan(plan, file, model.artifact.host(),
-                          model.artifact.weights())))
+                          model.artifact.minorVersion(), plan)))
+    return status;
+  if (model.isCuda()) {
+    if (!model.artifact.cuda().present)
+      return statusf(TSC_STATUS_DATA_LOSS,
+                     "%s: a 'cuda' plan without a CUDA section (corrupt "
+                     "artifact)",
+                     file.c_str());
+    if ((status = parseCudaImage(model.artifact.cuda(), file, model.cuda)))
+      return status;
+    model.cudaCache = createCudaModelCache();
+  }
+  if ((status = checkPlan(plan, file, model.artifact.host(),
+                          model.artifact.weights(), model.cuda.modules.size())))
     return status;
   // Size everything at both ends of the symbols' ranges, so that a plan that
   // cannot run is refused now rather than at some later run.
@@ -49,6 +61,9 @@ tsc_status_t finishLoad(tsc_model_s &model) {
     hasKernels |= s.kind == StepKind::Kernel;
     model.hasGemm |= s.kind == StepKind::Gemm;
   }
+  // Device code is loaded by the first session on a device.
+  if (model.isCuda())
+    return checkCudaPlan(model);
   if (!hasKernels)
     return nullptr;
   // The ISA check comes before dlopen: the object's constructors may already
@@ -176,6 +191,10 @@ void tsc_model_release(tsc_model_t *model) {
     delete model;
 }
 
+const char *tsc_model_target(const tsc_model_t *model) {
+  return model ? model->plan.target.c_str() : "";
+}
+
 const char *tsc_model_producer(const tsc_model_t *model) {
   return model ? model->artifact.producer().c_str() : nullptr;
 }
@@ -287,6 +306,8 @@ const char *tsc_model_step_name(const tsc_model_t *model, size_t index) {
   switch (step.kind) {
   case StepKind::Kernel:
     return step.function.c_str();
+  case StepKind::Launch:
+    return model->cuda.modules[step.launch.module].kernel.c_str();
   case StepKind::Gemm:
     return "gemm";
   case StepKind::Copy:

@@ -4,11 +4,17 @@
 #define TSC_RUNTIME_MODEL_H
 
 #include "artifact.h"
+#include "cuda_image.h"
 #include "host_code.h"
 #include "plan.h"
 
 #include <atomic>
+#include <memory>
 #include <vector>
+
+namespace tsc::rt {
+struct CudaModelCache;
+}
 
 struct tsc_model_s {
   std::atomic<int32_t> refs{1};
@@ -20,6 +26,11 @@ struct tsc_model_s {
   /// Per step: the kernel function, nullptr for gemm and copy steps.
   std::vector<tsc::rt::KernelFn> kernels;
   bool hasGemm = false;
+  /// Target "cuda": the device code, and its state per device (created by
+  /// the first session on a device, freed with the model).
+  tsc::rt::CudaImage cuda;
+  std::shared_ptr<tsc::rt::CudaModelCache> cudaCache;
+  bool isCuda() const { return plan.target == "cuda"; }
 };
 
 #endif // TSC_RUNTIME_MODEL_H

@@ -3,95 +3,12 @@
 #include "plan.h"
 
 #include "internal.h"
+#include "reader.h"
 
 #include <cstring>
 
 namespace tsc::rt {
 namespace {
-
-// Reads little-endian fields from the section; the first failure is kept and
-// every later read fails too, so callers check once per record.
-class Reader {
-public:
-  Reader(const uint8_t *data, size_t size) : data_(data), size_(size) {}
-
-  bool ok() const { return error_.empty(); }
-  const std::string &error() const { return error_; }
-  size_t position() const { return pos_; }
-  size_t remaining() const { return size_ - pos_; }
-
-  void fail(std::string message) {
-    if (error_.empty())
-      error_ = std::move(message);
-  }
-
-  const uint8_t *bytes(size_t n, const char *what) {
-    if (!ok())
-      return nullptr;
-    if (n > remaining()) {
-      fail(formatString(
-          "truncated at byte %zu reading %s (%zu bytes needed, %zu left)", pos_,
-          what, n, remaining()));
-      return nullptr;
-    }
-    const uint8_t *p = data_ + pos_;
-    pos_ += n;
-    return p;
-  }
-  uint8_t u8(const char *what) {
-    const uint8_t *p = bytes(1, what);
-    return p ? *p : 0;
-  }
-  uint16_t u16(const char *what) {
-    const uint8_t *p = bytes(2, what);
-    return p ? loadU16(p) : 0;
-  }
-  uint32_t u32(const char *what) {
-    const uint8_t *p = bytes(4, what);
-    return p ? loadU32(p) : 0;
-  }
-  uint64_t u64(const char *what) {
-    const uint8_t *p = bytes(8, what);
-    return p ? loadU64(p) : 0;
-  }
-  int64_t i64(const char *what) { return int64_t(u64(what)); }
-  float f32(const char *what) {
-    uint32_t bits = u32(what);
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
-  std::string str(const char *what) {
-    uint32_t n = u32(what);
-    const uint8_t *p = bytes(n, what);
-    if (!p)
-      return std::string();
-    if (std::memchr(p, 0, n)) {
-      fail(formatString("%s at byte %zu contains a NUL byte", what, pos_ - n));
-      return std::string();
-    }
-    return std::string(reinterpret_cast<const char *>(p), n);
-  }
-  /// Reads a count of records of at least `minBytes` each, rejecting counts
-  /// the bytes left cannot hold (so a corrupt count never allocates much).
-  uint32_t count(size_t minBytes, const char *what) {
-    uint32_t n = u32(what);
-    if (ok() && uint64_t(n) * minBytes > remaining()) {
-      fail(formatString("%s %u at byte %zu needs at least %llu bytes, %zu left",
-                        what, n, pos_ - 4,
-                        static_cast<unsigned long long>(uint64_t(n) * minBytes),
-                        remaining()));
-      return 0;
-    }
-    return ok() ? n : 0;
-  }
-
-private:
-  const uint8_t *data_;
-  size_t size_;
-  size_t pos_ = 0;
-  std::string error_;
-};
 
 // Minimum encoded sizes, for count checks.
 constexpr size_t kMinSymbol = 4 + 8 + 8;
@@ -206,11 +123,40 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
     uint8_t kind = r.u8("step kind");
     if (!r.ok())
       break;
-    if (kind < 1 || kind > 4)
+    // Kind 5 (a CUDA launch) is format 1.2's.
+    if (kind < 1 || kind > 5 || (kind == 5 && minor < 2))
       return unknown("step kind", kind);
     // Kind 4 (format 1.1) is a GEMM with a residual.
     s.kind = kind == 4 ? StepKind::Gemm : StepKind(kind);
-    if (s.kind == StepKind::Kernel) {
+    auto expression = [&](uint32_t e, const char *what) -> tsc_status_t {
+      if (r.ok() && e >= exprCount)
+        return statusf(TSC_STATUS_DATA_LOSS,
+                       "%s: PLAN: step %u (%s) uses expression %u, but there "
+                       "are %u (corrupt artifact)",
+                       name, i, what, e, exprCount);
+      return nullptr;
+    };
+    if (s.kind == StepKind::Launch) {
+      LaunchStep &l = s.launch;
+      l.module = r.u32("launch module");
+      for (uint32_t *e : {&l.grid[0], &l.grid[1], &l.grid[2], &l.block[0],
+                          &l.block[1], &l.block[2]})
+        if (tsc_status_t status = expression(*e = r.u32("launch size"),
+                                             "launch"))
+          return status;
+      l.args.resize(r.count(5, "launch arg_count"));
+      for (LaunchStep::Arg &arg : l.args) {
+        uint8_t argKind = r.u8("launch arg kind");
+        if (r.ok() && argKind != 1 && argKind != 2)
+          return unknown("launch argument kind", argKind);
+        arg.kind = LaunchStep::ArgKind(argKind);
+        arg.index = r.u32("launch arg index");
+        if (arg.kind == LaunchStep::ArgKind::Int64)
+          if (tsc_status_t status = expression(arg.index, "launch"))
+            return status;
+      }
+      l.source = r.str("launch source");
+    } else if (s.kind == StepKind::Kernel) {
       s.function = r.str("kernel function name");
       s.buffers.resize(r.count(4, "kernel buffer_count"));
       for (uint32_t &b : s.buffers)
@@ -225,15 +171,10 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       g.transB = r.u8("gemm trans_b") != 0;
       r.u16("gemm reserved");
       for (uint32_t *e : {&g.batch, &g.m, &g.n, &g.k, &g.lda, &g.ldb, &g.ldc,
-                          &g.strideA, &g.strideB, &g.strideC}) {
-        *e = r.u32("gemm expression");
-        if (r.ok() && *e >= exprCount)
-          return statusf(TSC_STATUS_DATA_LOSS,
-                         "%s: PLAN: step %u (gemm) uses expression %u, but "
-                         "there are %u (corrupt "
-                         "artifact)",
-                         name, i, *e, exprCount);
-      }
+                          &g.strideA, &g.strideB, &g.strideC})
+        if (tsc_status_t status =
+                expression(*e = r.u32("gemm expression"), "gemm"))
+          return status;
       g.alpha = r.f32("gemm alpha");
       g.beta = r.f32("gemm beta");
       if (kind == 4)

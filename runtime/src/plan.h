@@ -53,13 +53,28 @@ struct GemmStep {
   float alpha = 1, beta = 0;
 };
 
-enum class StepKind : uint8_t { Kernel = 1, Gemm = 2, Copy = 3 };
+/// Format 1.2, step kind 5: one kernel launch of the CUDA section's module.
+struct LaunchStep {
+  enum class ArgKind : uint8_t { Pointer = 1, Int64 = 2 };
+  struct Arg {
+    ArgKind kind = ArgKind::Pointer;
+    uint32_t index = 0; // value (Pointer) or expression (Int64)
+  };
+  uint32_t module = 0;
+  uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0}; // expressions
+  std::vector<Arg> args;
+  /// The kernel step and its source nodes, for messages.
+  std::string source;
+};
+
+enum class StepKind : uint8_t { Kernel = 1, Gemm = 2, Copy = 3, Launch = 5 };
 
 struct Step {
   StepKind kind = StepKind::Copy;
   std::string function;                 // kernel
   std::vector<uint32_t> buffers;        // kernel
   GemmStep gemm;                        // gemm
+  LaunchStep launch;                    // launch
   uint32_t source = 0, destination = 0; // copy
 };
 
@@ -74,6 +89,38 @@ struct Plan {
   std::vector<Step> steps;
 };
 
+/// Every value's address for one run: inputs and outputs from `input(i)` and
+/// `output(i)`, weights and arena values at their offsets from `weights` and
+/// `arena`, views at their root's (set by checkPlan). Host pointers and
+/// device addresses alike.
+template <typename Base, typename Address, typename Input, typename Output>
+void locateValues(const Plan &plan, Base weights, Base arena, Input input,
+                  Output output, std::vector<Address> &out) {
+  out.resize(plan.values.size());
+  for (size_t i = 0; i < plan.values.size(); ++i) {
+    const Value &v = plan.values[i];
+    switch (v.storage) {
+    case Storage::Input:
+      out[i] = input(v.ref);
+      break;
+    case Storage::Output:
+      out[i] = output(v.ref);
+      break;
+    case Storage::Weight:
+      out[i] = static_cast<Address>(weights + v.offset);
+      break;
+    case Storage::Arena:
+      out[i] = static_cast<Address>(arena + v.offset);
+      break;
+    case Storage::View:
+      break;
+    }
+  }
+  for (size_t i = 0; i < plan.values.size(); ++i)
+    if (plan.values[i].storage == Storage::View)
+      out[i] = out[plan.values[i].root];
+}
+
 /// Decodes the PLAN section, reading every field within bounds and checking
 /// every count against the bytes left and every expression's code. `minor` is
 /// the artifact's minor version: unknown enumerators and trailing bytes are
@@ -84,10 +131,12 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
 
 /// Checks what parsePlan cannot see alone: indices into the other tables,
 /// storage-specific fields, dtypes of gemm/copy operands, weights inside WGHT,
-/// every symbol bound by an input dim, kernel steps only with HOST. Sets the
-/// values' roots.
+/// every symbol bound by an input dim, kernel steps only with HOST (target
+/// "cpu"), launch steps only of one of the CUDA section's `cudaModules`
+/// modules (target "cuda"). Sets the values' roots.
 tsc_status_t checkPlan(Plan &plan, const std::string &file,
-                       const SectionView &host, const SectionView &weights);
+                       const SectionView &host, const SectionView &weights,
+                       size_t cudaModules);
 
 } // namespace tsc::rt
 

@@ -11,16 +11,17 @@ namespace {
 class Checker {
 public:
   Checker(Plan &plan, const std::string &file, const SectionView &host,
-          const SectionView &weights)
-      : plan_(plan), file_(file), host_(host), weights_(weights) {}
+          const SectionView &weights, size_t cudaModules)
+      : plan_(plan), file_(file), host_(host), weights_(weights),
+        cudaModules_(cudaModules) {}
 
   tsc_status_t run() {
     tsc_status_t status = nullptr;
-    if (plan_.target != "cpu")
-      return statusf(
-          TSC_STATUS_UNIMPLEMENTED,
-          "%s: target '%s' is not supported by this runtime (it runs 'cpu')",
-          file_.c_str(), plan_.target.c_str());
+    if (plan_.target != "cpu" && plan_.target != "cuda")
+      return statusf(TSC_STATUS_UNIMPLEMENTED,
+                     "%s: target '%s' is not supported by this runtime (it "
+                     "runs 'cpu' and 'cuda')",
+                     file_.c_str(), plan_.target.c_str());
     if ((status = checkSymbols()) || (status = checkPorts()) ||
         (status = checkValues()) || (status = checkSymbolsBound()) ||
         (status = checkSteps()))
@@ -198,7 +199,28 @@ private:
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
       const Step &s = plan_.steps[i];
       switch (s.kind) {
+      case StepKind::Launch: {
+        const LaunchStep &l = s.launch;
+        if (plan_.target != "cuda")
+          return corrupt(formatString(
+              "step %zu is a CUDA launch in a '%s' plan", i,
+              plan_.target.c_str()));
+        if (l.module >= cudaModules_)
+          return corrupt(formatString(
+              "step %zu launches module %u, but the CUDA section has %zu", i,
+              l.module, cudaModules_));
+        for (const LaunchStep::Arg &arg : l.args)
+          if (arg.kind == LaunchStep::ArgKind::Pointer &&
+              (status = checkOperand(i, "launch", "an argument", arg.index,
+                                     false, false)))
+            return status;
+        break;
+      }
       case StepKind::Kernel:
+        if (plan_.target != "cpu")
+          return corrupt(formatString(
+              "step %zu is a host kernel in a '%s' plan", i,
+              plan_.target.c_str()));
         if (!host_.present)
           return corrupt(formatString(
               "step %zu is a kernel, but there is no HOST section", i));
@@ -241,13 +263,15 @@ private:
   const std::string &file_;
   const SectionView &host_;
   const SectionView &weights_;
+  size_t cudaModules_;
 };
 
 } // namespace
 
 tsc_status_t checkPlan(Plan &plan, const std::string &file,
-                       const SectionView &host, const SectionView &weights) {
-  return Checker(plan, file, host, weights).run();
+                       const SectionView &host, const SectionView &weights,
+                       size_t cudaModules) {
+  return Checker(plan, file, host, weights, cudaModules).run();
 }
 
 } // namespace tsc::rt

@@ -1,5 +1,6 @@
 //===- session.cpp - sessions: binding, symbol resolution, runs -----------===//
 
+#include "cuda_backend.h"
 #include "executor.h"
 #include "internal.h"
 #include "model.h"
@@ -30,8 +31,13 @@ struct tsc_session_s {
   bool profile = false;
   std::vector<double> stepTimes; // ms per step, summed over runs
   uint64_t runs = 0;
+  // CUDA models: the device side; the host arena is not allocated.
+  CudaSessionPtr cuda;
+  std::vector<const void *> hostInputs;
+  std::vector<void *> hostOutputs;
 
   ~tsc_session_s() {
+    cuda.reset(); // device memory before the model (and its context)
     for (auto *list : {&inputs, &boundOutputs, &outputs})
       for (tsc_tensor_t *t : *list)
         tsc_tensor_release(t);
@@ -198,36 +204,15 @@ tsc_status_t prepareOutputs(tsc_session_s &s) {
 }
 
 void computeAddresses(tsc_session_s &s) {
-  const tsc_model_s &model = *s.model;
-  const Plan &plan = model.plan;
   // Weights are read-only: kernels receive them through the ABI's void*.
-  uint8_t *weights = const_cast<uint8_t *>(model.artifact.weights().data);
-  uint8_t *arena = static_cast<uint8_t *>(s.arena);
-  s.addresses.resize(plan.values.size());
-  for (size_t i = 0; i < plan.values.size(); ++i) {
-    const Value &v = plan.values[i];
-    switch (v.storage) {
-    case Storage::Input:
-      s.addresses[i] = s.inputs[v.ref]->data;
-      break;
-    case Storage::Output:
-      s.addresses[i] =
-          (s.boundOutputs[v.ref] ? s.boundOutputs[v.ref] : s.outputs[v.ref])
-              ->data;
-      break;
-    case Storage::Weight:
-      s.addresses[i] = weights + v.offset;
-      break;
-    case Storage::Arena:
-      s.addresses[i] = arena + v.offset;
-      break;
-    case Storage::View:
-      break;
-    }
-  }
-  for (size_t i = 0; i < plan.values.size(); ++i)
-    if (plan.values[i].storage == Storage::View)
-      s.addresses[i] = s.addresses[plan.values[i].root];
+  uint8_t *weights = const_cast<uint8_t *>(s.model->artifact.weights().data);
+  locateValues(
+      s.model->plan, weights, static_cast<uint8_t *>(s.arena),
+      [&](uint32_t i) { return s.inputs[i]->data; },
+      [&](uint32_t i) {
+        return (s.boundOutputs[i] ? s.boundOutputs[i] : s.outputs[i])->data;
+      },
+      s.addresses);
 }
 
 tsc_status_t run(tsc_session_s &s) {
@@ -235,6 +220,22 @@ tsc_status_t run(tsc_session_s &s) {
   tsc_status_t status = nullptr;
   if ((status = resolveInputs(s)) || (status = prepareOutputs(s)))
     return status;
+  if (s.cuda) {
+    const Plan &plan = s.model->plan;
+    s.hostInputs.resize(plan.inputs.size());
+    s.hostOutputs.resize(plan.outputs.size());
+    for (size_t i = 0; i < plan.inputs.size(); ++i)
+      s.hostInputs[i] = s.inputs[i]->data;
+    for (size_t i = 0; i < plan.outputs.size(); ++i)
+      s.hostOutputs[i] =
+          (s.boundOutputs[i] ? s.boundOutputs[i] : s.outputs[i])->data;
+    if ((status = runCuda(*s.cuda, s.layout, s.symbols.data(), s.hostInputs,
+                          s.hostOutputs, s.profile ? &s.stepTimes : nullptr)))
+      return status;
+    s.haveOutputs = true;
+    ++s.runs;
+    return nullptr;
+  }
   computeAddresses(s);
   if (s.model->hasGemm)
     setBlasThreads(s.threads);
@@ -252,7 +253,8 @@ extern "C" {
 
 void tsc_session_options_init(tsc_session_options_t *opts) {
   if (opts)
-    *opts = tsc_session_options_t{sizeof(tsc_session_options_t), 0, 0};
+    *opts = tsc_session_options_t{sizeof(tsc_session_options_t), 0, 0, 0, 1,
+                                  nullptr};
 }
 
 tsc_status_t tsc_session_create(tsc_model_t *model,
@@ -290,6 +292,21 @@ tsc_status_t tsc_session_create(tsc_model_t *model,
     session->profile = options.profile != 0;
     session->stepTimes.assign(model->plan.steps.size(), 0.0);
     const Plan &plan = model->plan;
+    session->inputs.assign(plan.inputs.size(), nullptr);
+    session->boundOutputs.assign(plan.outputs.size(), nullptr);
+    session->outputs.assign(plan.outputs.size(), nullptr);
+    session->symbols.assign(plan.symbols.size(), 0);
+    if (model->isCuda()) {
+      CudaSessionOptions cuda;
+      cuda.device = options.cuda_device;
+      cuda.graphs = options.cuda_graphs != 0;
+      cuda.stream = options.cuda_stream;
+      cuda.profile = session->profile;
+      if (tsc_status_t status = createCudaSession(*model, cuda, session->cuda))
+        return status;
+      *out_session = session.release();
+      return nullptr;
+    }
     // The arena is sized once, for the symbols' maxima (checked at load), and
     // not cleared: steps write arena values before reading them, and touching
     // every page up front would commit memory a run may never use.
@@ -303,10 +320,6 @@ tsc_status_t tsc_session_create(tsc_model_t *model,
                      "%s: cannot allocate the %llu-byte arena",
                      model->artifact.name().c_str(),
                      static_cast<unsigned long long>(plan.arenaSize));
-    session->inputs.assign(plan.inputs.size(), nullptr);
-    session->boundOutputs.assign(plan.outputs.size(), nullptr);
-    session->outputs.assign(plan.outputs.size(), nullptr);
-    session->symbols.assign(plan.symbols.size(), 0);
     *out_session = session.release();
     return nullptr;
   });

@@ -116,6 +116,15 @@ class Plan:
                           + b"".join(struct.pack("<I", e) for e in exprs)
                           + struct.pack("<ff", alpha, beta))
 
+    def launch(self, module, grid, block, args, source):
+        """Format 1.2's step kind 5: args are ("ptr", value) or ("i64", expr code)."""
+        sizes = [self.expr(e) for e in grid + block]
+        out = struct.pack("<BI", 5, module) + b"".join(struct.pack("<I", e) for e in sizes)
+        out += struct.pack("<I", len(args))
+        for kind, x in args:
+            out += struct.pack("<BI", 1, x) if kind == "ptr" else struct.pack("<BI", 2, self.expr(x))
+        self.steps.append(out + string(source))
+
     def gemm_residual(self, residual, *args, **kwargs):
         """Format 1.1's step kind 4: a gemm step, then the residual value."""
         self.gemm(*args, **kwargs)
@@ -133,6 +142,56 @@ class Plan:
             out += b"".join(string(n) + struct.pack("<I", v) for n, v in ports)
         out += struct.pack("<I", len(self.steps)) + b"".join(self.steps)
         return out
+
+
+def cuda_section(chips, modules):
+    """The CUDA section: chips [(capability, min driver)], modules
+    [(name, kernel, [(sass, ptx) per chip])]."""
+    out = struct.pack("<I", len(chips)) + b"".join(struct.pack("<II", *c) for c in chips)
+    out += struct.pack("<I", len(modules))
+    for name, kernel, codes in modules:
+        out += string(name) + string(kernel)
+        for sass, ptx in codes:
+            out += struct.pack("<Q", len(sass)) + sass + struct.pack("<Q", len(ptx)) + ptx
+    return out
+
+
+def fake_code(kernel, chip):
+    """Stand-ins for SASS (an ELF magic and an empty ELF header, then the
+    entry's name) and PTX (text)
+    that test/runtime/Inputs/fake_cuda.c recognizes."""
+    entry = f".entry {kernel}(".encode()
+    sass = (b"\x7fELF" + b"\0" * 60 + b"fake SASS for " + chip.encode() + b" " + entry).ljust(256, b"\0")
+    ptx = f".version 8.0\n.target {chip}\n.address_size 64\n.visible {entry.decode()}\n".encode()
+    return sass, ptx
+
+
+def cuda_scale_artifact(module=0):
+    """y[n] = 2 * x[n], n in [1, 64], as one CUDA launch of 32-thread blocks."""
+    p = Plan(target="cuda")
+    n = sym(p.symbol("n", 1, 64))
+    x = p.input("x", F32, [n])
+    y = p.output("y", F32, [n])
+    p.launch(module, [n + const(32) + b"\x13", const(1), const(1)],
+             [const(32), const(1), const(1)], [("ptr", x), ("ptr", y), ("i64", n)],
+             "tsc_kernel_0_scale (/Mul)")
+    return p
+
+
+def cuda_scale_section():
+    return cuda_section([(80, 11080), (90, 12000)],
+                        [("tsc_kernel_0_scale_kernel", "scale_by_two",
+                          [fake_code("scale_by_two", "sm_80"), fake_code("scale_by_two", "sm_90")])])
+
+
+def as_cuda(plan, weights):
+    """The same plan for target "cuda" (GEMM and copy steps need no device
+    code of their own)."""
+    target, plan.target = plan.target, "cuda"
+    data = container([(b"PLAN", plan.encode()), (b"WGHT", weights),
+                      (b"CUDA", cuda_section([(90, 12000)], []))], minor=2)
+    plan.target = target
+    return data
 
 
 def align(n):
@@ -315,6 +374,7 @@ def make(args):
     plan, weights, w, b = gemm_artifact(rng)
     gemm = container([(b"PLAN", plan.encode()), (b"WGHT", weights)])
     out("gemm.tscm", gemm)
+    out("cuda-gemm.tscm", as_cuda(plan, weights))
     gx = [round(rng.uniform(-1, 1), 3) for _ in range(2 * 3)]
     ids = [rng.randrange(0, 100) for _ in range(2 * 5)]
     y = [sum(gx[r * 3 + kk] * w[kk * 4 + c] for kk in range(3)) + b[c]
@@ -326,6 +386,7 @@ def make(args):
     plan, weights, w, b = gemm_residual_artifact(rng)
     out("gemm-residual.tscm",
         container([(b"PLAN", plan.encode()), (b"WGHT", weights)], minor=1))
+    out("cuda-gemm-residual.tscm", as_cuda(plan, weights))
     rx = [round(rng.uniform(-1, 1), 3) for _ in range(2 * 3)]
     rr = [round(rng.uniform(-1, 1), 3) for _ in range(2 * 4)]
     xw = [sum(rx[i * 3 + kk] * w[kk * 4 + c] for kk in range(3)) for i in range(2) for c in range(4)]
@@ -358,9 +419,29 @@ def make(args):
     out("expr-underflow.tscm", container([(b"PLAN", underflow.encode())]))
     out("plan-truncated.tscm", container([(b"PLAN", copy_artifact().encode()[:-3])]))
     out("kernel-no-host.tscm", container([(b"PLAN", kernel_artifact().encode())]))
-    cuda = copy_artifact()
-    cuda.target = "cuda"
-    out("cuda-target.tscm", container([(b"PLAN", cuda.encode())]))
+    vulkan = copy_artifact()
+    vulkan.target = "vulkan"
+    out("vulkan-target.tscm", container([(b"PLAN", vulkan.encode())]))
+    # CUDA artifacts (format 1.2): valid ones, run against fake_cuda.c, and
+    # broken ones.
+    scale = cuda_scale_artifact().encode()
+    out("cuda-scale.tscm", container([(b"PLAN", scale), (b"CUDA", cuda_scale_section())],
+                                     minor=2))
+    write_npy(os.path.join(args.outdir, "cuda_x.npy"), F32, (37,),
+              [round(rng.uniform(-4, 4), 3) for _ in range(37)])
+    out("cuda-no-section.tscm", container([(b"PLAN", scale)], minor=2))
+    out("cuda-bad-module.tscm",
+        container([(b"PLAN", cuda_scale_artifact(module=5).encode()),
+                   (b"CUDA", cuda_scale_section())], minor=2))
+    out("cuda-section-truncated.tscm",
+        container([(b"PLAN", scale), (b"CUDA", cuda_scale_section()[:-9])], minor=2))
+    launch_on_cpu = cuda_scale_artifact()
+    launch_on_cpu.target = "cpu"
+    out("cuda-launch-on-cpu.tscm",
+        container([(b"PLAN", launch_on_cpu.encode()), (b"CUDA", cuda_scale_section())],
+                  minor=2))
+    out("cuda-launch-minor1.tscm",
+        container([(b"PLAN", scale), (b"CUDA", cuda_scale_section())], minor=1))
     unbound = copy_artifact()
     unbound.symbol("orphan", 1, 2)
     out("unbound-symbol.tscm", container([(b"PLAN", unbound.encode())]))

@@ -1,4 +1,4 @@
-//===- tsc-run.cpp - run a compiled .tscm artifact on the host CPU --------===//
+//===- tsc-run.cpp - run a compiled .tscm artifact ------------------------===//
 //
 // Loads an artifact, binds inputs from .npy files or random data fitting the
 // signature, runs it (optionally timed), and writes the outputs as .npy files.
@@ -27,8 +27,8 @@ namespace {
 const char *const kUsage = R"(usage: tsc-run MODEL.tscm [options]
        tsc-run --list-devices
 
-Runs a compiled tsc artifact on the host CPU and prints each output's name,
-shape and dtype.
+Runs a compiled tsc artifact (on the host CPU, or on a GPU for --target=cuda
+artifacts) and prints each output's name, shape and dtype.
 
 options:
   --input NAME=FILE.npy   bind input NAME to the array in FILE.npy (repeatable);
@@ -47,6 +47,9 @@ options:
   --profile               time every step of every run and print, per kernel
                           kind (the ops a kernel runs) and for GEMM calls and
                           copies, the mean ms per run, largest first
+  --cuda-device N         CUDA artifacts: the device to run on (default 0)
+  --no-cuda-graphs        CUDA artifacts: launch every step of every run
+                          instead of replaying a CUDA graph per symbol values
   --list-devices          print the CUDA devices this machine has (or why it
                           has none) and exit
   --help                  print this help
@@ -61,7 +64,8 @@ struct Options {
   uint64_t seed = 0;
   int threads = 0;
   int bench = 0, warmup = 3;
-  bool help = false, profile = false, listDevices = false;
+  int cudaDevice = 0;
+  bool help = false, profile = false, listDevices = false, cudaGraphs = true;
 };
 
 [[noreturn]] void usageError(const std::string &message) {
@@ -122,7 +126,8 @@ Options parseArgs(int argc, char **argv) {
     } else {
       static const char *const kTakesValue[] = {
           "--input",      "--dim",     "--int-range", "--seed",
-          "--output-dir", "--threads", "--bench",     "--warmup"};
+          "--output-dir", "--threads", "--bench",     "--warmup",
+          "--cuda-device"};
       bool takes = std::any_of(std::begin(kTakesValue), std::end(kTakesValue),
                                [&](const char *o) { return arg == o; });
       if (takes) {
@@ -156,6 +161,10 @@ Options parseArgs(int argc, char **argv) {
       o.warmup = parseCount(value, arg);
     } else if (arg == "--profile") {
       o.profile = true;
+    } else if (arg == "--cuda-device") {
+      o.cudaDevice = parseCount(value, arg);
+    } else if (arg == "--no-cuda-graphs") {
+      o.cudaGraphs = false;
     } else {
       usageError("unknown option '" + arg + "'");
     }
@@ -333,7 +342,13 @@ void printProfile(const Model &model, const Session &session) {
 
 int runMain(const Options &o) {
   Model model = Model::load(o.model);
-  Session session(model, o.threads, o.profile);
+  tsc_session_options_t sessionOptions;
+  tsc_session_options_init(&sessionOptions);
+  sessionOptions.thread_count = o.threads;
+  sessionOptions.profile = o.profile;
+  sessionOptions.cuda_device = o.cudaDevice;
+  sessionOptions.cuda_graphs = o.cudaGraphs;
+  Session session(model, sessionOptions);
 
   std::map<std::string, Tensor> given;
   for (const auto &[name, file] : o.inputs) {

@@ -13,8 +13,8 @@
 //   4. each module is lowered to NVVM and serialized to PTX by LLVM's NVPTX
 //      back end for the target's chip and PTX version, with FMA contraction;
 //   5. ptxas assembles each module's PTX into SASS.
-// The launch geometry stays in the kernel function as host code computing
-// grid sizes from the symbols; the CUDA runtime backend is to run it.
+// The launches' geometry and arguments become plan expressions
+// (Launches.cpp), which the runtime evaluates per run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -119,8 +119,11 @@ bool isDeviceWork(Operation *op) {
 }
 
 /// Moves each run of device work outside parallel loops (0-d results,
-/// scalar stores) into a one-iteration scf.parallel, so it is launched like
-/// the rest. A run whose results are used after it stays where it is.
+/// scalar stores, full reductions) into a one-iteration scf.parallel, so it
+/// is launched like the rest. Scalars the run computes for later work go
+/// through memory: stored in the loop to a 0-d buffer, loaded after it (a
+/// load the launches that use it take in). A run with other results used
+/// after it stays where it is.
 void wrapSerialWork(func::FuncOp func) {
   Block &body = func.getBody().front();
   SmallVector<SmallVector<Operation *>> runs;
@@ -135,16 +138,23 @@ void wrapSerialWork(func::FuncOp func) {
   }
   for (ArrayRef<Operation *> ops : runs) {
     llvm::SmallPtrSet<Operation *, 8> inRun(ops.begin(), ops.end());
-    bool escapes = llvm::any_of(ops, [&](Operation *op) {
-      return llvm::any_of(op->getUsers(), [&](Operation *user) {
-        Operation *owner = body.findAncestorOpInBlock(*user);
-        return !inRun.contains(owner);
-      });
-    });
-    if (escapes)
+    SetVector<Value> escaping;
+    for (Operation *op : ops)
+      for (Value result : op->getResults())
+        for (Operation *user : result.getUsers())
+          if (!inRun.contains(body.findAncestorOpInBlock(*user)))
+            escaping.insert(result);
+    if (llvm::any_of(escaping, [](Value v) {
+          return !v.getType().isIntOrIndexOrFloat();
+        }))
       continue;
     OpBuilder b(ops.front());
     Location loc = ops.front()->getLoc();
+    SmallVector<Value> spills;
+    for (Value value : escaping) {
+      Type type = value.getType().isIndex() ? b.getI64Type() : value.getType();
+      spills.push_back(memref::AllocOp::create(b, loc, MemRefType::get({}, type)));
+    }
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     auto loop = scf::ParallelOp::create(b, loc, ValueRange{zero},
@@ -152,6 +162,28 @@ void wrapSerialWork(func::FuncOp func) {
     Operation *terminator = loop.getBody()->getTerminator();
     for (Operation *op : ops)
       op->moveBefore(terminator);
+    b.setInsertionPoint(terminator);
+    for (auto [value, spill] : llvm::zip(escaping, spills)) {
+      Value stored = value;
+      if (value.getType().isIndex())
+        stored = arith::IndexCastOp::create(b, loc, b.getI64Type(), value);
+      memref::StoreOp::create(b, loc, stored, spill);
+    }
+    b.setInsertionPointAfter(loop);
+    for (auto [value, spill] : llvm::zip(escaping, spills)) {
+      auto load = memref::LoadOp::create(b, loc, spill);
+      // Nothing but the loop writes the spill: launches may read it later.
+      load->setAttr(kSpillLoad, b.getUnitAttr());
+      Value loaded = load;
+      if (value.getType().isIndex())
+        loaded = arith::IndexCastOp::create(b, loc, b.getIndexType(), loaded);
+      Value(value).replaceUsesWithIf(loaded, [&](OpOperand &use) {
+        return !loop->isAncestor(use.getOwner());
+      });
+    }
+    b.setInsertionPoint(body.getTerminator());
+    for (Value spill : spills)
+      memref::DeallocOp::create(b, loc, spill);
   }
 }
 
@@ -243,17 +275,37 @@ LogicalResult cuda::mapKernelLoops(ModuleOp kernels) {
   return success();
 }
 
-FailureOr<std::vector<std::vector<DeviceModule>>>
-cuda::generateDeviceCode(ModuleOp kernels,
+FailureOr<DeviceCode>
+cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
                          ArrayRef<const TargetInfo *> targets) {
   MLIRContext *context = kernels.getContext();
   registerDeviceDialects(context);
   if (failed(bufferizeKernels(kernels)) || failed(mapKernelLoops(kernels)))
     return failure();
 
+  // The mapped loops become launches that capture only the kernel
+  // function's arguments.
+  PassManager toLaunches(context);
+  toLaunches.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  if (failed(toLaunches.run(kernels)))
+    return failure();
+  DenseMap<StringRef, unsigned> stepIndex;
+  for (auto [i, step] : llvm::enumerate(plan.steps))
+    if (step.kind == plan::PlanStep::Kind::Kernel)
+      stepIndex[step.name] = i;
+  llvm::StringMap<SmallVector<LaunchArg>> argValues;
+  uint64_t scratchBytes = 0;
+  for (auto func : kernels.getOps<func::FuncOp>()) {
+    auto step = stepIndex.find(func.getSymName());
+    if (step == stepIndex.end())
+      return func.emitError("a kernel function without a plan step");
+    if (failed(prepareLaunches(func, plan, plan.steps[step->second],
+                               scratchBytes, argValues[func.getSymName()])))
+      return failure();
+  }
+  plan.arenaSize += scratchBytes;
+
   PassManager pm(context);
-  // The mapped loops become launches; their bodies become kernels.
-  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
   // One NVVM target per chip: the lowering below is chip-independent and
   // runs once; serialization makes one PTX object per target.
@@ -286,18 +338,35 @@ cuda::generateDeviceCode(ModuleOp kernels,
   if (failed(pm.run(kernels)))
     return failure();
 
-  std::vector<std::vector<DeviceModule>> modules(targets.size());
+  DeviceCode code;
+  code.modules.resize(targets.size());
+  code.launches.resize(plan.steps.size());
+  llvm::StringMap<unsigned> moduleIndex;
   for (auto binary : kernels.getOps<gpu::BinaryOp>()) {
+    moduleIndex[binary.getSymName()] = moduleIndex.size();
     for (Attribute attr : binary.getObjects()) {
       auto object = cast<gpu::ObjectAttr>(attr);
       StringRef chip = cast<NVVM::NVVMTargetAttr>(object.getTarget()).getChip();
       for (auto [i, target] : llvm::enumerate(targets))
         if (target->getChip() == chip)
-          modules[i].push_back({binary.getSymName().str(),
-                                object.getObject().getValue().str(), {}});
+          code.modules[i].push_back({binary.getSymName().str(), "",
+                                     object.getObject().getValue().str(),
+                                     {}});
     }
   }
-  return modules;
+  for (auto func : kernels.getOps<func::FuncOp>()) {
+    FailureOr<std::vector<Launch>> launches = collectLaunches(
+        func, plan, argValues[func.getSymName()], moduleIndex);
+    if (failed(launches))
+      return failure();
+    // Each module has the one kernel its launch names.
+    for (auto launchFunc : func.getOps<gpu::LaunchFuncOp>())
+      for (std::vector<DeviceModule> &modules : code.modules)
+        modules[moduleIndex[launchFunc.getKernelModuleName()]].kernel =
+            launchFunc.getKernelName().str();
+    code.launches[stepIndex[func.getSymName()]] = std::move(*launches);
+  }
+  return code;
 }
 
 std::string cuda::findPtxas() {

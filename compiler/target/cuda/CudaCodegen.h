@@ -11,10 +11,14 @@
 #ifndef TSC_COMPILER_TARGET_CUDA_CUDACODEGEN_H
 #define TSC_COMPILER_TARGET_CUDA_CUDACODEGEN_H
 
+#include "compiler/plan/Plan.h"
 #include "compiler/target/cuda/TargetInfo.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include "llvm/ADT/StringMap.h"
+
+#include <array>
 #include <string>
 #include <vector>
 
@@ -22,12 +26,45 @@ namespace mlir::tsc::cuda {
 
 /// One launch of one kernel step: a gpu.module with one kernel function.
 struct DeviceModule {
-  /// The module's (and its kernel's) name: `<kernel step>_kernel[_N]`.
+  /// The module's name: `<kernel step>_kernel[_N]`.
   std::string name;
+  /// The kernel's entry name in the PTX.
+  std::string kernel;
   std::string ptx;
   /// SASS from ptxas; empty when no ptxas was run.
   std::vector<char> cubin;
 };
+
+/// One parameter of a launched kernel (the device ABI: pointers and i64s).
+struct LaunchArg {
+  enum class Kind : uint8_t {
+    Pointer = 1, // the device address of a plan value
+    Int64 = 2    // the value of a plan expression
+  };
+  Kind kind;
+  unsigned index; // plan value or plan expression
+};
+
+/// One kernel launch: what format 1.2's step kind 5 records.
+struct Launch {
+  unsigned module = 0; // index into each chip's module list
+  /// Grid and block sizes (x, y, z) as plan expressions.
+  std::array<unsigned, 3> grid{}, block{};
+  SmallVector<LaunchArg> args;
+};
+
+/// The device code of a plan: its kernel steps as launches of modules.
+struct DeviceCode {
+  /// Per target: one module per launch, the same modules in the same order
+  /// for every target.
+  std::vector<std::vector<DeviceModule>> modules;
+  /// Per plan step: the launches that run it (none for gemm and copy steps).
+  std::vector<std::vector<Launch>> launches;
+};
+
+/// Marks the load of a scalar that mapKernelLoops spilled to memory after the
+/// one-iteration launch computing it: no later launch writes that memory.
+constexpr llvm::StringLiteral kSpillLoad = "tsc.spill_load";
 
 /// Threads per block of a mapped parallel loop's innermost dim.
 constexpr int64_t kThreadsPerBlock = 256;
@@ -40,11 +77,31 @@ constexpr int64_t kThreadsPerBlock = 256;
 /// (--gpu-loop-mapping), which checks its numerics without a GPU.
 LogicalResult mapKernelLoops(ModuleOp kernels);
 
-/// Lowers the kernels (as lowerKernels leaves them; the module is changed)
-/// to one PTX module per launch for each of `targets`: result `i` holds
-/// target `i`'s modules. Everything up to NVPTX runs once for all chips.
-FailureOr<std::vector<std::vector<DeviceModule>>>
-generateDeviceCode(ModuleOp kernels, ArrayRef<const TargetInfo *> targets);
+/// Lowers the kernels (outlined with the device ABI, as lowerKernels leaves
+/// them; the module is changed) to one PTX module per launch for each of
+/// `targets`. Everything up to NVPTX runs once for all chips. Each launch's
+/// geometry and arguments become plan expressions; temporaries a kernel
+/// allocates outside its parallel loops become arena values of `plan`
+/// (the arena grows by the largest step's need).
+FailureOr<DeviceCode> generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
+                                         ArrayRef<const TargetInfo *> targets);
+
+/// Before outlining: gives each of `func`'s top-level temporaries a place in
+/// the arena (as an extra pointer argument) and moves into every gpu.launch
+/// what it computes from the arguments, so that launches capture only the
+/// function's arguments. `argValues` receives, per argument, what it
+/// carries at run time.
+LogicalResult prepareLaunches(func::FuncOp func, plan::Plan &plan,
+                              const plan::PlanStep &step,
+                              uint64_t &scratchBytes,
+                              SmallVectorImpl<LaunchArg> &argValues);
+
+/// After outlining: the launches left in `func`, host code that must compute
+/// nothing but their geometry. `moduleIndex` maps module names to indices.
+FailureOr<std::vector<Launch>>
+collectLaunches(func::FuncOp func, plan::Plan &plan,
+                ArrayRef<LaunchArg> argValues,
+                const llvm::StringMap<unsigned> &moduleIndex);
 
 /// ptxas from $CUDA_HOME, /usr/local/cuda or PATH; empty if none.
 std::string findPtxas();

@@ -32,11 +32,28 @@ struct HostTarget {
 /// x86-64, x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512).
 FailureOr<HostTarget> resolveHostTarget(StringRef cpu);
 
+/// How a kernel function receives its buffers and symbols.
+enum class KernelABI {
+  /// `(void *const *buffers, const int64_t *symbols)`: the host target's
+  /// kernel ABI (docs/artifact-format.md).
+  Host,
+  /// One pointer argument per buffer, then one i64 per plan symbol: what
+  /// device launches capture (the CUDA target).
+  Device
+};
+
 /// A module with one kernel function per kernel step: buffers wrapped as
 /// memrefs, the step's tsc ops cloned on tensors, results written into the
 /// step's result buffers.
-FailureOr<OwningOpRef<ModuleOp>> outlineKernels(const plan::Plan &plan,
-                                                MLIRContext *context);
+FailureOr<OwningOpRef<ModuleOp>>
+outlineKernels(const plan::Plan &plan, MLIRContext *context,
+               KernelABI abi = KernelABI::Host);
+
+/// A memref of `type` (identity layout) over the bare pointer `ptr`, whose
+/// dims are the i64 values `sizes`: a descriptor built in place, so that
+/// the memref costs nothing at run time.
+Value wrapPointer(OpBuilder &b, Location loc, Value ptr, MemRefType type,
+                  ArrayRef<Value> sizes);
 
 /// Runs tsc-convert-to-linalg and linalg fusion on the kernels: the IR that
 /// `--emit=lower` prints.

@@ -1,7 +1,9 @@
 //===- Outline.cpp - one kernel function per kernel step of the plan -----===//
 //
-// A kernel is `void name(void *const *buffers, const int64_t *symbols)`. Its
-// body reads each buffer pointer, wraps it in a memref descriptor whose
+// A host kernel is `void name(void *const *buffers, const int64_t *symbols)`;
+// a device kernel function takes each buffer pointer and each symbol value
+// as an argument of its own (the device ABI, whose launches the CUDA target
+// outlines). The body wraps each buffer pointer in a memref descriptor whose
 // sizes are the plan's shape expressions evaluated on the symbol values,
 // clones the step's ops on tensors and materializes each result in its
 // buffer. Index operands of the ops (symbols, arithmetic on them) are cloned
@@ -28,19 +30,26 @@ namespace {
 
 class KernelBuilder {
 public:
-  KernelBuilder(const Plan &plan, OpBuilder &b, Location loc, Value buffers,
-                Value symbols)
-      : plan(plan), b(b), loc(loc), buffers(buffers), symbols(symbols) {}
+  KernelBuilder(const Plan &plan, OpBuilder &b, Location loc, KernelABI abi,
+                Block *entry)
+      : plan(plan), b(b), loc(loc), abi(abi), entry(entry) {}
 
   /// The index value of plan symbol `i`.
   Value symbol(unsigned i) {
     auto it = symbolValues.find(i);
     if (it != symbolValues.end())
       return it->second;
-    auto ptr = LLVM::LLVMPointerType::get(b.getContext());
-    Value address = LLVM::GEPOp::create(b, loc, ptr, b.getI64Type(), symbols,
-                                        ArrayRef<LLVM::GEPArg>{int32_t(i)});
-    Value value = LLVM::LoadOp::create(b, loc, b.getI64Type(), address);
+    Value value;
+    if (abi == KernelABI::Device) {
+      value = entry->getArgument(entry->getNumArguments() -
+                                 plan.symbols.size() + i);
+    } else {
+      auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+      Value address =
+          LLVM::GEPOp::create(b, loc, ptr, b.getI64Type(), entry->getArgument(1),
+                              ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      value = LLVM::LoadOp::create(b, loc, b.getI64Type(), address);
+    }
     Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
     symbolValues[i] = index;
     return index;
@@ -65,40 +74,20 @@ public:
     const PlanValue &value = plan.values[v];
     auto tensorType = cast<RankedTensorType>(value.value.getType());
     auto ptrType = LLVM::LLVMPointerType::get(context);
-    Value slot = LLVM::GEPOp::create(b, loc, ptrType, ptrType, buffers,
-                                     ArrayRef<LLVM::GEPArg>{int32_t(k)});
-    Value ptr = LLVM::LoadOp::create(b, loc, ptrType, slot);
-    int64_t rank = tensorType.getRank();
-    Type i64 = b.getI64Type();
-    SmallVector<Type> fields{ptrType, ptrType, i64};
-    if (rank > 0) {
-      fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
-      fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+    Value ptr = entry->getArgument(k);
+    if (abi == KernelABI::Host) {
+      Value slot =
+          LLVM::GEPOp::create(b, loc, ptrType, ptrType, entry->getArgument(0),
+                              ArrayRef<LLVM::GEPArg>{int32_t(k)});
+      ptr = LLVM::LoadOp::create(b, loc, ptrType, slot);
     }
-    auto descType = LLVM::LLVMStructType::getLiteral(context, fields);
-    Value desc = LLVM::PoisonOp::create(b, loc, descType);
-    desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
-    desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
-    Value zero = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0));
-    desc = LLVM::InsertValueOp::create(b, loc, desc, zero, ArrayRef<int64_t>{2});
     SmallVector<Value> sizes;
     for (unsigned d : value.dims)
-      sizes.push_back(arith::IndexCastOp::create(b, loc, i64,
+      sizes.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(),
                                                  expr(plan.exprs[d])));
-    Value stride = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
-    for (int64_t i = rank - 1; i >= 0; --i) {
-      desc = LLVM::InsertValueOp::create(b, loc, desc, sizes[i],
-                                         ArrayRef<int64_t>{3, i});
-      desc = LLVM::InsertValueOp::create(b, loc, desc, stride,
-                                         ArrayRef<int64_t>{4, i});
-      if (i > 0)
-        stride = LLVM::MulOp::create(b, loc, stride, sizes[i]);
-    }
     auto memrefType =
         MemRefType::get(tensorType.getShape(), tensorType.getElementType());
-    return UnrealizedConversionCastOp::create(b, loc, TypeRange{memrefType},
-                                              ValueRange{desc})
-        .getResult(0);
+    return wrapPointer(b, loc, ptr, memrefType, sizes);
   }
 
   /// Clones the scalar computation of index/integer operand `v` (symbols,
@@ -131,21 +120,26 @@ private:
   const Plan &plan;
   OpBuilder &b;
   Location loc;
-  Value buffers, symbols;
+  KernelABI abi;
+  Block *entry;
   DenseMap<unsigned, Value> symbolValues;
 };
 
 LogicalResult buildKernel(const Plan &plan, const PlanStep &step,
-                          OpBuilder &moduleBuilder) {
+                          KernelABI abi, OpBuilder &moduleBuilder) {
   MLIRContext *context = moduleBuilder.getContext();
   Location loc = step.ops.front()->getLoc();
   auto ptr = LLVM::LLVMPointerType::get(context);
+  SmallVector<Type> arguments{ptr, ptr};
+  if (abi == KernelABI::Device) {
+    arguments.assign(step.buffers.size(), ptr);
+    arguments.append(plan.symbols.size(), moduleBuilder.getI64Type());
+  }
   auto func = func::FuncOp::create(moduleBuilder, loc, step.name,
-                                   FunctionType::get(context, {ptr, ptr}, {}));
+                                   FunctionType::get(context, arguments, {}));
   Block *entry = func.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
-  KernelBuilder kernel(plan, b, loc, entry->getArgument(0),
-                       entry->getArgument(1));
+  KernelBuilder kernel(plan, b, loc, abi, entry);
   IRMapping mapping;
   DenseSet<Value> produced;
   for (Operation *op : step.ops)
@@ -184,8 +178,40 @@ LogicalResult buildKernel(const Plan &plan, const PlanStep &step,
 
 } // namespace
 
+Value mlir::tsc::wrapPointer(OpBuilder &b, Location loc, Value ptr,
+                             MemRefType type, ArrayRef<Value> sizes) {
+  MLIRContext *context = b.getContext();
+  auto ptrType = LLVM::LLVMPointerType::get(context);
+  int64_t rank = type.getRank();
+  Type i64 = b.getI64Type();
+  SmallVector<Type> fields{ptrType, ptrType, i64};
+  if (rank > 0) {
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+  }
+  auto descType = LLVM::LLVMStructType::getLiteral(context, fields);
+  Value desc = LLVM::PoisonOp::create(b, loc, descType);
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
+  Value zero = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0));
+  desc = LLVM::InsertValueOp::create(b, loc, desc, zero, ArrayRef<int64_t>{2});
+  Value stride = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    desc = LLVM::InsertValueOp::create(b, loc, desc, sizes[i],
+                                       ArrayRef<int64_t>{3, i});
+    desc = LLVM::InsertValueOp::create(b, loc, desc, stride,
+                                       ArrayRef<int64_t>{4, i});
+    if (i > 0)
+      stride = LLVM::MulOp::create(b, loc, stride, sizes[i]);
+  }
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{type},
+                                            ValueRange{desc})
+      .getResult(0);
+}
+
 FailureOr<OwningOpRef<ModuleOp>>
-mlir::tsc::outlineKernels(const Plan &plan, MLIRContext *context) {
+mlir::tsc::outlineKernels(const Plan &plan, MLIRContext *context,
+                          KernelABI abi) {
   context->loadDialect<LLVM::LLVMDialect, affine::AffineDialect,
                        arith::ArithDialect, bufferization::BufferizationDialect,
                        memref::MemRefDialect, func::FuncDialect>();
@@ -193,7 +219,7 @@ mlir::tsc::outlineKernels(const Plan &plan, MLIRContext *context) {
   OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
   for (const PlanStep &step : plan.steps)
     if (step.kind == PlanStep::Kind::Kernel &&
-        failed(buildKernel(plan, step, b)))
+        failed(buildKernel(plan, step, abi, b)))
       return failure();
   return module;
 }

@@ -42,7 +42,7 @@ extern "C" {
 /* The version of this API: incremented whenever a function, an enumerator or
  * an options field is added. Compare tsc_api_version() with TSC_API_VERSION to
  * detect a library older than the header a program was compiled with. */
-#define TSC_API_VERSION 2
+#define TSC_API_VERSION 3
 
 /// Returns the API version the library implements (TSC_API_VERSION when built).
 TSC_API uint32_t tsc_api_version(void);
@@ -212,6 +212,9 @@ TSC_API tsc_status_t tsc_model_load_from_memory(const tsc_model_options_t *opts,
                                                 tsc_model_t **out_model);
 TSC_API void tsc_model_retain(tsc_model_t *model);
 TSC_API void tsc_model_release(tsc_model_t *model);
+/// What the artifact runs on: "cpu" or "cuda" (API version 3). A "cuda" model
+/// loads (and validates) on any machine; its sessions need a GPU.
+TSC_API const char *tsc_model_target(const tsc_model_t *model);
 /// The producer string of the artifact's header, e.g. "tsc 0.1.0".
 TSC_API const char *tsc_model_producer(const tsc_model_t *model);
 
@@ -265,7 +268,9 @@ TSC_API tsc_status_t tsc_model_output_shape(const tsc_model_t *model,
 /*===-- Session -----------------------------------------------------------===*/
 
 /* One execution context of a model: its arena (allocated once, sized for the
- * symbols' maxima), its bound inputs and its outputs. Thread safety: not
+ * symbols' maxima; in device memory for a CUDA model, with staging buffers
+ * for the inputs and outputs), its bound inputs and its outputs. Tensors are
+ * host memory; a CUDA session copies inputs in and outputs out on each run. Thread safety: not
  * thread-safe; one call at a time, one run at a time (a concurrent run fails
  * with FAILED_PRECONDITION). Use one session per thread; they can share a
  * model. */
@@ -278,12 +283,26 @@ typedef struct tsc_session_options_s {
    * (openblas_set_num_threads), which affects other OpenBLAS users in the
    * process. */
   int32_t thread_count;
-  /* Nonzero: time every step of every run (tsc_session_step_time). */
+  /* Nonzero: time every step of every run (tsc_session_step_time). On CUDA
+   * this synchronizes after every step, and a device error names its step. */
   int32_t profile;
+  /* CUDA models (API version 3). The device the session runs on (default 0).
+   * The model's kernels and weights are loaded once per device, by the first
+   * session there. */
+  int32_t cuda_device;
+  /* Nonzero (default): the first run at each set of symbol values is captured
+   * in a CUDA graph, and later runs at the same values replay it. */
+  int32_t cuda_graphs;
+  /* A CUstream the session's work is ordered on; NULL (default): a stream the
+   * session creates. tsc_session_run returns once the outputs are in host
+   * memory either way. */
+  void *cuda_stream;
 } tsc_session_options_t;
 
 TSC_API void tsc_session_options_init(tsc_session_options_t *opts);
 /// Creates a session, retaining `model`. `opts` may be NULL for the defaults.
+/// For a CUDA model without a usable driver, device, matching device code or
+/// cuBLASLt: TSC_STATUS_UNAVAILABLE naming what is missing.
 TSC_API tsc_status_t tsc_session_create(tsc_model_t *model,
                                         const tsc_session_options_t *opts,
                                         tsc_session_t **out_session);

@@ -134,6 +134,8 @@ public:
 
   tsc_model_t *get() const { return h_.get(); }
   std::string producer() const { return tsc_model_producer(get()); }
+  /// "cpu" or "cuda".
+  std::string target() const { return tsc_model_target(get()); }
 
   size_t symbolCount() const { return tsc_model_symbol_count(get()); }
   std::string symbolName(size_t i) const {
@@ -204,6 +206,13 @@ public:
     tsc_session_options_init(&options);
     options.thread_count = threadCount;
     options.profile = profile;
+    tsc_session_t *s = nullptr;
+    detail::check(tsc_session_create(model.get(), &options, &s));
+    h_ = Handle(s);
+  }
+  /// With all options (CUDA device, graphs, stream); see
+  /// tsc_session_options_t.
+  Session(const Model &model, const tsc_session_options_t &options) {
     tsc_session_t *s = nullptr;
     detail::check(tsc_session_create(model.get(), &options, &s));
     h_ = Handle(s);

@@ -1,17 +1,25 @@
-"""CUDA device code of a model, checked by ptxas: shared by the node-test
-and model suites.
+"""CUDA artifacts of a model, checked: shared by the node-test and model
+suites and the lit tests.
 
 check(tsc, model, out_dir, extra) runs
-    tsc MODEL --target=cuda:sm_80,cuda:sm_90 --emit=ptx -o OUT_DIR [EXTRA...]
-and requires, for each chip, tsc's line `<chip>: N kernel modules, ... (ptxas
-accepted all)` and N .ptx and N .cubin files in OUT_DIR/<chip>/. tsc runs
-ptxas itself (CUDA toolkit: $CUDA_HOME, /usr/local/cuda or PATH); without
-one, callers report their cases as skipped.
+    tsc MODEL --target=cuda:sm_80,cuda:sm_90 -o OUT_DIR/model.tscm [EXTRA...]
+and decodes the artifact independently of the runtime (docs/artifact-format.md,
+format 1.2). It requires:
+  - a "cuda" plan whose kernel work is launch steps, and a CUDA section for
+    sm_80 and sm_90;
+  - per module and chip, SASS (an ELF, which tsc writes only when ptxas
+    accepted the PTX) and PTX whose `.entry` is the module's kernel;
+  - per launch, one argument per `.param` of its kernel's entry, each 64 bits
+    wide (the runtime passes pointers and i64s), pointer arguments naming plan
+    values and sizes naming expressions.
+tsc runs ptxas itself (CUDA toolkit: $CUDA_HOME, /usr/local/cuda or PATH);
+without one, callers report their cases as skipped.
 """
 import os
 import pathlib
 import re
 import shutil
+import struct
 import subprocess
 
 CHIPS = ("sm_80", "sm_90")
@@ -30,27 +38,217 @@ def first_error(stderr):
     return (lines or stderr.splitlines() or ["(no message)"])[0]
 
 
+class Reader:
+    def __init__(self, data):
+        self.data, self.pos = data, 0
+
+    def take(self, fmt):
+        values = struct.unpack_from("<" + fmt, self.data, self.pos)
+        self.pos += struct.calcsize("<" + fmt)
+        return values if len(values) > 1 else values[0]
+
+    def bytes(self, n):
+        if self.pos + n > len(self.data):
+            raise ValueError(f"truncated at byte {self.pos}")
+        out = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return out
+
+    def str(self):
+        return self.bytes(self.take("I")).decode()
+
+
+def sections(data):
+    """{id: bytes} of a .tscm file."""
+    if data[:8] != b"\x89TSCM\r\n\x1a":
+        raise ValueError("not a .tscm file")
+    major, minor, count, table = struct.unpack_from("<HHIQ", data, 8)
+    out = {"version": (major, minor)}
+    for i in range(count):
+        sid, _, offset, size = struct.unpack_from("<4sIQQ", data, table + 32 * i)
+        out[sid.decode()] = data[offset:offset + size]
+    return out
+
+
+def decode_plan(data):
+    """The plan's target, value and expression counts, and its steps as
+    (kind, fields) with launch steps decoded."""
+    r = Reader(data)
+    plan = {"target": r.str(), "isa": r.take("Q")}
+    plan["symbols"] = [(r.str(), r.take("q"), r.take("q")) for _ in range(r.take("I"))]
+    plan["exprs"] = [r.bytes(r.take("I")) for _ in range(r.take("I"))]
+    values = []
+    for _ in range(r.take("I")):
+        dtype, storage, _, rank = r.take("BBHI")
+        dims = [r.take("I") for _ in range(rank)]
+        payload = {1: "I", 2: "I", 3: "QQ", 4: "Q", 5: "I"}[storage]
+        values.append((dtype, storage, dims, r.take(payload)))
+    plan["values"] = values
+    plan["arena"] = r.take("Q")
+    for ports in ("inputs", "outputs"):
+        plan[ports] = [(r.str(), r.take("I")) for _ in range(r.take("I"))]
+    steps = []
+    for _ in range(r.take("I")):
+        kind = r.take("B")
+        if kind == 1:
+            name = r.str()
+            steps.append((kind, {"function": name,
+                                 "buffers": [r.take("I") for _ in range(r.take("I"))]}))
+        elif kind in (2, 4):
+            fields = r.take("IIIIBBH" + "I" * 10 + "ff")
+            if kind == 4:
+                r.take("I")
+            steps.append((kind, {"fields": fields}))
+        elif kind == 3:
+            steps.append((kind, {"copy": r.take("II")}))
+        elif kind == 5:
+            module = r.take("I")
+            sizes = [r.take("I") for _ in range(6)]
+            args = [r.take("BI") for _ in range(r.take("I"))]
+            steps.append((kind, {"module": module, "sizes": sizes, "args": args,
+                                 "source": r.str()}))
+        else:
+            raise ValueError(f"unknown step kind {kind}")
+    if r.pos != len(data):
+        raise ValueError(f"{len(data) - r.pos} bytes after the last step")
+    plan["steps"] = steps
+    return plan
+
+
+def decode_cuda(data):
+    """(chips [(capability, min driver)], modules [(name, kernel, [(sass, ptx)])])."""
+    r = Reader(data)
+    chips = [r.take("II") for _ in range(r.take("I"))]
+    modules = []
+    for _ in range(r.take("I")):
+        name, kernel = r.str(), r.str()
+        codes = [(r.bytes(r.take("Q")), r.bytes(r.take("Q"))) for _ in chips]
+        modules.append((name, kernel, codes))
+    if r.pos != len(data):
+        raise ValueError(f"{len(data) - r.pos} bytes after the last module")
+    return chips, modules
+
+
+def entry_params(ptx, kernel):
+    """The `.param` declarations of `.entry kernel(...)` in the PTX, or None."""
+    match = re.search(rf"\.entry\s+{re.escape(kernel)}\s*\((.*?)\)", ptx, re.S)
+    if not match:
+        return None
+    return re.findall(r"\.param\s+\.(\w+)", match.group(1))
+
+
+def inspect(path):
+    """(summary, problem) for the CUDA artifact at `path`."""
+    try:
+        parts = sections(pathlib.Path(path).read_bytes())
+        if parts["version"] != (1, 2):
+            return None, f"format version {parts['version']}, expected 1.2"
+        if "CUDA" not in parts or "PLAN" not in parts:
+            return None, "no CUDA or PLAN section"
+        plan = decode_plan(parts["PLAN"])
+        chips, modules = decode_cuda(parts["CUDA"])
+    except (ValueError, KeyError, struct.error, UnicodeDecodeError) as e:
+        return None, f"undecodable artifact: {e}"
+    if plan["target"] != "cuda":
+        return None, f"plan target '{plan['target']}'"
+    wanted = [int(c[3:]) for c in CHIPS]
+    if [c for c, _ in chips] != wanted:
+        return None, f"chips {chips}, expected {wanted}"
+    params = []
+    for name, kernel, codes in modules:
+        per_chip = []
+        for (cc, _), (sass, ptx) in zip(chips, codes):
+            if sass[:4] != b"\x7fELF":
+                return None, f"module {name} has no SASS for sm_{cc} (ptxas did not run)"
+            found = entry_params(ptx.decode(errors="replace"), kernel)
+            if found is None:
+                return None, f"module {name}'s PTX for sm_{cc} has no entry {kernel}"
+            per_chip.append(found)
+        if any(p != per_chip[0] for p in per_chip):
+            return None, f"module {name}: kernel parameters differ between chips"
+        params.append(per_chip[0])
+    launches = [fields for kind, fields in plan["steps"] if kind == 5]
+    if any(kind == 1 for kind, _ in plan["steps"]):
+        return None, "a host kernel step in a CUDA plan"
+    used = set()
+    for launch in launches:
+        m = launch["module"]
+        if m >= len(modules):
+            return None, f"launch of module {m}, there are {len(modules)}"
+        used.add(m)
+        kernel = modules[m][1]
+        if len(launch["args"]) != len(params[m]):
+            return None, (f"{kernel}: {len(launch['args'])} launch arguments for "
+                          f"{len(params[m])} kernel parameters")
+        wide = [p for p in params[m] if p not in ("u64", "b64", "s64")]
+        if wide:
+            return None, f"{kernel}: parameters of type {wide}, the runtime passes 64 bits"
+        for kind, index in launch["args"]:
+            limit = len(plan["values"]) if kind == 1 else len(plan["exprs"])
+            if kind not in (1, 2) or index >= limit:
+                return None, f"{kernel}: argument ({kind}, {index}) out of range"
+        if any(e >= len(plan["exprs"]) for e in launch["sizes"]):
+            return None, f"{kernel}: a launch size names no expression"
+    if used != set(range(len(modules))):
+        return None, f"{len(modules) - len(used)} modules no launch uses"
+    return f"{len(modules)} modules, {len(launches)} launches", None
+
+
 def check(tsc, model, out_dir, extra=()):
-    """(summary, problem): summary like 'sm_80 22, sm_90 22 modules' when
-    ptxas accepted every module for both chips, else problem says why."""
+    """(summary, problem): summary like '22 modules, 22 launches' when tsc wrote
+    a CUDA artifact that inspect() accepts, else problem says why."""
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    artifact = out_dir / "model.tscm"
     targets = ",".join(f"cuda:{chip}" for chip in CHIPS)
-    cmd = [str(tsc), str(model), f"--target={targets}", "--emit=ptx", "-o", str(out_dir),
-           *extra]
+    cmd = [str(tsc), str(model), f"--target={targets}", "-o", str(artifact), *extra]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired as e:
         return None, f"tsc timed out after {e.timeout} s"
     if proc.returncode:
-        return None, f"tsc --emit=ptx: {first_error(proc.stderr)}"
-    counts = []
-    for chip in CHIPS:
-        line = re.search(rf"^{chip}: (\d+) kernel modules.*$", proc.stdout, re.M)
-        if not line or "ptxas accepted all" not in line.group(0):
-            return None, f"{chip}: tsc printed no 'ptxas accepted all' line"
-        n = int(line.group(1))
-        folder = pathlib.Path(out_dir) / chip
-        ptx, sass = len(list(folder.glob("*.ptx"))), len(list(folder.glob("*.cubin")))
-        if ptx != n or sass != n:
-            return None, f"{chip}: {n} modules reported, {ptx} .ptx and {sass} .cubin written"
-        counts.append(f"{chip} {n}")
-    return ", ".join(counts) + " modules", None
+        return None, f"tsc --target=cuda: {first_error(proc.stderr)}"
+    return inspect(artifact)
+
+
+def show_expr(code, symbols):
+    """Postfix expression code as infix text with symbol names."""
+    stack, r = [], Reader(code)
+    ops = {0x10: "+", 0x11: "*", 0x12: "floordiv", 0x13: "ceildiv", 0x14: "mod"}
+    while r.pos < len(code):
+        op = r.take("B")
+        if op == 0x01:
+            stack.append(str(r.take("q")))
+        elif op == 0x02:
+            stack.append(symbols[r.take("I")][0])
+        else:
+            b, a = stack.pop(), stack.pop()
+            stack.append(f"({a} {ops[op]} {b})")
+    return stack[0]
+
+
+def dump(path):
+    """One line per launch: kernel, grid, block and arguments."""
+    parts = sections(pathlib.Path(path).read_bytes())
+    plan = decode_plan(parts["PLAN"])
+    _, modules = decode_cuda(parts["CUDA"])
+    show = lambda e: show_expr(plan["exprs"][e], plan["symbols"])
+    names = {v: n for n, v in plan["inputs"] + plan["outputs"]}
+    for kind, launch in plan["steps"]:
+        if kind != 5:
+            print({2: "gemm", 4: "gemm", 3: "copy"}[kind])
+            continue
+        args = [names.get(i, f"v{i}") if k == 1 else show(i) for k, i in launch["args"]]
+        print(f"{modules[launch['module']][1]}: grid ({', '.join(map(show, launch['sizes'][:3]))})"
+              f" block ({', '.join(map(show, launch['sizes'][3:]))})"
+              f" args [{', '.join(args)}] from {launch['source']}")
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1] == "--dump":
+        dump(sys.argv[2])
+        sys.exit(0)
+    summary, problem = inspect(sys.argv[1])
+    print(summary if summary else f"error: {problem}")
+    sys.exit(1 if problem else 0)

@@ -1,0 +1,565 @@
+/* fake_cuda.c - a stand-in libcuda.so.1 and libcublasLt for the runtime's
+ * CUDA backend tests on machines without a GPU.
+ *
+ * It implements the driver and cuBLASLt entry points the runtime looks up,
+ * on host memory, with CUDA's semantics where the backend depends on them:
+ * work captured on a stream is recorded, not run, and runs when the graph is
+ * launched; modules must hold the kernel they are asked for; an image is SASS
+ * (an ELF) or PTX (text). Kernels run by name: the fake knows
+ * "scale_by_two" (y[i] = 2 x[i] for i < n; params x, y, n), the kernel of
+ * make_artifact.py's CUDA fixture. cublasLtMatmul computes the column-major
+ * D = alpha op(A) op(B) + beta C (+ bias per row), as cuBLASLt documents.
+ *
+ * Environment: FAKE_CUDA_CC (compute capability, default 90),
+ * FAKE_CUDA_DRIVER (cuDriverGetVersion, default 12040), FAKE_CUDA_FAIL
+ * (a kernel name whose launches fail with CUDA_ERROR_LAUNCH_FAILED).
+ * fake_cuda_counter(NAME) reads what happened, for the tests' checks. */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int CUresult;
+enum {
+  OK = 0,
+  INVALID_VALUE = 1,
+  OUT_OF_MEMORY = 2,
+  INVALID_IMAGE = 200,
+  NOT_FOUND = 500,
+  LAUNCH_FAILED = 719,
+  NOT_SUPPORTED = 801,
+  CAPTURE_INVALIDATED = 901
+};
+
+static int env(const char *name, int fallback) {
+  const char *v = getenv(name);
+  return v ? atoi(v) : fallback;
+}
+
+/* --- Counters ------------------------------------------------------------ */
+static long live_allocations, module_loads, sass_loads, ptx_loads,
+    live_modules, launches, captures, graph_launches, matmuls, contexts,
+    weight_uploads;
+
+EXPORT long fake_cuda_counter(const char *name) {
+  struct {
+    const char *name;
+    long *value;
+  } all[] = {{"live_allocations", &live_allocations},
+             {"module_loads", &module_loads},
+             {"sass_loads", &sass_loads},
+             {"ptx_loads", &ptx_loads},
+             {"live_modules", &live_modules},
+             {"launches", &launches},
+             {"captures", &captures},
+             {"graph_launches", &graph_launches},
+             {"matmuls", &matmuls},
+             {"contexts", &contexts},
+             {"sync_uploads", &weight_uploads}};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+    if (strcmp(all[i].name, name) == 0)
+      return *all[i].value;
+  return -1;
+}
+
+/* --- Recorded work: run now, or later by a graph ------------------------- */
+typedef struct Work {
+  void (*run)(struct Work *);
+  void (*cleanup)(struct Work *); /* may be null */
+  unsigned grid[3], block[3];
+  uint64_t params[16];
+  unsigned param_count;
+  char kernel[64];
+  void *blas[24]; /* a matmul's arguments, see cublasLtMatmul */
+  struct Work *next;
+} Work;
+
+typedef struct {
+  int capturing;
+  Work *first, *last;
+} Stream;
+
+typedef struct {
+  Work *first;
+} Graph;
+
+static void submit(Stream *stream, Work *work) {
+  if (stream && stream->capturing) {
+    work->next = NULL;
+    if (stream->last)
+      stream->last->next = work;
+    else
+      stream->first = work;
+    stream->last = work;
+    return;
+  }
+  work->run(work);
+  if (work->cleanup)
+    work->cleanup(work);
+  free(work);
+}
+
+/* --- Driver ---------------------------------------------------------------- */
+EXPORT CUresult cuInit(unsigned flags) { return OK; }
+EXPORT CUresult cuDriverGetVersion(int *v) {
+  *v = env("FAKE_CUDA_DRIVER", 12040);
+  return OK;
+}
+EXPORT CUresult cuDeviceGetCount(int *n) {
+  *n = 1;
+  return OK;
+}
+EXPORT CUresult cuDeviceGet(int *d, int ordinal) {
+  if (ordinal != 0)
+    return INVALID_VALUE;
+  *d = 0;
+  return OK;
+}
+EXPORT CUresult cuDeviceGetName(char *name, int len, int d) {
+  snprintf(name, (size_t)len, "Fake GPU sm_%d", env("FAKE_CUDA_CC", 90));
+  return OK;
+}
+EXPORT CUresult cuDeviceGetAttribute(int *v, int attribute, int d) {
+  int cc = env("FAKE_CUDA_CC", 90);
+  if (attribute == 75)
+    *v = cc / 10;
+  else if (attribute == 76)
+    *v = cc % 10;
+  else
+    return INVALID_VALUE;
+  return OK;
+}
+EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, int d) {
+  *bytes = (size_t)1 << 34;
+  return OK;
+}
+EXPORT CUresult cuGetErrorName(CUresult r, const char **name) {
+  switch (r) {
+  case INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; return OK;
+  case OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return OK;
+  case INVALID_IMAGE: *name = "CUDA_ERROR_INVALID_IMAGE"; return OK;
+  case NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; return OK;
+  case LAUNCH_FAILED: *name = "CUDA_ERROR_LAUNCH_FAILED"; return OK;
+  case NOT_SUPPORTED: *name = "CUDA_ERROR_NOT_SUPPORTED"; return OK;
+  case CAPTURE_INVALIDATED:
+    *name = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
+    return OK;
+  }
+  return INVALID_VALUE;
+}
+
+static int context_token;
+EXPORT CUresult cuDevicePrimaryCtxRetain(void **ctx, int d) {
+  ++contexts;
+  *ctx = &context_token;
+  return OK;
+}
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int d) {
+  --contexts;
+  return OK;
+}
+static int context_depth;
+EXPORT CUresult cuCtxPushCurrent_v2(void *ctx) {
+  if (ctx != &context_token)
+    return INVALID_VALUE;
+  ++context_depth;
+  return OK;
+}
+EXPORT CUresult cuCtxPopCurrent_v2(void **ctx) {
+  if (context_depth == 0)
+    return INVALID_VALUE;
+  --context_depth;
+  if (ctx)
+    *ctx = &context_token;
+  return OK;
+}
+
+typedef struct {
+  char *image;
+  size_t size;
+} Module;
+
+EXPORT CUresult cuModuleLoadDataEx(void **module, const void *image,
+                                   unsigned n, int *options, void **values) {
+  if (context_depth == 0)
+    return INVALID_VALUE; /* no current context */
+  const char *bytes = (const char *)image;
+  int sass = memcmp(bytes, "\x7f" "ELF", 4) == 0;
+  int ptx = !sass && strstr(bytes, ".version") != NULL;
+  if (!sass && !ptx)
+    return INVALID_IMAGE;
+  /* An ELF's size is where its section headers end (ELF64: e_shoff at 0x28,
+   * e_shentsize and e_shnum at 0x3A); the fixture's stand-in SASS has none
+   * and keeps its kernel name in its first 256 bytes. */
+  size_t size = strlen(bytes);
+  if (sass) {
+    uint64_t shoff;
+    uint16_t shentsize, shnum;
+    memcpy(&shoff, bytes + 0x28, 8);
+    memcpy(&shentsize, bytes + 0x3A, 2);
+    memcpy(&shnum, bytes + 0x3C, 2);
+    size = shoff && shoff < (1u << 26) ? shoff + (uint64_t)shentsize * shnum
+                                       : 256;
+  }
+  Module *m = malloc(sizeof(Module));
+  m->size = size;
+  m->image = malloc(m->size + 1);
+  memcpy(m->image, bytes, m->size);
+  m->image[m->size] = 0;
+  for (size_t i = 0; i < m->size; ++i)
+    if (!m->image[i])
+      m->image[i] = ' ';
+  ++module_loads;
+  ++live_modules;
+  sass ? ++sass_loads : ++ptx_loads;
+  *module = m;
+  return OK;
+}
+EXPORT CUresult cuModuleGetFunction(void **fn, void *module, const char *name) {
+  Module *m = module;
+  /* PTX declares `.entry NAME(`; a real cubin has NAME in its string table
+   * (NULs were made spaces at load). */
+  char entry[160], symbol[160];
+  snprintf(entry, sizeof entry, ".entry %s(", name);
+  snprintf(symbol, sizeof symbol, " %s ", name);
+  if (!strstr(m->image, entry) && !strstr(m->image, symbol))
+    return NOT_FOUND;
+  *fn = strdup(name); /* leaked with the module, like the driver's */
+  return OK;
+}
+EXPORT CUresult cuModuleUnload(void *module) {
+  Module *m = module;
+  free(m->image);
+  free(m);
+  --live_modules;
+  return OK;
+}
+
+EXPORT CUresult cuMemAlloc_v2(unsigned long long *p, size_t bytes) {
+  if (context_depth == 0 || bytes == 0)
+    return INVALID_VALUE;
+  void *memory = aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!memory)
+    return OUT_OF_MEMORY;
+  memset(memory, 0xA5, bytes); /* device memory is not zeroed */
+  *p = (unsigned long long)(uintptr_t)memory;
+  ++live_allocations;
+  return OK;
+}
+EXPORT CUresult cuMemFree_v2(unsigned long long p) {
+  free((void *)(uintptr_t)p);
+  --live_allocations;
+  return OK;
+}
+EXPORT CUresult cuMemcpyHtoD_v2(unsigned long long to, const void *from,
+                                size_t bytes) {
+  memcpy((void *)(uintptr_t)to, from, bytes);
+  ++weight_uploads;
+  return OK;
+}
+
+static void run_copy(Work *w) {
+  memcpy((void *)(uintptr_t)w->params[0], (const void *)(uintptr_t)w->params[1],
+         (size_t)w->params[2]);
+}
+static CUresult copy(void *to, const void *from, size_t bytes, void *stream) {
+  Work *w = calloc(1, sizeof(Work));
+  w->run = run_copy;
+  w->params[0] = (uint64_t)(uintptr_t)to;
+  w->params[1] = (uint64_t)(uintptr_t)from;
+  w->params[2] = bytes;
+  submit(stream, w);
+  return OK;
+}
+EXPORT CUresult cuMemcpyHtoDAsync_v2(unsigned long long to, const void *from,
+                                     size_t bytes, void *stream) {
+  return copy((void *)(uintptr_t)to, from, bytes, stream);
+}
+EXPORT CUresult cuMemcpyDtoHAsync_v2(void *to, unsigned long long from,
+                                     size_t bytes, void *stream) {
+  return copy(to, (const void *)(uintptr_t)from, bytes, stream);
+}
+EXPORT CUresult cuMemcpyDtoDAsync_v2(unsigned long long to,
+                                     unsigned long long from, size_t bytes,
+                                     void *stream) {
+  return copy((void *)(uintptr_t)to, (const void *)(uintptr_t)from, bytes,
+              stream);
+}
+
+EXPORT CUresult cuStreamCreate(void **stream, unsigned flags) {
+  *stream = calloc(1, sizeof(Stream));
+  ++live_allocations;
+  return OK;
+}
+EXPORT CUresult cuStreamDestroy_v2(void *stream) {
+  free(stream);
+  --live_allocations;
+  return OK;
+}
+EXPORT CUresult cuStreamSynchronize(void *stream) {
+  Stream *s = stream;
+  return s && s->capturing ? CAPTURE_INVALIDATED : OK;
+}
+EXPORT CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
+  Stream *s = stream;
+  if (!s || s->capturing)
+    return INVALID_VALUE;
+  s->capturing = 1;
+  s->first = s->last = NULL;
+  ++captures;
+  return OK;
+}
+EXPORT CUresult cuStreamEndCapture(void *stream, void **graph) {
+  Stream *s = stream;
+  if (!s || !s->capturing)
+    return INVALID_VALUE;
+  Graph *g = malloc(sizeof(Graph));
+  g->first = s->first;
+  s->capturing = 0;
+  s->first = s->last = NULL;
+  *graph = g;
+  ++live_allocations;
+  return OK;
+}
+EXPORT CUresult cuGraphInstantiateWithFlags(void **exec, void *graph,
+                                            unsigned long long flags) {
+  /* The executable graph shares the recorded work; cuGraphDestroy leaves it
+   * to the exec, which frees it. */
+  Graph *g = graph, *e = malloc(sizeof(Graph));
+  e->first = g->first;
+  g->first = NULL;
+  *exec = e;
+  ++live_allocations;
+  return OK;
+}
+static void free_work(Work *w) {
+  while (w) {
+    Work *next = w->next;
+    if (w->cleanup)
+      w->cleanup(w);
+    free(w);
+    w = next;
+  }
+}
+EXPORT CUresult cuGraphDestroy(void *graph) {
+  Graph *g = graph;
+  free_work(g->first);
+  free(g);
+  --live_allocations;
+  return OK;
+}
+EXPORT CUresult cuGraphExecDestroy(void *exec) { return cuGraphDestroy(exec); }
+EXPORT CUresult cuGraphLaunch(void *exec, void *stream) {
+  Stream *s = stream;
+  if (s && s->capturing)
+    return INVALID_VALUE;
+  ++graph_launches;
+  for (Work *w = ((Graph *)exec)->first; w; w = w->next)
+    w->run(w);
+  return OK;
+}
+
+static void scale_by_two(Work *w) {
+  const float *x = (const float *)(uintptr_t)w->params[0];
+  float *y = (float *)(uintptr_t)w->params[1];
+  int64_t n = (int64_t)w->params[2];
+  for (unsigned bx = 0; bx < w->grid[0]; ++bx)
+    for (unsigned tx = 0; tx < w->block[0]; ++tx) {
+      int64_t i = (int64_t)bx * w->block[0] + tx;
+      if (i < n)
+        y[i] = 2 * x[i];
+    }
+}
+
+EXPORT CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
+                               unsigned bx, unsigned by, unsigned bz,
+                               unsigned shared, void *stream, void **params,
+                               void **extra) {
+  const char *name = fn;
+  const char *fail = getenv("FAKE_CUDA_FAIL");
+  if (fail && strcmp(fail, name) == 0)
+    return LAUNCH_FAILED;
+  if (strcmp(name, "scale_by_two") != 0)
+    return NOT_SUPPORTED;
+  if (gx == 0 || gy == 0 || gz == 0 || bx * by * bz > 1024)
+    return INVALID_VALUE;
+  Work *w = calloc(1, sizeof(Work));
+  w->run = scale_by_two;
+  w->grid[0] = gx, w->grid[1] = gy, w->grid[2] = gz;
+  w->block[0] = bx, w->block[1] = by, w->block[2] = bz;
+  w->param_count = 3;
+  for (unsigned i = 0; i < w->param_count; ++i)
+    memcpy(&w->params[i], params[i], 8);
+  snprintf(w->kernel, sizeof w->kernel, "%s", name);
+  ++launches;
+  submit(stream, w);
+  return OK;
+}
+
+/* --- cuBLASLt ------------------------------------------------------------- */
+typedef struct {
+  int32_t trans[2];
+  uint32_t epilogue;
+  const float *bias;
+} Desc;
+typedef struct {
+  uint64_t rows, cols;
+  int64_t ld, stride;
+  int32_t batch;
+} Layout;
+
+EXPORT int cublasLtCreate(void **h) {
+  *h = &context_token;
+  return 0;
+}
+EXPORT int cublasLtDestroy(void *h) { return 0; }
+EXPORT int cublasLtMatmulDescCreate(Desc **d, int compute, int scale) {
+  if (compute != 68 || scale != 0) /* CUBLAS_COMPUTE_32F, CUDA_R_32F */
+    return 15;                     /* CUBLAS_STATUS_NOT_SUPPORTED */
+  *d = calloc(1, sizeof(Desc));
+  (*d)->epilogue = 1;
+  ++live_allocations;
+  return 0;
+}
+EXPORT int cublasLtMatmulDescDestroy(Desc *d) {
+  free(d);
+  --live_allocations;
+  return 0;
+}
+EXPORT int cublasLtMatmulDescSetAttribute(Desc *d, int attribute,
+                                          const void *value, size_t size) {
+  switch (attribute) {
+  case 3: memcpy(&d->trans[0], value, 4); return 0;
+  case 4: memcpy(&d->trans[1], value, 4); return 0;
+  case 7: memcpy(&d->epilogue, value, 4); return 0;
+  case 8: memcpy(&d->bias, value, sizeof(void *)); return 0;
+  }
+  return 7; /* CUBLAS_STATUS_INVALID_VALUE */
+}
+EXPORT int cublasLtMatrixLayoutCreate(Layout **l, int type, uint64_t rows,
+                                      uint64_t cols, int64_t ld) {
+  if (type != 0 || ld < (int64_t)rows)
+    return 7;
+  *l = calloc(1, sizeof(Layout));
+  (*l)->rows = rows, (*l)->cols = cols, (*l)->ld = ld, (*l)->batch = 1;
+  ++live_allocations;
+  return 0;
+}
+EXPORT int cublasLtMatrixLayoutDestroy(Layout *l) {
+  free(l);
+  --live_allocations;
+  return 0;
+}
+EXPORT int cublasLtMatrixLayoutSetAttribute(Layout *l, int attribute,
+                                            const void *value, size_t size) {
+  if (attribute == 5)
+    memcpy(&l->batch, value, 4);
+  else if (attribute == 6)
+    memcpy(&l->stride, value, 8);
+  else
+    return 7;
+  return 0;
+}
+EXPORT int cublasLtMatmulPreferenceCreate(void **p) {
+  *p = malloc(1);
+  return 0;
+}
+EXPORT int cublasLtMatmulPreferenceDestroy(void *p) {
+  free(p);
+  return 0;
+}
+EXPORT int cublasLtMatmulPreferenceSetAttribute(void *p, int a, const void *v,
+                                                size_t s) {
+  return a == 1 ? 0 : 7;
+}
+EXPORT int cublasLtMatmulAlgoGetHeuristic(void *h, Desc *d, Layout *a,
+                                          Layout *b, Layout *c, Layout *dl,
+                                          void *pref, int requested,
+                                          void *results, int *count) {
+  memset(results, 0, 96);
+  *count = 1;
+  return 0;
+}
+EXPORT const char *cublasLtGetStatusName(int status) {
+  return status == 7 ? "CUBLAS_STATUS_INVALID_VALUE" : "CUBLAS_STATUS_OTHER";
+}
+
+/* Column-major element (r, c) of batch item `i`. */
+static float at(const float *m, const Layout *l, int64_t i, uint64_t r,
+                uint64_t c) {
+  return m[i * l->stride + (int64_t)c * l->ld + (int64_t)r];
+}
+
+static void run_matmul(Work *w) {
+  Desc *d = w->blas[0];
+  Layout *la = w->blas[1], *lb = w->blas[2], *lc = w->blas[3], *ld = w->blas[4];
+  const float *a = w->blas[5], *b = w->blas[6], *c = w->blas[7];
+  float *out = w->blas[8];
+  const float *bias = w->blas[9];
+  float alpha, beta;
+  memcpy(&alpha, &w->params[0], 4);
+  memcpy(&beta, &w->params[1], 4);
+  uint64_t m = ld->rows, n = ld->cols;
+  uint64_t k = d->trans[0] ? la->rows : la->cols;
+  for (int64_t i = 0; i < ld->batch; ++i)
+    for (uint64_t col = 0; col < n; ++col)
+      for (uint64_t row = 0; row < m; ++row) {
+        double sum = 0;
+        for (uint64_t p = 0; p < k; ++p) {
+          float x = d->trans[0] ? at(a, la, i, p, row) : at(a, la, i, row, p);
+          float y = d->trans[1] ? at(b, lb, i, col, p) : at(b, lb, i, p, col);
+          sum += (double)x * y;
+        }
+        float value = alpha * (float)sum;
+        if (beta != 0)
+          value += beta * at(c, lc, i, row, col);
+        if (d->epilogue == 4)
+          value += bias[row];
+        out[i * ld->stride + (int64_t)col * ld->ld + (int64_t)row] = value;
+      }
+}
+
+static void free_matmul(Work *w) {
+  for (int i = 0; i < 5; ++i)
+    free(w->blas[i]);
+}
+
+EXPORT int cublasLtMatmul(void *h, Desc *d, const void *alpha, const void *a,
+                          Layout *la, const void *b, Layout *lb,
+                          const void *beta, const void *c, Layout *lc, void *out,
+                          Layout *ld, const void *algo, void *workspace,
+                          size_t workspace_size, void *stream) {
+  uint64_t k = d->trans[0] ? la->rows : la->cols;
+  uint64_t kb = d->trans[1] ? lb->cols : lb->rows;
+  uint64_t m = d->trans[0] ? la->cols : la->rows;
+  uint64_t n = d->trans[1] ? lb->rows : lb->cols;
+  if (k != kb || m != ld->rows || n != ld->cols || lc->rows != m ||
+      lc->cols != n || la->batch != ld->batch || lb->batch != ld->batch ||
+      (d->epilogue == 4 && !d->bias) || !workspace)
+    return 7;
+  /* The descriptors may change before a graph replays: capture copies. */
+  Work *w = calloc(1, sizeof(Work));
+  w->run = run_matmul;
+  w->cleanup = free_matmul;
+  Desc *dc = malloc(sizeof(Desc));
+  *dc = *d;
+  Layout *copies[4];
+  Layout *from[4] = {la, lb, lc, ld};
+  for (int i = 0; i < 4; ++i) {
+    copies[i] = malloc(sizeof(Layout));
+    *copies[i] = *from[i];
+  }
+  w->blas[0] = dc;
+  for (int i = 0; i < 4; ++i)
+    w->blas[1 + i] = copies[i];
+  w->blas[5] = (void *)a, w->blas[6] = (void *)b, w->blas[7] = (void *)c;
+  w->blas[8] = out, w->blas[9] = (void *)d->bias;
+  memcpy(&w->params[0], alpha, 4);
+  memcpy(&w->params[1], beta, 4);
+  ++matmuls;
+  submit(stream, w);
+  return 0;
+}
