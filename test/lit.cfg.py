@@ -25,6 +25,13 @@ for _root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_ROOT"), "/usr/lo
     if _root and os.access(os.path.join(_root, "bin", "ptxas"), os.X_OK):
         config.available_features.add("ptxas")
         break
+# The toolkit's headers, to check the runtime's own declarations of the CUDA
+# C ABI against (%cuda_include).
+for _root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+    if _root and os.path.exists(os.path.join(_root, "include", "cublasLt.h")):
+        config.available_features.add("cuda-headers")
+        config.substitutions.append(("%cuda_include", os.path.join(_root, "include")))
+        break
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(

@@ -6,13 +6,15 @@
 
 #include "internal.h"
 
-#include <cblas.h>
 #include <climits>
 #include <cstring>
 
+#if TSC_RUNTIME_HAS_OPENBLAS
+#include <cblas.h>
 // Declared by OpenBLAS's cblas.h, but not by every cblas.h; the same
 // declaration twice is harmless.
 extern "C" void openblas_set_num_threads(int num_threads);
+#endif
 
 namespace tsc::rt {
 namespace {
@@ -205,9 +207,15 @@ void runGemm(const GemmStep &g, const Layout &layout,
     }
     // A seeded bias stands in for beta·C = 0.
     const float beta = seed && !residual ? 1.0f : g.beta;
+#if TSC_RUNTIME_HAS_OPENBLAS
     cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans,
                 g.transB ? CblasTrans : CblasNoTrans, m, n, k, g.alpha,
                 a + i * strideA, lda, b + i * strideB, ldb, beta, ci, ldc);
+#else
+    // checkHostGemms refused the model at load.
+    (void)a, (void)b, (void)lda, (void)ldb, (void)ldc, (void)k, (void)strideA,
+        (void)strideB, (void)beta;
+#endif
     if (biasAfter)
       for (int r = 0; r < m; ++r) {
         float *row = ci + int64_t(r) * ldc;
@@ -274,6 +282,24 @@ void executeSteps(const tsc_model_s &model, const Layout &layout,
   }
 }
 
-void setBlasThreads(int threads) { openblas_set_num_threads(threads); }
+void setBlasThreads(int threads) {
+#if TSC_RUNTIME_HAS_OPENBLAS
+  openblas_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
+tsc_status_t checkHostGemms(const tsc_model_s &model) {
+#if TSC_RUNTIME_HAS_OPENBLAS
+  (void)model;
+  return nullptr;
+#else
+  return statusf(TSC_STATUS_UNAVAILABLE,
+                 "%s: the plan has GEMM steps, and this runtime was built "
+                 "without OpenBLAS (build it with libopenblas-dev installed)",
+                 model.artifact.name().c_str());
+#endif
+}
 
 } // namespace tsc::rt

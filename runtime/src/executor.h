@@ -35,6 +35,10 @@ void executeSteps(const tsc_model_s &model, const Layout &layout,
                   std::vector<void *> &scratch,
                   std::vector<double> *stepTimes = nullptr);
 
+/// UNAVAILABLE when the host plan of `model` has GEMM steps and the runtime
+/// was built without OpenBLAS (a standalone build on a machine without it).
+tsc_status_t checkHostGemms(const tsc_model_s &model);
+
 /// Sets OpenBLAS's (process-wide) thread count.
 void setBlasThreads(int threads);
 

@@ -64,6 +64,8 @@ tsc_status_t finishLoad(tsc_model_s &model) {
   // Device code is loaded by the first session on a device.
   if (model.isCuda())
     return checkCudaPlan(model);
+  if (model.hasGemm && (status = checkHostGemms(model)))
+    return status;
   if (!hasKernels)
     return nullptr;
   // The ISA check comes before dlopen: the object's constructors may already
