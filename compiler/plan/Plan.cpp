@@ -7,6 +7,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -779,9 +780,10 @@ unsigned Plan::addExpr(AffineExpr expr) {
 std::string plan::getSourceNodes(const PlanStep &step, unsigned limit) {
   std::string text;
   unsigned count = 0;
+  llvm::StringSet<> seen;
   for (Operation *op : step.ops) {
     std::optional<StringRef> name = sourceName(op->getLoc());
-    if (!name)
+    if (!name || !seen.insert(*name).second)
       continue;
     if (count++ == limit)
       return text + ", ...";

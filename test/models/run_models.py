@@ -26,9 +26,11 @@ Usage: run_models.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
                      [--xunit FILE] [--filter TEXT] [--keep DIR]
 """
 import argparse
+import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -261,6 +263,30 @@ def check_gpu_mapping(args, name, path, vocab, work):
     return worst, problems
 
 
+def bundle_model(folder, artifact, path, vocab):
+    """Keeps the CUDA artifact in `folder` with inputs at SIZES and ONNX
+    Runtime's outputs, and case.json (as run_node_tests.py --bundle writes
+    it), for tools/gpu/check.py."""
+    folder.mkdir(parents=True)
+    shutil.copy(artifact, folder / "model.tscm")
+    session = minilm.ort_session(path)
+    names = [o.name for o in session.get_outputs()]
+    runs = []
+    for batch, seq in SIZES:
+        inputs = minilm.make_inputs(batch, seq, vocab)
+        run_args, outputs = [], []
+        for input_name, array in inputs.items():
+            np.save(folder / f"b{batch}s{seq}_{input_name}.npy", array)
+            run_args += ["--input", f"{input_name}=b{batch}s{seq}_{input_name}.npy"]
+        for out_name, ref in zip(names, session.run(names, inputs)):
+            expected = f"b{batch}s{seq}_expected_{sanitize(out_name)}.npy"
+            np.save(folder / expected, ref)
+            outputs.append({"name": out_name, "file": sanitize(out_name) + ".npy",
+                            "expected": expected, "dtype": ref.dtype.name})
+        runs.append({"run_args": run_args, "outputs": outputs})
+    (folder / "case.json").write_text(json.dumps({"tolerance": TOLERANCE, "runs": runs}))
+
+
 def check_device_code(args, name, path, vocab, work, suite, fail):
     """The model's kernels for the CUDA targets: with their loop mapping on
     the host against ONNX Runtime (case `<name>-gpu-mapping`), and as PTX
@@ -284,6 +310,9 @@ def check_device_code(args, name, path, vocab, work, suite, fail):
     if problem:
         fail(case_name, problem)
         return f"{mapping}; PTX FAILED"
+    if args.bundle:
+        bundle_model(pathlib.Path(args.bundle) / "models" / name, work / "ptx" / "model.tscm",
+                     path, vocab)
     ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
     return f"{mapping}; {summary}"
 
@@ -295,6 +324,9 @@ def main():
     parser.add_argument("--xunit")
     parser.add_argument("--filter", default="", help="only models whose name contains this")
     parser.add_argument("--keep", help="export and compile into this folder and keep it")
+    parser.add_argument("--bundle", help="keep each model's CUDA artifact, inputs and ONNX "
+                                         "Runtime outputs in BUNDLE/models/<name>/ "
+                                         "(tools/gpu/)")
     args = parser.parse_args()
 
     suite = ET.Element("testsuite", name="models-run")

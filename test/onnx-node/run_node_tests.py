@@ -27,16 +27,19 @@ iteration launches, inner parallel loops sequential; `tsc
 GPU (suite onnx-node-run-gpu-mapping, same manifest).
 
 PTX mode (--ptx) compiles every case the run mode runs (that imports and is
-not in run-exclusions.txt) for the CUDA targets sm_80 and sm_90
-(`tsc model.onnx --target=cuda:sm_80,cuda:sm_90 --emit=ptx -o DIR`): it
-passes when tsc writes the PTX of every kernel and ptxas accepts all of it
-for both chips. Without ptxas (no CUDA toolkit) every case is skipped.
+not in run-exclusions.txt) into a CUDA artifact for sm_80 and sm_90
+(`tsc model.onnx --target=cuda:sm_80,cuda:sm_90 -o model.tscm`): it passes
+when ptxas accepted every kernel for both chips and the artifact's launches
+match their kernels (test/target/cuda/ptx_check.py). Without ptxas (no CUDA
+toolkit) every case is skipped. With --bundle DIR the artifacts are kept,
+with their inputs and expected outputs, for the GPU check (tools/gpu/).
 
 Usage: run_node_tests.py --tsc build/bin/tsc [--xunit FILE] [--filter TEXT]
        run_node_tests.py --tsc build/bin/tsc --write-exclusions
        run_node_tests.py --tsc build/bin/tsc --run --tsc-run build/bin/tsc-run
                          [--xunit FILE] [--filter TEXT] [--write-exclusions]
        run_node_tests.py --tsc build/bin/tsc --ptx [--xunit FILE] [--filter TEXT]
+                         [--bundle DIR]
 --write-exclusions rewrites the mode's manifest from the current failures,
 with each reason derived from tsc's (or tsc-run's, or the comparison's)
 message; failures it cannot explain as a known limitation are left out of the
@@ -46,6 +49,7 @@ import argparse
 import collections
 import concurrent.futures
 import fnmatch
+import json
 import os
 import pathlib
 import re
@@ -207,9 +211,11 @@ def short(err):
     return re.sub(r"e([-+])0*(\d)", r"e\1\2", f"{err:.0e}")
 
 
-def compare(out, ref, name):
-    """None when `out` matches the reference `ref`, else the problem."""
-    tolerance = TOLERANCE.get(ref.dtype.name, DEFAULT_TOLERANCE)
+def compare(out, ref, name, ref_dtype=None):
+    """None when `out` matches the reference `ref`, else the problem.
+    `ref_dtype` names the reference's original dtype when `ref` was stored
+    as another (bfloat16 as float32), for its tolerance."""
+    tolerance = TOLERANCE.get(ref_dtype or ref.dtype.name, DEFAULT_TOLERANCE)
     if ref.dtype.name == "bfloat16" and out.dtype == np.float32:
         ref = ref.astype(np.float32)  # tsc-run writes bf16 as <f4
     if out.dtype != ref.dtype:
@@ -251,23 +257,24 @@ def first_error(tool, stderr, rc):
     return f"{tool}: {line or f'exit status {rc} without a message'}"
 
 
-def run_case_run(tsc, tsc_run, case, work, extra=()):
-    """Compiles, runs and checks one case in folder `work`. Returns
-    (message, details): message None when the case passes."""
+def prepare_case(case, work):
+    """Writes the case's model and data set 0's inputs into `work`. Returns
+    (problem, inputs, outputs, dims, run_args): the graph's inputs and
+    outputs, `--dim NAME=1..N` for the symbolic dims at the data's sizes, and
+    tsc-run's `--input` arguments; problem is None unless the data is
+    unusable."""
     import onnx
-    work.mkdir()
     graph = case.model.graph
     initialized = {t.name for t in graph.initializer}
     graph_inputs = [i for i in graph.input if i.name not in initialized]
     try:
         inputs, outputs = test_data(case)
     except Exception as e:  # noqa: BLE001 - reported as the case's failure
-        return f"test data: {e}", ""
+        return f"test data: {e}", None, None, None, None
     if len(inputs) != len(graph_inputs) or len(outputs) != len(graph.output):
         return (f"test data: {len(inputs)} inputs and {len(outputs)} outputs for "
-                f"{len(graph_inputs)} and {len(graph.output)} in the graph"), ""
-    model, artifact = work / "model.onnx", work / "case.tscm"
-    onnx.save(case.model, str(model))
+                f"{len(graph_inputs)} and {len(graph.output)} in the graph"), None, None, None, None
+    onnx.save(case.model, str(work / "model.onnx"))
     symbols = {}
     run_args = []
     for k, (info, array) in enumerate(zip(graph_inputs, inputs)):
@@ -277,18 +284,32 @@ def run_case_run(tsc, tsc_run, case, work, extra=()):
         if array.dtype.name == "bfloat16":  # tsc-run reads bf16 as <f4
             array = array.astype(np.float32)
         np.save(work / f"input_{k}.npy", array)
-        run_args += ["--input", f"{info.name}={work / f'input_{k}.npy'}"]
-    compile_cmd = [tsc, str(model), "-o", str(artifact), *extra]
+        run_args += ["--input", f"{info.name}=input_{k}.npy"]
+    dims = []
     for name, size in sorted(symbols.items()):
-        compile_cmd += ["--dim", f"{name}=1..{size}"]
+        dims += ["--dim", f"{name}=1..{size}"]
+    return None, inputs, outputs, dims, run_args
+
+
+def run_case_run(tsc, tsc_run, case, work, extra=()):
+    """Compiles, runs and checks one case in folder `work`. Returns
+    (message, details): message None when the case passes."""
+    work.mkdir()
+    graph = case.model.graph
+    problem, inputs, outputs, dims, run_args = prepare_case(case, work)
+    if problem:
+        return problem, ""
+    model, artifact = work / "model.onnx", work / "case.tscm"
+    compile_cmd = [tsc, str(model), "-o", str(artifact), *extra, *dims]
     try:
         proc = subprocess.run(compile_cmd, capture_output=True, text=True, timeout=300)
         if proc.returncode:
             return first_error("tsc", proc.stderr, proc.returncode), proc.stderr
         out_dir = work / "out"
-        proc = subprocess.run([tsc_run, str(artifact), "--output-dir", str(out_dir),
+        # The inputs are named relative to the case's folder.
+        proc = subprocess.run([os.path.abspath(tsc_run), str(artifact), "--output-dir", str(out_dir),
                                "--threads", "1"] + run_args,
-                              capture_output=True, text=True, timeout=300)
+                              capture_output=True, text=True, timeout=300, cwd=work)
         if proc.returncode:
             return first_error("tsc-run", proc.stderr, proc.returncode), proc.stderr
     except subprocess.TimeoutExpired as e:
@@ -429,14 +450,36 @@ sys.path.insert(0, str(HERE.parent / "target" / "cuda"))
 import ptx_check  # noqa: E402
 
 
-def ptx_case(tsc, case, work):
-    """Device code of one case, checked by ptxas (ptx_check.check). Returns
-    (message, details): message None when it passes."""
+def ptx_case(tsc, case, work, bundle=None):
+    """A CUDA artifact of one case, checked (ptx_check.check). Returns
+    (message, details): message None when it passes. With `bundle`, the
+    artifact is compiled at the case's data sizes and kept in
+    bundle/<case>/ with data set 0's inputs, the expected outputs and
+    case.json (tsc-run's arguments, the outputs' files and dtypes; tolerance
+    null: compare()'s per dtype), for tools/gpu/check.py to run on a GPU."""
     import onnx
-    work.mkdir()
-    model = work / "model.onnx"
-    onnx.save(case.model, str(model))
-    _, problem = ptx_check.check(tsc, model, work / "ptx")
+    if bundle is None:
+        work.mkdir()
+        model = work / "model.onnx"
+        onnx.save(case.model, str(model))
+        _, problem = ptx_check.check(tsc, model, work / "ptx")
+        return problem, problem or ""
+    folder = bundle / case.name
+    folder.mkdir(parents=True)
+    problem, _, outputs, dims, run_args = prepare_case(case, folder)
+    if problem:
+        return problem, ""
+    _, problem = ptx_check.check(tsc, folder / "model.onnx", folder, dims)
+    (folder / "model.onnx").unlink()
+    described = []
+    for k, (info, ref) in enumerate(zip(case.model.graph.output, outputs)):
+        dtype = ref.dtype.name
+        np.save(folder / f"expected_{k}.npy",
+                ref.astype(np.float32) if dtype == "bfloat16" else ref)
+        described.append({"name": info.name, "file": sanitize(info.name) + ".npy",
+                          "expected": f"expected_{k}.npy", "dtype": dtype})
+    (folder / "case.json").write_text(json.dumps(
+        {"tolerance": None, "runs": [{"run_args": run_args, "outputs": described}]}))
     return problem, problem or ""
 
 
@@ -452,8 +495,9 @@ def ptx_mode(args, cases, selected):
     if ptxas:
         with tempfile.TemporaryDirectory() as tmp, \
                 concurrent.futures.ThreadPoolExecutor(args.jobs or os.cpu_count() or 2) as pool:
-            futures = {pool.submit(ptx_case, args.tsc, case, pathlib.Path(tmp) / case.name):
-                       case.name for case in runnable}
+            bundle = pathlib.Path(args.bundle) / "node" if args.bundle else None
+            futures = {pool.submit(ptx_case, args.tsc, case, pathlib.Path(tmp) / case.name,
+                                   bundle): case.name for case in runnable}
             for future in concurrent.futures.as_completed(futures):
                 results[futures[future]] = future.result()
     passed = failed = skipped = 0
@@ -496,8 +540,11 @@ def main():
     parser.add_argument("--gpu-loop-mapping", action="store_true",
                         help="with --run: host kernels with the CUDA target's loop mapping")
     parser.add_argument("--ptx", action="store_true",
-                        help="generate CUDA device code for every runnable case and "
-                             "check it with ptxas")
+                        help="compile a CUDA artifact for every runnable case and "
+                             "check its device code")
+    parser.add_argument("--bundle",
+                        help="with --ptx: keep each case's artifact, inputs and "
+                             "expected outputs in BUNDLE/node/<case>/ (tools/gpu/)")
     args = parser.parse_args()
     if args.run and not args.tsc_run:
         parser.error("--run needs --tsc-run")
