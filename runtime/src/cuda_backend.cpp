@@ -385,6 +385,10 @@ tsc_status_t createCudaSession(tsc_model_s &model,
   CUresult r = CUDA_SUCCESS;
   if (options.stream) {
     session->stream = static_cast<CUstream>(options.stream);
+    // The legacy and per-thread default streams cannot be captured.
+    uintptr_t handle = reinterpret_cast<uintptr_t>(options.stream);
+    if (handle == kStreamLegacy || handle == kStreamPerThread)
+      session->options.graphs = false;
   } else {
     if ((r = d.cuStreamCreate(&session->stream, CU_STREAM_NON_BLOCKING)) !=
         CUDA_SUCCESS)
@@ -489,6 +493,26 @@ tsc_status_t CudaSession::prepareGemm(size_t step, const GemmStep &g,
     s = lt.cublasLtMatmulPreferenceSetAttribute(
         preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
         sizeof(workspaceBytes));
+  // The operands' actual alignment (the session's addresses are fixed):
+  // cuBLASLt otherwise assumes 256 bytes and may pick algorithms that refuse
+  // the arena's 64-byte offsets. cuBLASLt's A, B, C, D are our B, A, the
+  // residual (or C) and C.
+  auto alignment = [&](uint32_t value, uint32_t stride) {
+    uint64_t address = addresses[value];
+    uint64_t strideBytes = uint64_t(e[stride]) * 4;
+    uint32_t bytes = 256;
+    while (bytes > 4 && (address % bytes || (batch > 1 && strideBytes % bytes)))
+      bytes /= 2;
+    return bytes;
+  };
+  uint32_t alignments[4] = {
+      alignment(g.b, g.strideB), alignment(g.a, g.strideA),
+      alignment(g.residual != kNone ? g.residual : g.c, g.strideC),
+      alignment(g.c, g.strideC)};
+  for (int i = 0; i < 4 && s == CUBLAS_STATUS_SUCCESS; ++i)
+    s = lt.cublasLtMatmulPreferenceSetAttribute(
+        preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + i,
+        &alignments[i], sizeof(alignments[i]));
   if (s == CUBLAS_STATUS_SUCCESS)
     s = lt.cublasLtMatmulAlgoGetHeuristic(blas, plan.desc, plan.a, plan.b,
                                           plan.c, plan.c, preference, 1,
@@ -653,6 +677,16 @@ tsc_status_t runCuda(CudaSession &session, const Layout &layout,
   if (!scope.ok())
     return makeStatus(TSC_STATUS_INTERNAL,
                       file + ": cannot make the CUDA context current");
+  // A run copies pageable host memory and synchronizes, which a capture in
+  // progress on the caller's stream does not allow.
+  int capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (!session.ownsStream &&
+      (d.cuStreamIsCapturing(session.stream, &capturing) != CUDA_SUCCESS ||
+       capturing != CU_STREAM_CAPTURE_STATUS_NONE))
+    return makeStatus(TSC_STATUS_FAILED_PRECONDITION,
+                      file + ": the caller's CUDA stream is being captured (or "
+                             "cannot be queried); a run copies host memory and "
+                             "waits for the stream, which capture forbids");
 
   locateValues(
       plan, session.state->weights, session.arena,

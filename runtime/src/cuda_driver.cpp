@@ -96,6 +96,7 @@ const Driver &driver() {
         lookup(library, "cuStreamCreate", d.cuStreamCreate) &&
         lookup(library, "cuStreamDestroy_v2", d.cuStreamDestroy) &&
         lookup(library, "cuStreamSynchronize", d.cuStreamSynchronize) &&
+        lookup(library, "cuStreamIsCapturing", d.cuStreamIsCapturing) &&
         lookup(library, "cuStreamBeginCapture_v2", d.cuStreamBeginCapture) &&
         lookup(library, "cuStreamEndCapture", d.cuStreamEndCapture) &&
         lookup(library, "cuGraphInstantiateWithFlags",
@@ -109,10 +110,16 @@ const Driver &driver() {
                 "it is too old (tsc needs CUDA 11.4 or later)";
       return;
     }
-    if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS)
+    if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS) {
+      // Not errorName: it calls driver(), and this is driver()'s call_once
+      // (a recursive call_once deadlocks).
+      const char *name = nullptr;
+      std::string text = d.cuGetErrorName(r, &name) == CUDA_SUCCESS && name
+                             ? name
+                             : "CUresult " + std::to_string(r);
       d.error = "the CUDA driver did not initialize: cuInit failed with " +
-                errorName(r) +
-                " (no GPU, or the driver and kernel module disagree)";
+                text + " (no GPU, or the driver and kernel module disagree)";
+    }
   });
   return d;
 }

@@ -306,9 +306,11 @@ def gemm_artifact(rng):
     ids_out = p.output("ids_out", I64, [batch, seq])
     w_vals = [round(rng.uniform(-1, 1), 3) for _ in range(12)]
     b_vals = [round(rng.uniform(-1, 1), 3) for _ in range(4)]
-    weights = struct.pack("<12f", *w_vals).ljust(64, b"\0") + struct.pack("<4f", *b_vals)
-    w = p.weight(F32, [const(3), const(4)], 0, 48)
-    b = p.weight(F32, [const(4)], 64, 16)
+    # w 64 bytes into WGHT: an operand only 64-byte aligned (cuBLASLt must be
+    # told; test/runtime/Inputs/fake_cuda.c checks).
+    weights = struct.pack("<4f", *b_vals).ljust(64, b"\0") + struct.pack("<12f", *w_vals)
+    w = p.weight(F32, [const(3), const(4)], 64, 48)
+    b = p.weight(F32, [const(4)], 0, 16)
     t = p.arena(F32, [batch, const(4)], 0)
     flat = p.view(F32, [mul(batch, const(4))], t)
     p.arena_size = 4 * 4 * 4
@@ -445,9 +447,10 @@ def make(args):
     unbound = copy_artifact()
     unbound.symbol("orphan", 1, 2)
     out("unbound-symbol.tscm", container([(b"PLAN", unbound.encode())]))
-    small_arena = gemm_artifact(random.Random(0))[0]
+    small_arena, small_weights = gemm_artifact(random.Random(0))[:2]
     small_arena.arena_size = 32
-    out("small-arena.tscm", container([(b"PLAN", small_arena.encode()), (b"WGHT", weights)]))
+    out("small-arena.tscm",
+        container([(b"PLAN", small_arena.encode()), (b"WGHT", small_weights)]))
 
     if args.host_object:
         with open(args.host_object, "rb") as f:

@@ -686,6 +686,52 @@ TEST(fake_cuda_scale) {
                      {"CUDA device 1 does not exist (there are 1)"}));
 }
 
+// The caller's stream: the legacy default stream works without graphs (it
+// cannot be captured); a stream the caller is capturing is refused.
+TEST(fake_cuda_caller_stream) {
+  tsc::Model model = tsc::Model::load(path("cuda-scale.tscm"));
+  std::vector<float> x = scaleInput();
+  tsc_session_options_t options;
+  tsc_session_options_init(&options);
+  options.cuda_stream = reinterpret_cast<void *>(uintptr_t(1)); // CU_STREAM_LEGACY
+  long captures = counter("captures"), launches = counter("launches");
+  {
+    tsc::Session legacy(model, options);
+    legacy.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {37}, x.data(),
+                                                x.size() * 4));
+    legacy.run();
+    legacy.run();
+    CHECK(legacy.output("y").data<float>()[3] == 2 * x[3]);
+    CHECK(counter("captures") == captures &&
+          counter("launches") == launches + 2);
+  }
+  void *fake = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  auto create = reinterpret_cast<int (*)(void **, unsigned)>(
+      dlsym(fake, "cuStreamCreate"));
+  auto begin = reinterpret_cast<int (*)(void *, int)>(
+      dlsym(fake, "cuStreamBeginCapture_v2"));
+  auto end = reinterpret_cast<int (*)(void *, void **)>(
+      dlsym(fake, "cuStreamEndCapture"));
+  auto destroyGraph =
+      reinterpret_cast<int (*)(void *)>(dlsym(fake, "cuGraphDestroy"));
+  auto destroy =
+      reinterpret_cast<int (*)(void *)>(dlsym(fake, "cuStreamDestroy_v2"));
+  void *stream = nullptr, *graph = nullptr;
+  CHECK(create(&stream, 1) == 0 && begin(stream, 1) == 0);
+  options.cuda_stream = stream;
+  {
+    tsc::Session captured(model, options);
+    captured.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {37},
+                                                  x.data(), x.size() * 4));
+    CHECK(expectStatus(tsc_session_run(captured.get()),
+                       TSC_STATUS_FAILED_PRECONDITION,
+                       {"the caller's CUDA stream is being captured"}));
+  }
+  CHECK(end(stream, &graph) == 0);
+  destroyGraph(graph);
+  destroy(stream);
+}
+
 // Which code loads: SASS of the same major version, else PTX no newer than
 // the device, else a status; and the driver version the code needs.
 TEST(fake_cuda_code_choice) {

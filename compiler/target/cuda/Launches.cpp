@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -39,6 +40,8 @@ constexpr uint64_t kAlignment = 64;
 
 FailureOr<AffineExpr> toExpr(Value value, ArrayRef<LaunchArg> argValues,
                              const plan::Plan &plan);
+std::optional<std::pair<int64_t, int64_t>> bounds(AffineExpr expr,
+                                                  const plan::Plan &plan);
 
 FailureOr<AffineExpr> toExpr(OpFoldResult size, MLIRContext *context,
                              ArrayRef<LaunchArg> argValues,
@@ -122,19 +125,34 @@ FailureOr<AffineExpr> toExpr(Value value, ArrayRef<LaunchArg> argValues,
     return plan.exprs[meaning.index];
   }
   Operation *def = value.getDefiningOp();
-  if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
-    if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
-      return getAffineConstantExpr(integer.getInt(), context);
-    return failure();
-  }
-  if (auto constant = dyn_cast<LLVM::ConstantOp>(def)) {
-    if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
-      return getAffineConstantExpr(integer.getInt(), context);
-    return failure();
+  if (isa<arith::ConstantOp, LLVM::ConstantOp>(def)) {
+    auto integer = dyn_cast<IntegerAttr>(def->getAttr("value"));
+    if (!integer)
+      return failure();
+    // An i1 is 0 or 1 (getInt would sign-extend true to -1).
+    return getAffineConstantExpr(integer.getType().isInteger(1)
+                                     ? int64_t(integer.getValue().getZExtValue())
+                                     : integer.getInt(),
+                                 context);
   }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp>(def))
-    return toExpr(def->getOperand(0), argValues, plan);
+          arith::ExtUIOp>(def)) {
+    FailureOr<AffineExpr> e = toExpr(def->getOperand(0), argValues, plan);
+    if (failed(e))
+      return failure();
+    // The value must survive the cast unchanged: unsigned casts and
+    // narrowing index casts only of values known to fit.
+    Type from = def->getOperand(0).getType(), to = def->getResult(0).getType();
+    unsigned width = std::min(from.isIndex() ? 64 : from.getIntOrFloatBitWidth(),
+                              to.isIndex() ? 64 : to.getIntOrFloatBitWidth());
+    bool isUnsigned = isa<arith::IndexCastUIOp, arith::ExtUIOp>(def);
+    std::optional<std::pair<int64_t, int64_t>> range = bounds(*e, plan);
+    if (!range || (isUnsigned && range->first < 0) ||
+        (width < 64 && (range->first < -(int64_t(1) << (width - 1)) ||
+                        range->second >= (int64_t(1) << (width - 1)))))
+      return failure();
+    return *e;
+  }
   if (auto dim = dyn_cast<memref::DimOp>(def)) {
     std::optional<int64_t> d = getConstantIntValue(dim.getIndex());
     if (!d)
@@ -158,6 +176,17 @@ FailureOr<AffineExpr> toExpr(Value value, ArrayRef<LaunchArg> argValues,
   FailureOr<AffineExpr> rhs = toExpr(def->getOperand(1), argValues, plan);
   if (failed(lhs) || failed(rhs))
     return failure();
+  // Division and remainder mean floordiv and mod for a non-negative
+  // dividend and a positive divisor (C's truncation, the sign of the
+  // dividend and unsigned operations agree there), and only there.
+  if (isa<arith::FloorDivSIOp, arith::DivSIOp, arith::DivUIOp,
+          arith::CeilDivSIOp, arith::CeilDivUIOp, arith::RemSIOp,
+          arith::RemUIOp>(def)) {
+    std::optional<std::pair<int64_t, int64_t>> a = bounds(*lhs, plan);
+    std::optional<std::pair<int64_t, int64_t>> b = bounds(*rhs, plan);
+    if (!a || !b || a->first < 0 || b->first <= 0)
+      return failure();
+  }
   return TypeSwitch<Operation *, FailureOr<AffineExpr>>(def)
       .Case<arith::AddIOp, LLVM::AddOp>([&](auto) { return *lhs + *rhs; })
       .Case<arith::SubIOp, LLVM::SubOp>([&](auto) { return *lhs - *rhs; })
@@ -170,27 +199,74 @@ FailureOr<AffineExpr> toExpr(Value value, ArrayRef<LaunchArg> argValues,
       .Default([](Operation *) { return failure(); });
 }
 
-/// The largest value of `expr` over the corners of the symbols' ranges (the
-/// sizes tsc builds grow with their symbols); failure when it does not fold
-/// to constants.
-FailureOr<int64_t> maxOverRanges(AffineExpr expr, const plan::Plan &plan) {
-  size_t n = plan.symbols.size();
-  if (n > 16)
-    return failure();
-  int64_t best = 0;
-  for (uint64_t corner = 0; corner < (uint64_t(1) << n); ++corner) {
-    SmallVector<AffineExpr> values;
-    for (size_t i = 0; i < n; ++i)
-      values.push_back(getAffineConstantExpr(
-          (corner >> i) & 1 ? plan.symbols[i].max : plan.symbols[i].min,
-          expr.getContext()));
-    auto folded = dyn_cast<AffineConstantExpr>(
-        simplifyAffineExpr(expr.replaceSymbols(values), 0, 0));
-    if (!folded)
-      return failure();
-    best = std::max(best, folded.getValue());
+/// An interval [lo, hi] that holds `expr` for every symbol value in the
+/// plan's ranges (interval arithmetic over the expression tree, so sizes
+/// that are not monotone, with `mod` terms, are bounded too); none when an
+/// operation's bound is unknown or overflows.
+std::optional<std::pair<int64_t, int64_t>> bounds(AffineExpr expr,
+                                                  const plan::Plan &plan) {
+  using Interval = std::pair<int64_t, int64_t>;
+  if (auto c = dyn_cast<AffineConstantExpr>(expr))
+    return Interval{c.getValue(), c.getValue()};
+  if (auto sym = dyn_cast<AffineSymbolExpr>(expr)) {
+    if (sym.getPosition() >= plan.symbols.size())
+      return std::nullopt;
+    const plan::PlanSymbol &s = plan.symbols[sym.getPosition()];
+    return Interval{s.min, s.max};
   }
-  return best;
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin)
+    return std::nullopt;
+  std::optional<Interval> a = bounds(bin.getLHS(), plan);
+  std::optional<Interval> b = bounds(bin.getRHS(), plan);
+  if (!a || !b)
+    return std::nullopt;
+  // The extremes of a binary operation monotone in each operand (for
+  // division: with a positive divisor) lie at the corners.
+  auto corners = [&](auto op) -> std::optional<Interval> {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t x : {a->first, a->second})
+      for (int64_t y : {b->first, b->second}) {
+        std::optional<int64_t> v = op(x, y);
+        if (!v)
+          return std::nullopt;
+        lo = std::min(lo, *v);
+        hi = std::max(hi, *v);
+      }
+    return Interval{lo, hi};
+  };
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return corners([](int64_t x, int64_t y) -> std::optional<int64_t> {
+      int64_t r;
+      return __builtin_add_overflow(x, y, &r) ? std::nullopt
+                                              : std::optional<int64_t>(r);
+    });
+  case AffineExprKind::Mul:
+    return corners([](int64_t x, int64_t y) -> std::optional<int64_t> {
+      int64_t r;
+      return __builtin_mul_overflow(x, y, &r) ? std::nullopt
+                                              : std::optional<int64_t>(r);
+    });
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::CeilDiv: {
+    if (b->first <= 0)
+      return std::nullopt;
+    bool floor = expr.getKind() == AffineExprKind::FloorDiv;
+    return corners([&](int64_t x, int64_t y) -> std::optional<int64_t> {
+      return floor ? llvm::divideFloorSigned(x, y)
+                   : llvm::divideCeilSigned(x, y);
+    });
+  }
+  case AffineExprKind::Mod:
+    if (b->first <= 0)
+      return std::nullopt;
+    if (a->first >= 0 && a->second < b->first)
+      return a;
+    return Interval{0, b->second - 1};
+  default:
+    return std::nullopt;
+  }
 }
 
 /// Bytes per element of a temporary, as the NVPTX lowering stores it.
@@ -200,12 +276,39 @@ int64_t elementBytes(Type type) {
   return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
 }
 
+/// The pointer argument (or the allocation) whose memory `memref` views:
+/// through view-like ops and the descriptors wrapPointer builds; null when
+/// it cannot be told.
+Value memoryRoot(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      memref = view.getViewSource();
+      continue;
+    }
+    if (isa<memref::AllocOp, memref::AllocaOp>(def))
+      return memref;
+    auto wrap = dyn_cast<UnrealizedConversionCastOp>(def);
+    if (!wrap || wrap.getNumOperands() != 1)
+      return Value();
+    const int64_t aligned[] = {1};
+    for (Value d = wrap.getOperand(0);
+         auto insert = d.getDefiningOp<LLVM::InsertValueOp>();
+         d = insert.getContainer())
+      if (insert.getPosition() == ArrayRef<int64_t>(aligned))
+        return isa<BlockArgument>(insert.getValue()) ? insert.getValue()
+                                                     : Value();
+    return Value();
+  }
+  return Value();
+}
+
 /// Whether `def` (outside `launch`) may be recomputed at the start of the
 /// launch: pure operations, loads of spilled scalars (kSpillLoad), and other
 /// loads (scalars read on the host, e.g. a 0-d weight) when no other launch
 /// runs between the load and this one, so the kernel reads the memory in the
 /// same state.
-bool canSink(Operation *def, gpu::LaunchOp launch) {
+bool canSink(Operation *def, gpu::LaunchOp launch,
+             function_ref<bool(Value, Value)> mayAlias) {
   if (def->getNumRegions())
     return false;
   if (isMemoryEffectFree(def))
@@ -218,12 +321,37 @@ bool canSink(Operation *def, gpu::LaunchOp launch) {
   for (Operation *op = def->getNextNode(); op != launch; op = op->getNextNode())
     if (isa<gpu::LaunchOp>(op) || !isMemoryEffectFree(op))
       return false;
-  return true;
+  // Every thread reads it: the launch itself must not write that memory
+  // (blocks starting late would read what others wrote).
+  Value root = memoryRoot(cast<memref::LoadOp>(def).getMemRef());
+  if (!root)
+    return false;
+  WalkResult writes = launch.getBody().walk([&](Operation *op) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+                     isMemoryEffectFree(op)
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances) {
+      if (!isa<MemoryEffects::Write>(effect.getEffect()))
+        continue;
+      Value target = effect.getValue();
+      Value written = target ? memoryRoot(target) : Value();
+      if (!written || mayAlias(written, root))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !writes.wasInterrupted();
 }
 
 /// Clones into `launch` what it uses from above (canSink), until it uses
 /// nothing from outside but the function's arguments.
-void sinkIntoLaunch(gpu::LaunchOp launch) {
+void sinkIntoLaunch(gpu::LaunchOp launch,
+                    function_ref<bool(Value, Value)> mayAlias) {
   Region &body = launch.getBody();
   bool changed = true;
   while (changed) {
@@ -232,7 +360,7 @@ void sinkIntoLaunch(gpu::LaunchOp launch) {
     getUsedValuesDefinedAbove(body, captured);
     for (Value value : captured) {
       Operation *def = value.getDefiningOp();
-      if (!def || !canSink(def, launch))
+      if (!def || !canSink(def, launch, mayAlias))
         continue;
       OpBuilder b = OpBuilder::atBlockBegin(&body.front());
       Operation *clone = b.clone(*def);
@@ -287,9 +415,11 @@ LogicalResult cuda::prepareLaunches(func::FuncOp func, plan::Plan &plan,
                              "of the symbols");
       bytes = bytes * *dim;
     }
-    FailureOr<int64_t> maxBytes = maxOverRanges(bytes, plan);
-    if (failed(maxBytes))
-      return op->emitError("the size of a temporary has no maximum");
+    std::optional<std::pair<int64_t, int64_t>> range = bounds(bytes, plan);
+    if (!range || range->first < 0)
+      return op->emitError("the size of a temporary has no bound over the "
+                           "symbols' ranges");
+    std::optional<int64_t> maxBytes = range->second;
     plan::PlanValue value;
     value.dtype = plan::DType::U8;
     value.storage = plan::Storage::Arena;
@@ -327,8 +457,26 @@ LogicalResult cuda::prepareLaunches(func::FuncOp func, plan::Plan &plan,
 
   SmallVector<gpu::LaunchOp> launches;
   func.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
+  // Memory roots (memoryRoot) that may overlap: the same root, or two
+  // buffers of one plan value (a value and its view); distinct plan values
+  // live in one step never overlap, nor do allocations.
+  auto mayAlias = [&](Value a, Value b) {
+    if (a == b)
+      return true;
+    auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
+    if (!argA || !argB)
+      return !(isa_and_present<memref::AllocOp, memref::AllocaOp>(
+                   a.getDefiningOp()) ||
+               isa_and_present<memref::AllocOp, memref::AllocaOp>(
+                   b.getDefiningOp()));
+    const LaunchArg &x = argValues[argA.getArgNumber()];
+    const LaunchArg &y = argValues[argB.getArgNumber()];
+    return x.kind != LaunchArg::Kind::Pointer ||
+           y.kind != LaunchArg::Kind::Pointer ||
+           plan.root(x.index) == plan.root(y.index);
+  };
   for (gpu::LaunchOp launch : launches)
-    sinkIntoLaunch(launch);
+    sinkIntoLaunch(launch, mayAlias);
   // What the launches took in is dead on the host now: loads included.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry)))
     if (op.use_empty() && !op.getNumRegions() &&

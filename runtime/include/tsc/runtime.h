@@ -295,7 +295,9 @@ typedef struct tsc_session_options_s {
   int32_t cuda_graphs;
   /* A CUstream the session's work is ordered on; NULL (default): a stream the
    * session creates. tsc_session_run returns once the outputs are in host
-   * memory either way. */
+   * memory either way, so the stream must not be capturing then
+   * (FAILED_PRECONDITION). The legacy and per-thread default streams work,
+   * without graphs (they cannot be captured). */
   void *cuda_stream;
 } tsc_session_options_t;
 

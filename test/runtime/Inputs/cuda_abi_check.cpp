@@ -17,12 +17,18 @@ static_assert(rt::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ==
 static_assert(rt::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ==
               CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 static_assert(rt::CU_STREAM_NON_BLOCKING == CU_STREAM_NON_BLOCKING);
+static const bool kSpecialStreams =
+    CU_STREAM_LEGACY == reinterpret_cast<CUstream>(rt::kStreamLegacy) &&
+    CU_STREAM_PER_THREAD == reinterpret_cast<CUstream>(rt::kStreamPerThread);
 static_assert(rt::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL ==
               CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
 static_assert(rt::CU_JIT_ERROR_LOG_BUFFER == CU_JIT_ERROR_LOG_BUFFER);
 static_assert(rt::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES ==
               CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
 static_assert(sizeof(rt::CUdeviceptr) == sizeof(CUdeviceptr));
+static_assert(rt::CU_STREAM_CAPTURE_STATUS_NONE ==
+              CU_STREAM_CAPTURE_STATUS_NONE);
+static_assert(sizeof(int) == sizeof(CUstreamCaptureStatus));
 static_assert(sizeof(rt::CUresult) == sizeof(CUresult));
 static_assert(sizeof(int) == sizeof(CUjit_option));
 
@@ -44,6 +50,14 @@ static_assert(rt::CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET ==
               CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
 static_assert(rt::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES ==
               CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
+static_assert(rt::CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES ==
+              CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES);
+static_assert(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + 1 ==
+                  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES &&
+              CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + 2 ==
+                  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES &&
+              CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + 3 ==
+                  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES);
 static_assert(sizeof(rt::cublasLtMatmulAlgo_t) == sizeof(cublasLtMatmulAlgo_t));
 static_assert(sizeof(rt::cublasLtMatmulHeuristicResult_t) ==
               sizeof(cublasLtMatmulHeuristicResult_t));

@@ -86,7 +86,14 @@ typedef struct {
   Work *first;
 } Graph;
 
-static void submit(Stream *stream, Work *work) {
+/* The stream behind a handle; NULL for the NULL, legacy (0x1) and
+ * per-thread (0x2) default streams, which never capture. */
+static Stream *real(void *handle) {
+  return (uintptr_t)handle <= 2 ? NULL : (Stream *)handle;
+}
+
+static void submit(void *handle, Work *work) {
+  Stream *stream = real(handle);
   if (stream && stream->capturing) {
     work->next = NULL;
     if (stream->last)
@@ -300,11 +307,16 @@ EXPORT CUresult cuStreamDestroy_v2(void *stream) {
   return OK;
 }
 EXPORT CUresult cuStreamSynchronize(void *stream) {
-  Stream *s = stream;
+  Stream *s = real(stream);
   return s && s->capturing ? CAPTURE_INVALIDATED : OK;
 }
+EXPORT CUresult cuStreamIsCapturing(void *stream, int *status) {
+  Stream *s = real(stream);
+  *status = s && s->capturing ? 1 : 0;
+  return OK;
+}
 EXPORT CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
-  Stream *s = stream;
+  Stream *s = real(stream);
   if (!s || s->capturing)
     return INVALID_VALUE;
   s->capturing = 1;
@@ -313,7 +325,7 @@ EXPORT CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
   return OK;
 }
 EXPORT CUresult cuStreamEndCapture(void *stream, void **graph) {
-  Stream *s = stream;
+  Stream *s = real(stream);
   if (!s || !s->capturing)
     return INVALID_VALUE;
   Graph *g = malloc(sizeof(Graph));
@@ -353,7 +365,7 @@ EXPORT CUresult cuGraphDestroy(void *graph) {
 }
 EXPORT CUresult cuGraphExecDestroy(void *exec) { return cuGraphDestroy(exec); }
 EXPORT CUresult cuGraphLaunch(void *exec, void *stream) {
-  Stream *s = stream;
+  Stream *s = real(stream);
   if (s && s->capturing)
     return INVALID_VALUE;
   ++graph_launches;
@@ -463,23 +475,42 @@ EXPORT int cublasLtMatrixLayoutSetAttribute(Layout *l, int attribute,
     return 7;
   return 0;
 }
-EXPORT int cublasLtMatmulPreferenceCreate(void **p) {
-  *p = malloc(1);
+/* Preferences: the operands' minimum alignments (A, B, C, D), 256 bytes
+ * unless set, as cuBLASLt's; the chosen algorithm keeps them, and a matmul
+ * on operands less aligned than that fails, as the real one may. */
+typedef struct {
+  uint32_t align[4];
+} Preference;
+
+EXPORT int cublasLtMatmulPreferenceCreate(Preference **p) {
+  *p = malloc(sizeof(Preference));
+  for (int i = 0; i < 4; ++i)
+    (*p)->align[i] = 256;
   return 0;
 }
-EXPORT int cublasLtMatmulPreferenceDestroy(void *p) {
+EXPORT int cublasLtMatmulPreferenceDestroy(Preference *p) {
   free(p);
   return 0;
 }
-EXPORT int cublasLtMatmulPreferenceSetAttribute(void *p, int a, const void *v,
-                                                size_t s) {
-  return a == 1 ? 0 : 7;
+EXPORT int cublasLtMatmulPreferenceSetAttribute(Preference *p, int a,
+                                                const void *v, size_t s) {
+  if (a == 1)
+    return 0;
+  if (a >= 5 && a <= 8 && s == 4) {
+    memcpy(&p->align[a - 5], v, 4);
+    return 0;
+  }
+  return 7;
 }
 EXPORT int cublasLtMatmulAlgoGetHeuristic(void *h, Desc *d, Layout *a,
                                           Layout *b, Layout *c, Layout *dl,
-                                          void *pref, int requested,
+                                          Preference *pref, int requested,
                                           void *results, int *count) {
+  uint64_t algo[8] = {0};
+  for (int i = 0; i < 4; ++i)
+    algo[i] = pref->align[i];
   memset(results, 0, 96);
+  memcpy(results, algo, sizeof algo);
   *count = 1;
   return 0;
 }
@@ -540,6 +571,11 @@ EXPORT int cublasLtMatmul(void *h, Desc *d, const void *alpha, const void *a,
       lc->cols != n || la->batch != ld->batch || lb->batch != ld->batch ||
       (d->epilogue == 4 && !d->bias) || !workspace)
     return 7;
+  const uint64_t *need = algo;
+  const void *operands[4] = {a, b, c, out};
+  for (int i = 0; i < 4; ++i)
+    if ((uintptr_t)operands[i] % need[i])
+      return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
   /* The descriptors may change before a graph replays: capture copies. */
   Work *w = calloc(1, sizeof(Work));
   w->run = run_matmul;
