@@ -16,6 +16,7 @@
 
 #include "compiler/target/cuda/CudaCodegen.h"
 #include "compiler/target/host/HostCodegen.h"
+#include "dialects/tsc/IR/SymbolicShape.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -200,73 +201,18 @@ FailureOr<AffineExpr> toExpr(Value value, ArrayRef<LaunchArg> argValues,
 }
 
 /// An interval [lo, hi] that holds `expr` for every symbol value in the
-/// plan's ranges (interval arithmetic over the expression tree, so sizes
-/// that are not monotone, with `mod` terms, are bounded too); none when an
-/// operation's bound is unknown or overflows.
+/// plan's ranges (interval arithmetic, tsc::getRange: sizes that are not
+/// monotone, with `mod` terms, are bounded too); none when it cannot bound
+/// the expression.
 std::optional<std::pair<int64_t, int64_t>> bounds(AffineExpr expr,
                                                   const plan::Plan &plan) {
-  using Interval = std::pair<int64_t, int64_t>;
-  if (auto c = dyn_cast<AffineConstantExpr>(expr))
-    return Interval{c.getValue(), c.getValue()};
-  if (auto sym = dyn_cast<AffineSymbolExpr>(expr)) {
-    if (sym.getPosition() >= plan.symbols.size())
-      return std::nullopt;
-    const plan::PlanSymbol &s = plan.symbols[sym.getPosition()];
-    return Interval{s.min, s.max};
-  }
-  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!bin)
+  SmallVector<DimRange> ranges;
+  for (const plan::PlanSymbol &s : plan.symbols)
+    ranges.push_back(DimRange{s.min, s.max});
+  std::optional<DimRange> range = getRange(expr, ranges);
+  if (!range)
     return std::nullopt;
-  std::optional<Interval> a = bounds(bin.getLHS(), plan);
-  std::optional<Interval> b = bounds(bin.getRHS(), plan);
-  if (!a || !b)
-    return std::nullopt;
-  // The extremes of a binary operation monotone in each operand (for
-  // division: with a positive divisor) lie at the corners.
-  auto corners = [&](auto op) -> std::optional<Interval> {
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (int64_t x : {a->first, a->second})
-      for (int64_t y : {b->first, b->second}) {
-        std::optional<int64_t> v = op(x, y);
-        if (!v)
-          return std::nullopt;
-        lo = std::min(lo, *v);
-        hi = std::max(hi, *v);
-      }
-    return Interval{lo, hi};
-  };
-  switch (expr.getKind()) {
-  case AffineExprKind::Add:
-    return corners([](int64_t x, int64_t y) -> std::optional<int64_t> {
-      int64_t r;
-      return __builtin_add_overflow(x, y, &r) ? std::nullopt
-                                              : std::optional<int64_t>(r);
-    });
-  case AffineExprKind::Mul:
-    return corners([](int64_t x, int64_t y) -> std::optional<int64_t> {
-      int64_t r;
-      return __builtin_mul_overflow(x, y, &r) ? std::nullopt
-                                              : std::optional<int64_t>(r);
-    });
-  case AffineExprKind::FloorDiv:
-  case AffineExprKind::CeilDiv: {
-    if (b->first <= 0)
-      return std::nullopt;
-    bool floor = expr.getKind() == AffineExprKind::FloorDiv;
-    return corners([&](int64_t x, int64_t y) -> std::optional<int64_t> {
-      return floor ? llvm::divideFloorSigned(x, y)
-                   : llvm::divideCeilSigned(x, y);
-    });
-  }
-  case AffineExprKind::Mod:
-    if (b->first <= 0)
-      return std::nullopt;
-    if (a->first >= 0 && a->second < b->first)
-      return a;
-    return Interval{0, b->second - 1};
-  default:
-    return std::nullopt;
-  }
+  return std::make_pair(range->min, range->max);
 }
 
 /// Bytes per element of a temporary, as the NVPTX lowering stores it.
