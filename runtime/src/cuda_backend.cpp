@@ -666,8 +666,8 @@ tsc_status_t CudaSession::enqueueSteps(const Layout &layout,
 
 tsc_status_t runCuda(CudaSession &session, const Layout &layout,
                      const int64_t *symbols,
-                     const std::vector<const void *> &inputs,
-                     const std::vector<void *> &outputs,
+                     const std::vector<CudaBuffer> &inputs,
+                     const std::vector<CudaBuffer> &outputs,
                      std::vector<double> *stepTimes) {
   const Driver &d = driver();
   const tsc_model_s &model = *session.model;
@@ -697,9 +697,15 @@ tsc_status_t runCuda(CudaSession &session, const Layout &layout,
     uint64_t bytes = layout.bytes[plan.inputs[i].value];
     if (!bytes)
       continue;
-    if (CUresult r = d.cuMemcpyHtoDAsync(session.inputs[i], inputs[i], bytes,
-                                         session.stream);
-        r != CUDA_SUCCESS)
+    // Caller device memory is copied too: the staging buffers' addresses are
+    // the ones a captured graph uses.
+    CUresult r = inputs[i].device
+                     ? d.cuMemcpyDtoDAsync(session.inputs[i],
+                                           CUdeviceptr(uintptr_t(inputs[i].data)),
+                                           bytes, session.stream)
+                     : d.cuMemcpyHtoDAsync(session.inputs[i], inputs[i].data,
+                                           bytes, session.stream);
+    if (r != CUDA_SUCCESS)
       return driverError(file, "copying input '" + plan.inputs[i].name +
                                    "' to the device",
                          r);
@@ -759,9 +765,13 @@ tsc_status_t runCuda(CudaSession &session, const Layout &layout,
     uint64_t bytes = layout.bytes[plan.outputs[i].value];
     if (!bytes)
       continue;
-    if (CUresult r = d.cuMemcpyDtoHAsync(outputs[i], session.outputs[i],
-                                         bytes, session.stream);
-        r != CUDA_SUCCESS)
+    CUresult r = outputs[i].device
+                     ? d.cuMemcpyDtoDAsync(CUdeviceptr(uintptr_t(outputs[i].data)),
+                                           session.outputs[i], bytes,
+                                           session.stream)
+                     : d.cuMemcpyDtoHAsync(outputs[i].data, session.outputs[i],
+                                           bytes, session.stream);
+    if (r != CUDA_SUCCESS)
       return driverError(file, "copying output '" + plan.outputs[i].name +
                                    "' from the device",
                          r);

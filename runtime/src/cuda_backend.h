@@ -46,15 +46,21 @@ tsc_status_t createCudaSession(tsc_model_s &model,
                                const CudaSessionOptions &options,
                                CudaSessionPtr &out);
 
-/// Runs the plan at `symbols` (sized by `layout`): copies the inputs in,
-/// runs the steps (replaying a graph when one was captured for these symbol
+/// A caller's tensor memory: host, or CUDA memory of the session's device.
+struct CudaBuffer {
+  void *data = nullptr;
+  bool device = false;
+};
+
+/// Runs the plan at `symbols` (sized by `layout`): copies the inputs in
+/// (from host or device memory) to the staging buffers, runs the steps (replaying a graph when one was captured for these symbol
 /// values), copies the outputs out and waits for the stream. `stepTimes`
 /// (profiling) receives each step's milliseconds, measured with a
 /// synchronization after every step.
 tsc_status_t runCuda(CudaSession &session, const Layout &layout,
                      const int64_t *symbols,
-                     const std::vector<const void *> &inputs,
-                     const std::vector<void *> &outputs,
+                     const std::vector<CudaBuffer> &inputs,
+                     const std::vector<CudaBuffer> &outputs,
                      std::vector<double> *stepTimes);
 
 /// The model's per-device state (modules, weights): freed with the model.

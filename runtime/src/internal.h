@@ -29,6 +29,8 @@ struct tsc_tensor_s {
   void *data = nullptr;
   size_t byteSize = 0;
   bool owned = false;
+  tsc_location_t location = TSC_LOCATION_HOST;
+  int32_t device = 0; // CUDA device ordinal of CUDA memory
 };
 
 namespace tsc::rt {

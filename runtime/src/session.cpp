@@ -33,8 +33,8 @@ struct tsc_session_s {
   uint64_t runs = 0;
   // CUDA models: the device side; the host arena is not allocated.
   CudaSessionPtr cuda;
-  std::vector<const void *> hostInputs;
-  std::vector<void *> hostOutputs;
+  int32_t cudaDevice = 0;
+  std::vector<CudaBuffer> cudaInputs, cudaOutputs;
 
   ~tsc_session_s() {
     cuda.reset(); // device memory before the model (and its context)
@@ -74,6 +74,25 @@ tsc_status_t findPort(const std::vector<Port> &ports, const char *what,
     if (ports[index].name == name)
       return nullptr;
   return unknownName(ports, what, name);
+}
+
+// Where a bound tensor's memory may be: host memory for every session, CUDA
+// memory of the session's device for CUDA models.
+tsc_status_t checkLocation(const tsc_session_s &s, const char *what,
+                           const std::string &name, const tsc_tensor_t *t) {
+  if (t->location == TSC_LOCATION_HOST)
+    return nullptr;
+  if (!s.cuda)
+    return statusf(TSC_STATUS_INVALID_ARGUMENT,
+                   "%s '%s' is in CUDA memory; this model runs on the CPU "
+                   "(pass host memory)",
+                   what, name.c_str());
+  if (t->device != s.cudaDevice)
+    return statusf(TSC_STATUS_INVALID_ARGUMENT,
+                   "%s '%s' is in the memory of CUDA device %d; the session "
+                   "runs on device %d",
+                   what, name.c_str(), int(t->device), int(s.cudaDevice));
+  return nullptr;
 }
 
 tsc_status_t checkKind(const char *what, const std::string &name,
@@ -222,15 +241,17 @@ tsc_status_t run(tsc_session_s &s) {
     return status;
   if (s.cuda) {
     const Plan &plan = s.model->plan;
-    s.hostInputs.resize(plan.inputs.size());
-    s.hostOutputs.resize(plan.outputs.size());
+    s.cudaInputs.resize(plan.inputs.size());
+    s.cudaOutputs.resize(plan.outputs.size());
     for (size_t i = 0; i < plan.inputs.size(); ++i)
-      s.hostInputs[i] = s.inputs[i]->data;
-    for (size_t i = 0; i < plan.outputs.size(); ++i)
-      s.hostOutputs[i] =
-          (s.boundOutputs[i] ? s.boundOutputs[i] : s.outputs[i])->data;
-    if ((status = runCuda(*s.cuda, s.layout, s.symbols.data(), s.hostInputs,
-                          s.hostOutputs, s.profile ? &s.stepTimes : nullptr)))
+      s.cudaInputs[i] = {s.inputs[i]->data,
+                         s.inputs[i]->location == TSC_LOCATION_CUDA};
+    for (size_t i = 0; i < plan.outputs.size(); ++i) {
+      tsc_tensor_t *t = s.boundOutputs[i] ? s.boundOutputs[i] : s.outputs[i];
+      s.cudaOutputs[i] = {t->data, t->location == TSC_LOCATION_CUDA};
+    }
+    if ((status = runCuda(*s.cuda, s.layout, s.symbols.data(), s.cudaInputs,
+                          s.cudaOutputs, s.profile ? &s.stepTimes : nullptr)))
       return status;
     s.haveOutputs = true;
     ++s.runs;
@@ -299,6 +320,7 @@ tsc_status_t tsc_session_create(tsc_model_t *model,
     if (model->isCuda()) {
       CudaSessionOptions cuda;
       cuda.device = options.cuda_device;
+      session->cudaDevice = options.cuda_device;
       cuda.graphs = options.cuda_graphs != 0;
       cuda.stream = options.cuda_stream;
       cuda.profile = session->profile;
@@ -344,11 +366,15 @@ tsc_status_t tsc_session_bind_input(tsc_session_t *session, const char *name,
     size_t i = 0;
     if (tsc_status_t status = findPort(plan.inputs, "input", name, i))
       return status;
-    if (tensor)
+    if (tensor) {
       if (tsc_status_t status =
               checkKind("input", plan.inputs[i].name,
                         plan.values[plan.inputs[i].value], tensor))
         return status;
+      if (tsc_status_t status =
+              checkLocation(*session, "input", plan.inputs[i].name, tensor))
+        return status;
+    }
     // The session only reads inputs; the reference count is the one thing it
     // changes.
     replace(session->inputs[i], const_cast<tsc_tensor_t *>(tensor));
@@ -365,11 +391,15 @@ tsc_status_t tsc_session_bind_output(tsc_session_t *session, const char *name,
     size_t i = 0;
     if (tsc_status_t status = findPort(plan.outputs, "output", name, i))
       return status;
-    if (tensor)
+    if (tensor) {
       if (tsc_status_t status =
               checkKind("output", plan.outputs[i].name,
                         plan.values[plan.outputs[i].value], tensor))
         return status;
+      if (tsc_status_t status =
+              checkLocation(*session, "output", plan.outputs[i].name, tensor))
+        return status;
+    }
     replace(session->boundOutputs[i], tensor);
     // The last run's outputs may have gone to the tensor just unbound.
     session->haveOutputs = false;

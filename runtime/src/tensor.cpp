@@ -1,4 +1,4 @@
-//===- tensor.cpp - host tensors: owned or borrowed memory ----------------===//
+//===- tensor.cpp - tensors: owned host memory or borrowed memory ---------===//
 
 #include "internal.h"
 
@@ -81,9 +81,11 @@ tsc_status_t tsc_tensor_create_host(tsc_dtype_t dtype, size_t rank,
       [&] { return createHostTensor(dtype, rank, dims, out_tensor); });
 }
 
-tsc_status_t tsc_tensor_wrap_host(tsc_dtype_t dtype, size_t rank,
-                                  const int64_t *dims, void *data,
-                                  size_t byte_size, tsc_tensor_t **out_tensor) {
+namespace {
+
+tsc_status_t wrap(tsc_dtype_t dtype, size_t rank, const int64_t *dims,
+                  void *data, size_t byte_size, tsc_location_t location,
+                  int32_t device, tsc_tensor_t **out_tensor) {
   if (!out_tensor)
     return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "out_tensor is NULL");
   *out_tensor = nullptr;
@@ -97,11 +99,33 @@ tsc_status_t tsc_tensor_wrap_host(tsc_dtype_t dtype, size_t rank,
                      byte_size, bytes);
     if (!data && bytes)
       return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "data is NULL");
+    if (device < 0)
+      return statusf(TSC_STATUS_INVALID_ARGUMENT, "CUDA device %d",
+                     int(device));
     auto tensor = newTensor(dtype, rank, dims, bytes);
     tensor->data = data;
+    tensor->location = location;
+    tensor->device = device;
     *out_tensor = tensor.release();
     return nullptr;
   });
+}
+
+} // namespace
+
+tsc_status_t tsc_tensor_wrap_host(tsc_dtype_t dtype, size_t rank,
+                                  const int64_t *dims, void *data,
+                                  size_t byte_size, tsc_tensor_t **out_tensor) {
+  return wrap(dtype, rank, dims, data, byte_size, TSC_LOCATION_HOST, 0,
+              out_tensor);
+}
+
+tsc_status_t tsc_tensor_wrap_cuda(tsc_dtype_t dtype, size_t rank,
+                                  const int64_t *dims, void *device_pointer,
+                                  size_t byte_size, int32_t device,
+                                  tsc_tensor_t **out_tensor) {
+  return wrap(dtype, rank, dims, device_pointer, byte_size, TSC_LOCATION_CUDA,
+              device, out_tensor);
 }
 
 void tsc_tensor_retain(tsc_tensor_t *tensor) {
@@ -138,7 +162,11 @@ size_t tsc_tensor_byte_size(const tsc_tensor_t *tensor) {
 }
 
 tsc_location_t tsc_tensor_location(const tsc_tensor_t *tensor) {
-  return tensor ? TSC_LOCATION_HOST : tsc_location_t(0);
+  return tensor ? tensor->location : tsc_location_t(0);
+}
+
+int32_t tsc_tensor_cuda_device(const tsc_tensor_t *tensor) {
+  return tensor && tensor->location == TSC_LOCATION_CUDA ? tensor->device : -1;
 }
 
 int tsc_tensor_owns_data(const tsc_tensor_t *tensor) {

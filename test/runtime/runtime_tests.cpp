@@ -614,6 +614,24 @@ TEST(fixture_cuda_model_loads) {
   CHECK(session == nullptr);
 }
 
+// CUDA memory cannot feed a CPU model: refused when bound, naming the input.
+TEST(fixture_cuda_tensor_on_cpu) {
+  tsc::Model model = tsc::Model::load(path("copy.tscm"));
+  tsc::Session s(model, 1);
+  std::vector<float> x(12);
+  tsc::Tensor onDevice =
+      tsc::Tensor::wrapCuda(TSC_DTYPE_F32, {3, 4}, x.data(), 48, 0);
+  CHECK(onDevice.location() == TSC_LOCATION_CUDA &&
+        tsc_tensor_cuda_device(onDevice.get()) == 0);
+  CHECK(expectStatus(tsc_session_bind_input(s.get(), "x", onDevice.get()),
+                     TSC_STATUS_INVALID_ARGUMENT,
+                     {"input 'x' is in CUDA memory; this model runs on the CPU"}));
+  tsc_tensor_t *bad = nullptr;
+  CHECK(expectStatus(tsc_tensor_wrap_cuda(TSC_DTYPE_F32, 0, nullptr, x.data(),
+                                          4, -1, &bad),
+                     TSC_STATUS_INVALID_ARGUMENT, {"CUDA device -1"}));
+}
+
 // With test/runtime/Inputs/fake_cuda.c as libcuda.so.1 and libcublasLt
 // (tsc-runtime-tests DIR --fake-cuda FAKE.so): the backend's driver calls,
 // end to end on host memory.
@@ -684,6 +702,29 @@ TEST(fake_cuda_scale) {
   CHECK(expectStatus(tsc_session_create(model.get(), &options, &none),
                      TSC_STATUS_OUT_OF_RANGE,
                      {"CUDA device 1 does not exist (there are 1)"}));
+}
+
+// Caller tensors in device memory (the stand-in driver's device memory is
+// host memory): copied device to device into and out of the staging
+// buffers; memory of another device is refused.
+TEST(fake_cuda_device_tensors) {
+  tsc::Model model = tsc::Model::load(path("cuda-scale.tscm"));
+  std::vector<float> x = scaleInput(), y(37, -1.0f);
+  tsc::Session s(model);
+  s.bindInput("x", tsc::Tensor::wrapCuda(TSC_DTYPE_F32, {37}, x.data(),
+                                         x.size() * 4));
+  tsc::Tensor out = tsc::Tensor::wrapCuda(TSC_DTYPE_F32, {37}, y.data(), 37 * 4);
+  s.bindOutput("y", out);
+  s.run();
+  for (size_t i = 0; i < 37; ++i)
+    CHECK(y[i] == 2 * x[i]);
+  CHECK(s.output("y").data() == y.data());
+  tsc::Tensor elsewhere =
+      tsc::Tensor::wrapCuda(TSC_DTYPE_F32, {37}, x.data(), x.size() * 4, 1);
+  CHECK(expectStatus(tsc_session_bind_input(s.get(), "x", elsewhere.get()),
+                     TSC_STATUS_INVALID_ARGUMENT,
+                     {"input 'x' is in the memory of CUDA device 1; the "
+                      "session runs on device 0"}));
 }
 
 // The caller's stream: the legacy default stream works without graphs (it

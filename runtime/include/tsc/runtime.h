@@ -143,13 +143,14 @@ TSC_API tsc_status_t tsc_cuda_device_get(size_t index,
 
 /* A dense, row-major array with a dtype and a shape, and memory that either
  * the runtime owns (tsc_tensor_create_host, outputs) or the caller lends
- * (tsc_tensor_wrap_host). Thread safety: retain/release and the accessors may
+ * (tsc_tensor_wrap_host, tsc_tensor_wrap_cuda). Thread safety: retain/release and the accessors may
  * be called from any thread; the data is the caller's to synchronize, and must
  * not change while a session that has it bound is running. */
 typedef struct tsc_tensor_s tsc_tensor_t;
 
 typedef enum tsc_location_e {
   TSC_LOCATION_HOST = 1, /* CPU memory */
+  TSC_LOCATION_CUDA = 2, /* memory of a CUDA device (API version 3) */
   TSC_LOCATION_MAX_ENUM =
       0x7FFFFFFF /* not a location: see TSC_STATUS_CODE_MAX_ENUM */
 } tsc_location_t;
@@ -166,6 +167,17 @@ TSC_API tsc_status_t tsc_tensor_wrap_host(tsc_dtype_t dtype, size_t rank,
                                           const int64_t *dims, void *data,
                                           size_t byte_size,
                                           tsc_tensor_t **out_tensor);
+/// Creates a tensor over caller memory on CUDA device `device` (API version
+/// 3): `device_pointer` is a CUdeviceptr, valid in that device's primary
+/// context, holding at least the tensor's dense size in `byte_size` bytes.
+/// The runtime never frees it and never reads it on the host; sessions of a
+/// CUDA model on that device take it as an input or a bound output without a
+/// copy through host memory (tsc_tensor_data returns the device pointer).
+TSC_API tsc_status_t tsc_tensor_wrap_cuda(tsc_dtype_t dtype, size_t rank,
+                                          const int64_t *dims,
+                                          void *device_pointer,
+                                          size_t byte_size, int32_t device,
+                                          tsc_tensor_t **out_tensor);
 /// Adds a reference; NULL is a no-op.
 TSC_API void tsc_tensor_retain(tsc_tensor_t *tensor);
 /// Drops a reference, freeing owned memory with the last one; NULL is a no-op.
@@ -179,6 +191,8 @@ TSC_API const int64_t *tsc_tensor_dims(const tsc_tensor_t *tensor);
 /// Element count × dtype size.
 TSC_API size_t tsc_tensor_byte_size(const tsc_tensor_t *tensor);
 TSC_API tsc_location_t tsc_tensor_location(const tsc_tensor_t *tensor);
+/// The CUDA device of a TSC_LOCATION_CUDA tensor; -1 for host memory.
+TSC_API int32_t tsc_tensor_cuda_device(const tsc_tensor_t *tensor);
 /// 1 when the runtime allocated the memory (and frees it), 0 when it is
 /// borrowed.
 TSC_API int tsc_tensor_owns_data(const tsc_tensor_t *tensor);

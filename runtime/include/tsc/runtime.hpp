@@ -92,12 +92,22 @@ public:
                                        byteSize, &t));
     return Tensor(t);
   }
+  /// Borrows CUDA memory of `device` (a CUdeviceptr as a pointer).
+  static Tensor wrapCuda(tsc_dtype_t dtype, const std::vector<int64_t> &dims,
+                         void *devicePointer, size_t byteSize,
+                         int32_t device = 0) {
+    tsc_tensor_t *t = nullptr;
+    detail::check(tsc_tensor_wrap_cuda(dtype, dims.size(), dims.data(),
+                                       devicePointer, byteSize, device, &t));
+    return Tensor(t);
+  }
 
   tsc_tensor_t *get() const { return h_.get(); }
   explicit operator bool() const { return bool(h_); }
   void *data() const { return tsc_tensor_data(get()); }
   template <typename T> T *data() const { return static_cast<T *>(data()); }
   tsc_dtype_t dtype() const { return tsc_tensor_dtype(get()); }
+  tsc_location_t location() const { return tsc_tensor_location(get()); }
   size_t rank() const { return tsc_tensor_rank(get()); }
   std::vector<int64_t> dims() const {
     const int64_t *d = tsc_tensor_dims(get());
