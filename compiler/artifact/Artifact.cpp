@@ -190,7 +190,7 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
         w.u32(v);
       w.u8(s.transA);
       w.u8(s.transB);
-      w.u16(0);
+      w.u16(plan.gemmTf32 ? 1 : 0); // flags (1.2): bit 0, TF32 allowed
       for (unsigned e : {s.batch, s.m, s.n, s.k, s.lda, s.ldb, s.ldc,
                          s.strideA, s.strideB, s.strideC})
         w.u32(e);
@@ -258,7 +258,8 @@ mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
         return v.storage == Storage::Weight;
       }))
     sections.push_back({"WGHT", plan.weights});
-  return writeSections(sections, 1, producer);
+  // The GEMM flags are format 1.2's.
+  return writeSections(sections, plan.gemmTf32 ? 2 : 1, producer);
 }
 
 FailureOr<std::vector<char>>

@@ -75,6 +75,12 @@ struct DriverOptions {
       cl::desc("Generate fp32 matmul/linear kernels instead of calling the "
                "GEMM library (for comparison)"),
       cl::init(false), cl::cat(category)};
+  cl::opt<std::string> precision{
+      "precision",
+      cl::desc("Storage and compute precision: fp32 (default, TF32 off) or "
+               "tf32 (GEMMs may round their inputs to TF32; CUDA only, the "
+               "CPU computes fp32); fp16 and bf16 are not implemented yet"),
+      cl::init("fp32"), cl::cat(category)};
   cl::opt<bool> noFuse{
       "no-fuse",
       cl::desc("No fusion: skip the fuse phase's passes (attention, norms, "
@@ -403,6 +409,7 @@ int compileModel(ModuleOp module, const DriverOptions &options,
   FailureOr<plan::Plan> plan = plan::buildPlan(funcs.front(), planOptions);
   if (failed(plan))
     return 1;
+  plan->gemmTf32 = options.precision == "tf32";
   if (options.report) {
     std::optional<plan::Plan> baseline;
     if (unfused) {
@@ -509,6 +516,14 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   }
   if (until == Phase::Ptx && options.output == "-") {
     llvm::errs() << "tsc: error: --emit=ptx writes files: give -o DIR\n";
+    return 1;
+  }
+  if (options.precision != "fp32" && options.precision != "tf32") {
+    llvm::errs() << "tsc: error: --precision=" << options.precision
+                 << (options.precision == "fp16" || options.precision == "bf16"
+                         ? ": not implemented yet (fp32 and tf32 are)"
+                         : ": expected fp32, tf32, fp16 or bf16")
+                 << "\n";
     return 1;
   }
   if (!emitting && !options.report && options.output == "-") {

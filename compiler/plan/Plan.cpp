@@ -908,6 +908,11 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
                                               double(plan.intermediateBytes))
                          : 0.0);
   os << "weights: " << plan.weights.size() << " bytes\n";
+  os << "precision: fp32 storage and compute"
+     << (plan.gemmTf32 ? "; GEMMs round their inputs to TF32 (cuBLASLt fast "
+                         "TF32 on CUDA; fp32 on the CPU, which has no TF32)"
+                       : ", TF32 off")
+     << "\n";
   os << "steps:\n";
   for (auto [i, step] : llvm::enumerate(plan.steps)) {
     std::string what;

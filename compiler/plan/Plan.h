@@ -73,6 +73,9 @@ struct Plan {
   std::vector<std::pair<std::string, unsigned>> inputs, outputs;
   std::vector<PlanStep> steps;
   uint64_t arenaSize = 0;
+  /// --precision=tf32: GEMMs may round their inputs to TF32 (CUDA's
+  /// cuBLASLt fast-TF32 compute; the CPU has none and computes fp32).
+  bool gemmTf32 = false;
   /// Sum of the arena values' sizes at the maxima: what the arena would be
   /// without reuse.
   uint64_t intermediateBytes = 0;

@@ -450,8 +450,10 @@ tsc_status_t CudaSession::prepareGemm(size_t step, const GemmStep &g,
   int32_t transLtB = g.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   uint32_t epilogue =
       g.bias != kNone ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
-  cublasStatus_t s = lt.cublasLtMatmulDescCreate(&plan.desc,
-                                                 CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  // fp32 compute, TF32 only where the plan allows it (--precision=tf32).
+  cublasStatus_t s = lt.cublasLtMatmulDescCreate(
+      &plan.desc, g.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+      CUDA_R_32F);
   auto layoutOf = [&](cublasLtMatrixLayout_t &out, int64_t rows, int64_t cols,
                       int64_t ld, int64_t stride) {
     if (s == CUBLAS_STATUS_SUCCESS)

@@ -169,7 +169,10 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       g.bias = r.u32("gemm bias");
       g.transA = r.u8("gemm trans_a") != 0;
       g.transB = r.u8("gemm trans_b") != 0;
-      r.u16("gemm reserved");
+      uint16_t flags = r.u16("gemm flags");
+      if (r.ok() && (flags & ~1u))
+        return unknown("gemm flags", flags);
+      g.tf32 = flags & 1;
       for (uint32_t *e : {&g.batch, &g.m, &g.n, &g.k, &g.lda, &g.ldb, &g.ldc,
                           &g.strideA, &g.strideB, &g.strideC})
         if (tsc_status_t status =

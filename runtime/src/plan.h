@@ -47,6 +47,8 @@ struct GemmStep {
   // C's layout, possibly C itself.
   uint32_t residual = kNone;
   bool transA = false, transB = false;
+  /// Format 1.2, flags bit 0: the inputs may be rounded to TF32 (CUDA).
+  bool tf32 = false;
   // Expression indices.
   uint32_t batch = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
   uint32_t strideA = 0, strideB = 0, strideC = 0;

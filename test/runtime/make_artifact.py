@@ -109,10 +109,10 @@ class Plan:
                           + b"".join(struct.pack("<I", b) for b in buffers))
 
     def gemm(self, a, b, c, bias, m, n, k, lda, ldb, ldc, batch=const(1), strides=None,
-             alpha=1.0, beta=0.0, trans_a=0, trans_b=0):
+             alpha=1.0, beta=0.0, trans_a=0, trans_b=0, flags=0):
         strides = strides or [const(0)] * 3
         exprs = [self.expr(e) for e in [batch, m, n, k, lda, ldb, ldc] + strides]
-        self.steps.append(struct.pack("<BIIIIBBH", 2, a, b, c, bias, trans_a, trans_b, 0)
+        self.steps.append(struct.pack("<BIIIIBBH", 2, a, b, c, bias, trans_a, trans_b, flags)
                           + b"".join(struct.pack("<I", e) for e in exprs)
                           + struct.pack("<ff", alpha, beta))
 
@@ -377,6 +377,9 @@ def make(args):
     gemm = container([(b"PLAN", plan.encode()), (b"WGHT", weights)])
     out("gemm.tscm", gemm)
     out("cuda-gemm.tscm", as_cuda(plan, weights))
+    tf32 = gemm_artifact(random.Random(0))[0]
+    tf32.steps[0] = tf32.steps[0][:19] + struct.pack("<H", 1) + tf32.steps[0][21:]
+    out("cuda-gemm-tf32.tscm", as_cuda(tf32, weights))
     gx = [round(rng.uniform(-1, 1), 3) for _ in range(2 * 3)]
     ids = [rng.randrange(0, 100) for _ in range(2 * 5)]
     y = [sum(gx[r * 3 + kk] * w[kk * 4 + c] for kk in range(3)) + b[c]
@@ -419,6 +422,9 @@ def make(args):
     underflow = copy_artifact()
     underflow.exprs.append(const(1) + b"\x10")
     out("expr-underflow.tscm", container([(b"PLAN", underflow.encode())]))
+    bad_flags = gemm_artifact(random.Random(0))[0]
+    bad_flags.steps[0] = bad_flags.steps[0][:19] + struct.pack("<H", 2) + bad_flags.steps[0][21:]
+    out("gemm-flags.tscm", container([(b"PLAN", bad_flags.encode()), (b"WGHT", weights)], minor=2))
     out("plan-truncated.tscm", container([(b"PLAN", copy_artifact().encode()[:-3])]))
     out("kernel-no-host.tscm", container([(b"PLAN", kernel_artifact().encode())]))
     vulkan = copy_artifact()

@@ -352,6 +352,7 @@ TEST(fixtures_corrupt) {
       {"bad-expr.tscm", TSC_STATUS_DATA_LOSS, "unknown code 0x7f"},
       {"expr-underflow.tscm", TSC_STATUS_DATA_LOSS, "stack underflow"},
       {"plan-truncated.tscm", TSC_STATUS_DATA_LOSS, "step_count 1"},
+      {"gemm-flags.tscm", TSC_STATUS_DATA_LOSS, "unknown gemm flags 2"},
       {"kernel-no-host.tscm", TSC_STATUS_DATA_LOSS, "no HOST section"},
       {"vulkan-target.tscm", TSC_STATUS_UNIMPLEMENTED, "target 'vulkan'"},
       {"cuda-no-section.tscm", TSC_STATUS_DATA_LOSS,
@@ -845,6 +846,18 @@ TEST(fake_cuda_gemm) {
     CHECK(std::fabs(y.data<float>()[i] - expected[i]) < 1e-5f);
   CHECK(std::memcmp(s.output("ids_out").data(), ids.data(), 80) == 0);
   CHECK(counter("matmuls") >= 1 && counter("sync_uploads") == uploads);
+  CHECK(counter("tf32_descs") == 0);
+
+  // --precision=tf32 (GEMM flags bit 0): cuBLASLt's fast-TF32 compute type.
+  tsc::Model tf32 = tsc::Model::load(path("cuda-gemm-tf32.tscm"));
+  tsc::Session t(tf32);
+  t.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 3}, x.data(), 24));
+  t.bindInput("ids",
+              tsc::Tensor::wrapHost(TSC_DTYPE_I64, {2, 5}, ids.data(), 80));
+  t.run();
+  CHECK(counter("tf32_descs") == 1);
+  for (size_t i = 0; i < 8; ++i)
+    CHECK(std::fabs(t.output("y").data<float>()[i] - expected[i]) < 1e-5f);
 
   tsc::Model residual = tsc::Model::load(path("cuda-gemm-residual.tscm"));
   std::vector<float> rx = expectedFloats("residual_x.npy", 6);

@@ -34,6 +34,7 @@ static_assert(sizeof(int) == sizeof(CUjit_option));
 
 static_assert(rt::CUBLAS_STATUS_SUCCESS == CUBLAS_STATUS_SUCCESS);
 static_assert(rt::CUBLAS_COMPUTE_32F == CUBLAS_COMPUTE_32F);
+static_assert(rt::CUBLAS_COMPUTE_32F_FAST_TF32 == CUBLAS_COMPUTE_32F_FAST_TF32);
 static_assert(rt::CUDA_R_32F == CUDA_R_32F);
 static_assert(rt::CUBLAS_OP_N == CUBLAS_OP_N && rt::CUBLAS_OP_T == CUBLAS_OP_T);
 static_assert(rt::CUBLASLT_MATMUL_DESC_TRANSA == CUBLASLT_MATMUL_DESC_TRANSA);

@@ -42,7 +42,7 @@ static int env(const char *name, int fallback) {
 /* --- Counters ------------------------------------------------------------ */
 static long live_allocations, module_loads, sass_loads, ptx_loads,
     live_modules, launches, captures, graph_launches, matmuls, contexts,
-    weight_uploads;
+    weight_uploads, tf32_descs;
 
 EXPORT long fake_cuda_counter(const char *name) {
   struct {
@@ -58,7 +58,8 @@ EXPORT long fake_cuda_counter(const char *name) {
              {"graph_launches", &graph_launches},
              {"matmuls", &matmuls},
              {"contexts", &contexts},
-             {"sync_uploads", &weight_uploads}};
+             {"sync_uploads", &weight_uploads},
+             {"tf32_descs", &tf32_descs}};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     if (strcmp(all[i].name, name) == 0)
       return *all[i].value;
@@ -429,8 +430,11 @@ EXPORT int cublasLtCreate(void **h) {
 }
 EXPORT int cublasLtDestroy(void *h) { return 0; }
 EXPORT int cublasLtMatmulDescCreate(Desc **d, int compute, int scale) {
-  if (compute != 68 || scale != 0) /* CUBLAS_COMPUTE_32F, CUDA_R_32F */
-    return 15;                     /* CUBLAS_STATUS_NOT_SUPPORTED */
+  /* CUBLAS_COMPUTE_32F or _32F_FAST_TF32 (counted; computed in full fp32
+   * here), CUDA_R_32F scale */
+  if ((compute != 68 && compute != 77) || scale != 0)
+    return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
+  tf32_descs += compute == 77;
   *d = calloc(1, sizeof(Desc));
   (*d)->epilogue = 1;
   ++live_allocations;

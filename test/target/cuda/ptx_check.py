@@ -236,7 +236,8 @@ def dump(path):
     names = {v: n for n, v in plan["inputs"] + plan["outputs"]}
     for kind, launch in plan["steps"]:
         if kind != 5:
-            print({2: "gemm", 4: "gemm", 3: "copy"}[kind])
+            tf32 = kind in (2, 4) and launch["fields"][6] & 1
+            print({2: "gemm", 4: "gemm", 3: "copy"}[kind] + (" (tf32)" if tf32 else ""))
             continue
         args = [names.get(i, f"v{i}") if k == 1 else show(i) for k, i in launch["args"]]
         print(f"{modules[launch['module']][1]}: grid ({', '.join(map(show, launch['sizes'][:3]))})"
