@@ -5,7 +5,8 @@
 // symbol arrays, followed by loop nests over those memrefs. Here:
 //   1. linalg becomes scf.parallel; scf.forall (attention, row-tiled norms)
 //      too; work outside any parallel loop is put in a one-iteration loop;
-//   2. each outermost parallel loop is tiled by kThreadsPerBlock along its
+//   2. each outermost parallel loop is tiled by kThreadsPerBlock (fewer for
+//      a small constant innermost dim) along its
 //      innermost dim and mapped: tiles to the grid (innermost dim on x,
 //      which has no 65535 limit), the tile to threadIdx.x, deeper parallel
 //      loops run sequentially in their thread;
@@ -201,6 +202,19 @@ void sequentialize(scf::ParallelOp loop) {
   loop.erase();
 }
 
+/// Threads per block for `loop`: kThreadsPerBlock, or fewer (whole warps)
+/// when its innermost dim is a smaller constant, so that a block is not
+/// mostly idle threads (64 features, not 256 threads of which 192 wait).
+int64_t threadsFor(scf::ParallelOp loop) {
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound().back());
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound().back());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
+  if (!lower || !upper || !step || *step <= 0)
+    return kThreadsPerBlock;
+  int64_t trips = llvm::divideCeil(std::max<int64_t>(*upper - *lower, 1), *step);
+  return std::min(kThreadsPerBlock, int64_t(llvm::alignTo(trips, 32)));
+}
+
 /// Tiles each outermost parallel loop for the grid and maps it: the tile
 /// loop's innermost dim on blockIdx.x, the next two on y and z, the rest
 /// sequential; in the tile, the innermost dim on threadIdx.x.
@@ -218,7 +232,7 @@ LogicalResult mapLoopsToGpu(func::FuncOp func) {
   for (scf::ParallelOp loop : outermost) {
     unsigned rank = loop.getNumLoops();
     SmallVector<int64_t> tileSizes(rank, 1);
-    tileSizes.back() = kThreadsPerBlock;
+    tileSizes.back() = threadsFor(loop);
     auto [tiles, tile] =
         scf::tileParallelLoop(loop, tileSizes, /*noMinMaxBounds=*/true);
     SmallVector<gpu::ParallelLoopDimMappingAttr> grid, threads;

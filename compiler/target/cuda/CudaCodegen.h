@@ -66,7 +66,8 @@ struct DeviceCode {
 /// one-iteration launch computing it: no later launch writes that memory.
 constexpr llvm::StringLiteral kSpillLoad = "tsc.spill_load";
 
-/// Threads per block of a mapped parallel loop's innermost dim.
+/// Threads per block of a mapped parallel loop's innermost dim (at most; a
+/// small constant dim gets whole warps enough for it).
 constexpr int64_t kThreadsPerBlock = 256;
 
 /// The loop structure the device code gets, on bufferized kernels: linalg
