@@ -202,6 +202,53 @@ void sequentialize(scf::ParallelOp loop) {
   loop.erase();
 }
 
+/// Consecutive iterations of a loop's innermost dim one thread runs, when
+/// that dim is a constant multiple of this with at least a warp of groups:
+/// 4 floats are one 16-byte access, which LLVM forms from the unrolled
+/// group given the kernel arguments' alignment.
+constexpr int64_t kElementsPerThread = 4;
+
+/// Regroups `loop`'s innermost dim (0 to C, step 1, C a multiple of
+/// kElementsPerThread, C / kElementsPerThread >= 32) into groups of
+/// kElementsPerThread consecutive iterations, run in order by one parallel
+/// iteration; returns the new loop, or `loop` unchanged when it does not
+/// qualify.
+scf::ParallelOp groupInnermost(scf::ParallelOp loop) {
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound().back());
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound().back());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
+  const int64_t width = kElementsPerThread;
+  if (loop.getNumReductions() || lower != 0 || step != 1 || !upper ||
+      *upper % width || *upper / width < 32)
+    return loop;
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  SmallVector<Value> ubs(loop.getUpperBound());
+  ubs.back() = arith::ConstantIndexOp::create(b, loc, *upper / width);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value widthValue = arith::ConstantIndexOp::create(b, loc, width);
+  auto grouped = scf::ParallelOp::create(
+      b, loc, loop.getLowerBound(), ubs, loop.getStep(),
+      [&](OpBuilder &nested, Location loc, ValueRange ivs) {
+        Value base = arith::MulIOp::create(nested, loc, ivs.back(), widthValue);
+        scf::ForOp::create(
+            nested, loc, zero, widthValue, one, ValueRange{},
+            [&](OpBuilder &inner, Location loc, Value lane, ValueRange) {
+              IRMapping mapping;
+              mapping.map(ValueRange(loop.getInductionVars()).drop_back(),
+                          ivs.drop_back());
+              mapping.map(loop.getInductionVars().back(),
+                          arith::AddIOp::create(inner, loc, base, lane));
+              for (Operation &op : loop.getBody()->without_terminator())
+                inner.clone(op, mapping);
+              scf::YieldOp::create(inner, loc);
+            });
+      });
+  loop.erase();
+  return grouped;
+}
+
 /// Threads per block for `loop`: kThreadsPerBlock, or fewer (whole warps)
 /// when its innermost dim is a smaller constant, so that a block is not
 /// mostly idle threads (64 features, not 256 threads of which 192 wait).
@@ -230,6 +277,7 @@ LogicalResult mapLoopsToGpu(func::FuncOp func) {
                                                 identity);
   };
   for (scf::ParallelOp loop : outermost) {
+    loop = groupInnermost(loop);
     unsigned rank = loop.getNumLoops();
     SmallVector<int64_t> tileSizes(rank, 1);
     tileSizes.back() = threadsFor(loop);
@@ -319,8 +367,44 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
   }
   plan.arenaSize += scratchBytes;
 
+  PassManager outline(context);
+  outline.addPass(createGpuKernelOutliningPass());
+  if (failed(outline.run(kernels)))
+    return failure();
+  // Every pointer a kernel receives is a plan value's start: arena and
+  // weight offsets are 64-byte multiples of 256-byte aligned allocations;
+  // and values of different plan roots that one step uses never overlap.
+  // Saying so (align, noalias) lets LLVM combine a thread's neighbouring
+  // accesses into vector loads and stores.
+  for (auto func : kernels.getOps<func::FuncOp>()) {
+    ArrayRef<LaunchArg> meaning = argValues[func.getSymName()];
+    func.walk([&](gpu::LaunchFuncOp launch) {
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          launch, launch.getKernel());
+      if (!kernel)
+        return;
+      SmallVector<std::optional<unsigned>> roots;
+      for (Value operand : launch.getKernelOperands()) {
+        auto arg = dyn_cast<BlockArgument>(operand);
+        roots.push_back(arg && meaning[arg.getArgNumber()].kind ==
+                                   LaunchArg::Kind::Pointer
+                            ? std::optional<unsigned>(plan.root(
+                                  meaning[arg.getArgNumber()].index))
+                            : std::nullopt);
+      }
+      for (auto [i, root] : llvm::enumerate(roots)) {
+        if (!root)
+          continue;
+        kernel.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                          IntegerAttr::get(IntegerType::get(context, 64), 64));
+        if (llvm::count(roots, root) == 1)
+          kernel.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                            UnitAttr::get(context));
+      }
+    });
+  }
+
   PassManager pm(context);
-  pm.addPass(createGpuKernelOutliningPass());
   // One NVVM target per chip: the lowering below is chip-independent and
   // runs once; serialization makes one PTX object per target.
   for (const TargetInfo *target : targets) {
