@@ -16,6 +16,7 @@ builds the runtime there and calls this).
 Prints one table; with --markdown FILE also writes it as Markdown.
 """
 import argparse
+import collections
 import concurrent.futures
 import json
 import os
@@ -36,11 +37,25 @@ from run_node_tests import compare  # noqa: E402
 
 
 def run_case(tsc_run, folder):
-    """None when every run of the case matches, else the problem."""
+    """None when every run of the case matches, else the problem. A failing
+    case is run again without CUDA graphs and with profiling (a
+    synchronization after every step), so the report tells a capture problem
+    from a kernel's and names the step that fails."""
+    problem = run_case_with(tsc_run, folder, [])
+    if problem is None:
+        return None
+    again = run_case_with(tsc_run, folder, ["--no-cuda-graphs", "--profile"])
+    if again is None:
+        return f"{problem} [passes without CUDA graphs]"
+    return f"{problem} [without graphs, step by step: {again}]"
+
+
+def run_case_with(tsc_run, folder, options):
     spec = json.loads((folder / "case.json").read_text())
     for k, run in enumerate(spec["runs"]):
         with tempfile.TemporaryDirectory() as out:
-            proc = subprocess.run([tsc_run, "model.tscm", "--output-dir", out, *run["run_args"]],
+            proc = subprocess.run([tsc_run, "model.tscm", "--output-dir", out, *options,
+                                   *run["run_args"]],
                                   cwd=folder, capture_output=True, text=True, timeout=300)
             if proc.returncode:
                 lines = [l for l in proc.stderr.splitlines() if "error" in l]
@@ -154,6 +169,14 @@ def main():
         lines.append(f"| {kind} artifacts on the GPU | {passed} | {failed} |")
         for failure in failures[:20]:
             print(f"FAIL {kind}: {failure}")
+        # Failures grouped by message, names and numbers left out: what to
+        # fix first.
+        groups = collections.Counter(
+            re.sub(r"'[^']*'|\([^)]*\)|tsc_kernel_\w+|\b\d[\d.]*(e[+-]?\d+)?\b", "_",
+                   f.split(": ", 1)[1].split(" [")[0])
+            for f in failures)
+        for message, count in groups.most_common(10):
+            print(f"  {count:4}  {message}")
     print(f"correctness: {time.time() - start:.0f} s")
     bench_failed = False
     try:
