@@ -39,6 +39,7 @@ tar -xzf "$bundle" -C "$work/bundle"
 markdown=()
 [[ -n "${OUT:-}" ]] && markdown=(--markdown "$OUT/gpu-check.md")
 "$python" "$root/tools/gpu/check.py" --bundle "$work/bundle" --tsc-run "$work/build/tsc-run" \
+  --runtime-lib "$work/build/libtsc_runtime.so" \
   "${markdown[@]}" || status=1
 echo "gpu-check: $((SECONDS - start)) s in all"
 exit $status

@@ -7,17 +7,20 @@ builds the runtime there and calls this).
    compared as run_node_tests.py compares them (relative L2 at most 1e-4 for
    float32; models at 1e-4 against ONNX Runtime).
 2. Speed: the BERT-base-shaped encoder (tools/gpu/bert_base.py) at batch 1
-   and 8, sequence 128: tsc (fp32: --precision is not implemented yet)
-   against PyTorch eager and torch.compile in fp16 (the issue's setting) and
-   eager fp32, side by side in this process, each timed from host inputs to
-   host outputs as tsc-run's runs are. Max error: relative L2 against eager
-   fp32.
+   and 8, sequence 128: tsc (fp32; fp16 is not implemented yet) on tensors
+   in device memory on PyTorch's stream (the runtime's C API through ctypes),
+   against PyTorch eager fp32, eager fp16 and torch.compile fp16 (the issue's
+   setting) on the same device tensors, side by side in this process; and
+   tsc-run against torch.compile from host inputs to host outputs. Each time
+   is a median over --repeats runs that wait for their work. Max error:
+   relative L2 against eager fp32.
 
 Prints one table; with --markdown FILE also writes it as Markdown.
 """
 import argparse
 import collections
 import concurrent.futures
+import ctypes
 import json
 import os
 import pathlib
@@ -89,22 +92,20 @@ def correctness(tsc_run, bundle, jobs):
     return results
 
 
-def time_torch(fn, x, mask, repeats):
-    """Median ms of fn from host tensors to a host result."""
-    import torch
+def median_ms(fn, repeats):
+    """Median milliseconds of fn(), which returns when its work is done."""
     for _ in range(5):
-        fn(x, mask)
-    torch.cuda.synchronize()
+        fn()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        fn(x, mask)
+        fn()
         times.append((time.perf_counter() - start) * 1e3)
     return statistics.median(times)
 
 
 def time_tsc(tsc_run, artifact, x, mask, repeats, work):
-    """(median ms, output) of tsc-run --bench on the inputs."""
+    """(median ms, output) of tsc-run --bench on the inputs: host to host."""
     np.save(work / "x.npy", x)
     np.save(work / "mask.npy", mask)
     proc = subprocess.run([tsc_run, str(artifact), "--input", f"x={work / 'x.npy'}",
@@ -119,13 +120,100 @@ def time_tsc(tsc_run, artifact, x, mask, repeats, work):
     return float(median.group(1)), np.load(work / "out" / "hidden.npy")
 
 
+class Runtime:
+    """The runtime's C API through ctypes: a session of a CUDA artifact run
+    on tensors in device memory (tsc_tensor_wrap_cuda) on PyTorch's current
+    stream, as a product embedding both would."""
+
+    class Options(ctypes.Structure):
+        _fields_ = [("struct_size", ctypes.c_size_t), ("thread_count", ctypes.c_int32),
+                    ("profile", ctypes.c_int32), ("cuda_device", ctypes.c_int32),
+                    ("cuda_graphs", ctypes.c_int32), ("cuda_stream", ctypes.c_void_p)]
+
+    def __init__(self, library):
+        lib = self.lib = ctypes.CDLL(str(library))
+        p = ctypes.c_void_p
+        for name, args, result in (
+                ("tsc_api_version", [], ctypes.c_uint32),
+                ("tsc_status_message", [p], ctypes.c_char_p),
+                ("tsc_status_free", [p], None),
+                ("tsc_model_load", [p, ctypes.c_char_p, ctypes.POINTER(p)], p),
+                ("tsc_model_release", [p], None),
+                ("tsc_session_options_init", [ctypes.POINTER(self.Options)], None),
+                ("tsc_session_create", [p, ctypes.POINTER(self.Options), ctypes.POINTER(p)], p),
+                ("tsc_session_release", [p], None),
+                ("tsc_tensor_wrap_cuda", [ctypes.c_int, ctypes.c_size_t,
+                                          ctypes.POINTER(ctypes.c_int64), p, ctypes.c_size_t,
+                                          ctypes.c_int32, ctypes.POINTER(p)], p),
+                ("tsc_tensor_release", [p], None),
+                ("tsc_session_bind_input", [p, ctypes.c_char_p, p], p),
+                ("tsc_session_bind_output", [p, ctypes.c_char_p, p], p),
+                ("tsc_session_run", [p], p)):
+            fn = getattr(lib, name)
+            fn.argtypes, fn.restype = args, result
+        if lib.tsc_api_version() < 3:
+            raise RuntimeError("libtsc_runtime is older than API version 3")
+
+    def check(self, status):
+        if status:
+            message = self.lib.tsc_status_message(status).decode()
+            self.lib.tsc_status_free(status)
+            raise RuntimeError(message)
+
+    def session(self, artifact, stream):
+        model, session = ctypes.c_void_p(), ctypes.c_void_p()
+        self.check(self.lib.tsc_model_load(None, str(artifact).encode(), ctypes.byref(model)))
+        options = self.Options()
+        self.lib.tsc_session_options_init(ctypes.byref(options))
+        options.cuda_stream = stream
+        status = self.lib.tsc_session_create(model, ctypes.byref(options), ctypes.byref(session))
+        self.lib.tsc_model_release(model)  # the session holds it
+        self.check(status)
+        return session
+
+    def wrap(self, tensor, device):
+        """A TSC_LOCATION_CUDA tensor over a contiguous torch tensor."""
+        dtypes = {"torch.float32": 1, "torch.int64": 9}
+        dims = (ctypes.c_int64 * tensor.dim())(*tensor.shape)
+        out = ctypes.c_void_p()
+        self.check(self.lib.tsc_tensor_wrap_cuda(
+            dtypes[str(tensor.dtype)], tensor.dim(), dims, ctypes.c_void_p(tensor.data_ptr()),
+            tensor.numel() * tensor.element_size(), device, ctypes.byref(out)))
+        return out
+
+
+def time_tsc_device(runtime, artifact, x, mask, repeats):
+    """(median ms, output) of the artifact run on device tensors."""
+    import torch
+    stream = torch.cuda.current_stream()
+    session = runtime.session(artifact, ctypes.c_void_p(stream.cuda_stream))
+    xd, md = x.cuda().contiguous(), mask.cuda().contiguous()
+    out = torch.empty_like(xd)
+    device = xd.device.index or 0
+    tensors = [runtime.wrap(t, device) for t in (xd, md, out)]
+    try:
+        for name, tensor, bind in ((b"x", tensors[0], runtime.lib.tsc_session_bind_input),
+                                   (b"attention_mask", tensors[1],
+                                    runtime.lib.tsc_session_bind_input),
+                                   (b"hidden", tensors[2], runtime.lib.tsc_session_bind_output)):
+            runtime.check(bind(session, name, tensor))
+        ms = median_ms(lambda: runtime.check(runtime.lib.tsc_session_run(session)), repeats)
+        return ms, out.cpu().numpy()
+    finally:
+        for t in tensors:
+            runtime.lib.tsc_tensor_release(t)
+        runtime.lib.tsc_session_release(session)
+
+
 def rel_l2(out, ref):
     ref = ref.astype(np.float64)
     return float(np.linalg.norm(out.astype(np.float64) - ref) / np.linalg.norm(ref))
 
 
-def benchmark(tsc_run, artifact, repeats):
-    """Rows (batch, {column: (ms, max error)})."""
+def benchmark(tsc_run, runtime, artifact, repeats):
+    """Rows (batch, {column: (ms, max error)}): tsc host to host (tsc-run)
+    and on device tensors; PyTorch on device tensors, and torch.compile host
+    to host too."""
     import torch
     import bert_base
     model32 = bert_base.build().cuda()
@@ -135,18 +223,27 @@ def benchmark(tsc_run, artifact, repeats):
     with torch.no_grad(), tempfile.TemporaryDirectory() as tmp:
         for batch in (1, 8):
             x, mask = bert_base.inputs(batch, 128)
-            ref = model32(x.cuda(), mask.cuda()).cpu().numpy()
-            run = lambda m, dtype: (lambda xx, mm: m(xx.cuda().to(dtype), mm.cuda()).float().cpu())
+            xd, md = x.cuda(), mask.cuda()
+            ref = model32(xd, md).cpu().numpy()
             columns = {}
             ms, out = time_tsc(tsc_run, artifact, x.numpy(), mask.numpy(), repeats,
                                pathlib.Path(tmp))
+            columns["tsc fp32, host I/O"] = (ms, rel_l2(out, ref))
+            ms, out = time_tsc_device(runtime, artifact, x, mask, repeats)
             columns["tsc fp32"] = (ms, rel_l2(out, ref))
             for name, m, dtype in (("eager fp32", model32, torch.float32),
                                    ("eager fp16", model16, torch.float16),
                                    ("torch.compile fp16", compiled16, torch.float16)):
-                fn = run(m, dtype)
-                columns[name] = (time_torch(fn, x, mask, repeats),
-                                 rel_l2(fn(x, mask).numpy(), ref))
+                xt = xd.to(dtype)
+
+                def step(m=m, xt=xt):
+                    m(xt, md)
+                    torch.cuda.synchronize()
+                columns[name] = (median_ms(step, repeats),
+                                 rel_l2(m(xt, md).float().cpu().numpy(), ref))
+            host = lambda: compiled16(x.cuda().half(), mask.cuda()).float().cpu()
+            columns["torch.compile fp16, host I/O"] = (median_ms(host, repeats),
+                                                       rel_l2(host().numpy(), ref))
             rows.append((batch, columns))
     return rows
 
@@ -155,6 +252,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bundle", required=True, type=pathlib.Path)
     parser.add_argument("--tsc-run", required=True)
+    parser.add_argument("--runtime-lib", required=True,
+                        help="libtsc_runtime.so, for runs on device tensors")
     parser.add_argument("--jobs", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--markdown", type=pathlib.Path)
@@ -180,14 +279,15 @@ def main():
     print(f"correctness: {time.time() - start:.0f} s")
     bench_failed = False
     try:
-        rows = benchmark(tsc_run, args.bundle / "bench" / "bert-base.tscm", args.repeats)
+        rows = benchmark(tsc_run, Runtime(args.runtime_lib),
+                         args.bundle / "bench" / "bert-base.tscm", args.repeats)
         names = list(rows[0][1])
         lines += ["", "| BERT-base-shaped encoder layer, seq 128 | " + " | ".join(
             f"{n} ms (max rel L2)" for n in names) + " | tsc / torch.compile |",
             "| --- |" + " --- |" * (len(names) + 1)]
         for batch, columns in rows:
             cells = [f"{ms:.3f} ({err:.1e})" for ms, err in columns.values()]
-            ratio = columns["tsc fp32"][0] / columns["torch.compile fp16"][0]
+            ratio = columns["tsc fp32"][0] / columns["torch.compile fp16"][0]  # device I/O
             lines.append(f"| batch {batch} | " + " | ".join(cells) + f" | {ratio:.2f} |")
     except Exception as e:  # noqa: BLE001 - reported in the table
         bench_failed = True
