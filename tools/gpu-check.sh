@@ -14,12 +14,13 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bundle=$(realpath "${1:-$root/gpu-bundle.tar.gz}")
 work=${TSC_GPU_WORK:-$(mktemp -d)}
+mkdir -p "$work"
 python=${PYTHON:-python3}
 start=$SECONDS
 
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-cmake -S "$root/runtime" -B "$work/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+cmake -S "$root/runtime" -B "$work/build" ${generator[@]+"${generator[@]}"} -DCMAKE_BUILD_TYPE=Release \
   >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; exit 1; }
 cmake --build "$work/build" -j "$(nproc)" >"$work/build.log" 2>&1 \
   || { tail -50 "$work/build.log"; exit 1; }
@@ -40,6 +41,6 @@ markdown=()
 [[ -n "${OUT:-}" ]] && markdown=(--markdown "$OUT/gpu-check.md")
 "$python" "$root/tools/gpu/check.py" --bundle "$work/bundle" --tsc-run "$work/build/tsc-run" \
   --runtime-lib "$work/build/libtsc_runtime.so" \
-  "${markdown[@]}" || status=1
+  ${markdown[@]+"${markdown[@]}"} || status=1
 echo "gpu-check: $((SECONDS - start)) s in all"
 exit $status
