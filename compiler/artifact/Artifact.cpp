@@ -237,6 +237,15 @@ struct Section {
   ArrayRef<char> data;
 };
 
+/// The WGHT section, when the plan has weights (a weight of zero elements
+/// still needs the section it points into).
+void addWeights(const Plan &plan, SmallVectorImpl<Section> &sections) {
+  if (llvm::any_of(plan.values, [](const PlanValue &v) {
+        return v.storage == Storage::Weight;
+      }))
+    sections.push_back({"WGHT", plan.weights});
+}
+
 /// Header, section table and the sections, each 64-byte aligned. `minor`
 /// is the oldest format version that has everything the sections use.
 std::vector<char> writeSections(ArrayRef<Section> sections, uint16_t minor,
@@ -253,11 +262,7 @@ mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
   SmallVector<Section> sections{{"PLAN", *planBytes}};
   if (!hostObject.empty())
     sections.push_back({"HOST", hostObject});
-  // A weight of zero elements still needs the section it points into.
-  if (llvm::any_of(plan.values, [](const PlanValue &v) {
-        return v.storage == Storage::Weight;
-      }))
-    sections.push_back({"WGHT", plan.weights});
+  addWeights(plan, sections);
   // The GEMM flags are format 1.2's.
   return writeSections(sections, plan.gemmTf32 ? 2 : 1, producer);
 }
@@ -271,10 +276,7 @@ mlir::tsc::writeCudaArtifact(const Plan &plan, const cuda::DeviceCode &device,
     return failure();
   std::vector<char> cuda = encodeCuda(device, targets);
   SmallVector<Section> sections{{"PLAN", *planBytes}, {"CUDA", cuda}};
-  if (llvm::any_of(plan.values, [](const PlanValue &v) {
-        return v.storage == Storage::Weight;
-      }))
-    sections.push_back({"WGHT", plan.weights});
+  addWeights(plan, sections);
   return writeSections(sections, 2, producer);
 }
 

@@ -316,28 +316,31 @@ FailureOr<Targets> parseTargets(ArrayRef<std::string> names) {
   return targets;
 }
 
-/// Device code for every CUDA target, each module assembled by ptxas when
-/// there is one (a warning otherwise: the PTX is kept alone).
+/// The CUDA targets' infos, in --target order.
+SmallVector<const cuda::TargetInfo *> getChips(const Targets &targets) {
+  SmallVector<const cuda::TargetInfo *> chips;
+  for (const std::unique_ptr<cuda::TargetInfo> &target : targets.cuda)
+    chips.push_back(target.get());
+  return chips;
+}
+
+/// Device code for `chips`, each module assembled by ptxas when there is
+/// one (a warning otherwise: the PTX is kept alone, without SASS).
 FailureOr<cuda::DeviceCode>
-buildDeviceCode(ModuleOp kernels, plan::Plan &plan, const Targets &targets,
-                SmallVectorImpl<const cuda::TargetInfo *> &chips,
-                bool &assembled) {
+buildDeviceCode(ModuleOp kernels, plan::Plan &plan,
+                ArrayRef<const cuda::TargetInfo *> chips) {
   std::string ptxas = cuda::findPtxas();
   if (ptxas.empty())
     llvm::errs() << "tsc: warning: ptxas not found (set CUDA_HOME): PTX is "
                     "kept without SASS\n";
-  for (const std::unique_ptr<cuda::TargetInfo> &target : targets.cuda)
-    chips.push_back(target.get());
   FailureOr<cuda::DeviceCode> code =
       cuda::generateDeviceCode(kernels, plan, chips);
-  if (failed(code))
-    return failure();
-  assembled = !ptxas.empty();
-  if (assembled)
-    for (auto [target, modules] : llvm::zip_equal(chips, code->modules))
-      for (cuda::DeviceModule &module : modules)
-        if (failed(cuda::assemble(module, *target, ptxas, kernels.getLoc())))
-          return failure();
+  if (failed(code) || ptxas.empty())
+    return code;
+  for (auto [target, modules] : llvm::zip_equal(chips, code->modules))
+    for (cuda::DeviceModule &module : modules)
+      if (failed(cuda::assemble(module, *target, ptxas, kernels.getLoc())))
+        return failure();
   return code;
 }
 
@@ -345,13 +348,14 @@ buildDeviceCode(ModuleOp kernels, plan::Plan &plan, const Targets &targets,
 /// there, the SASS it assembles (.cubin). Prints one line per chip.
 int emitDeviceCode(ModuleOp kernels, plan::Plan &plan, const Targets &targets,
                    StringRef directory) {
-  SmallVector<const cuda::TargetInfo *> chips;
-  bool assembled = false;
-  FailureOr<cuda::DeviceCode> code =
-      buildDeviceCode(kernels, plan, targets, chips, assembled);
+  SmallVector<const cuda::TargetInfo *> chips = getChips(targets);
+  FailureOr<cuda::DeviceCode> code = buildDeviceCode(kernels, plan, chips);
   if (failed(code))
     return 1;
   for (auto [target, modules] : llvm::zip_equal(chips, code->modules)) {
+    bool assembled = llvm::all_of(modules, [](const cuda::DeviceModule &m) {
+      return !m.cubin.empty();
+    });
     SmallString<128> dir(directory);
     llvm::sys::path::append(dir, target->getChip());
     if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
@@ -443,10 +447,8 @@ int compileModel(ModuleOp module, const DriverOptions &options,
   }
   FailureOr<std::vector<char>> artifact;
   if (cuda) {
-    SmallVector<const cuda::TargetInfo *> chips;
-    bool assembled = false;
-    FailureOr<cuda::DeviceCode> code =
-        buildDeviceCode(**kernels, *plan, targets, chips, assembled);
+    SmallVector<const cuda::TargetInfo *> chips = getChips(targets);
+    FailureOr<cuda::DeviceCode> code = buildDeviceCode(**kernels, *plan, chips);
     if (failed(code))
       return 1;
     artifact = writeCudaArtifact(*plan, *code, chips, "tsc " TSC_VERSION);

@@ -69,8 +69,6 @@ std::optional<unsigned> Plan::lookup(Value v) const {
 
 namespace {
 
-constexpr uint64_t kAlignment = 64;
-
 /// Reshapes of dense row-major data: views in the plan, and inside a fused
 /// kernel plain tensor ops.
 bool isViewOp(Operation *op) {

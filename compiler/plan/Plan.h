@@ -25,6 +25,11 @@ enum class DType : uint8_t {
 };
 enum class Storage : uint8_t { Input = 1, Output, Weight, Arena, View };
 
+/// Every weight and arena offset is a multiple of this (the artifact
+/// format's; runtimes allocate WGHT, the arena and buffers at least this
+/// aligned), so every plan value starts this aligned.
+constexpr uint64_t kAlignment = 64;
+
 /// The artifact's element code for `type`; failure for types the runtime has
 /// no code for.
 FailureOr<DType> getDType(Type type);

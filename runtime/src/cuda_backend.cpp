@@ -293,8 +293,8 @@ public:
   std::vector<CUdeviceptr> inputs, outputs; // staging, at the maxima
   cublasLtHandle_t blas = nullptr;
   std::map<std::vector<int64_t>, std::unique_ptr<Prepared>> prepared;
+  std::vector<CUdeviceptr> addresses; // per value, fixed (locateValues)
   // Per run.
-  std::vector<CUdeviceptr> addresses;
   std::vector<uint64_t> argValues;
   std::vector<void *> argPointers;
   std::string lastKernel;
@@ -340,6 +340,8 @@ public:
   tsc_status_t launch(size_t step, const LaunchStep &l, const Layout &layout);
   tsc_status_t gemm(size_t step, const GemmStep &g, const GemmPlan &plan);
 };
+
+int cudaDevice(const CudaSession &session) { return session.options.device; }
 
 void CudaSessionDeleter::operator()(CudaSession *session) const {
   delete session;
@@ -430,6 +432,11 @@ tsc_status_t createCudaSession(tsc_model_s &model,
                                     "cuBLASLt's workspace")))
       return status;
   }
+  // Every value's device address, fixed for the session's life.
+  CudaSession &s = *session;
+  locateValues(
+      plan, s.state->weights, s.arena, [&](uint32_t i) { return s.inputs[i]; },
+      [&](uint32_t i) { return s.outputs[i]; }, s.addresses);
   out = std::move(session);
   return nullptr;
 }
@@ -689,11 +696,6 @@ tsc_status_t runCuda(CudaSession &session, const Layout &layout,
                       file + ": the caller's CUDA stream is being captured (or "
                              "cannot be queried); a run copies host memory and "
                              "waits for the stream, which capture forbids");
-
-  locateValues(
-      plan, session.state->weights, session.arena,
-      [&](uint32_t i) { return session.inputs[i]; },
-      [&](uint32_t i) { return session.outputs[i]; }, session.addresses);
 
   for (size_t i = 0; i < plan.inputs.size(); ++i) {
     uint64_t bytes = layout.bytes[plan.inputs[i].value];

@@ -31,8 +31,10 @@ struct CudaSessionOptions {
   int device = 0;
   bool graphs = true;
   void *stream = nullptr; // a CUstream, or null for the session's own
-  bool profile = false;
 };
+
+/// The device ordinal the session runs on.
+int cudaDevice(const CudaSession &session);
 
 /// Checks what a "cuda" plan needs beyond checkPlan (GEMM operand layouts
 /// cuBLASLt takes); DATA_LOSS or UNIMPLEMENTED naming the step.

@@ -33,7 +33,6 @@ struct tsc_session_s {
   uint64_t runs = 0;
   // CUDA models: the device side; the host arena is not allocated.
   CudaSessionPtr cuda;
-  int32_t cudaDevice = 0;
   std::vector<CudaBuffer> cudaInputs, cudaOutputs;
 
   ~tsc_session_s() {
@@ -87,11 +86,11 @@ tsc_status_t checkLocation(const tsc_session_s &s, const char *what,
                    "%s '%s' is in CUDA memory; this model runs on the CPU "
                    "(pass host memory)",
                    what, name.c_str());
-  if (t->device != s.cudaDevice)
+  if (int device = cudaDevice(*s.cuda); t->device != device)
     return statusf(TSC_STATUS_INVALID_ARGUMENT,
                    "%s '%s' is in the memory of CUDA device %d; the session "
                    "runs on device %d",
-                   what, name.c_str(), int(t->device), int(s.cudaDevice));
+                   what, name.c_str(), int(t->device), device);
   return nullptr;
 }
 
@@ -234,35 +233,39 @@ void computeAddresses(tsc_session_s &s) {
       s.addresses);
 }
 
+// A CUDA model's run: the caller's tensors (host or device memory) go to
+// the backend, which copies them through its staging buffers.
+tsc_status_t runOnCuda(tsc_session_s &s) {
+  const Plan &plan = s.model->plan;
+  s.cudaInputs.resize(plan.inputs.size());
+  s.cudaOutputs.resize(plan.outputs.size());
+  for (size_t i = 0; i < plan.inputs.size(); ++i)
+    s.cudaInputs[i] = {s.inputs[i]->data,
+                       s.inputs[i]->location == TSC_LOCATION_CUDA};
+  for (size_t i = 0; i < plan.outputs.size(); ++i) {
+    tsc_tensor_t *t = s.boundOutputs[i] ? s.boundOutputs[i] : s.outputs[i];
+    s.cudaOutputs[i] = {t->data, t->location == TSC_LOCATION_CUDA};
+  }
+  return runCuda(*s.cuda, s.layout, s.symbols.data(), s.cudaInputs,
+                 s.cudaOutputs, s.profile ? &s.stepTimes : nullptr);
+}
+
 tsc_status_t run(tsc_session_s &s) {
   s.haveOutputs = false;
   tsc_status_t status = nullptr;
   if ((status = resolveInputs(s)) || (status = prepareOutputs(s)))
     return status;
   if (s.cuda) {
-    const Plan &plan = s.model->plan;
-    s.cudaInputs.resize(plan.inputs.size());
-    s.cudaOutputs.resize(plan.outputs.size());
-    for (size_t i = 0; i < plan.inputs.size(); ++i)
-      s.cudaInputs[i] = {s.inputs[i]->data,
-                         s.inputs[i]->location == TSC_LOCATION_CUDA};
-    for (size_t i = 0; i < plan.outputs.size(); ++i) {
-      tsc_tensor_t *t = s.boundOutputs[i] ? s.boundOutputs[i] : s.outputs[i];
-      s.cudaOutputs[i] = {t->data, t->location == TSC_LOCATION_CUDA};
-    }
-    if ((status = runCuda(*s.cuda, s.layout, s.symbols.data(), s.cudaInputs,
-                          s.cudaOutputs, s.profile ? &s.stepTimes : nullptr)))
+    if ((status = runOnCuda(s)))
       return status;
-    s.haveOutputs = true;
-    ++s.runs;
-    return nullptr;
+  } else {
+    computeAddresses(s);
+    if (s.model->hasGemm)
+      setBlasThreads(s.threads);
+    s.model->host.setThreads(s.threads);
+    executeSteps(*s.model, s.layout, s.addresses, s.symbols.data(), s.scratch,
+                 s.profile ? &s.stepTimes : nullptr);
   }
-  computeAddresses(s);
-  if (s.model->hasGemm)
-    setBlasThreads(s.threads);
-  s.model->host.setThreads(s.threads);
-  executeSteps(*s.model, s.layout, s.addresses, s.symbols.data(), s.scratch,
-               s.profile ? &s.stepTimes : nullptr);
   s.haveOutputs = true;
   ++s.runs;
   return nullptr;
@@ -320,10 +323,8 @@ tsc_status_t tsc_session_create(tsc_model_t *model,
     if (model->isCuda()) {
       CudaSessionOptions cuda;
       cuda.device = options.cuda_device;
-      session->cudaDevice = options.cuda_device;
       cuda.graphs = options.cuda_graphs != 0;
       cuda.stream = options.cuda_stream;
-      cuda.profile = session->profile;
       if (tsc_status_t status = createCudaSession(*model, cuda, session->cuda))
         return status;
       *out_session = session.release();

@@ -246,6 +246,15 @@ def compare(out, ref, name, ref_dtype=None):
     return None
 
 
+def write_suite(suite, tests, failed, skipped, xunit):
+    """Sets the xunit suite's counts and writes it to `xunit` when given."""
+    suite.set("tests", str(tests))
+    suite.set("failures", str(failed))
+    suite.set("skipped", str(skipped))
+    if xunit:
+        ET.ElementTree(suite).write(xunit)
+
+
 def first_error(tool, stderr, rc):
     """`tool: message` from the first error line, without the file path."""
     if rc < 0:
@@ -431,11 +440,7 @@ def run_mode(args, cases, selected):
                 now or re.sub(r"^([\w-]+): '[^']*': ", r"\1: ", message))] += 1
         else:
             passed += 1
-    suite.set("tests", str(len(results)))
-    suite.set("failures", str(failed))
-    suite.set("skipped", str(skipped))
-    if args.xunit:
-        ET.ElementTree(suite).write(args.xunit)
+    write_suite(suite, len(results), failed, skipped, args.xunit)
     for title, counts in (("excluded", skipped_by), ("failed", failed_by)):
         if counts:
             print(f"{title}, by reason:")
@@ -515,13 +520,10 @@ def ptx_mode(args, cases, selected):
             failed += 1
         else:
             passed += 1
-    suite.set("tests", str(len(runnable)))
-    suite.set("failures", str(failed))
-    suite.set("skipped", str(skipped))
-    if args.xunit:
-        ET.ElementTree(suite).write(args.xunit)
+    write_suite(suite, len(runnable), failed, skipped, args.xunit)
     print(f"onnx-node-ptx: {len(runnable)} node tests that run on the host; "
-          f"PTX for {', '.join(ptx_check.CHIPS)} accepted by ptxas for {passed}, "
+          f"CUDA artifacts for {', '.join(ptx_check.CHIPS)} (SASS by ptxas, launches "
+          f"matching their kernels) for {passed}, "
           f"{failed} failed, {skipped} skipped" + ("" if ptxas else " (no ptxas)"))
     return 1 if failed else 0
 
@@ -627,11 +629,7 @@ def main():
             failed += 1
         else:
             passed += 1
-    suite.set("tests", str(len(results)))
-    suite.set("failures", str(failed))
-    suite.set("skipped", str(skipped))
-    if args.xunit:
-        ET.ElementTree(suite).write(args.xunit)
+    write_suite(suite, len(results), failed, skipped, args.xunit)
     print(f"onnx-node: {len(selected)} node tests of {len(cases)} use only "
           f"supported ops; {passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0

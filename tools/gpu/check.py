@@ -69,8 +69,7 @@ def run_case_with(tsc_run, folder, options):
                     return f"no output file for '{output['name']}'"
                 out_array, ref = np.load(path), np.load(folder / output["expected"])
                 if spec["tolerance"] is not None:
-                    err = float(np.linalg.norm(out_array.astype(np.float64) - ref)
-                                / max(np.linalg.norm(ref.astype(np.float64)), 1e-30))
+                    err = rel_l2(out_array, ref)
                     problem = None if err <= spec["tolerance"] else \
                         f"rel L2 {err:.1e} on '{output['name']}' (run {k})"
                 else:
@@ -206,8 +205,12 @@ def time_tsc_device(runtime, artifact, x, mask, repeats):
 
 
 def rel_l2(out, ref):
+    """|out - ref|_2 / |ref|_2 (NaN when shapes differ, as a failure)."""
+    if out.shape != ref.shape:
+        return float("nan")
     ref = ref.astype(np.float64)
-    return float(np.linalg.norm(out.astype(np.float64) - ref) / np.linalg.norm(ref))
+    return float(np.linalg.norm(out.astype(np.float64) - ref)
+                 / max(np.linalg.norm(ref), 1e-30))
 
 
 def benchmark(tsc_run, runtime, artifact, repeats):

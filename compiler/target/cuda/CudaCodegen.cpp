@@ -202,6 +202,17 @@ void sequentialize(scf::ParallelOp loop) {
   loop.erase();
 }
 
+/// The trip count of `loop`'s innermost dim when its bounds and step are
+/// constants.
+std::optional<int64_t> innermostTrips(scf::ParallelOp loop) {
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound().back());
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound().back());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
+  if (!lower || !upper || !step || *step <= 0)
+    return std::nullopt;
+  return llvm::divideCeil(std::max<int64_t>(*upper - *lower, 0), *step);
+}
+
 /// Consecutive iterations of a loop's innermost dim one thread runs, when
 /// that dim is a constant multiple of this with at least a warp of groups:
 /// 4 floats are one 16-byte access, which LLVM forms from the unrolled
@@ -214,17 +225,18 @@ constexpr int64_t kElementsPerThread = 4;
 /// iteration; returns the new loop, or `loop` unchanged when it does not
 /// qualify.
 scf::ParallelOp groupInnermost(scf::ParallelOp loop) {
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound().back());
-  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound().back());
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
+  std::optional<int64_t> trips = innermostTrips(loop);
   const int64_t width = kElementsPerThread;
-  if (loop.getNumReductions() || lower != 0 || step != 1 || !upper ||
-      *upper % width || *upper / width < 32)
+  if (loop.getNumReductions() || !trips || *trips % width ||
+      *trips / width < 32 ||
+      getConstantIntValue(loop.getLowerBound().back()) != 0 ||
+      getConstantIntValue(loop.getStep().back()) != 1)
     return loop;
+  int64_t upper = *trips;
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   SmallVector<Value> ubs(loop.getUpperBound());
-  ubs.back() = arith::ConstantIndexOp::create(b, loc, *upper / width);
+  ubs.back() = arith::ConstantIndexOp::create(b, loc, upper / width);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value widthValue = arith::ConstantIndexOp::create(b, loc, width);
@@ -253,13 +265,11 @@ scf::ParallelOp groupInnermost(scf::ParallelOp loop) {
 /// when its innermost dim is a smaller constant, so that a block is not
 /// mostly idle threads (64 features, not 256 threads of which 192 wait).
 int64_t threadsFor(scf::ParallelOp loop) {
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound().back());
-  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound().back());
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
-  if (!lower || !upper || !step || *step <= 0)
+  std::optional<int64_t> trips = innermostTrips(loop);
+  if (!trips)
     return kThreadsPerBlock;
-  int64_t trips = llvm::divideCeil(std::max<int64_t>(*upper - *lower, 1), *step);
-  return std::min(kThreadsPerBlock, int64_t(llvm::alignTo(trips, 32)));
+  return std::min(kThreadsPerBlock,
+                  int64_t(llvm::alignTo(std::max<int64_t>(*trips, 1), 32)));
 }
 
 /// Tiles each outermost parallel loop for the grid and maps it: the tile
@@ -371,8 +381,8 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
   outline.addPass(createGpuKernelOutliningPass());
   if (failed(outline.run(kernels)))
     return failure();
-  // Every pointer a kernel receives is a plan value's start: arena and
-  // weight offsets are 64-byte multiples of 256-byte aligned allocations;
+  // Every pointer a kernel receives is a plan value's start, aligned to
+  // plan::kAlignment;
   // and values of different plan roots that one step uses never overlap.
   // Saying so (align, noalias) lets LLVM combine a thread's neighbouring
   // accesses into vector loads and stores.
@@ -396,7 +406,8 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
         if (!root)
           continue;
         kernel.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                          IntegerAttr::get(IntegerType::get(context, 64), 64));
+                          IntegerAttr::get(IntegerType::get(context, 64),
+                                           plan::kAlignment));
         if (llvm::count(roots, root) == 1)
           kernel.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                             UnitAttr::get(context));

@@ -37,12 +37,25 @@ using namespace mlir::tsc::cuda;
 
 namespace {
 
-constexpr uint64_t kAlignment = 64;
-
 FailureOr<AffineExpr> toExpr(Value value, ArrayRef<LaunchArg> argValues,
                              const plan::Plan &plan);
 std::optional<std::pair<int64_t, int64_t>> bounds(AffineExpr expr,
                                                   const plan::Plan &plan);
+
+/// The value inserted at `position` (1: the aligned pointer, {3, d}: size
+/// d) into the descriptor that `wrap` (as wrapPointer builds it) casts to a
+/// memref; null when it is not such a descriptor.
+Value descriptorField(UnrealizedConversionCastOp wrap,
+                      ArrayRef<int64_t> position) {
+  if (wrap.getNumOperands() != 1)
+    return Value();
+  for (Value d = wrap.getOperand(0);
+       auto insert = d.getDefiningOp<LLVM::InsertValueOp>();
+       d = insert.getContainer())
+    if (insert.getPosition() == position)
+      return insert.getValue();
+  return Value();
+}
 
 FailureOr<AffineExpr> toExpr(OpFoldResult size, MLIRContext *context,
                              ArrayRef<LaunchArg> argValues,
@@ -67,16 +80,10 @@ FailureOr<AffineExpr> dimExpr(Value memref, int64_t d,
     return failure();
   // A buffer: the descriptor wrapPointer built holds the size.
   if (auto wrap = dyn_cast<UnrealizedConversionCastOp>(def)) {
-    if (wrap.getNumOperands() != 1)
+    Value size = descriptorField(wrap, {3, d});
+    if (!size)
       return failure();
-    Value descriptor = wrap.getOperand(0);
-    const int64_t position[] = {3, d};
-    while (auto insert = descriptor.getDefiningOp<LLVM::InsertValueOp>()) {
-      if (insert.getPosition() == ArrayRef<int64_t>(position))
-        return toExpr(insert.getValue(), argValues, plan);
-      descriptor = insert.getContainer();
-    }
-    return failure();
+    return toExpr(size, argValues, plan);
   }
   if (isa<memref::AllocOp, memref::AllocaOp>(def))
     return toExpr(def->getOperand(type.getDynamicDimIndex(d)), argValues,
@@ -234,16 +241,8 @@ Value memoryRoot(Value memref) {
     if (isa<memref::AllocOp, memref::AllocaOp>(def))
       return memref;
     auto wrap = dyn_cast<UnrealizedConversionCastOp>(def);
-    if (!wrap || wrap.getNumOperands() != 1)
-      return Value();
-    const int64_t aligned[] = {1};
-    for (Value d = wrap.getOperand(0);
-         auto insert = d.getDefiningOp<LLVM::InsertValueOp>();
-         d = insert.getContainer())
-      if (insert.getPosition() == ArrayRef<int64_t>(aligned))
-        return isa<BlockArgument>(insert.getValue()) ? insert.getValue()
-                                                     : Value();
-    return Value();
+    Value aligned = wrap ? descriptorField(wrap, {1}) : Value();
+    return aligned && isa<BlockArgument>(aligned) ? aligned : Value();
   }
   return Value();
 }
@@ -372,7 +371,7 @@ LogicalResult cuda::prepareLaunches(func::FuncOp func, plan::Plan &plan,
     value.dims.push_back(plan.addExpr(bytes));
     value.offset = plan.arenaSize + offset;
     value.byteSize = *maxBytes;
-    offset += llvm::alignTo(std::max<int64_t>(*maxBytes, 1), kAlignment);
+    offset += llvm::alignTo(std::max<int64_t>(*maxBytes, 1), plan::kAlignment);
     argValues.push_back({LaunchArg::Kind::Pointer, unsigned(plan.values.size())});
     plan.values.push_back(value);
 
