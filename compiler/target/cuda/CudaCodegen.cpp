@@ -3,8 +3,10 @@
 // After bufferization (shared with the host target), each kernel step is a
 // function whose preamble builds memref descriptors from the buffer and
 // symbol arrays, followed by loop nests over those memrefs. Here:
-//   1. linalg becomes scf.parallel; scf.forall (attention, row-tiled norms)
-//      too; work outside any parallel loop is put in a one-iteration loop;
+//   1. norms and softmax (row-tiled scf.forall) become a block per row
+//      (RowBlocks.cpp); other linalg becomes scf.parallel, scf.forall
+//      (attention) too; work outside any parallel loop is put in a
+//      one-iteration loop;
 //   2. each outermost parallel loop is tiled by kThreadsPerBlock (fewer for
 //      a small constant innermost dim) along its
 //      innermost dim and mapped: tiles to the grid (innermost dim on x,
@@ -272,6 +274,41 @@ int64_t threadsFor(scf::ParallelOp loop) {
                   int64_t(llvm::alignTo(std::max<int64_t>(*trips, 1), 32)));
 }
 
+/// Canonicalizes `kernels` but the row blocks: the canonicalizer would drop
+/// a row loop's unit dims, and with them its kRowBlocks mark.
+void canonicalizeOutsideRowBlocks(ModuleOp kernels) {
+  MLIRContext *context = kernels.getContext();
+  RewritePatternSet patterns(context);
+  for (Dialect *dialect : context->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : context->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, context);
+  SmallVector<Operation *> ops;
+  kernels.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op->hasAttr(kRowBlocks))
+      return WalkResult::skip();
+    ops.push_back(op);
+    return WalkResult::advance();
+  });
+  (void)applyOpPatternsGreedily(ops, FrozenRewritePatternSet(std::move(patterns)));
+}
+
+/// A row block's loop: its innermost dim on blockIdx.x, the next two on y
+/// and z (mapRowsToBlocks takes at most three).
+LogicalResult mapRowsToGrid(scf::ParallelOp rows) {
+  MLIRContext *ctx = rows.getContext();
+  auto identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+  const gpu::Processor order[] = {gpu::Processor::BlockX,
+                                  gpu::Processor::BlockY,
+                                  gpu::Processor::BlockZ};
+  unsigned rank = rows.getNumLoops();
+  SmallVector<gpu::ParallelLoopDimMappingAttr> grid;
+  for (unsigned d = 0; d < rank; ++d)
+    grid.push_back(gpu::ParallelLoopDimMappingAttr::get(
+        ctx, order[rank - 1 - d], identity, identity));
+  return gpu::setMappingAttr(rows, grid);
+}
+
 /// Tiles each outermost parallel loop for the grid and maps it: the tile
 /// loop's innermost dim on blockIdx.x, the next two on y and z, the rest
 /// sequential; in the tile, the innermost dim on threadIdx.x.
@@ -287,6 +324,11 @@ LogicalResult mapLoopsToGpu(func::FuncOp func) {
                                                 identity);
   };
   for (scf::ParallelOp loop : outermost) {
+    if (loop->hasAttr(kRowBlocks)) {
+      if (failed(mapRowsToGrid(loop)))
+        return failure();
+      continue;
+    }
     loop = groupInnermost(loop);
     unsigned rank = loop.getNumLoops();
     SmallVector<int64_t> tileSizes(rank, 1);
@@ -331,19 +373,26 @@ LogicalResult mapLoopsToGpu(func::FuncOp func) {
 
 } // namespace
 
-LogicalResult cuda::mapKernelLoops(ModuleOp kernels) {
-  kernels.getContext()->loadDialect<gpu::GPUDialect>();
-  PassManager pm(kernels.getContext());
+LogicalResult cuda::mapKernelLoops(ModuleOp kernels, MappedFor target) {
+  MLIRContext *context = kernels.getContext();
+  context->loadDialect<gpu::GPUDialect>();
+  for (auto func : kernels.getOps<func::FuncOp>())
+    mapRowsToBlocks(func);
+  PassManager pm(context);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createForallToParallelLoopPass());
-  pm.addPass(createCanonicalizerPass());
   if (failed(pm.run(kernels)))
     return failure();
+  canonicalizeOutsideRowBlocks(kernels);
   for (auto func : kernels.getOps<func::FuncOp>()) {
     wrapSerialWork(func);
     if (failed(mapLoopsToGpu(func)))
       return func.emitError("cannot map the kernel's loops to the GPU");
+    if (target == MappedFor::Device && failed(joinThreadPhases(func)))
+      return func.emitError("cannot map the kernel's row blocks to the GPU");
   }
+  if (target == MappedFor::Host)
+    runThreadPhasesInOrder(kernels);
   return success();
 }
 
@@ -352,7 +401,8 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
                          ArrayRef<const TargetInfo *> targets) {
   MLIRContext *context = kernels.getContext();
   registerDeviceDialects(context);
-  if (failed(bufferizeKernels(kernels)) || failed(mapKernelLoops(kernels)))
+  if (failed(bufferizeKernels(kernels)) ||
+      failed(mapKernelLoops(kernels, MappedFor::Device)))
     return failure();
 
   // The mapped loops become launches that capture only the kernel
@@ -381,6 +431,18 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
   outline.addPass(createGpuKernelOutliningPass());
   if (failed(outline.run(kernels)))
     return failure();
+  // Row blocks: their row buffers and block reductions (warp shuffles) in
+  // shared memory, which needs the kernel function for its workgroup
+  // buffers.
+  RewritePatternSet allReduce(context);
+  populateGpuAllReducePatterns(allReduce);
+  FrozenRewritePatternSet allReducePatterns(std::move(allReduce));
+  for (auto module : kernels.getOps<gpu::GPUModuleOp>()) {
+    for (auto kernel : module.getOps<gpu::GPUFuncOp>())
+      placeRowBuffersInSharedMemory(kernel);
+    if (failed(applyPatternsGreedily(module, allReducePatterns)))
+      return module.emitError("cannot lower the block reductions");
+  }
   // Every pointer a kernel receives is a plan value's start, aligned to
   // plan::kAlignment;
   // and values of different plan roots that one step uses never overlap.

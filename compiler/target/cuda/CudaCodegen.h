@@ -16,6 +16,13 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+namespace mlir::gpu {
+class GPUFuncOp;
+} // namespace mlir::gpu
+
 #include "llvm/ADT/StringMap.h"
 
 #include <array>
@@ -70,13 +77,51 @@ constexpr llvm::StringLiteral kSpillLoad = "tsc.spill_load";
 /// small constant dim gets whole warps enough for it).
 constexpr int64_t kThreadsPerBlock = 256;
 
-/// The loop structure the device code gets, on bufferized kernels: linalg
-/// and scf.forall as scf.parallel, device work outside loops in one-
+/// Marks the scf.parallel over the rows of a norm or softmax that
+/// mapRowsToBlocks made: one block per row.
+constexpr llvm::StringLiteral kRowBlocks = "tsc.row_blocks";
+
+/// Marks a thread phase of a row block: an scf.parallel over the block's
+/// threads (with scf.reduce for a row reduction); phases of one row run in
+/// order, as if separated by barriers.
+constexpr llvm::StringLiteral kThreadPhase = "tsc.thread_phase";
+
+/// Marks a row buffer of a row block (an elementwise result the row reads
+/// again): an alloca on the host, shared memory on the device.
+constexpr llvm::StringLiteral kBlockShared = "tsc.block_shared";
+
+/// Who runs the mapped loops: the host (--gpu-loop-mapping, thread phases
+/// as loops in order) or the device (thread phases joined into one loop
+/// over the threads, with barriers and block reductions).
+enum class MappedFor { Host, Device };
+
+/// The loop structure the device code gets, on bufferized kernels: row
+/// reductions (norms, softmax) as a block per row (mapRowsToBlocks); other
+/// linalg and scf.forall as scf.parallel, device work outside loops in one-
 /// iteration loops, each outermost loop tiled by kThreadsPerBlock with a
 /// bounds guard and mapped (grid, threadIdx.x), inner parallel loops as
 /// scf.for. The host target can compile this structure too
 /// (--gpu-loop-mapping), which checks its numerics without a GPU.
-LogicalResult mapKernelLoops(ModuleOp kernels);
+LogicalResult mapKernelLoops(ModuleOp kernels, MappedFor target);
+
+/// Replaces each scf.forall over rows in `func` whose body reduces rows and
+/// writes them elementwise (fuseRowReductions' loops, on buffers) by a
+/// kRowBlocks loop of kThreadPhase phases and block-uniform scalars. Other
+/// foralls (attention, rows shorter than a warp) are left as they are.
+void mapRowsToBlocks(func::FuncOp func);
+
+/// For the host: each thread phase as a sequential loop over the threads.
+void runThreadPhasesInOrder(ModuleOp kernels);
+
+/// For the device: in each row block, the phases and the uniform code
+/// between them as one scf.parallel over threadIdx.x, with gpu.barrier
+/// where a phase may read what another thread wrote and gpu.all_reduce
+/// for each reduction.
+LogicalResult joinThreadPhases(func::FuncOp func);
+
+/// After outlining: each kBlockShared alloca of `kernel` as a workgroup
+/// (shared memory) buffer of the kernel.
+void placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel);
 
 /// Lowers the kernels (outlined with the device ABI, as lowerKernels leaves
 /// them; the module is changed) to one PTX module per launch for each of

@@ -300,7 +300,7 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, bool gpuLoopMapping) {
     return failure();
   PassManager pm(kernels.getContext());
   if (gpuLoopMapping) {
-    if (failed(cuda::mapKernelLoops(kernels)))
+    if (failed(cuda::mapKernelLoops(kernels, cuda::MappedFor::Host)))
       return failure();
   } else if (failed(parallelizeOuterLoops(kernels))) {
     return failure();

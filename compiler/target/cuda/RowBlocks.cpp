@@ -1,0 +1,712 @@
+//===- RowBlocks.cpp - a block of threads per row for norms and softmax ---===//
+//
+// fuseRowReductions (host/Codegen.cpp) leaves each norm and softmax as an
+// scf.forall over rows whose body reduces the row (sum, max, ...) into
+// one-element buffers and writes the row elementwise from them. Mapped like
+// other loops, one thread would take a whole row: few threads, and
+// neighbouring threads a row apart in memory. Here such a forall becomes a
+// block per row:
+//   - an scf.parallel over the rows (kRowBlocks), one block each;
+//   - in it, thread phases: scf.parallel over the block's threads
+//     (kThreadPhase), thread t taking elements t, t+T, ... of the row, or
+//     groups of 4 consecutive elements (one 16-byte access) when every row
+//     op's length is a constant multiple of 4 with at least a warp of
+//     groups. A row reduction is a phase with scf.reduce: the threads'
+//     partials combined across the block;
+//   - between phases, block-uniform code: the row's scalars (mean, 1/stddev,
+//     max, sum) as SSA values that every thread computes, instead of
+//     one-element buffers.
+// Phases run in order, as if separated by barriers. That is what the host
+// compiles for --gpu-loop-mapping (runThreadPhasesInOrder), so the
+// structure's numerics are checked without a GPU; for the device the phases
+// become one loop over the threads with gpu.barrier and gpu.all_reduce
+// (joinThreadPhases).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/target/cuda/CudaCodegen.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::cuda;
+
+namespace {
+
+/// Rows shorter than this (all of constant length) keep a thread per row: a
+/// block would be mostly idle threads.
+constexpr int64_t kMinRowElements = 32;
+
+/// The most shared memory a row block's row buffers take (the static
+/// shared memory of a block is at most 48 KiB).
+constexpr int64_t kMaxSharedRowBytes = 32 * 1024;
+
+/// Consecutive elements a thread takes at once when the rows allow it (four
+/// floats, one 16-byte access).
+constexpr int64_t kGroupElements = 4;
+
+/// A combiner the block can reduce with: its all-reduce kind and the
+/// identity each thread's partial starts from.
+struct Combiner {
+  gpu::AllReduceOperation kind;
+  TypedAttr identity;
+};
+
+std::optional<Combiner> getCombiner(Operation *op) {
+  using Kind = gpu::AllReduceOperation;
+  if (op->getNumResults() != 1 || op->getNumOperands() != 2)
+    return std::nullopt;
+  Type type = op->getResult(0).getType();
+  // What gpu.shuffle moves between lanes.
+  if (!type.isF32() && !type.isF64() && !type.isInteger(32) &&
+      !type.isInteger(64))
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = f.getFloatSemantics();
+    auto value = [&](APFloat v) -> TypedAttr { return FloatAttr::get(f, v); };
+    if (isa<arith::AddFOp>(op))
+      return Combiner{Kind::ADD, value(APFloat::getZero(sem))};
+    if (isa<arith::MulFOp>(op))
+      return Combiner{Kind::MUL, value(APFloat::getOne(sem))};
+    if (isa<arith::MaximumFOp>(op))
+      return Combiner{Kind::MAXIMUMF, value(APFloat::getInf(sem, true))};
+    if (isa<arith::MinimumFOp>(op))
+      return Combiner{Kind::MINIMUMF, value(APFloat::getInf(sem))};
+    // maxnum/minnum ignore a NaN operand: NaN is their identity.
+    if (isa<arith::MaxNumFOp>(op))
+      return Combiner{Kind::MAXNUMF, value(APFloat::getNaN(sem))};
+    if (isa<arith::MinNumFOp>(op))
+      return Combiner{Kind::MINNUMF, value(APFloat::getNaN(sem))};
+    return std::nullopt;
+  }
+  auto i = cast<IntegerType>(type);
+  unsigned width = i.getWidth();
+  auto value = [&](APInt v) -> TypedAttr { return IntegerAttr::get(i, v); };
+  if (isa<arith::AddIOp>(op))
+    return Combiner{Kind::ADD, value(APInt::getZero(width))};
+  if (isa<arith::MulIOp>(op))
+    return Combiner{Kind::MUL, value(APInt(width, 1))};
+  if (isa<arith::AndIOp>(op))
+    return Combiner{Kind::AND, value(APInt::getAllOnes(width))};
+  if (isa<arith::OrIOp>(op))
+    return Combiner{Kind::OR, value(APInt::getZero(width))};
+  if (isa<arith::XOrIOp>(op))
+    return Combiner{Kind::XOR, value(APInt::getZero(width))};
+  if (isa<arith::MaxSIOp>(op))
+    return Combiner{Kind::MAXSI, value(APInt::getSignedMinValue(width))};
+  if (isa<arith::MinSIOp>(op))
+    return Combiner{Kind::MINSI, value(APInt::getSignedMaxValue(width))};
+  if (isa<arith::MaxUIOp>(op))
+    return Combiner{Kind::MAXUI, value(APInt::getZero(width))};
+  if (isa<arith::MinUIOp>(op))
+    return Combiner{Kind::MINUI, value(APInt::getAllOnes(width))};
+  return std::nullopt;
+}
+
+/// Whether `type` is a buffer of one element (a row's scalar).
+bool isOneElement(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && memref.hasStaticShape() && memref.getNumElements() == 1;
+}
+
+/// A linalg op of a row body: over one row (loops 1, ..., 1, N) or one
+/// element (all loops 1).
+struct RowOp {
+  linalg::LinalgOp op;
+  /// N, or nullopt for a one-element op; ShapedType::kDynamic if symbolic.
+  std::optional<int64_t> length;
+  /// Per output of a row reduction, the op combining the partials.
+  SmallVector<Operation *> combiners;
+
+  bool isReduction() const { return !combiners.empty(); }
+};
+
+/// The row op `op` is, when it is one this mapping can run.
+std::optional<RowOp> getRowOp(linalg::LinalgOp op,
+                              const DenseSet<Value> &cells) {
+  if (!op.hasPureBufferSemantics())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned loops = ranges.size();
+  for (unsigned d = 0; d + 1 < loops; ++d)
+    if (ranges[d] != 1)
+      return std::nullopt;
+  RowOp row{op, std::nullopt, {}};
+  if (loops == 0 || ranges.back() == 1)
+    return row;
+  row.length = ranges.back();
+  unsigned last = loops - 1;
+  bool reduces = op.getIteratorTypesArray().back() ==
+                 utils::IteratorType::reduction;
+  SmallVector<BlockArgument> outArgs(op.getRegionOutputArgs());
+  for (OpOperand &out : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&out);
+    if (!reduces) {
+      // Each element of the row written by the thread that computes it:
+      // the last loop must index the output, the other loops are 1.
+      if (cells.contains(out.get()) || !map.isFunctionOfDim(last))
+        return std::nullopt;
+      continue;
+    }
+    if (map.isFunctionOfDim(last))
+      return std::nullopt;
+    SmallVector<Operation *> combiners;
+    unsigned position = out.getOperandNumber() - op.getNumDpsInputs();
+    if (!matchReduction(outArgs, position, combiners) ||
+        combiners.size() != 1 || !getCombiner(combiners.front()))
+      return std::nullopt;
+    row.combiners.push_back(combiners.front());
+  }
+  return row;
+}
+
+/// Builds the block-per-row form of one row forall.
+class RowBuilder {
+public:
+  RowBuilder(scf::ForallOp forall, int64_t threads, int64_t group)
+      : forall(forall), threads(threads), group(group) {}
+
+  /// Replaces the forall by the rows loop.
+  void build(ArrayRef<Operation *> body);
+
+private:
+  Value constantIndex(OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, forall.getLoc(), v);
+  }
+
+  Value zero(OpBuilder &b, Type type) {
+    return arith::ConstantOp::create(b, forall.getLoc(), b.getZeroAttr(type));
+  }
+
+  /// The memref indices `map` gives at the loop point `dims`.
+  SmallVector<Value> indices(OpBuilder &b, AffineMap map, ValueRange dims) {
+    SmallVector<Value> result;
+    for (AffineExpr expr : map.getResults())
+      result.push_back(
+          affine::expandAffineExpr(b, forall.getLoc(), expr, dims, {}));
+    return result;
+  }
+
+  /// The value `operand` of `op` has at the loop point `dims`: a row scalar,
+  /// a scalar operand, or a load.
+  Value read(OpBuilder &b, linalg::LinalgOp op, OpOperand &operand,
+             ValueRange dims) {
+    Value v = operand.get();
+    if (auto cell = cells.find(v); cell != cells.end())
+      return cell->second;
+    if (!isa<ShapedType>(v.getType()))
+      return mapping.lookupOrDefault(v);
+    return memref::LoadOp::create(
+        b, forall.getLoc(), mapping.lookupOrDefault(v),
+        indices(b, op.getMatchingIndexingMap(&operand), dims));
+  }
+
+  /// Clones `op`'s payload at the loop point `dims` with `args` for its block
+  /// arguments; returns the yielded values.
+  SmallVector<Value> payload(OpBuilder &b, linalg::LinalgOp op,
+                             ValueRange args, ValueRange dims) {
+    IRMapping payloadMapping;
+    Block *block = op.getBlock();
+    payloadMapping.map(block->getArguments(), args);
+    for (Operation &inner : block->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        payloadMapping.map(index.getResult(), dims[index.getDim()]);
+        continue;
+      }
+      b.clone(inner, payloadMapping);
+    }
+    SmallVector<Value> results;
+    for (Value v : block->getTerminator()->getOperands())
+      results.push_back(payloadMapping.lookupOrDefault(v));
+    return results;
+  }
+
+  /// The block arguments of `op`'s payload at `dims`; outputs read only if
+  /// the payload uses them (`accumulators` stand for reduced outputs).
+  SmallVector<Value> arguments(OpBuilder &b, linalg::LinalgOp op,
+                               ValueRange dims, ValueRange accumulators) {
+    SmallVector<Value> args;
+    for (OpOperand *input : op.getDpsInputOperands())
+      args.push_back(read(b, op, *input, dims));
+    for (auto [i, out] : llvm::enumerate(op.getDpsInitsMutable())) {
+      if (!accumulators.empty())
+        args.push_back(accumulators[i]);
+      else if (op.payloadUsesValueFromOperand(&out))
+        args.push_back(read(b, op, out, dims));
+      else
+        args.push_back(zero(b, getElementTypeOrSelf(out.get().getType())));
+    }
+    return args;
+  }
+
+  /// A thread phase of the rows loop: body(builder, thread) per thread.
+  scf::ParallelOp phase(OpBuilder &b, ValueRange inits,
+                        function_ref<void(OpBuilder &, Value)> body) {
+    Location loc = forall.getLoc();
+    auto loop = scf::ParallelOp::create(
+        b, loc, ValueRange{constantIndex(b, 0)},
+        ValueRange{constantIndex(b, threads)}, ValueRange{constantIndex(b, 1)},
+        inits,
+        [&](OpBuilder &nested, Location, ValueRange ivs, ValueRange) {
+          body(nested, ivs.front());
+        });
+    loop->setAttr(kThreadPhase, b.getUnitAttr());
+    return loop;
+  }
+
+  /// The loop over thread `t`'s elements of `row`, threading `inits`
+  /// through `step(builder, dims, accumulators) -> accumulators`.
+  ValueRange rowLoop(OpBuilder &b, const RowOp &row, Value t, ValueRange inits,
+                     function_ref<SmallVector<Value>(OpBuilder &, ValueRange,
+                                                     ValueRange)> step);
+
+  void emitOneElement(OpBuilder &b, const RowOp &row);
+  void emitElementwise(OpBuilder &b, const RowOp &row);
+  void emitReduction(OpBuilder &b, const RowOp &row);
+
+  /// Stores by thread 0 of a phase: what a one-element op writes to memory.
+  void storeOnce(OpBuilder &b,
+                 ArrayRef<std::tuple<Value, Value, SmallVector<Value>>> stores);
+
+  /// The row length of `op` (its last loop's size) in the rows loop.
+  Value length(OpBuilder &b, linalg::LinalgOp op);
+
+  scf::ForallOp forall;
+  int64_t threads, group;
+  IRMapping mapping;
+  /// The one-element buffers of the row, by their current value.
+  DenseMap<Value, Value> cells;
+};
+
+Value RowBuilder::length(OpBuilder &b, linalg::LinalgOp op) {
+  unsigned last = op.getNumLoops() - 1;
+  int64_t n = op.getStaticLoopRanges().back();
+  if (!ShapedType::isDynamic(n))
+    return constantIndex(b, n);
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      if (expr == getAffineDimExpr(last, op.getContext()))
+        return memref::DimOp::create(b, forall.getLoc(),
+                                     mapping.lookupOrDefault(operand.get()), i);
+  }
+  llvm_unreachable("a dynamic loop no operand dim gives");
+}
+
+ValueRange RowBuilder::rowLoop(
+    OpBuilder &b, const RowOp &row, Value t, ValueRange inits,
+    function_ref<SmallVector<Value>(OpBuilder &, ValueRange, ValueRange)>
+        step) {
+  Location loc = forall.getLoc();
+  linalg::LinalgOp op = row.op;
+  Value zero = constantIndex(b, 0);
+  SmallVector<Value> dims(op.getNumLoops(), zero);
+  Value n = length(b, op);
+  Value stride = constantIndex(b, threads);
+  auto perElement = [&](OpBuilder &inner, Value k, ValueRange accumulators) {
+    dims.back() = k;
+    scf::YieldOp::create(inner, loc, step(inner, dims, accumulators));
+  };
+  if (group == 1)
+    return scf::ForOp::create(b, loc, t, n, stride, inits,
+                              [&](OpBuilder &inner, Location, Value k,
+                                  ValueRange accumulators) {
+                                perElement(inner, k, accumulators);
+                              })
+        .getResults();
+  Value width = constantIndex(b, group);
+  Value groups = arith::DivUIOp::create(b, loc, n, width);
+  return scf::ForOp::create(
+             b, loc, t, groups, stride, inits,
+             [&](OpBuilder &outer, Location, Value g, ValueRange outerAcc) {
+               Value base = arith::MulIOp::create(outer, loc, g, width);
+               auto lanes = scf::ForOp::create(
+                   outer, loc, constantIndex(outer, 0), width,
+                   constantIndex(outer, 1), outerAcc,
+                   [&](OpBuilder &inner, Location, Value lane,
+                       ValueRange accumulators) {
+                     perElement(inner,
+                                arith::AddIOp::create(inner, loc, base, lane),
+                                accumulators);
+                   });
+               scf::YieldOp::create(outer, loc, lanes.getResults());
+             })
+      .getResults();
+}
+
+void RowBuilder::storeOnce(
+    OpBuilder &b,
+    ArrayRef<std::tuple<Value, Value, SmallVector<Value>>> stores) {
+  if (stores.empty())
+    return;
+  Location loc = forall.getLoc();
+  phase(b, {}, [&](OpBuilder &nested, Value t) {
+    Value first = arith::CmpIOp::create(nested, loc, arith::CmpIPredicate::eq,
+                                        t, constantIndex(nested, 0));
+    scf::IfOp::create(nested, loc, first, [&](OpBuilder &then, Location) {
+      for (auto &[value, memref, idx] : stores)
+        memref::StoreOp::create(then, loc, value, memref, idx);
+      scf::YieldOp::create(then, loc);
+    });
+    scf::ReduceOp::create(nested, loc);
+  });
+}
+
+void RowBuilder::emitOneElement(OpBuilder &b, const RowOp &row) {
+  linalg::LinalgOp op = row.op;
+  SmallVector<Value> dims(op.getNumLoops(), constantIndex(b, 0));
+  SmallVector<Value> results =
+      payload(b, op, arguments(b, op, dims, {}), dims);
+  SmallVector<std::tuple<Value, Value, SmallVector<Value>>> stores;
+  for (auto [out, result] : llvm::zip(op.getDpsInitsMutable(), results)) {
+    if (cells.contains(out.get()))
+      cells[out.get()] = result;
+    else
+      stores.emplace_back(result, mapping.lookupOrDefault(out.get()),
+                          indices(b, op.getMatchingIndexingMap(&out), dims));
+  }
+  storeOnce(b, stores);
+}
+
+void RowBuilder::emitElementwise(OpBuilder &b, const RowOp &row) {
+  linalg::LinalgOp op = row.op;
+  Location loc = forall.getLoc();
+  phase(b, {}, [&](OpBuilder &nested, Value t) {
+    rowLoop(nested, row, t, {},
+            [&](OpBuilder &inner, ValueRange dims, ValueRange) {
+              SmallVector<Value> results =
+                  payload(inner, op, arguments(inner, op, dims, {}), dims);
+              for (auto [out, result] :
+                   llvm::zip(op.getDpsInitsMutable(), results))
+                memref::StoreOp::create(
+                    inner, loc, result, mapping.lookupOrDefault(out.get()),
+                    indices(inner, op.getMatchingIndexingMap(&out), dims));
+              return SmallVector<Value>();
+            });
+    scf::ReduceOp::create(nested, loc);
+  });
+}
+
+void RowBuilder::emitReduction(OpBuilder &b, const RowOp &row) {
+  linalg::LinalgOp op = row.op;
+  Location loc = forall.getLoc();
+  SmallVector<Value> identities;
+  for (Operation *combiner : row.combiners)
+    identities.push_back(arith::ConstantOp::create(
+        b, loc, getCombiner(combiner)->identity));
+  scf::ParallelOp reduced =
+      phase(b, identities, [&](OpBuilder &nested, Value t) {
+        ValueRange partials = rowLoop(
+            nested, row, t, identities,
+            [&](OpBuilder &inner, ValueRange dims, ValueRange accumulators) {
+              return payload(inner, op,
+                             arguments(inner, op, dims, accumulators), dims);
+            });
+        auto reduce = scf::ReduceOp::create(nested, loc, partials);
+        for (auto [region, combiner] :
+             llvm::zip(reduce.getReductions(), row.combiners)) {
+          Block &block = region.front();
+          OpBuilder rb = OpBuilder::atBlockEnd(&block);
+          Operation *combined = rb.clone(*combiner);
+          combined->setOperands(block.getArguments());
+          scf::ReduceReturnOp::create(rb, loc, combined->getResult(0));
+        }
+      });
+  // The outputs' initial values combined with the block's totals.
+  SmallVector<Value> dims(op.getNumLoops(), constantIndex(b, 0));
+  SmallVector<std::tuple<Value, Value, SmallVector<Value>>> stores;
+  for (auto [out, combiner, total] :
+       llvm::zip(op.getDpsInitsMutable(), row.combiners, reduced.getResults())) {
+    Operation *combined = b.clone(*combiner);
+    combined->setOperands({read(b, op, out, dims), total});
+    Value result = combined->getResult(0);
+    if (cells.contains(out.get()))
+      cells[out.get()] = result;
+    else
+      stores.emplace_back(result, mapping.lookupOrDefault(out.get()),
+                          indices(b, op.getMatchingIndexingMap(&out), dims));
+  }
+  storeOnce(b, stores);
+}
+
+void RowBuilder::build(ArrayRef<Operation *> body) {
+  OpBuilder b(forall);
+  Location loc = forall.getLoc();
+  SmallVector<Value> lbs = getValueOrCreateConstantIndexOp(
+      b, loc, forall.getMixedLowerBound());
+  SmallVector<Value> ubs = getValueOrCreateConstantIndexOp(
+      b, loc, forall.getMixedUpperBound());
+  SmallVector<Value> steps =
+      getValueOrCreateConstantIndexOp(b, loc, forall.getMixedStep());
+  auto rows = scf::ParallelOp::create(b, loc, lbs, ubs, steps);
+  rows->setAttr(kRowBlocks, b.getUnitAttr());
+  mapping.map(forall.getInductionVars(), rows.getInductionVars());
+  b.setInsertionPoint(rows.getBody()->getTerminator());
+  DenseSet<Value> noCells;
+  for (Operation *op : body) {
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+      if (isOneElement(alloca.getType())) {
+        // Read before any write only where the payload ignores it.
+        cells[alloca] = zero(b, alloca.getType().getElementType());
+      } else {
+        Operation *row = b.clone(*op, mapping);
+        row->setAttr(kBlockShared, b.getUnitAttr());
+      }
+      continue;
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp) {
+      b.clone(*op, mapping);
+      continue;
+    }
+    RowOp row = *getRowOp(linalgOp, noCells);
+    if (!row.length)
+      emitOneElement(b, row);
+    else if (row.isReduction())
+      emitReduction(b, row);
+    else
+      emitElementwise(b, row);
+  }
+  forall.erase();
+}
+
+/// The ops of `forall`'s body, when it is a row forall this mapping takes;
+/// sets the threads per block and elements per group.
+std::optional<SmallVector<Operation *>>
+getRowBody(scf::ForallOp forall, int64_t &threads, int64_t &group) {
+  if (forall.getMapping() || !forall.getOutputs().empty() ||
+      forall.getRank() > 3)
+    return std::nullopt;
+  SmallVector<Operation *> body;
+  DenseSet<Value> cells;
+  int64_t sharedBytes = 0;
+  for (Operation &op : forall.getBody()->without_terminator()) {
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+      if (!llvm::all_of(alloca->getUsers(), [&](Operation *user) {
+            return isa<linalg::LinalgOp>(user) &&
+                   user->getBlock() == forall.getBody();
+          }))
+        return std::nullopt;
+      if (isOneElement(alloca.getType())) {
+        cells.insert(alloca);
+      } else {
+        // A row the body computes and reads again (an elementwise producer
+        // fused into the row): shared memory on the device.
+        MemRefType type = alloca.getType();
+        if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+            llvm::any_of(type.getShape().drop_back(),
+                         [](int64_t d) { return d != 1; }))
+          return std::nullopt;
+        sharedBytes += type.getNumElements() *
+                       llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+        if (sharedBytes > kMaxSharedRowBytes)
+          return std::nullopt;
+      }
+    } else if (!isa<linalg::LinalgOp>(op) &&
+               !(isMemoryEffectFree(&op) && op.getNumRegions() == 0)) {
+      return std::nullopt;
+    }
+    body.push_back(&op);
+  }
+  bool reduces = false, dynamic = false, groups = true;
+  int64_t longest = 0;
+  for (Operation *op : body) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp)
+      continue;
+    std::optional<RowOp> row = getRowOp(linalgOp, cells);
+    if (!row)
+      return std::nullopt;
+    if (!row->length)
+      continue;
+    reduces |= row->isReduction();
+    int64_t n = *row->length;
+    if (ShapedType::isDynamic(n)) {
+      dynamic = true;
+      groups = false;
+      continue;
+    }
+    longest = std::max(longest, n);
+    groups &= n % kGroupElements == 0 && n / kGroupElements >= 32;
+  }
+  if (!reduces || (!dynamic && longest < kMinRowElements))
+    return std::nullopt;
+  group = groups ? kGroupElements : 1;
+  threads = dynamic ? kThreadsPerBlock
+                    : std::min<int64_t>(kThreadsPerBlock,
+                                        llvm::alignTo(longest / group, 32));
+  return body;
+}
+
+/// Moves `loop`'s body (but its terminator) before `before`, its induction
+/// variable replaced by `iv`; returns the values its scf.reduce combines.
+SmallVector<Value> inlinePhase(scf::ParallelOp loop, Value iv,
+                               Operation *before) {
+  Block *body = loop.getBody();
+  body->getArgument(0).replaceAllUsesWith(iv);
+  SmallVector<Value> partials(body->getTerminator()->getOperands());
+  for (Operation &op : llvm::make_early_inc_range(body->without_terminator()))
+    op.moveBefore(before);
+  return partials;
+}
+
+/// The ops of type OpT in `root` that carry the attribute `mark`.
+template <typename OpT>
+SmallVector<OpT> collectMarked(Operation *root, StringRef mark) {
+  SmallVector<OpT> marked;
+  root->walk([&](OpT op) {
+    if (op->hasAttr(mark))
+      marked.push_back(op);
+  });
+  return marked;
+}
+
+bool writesMemory(Operation *op) {
+  return op->walk([](memref::StoreOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
+bool readsMemory(Operation *op) {
+  return op->walk([](memref::LoadOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
+} // namespace
+
+void cuda::mapRowsToBlocks(func::FuncOp func) {
+  SmallVector<scf::ForallOp> foralls(func.getBody().getOps<scf::ForallOp>());
+  for (scf::ForallOp forall : foralls) {
+    int64_t threads = 0, group = 1;
+    if (std::optional<SmallVector<Operation *>> body =
+            getRowBody(forall, threads, group))
+      RowBuilder(forall, threads, group).build(*body);
+  }
+}
+
+void cuda::runThreadPhasesInOrder(ModuleOp kernels) {
+  for (auto loop : collectMarked<scf::ParallelOp>(kernels, kThreadPhase)) {
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    auto reduce = cast<scf::ReduceOp>(loop.getBody()->getTerminator());
+    auto ordered = scf::ForOp::create(
+        b, loc, loop.getLowerBound().front(), loop.getUpperBound().front(),
+        loop.getStep().front(), loop.getInitVals(),
+        [&](OpBuilder &nested, Location, Value t, ValueRange totals) {
+          IRMapping mapping;
+          mapping.map(loop.getInductionVars().front(), t);
+          for (Operation &op : loop.getBody()->without_terminator())
+            nested.clone(op, mapping);
+          SmallVector<Value> combined;
+          for (auto [region, partial, total] :
+               llvm::zip(reduce.getReductions(), reduce.getOperands(), totals)) {
+            Block &block = region.front();
+            IRMapping combine;
+            combine.map(block.getArgument(0), total);
+            combine.map(block.getArgument(1), mapping.lookup(partial));
+            for (Operation &op : block.without_terminator())
+              nested.clone(op, combine);
+            combined.push_back(
+                combine.lookup(block.getTerminator()->getOperand(0)));
+          }
+          scf::YieldOp::create(nested, loc, combined);
+        });
+    loop.replaceAllUsesWith(ordered.getResults());
+    loop.erase();
+  }
+}
+
+void cuda::placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel) {
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      kernel.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  for (auto alloca : collectMarked<memref::AllocaOp>(kernel, kBlockShared)) {
+    MemRefType type = alloca.getType();
+    // Used by loads and stores only (mapRowsToBlocks made them), which take
+    // a memref in any address space.
+    Value shared = kernel.addWorkgroupAttribution(
+        MemRefType::get(type.getShape(), type.getElementType(),
+                        MemRefLayoutAttrInterface(), workgroup),
+        alloca.getLoc());
+    // 16-byte aligned for the threads' groups of 4 floats (LLVM does not
+    // raise the alignment of a workgroup buffer itself).
+    kernel.setWorkgroupAttributionAttr(
+        kernel.getNumWorkgroupAttributions() - 1,
+        LLVM::LLVMDialect::getAlignAttrName(),
+        IntegerAttr::get(IntegerType::get(kernel.getContext(), 64), 16));
+    alloca.getResult().replaceAllUsesWith(shared);
+    alloca.erase();
+  }
+}
+
+LogicalResult cuda::joinThreadPhases(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  for (auto rows : collectMarked<scf::ParallelOp>(func, kRowBlocks)) {
+    Block *body = rows.getBody();
+    SmallVector<scf::ParallelOp> phases;
+    for (auto loop : body->getOps<scf::ParallelOp>())
+      if (loop->hasAttr(kThreadPhase))
+        phases.push_back(loop);
+    if (phases.empty())
+      continue;
+    Location loc = rows.getLoc();
+    OpBuilder b = OpBuilder::atBlockBegin(body);
+    auto threads = scf::ParallelOp::create(
+        b, loc, phases.front().getLowerBound(), phases.front().getUpperBound(),
+        phases.front().getStep());
+    auto identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+    if (failed(gpu::setMappingAttr(
+            threads, {gpu::ParallelLoopDimMappingAttr::get(
+                         ctx, gpu::Processor::ThreadX, identity, identity)})))
+      return failure();
+    Value t = threads.getInductionVars().front();
+    Operation *end = threads.getBody()->getTerminator();
+    // Whether some thread wrote (read) memory since the last barrier that
+    // another thread may read (overwrite) next.
+    bool wrote = false, read = false;
+    for (Operation &op : llvm::make_early_inc_range(*body)) {
+      if (&op == threads || &op == body->getTerminator())
+        continue;
+      b.setInsertionPoint(end);
+      bool reads = readsMemory(&op), writes = writesMemory(&op);
+      if ((wrote && reads) || (read && writes)) {
+        gpu::BarrierOp::create(b, loc);
+        wrote = read = false;
+      }
+      wrote |= writes;
+      read |= reads;
+      auto phase = dyn_cast<scf::ParallelOp>(op);
+      if (!phase || !phase->hasAttr(kThreadPhase)) {
+        op.moveBefore(end);
+        continue;
+      }
+      auto reduce = cast<scf::ReduceOp>(phase.getBody()->getTerminator());
+      SmallVector<Value> partials = inlinePhase(phase, t, end);
+      SmallVector<Value> totals;
+      for (auto [region, partial] : llvm::zip(reduce.getReductions(), partials)) {
+        std::optional<Combiner> combiner = getCombiner(&region.front().front());
+        totals.push_back(gpu::AllReduceOp::create(
+            b, loc, partial,
+            gpu::AllReduceOperationAttr::get(ctx, combiner->kind),
+            /*uniform=*/true));
+        // The reduction's barriers order all memory accesses before it.
+        wrote = read = false;
+      }
+      phase.replaceAllUsesWith(totals);
+      phase.erase();
+    }
+  }
+  return success();
+}
