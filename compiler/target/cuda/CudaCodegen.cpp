@@ -215,22 +215,16 @@ std::optional<int64_t> innermostTrips(scf::ParallelOp loop) {
   return llvm::divideCeil(std::max<int64_t>(*upper - *lower, 0), *step);
 }
 
-/// Consecutive iterations of a loop's innermost dim one thread runs, when
-/// that dim is a constant multiple of this with at least a warp of groups:
-/// 4 floats are one 16-byte access, which LLVM forms from the unrolled
-/// group given the kernel arguments' alignment.
-constexpr int64_t kElementsPerThread = 4;
-
 /// Regroups `loop`'s innermost dim (0 to C, step 1, C a multiple of
-/// kElementsPerThread, C / kElementsPerThread >= 32) into groups of
-/// kElementsPerThread consecutive iterations, run in order by one parallel
+/// kElementsPerGroup, C / kElementsPerGroup >= kWarpSize) into groups of
+/// kElementsPerGroup consecutive iterations, run in order by one parallel
 /// iteration; returns the new loop, or `loop` unchanged when it does not
 /// qualify.
 scf::ParallelOp groupInnermost(scf::ParallelOp loop) {
   std::optional<int64_t> trips = innermostTrips(loop);
-  const int64_t width = kElementsPerThread;
+  const int64_t width = kElementsPerGroup;
   if (loop.getNumReductions() || !trips || *trips % width ||
-      *trips / width < 32 ||
+      *trips / width < kWarpSize ||
       getConstantIntValue(loop.getLowerBound().back()) != 0 ||
       getConstantIntValue(loop.getStep().back()) != 1)
     return loop;
@@ -271,7 +265,7 @@ int64_t threadsFor(scf::ParallelOp loop) {
   if (!trips)
     return kThreadsPerBlock;
   return std::min(kThreadsPerBlock,
-                  int64_t(llvm::alignTo(std::max<int64_t>(*trips, 1), 32)));
+                  int64_t(llvm::alignTo(std::max<int64_t>(*trips, 1), kWarpSize)));
 }
 
 /// Canonicalizes `kernels` but the row blocks: the canonicalizer would drop
@@ -290,7 +284,12 @@ void canonicalizeOutsideRowBlocks(ModuleOp kernels) {
     ops.push_back(op);
     return WalkResult::advance();
   });
-  (void)applyOpPatternsGreedily(ops, FrozenRewritePatternSet(std::move(patterns)));
+  // Ops the rewrites create are simplified too, but not ops outside the
+  // list whose operands change (a row loop whose bounds fold).
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(
+      ops, FrozenRewritePatternSet(std::move(patterns)), config);
 }
 
 /// A row block's loop: its innermost dim on blockIdx.x, the next two on y

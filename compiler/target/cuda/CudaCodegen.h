@@ -16,18 +16,18 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include "llvm/ADT/StringMap.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
 namespace mlir::func {
 class FuncOp;
 } // namespace mlir::func
 namespace mlir::gpu {
 class GPUFuncOp;
 } // namespace mlir::gpu
-
-#include "llvm/ADT/StringMap.h"
-
-#include <array>
-#include <string>
-#include <vector>
 
 namespace mlir::tsc::cuda {
 
@@ -76,6 +76,14 @@ constexpr llvm::StringLiteral kSpillLoad = "tsc.spill_load";
 /// Threads per block of a mapped parallel loop's innermost dim (at most; a
 /// small constant dim gets whole warps enough for it).
 constexpr int64_t kThreadsPerBlock = 256;
+
+constexpr int64_t kWarpSize = 32;
+
+/// Consecutive elements one thread takes at once where a dim is a constant
+/// multiple of this with at least a warp of groups: 4 floats are one 16-byte
+/// access, which LLVM forms from the unrolled group given the kernel
+/// arguments' alignment.
+constexpr int64_t kElementsPerGroup = 4;
 
 /// Marks the scf.parallel over the rows of a norm or softmax that
 /// mapRowsToBlocks made: one block per row.

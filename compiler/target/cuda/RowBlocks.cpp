@@ -53,10 +53,6 @@ constexpr int64_t kMinRowElements = 32;
 /// shared memory of a block is at most 48 KiB).
 constexpr int64_t kMaxSharedRowBytes = 32 * 1024;
 
-/// Consecutive elements a thread takes at once when the rows allow it (four
-/// floats, one 16-byte access).
-constexpr int64_t kGroupElements = 4;
-
 /// A combiner the block can reduce with: its all-reduce kind and the
 /// identity each thread's partial starts from.
 struct Combiner {
@@ -113,6 +109,13 @@ std::optional<Combiner> getCombiner(Operation *op) {
   if (isa<arith::MinUIOp>(op))
     return Combiner{Kind::MINUI, value(APInt::getAllOnes(width))};
   return std::nullopt;
+}
+
+/// The combiner of a reduction getRowOp accepted.
+Combiner checkedCombiner(Operation *op) {
+  std::optional<Combiner> combiner = getCombiner(op);
+  assert(combiner && "a reduction getRowOp did not accept");
+  return *combiner;
 }
 
 /// Whether `type` is a buffer of one element (a row's scalar).
@@ -172,14 +175,22 @@ std::optional<RowOp> getRowOp(linalg::LinalgOp op,
   return row;
 }
 
+/// A row forall's body as mapRowsToBlocks takes it.
+struct RowBody {
+  SmallVector<Operation *> ops;
+  DenseMap<Operation *, RowOp> rowOps;
+  /// Threads per block, consecutive elements per thread and step.
+  int64_t threads = 0, group = 1;
+};
+
 /// Builds the block-per-row form of one row forall.
 class RowBuilder {
 public:
-  RowBuilder(scf::ForallOp forall, int64_t threads, int64_t group)
-      : forall(forall), threads(threads), group(group) {}
+  RowBuilder(scf::ForallOp forall, const RowBody &body)
+      : forall(forall), threads(body.threads), group(body.group) {}
 
   /// Replaces the forall by the rows loop.
-  void build(ArrayRef<Operation *> body);
+  void build(const RowBody &body);
 
 private:
   Value constantIndex(OpBuilder &b, int64_t v) {
@@ -217,7 +228,8 @@ private:
   /// arguments; returns the yielded values.
   SmallVector<Value> payload(OpBuilder &b, linalg::LinalgOp op,
                              ValueRange args, ValueRange dims) {
-    IRMapping payloadMapping;
+    // Values of the row body the payload uses are their clones.
+    IRMapping payloadMapping = mapping;
     Block *block = op.getBlock();
     payloadMapping.map(block->getArguments(), args);
     for (Operation &inner : block->without_terminator()) {
@@ -407,7 +419,7 @@ void RowBuilder::emitReduction(OpBuilder &b, const RowOp &row) {
   SmallVector<Value> identities;
   for (Operation *combiner : row.combiners)
     identities.push_back(arith::ConstantOp::create(
-        b, loc, getCombiner(combiner)->identity));
+        b, loc, checkedCombiner(combiner).identity));
   scf::ParallelOp reduced =
       phase(b, identities, [&](OpBuilder &nested, Value t) {
         ValueRange partials = rowLoop(
@@ -443,7 +455,7 @@ void RowBuilder::emitReduction(OpBuilder &b, const RowOp &row) {
   storeOnce(b, stores);
 }
 
-void RowBuilder::build(ArrayRef<Operation *> body) {
+void RowBuilder::build(const RowBody &body) {
   OpBuilder b(forall);
   Location loc = forall.getLoc();
   SmallVector<Value> lbs = getValueOrCreateConstantIndexOp(
@@ -456,8 +468,7 @@ void RowBuilder::build(ArrayRef<Operation *> body) {
   rows->setAttr(kRowBlocks, b.getUnitAttr());
   mapping.map(forall.getInductionVars(), rows.getInductionVars());
   b.setInsertionPoint(rows.getBody()->getTerminator());
-  DenseSet<Value> noCells;
-  for (Operation *op : body) {
+  for (Operation *op : body.ops) {
     if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
       if (isOneElement(alloca.getType())) {
         // Read before any write only where the payload ignores it.
@@ -468,12 +479,12 @@ void RowBuilder::build(ArrayRef<Operation *> body) {
       }
       continue;
     }
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp) {
+    auto rowOp = body.rowOps.find(op);
+    if (rowOp == body.rowOps.end()) {
       b.clone(*op, mapping);
       continue;
     }
-    RowOp row = *getRowOp(linalgOp, noCells);
+    const RowOp &row = rowOp->second;
     if (!row.length)
       emitOneElement(b, row);
     else if (row.isReduction())
@@ -484,14 +495,12 @@ void RowBuilder::build(ArrayRef<Operation *> body) {
   forall.erase();
 }
 
-/// The ops of `forall`'s body, when it is a row forall this mapping takes;
-/// sets the threads per block and elements per group.
-std::optional<SmallVector<Operation *>>
-getRowBody(scf::ForallOp forall, int64_t &threads, int64_t &group) {
+/// `forall`'s body, when it is a row forall this mapping takes.
+std::optional<RowBody> getRowBody(scf::ForallOp forall) {
   if (forall.getMapping() || !forall.getOutputs().empty() ||
       forall.getRank() > 3)
     return std::nullopt;
-  SmallVector<Operation *> body;
+  RowBody body;
   DenseSet<Value> cells;
   int64_t sharedBytes = 0;
   for (Operation &op : forall.getBody()->without_terminator()) {
@@ -520,17 +529,18 @@ getRowBody(scf::ForallOp forall, int64_t &threads, int64_t &group) {
                !(isMemoryEffectFree(&op) && op.getNumRegions() == 0)) {
       return std::nullopt;
     }
-    body.push_back(&op);
+    body.ops.push_back(&op);
   }
   bool reduces = false, dynamic = false, groups = true;
   int64_t longest = 0;
-  for (Operation *op : body) {
+  for (Operation *op : body.ops) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
       continue;
     std::optional<RowOp> row = getRowOp(linalgOp, cells);
     if (!row)
       return std::nullopt;
+    body.rowOps.try_emplace(op, *row);
     if (!row->length)
       continue;
     reduces |= row->isReduction();
@@ -541,14 +551,15 @@ getRowBody(scf::ForallOp forall, int64_t &threads, int64_t &group) {
       continue;
     }
     longest = std::max(longest, n);
-    groups &= n % kGroupElements == 0 && n / kGroupElements >= 32;
+    groups &= n % kElementsPerGroup == 0 && n / kElementsPerGroup >= kWarpSize;
   }
   if (!reduces || (!dynamic && longest < kMinRowElements))
     return std::nullopt;
-  group = groups ? kGroupElements : 1;
-  threads = dynamic ? kThreadsPerBlock
-                    : std::min<int64_t>(kThreadsPerBlock,
-                                        llvm::alignTo(longest / group, 32));
+  body.group = groups ? kElementsPerGroup : 1;
+  body.threads =
+      dynamic ? kThreadsPerBlock
+              : std::min<int64_t>(kThreadsPerBlock,
+                                  llvm::alignTo(longest / body.group, kWarpSize));
   return body;
 }
 
@@ -575,13 +586,18 @@ SmallVector<OpT> collectMarked(Operation *root, StringRef mark) {
   return marked;
 }
 
-bool writesMemory(Operation *op) {
-  return op->walk([](memref::StoreOp) { return WalkResult::interrupt(); })
-      .wasInterrupted();
-}
-
-bool readsMemory(Operation *op) {
-  return op->walk([](memref::LoadOp) { return WalkResult::interrupt(); })
+/// Whether `op` or an op in it has a memory effect of kind EffectT (an op
+/// that does not say what it does counts as having it).
+template <typename EffectT> bool hasMemoryEffect(Operation *op) {
+  return op
+      ->walk([](Operation *inner) {
+        if (inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+          return WalkResult::advance();
+        auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+        return !effects || effects.hasEffect<EffectT>()
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
       .wasInterrupted();
 }
 
@@ -590,10 +606,8 @@ bool readsMemory(Operation *op) {
 void cuda::mapRowsToBlocks(func::FuncOp func) {
   SmallVector<scf::ForallOp> foralls(func.getBody().getOps<scf::ForallOp>());
   for (scf::ForallOp forall : foralls) {
-    int64_t threads = 0, group = 1;
-    if (std::optional<SmallVector<Operation *>> body =
-            getRowBody(forall, threads, group))
-      RowBuilder(forall, threads, group).build(*body);
+    if (std::optional<RowBody> body = getRowBody(forall))
+      RowBuilder(forall, *body).build(*body);
   }
 }
 
@@ -663,9 +677,15 @@ LogicalResult cuda::joinThreadPhases(func::FuncOp func) {
       continue;
     Location loc = rows.getLoc();
     OpBuilder b = OpBuilder::atBlockBegin(body);
+    // (The phases' bounds are constants in the body, which moves into the
+    // loop.)
+    std::optional<int64_t> count =
+        getConstantIntValue(phases.front().getUpperBound().front());
+    assert(count && "thread phases over a constant number of threads");
     auto threads = scf::ParallelOp::create(
-        b, loc, phases.front().getLowerBound(), phases.front().getUpperBound(),
-        phases.front().getStep());
+        b, loc, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)},
+        ValueRange{arith::ConstantIndexOp::create(b, loc, *count)},
+        ValueRange{arith::ConstantIndexOp::create(b, loc, 1)});
     auto identity = AffineMap::getMultiDimIdentityMap(1, ctx);
     if (failed(gpu::setMappingAttr(
             threads, {gpu::ParallelLoopDimMappingAttr::get(
@@ -674,14 +694,15 @@ LogicalResult cuda::joinThreadPhases(func::FuncOp func) {
     Value t = threads.getInductionVars().front();
     Operation *end = threads.getBody()->getTerminator();
     // Whether some thread wrote (read) memory since the last barrier that
-    // another thread may read (overwrite) next.
+    // another thread may read or overwrite (overwrite) next.
     bool wrote = false, read = false;
     for (Operation &op : llvm::make_early_inc_range(*body)) {
       if (&op == threads || &op == body->getTerminator())
         continue;
       b.setInsertionPoint(end);
-      bool reads = readsMemory(&op), writes = writesMemory(&op);
-      if ((wrote && reads) || (read && writes)) {
+      bool reads = hasMemoryEffect<MemoryEffects::Read>(&op),
+           writes = hasMemoryEffect<MemoryEffects::Write>(&op);
+      if ((wrote && (reads || writes)) || (read && writes)) {
         gpu::BarrierOp::create(b, loc);
         wrote = read = false;
       }
@@ -696,10 +717,10 @@ LogicalResult cuda::joinThreadPhases(func::FuncOp func) {
       SmallVector<Value> partials = inlinePhase(phase, t, end);
       SmallVector<Value> totals;
       for (auto [region, partial] : llvm::zip(reduce.getReductions(), partials)) {
-        std::optional<Combiner> combiner = getCombiner(&region.front().front());
+        const Combiner combiner = checkedCombiner(&region.front().front());
         totals.push_back(gpu::AllReduceOp::create(
             b, loc, partial,
-            gpu::AllReduceOperationAttr::get(ctx, combiner->kind),
+            gpu::AllReduceOperationAttr::get(ctx, combiner.kind),
             /*uniform=*/true));
         // The reduction's barriers order all memory accesses before it.
         wrote = read = false;
