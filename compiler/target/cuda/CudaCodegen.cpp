@@ -4,8 +4,9 @@
 // function whose preamble builds memref descriptors from the buffer and
 // symbol arrays, followed by loop nests over those memrefs. Here:
 //   1. norms and softmax (row-tiled scf.forall) become a block per row
-//      (RowBlocks.cpp); other linalg becomes scf.parallel, scf.forall
-//      (attention) too; work outside any parallel loop is put in a
+//      (RowBlocks.cpp), attention a block per query block with a thread per
+//      query row (QueryRows.cpp); other linalg becomes scf.parallel, other
+//      scf.forall too; work outside any parallel loop is put in a
 //      one-iteration loop;
 //   2. each outermost parallel loop is tiled by kThreadsPerBlock (fewer for
 //      a small constant innermost dim) along its
@@ -326,6 +327,14 @@ LogicalResult mapLoopsToGpu(func::FuncOp func) {
     if (loop->hasAttr(kRowBlocks)) {
       if (failed(mapRowsToGrid(loop)))
         return failure();
+      // Loops of a thread's own work (a row op's) run in order.
+      SmallVector<scf::ParallelOp> inner;
+      loop.getBody()->walk([&](scf::ParallelOp op) {
+        if (!op->hasAttr(kThreadPhase))
+          inner.push_back(op);
+      });
+      for (scf::ParallelOp op : inner)
+        sequentialize(op);
       continue;
     }
     loop = groupInnermost(loop);
@@ -375,8 +384,10 @@ LogicalResult mapLoopsToGpu(func::FuncOp func) {
 LogicalResult cuda::mapKernelLoops(ModuleOp kernels, MappedFor target) {
   MLIRContext *context = kernels.getContext();
   context->loadDialect<gpu::GPUDialect>();
-  for (auto func : kernels.getOps<func::FuncOp>())
+  for (auto func : kernels.getOps<func::FuncOp>()) {
     mapRowsToBlocks(func);
+    mapQueryRowsToThreads(func);
+  }
   PassManager pm(context);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createForallToParallelLoopPass());

@@ -98,6 +98,10 @@ constexpr llvm::StringLiteral kThreadPhase = "tsc.thread_phase";
 /// again): an alloca on the host, shared memory on the device.
 constexpr llvm::StringLiteral kBlockShared = "tsc.block_shared";
 
+/// Marks a tile of a row block with one row per thread (attention's query
+/// rows): the whole tile on the host, the thread's row on the device.
+constexpr llvm::StringLiteral kThreadTile = "tsc.thread_tile";
+
 /// Who runs the mapped loops: the host (--gpu-loop-mapping, thread phases
 /// as loops in order) or the device (thread phases joined into one loop
 /// over the threads, with barriers and block reductions).
@@ -117,6 +121,14 @@ LogicalResult mapKernelLoops(ModuleOp kernels, MappedFor target);
 /// kRowBlocks loop of kThreadPhase phases and block-uniform scalars. Other
 /// foralls (attention, rows shorter than a warp) are left as they are.
 void mapRowsToBlocks(func::FuncOp func);
+
+/// Replaces each scf.forall in `func` over blocks of rows whose ops work
+/// row by row on per-row tiles (attention's loop over batch, head and query
+/// block) by a kRowBlocks loop with a thread per row: every op on the
+/// per-row tiles restricted to the thread's row, tiles all rows read
+/// (key and value blocks) filled by the block's threads together in shared
+/// memory. Other foralls are left as they are.
+void mapQueryRowsToThreads(func::FuncOp func);
 
 /// For the host: each thread phase as a sequential loop over the threads.
 void runThreadPhasesInOrder(ModuleOp kernels);

@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/target/cuda/CudaCodegen.h"
+#include "compiler/target/cuda/ThreadPhases.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/Utils.h"
@@ -38,6 +39,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -48,10 +50,6 @@ namespace {
 /// Rows shorter than this (all of constant length) keep a thread per row: a
 /// block would be mostly idle threads.
 constexpr int64_t kMinRowElements = 32;
-
-/// The most shared memory a row block's row buffers take (the static
-/// shared memory of a block is at most 48 KiB).
-constexpr int64_t kMaxSharedRowBytes = 32 * 1024;
 
 /// A combiner the block can reduce with: its all-reduce kind and the
 /// identity each thread's partial starts from.
@@ -203,11 +201,7 @@ private:
 
   /// The memref indices `map` gives at the loop point `dims`.
   SmallVector<Value> indices(OpBuilder &b, AffineMap map, ValueRange dims) {
-    SmallVector<Value> result;
-    for (AffineExpr expr : map.getResults())
-      result.push_back(
-          affine::expandAffineExpr(b, forall.getLoc(), expr, dims, {}));
-    return result;
+    return evaluateMap(b, forall.getLoc(), map, dims);
   }
 
   /// The value `operand` of `op` has at the loop point `dims`: a row scalar,
@@ -229,20 +223,7 @@ private:
   SmallVector<Value> payload(OpBuilder &b, linalg::LinalgOp op,
                              ValueRange args, ValueRange dims) {
     // Values of the row body the payload uses are their clones.
-    IRMapping payloadMapping = mapping;
-    Block *block = op.getBlock();
-    payloadMapping.map(block->getArguments(), args);
-    for (Operation &inner : block->without_terminator()) {
-      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-        payloadMapping.map(index.getResult(), dims[index.getDim()]);
-        continue;
-      }
-      b.clone(inner, payloadMapping);
-    }
-    SmallVector<Value> results;
-    for (Value v : block->getTerminator()->getOperands())
-      results.push_back(payloadMapping.lookupOrDefault(v));
-    return results;
+    return clonePayload(b, op, args, dims, mapping);
   }
 
   /// The block arguments of `op`'s payload at `dims`; outputs read only if
@@ -266,16 +247,7 @@ private:
   /// A thread phase of the rows loop: body(builder, thread) per thread.
   scf::ParallelOp phase(OpBuilder &b, ValueRange inits,
                         function_ref<void(OpBuilder &, Value)> body) {
-    Location loc = forall.getLoc();
-    auto loop = scf::ParallelOp::create(
-        b, loc, ValueRange{constantIndex(b, 0)},
-        ValueRange{constantIndex(b, threads)}, ValueRange{constantIndex(b, 1)},
-        inits,
-        [&](OpBuilder &nested, Location, ValueRange ivs, ValueRange) {
-          body(nested, ivs.front());
-        });
-    loop->setAttr(kThreadPhase, b.getUnitAttr());
-    return loop;
+    return createThreadPhase(b, forall.getLoc(), threads, inits, body);
   }
 
   /// The loop over thread `t`'s elements of `row`, threading `inits`
@@ -522,7 +494,7 @@ std::optional<RowBody> getRowBody(scf::ForallOp forall) {
           return std::nullopt;
         sharedBytes += type.getNumElements() *
                        llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-        if (sharedBytes > kMaxSharedRowBytes)
+        if (sharedBytes > kMaxSharedBytes)
           return std::nullopt;
       }
     } else if (!isa<linalg::LinalgOp>(op) &&
@@ -586,12 +558,28 @@ SmallVector<OpT> collectMarked(Operation *root, StringRef mark) {
   return marked;
 }
 
-/// Whether `op` or an op in it has a memory effect of kind EffectT (an op
-/// that does not say what it does counts as having it).
+/// Whether `memref` is a thread's own memory (an alloca not in shared
+/// memory, or a view of one), which no other thread sees.
+bool isThreadPrivate(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  auto alloca = memref.getDefiningOp<memref::AllocaOp>();
+  return alloca && !alloca->hasAttr(kBlockShared);
+}
+
+/// Whether `op` or an op in it has a memory effect of kind EffectT on
+/// memory other threads see (an op that does not say what it does counts as
+/// having it).
 template <typename EffectT> bool hasMemoryEffect(Operation *op) {
   return op
       ->walk([](Operation *inner) {
         if (inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+          return WalkResult::advance();
+        if (auto load = dyn_cast<memref::LoadOp>(inner);
+            load && isThreadPrivate(load.getMemRef()))
+          return WalkResult::advance();
+        if (auto store = dyn_cast<memref::StoreOp>(inner);
+            store && isThreadPrivate(store.getMemRef()))
           return WalkResult::advance();
         auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
         return !effects || effects.hasEffect<EffectT>()
@@ -601,7 +589,139 @@ template <typename EffectT> bool hasMemoryEffect(Operation *op) {
       .wasInterrupted();
 }
 
+/// Barrier bookkeeping in a block's thread loop: whether some thread wrote
+/// (read) memory since the last barrier that another thread may read or
+/// overwrite (overwrite) next.
+struct Hazards {
+  bool wrote = false, read = false;
+};
+
+/// Inlines the thread phases of `block` (the thread loop's body, or the body
+/// of uniform control flow in it) for thread `t`: a gpu.barrier before an op
+/// whose accesses may conflict with another thread's since the last one, a
+/// gpu.all_reduce per reduction.
+void joinPhasesIn(Block &block, Value t, Hazards &hazards) {
+  MLIRContext *ctx = t.getContext();
+  for (Operation &op : llvm::make_early_inc_range(block.without_terminator())) {
+    auto phase = dyn_cast<scf::ParallelOp>(op);
+    bool isPhase = phase && phase->hasAttr(kThreadPhase);
+    if (!isPhase && !collectMarked<scf::ParallelOp>(&op, kThreadPhase).empty()) {
+      // A loop (all threads run the same trips) around phases: at its
+      // start, after a trip and after it, any access may conflict.
+      for (Region &region : op.getRegions())
+        for (Block &inner : region) {
+          Hazards unknown{true, true};
+          joinPhasesIn(inner, t, unknown);
+        }
+      hazards = {true, true};
+      continue;
+    }
+    OpBuilder b(&op);
+    Location loc = op.getLoc();
+    bool reads = hasMemoryEffect<MemoryEffects::Read>(&op),
+         writes = hasMemoryEffect<MemoryEffects::Write>(&op);
+    if ((hazards.wrote && (reads || writes)) || (hazards.read && writes)) {
+      gpu::BarrierOp::create(b, loc);
+      hazards = {};
+    }
+    hazards.wrote |= writes;
+    hazards.read |= reads;
+    if (!isPhase)
+      continue;
+    auto reduce = cast<scf::ReduceOp>(phase.getBody()->getTerminator());
+    SmallVector<Value> partials = inlinePhase(phase, t, phase);
+    SmallVector<Value> totals;
+    for (auto [region, partial] : llvm::zip(reduce.getReductions(), partials)) {
+      const Combiner combiner = checkedCombiner(&region.front().front());
+      totals.push_back(gpu::AllReduceOp::create(
+          b, loc, partial,
+          gpu::AllReduceOperationAttr::get(ctx, combiner.kind),
+          /*uniform=*/true));
+      // The reduction's barriers order all memory accesses before it.
+      hazards = {};
+    }
+    phase.replaceAllUsesWith(totals);
+    phase.erase();
+  }
+}
+
+/// Each kThreadTile alloca in `threads` (a tile with a row per thread, used
+/// through views at the thread's row) as a one-row tile of the thread's own:
+/// each thread's copy of the whole tile would be mostly unused local memory.
+void shrinkThreadTiles(scf::ParallelOp threads) {
+  Value t = threads.getInductionVars().front();
+  for (auto tile : collectMarked<memref::AllocaOp>(threads, kThreadTile)) {
+    // Every use a view whose first offset is the thread's row.
+    auto atRow = [&](Operation *user) {
+      auto view = dyn_cast<memref::SubViewOp>(user);
+      return view && view.getSource() == tile &&
+             ShapedType::isDynamic(view.getStaticOffsets().front()) &&
+             view.getOffsets().front() == t;
+    };
+    if (!llvm::all_of(tile->getUsers(), atRow))
+      continue;
+    MemRefType type = tile.getType();
+    SmallVector<int64_t> shape(type.getShape());
+    shape.front() = 1;
+    OpBuilder b(tile);
+    auto own = memref::AllocaOp::create(
+        b, tile.getLoc(), MemRefType::get(shape, type.getElementType()),
+        tile.getAlignmentAttr());
+    Value zero = arith::ConstantIndexOp::create(b, tile.getLoc(), 0);
+    for (Operation *user : llvm::make_early_inc_range(tile->getUsers())) {
+      auto view = cast<memref::SubViewOp>(user);
+      view.getSourceMutable().assign(own);
+      view.getOffsetsMutable()[0].assign(zero);
+    }
+    tile.erase();
+  }
+}
+
 } // namespace
+
+scf::ParallelOp
+cuda::createThreadPhase(OpBuilder &b, Location loc, int64_t threads,
+                        ValueRange inits,
+                        function_ref<void(OpBuilder &, Value)> body) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto loop = scf::ParallelOp::create(
+      b, loc, ValueRange{index(0)}, ValueRange{index(threads)},
+      ValueRange{index(1)}, inits,
+      [&](OpBuilder &nested, Location, ValueRange ivs, ValueRange) {
+        body(nested, ivs.front());
+      });
+  loop->setAttr(kThreadPhase, b.getUnitAttr());
+  return loop;
+}
+
+SmallVector<Value> cuda::evaluateMap(OpBuilder &b, Location loc, AffineMap map,
+                                     ValueRange dims) {
+  SmallVector<Value> result;
+  for (AffineExpr expr : map.getResults())
+    result.push_back(affine::expandAffineExpr(b, loc, expr, dims, {}));
+  return result;
+}
+
+SmallVector<Value> cuda::clonePayload(OpBuilder &b, linalg::LinalgOp op,
+                                      ValueRange args, ValueRange dims,
+                                      const IRMapping &outer) {
+  IRMapping mapping = outer;
+  Block *block = op.getBlock();
+  mapping.map(block->getArguments(), args);
+  for (Operation &inner : block->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(index.getResult(), dims[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, mapping);
+  }
+  SmallVector<Value> results;
+  for (Value v : block->getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(v));
+  return results;
+}
 
 void cuda::mapRowsToBlocks(func::FuncOp func) {
   SmallVector<scf::ForallOp> foralls(func.getBody().getOps<scf::ForallOp>());
@@ -668,13 +788,11 @@ void cuda::placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel) {
 LogicalResult cuda::joinThreadPhases(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   for (auto rows : collectMarked<scf::ParallelOp>(func, kRowBlocks)) {
-    Block *body = rows.getBody();
-    SmallVector<scf::ParallelOp> phases;
-    for (auto loop : body->getOps<scf::ParallelOp>())
-      if (loop->hasAttr(kThreadPhase))
-        phases.push_back(loop);
+    SmallVector<scf::ParallelOp> phases =
+        collectMarked<scf::ParallelOp>(rows, kThreadPhase);
     if (phases.empty())
       continue;
+    Block *body = rows.getBody();
     Location loc = rows.getLoc();
     OpBuilder b = OpBuilder::atBlockBegin(body);
     // (The phases' bounds are constants in the body, which moves into the
@@ -691,43 +809,14 @@ LogicalResult cuda::joinThreadPhases(func::FuncOp func) {
             threads, {gpu::ParallelLoopDimMappingAttr::get(
                          ctx, gpu::Processor::ThreadX, identity, identity)})))
       return failure();
-    Value t = threads.getInductionVars().front();
     Operation *end = threads.getBody()->getTerminator();
-    // Whether some thread wrote (read) memory since the last barrier that
-    // another thread may read or overwrite (overwrite) next.
-    bool wrote = false, read = false;
-    for (Operation &op : llvm::make_early_inc_range(*body)) {
-      if (&op == threads || &op == body->getTerminator())
-        continue;
-      b.setInsertionPoint(end);
-      bool reads = hasMemoryEffect<MemoryEffects::Read>(&op),
-           writes = hasMemoryEffect<MemoryEffects::Write>(&op);
-      if ((wrote && (reads || writes)) || (read && writes)) {
-        gpu::BarrierOp::create(b, loc);
-        wrote = read = false;
-      }
-      wrote |= writes;
-      read |= reads;
-      auto phase = dyn_cast<scf::ParallelOp>(op);
-      if (!phase || !phase->hasAttr(kThreadPhase)) {
+    for (Operation &op : llvm::make_early_inc_range(*body))
+      if (&op != threads && &op != body->getTerminator())
         op.moveBefore(end);
-        continue;
-      }
-      auto reduce = cast<scf::ReduceOp>(phase.getBody()->getTerminator());
-      SmallVector<Value> partials = inlinePhase(phase, t, end);
-      SmallVector<Value> totals;
-      for (auto [region, partial] : llvm::zip(reduce.getReductions(), partials)) {
-        const Combiner combiner = checkedCombiner(&region.front().front());
-        totals.push_back(gpu::AllReduceOp::create(
-            b, loc, partial,
-            gpu::AllReduceOperationAttr::get(ctx, combiner.kind),
-            /*uniform=*/true));
-        // The reduction's barriers order all memory accesses before it.
-        wrote = read = false;
-      }
-      phase.replaceAllUsesWith(totals);
-      phase.erase();
-    }
+    Value t = threads.getInductionVars().front();
+    Hazards hazards;
+    joinPhasesIn(*threads.getBody(), t, hazards);
+    shrinkThreadTiles(threads);
   }
   return success();
 }

@@ -4,7 +4,9 @@
 Each case is a small ONNX model whose rows (the last dim) are reduced and
 written elementwise: LayerNormalization (with its Mean and InvStdDev outputs),
 Softmax, LogSoftmax, a decomposed RMSNorm, a residual add feeding a
-LayerNormalization. Row lengths cover the mapping's cases: shorter than a
+LayerNormalization; and scaled dot-product attention with a mask (head dims 8
+and 64, 100 queries and keys: partial query and key blocks), which the CUDA
+target maps to a thread per query row. Row lengths cover the mapping's cases: shorter than a
 block (33: one element per thread, most threads idle), a multiple of 4 with
 fewer than 32 groups (100: one element per thread), groups of 4 (768, 4096,
 1000 with a partial last warp of groups), not a multiple of 4 (2050: several
@@ -76,6 +78,22 @@ def attention_softmax():
                  [tensor("y", ["batch", 4, "seq", "seq"])])
 
 
+def attention(d):
+    # Scaled dot-product attention over [batch, heads, seq, d] with an
+    # additive mask; tsc fuses it into one attention op.
+    scale = helper.make_tensor("scale", F32, [], [1.0 / np.sqrt(d)])
+    return model(f"attention_{d}", [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["qk"]),
+        helper.make_node("Mul", ["qk", "scale"], ["s"]),
+        helper.make_node("Add", ["s", "mask"], ["sm"]),
+        helper.make_node("Softmax", ["sm"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"])],
+        [tensor("q", ["batch", 2, "seq", d]), tensor("k", ["batch", 2, "seq", d]),
+         tensor("v", ["batch", 2, "seq", d]), tensor("mask", ["batch", 1, 1, "seq"])],
+        [tensor("y", ["batch", 2, "seq", d])], [scale])
+
+
 def rms_norm(n, rng):
     def const(name, value):
         return helper.make_node("Constant", [], [name], value=helper.make_tensor(
@@ -106,8 +124,12 @@ def cases(rng):
     yield softmax(64, "LogSoftmax"), rows, ranges
     for n in (100, 4096):
         yield rms_norm(n, rng), rows, ranges
-    yield attention_softmax(), {"batch": 2, "seq": 300}, ["--dim", "batch=1..4",
-                                                           "--dim", "seq=1..512"]
+    long = ["--dim", "batch=1..4", "--dim", "seq=1..512"]
+    yield attention_softmax(), {"batch": 2, "seq": 300}, long
+    # 100 queries: 4 blocks of 32 query rows, the last with 4; 2 blocks of
+    # 64 keys, the last with 36.
+    for d in (8, 64):
+        yield attention(d), {"batch": 2, "seq": 100}, long
 
 
 def main():

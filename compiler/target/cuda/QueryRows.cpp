@@ -1,0 +1,377 @@
+//===- QueryRows.cpp - a thread per query row for attention ---------------===//
+//
+// The attention lowering (passes/conversion/TscToLinalg/Attention.cpp)
+// leaves an scf.forall over (batch, head, block of R query rows) whose body,
+// on buffers, keeps a tile row per query row (Q, scores, running max and
+// sum, output) and loops over key blocks, gathering each block's K and V
+// into tiles that every row reads. Mapped like other loops, one thread would
+// run a whole iteration: R rows, all tiles in its local memory. Here the
+// forall becomes a row block (kRowBlocks) with a thread per query row:
+//   - per-row tiles (allocas every op uses with the first index on a
+//     parallel loop, the op's row dim) are kThreadTile, and each op on them
+//     runs in a thread phase restricted to the thread's row: views at row t,
+//     linalg.index of the row dim offset by t, a guard where the op has
+//     fewer rows (the last query block);
+//   - the other tiles (key and value blocks) are kBlockShared, shared memory
+//     on the device, and the ops filling them run in a phase whose
+//     iterations the block's threads share;
+//   - the rest (index arithmetic, the loop over key blocks) is
+//     block-uniform.
+// No row reads another's tiles, so the phases of one row need no barriers
+// among themselves; joinThreadPhases puts them between filling a shared
+// tile and reading it, and around the key loop's trips.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/target/cuda/CudaCodegen.h"
+#include "compiler/target/cuda/ThreadPhases.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::cuda;
+
+namespace {
+
+/// Fewer rows per block than this are left to the other mappings.
+constexpr int64_t kMinRowsPerBlock = 8;
+
+/// The alloca `v` is, or is a corner view of (subviews at offset 0 with
+/// unit strides, keeping every dim).
+memref::AllocaOp tileOf(Value v) {
+  while (auto view = v.getDefiningOp<memref::SubViewOp>()) {
+    if (view.getSourceType().getRank() != view.getType().getRank() ||
+        llvm::any_of(view.getMixedOffsets(),
+                     [](OpFoldResult o) { return !isConstantIntValue(o, 0); }) ||
+        llvm::any_of(view.getMixedStrides(),
+                     [](OpFoldResult s) { return !isConstantIntValue(s, 1); }))
+      return {};
+    v = view.getSource();
+  }
+  return v.getDefiningOp<memref::AllocaOp>();
+}
+
+/// The loop `map`'s first result is, when it is a plain dim.
+std::optional<unsigned> leadingDim(AffineMap map) {
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  if (auto dim = dyn_cast<AffineDimExpr>(map.getResult(0)))
+    return dim.getPosition();
+  return std::nullopt;
+}
+
+/// Where `map` reads loop `d`: the one result that is exactly d, when no
+/// other result uses it; -1 when none does; nullopt otherwise.
+std::optional<int> positionOf(AffineMap map, unsigned d) {
+  int at = -1;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    if (!expr.isFunctionOfDim(d))
+      continue;
+    if (at != -1 || expr != getAffineDimExpr(d, map.getContext()))
+      return std::nullopt;
+    at = i;
+  }
+  return at;
+}
+
+/// How a row op uses one operand: restricted to the thread's row at result
+/// `position` of its map (a per-row tile, position 0, or a global buffer),
+/// or as it is (position -1).
+struct OperandUse {
+  int position = -1;
+  memref::AllocaOp tile;
+};
+
+/// An attention forall's body as this mapping takes it.
+struct QueryBody {
+  int64_t rows = 0;
+  SmallVector<memref::AllocaOp> rowTiles, sharedTiles;
+  /// Ops on per-row tiles: their row dim and how they use each operand.
+  SmallVector<std::tuple<linalg::LinalgOp, unsigned, SmallVector<OperandUse>>>
+      rowOps;
+  /// Ops filling shared tiles.
+  SmallVector<linalg::LinalgOp> fills;
+};
+
+/// Whether `value` (an alloca or a view of one) is used only by linalg ops
+/// and views that are.
+bool usedByLinalgOnly(Value value) {
+  return llvm::all_of(value.getUsers(), [](Operation *user) {
+    if (auto view = dyn_cast<memref::SubViewOp>(user))
+      return usedByLinalgOnly(view.getResult());
+    return isa<linalg::LinalgOp>(user);
+  });
+}
+
+/// Whether every linalg use of `value` (an alloca or a view of one) has its
+/// first index on a parallel loop.
+bool usedRowByRow(Value value) {
+  return llvm::all_of(value.getUses(), [](OpOperand &use) {
+    if (auto view = dyn_cast<memref::SubViewOp>(use.getOwner()))
+      return usedRowByRow(view.getResult());
+    auto op = cast<linalg::LinalgOp>(use.getOwner());
+    std::optional<unsigned> d =
+        leadingDim(op.getMatchingIndexingMap(&use));
+    return d && op.getIteratorTypesArray()[*d] == utils::IteratorType::parallel;
+  });
+}
+
+std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
+  if (forall.getMapping() || !forall.getOutputs().empty() ||
+      forall.getRank() > 3)
+    return std::nullopt;
+  QueryBody body;
+  SmallVector<linalg::LinalgOp> ops;
+  SmallVector<memref::AllocaOp> tiles;
+  WalkResult walk = forall.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+      MemRefType type = alloca.getType();
+      if (alloca->getBlock() != forall.getBody() || !type.hasStaticShape() ||
+          type.getRank() == 0 || !type.getLayout().isIdentity() ||
+          !usedByLinalgOnly(alloca))
+        return WalkResult::interrupt();
+      tiles.push_back(alloca);
+      return WalkResult::advance();
+    }
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (!linalgOp.hasPureBufferSemantics())
+        return WalkResult::interrupt();
+      ops.push_back(linalgOp);
+      return WalkResult::skip();
+    }
+    if (isa<scf::ForOp, scf::YieldOp, scf::InParallelOp, memref::SubViewOp>(op) ||
+        (isMemoryEffectFree(op) && op->getNumRegions() == 0))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted() || ops.empty())
+    return std::nullopt;
+  DenseSet<Operation *> rowTiles;
+  int64_t sharedBytes = 0;
+  for (memref::AllocaOp tile : tiles) {
+    MemRefType type = tile.getType();
+    if (usedRowByRow(tile)) {
+      if (body.rows && body.rows != type.getDimSize(0))
+        return std::nullopt;
+      body.rows = type.getDimSize(0);
+      body.rowTiles.push_back(tile);
+      rowTiles.insert(tile);
+      continue;
+    }
+    sharedBytes += type.getNumElements() *
+                   llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    body.sharedTiles.push_back(tile);
+  }
+  if (body.rows < kMinRowsPerBlock || body.rows > kThreadsPerBlock ||
+      sharedBytes > kMaxSharedBytes)
+    return std::nullopt;
+  for (linalg::LinalgOp op : ops) {
+    std::optional<unsigned> rowDim;
+    for (OpOperand &operand : op->getOpOperands()) {
+      memref::AllocaOp tile = tileOf(operand.get());
+      if (!tile || !rowTiles.contains(tile))
+        continue;
+      std::optional<unsigned> d =
+          leadingDim(op.getMatchingIndexingMap(&operand));
+      if (rowDim && d != rowDim)
+        return std::nullopt;
+      rowDim = d;
+    }
+    if (!rowDim) {
+      // Fills a shared tile: its iterations are spread over the block.
+      if (!llvm::all_of(op.getDpsInits(), [&](Value out) {
+            memref::AllocaOp tile = tileOf(out);
+            return tile && !rowTiles.contains(tile);
+          }) ||
+          llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+        return std::nullopt;
+      body.fills.push_back(op);
+      continue;
+    }
+    SmallVector<OperandUse> uses;
+    for (OpOperand &operand : op->getOpOperands()) {
+      OperandUse use;
+      use.tile = tileOf(operand.get());
+      bool isRowTile = use.tile && rowTiles.contains(use.tile);
+      if (!isa<MemRefType>(operand.get().getType())) {
+        uses.push_back(use);
+        continue;
+      }
+      std::optional<int> at =
+          positionOf(op.getMatchingIndexingMap(&operand), *rowDim);
+      // A row tile at its first index; a buffer the rows share read as it
+      // is; a global buffer at the thread's row.
+      if (!at || (isRowTile && *at != 0) || (use.tile && !isRowTile && *at != -1) ||
+          (*at == -1 && op.isDpsInit(&operand)))
+        return std::nullopt;
+      use.position = *at;
+      uses.push_back(use);
+    }
+    body.rowOps.emplace_back(op, *rowDim, std::move(uses));
+  }
+  if (body.rowOps.empty())
+    return std::nullopt;
+  return body;
+}
+
+/// `value` restricted to index `t` at dim `position`: for a per-row tile
+/// (or a corner view of one), the view of `tile` at row t with the value's
+/// other sizes.
+Value restrict(OpBuilder &b, Location loc, Value value, int position,
+               memref::AllocaOp tile, Value t) {
+  Value source = tile ? Value(tile) : value;
+  auto type = cast<MemRefType>(value.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = memref::getMixedSizes(b, loc, value);
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  offsets[position] = t;
+  sizes[position] = b.getIndexAttr(1);
+  return memref::SubViewOp::create(b, loc, source, offsets, sizes, strides);
+}
+
+/// Runs `op` in a phase, each thread on its row `rowDim` of it.
+void emitRowOp(linalg::LinalgOp op, unsigned rowDim,
+               ArrayRef<OperandUse> uses, int64_t rows) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  createThreadPhase(b, loc, rows, {}, [&](OpBuilder &nested, Value t) {
+    auto run = [&](OpBuilder &inner) {
+      SmallVector<Value> operands;
+      for (auto [operand, use] : llvm::zip(op->getOperands(), uses))
+        operands.push_back(use.position < 0 ? operand
+                                            : restrict(inner, loc, operand,
+                                                       use.position, use.tile,
+                                                       t));
+      Operation *clone = inner.clone(*op);
+      clone->setOperands(operands);
+      // The payload's row index is the thread's row.
+      clone->walk([&](linalg::IndexOp index) {
+        if (index.getDim() != rowDim)
+          return;
+        OpBuilder after(index->getContext());
+        after.setInsertionPointAfter(index);
+        Value row = arith::AddIOp::create(after, loc, index, t);
+        index.getResult().replaceAllUsesExcept(row, row.getDefiningOp());
+      });
+    };
+    int64_t count = op.getStaticLoopRanges()[rowDim];
+    if (count == rows) {
+      run(nested);
+      return;
+    }
+    // Fewer rows than threads: the op's size along the row dim.
+    Value size;
+    for (auto [operand, use] : llvm::zip(op->getOperands(), uses))
+      if (use.position >= 0 && !size)
+        size = memref::DimOp::create(nested, loc, operand, use.position);
+    Value inside = arith::CmpIOp::create(nested, loc, arith::CmpIPredicate::ult,
+                                         t, size);
+    scf::IfOp::create(nested, loc, inside, [&](OpBuilder &then, Location) {
+      run(then);
+      scf::YieldOp::create(then, loc);
+    });
+  });
+  op->erase();
+}
+
+/// Runs `op` (filling a shared tile) in a phase whose threads take its
+/// iterations in turn, the last loop fastest.
+void emitFill(linalg::LinalgOp op, int64_t rows) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t total = 1;
+  for (int64_t r : ranges)
+    total *= r;
+  auto index = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  createThreadPhase(b, loc, rows, {}, [&](OpBuilder &nested, Value t) {
+    scf::ForOp::create(
+        nested, loc, t, index(nested, total), index(nested, rows),
+        ValueRange{},
+        [&](OpBuilder &inner, Location, Value linear, ValueRange) {
+          SmallVector<Value> dims(ranges.size());
+          int64_t stride = total;
+          for (auto [d, range] : llvm::enumerate(ranges)) {
+            stride /= range;
+            Value q = arith::DivUIOp::create(inner, loc, linear,
+                                             index(inner, stride));
+            dims[d] = arith::RemUIOp::create(inner, loc, q, index(inner, range));
+          }
+          SmallVector<Value> args;
+          for (OpOperand &operand : op->getOpOperands()) {
+            Value v = operand.get();
+            if (!isa<MemRefType>(v.getType())) {
+              args.push_back(v);
+            } else if (op.isDpsInput(&operand) ||
+                       op.payloadUsesValueFromOperand(&operand)) {
+              args.push_back(memref::LoadOp::create(
+                  inner, loc, v,
+                  evaluateMap(inner, loc, op.getMatchingIndexingMap(&operand),
+                              dims)));
+            } else {
+              Type element = getElementTypeOrSelf(v.getType());
+              args.push_back(arith::ConstantOp::create(
+                  inner, loc, inner.getZeroAttr(element)));
+            }
+          }
+          SmallVector<Value> results =
+              clonePayload(inner, op, args, dims, IRMapping());
+          for (auto [out, result] : llvm::zip(op.getDpsInitsMutable(), results))
+            memref::StoreOp::create(
+                inner, loc, result, out.get(),
+                evaluateMap(inner, loc, op.getMatchingIndexingMap(&out), dims));
+          scf::YieldOp::create(inner, loc);
+        });
+  });
+  op->erase();
+}
+
+/// Replaces `forall` by a row block running `body`.
+void build(scf::ForallOp forall, QueryBody &body) {
+  OpBuilder b(forall);
+  Location loc = forall.getLoc();
+  auto rows = scf::ParallelOp::create(
+      b, loc,
+      getValueOrCreateConstantIndexOp(b, loc, forall.getMixedLowerBound()),
+      getValueOrCreateConstantIndexOp(b, loc, forall.getMixedUpperBound()),
+      getValueOrCreateConstantIndexOp(b, loc, forall.getMixedStep()));
+  rows->setAttr(kRowBlocks, b.getUnitAttr());
+  Block *from = forall.getBody();
+  rows.getBody()->getOperations().splice(
+      rows.getBody()->getTerminator()->getIterator(), from->getOperations(),
+      from->begin(), std::prev(from->end()));
+  for (auto [old, iv] :
+       llvm::zip(forall.getInductionVars(), rows.getInductionVars()))
+    old.replaceAllUsesWith(iv);
+  forall.erase();
+  for (memref::AllocaOp tile : body.rowTiles)
+    tile->setAttr(kThreadTile, b.getUnitAttr());
+  for (memref::AllocaOp tile : body.sharedTiles)
+    tile->setAttr(kBlockShared, b.getUnitAttr());
+  for (auto &[op, rowDim, uses] : body.rowOps)
+    emitRowOp(op, rowDim, uses, body.rows);
+  for (linalg::LinalgOp op : body.fills)
+    emitFill(op, body.rows);
+  // Views of the tiles that the restricted ops replaced.
+  SmallVector<memref::SubViewOp> views;
+  rows.walk([&](memref::SubViewOp view) { views.push_back(view); });
+  for (memref::SubViewOp view : llvm::reverse(views))
+    if (view->use_empty())
+      view->erase();
+}
+
+} // namespace
+
+void cuda::mapQueryRowsToThreads(func::FuncOp func) {
+  SmallVector<scf::ForallOp> foralls(func.getBody().getOps<scf::ForallOp>());
+  for (scf::ForallOp forall : foralls)
+    if (std::optional<QueryBody> body = getQueryBody(forall))
+      build(forall, *body);
+}
