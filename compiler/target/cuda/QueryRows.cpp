@@ -41,15 +41,20 @@ namespace {
 /// Fewer rows per block than this are left to the other mappings.
 constexpr int64_t kMinRowsPerBlock = 8;
 
-/// The alloca `v` is, or is a corner view of (subviews at offset 0 with
-/// unit strides, keeping every dim).
+/// Whether `view` is a corner of its source: offsets 0, unit strides, every
+/// dim kept.
+bool isCornerView(memref::SubViewOp view) {
+  return view.getSourceType().getRank() == view.getType().getRank() &&
+         llvm::all_of(view.getMixedOffsets(),
+                      [](OpFoldResult o) { return isConstantIntValue(o, 0); }) &&
+         llvm::all_of(view.getMixedStrides(),
+                      [](OpFoldResult s) { return isConstantIntValue(s, 1); });
+}
+
+/// The alloca `v` is, or is a corner view of.
 memref::AllocaOp tileOf(Value v) {
   while (auto view = v.getDefiningOp<memref::SubViewOp>()) {
-    if (view.getSourceType().getRank() != view.getType().getRank() ||
-        llvm::any_of(view.getMixedOffsets(),
-                     [](OpFoldResult o) { return !isConstantIntValue(o, 0); }) ||
-        llvm::any_of(view.getMixedStrides(),
-                     [](OpFoldResult s) { return !isConstantIntValue(s, 1); }))
+    if (!isCornerView(view))
       return {};
     v = view.getSource();
   }
@@ -99,11 +104,12 @@ struct QueryBody {
 };
 
 /// Whether `value` (an alloca or a view of one) is used only by linalg ops
-/// and views that are.
+/// and corner views that are (another view would reach other rows than the
+/// one a thread's restriction gives).
 bool usedByLinalgOnly(Value value) {
   return llvm::all_of(value.getUsers(), [](Operation *user) {
     if (auto view = dyn_cast<memref::SubViewOp>(user))
-      return usedByLinalgOnly(view.getResult());
+      return isCornerView(view) && usedByLinalgOnly(view.getResult());
     return isa<linalg::LinalgOp>(user);
   });
 }
@@ -133,7 +139,7 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
       MemRefType type = alloca.getType();
       if (alloca->getBlock() != forall.getBody() || !type.hasStaticShape() ||
           type.getRank() == 0 || !type.getLayout().isIdentity() ||
-          !usedByLinalgOnly(alloca))
+          !type.getElementType().isIntOrFloat() || !usedByLinalgOnly(alloca))
         return WalkResult::interrupt();
       tiles.push_back(alloca);
       return WalkResult::advance();
@@ -163,6 +169,11 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
       rowTiles.insert(tile);
       continue;
     }
+    // Shared memory replaces the alloca itself, not views of it.
+    if (llvm::any_of(tile->getUsers(), [](Operation *user) {
+          return isa<memref::SubViewOp>(user);
+        }))
+      return std::nullopt;
     sharedBytes += type.getNumElements() *
                    llvm::divideCeil(type.getElementTypeBitWidth(), 8);
     body.sharedTiles.push_back(tile);
@@ -183,12 +194,18 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
       rowDim = d;
     }
     if (!rowDim) {
-      // Fills a shared tile: its iterations are spread over the block.
-      if (!llvm::all_of(op.getDpsInits(), [&](Value out) {
-            memref::AllocaOp tile = tileOf(out);
-            return tile && !rowTiles.contains(tile);
-          }) ||
-          llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+      // Fills a shared tile: its iterations are spread over the block, so
+      // each must write its own elements (parallel loops, outputs indexed
+      // by a permutation of all of them).
+      if (!llvm::all_of(op->getOpOperands().drop_front(op.getNumDpsInputs()),
+                        [&](OpOperand &out) {
+                          memref::AllocaOp tile = tileOf(out.get());
+                          return tile && !rowTiles.contains(tile) &&
+                                 op.getMatchingIndexingMap(&out).isPermutation();
+                        }) ||
+          op.getNumReductionLoops() != 0 ||
+          llvm::any_of(op.getStaticLoopRanges(),
+                       [](int64_t r) { return ShapedType::isDynamic(r) || r == 0; }))
         return std::nullopt;
       body.fills.push_back(op);
       continue;

@@ -656,7 +656,8 @@ void shrinkThreadTiles(scf::ParallelOp threads) {
       auto view = dyn_cast<memref::SubViewOp>(user);
       return view && view.getSource() == tile &&
              ShapedType::isDynamic(view.getStaticOffsets().front()) &&
-             view.getOffsets().front() == t;
+             view.getOffsets().front() == t &&
+             view.getStaticSizes().front() == 1;
     };
     if (!llvm::all_of(tile->getUsers(), atRow))
       continue;
