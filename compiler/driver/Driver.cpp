@@ -432,7 +432,12 @@ int compileModel(ModuleOp module, const DriverOptions &options,
   bool cuda = !targets.cuda.empty();
   FailureOr<OwningOpRef<ModuleOp>> kernels = outlineKernels(
       *plan, module.getContext(), cuda ? KernelABI::Device : KernelABI::Host);
-  if (failed(kernels) || failed(lowerKernels(**kernels)))
+  // The CUDA loop structure (on the device, or on the host for
+  // --gpu-loop-mapping) keeps attention's key and value blocks in shared
+  // memory.
+  int64_t keyValueBytes =
+      cuda || options.gpuLoopMapping ? cuda::kMaxSharedBytes : 0;
+  if (failed(kernels) || failed(lowerKernels(**kernels, keyValueBytes)))
     return 1;
   if (until == Phase::Ptx)
     return emitDeviceCode(**kernels, *plan, targets, options.output);

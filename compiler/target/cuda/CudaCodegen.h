@@ -79,6 +79,10 @@ constexpr int64_t kThreadsPerBlock = 256;
 
 constexpr int64_t kWarpSize = 32;
 
+/// Rows or tiles a block keeps in shared memory take at most this (a block's
+/// static shared memory is at most 48 KiB).
+constexpr int64_t kMaxSharedBytes = 32 * 1024;
+
 /// Consecutive elements one thread takes at once where a dim is a constant
 /// multiple of this with at least a warp of groups: 4 floats are one 16-byte
 /// access, which LLVM forms from the unrolled group given the kernel

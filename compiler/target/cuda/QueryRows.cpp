@@ -14,7 +14,9 @@
 //     fewer rows (the last query block);
 //   - the other tiles (key and value blocks) are kBlockShared, shared memory
 //     on the device, and the ops filling them run in a phase whose
-//     iterations the block's threads share;
+//     iterations the block's threads share (a row op may still use such a
+//     buffer at its row: bufferization gives a key block's buffer to the
+//     output rows after the key loop when their shapes agree);
 //   - the rest (index arithmetic, the loop over key blocks) is
 //     block-uniform.
 // No row reads another's tiles, so the phases of one row need no barriers
@@ -85,8 +87,8 @@ std::optional<int> positionOf(AffineMap map, unsigned d) {
 }
 
 /// How a row op uses one operand: restricted to the thread's row at result
-/// `position` of its map (a per-row tile, position 0, or a global buffer),
-/// or as it is (position -1).
+/// `position` of its map (a per-row tile `tile`, position 0, or any other
+/// buffer), or as it is (position -1).
 struct OperandUse {
   int position = -1;
   memref::AllocaOp tile;
@@ -169,11 +171,6 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
       rowTiles.insert(tile);
       continue;
     }
-    // Shared memory replaces the alloca itself, not views of it.
-    if (llvm::any_of(tile->getUsers(), [](Operation *user) {
-          return isa<memref::SubViewOp>(user);
-        }))
-      return std::nullopt;
     sharedBytes += type.getNumElements() *
                    llvm::divideCeil(type.getElementTypeBitWidth(), 8);
     body.sharedTiles.push_back(tile);
@@ -181,18 +178,54 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
   if (body.rows < kMinRowsPerBlock || body.rows > kThreadsPerBlock ||
       sharedBytes > kMaxSharedBytes)
     return std::nullopt;
-  for (linalg::LinalgOp op : ops) {
+  // Each op's row dim: the leading loop of its per-row tiles, all the same.
+  DenseMap<Operation *, unsigned> rowDims;
+  auto findRowDim = [&](linalg::LinalgOp op,
+                        const DenseSet<Operation *> &rowBuffers) {
     std::optional<unsigned> rowDim;
     for (OpOperand &operand : op->getOpOperands()) {
       memref::AllocaOp tile = tileOf(operand.get());
-      if (!tile || !rowTiles.contains(tile))
+      if (!tile || !rowBuffers.contains(tile))
         continue;
       std::optional<unsigned> d =
           leadingDim(op.getMatchingIndexingMap(&operand));
-      if (rowDim && d != rowDim)
-        return std::nullopt;
+      if (!d || (rowDim && d != rowDim) ||
+          op.getIteratorTypesArray()[*d] != utils::IteratorType::parallel)
+        return false;
       rowDim = d;
     }
+    if (rowDim)
+      rowDims[op] = *rowDim;
+    return true;
+  };
+  for (linalg::LinalgOp op : ops)
+    if (!findRowDim(op, rowTiles))
+      return std::nullopt;
+  // Shared tiles a row op uses at its row (bufferization may give a key
+  // block's buffer to the output rows after the key loop): an op using one
+  // at its leading index works on rows too (the output rows' copy out).
+  DenseSet<Operation *> rowShared;
+  for (linalg::LinalgOp op : ops) {
+    auto rowDim = rowDims.find(op);
+    if (rowDim == rowDims.end())
+      continue;
+    for (OpOperand &operand : op->getOpOperands()) {
+      memref::AllocaOp tile = tileOf(operand.get());
+      if (tile && !rowTiles.contains(tile) &&
+          positionOf(op.getMatchingIndexingMap(&operand), rowDim->second) == 0)
+        rowShared.insert(tile);
+    }
+  }
+  for (Operation *tile : rowShared)
+    if (cast<memref::AllocaOp>(tile).getType().getDimSize(0) > body.rows)
+      return std::nullopt;
+  for (linalg::LinalgOp op : ops)
+    if (!rowDims.contains(op) && !findRowDim(op, rowShared))
+      return std::nullopt;
+  for (linalg::LinalgOp op : ops) {
+    std::optional<unsigned> rowDim;
+    if (auto found = rowDims.find(op); found != rowDims.end())
+      rowDim = found->second;
     if (!rowDim) {
       // Fills a shared tile: its iterations are spread over the block, so
       // each must write its own elements (parallel loops, outputs indexed
@@ -221,11 +254,14 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
       }
       std::optional<int> at =
           positionOf(op.getMatchingIndexingMap(&operand), *rowDim);
-      // A row tile at its first index; a buffer the rows share read as it
-      // is; a global buffer at the thread's row.
-      if (!at || (isRowTile && *at != 0) || (use.tile && !isRowTile && *at != -1) ||
+      // A row tile at its first index; a global buffer or a shared tile
+      // (bufferization may give a key block's buffer to the output rows
+      // after the key loop) at the thread's row, or as it is when only read.
+      if (!at || (isRowTile && *at != 0) ||
           (*at == -1 && op.isDpsInit(&operand)))
         return std::nullopt;
+      if (!isRowTile)
+        use.tile = {};
       use.position = *at;
       uses.push_back(use);
     }

@@ -764,13 +764,32 @@ void cuda::runThreadPhasesInOrder(ModuleOp kernels) {
   }
 }
 
+/// Replaces `old` (a buffer in another memory space) by `replacement` in its
+/// users, rebuilding the views of it, whose types carry the memory space.
+static void replaceBuffer(Value old, Value replacement) {
+  for (OpOperand &use : llvm::make_early_inc_range(old.getUses())) {
+    auto view = dyn_cast<memref::SubViewOp>(use.getOwner());
+    if (!view || use.get() != view.getSource()) {
+      use.set(replacement);
+      continue;
+    }
+    OpBuilder b(view);
+    MemRefType type = memref::SubViewOp::inferRankReducedResultType(
+        view.getType().getShape(), cast<MemRefType>(replacement.getType()),
+        view.getMixedOffsets(), view.getMixedSizes(), view.getMixedStrides());
+    auto rebuilt = memref::SubViewOp::create(
+        b, view.getLoc(), type, replacement, view.getMixedOffsets(),
+        view.getMixedSizes(), view.getMixedStrides());
+    replaceBuffer(view.getResult(), rebuilt.getResult());
+    view->erase();
+  }
+}
+
 void cuda::placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel) {
   auto workgroup = gpu::AddressSpaceAttr::get(
       kernel.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   for (auto alloca : collectMarked<memref::AllocaOp>(kernel, kBlockShared)) {
     MemRefType type = alloca.getType();
-    // Used by loads and stores only (mapRowsToBlocks made them), which take
-    // a memref in any address space.
     Value shared = kernel.addWorkgroupAttribution(
         MemRefType::get(type.getShape(), type.getElementType(),
                         MemRefLayoutAttrInterface(), workgroup),
@@ -781,7 +800,7 @@ void cuda::placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel) {
         kernel.getNumWorkgroupAttributions() - 1,
         LLVM::LLVMDialect::getAlignAttrName(),
         IntegerAttr::get(IntegerType::get(kernel.getContext(), 64), 16));
-    alloca.getResult().replaceAllUsesWith(shared);
+    replaceBuffer(alloca.getResult(), shared);
     alloca.erase();
   }
 }

@@ -32,10 +32,6 @@ SmallVector<Value> clonePayload(OpBuilder &b, linalg::LinalgOp op,
                                 ValueRange args, ValueRange dims,
                                 const IRMapping &outer);
 
-/// Rows or tiles a block keeps in shared memory take at most this (a block's
-/// static shared memory is at most 48 KiB).
-constexpr int64_t kMaxSharedBytes = 32 * 1024;
-
 } // namespace mlir::tsc::cuda
 
 #endif // TSC_COMPILER_TARGET_CUDA_THREADPHASES_H

@@ -184,10 +184,13 @@ LogicalResult fuseRowReductions(ModuleOp kernels) {
 
 } // namespace
 
-LogicalResult mlir::tsc::lowerKernels(ModuleOp kernels) {
+LogicalResult mlir::tsc::lowerKernels(ModuleOp kernels,
+                                      int64_t maxKeyValueBlockBytes) {
   PassManager pm(kernels.getContext());
   // tsc ops become linalg on tensors, in destination-passing style.
-  pm.addNestedPass<func::FuncOp>(createConvertTscToLinalgPass());
+  ConvertTscToLinalgPassOptions toLinalg;
+  toLinalg.maxKeyValueBlockBytes = maxKeyValueBlockBytes;
+  pm.addNestedPass<func::FuncOp>(createConvertTscToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
   if (failed(pm.run(kernels)))
     return failure();

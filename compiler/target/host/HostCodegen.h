@@ -56,8 +56,9 @@ Value wrapPointer(OpBuilder &b, Location loc, Value ptr, MemRefType type,
                   ArrayRef<Value> sizes);
 
 /// Runs tsc-convert-to-linalg and linalg fusion on the kernels: the IR that
-/// `--emit=lower` prints.
-LogicalResult lowerKernels(ModuleOp kernels);
+/// `--emit=lower` prints. `maxKeyValueBlockBytes` bounds attention's key and
+/// value blocks (the CUDA target's shared memory; 0: no bound).
+LogicalResult lowerKernels(ModuleOp kernels, int64_t maxKeyValueBlockBytes = 0);
 
 /// Bufferizes the (lowered) kernels into their plan buffers, moves small
 /// per-iteration temporaries to the stack and expands exp/erf/tanh into

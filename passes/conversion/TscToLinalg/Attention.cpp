@@ -58,8 +58,9 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
 /// forall body.
 class AttentionBuilder {
 public:
-  AttentionBuilder(AttentionOp op, OpBuilder &b)
-      : op(op), b(b), loc(op.getLoc()), ctx(b.getContext()) {}
+  AttentionBuilder(AttentionOp op, OpBuilder &b, int64_t maxKeyValueBlockBytes)
+      : op(op), b(b), loc(op.getLoc()), ctx(b.getContext()),
+        maxKeyValueBlockBytes(maxKeyValueBlockBytes) {}
 
   Value build();
 
@@ -68,6 +69,7 @@ private:
   OpBuilder &b;
   Location loc;
   MLIRContext *ctx;
+  int64_t maxKeyValueBlockBytes;
   Type element, f;
   int64_t seqAxis, headsAxis, blockQ, blockK;
   Value scale, negInf, zero, causalOffset;
@@ -300,6 +302,14 @@ Value AttentionBuilder::build() {
   blockK = ShapedType::isDynamic(skvStatic) || skvStatic == 0
                ? kKeyBlock
                : std::min(kKeyBlock, skvStatic);
+  // Kᵀ [D, Bk] and V [Bk, Dv] in the accumulator type within the limit.
+  int64_t d = qType.getDimSize(3), dv = op.getValue().getType().getDimSize(3);
+  if (maxKeyValueBlockBytes > 0 && !ShapedType::isDynamic(d) &&
+      !ShapedType::isDynamic(dv) && d + dv > 0) {
+    int64_t perKey = (d + dv) * int64_t(f.getIntOrFloatBitWidth() / 8);
+    int64_t keys = std::max<int64_t>(maxKeyValueBlockBytes / perKey, 1);
+    blockK = std::min<int64_t>(blockK, llvm::bit_floor(uint64_t(keys)));
+  }
 
   auto dim = [&](Value v, int64_t d) -> Value {
     return tensor::DimOp::create(b, loc, v, d);
@@ -419,17 +429,20 @@ Value AttentionBuilder::build() {
 }
 
 struct AttentionPattern : OpRewritePattern<AttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+  AttentionPattern(MLIRContext *ctx, int64_t maxKeyValueBlockBytes)
+      : OpRewritePattern(ctx), maxKeyValueBlockBytes(maxKeyValueBlockBytes) {}
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, AttentionBuilder(op, rewriter).build());
+    rewriter.replaceOp(
+        op, AttentionBuilder(op, rewriter, maxKeyValueBlockBytes).build());
     return success();
   }
+  int64_t maxKeyValueBlockBytes;
 };
 
 } // namespace
 
 void mlir::tsc::populateTscAttentionToLinalgPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<AttentionPattern>(patterns.getContext());
+    RewritePatternSet &patterns, int64_t maxKeyValueBlockBytes) {
+  patterns.add<AttentionPattern>(patterns.getContext(), maxKeyValueBlockBytes);
 }

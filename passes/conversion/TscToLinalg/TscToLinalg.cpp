@@ -18,11 +18,12 @@ namespace mlir::tsc {
 using namespace mlir;
 using namespace mlir::tsc;
 
-void mlir::tsc::populateTscToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::tsc::populateTscToLinalgPatterns(RewritePatternSet &patterns,
+                                            int64_t maxKeyValueBlockBytes) {
   populateTscElementwiseToLinalgPatterns(patterns);
   populateTscReductionToLinalgPatterns(patterns);
   populateTscContractionToLinalgPatterns(patterns);
-  populateTscAttentionToLinalgPatterns(patterns);
+  populateTscAttentionToLinalgPatterns(patterns, maxKeyValueBlockBytes);
   populateTscShapeToLinalgPatterns(patterns);
   populateTscQuantizationToLinalgPatterns(patterns);
 }
@@ -31,9 +32,10 @@ namespace {
 
 struct ConvertTscToLinalgPass
     : mlir::tsc::impl::ConvertTscToLinalgPassBase<ConvertTscToLinalgPass> {
+  using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateTscToLinalgPatterns(patterns);
+    populateTscToLinalgPatterns(patterns, maxKeyValueBlockBytes);
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);

@@ -25,8 +25,11 @@ void populateTscElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateTscReductionToLinalgPatterns(RewritePatternSet &patterns);
 /// matmul and linear.
 void populateTscContractionToLinalgPatterns(RewritePatternSet &patterns);
-/// attention, as a tiled online-softmax loop nest.
-void populateTscAttentionToLinalgPatterns(RewritePatternSet &patterns);
+/// attention, as a tiled online-softmax loop nest; with
+/// `maxKeyValueBlockBytes`, blocks of fewer keys (a power of 2) where 64
+/// keys' K and V rows would take more.
+void populateTscAttentionToLinalgPatterns(RewritePatternSet &patterns,
+                                          int64_t maxKeyValueBlockBytes = 0);
 /// Data movement: transpose, expand, concat, slice, split, gather, range,
 /// trilu, reshape, squeeze, unsqueeze.
 void populateTscShapeToLinalgPatterns(RewritePatternSet &patterns);
@@ -34,7 +37,8 @@ void populateTscShapeToLinalgPatterns(RewritePatternSet &patterns);
 void populateTscQuantizationToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
-void populateTscToLinalgPatterns(RewritePatternSet &patterns);
+void populateTscToLinalgPatterns(RewritePatternSet &patterns,
+                                 int64_t maxKeyValueBlockBytes = 0);
 
 namespace tolinalg {
 

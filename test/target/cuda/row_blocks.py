@@ -4,9 +4,9 @@
 Each case is a small ONNX model whose rows (the last dim) are reduced and
 written elementwise: LayerNormalization (with its Mean and InvStdDev outputs),
 Softmax, LogSoftmax, a decomposed RMSNorm, a residual add feeding a
-LayerNormalization; and scaled dot-product attention with a mask (head dims 8
-and 64, 100 queries and keys: partial query and key blocks), which the CUDA
-target maps to a thread per query row. Row lengths cover the mapping's cases: shorter than a
+LayerNormalization; and scaled dot-product attention with a mask (head dims 8,
+64 and 128, 100 queries and keys: partial query and key blocks), which the
+CUDA target maps to a thread per query row. Row lengths cover the mapping's cases: shorter than a
 block (33: one element per thread, most threads idle), a multiple of 4 with
 fewer than 32 groups (100: one element per thread), groups of 4 (768, 4096,
 1000 with a partial last warp of groups), not a multiple of 4 (2050: several
@@ -128,7 +128,9 @@ def cases(rng):
     yield attention_softmax(), {"batch": 2, "seq": 300}, long
     # 100 queries: 4 blocks of 32 query rows, the last with 4; 2 blocks of
     # 64 keys, the last with 36.
-    for d in (8, 64):
+    # Head dim 128: blocks of 32 keys, so that K and V fit 32 KiB of shared
+    # memory.
+    for d in (8, 64, 128):
         yield attention(d), {"batch": 2, "seq": 100}, long
 
 
