@@ -19,9 +19,10 @@
 //     output rows after the key loop when their shapes agree);
 //   - the rest (index arithmetic, the loop over key blocks) is
 //     block-uniform.
-// No row reads another's tiles, so the phases of one row need no barriers
-// among themselves; joinThreadPhases puts them between filling a shared
-// tile and reading it, and around the key loop's trips.
+// No row reads another's per-row tiles; joinThreadPhases puts barriers
+// between the accesses to shared tiles of different threads (filling a key
+// block and reading it, the output rows in a key block's buffer) and around
+// the key loop's trips.
 //
 //===----------------------------------------------------------------------===//
 
@@ -161,6 +162,21 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
     return std::nullopt;
   DenseSet<Operation *> rowTiles;
   int64_t sharedBytes = 0;
+  // Whether `op` (using no per-row tile) fills shared tiles: its iterations
+  // are spread over the block, so each must write its own elements
+  // (parallel loops, outputs indexed by a permutation of all of them).
+  auto isFill = [&](linalg::LinalgOp op) {
+    return llvm::all_of(op->getOpOperands().drop_front(op.getNumDpsInputs()),
+                        [&](OpOperand &out) {
+                          memref::AllocaOp tile = tileOf(out.get());
+                          return tile && !rowTiles.contains(tile) &&
+                                 op.getMatchingIndexingMap(&out).isPermutation();
+                        }) &&
+           op.getNumReductionLoops() == 0 &&
+           llvm::none_of(op.getStaticLoopRanges(), [](int64_t r) {
+             return ShapedType::isDynamic(r) || r == 0;
+           });
+  };
   for (memref::AllocaOp tile : tiles) {
     MemRefType type = tile.getType();
     if (usedRowByRow(tile)) {
@@ -219,26 +235,18 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
   for (Operation *tile : rowShared)
     if (cast<memref::AllocaOp>(tile).getType().getDimSize(0) > body.rows)
       return std::nullopt;
+  // Ops filling shared tiles stay fills: their threads take consecutive
+  // elements (coalesced loads, no shared-memory bank conflicts) rather than
+  // a row each.
   for (linalg::LinalgOp op : ops)
-    if (!rowDims.contains(op) && !findRowDim(op, rowShared))
+    if (!rowDims.contains(op) && !isFill(op) && !findRowDim(op, rowShared))
       return std::nullopt;
   for (linalg::LinalgOp op : ops) {
     std::optional<unsigned> rowDim;
     if (auto found = rowDims.find(op); found != rowDims.end())
       rowDim = found->second;
     if (!rowDim) {
-      // Fills a shared tile: its iterations are spread over the block, so
-      // each must write its own elements (parallel loops, outputs indexed
-      // by a permutation of all of them).
-      if (!llvm::all_of(op->getOpOperands().drop_front(op.getNumDpsInputs()),
-                        [&](OpOperand &out) {
-                          memref::AllocaOp tile = tileOf(out.get());
-                          return tile && !rowTiles.contains(tile) &&
-                                 op.getMatchingIndexingMap(&out).isPermutation();
-                        }) ||
-          op.getNumReductionLoops() != 0 ||
-          llvm::any_of(op.getStaticLoopRanges(),
-                       [](int64_t r) { return ShapedType::isDynamic(r) || r == 0; }))
+      if (!isFill(op))
         return std::nullopt;
       body.fills.push_back(op);
       continue;

@@ -304,11 +304,13 @@ Value AttentionBuilder::build() {
                : std::min(kKeyBlock, skvStatic);
   // Kᵀ [D, Bk] and V [Bk, Dv] in the accumulator type within the limit.
   int64_t d = qType.getDimSize(3), dv = op.getValue().getType().getDimSize(3);
+  // (Not even one key's rows fitting, the limit cannot be kept anyway.)
   if (maxKeyValueBlockBytes > 0 && !ShapedType::isDynamic(d) &&
       !ShapedType::isDynamic(dv) && d + dv > 0) {
     int64_t perKey = (d + dv) * int64_t(f.getIntOrFloatBitWidth() / 8);
-    int64_t keys = std::max<int64_t>(maxKeyValueBlockBytes / perKey, 1);
-    blockK = std::min<int64_t>(blockK, llvm::bit_floor(uint64_t(keys)));
+    if (perKey <= maxKeyValueBlockBytes)
+      blockK = std::min<int64_t>(
+          blockK, llvm::bit_floor(uint64_t(maxKeyValueBlockBytes / perKey)));
   }
 
   auto dim = [&](Value v, int64_t d) -> Value {

@@ -26,8 +26,8 @@ void populateTscReductionToLinalgPatterns(RewritePatternSet &patterns);
 /// matmul and linear.
 void populateTscContractionToLinalgPatterns(RewritePatternSet &patterns);
 /// attention, as a tiled online-softmax loop nest; with
-/// `maxKeyValueBlockBytes`, blocks of fewer keys (a power of 2) where 64
-/// keys' K and V rows would take more.
+/// `maxKeyValueBlockBytes`, blocks of fewer keys (the largest power of 2
+/// that fits) where 64 keys' K and V rows would take more.
 void populateTscAttentionToLinalgPatterns(RewritePatternSet &patterns,
                                           int64_t maxKeyValueBlockBytes = 0);
 /// Data movement: transpose, expand, concat, slice, split, gather, range,
