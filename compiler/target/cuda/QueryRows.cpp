@@ -365,23 +365,16 @@ void emitFill(linalg::LinalgOp op, int64_t rows) {
                                              index(inner, stride));
             dims[d] = arith::RemUIOp::create(inner, loc, q, index(inner, range));
           }
-          SmallVector<Value> args;
-          for (OpOperand &operand : op->getOpOperands()) {
-            Value v = operand.get();
-            if (!isa<MemRefType>(v.getType())) {
-              args.push_back(v);
-            } else if (op.isDpsInput(&operand) ||
-                       op.payloadUsesValueFromOperand(&operand)) {
-              args.push_back(memref::LoadOp::create(
-                  inner, loc, v,
-                  evaluateMap(inner, loc, op.getMatchingIndexingMap(&operand),
-                              dims)));
-            } else {
-              Type element = getElementTypeOrSelf(v.getType());
-              args.push_back(arith::ConstantOp::create(
-                  inner, loc, inner.getZeroAttr(element)));
-            }
-          }
+          SmallVector<Value> args =
+              payloadArguments(inner, loc, op, [&](OpOperand &operand) {
+                Value v = operand.get();
+                if (!isa<MemRefType>(v.getType()))
+                  return v;
+                return Value(memref::LoadOp::create(
+                    inner, loc, v,
+                    evaluateMap(inner, loc,
+                                op.getMatchingIndexingMap(&operand), dims)));
+              });
           SmallVector<Value> results =
               clonePayload(inner, op, args, dims, IRMapping());
           for (auto [out, result] : llvm::zip(op.getDpsInitsMutable(), results))

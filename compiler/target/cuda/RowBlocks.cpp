@@ -226,22 +226,15 @@ private:
     return clonePayload(b, op, args, dims, mapping);
   }
 
-  /// The block arguments of `op`'s payload at `dims`; outputs read only if
-  /// the payload uses them (`accumulators` stand for reduced outputs).
+  /// The block arguments of `op`'s payload at `dims` (`accumulators` stand
+  /// for reduced outputs).
   SmallVector<Value> arguments(OpBuilder &b, linalg::LinalgOp op,
                                ValueRange dims, ValueRange accumulators) {
-    SmallVector<Value> args;
-    for (OpOperand *input : op.getDpsInputOperands())
-      args.push_back(read(b, op, *input, dims));
-    for (auto [i, out] : llvm::enumerate(op.getDpsInitsMutable())) {
-      if (!accumulators.empty())
-        args.push_back(accumulators[i]);
-      else if (op.payloadUsesValueFromOperand(&out))
-        args.push_back(read(b, op, out, dims));
-      else
-        args.push_back(zero(b, getElementTypeOrSelf(out.get().getType())));
-    }
-    return args;
+    return payloadArguments(b, forall.getLoc(), op, [&](OpOperand &operand) {
+      if (!accumulators.empty() && op.isDpsInit(&operand))
+        return accumulators[operand.getOperandNumber() - op.getNumDpsInputs()];
+      return read(b, op, operand, dims);
+    });
   }
 
   /// A thread phase of the rows loop: body(builder, thread) per thread.
@@ -703,6 +696,21 @@ SmallVector<Value> cuda::evaluateMap(OpBuilder &b, Location loc, AffineMap map,
   for (AffineExpr expr : map.getResults())
     result.push_back(affine::expandAffineExpr(b, loc, expr, dims, {}));
   return result;
+}
+
+SmallVector<Value>
+cuda::payloadArguments(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                       function_ref<Value(OpOperand &)> read) {
+  SmallVector<Value> args;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (op.isDpsInput(&operand) || op.payloadUsesValueFromOperand(&operand)) {
+      args.push_back(read(operand));
+      continue;
+    }
+    Type element = getElementTypeOrSelf(operand.get().getType());
+    args.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(element)));
+  }
+  return args;
 }
 
 SmallVector<Value> cuda::clonePayload(OpBuilder &b, linalg::LinalgOp op,

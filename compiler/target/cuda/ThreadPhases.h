@@ -25,6 +25,12 @@ scf::ParallelOp createThreadPhase(OpBuilder &b, Location loc, int64_t threads,
 SmallVector<Value> evaluateMap(OpBuilder &b, Location loc, AffineMap map,
                                ValueRange dims);
 
+/// The block arguments of `op`'s payload: `read(operand)` for its inputs
+/// and for the outputs the payload uses, zero for the others.
+SmallVector<Value> payloadArguments(OpBuilder &b, Location loc,
+                                    linalg::LinalgOp op,
+                                    function_ref<Value(OpOperand &)> read);
+
 /// Clones `op`'s payload at the loop point `dims` (what its linalg.index ops
 /// stand for) with `args` for its block arguments and `outer` for the values
 /// it uses from around it; returns the yielded values.
