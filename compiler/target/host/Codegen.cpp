@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -23,6 +24,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -297,6 +299,50 @@ void tileTemporariesOnStack(ModuleOp kernels) {
   }
 }
 
+/// `type` with i16 for bf16 (also as a vector's element).
+Type bf16AsI16(Type type) {
+  if (type.isBF16())
+    return IntegerType::get(type.getContext(), 16);
+  if (auto vector = dyn_cast<VectorType>(type); vector && vector.getElementType().isBF16())
+    return vector.clone(IntegerType::get(type.getContext(), 16));
+  return type;
+}
+
+/// After bf16 arithmetic became f32 and conversions integer arithmetic, bf16
+/// values only move (loads, stores, selects, block arguments). The x86 back
+/// end would still move them through f32 with `__truncsfbf2`, which the
+/// runtime's process may not have (libgcc before 13): they become i16.
+LogicalResult moveBf16AsI16(ModuleOp kernels) {
+  auto retype = [](Value v) { v.setType(bf16AsI16(v.getType())); };
+  kernels.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        llvm::for_each(block.getArguments(), retype);
+    if (auto constant = dyn_cast<LLVM::ConstantOp>(op)) {
+      Type i16 = IntegerType::get(op->getContext(), 16);
+      Attribute value = constant.getValue();
+      if (auto scalar = dyn_cast<FloatAttr>(value);
+          scalar && scalar.getType().isBF16())
+        constant.setValueAttr(
+            IntegerAttr::get(i16, scalar.getValue().bitcastToAPInt()));
+      if (auto dense = dyn_cast<DenseFPElementsAttr>(value);
+          dense && dense.getElementType().isBF16())
+        constant.setValueAttr(dense.bitcast(i16));
+    }
+    llvm::for_each(op->getResults(), retype);
+  });
+  // Bit casts between bf16 and i16 are now no-ops.
+  kernels.walk([](LLVM::BitcastOp cast) {
+    if (cast.getArg().getType() == cast.getType()) {
+      cast.replaceAllUsesWith(cast.getArg());
+      cast.erase();
+    }
+  });
+  // Function signatures keep their pointer types; anything else that still
+  // needs a bf16 (arithmetic left unexpanded) fails verification here.
+  return verify(kernels);
+}
+
 /// The bufferization and LLVM lowering of the kernels module.
 LogicalResult lowerToLLVMDialect(ModuleOp kernels, bool gpuLoopMapping) {
   if (failed(bufferizeKernels(kernels)))
@@ -324,7 +370,11 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, bool gpuLoopMapping) {
   // rsqrtf); what is left (erf) calls libm.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  // bf16 conversions as integer arithmetic, not compiler-rt calls.
+  // bf16 arithmetic in f32 (the CPU has none), and bf16 conversions as
+  // integer arithmetic, not compiler-rt calls.
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
@@ -335,7 +385,9 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, bool gpuLoopMapping) {
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  return pm.run(kernels);
+  if (failed(pm.run(kernels)))
+    return failure();
+  return moveBf16AsI16(kernels);
 }
 
 /// Writes `bytes` to `path`.

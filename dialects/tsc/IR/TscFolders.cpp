@@ -284,12 +284,117 @@ static std::optional<Attribute> castElement(Attribute value, Type from,
                                        : v.zextOrTrunc(toInt.getWidth()));
 }
 
+/// The bytes of a constant in row-major order, one element per
+/// `elementBytes` (splats expanded); nullopt for elements that are not whole
+/// bytes (i1, i4) or blobs without data.
+static std::optional<std::vector<char>> constantBytes(Attribute attr) {
+  auto elements = dyn_cast_or_null<ElementsAttr>(attr);
+  if (!elements)
+    return std::nullopt;
+  auto type = cast<ShapedType>(elements.getType());
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  if (bits % 8 != 0 || !type.hasStaticShape())
+    return std::nullopt;
+  size_t size = static_cast<size_t>(type.getNumElements()) * (bits / 8);
+  ArrayRef<char> data;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    data = dense.getRawData();
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    data = blob->getData();
+  } else {
+    return std::nullopt;
+  }
+  if (data.size() == size)
+    return std::vector<char>(data.begin(), data.end());
+  if (data.size() * type.getNumElements() != size)
+    return std::nullopt;
+  // A splat holds one element.
+  std::vector<char> out;
+  out.reserve(size);
+  for (int64_t i = 0; i < type.getNumElements(); ++i)
+    out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+/// A constant of `type` holding `bytes`: a dense literal when small, else a
+/// 64-byte aligned blob named after `name` (weights made at compile time).
+static Attribute bytesToConstant(RankedTensorType type, ArrayRef<char> bytes,
+                                 StringRef name) {
+  if (type.getNumElements() <= kMaxFoldedElements)
+    return DenseElementsAttr::getFromRawBuffer(type, bytes);
+  return DenseResourceElementsAttr::get(
+      type, name, HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, 64));
+}
+
+/// Whether every value of float type `narrow` converts to float type `wide`
+/// and back unchanged.
+static bool widensExactly(Type narrow, Type wide) {
+  auto n = dyn_cast<FloatType>(narrow);
+  auto w = dyn_cast<FloatType>(wide);
+  return n && w &&
+         APFloat::isRepresentableBy(n.getFloatSemantics(),
+                                    w.getFloatSemantics());
+}
+
+Attribute tsc::convertFloatConstant(Attribute attr, RankedTensorType to,
+                                   bool saturate) {
+  auto from = dyn_cast_or_null<ElementsAttr>(attr);
+  auto fromType = from ? dyn_cast<FloatType>(from.getElementType()) : nullptr;
+  auto toType = dyn_cast<FloatType>(to.getElementType());
+  if (!fromType || !toType || !to.hasStaticShape())
+    return {};
+  const llvm::fltSemantics &semantics = toType.getFloatSemantics();
+  auto convert = [&](APFloat v) {
+    bool losesInfo;
+    bool finite = v.isFinite();
+    v.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
+    if (saturate && finite && v.isInfinity())
+      v = APFloat::getLargest(semantics, v.isNegative());
+    return v;
+  };
+  if (auto splat = dyn_cast<SplatElementsAttr>(attr))
+    return SplatElementsAttr::get(
+        to, FloatAttr::get(toType, convert(splat.getSplatValue<APFloat>())));
+  std::optional<std::vector<char>> bytes = constantBytes(attr);
+  if (!bytes)
+    return {};
+  unsigned fromBytes = fromType.getWidth() / 8, toBytes = toType.getWidth() / 8;
+  size_t count = bytes->size() / fromBytes;
+  std::vector<char> out(count * toBytes);
+  for (size_t i = 0; i < count; ++i) {
+    APInt bits(fromType.getWidth(), 0);
+    llvm::LoadIntFromMemory(
+        bits, reinterpret_cast<const uint8_t *>(bytes->data() + i * fromBytes),
+        fromBytes);
+    APFloat v = convert(APFloat(fromType.getFloatSemantics(), bits));
+    llvm::StoreIntToMemory(v.bitcastToAPInt(),
+                           reinterpret_cast<uint8_t *>(out.data() + i * toBytes),
+                           toBytes);
+  }
+  std::string name = "converted";
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr))
+    name = (resource.getRawHandle().getKey() + "_" + Twine(toType.getWidth()) +
+            "bit")
+               .str();
+  return bytesToConstant(to, out, name);
+}
+
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  DenseElementsAttr input = foldableConstant(adaptor.getInput());
   Type from = getInput().getType().getElementType();
   Type to = getType().getElementType();
+  // Narrow to wide and back: the narrow value itself.
+  if (auto inner = getInput().getDefiningOp<CastOp>())
+    if (inner.getInput().getType() == getType() && widensExactly(to, from))
+      return inner.getInput();
+  if (Attribute converted = convertFloatConstant(adaptor.getInput(), getType(),
+                                                /*saturate=*/false))
+    return converted;
+  DenseElementsAttr input = foldableConstant(adaptor.getInput());
   auto numeric = [](Type t) { return isa<FloatType, IntegerType>(t); };
   if (!input || !numeric(from) || !numeric(to) || !getType().hasStaticShape())
     return {};
@@ -380,41 +485,6 @@ OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
-/// The bytes of a constant in row-major order, one element per
-/// `elementBytes` (splats expanded); nullopt for elements that are not whole
-/// bytes (i1, i4) or blobs without data.
-static std::optional<std::vector<char>> constantBytes(Attribute attr) {
-  auto elements = dyn_cast_or_null<ElementsAttr>(attr);
-  if (!elements)
-    return std::nullopt;
-  auto type = cast<ShapedType>(elements.getType());
-  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
-  if (bits % 8 != 0 || !type.hasStaticShape())
-    return std::nullopt;
-  size_t size = static_cast<size_t>(type.getNumElements()) * (bits / 8);
-  ArrayRef<char> data;
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    data = dense.getRawData();
-  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return std::nullopt;
-    data = blob->getData();
-  } else {
-    return std::nullopt;
-  }
-  if (data.size() == size)
-    return std::vector<char>(data.begin(), data.end());
-  if (data.size() * type.getNumElements() != size)
-    return std::nullopt;
-  // A splat holds one element.
-  std::vector<char> out;
-  out.reserve(size);
-  for (int64_t i = 0; i < type.getNumElements(); ++i)
-    out.insert(out.end(), data.begin(), data.end());
-  return out;
-}
-
 /// Concatenation of constants at compile time (weights merged by the fuse
 /// phase): a dense literal when small, else a new 64-byte aligned blob.
 static Attribute concatConstants(ConcatOp op, ArrayRef<Attribute> inputs) {
@@ -439,13 +509,10 @@ static Attribute concatConstants(ConcatOp op, ArrayRef<Attribute> inputs) {
     for (auto [part, chunk] : llvm::zip_equal(parts, chunks))
       out.insert(out.end(), part.begin() + o * chunk,
                  part.begin() + (o + 1) * chunk);
-  if (type.getNumElements() <= kMaxFoldedElements)
-    return DenseElementsAttr::getFromRawBuffer(type, out);
   std::string name = "concat";
   if (auto first = dyn_cast<DenseResourceElementsAttr>(inputs.front()))
     name = (first.getRawHandle().getKey() + "_concat").str();
-  return DenseResourceElementsAttr::get(
-      type, name, HeapAsmResourceBlob::allocateAndCopyWithAlign(out, 64));
+  return bytesToConstant(type, out, name);
 }
 
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {

@@ -31,6 +31,14 @@ LogicalResult inferReductionResult(std::optional<Location> loc, Value input,
                                    ArrayRef<int64_t> dims, bool keepdim,
                                    SmallVectorImpl<Type> &results);
 
+/// The float constant `attr` converted to float type `to` (round to nearest
+/// even), splats and blobs of any size; null when `attr` is not a float
+/// constant with its data. With `saturate`, finite values beyond `to`'s range
+/// become its largest finite value instead of infinity (`--precision`'s
+/// weights: a mask constant of -3.4e38 stays finite in fp16).
+Attribute convertFloatConstant(Attribute attr, RankedTensorType to,
+                               bool saturate);
+
 } // namespace mlir::tsc
 
 #define GET_OP_CLASSES

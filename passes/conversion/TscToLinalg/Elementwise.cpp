@@ -207,14 +207,23 @@ struct ElementwisePattern : OpRewritePattern<OpTy> {
         rewriter, operation,
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
           // arith computes on signless integers; the op's types say how.
+          // Half floats compute in f32 and round the result once.
           Type original = args[0].getType();
-          Value x = toSignless(b, loc, args[0]);
+          Type compute = getAccumulatorType(original);
+          auto widened = [&](Value v) -> Value {
+            if (v.getType() == compute)
+              return toSignless(b, loc, v);
+            return arith::ExtFOp::create(b, loc, compute, v);
+          };
+          Value x = widened(args[0]);
           Value result =
               args.size() == 1
                   ? unaryBody(operation, b, loc, x, original)
-                  : binaryBody(operation, b, loc, x,
-                               toSignless(b, loc, args[1]), original);
-          return fromSignless(b, loc, result, resultElement);
+                  : binaryBody(operation, b, loc, x, widened(args[1]),
+                               original);
+          if (result.getType() != compute || compute == original)
+            return fromSignless(b, loc, result, resultElement);
+          return arith::TruncFOp::create(b, loc, resultElement, result);
         });
   }
 };
