@@ -212,6 +212,46 @@ def MergeGemmsPass : Pass<"tsc-merge-gemms", "func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Graph: precision
+//===----------------------------------------------------------------------===//
+
+def ReducePrecisionPass : Pass<"tsc-reduce-precision", "func::FuncOp"> {
+  let summary = "Store float tensors in fp16 or bf16 (`--precision=fp16|bf16`)";
+  let description = [{
+    Every op that computes correctly on half-precision storage reads and
+    writes `f16` (or `bf16`) tensors instead of `f32`: elementwise math,
+    comparisons, matmul and linear, softmax, norms, attention, mean, max and
+    min, and the ops that move data. Their lowerings accumulate and compute
+    in f32 (products and sums, softmax and norm statistics), so the reduced
+    precision is that of storage: each op's result is rounded once.
+
+    Ops whose results may leave the half range keep f32: `exp`, `log`,
+    `pow` and `reduce_sum` (as PyTorch's autocast keeps them), and ops with
+    their own number formats (quantization) or none at all (index math).
+    A float-to-integer cast reads f32, so integer values past 2048 survive.
+    `tsc.cast` ops convert at the boundaries; the function's inputs and
+    outputs keep their types. Weights are converted at compile time by the
+    canonicalizer that folds the casts of constants.
+
+    Before:
+    ```mlir
+    %y = tsc.gelu %x : tensor<?x768xf32>
+    ```
+    After (`type=f16`):
+    ```mlir
+    %h = tsc.cast %x : tensor<?x768xf32> to tensor<?x768xf16>
+    %g = tsc.gelu %h : tensor<?x768xf16>
+    %y = tsc.cast %g : tensor<?x768xf16> to tensor<?x768xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+  let options = [
+    Option<"type", "type", "std::string", /*default=*/"\"f16\"",
+           "The storage type of float tensors: f16 or bf16">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Graph: conversions from source frameworks
 //===----------------------------------------------------------------------===//
 

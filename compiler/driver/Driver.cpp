@@ -77,9 +77,11 @@ struct DriverOptions {
       cl::init(false), cl::cat(category)};
   cl::opt<std::string> precision{
       "precision",
-      cl::desc("Storage and compute precision: fp32 (default, TF32 off) or "
+      cl::desc("Storage and compute precision: fp32 (default, TF32 off), "
                "tf32 (GEMMs may round their inputs to TF32; CUDA only, the "
-               "CPU computes fp32); fp16 and bf16 are not implemented yet"),
+               "CPU computes fp32), fp16 or bf16 (weights and activations "
+               "stored in half precision, computed and accumulated in fp32; "
+               "the model's inputs and outputs keep their types)"),
       cl::init("fp32"), cl::cat(category)};
   cl::opt<bool> noFuse{
       "no-fuse",
@@ -414,6 +416,7 @@ int compileModel(ModuleOp module, const DriverOptions &options,
   if (failed(plan))
     return 1;
   plan->gemmTf32 = options.precision == "tf32";
+  plan->precision = options.precision;
   if (options.report) {
     std::optional<plan::Plan> baseline;
     if (unfused) {
@@ -525,12 +528,10 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
     llvm::errs() << "tsc: error: --emit=ptx writes files: give -o DIR\n";
     return 1;
   }
-  if (options.precision != "fp32" && options.precision != "tf32") {
+  if (!llvm::is_contained({"fp32", "tf32", "fp16", "bf16"},
+                          StringRef(options.precision))) {
     llvm::errs() << "tsc: error: --precision=" << options.precision
-                 << (options.precision == "fp16" || options.precision == "bf16"
-                         ? ": not implemented yet (fp32 and tf32 are)"
-                         : ": expected fp32, tf32, fp16 or bf16")
-                 << "\n";
+                 << ": expected fp32, tf32, fp16 or bf16\n";
     return 1;
   }
   if (!emitting && !options.report && options.output == "-") {
@@ -560,6 +561,22 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
     buildFusePhase(fuse);
     if (failed(fuse.run(*module)))
       return 1;
+  }
+  // Half-precision storage, on the baseline too so that the report compares
+  // like with like.
+  if (until >= Phase::Fuse &&
+      (options.precision == "fp16" || options.precision == "bf16")) {
+    for (ModuleOp m : {*module, unfused ? *unfused : ModuleOp()}) {
+      if (!m)
+        continue;
+      PassManager precision(&context);
+      if (failed(applyPassManagerCLOptions(precision)))
+        return 1;
+      buildPrecisionPhase(precision,
+                          options.precision == "fp16" ? "f16" : "bf16");
+      if (failed(precision.run(m)))
+        return 1;
+    }
   }
   if (until >= Phase::Lower)
     return compileModel(*module, options, *targets, until,

@@ -54,9 +54,26 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   // graph: with every value bound, size queries fold to the symbols.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  if (options.until == Phase::Graph || !options.fuse)
+  if (options.until == Phase::Graph)
     return;
-  buildFusePhase(pm);
+  if (options.fuse)
+    buildFusePhase(pm);
+  if (options.precision == "fp16" || options.precision == "bf16")
+    buildPrecisionPhase(pm, options.precision == "fp16" ? "f16" : "bf16");
+}
+
+void tsc::buildPrecisionPhase(OpPassManager &pm, StringRef type) {
+  // precision: after fusion, whose patterns match the model's f32 formulas.
+  ReducePrecisionPassOptions precision;
+  precision.type = type.str();
+  pm.addNestedPass<func::FuncOp>(createReducePrecisionPass(precision));
+  // Cast pairs that undo each other fold, weights convert.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // The casts get their bindings.
+  BindSymbolicShapesPassOptions bindOptions;
+  bindOptions.requireAll = true;
+  pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
 }
 
 void tsc::buildFusePhase(OpPassManager &pm) {

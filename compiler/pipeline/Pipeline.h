@@ -43,6 +43,11 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
                     llvm::cl::desc("Run the fuse phase's passes (off: the "
                                    "graph as it is, for comparison)"),
                     llvm::cl::init(true)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("fp32 (default), or fp16/bf16: float tensors stored in "
+                     "half precision after the fuse phase"),
+      llvm::cl::init("fp32")};
 };
 
 /// Adds the passes of every phase up to `options.until` to `pm` (anchored on
@@ -51,6 +56,10 @@ void buildTscPipeline(OpPassManager &pm, const TscPipelineOptions &options);
 
 /// The fuse phase alone, for a module that went through the graph phase.
 void buildFusePhase(OpPassManager &pm);
+
+/// Half-precision storage (`type` f16 or bf16) for a module after the fuse
+/// phase: `--precision=fp16|bf16`.
+void buildPrecisionPhase(OpPassManager &pm, StringRef type);
 
 /// Registers `tsc-pipeline` for tsc-opt.
 void registerTscPipeline();

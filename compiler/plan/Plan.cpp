@@ -2,6 +2,8 @@
 
 #include "compiler/plan/Plan.h"
 
+#include <map>
+
 #include "dialects/tsc/IR/SymbolicShape.h"
 #include "dialects/tsc/IR/TscOps.h"
 
@@ -230,13 +232,17 @@ bool Planner::canAccumulateInPlace(unsigned v, Operation *op) {
   return true;
 }
 
-/// matmul/linear in fp32 whose operands are plain row-major matrices (or
-/// batches of them) go to the GEMM library.
+/// matmul/linear in fp32, fp16 or bf16 (all operands alike) whose operands
+/// are plain row-major matrices (or batches of them) go to the GEMM library.
 bool Planner::tryGemm(Operation *op) {
   if (!options.useGemmLibrary)
     return false;
-  auto isF32 = [](Value v) {
-    return cast<RankedTensorType>(v.getType()).getElementType().isF32();
+  Type element =
+      cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+  if (!element.isF32() && !element.isF16() && !element.isBF16())
+    return false;
+  auto alike = [&](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType() == element;
   };
   auto idx = [&](Value v) { return plan.lookup(v); };
   Value lhs, rhs, bias, residual;
@@ -257,9 +263,9 @@ bool Planner::tryGemm(Operation *op) {
     return false;
   }
   Value result = op->getResult(0);
-  if (!isF32(lhs) || !isF32(rhs) || !isF32(result) || !idx(lhs) || !idx(rhs) ||
-      (bias && (!idx(bias) || !isF32(bias))) ||
-      (residual && (!idx(residual) || !isF32(residual))))
+  if (!alike(lhs) || !alike(rhs) || !alike(result) || !idx(lhs) || !idx(rhs) ||
+      (bias && (!idx(bias) || !alike(bias))) ||
+      (residual && (!idx(residual) || !alike(residual))))
     return false;
   int64_t lhsRank = cast<RankedTensorType>(lhs.getType()).getRank();
   int64_t rhsRank = cast<RankedTensorType>(rhs.getType()).getRank();
@@ -834,6 +840,37 @@ std::string megabytes(uint64_t bytes) {
 }
 } // namespace
 
+/// The report's precision line: what is stored how, and for fp16/bf16 the
+/// ops that keep f32 results (their outputs may leave the half range).
+static void printPrecision(const Plan &plan, raw_ostream &os) {
+  if (plan.precision != "fp16" && plan.precision != "bf16") {
+    os << "precision: fp32 storage and compute"
+       << (plan.gemmTf32 ? "; GEMMs round their inputs to TF32 (cuBLASLt fast "
+                           "TF32 on CUDA; fp32 on the CPU, which has no TF32)"
+                         : ", TF32 off")
+       << "\n";
+    return;
+  }
+  std::map<std::string, unsigned> kept;
+  for (const PlanStep &step : plan.steps)
+    for (Operation *op : step.ops)
+      if (!isa<CastOp>(op) &&
+          llvm::any_of(op->getResultTypes(), [](Type t) {
+            auto tensor = dyn_cast<RankedTensorType>(t);
+            return tensor && tensor.getElementType().isF32();
+          }))
+        ++kept[op->getName().stripDialect().str()];
+  os << "precision: " << plan.precision
+     << " storage (weights, activations), fp32 compute and accumulation; "
+        "the model's inputs and outputs keep their types; ops kept in fp32: ";
+  if (kept.empty())
+    os << "none";
+  llvm::interleaveComma(kept, os, [&](const auto &entry) {
+    os << entry.first << " x" << entry.second;
+  });
+  os << "\n";
+}
+
 void plan::printReport(const Plan &plan, const Plan *unfused,
                        llvm::raw_ostream &os) {
   Totals total = totalsOf(plan);
@@ -906,11 +943,7 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
                                               double(plan.intermediateBytes))
                          : 0.0);
   os << "weights: " << plan.weights.size() << " bytes\n";
-  os << "precision: fp32 storage and compute"
-     << (plan.gemmTf32 ? "; GEMMs round their inputs to TF32 (cuBLASLt fast "
-                         "TF32 on CUDA; fp32 on the CPU, which has no TF32)"
-                       : ", TF32 off")
-     << "\n";
+  printPrecision(plan, os);
   os << "steps:\n";
   for (auto [i, step] : llvm::enumerate(plan.steps)) {
     std::string what;

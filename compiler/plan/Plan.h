@@ -81,6 +81,9 @@ struct Plan {
   /// --precision=tf32: GEMMs may round their inputs to TF32 (CUDA's
   /// cuBLASLt fast-TF32 compute; the CPU has none and computes fp32).
   bool gemmTf32 = false;
+  /// --precision: fp32, tf32, fp16 or bf16 (for the report; the graph's
+  /// types say what is stored how).
+  std::string precision = "fp32";
   /// Sum of the arena values' sizes at the maxima: what the arena would be
   /// without reuse.
   uint64_t intermediateBytes = 0;
