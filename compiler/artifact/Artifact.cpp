@@ -253,6 +253,16 @@ std::vector<char> writeSections(ArrayRef<Section> sections, uint16_t minor,
 
 } // namespace
 
+/// The oldest format version that has what `plan` uses besides its target:
+/// the GEMM flags are 1.2's, GEMMs on fp16 or bf16 operands 1.3's.
+static uint16_t planMinor(const Plan &plan) {
+  for (const PlanStep &s : plan.steps)
+    if (s.kind == PlanStep::Kind::Gemm &&
+        plan.values[s.c].dtype != DType::F32)
+      return 3;
+  return plan.gemmTf32 ? 2 : 1;
+}
+
 FailureOr<std::vector<char>>
 mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
                          uint64_t isa, StringRef producer) {
@@ -263,8 +273,7 @@ mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
   if (!hostObject.empty())
     sections.push_back({"HOST", hostObject});
   addWeights(plan, sections);
-  // The GEMM flags are format 1.2's.
-  return writeSections(sections, plan.gemmTf32 ? 2 : 1, producer);
+  return writeSections(sections, planMinor(plan), producer);
 }
 
 FailureOr<std::vector<char>>
@@ -277,7 +286,9 @@ mlir::tsc::writeCudaArtifact(const Plan &plan, const cuda::DeviceCode &device,
   std::vector<char> cuda = encodeCuda(device, targets);
   SmallVector<Section> sections{{"PLAN", *planBytes}, {"CUDA", cuda}};
   addWeights(plan, sections);
-  return writeSections(sections, 2, producer);
+  // The CUDA section is format 1.2's.
+  return writeSections(sections, std::max<uint16_t>(2, planMinor(plan)),
+                       producer);
 }
 
 namespace {

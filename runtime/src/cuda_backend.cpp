@@ -457,14 +457,21 @@ tsc_status_t CudaSession::prepareGemm(size_t step, const GemmStep &g,
   int32_t transLtB = g.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   uint32_t epilogue =
       g.bias != kNone ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
-  // fp32 compute, TF32 only where the plan allows it (--precision=tf32).
+  // fp32 compute and scale on f32, f16 or bf16 operands (all alike, checked
+  // at load); TF32 only where the plan allows it (--precision=tf32).
+  uint8_t dtype = model->plan.values[g.c].dtype;
+  int dataType = dtype == TSC_DTYPE_F16    ? CUDA_R_16F
+                 : dtype == TSC_DTYPE_BF16 ? CUDA_R_16BF
+                                           : CUDA_R_32F;
+  int64_t elementBytes = dataType == CUDA_R_32F ? 4 : 2;
+  bool tf32 = g.tf32 && dataType == CUDA_R_32F;
   cublasStatus_t s = lt.cublasLtMatmulDescCreate(
-      &plan.desc, g.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+      &plan.desc, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
       CUDA_R_32F);
   auto layoutOf = [&](cublasLtMatrixLayout_t &out, int64_t rows, int64_t cols,
                       int64_t ld, int64_t stride) {
     if (s == CUBLAS_STATUS_SUCCESS)
-      s = lt.cublasLtMatrixLayoutCreate(&out, CUDA_R_32F, uint64_t(rows),
+      s = lt.cublasLtMatrixLayoutCreate(&out, dataType, uint64_t(rows),
                                         uint64_t(cols), ld);
     int32_t count = int32_t(batch);
     if (s == CUBLAS_STATUS_SUCCESS && batch > 1)
@@ -508,9 +515,9 @@ tsc_status_t CudaSession::prepareGemm(size_t step, const GemmStep &g,
   // residual (or C) and C.
   auto alignment = [&](uint32_t value, uint32_t stride) {
     uint64_t address = addresses[value];
-    uint64_t strideBytes = uint64_t(e[stride]) * 4;
+    uint64_t strideBytes = uint64_t(e[stride]) * uint64_t(elementBytes);
     uint32_t bytes = 256;
-    while (bytes > 4 && (address % bytes || (batch > 1 && strideBytes % bytes)))
+    while (bytes > elementBytes && (address % bytes || (batch > 1 && strideBytes % bytes)))
       bytes /= 2;
     return bytes;
   };

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "half.h"
 #include "internal.h"
 
 #include <climits>
@@ -166,8 +167,44 @@ private:
   Layout &layout_;
 };
 
-void runGemm(const GemmStep &g, const Layout &layout,
+void runGemmF32(const GemmStep &g, const Layout &layout,
+                const std::vector<void *> &addresses);
+
+/// A GEMM on fp16 or bf16 operands: the CPU has no half-precision BLAS, so
+/// each operand is widened to f32 (values that are one operand twice share
+/// one copy, keeping an in-place residual in place), the f32 GEMM runs, and
+/// C is rounded back. Accumulation is f32, as on the GPU.
+void runGemmHalf(const GemmStep &g, const Layout &layout,
+                 const std::vector<void *> &addresses, bool bf16) {
+  std::vector<void *> wide(addresses.size(), nullptr);
+  std::vector<std::vector<float>> copies;
+  for (uint32_t v : {g.a, g.b, g.c, g.bias, g.residual}) {
+    if (v == kNone || wide[v])
+      continue;
+    const uint16_t *from = static_cast<const uint16_t *>(addresses[v]);
+    std::vector<float> &to = copies.emplace_back(size_t(layout.elements[v]));
+    for (size_t i = 0; i < to.size(); ++i)
+      to[i] = bf16 ? bf16ToFloat(from[i]) : halfToFloat(from[i]);
+    wide[v] = to.data();
+  }
+  runGemmF32(g, layout, wide);
+  const float *from = static_cast<const float *>(wide[g.c]);
+  uint16_t *to = static_cast<uint16_t *>(addresses[g.c]);
+  for (int64_t i = 0; i < layout.elements[g.c]; ++i)
+    to[i] = bf16 ? floatToBf16(from[i]) : floatToHalf(from[i]);
+}
+
+void runGemm(const Plan &plan, const GemmStep &g, const Layout &layout,
              const std::vector<void *> &addresses) {
+  uint8_t dtype = plan.values[g.c].dtype;
+  if (dtype == TSC_DTYPE_F32)
+    runGemmF32(g, layout, addresses);
+  else
+    runGemmHalf(g, layout, addresses, dtype == TSC_DTYPE_BF16);
+}
+
+void runGemmF32(const GemmStep &g, const Layout &layout,
+                const std::vector<void *> &addresses) {
   const std::vector<int64_t> &e = layout.exprValues;
   const int batch = int(e[g.batch]), m = int(e[g.m]), n = int(e[g.n]),
             k = int(e[g.k]);
@@ -262,7 +299,7 @@ void executeSteps(const tsc_model_s &model, const Layout &layout,
       model.kernels[i](scratch.data(), symbols);
       break;
     case StepKind::Gemm:
-      runGemm(s.gemm, layout, addresses);
+      runGemm(plan, s.gemm, layout, addresses);
       break;
     case StepKind::Launch:
       // checkPlan allows launches only in "cuda" plans, which run in

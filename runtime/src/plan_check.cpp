@@ -179,18 +179,33 @@ private:
   }
 
   tsc_status_t checkOperand(size_t step, const char *kind, const char *role,
-                            uint32_t value, bool written, bool f32) {
+                            uint32_t value, bool written) {
     if (value >= plan_.values.size())
       return corrupt(
           formatString("step %zu (%s) %s is value %u, but there are %zu", step,
                        kind, role, value, plan_.values.size()));
-    if (f32 && plan_.values[value].dtype != TSC_DTYPE_F32)
-      return corrupt(formatString("step %zu (%s) %s (value %u) is not f32",
-                                  step, kind, role, value));
     if (written && readOnly(value))
       return corrupt(formatString(
           "step %zu (%s) writes %s (value %u), an input or a weight", step,
           kind, role, value));
+    return nullptr;
+  }
+
+  /// A GEMM operand: all are f32, all f16 or all bf16 (1.3); `a` is A.
+  tsc_status_t checkGemmOperand(size_t step, const char *role, uint32_t value,
+                                bool written, uint32_t a) {
+    if (tsc_status_t status = checkOperand(step, "gemm", role, value, written))
+      return status;
+    uint8_t dtype = plan_.values[value].dtype;
+    if (dtype != TSC_DTYPE_F32 && dtype != TSC_DTYPE_F16 &&
+        dtype != TSC_DTYPE_BF16)
+      return corrupt(formatString(
+          "step %zu (gemm) %s (value %u) is not f32, f16 or bf16", step, role,
+          value));
+    if (a < plan_.values.size() && dtype != plan_.values[a].dtype)
+      return corrupt(formatString(
+          "step %zu (gemm) %s (value %u) differs in dtype from A (value %u)",
+          step, role, value, a));
     return nullptr;
   }
 
@@ -212,7 +227,7 @@ private:
         for (const LaunchStep::Arg &arg : l.args)
           if (arg.kind == LaunchStep::ArgKind::Pointer &&
               (status = checkOperand(i, "launch", "an argument", arg.index,
-                                     false, false)))
+                                     false)))
             return status;
         break;
       }
@@ -228,27 +243,26 @@ private:
           return corrupt(
               formatString("step %zu (kernel) has no function name", i));
         for (uint32_t b : s.buffers)
-          if ((status = checkOperand(i, "kernel", "a buffer", b, false, false)))
+          if ((status = checkOperand(i, "kernel", "a buffer", b, false)))
             return status;
         break;
       case StepKind::Gemm: {
         const GemmStep &g = s.gemm;
-        if ((status = checkOperand(i, "gemm", "A", g.a, false, true)) ||
-            (status = checkOperand(i, "gemm", "B", g.b, false, true)) ||
-            (status = checkOperand(i, "gemm", "C", g.c, true, true)) ||
+        if ((status = checkGemmOperand(i, "A", g.a, false, g.a)) ||
+            (status = checkGemmOperand(i, "B", g.b, false, g.a)) ||
+            (status = checkGemmOperand(i, "C", g.c, true, g.a)) ||
             (g.bias != kNone &&
-             (status = checkOperand(i, "gemm", "bias", g.bias, false, true))) ||
+             (status = checkGemmOperand(i, "bias", g.bias, false, g.a))) ||
             (g.residual != kNone &&
-             (status = checkOperand(i, "gemm", "residual", g.residual, false,
-                                    true))))
+             (status = checkGemmOperand(i, "residual", g.residual, false, g.a))))
           return status;
         break;
       }
       case StepKind::Copy:
-        if ((status = checkOperand(i, "copy", "the source", s.source, false,
+        if ((status = checkOperand(i, "copy", "the source", s.source,
                                    false)) ||
             (status = checkOperand(i, "copy", "the destination", s.destination,
-                                   true, false)))
+                                   true)))
           return status;
         if (plan_.values[s.source].dtype != plan_.values[s.destination].dtype)
           return corrupt(formatString(

@@ -25,7 +25,7 @@ import sys
 MAGIC = b"\x89TSCM\r\n\x1a"
 
 # dtype codes and their .npy descriptors / struct formats.
-F32, I32, I64 = 1, 8, 9
+F32, F16, BF16, I32, I64 = 1, 2, 3, 8, 9
 NPY = {F32: ("<f4", "f"), I32: ("<i4", "i"), I64: ("<i8", "q")}
 INPUT, OUTPUT, WEIGHT, ARENA, VIEW = 1, 2, 3, 4, 5
 NONE = 0xFFFFFFFF
@@ -321,24 +321,47 @@ def gemm_artifact(rng):
     return p, weights, w_vals, b_vals
 
 
-def gemm_residual_artifact(rng):
+def round_half(v, dtype):
+    """v rounded to f16 or bf16 (nearest, ties to even), as a Python float."""
+    if dtype == F16:
+        return struct.unpack("<e", struct.pack("<e", v))[0]
+    bits = struct.unpack("<I", struct.pack("<f", v))[0]
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def pack_half(values, dtype):
+    """Little-endian f16 or bf16 bytes of values (already representable)."""
+    if dtype == F16:
+        return struct.pack(f"<{len(values)}e", *values)
+    return b"".join(struct.pack("<f", v)[2:] for v in values)
+
+
+def gemm_residual_artifact(rng, dtype=F32):
     """Step kind 4 (format 1.1), both ways the runtime runs it.
 
     y = x @ w + b + r: the residual is an input, copied into the output first;
     z = x @ w + (x @ w + b): the second GEMM accumulates onto its own C (the
-    residual is C), in place. x, r: f32[2, 3] and f32[2, 4].
+    residual is C), in place. x, r: [2, 3] and [2, 4] of `dtype` (f32; f16
+    and bf16 are format 1.3's, their values rounded to it).
     Returns the plan, the WGHT bytes, w and b.
     """
     p = Plan()
-    x = p.input("x", F32, [const(2), const(3)])
-    r = p.input("r", F32, [const(2), const(4)])
-    y = p.output("y", F32, [const(2), const(4)])
-    z = p.output("z", F32, [const(2), const(4)])
+    x = p.input("x", dtype, [const(2), const(3)])
+    r = p.input("r", dtype, [const(2), const(4)])
+    y = p.output("y", dtype, [const(2), const(4)])
+    z = p.output("z", dtype, [const(2), const(4)])
     w_vals = [round(rng.uniform(-1, 1), 3) for _ in range(12)]
     b_vals = [round(rng.uniform(-1, 1), 3) for _ in range(4)]
-    weights = struct.pack("<12f", *w_vals).ljust(64, b"\0") + struct.pack("<4f", *b_vals)
-    w = p.weight(F32, [const(3), const(4)], 0, 48)
-    b = p.weight(F32, [const(4)], 64, 16)
+    if dtype == F32:
+        pack, size = lambda v: struct.pack(f"<{len(v)}f", *v), 4
+    else:
+        w_vals = [round_half(v, dtype) for v in w_vals]
+        b_vals = [round_half(v, dtype) for v in b_vals]
+        pack, size = lambda v: pack_half(v, dtype), 2
+    weights = pack(w_vals).ljust(64, b"\0") + pack(b_vals)
+    w = p.weight(dtype, [const(3), const(4)], 0, 12 * size)
+    b = p.weight(dtype, [const(4)], 64, 4 * size)
     shape = dict(m=const(2), n=const(4), k=const(3), lda=const(3), ldb=const(4), ldc=const(4))
     p.gemm_residual(r, x, w, y, b, beta=1.0, **shape)
     p.gemm(x, w, z, b, **shape)
@@ -401,6 +424,31 @@ def make(args):
               [xw[i] + b[i % 4] + rr[i] for i in range(8)])
     write_npy(os.path.join(args.outdir, "residual_z_expected.npy"), F32, (2, 4),
               [2 * xw[i] + b[i % 4] for i in range(8)])
+
+    # The same GEMMs on f16 and bf16 operands (format 1.3): inputs and
+    # expected outputs as f32 files of values the half type represents; the
+    # expected outputs are the exact results of each GEMM's inputs (the runtime
+    # rounds once per GEMM).
+    for dtype, suffix in ((F16, "f16"), (BF16, "bf16")):
+        plan, weights, w, b = gemm_residual_artifact(random.Random(1), dtype)
+        out(f"gemm-residual-{suffix}.tscm",
+            container([(b"PLAN", plan.encode()), (b"WGHT", weights)], minor=3))
+        hx = [round_half(rng.uniform(-1, 1), dtype) for _ in range(2 * 3)]
+        hr = [round_half(rng.uniform(-1, 1), dtype) for _ in range(2 * 4)]
+        xw = [sum(hx[i * 3 + kk] * w[kk * 4 + c] for kk in range(3))
+              for i in range(2) for c in range(4)]
+        write_npy(os.path.join(args.outdir, f"residual_{suffix}_x.npy"), F32, (2, 3), hx)
+        write_npy(os.path.join(args.outdir, f"residual_{suffix}_r.npy"), F32, (2, 4), hr)
+        write_npy(os.path.join(args.outdir, f"residual_{suffix}_y_expected.npy"), F32, (2, 4),
+                  [xw[i] + b[i % 4] + hr[i] for i in range(8)])
+        # z is stored once before the in-place GEMM adds to it.
+        z1 = [round_half(xw[i] + b[i % 4], dtype) for i in range(8)]
+        write_npy(os.path.join(args.outdir, f"residual_{suffix}_z_expected.npy"), F32, (2, 4),
+                  [xw[i] + z1[i] for i in range(8)])
+    mixed, mixed_weights = gemm_residual_artifact(random.Random(1), F16)[:2]
+    mixed.values[0] = struct.pack("<BBHI", F32, 1, 0, 2) + mixed.values[0][8:]
+    out("gemm-mixed-dtype.tscm",
+        container([(b"PLAN", mixed.encode()), (b"WGHT", mixed_weights)], minor=3))
 
     # Container-level damage.
     out("truncated.tscm", copy[:-10])

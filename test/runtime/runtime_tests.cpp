@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "crc32c.h"
+#include "half.h"
 #include "tsc/runtime.h"
 #include "tsc/runtime.hpp"
 
@@ -366,6 +367,8 @@ TEST(fixtures_corrupt) {
       {"cuda-launch-minor1.tscm", TSC_STATUS_DATA_LOSS, "unknown step kind 5"},
       {"unbound-symbol.tscm", TSC_STATUS_DATA_LOSS, "'orphan' is not bound"},
       {"small-arena.tscm", TSC_STATUS_DATA_LOSS, "past the arena's 32"},
+      {"gemm-mixed-dtype.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (gemm) B (value 4) differs in dtype from A (value 0)"},
   };
   for (const Expected &c : cases) {
     tsc_model_t *m = nullptr;
@@ -518,6 +521,117 @@ TEST(fixture_gemm_runs) {
     CHECK(std::fabs(y.data<float>()[i] - expected[i]) < 1e-5f);
   tsc::Tensor idsOut = s.output("ids_out");
   CHECK(std::memcmp(idsOut.data(), ids.data(), 80) == 0);
+}
+
+// The half GEMMs of make_artifact.py (format 1.3) on the host: operands
+// widened to f32, one rounding of each result to the half type.
+void checkHalfGemm(const char *suffix, tsc_dtype_t dtype, float ulp) {
+  std::string name = std::string("residual_") + suffix;
+  std::vector<float> x = expectedFloats(name + "_x.npy", 6);
+  std::vector<float> r = expectedFloats(name + "_r.npy", 8);
+  std::vector<float> y = expectedFloats(name + "_y_expected.npy", 8);
+  std::vector<float> z = expectedFloats(name + "_z_expected.npy", 8);
+  auto narrow = [&](const std::vector<float> &v) {
+    std::vector<uint16_t> out;
+    for (float f : v)
+      out.push_back(dtype == TSC_DTYPE_F16 ? tsc::rt::floatToHalf(f)
+                                           : tsc::rt::floatToBf16(f));
+    return out;
+  };
+  auto widen = [&](uint16_t h) {
+    return dtype == TSC_DTYPE_F16 ? tsc::rt::halfToFloat(h)
+                                  : tsc::rt::bf16ToFloat(h);
+  };
+  std::vector<uint16_t> hx = narrow(x), hr = narrow(r);
+  // The inputs are representable: narrowing them is exact.
+  for (size_t i = 0; i < x.size(); ++i)
+    CHECK(widen(hx[i]) == x[i]);
+  tsc::Model model =
+      tsc::Model::load(path(std::string("gemm-residual-") + suffix + ".tscm"));
+  tsc::Session s(model, 1);
+  s.bindInput("x", tsc::Tensor::wrapHost(dtype, {2, 3}, hx.data(), 12));
+  s.bindInput("r", tsc::Tensor::wrapHost(dtype, {2, 4}, hr.data(), 16));
+  s.run();
+  for (auto [out, expected] : {std::pair{"y", &y}, std::pair{"z", &z}}) {
+    tsc::Tensor t = s.output(out);
+    CHECK(t.dtype() == dtype);
+    for (size_t i = 0; i < 8; ++i) {
+      float got = widen(t.data<uint16_t>()[i]), want = (*expected)[i];
+      // One rounding: within half an ulp of the exact value (plus f32's
+      // accumulation error).
+      bool ok = std::fabs(got - want) <= 0.5f * ulp * std::fabs(want) + 1e-6f;
+      if (!ok)
+        std::printf("  %s %s[%zu] = %g, exact %g\n", suffix, out, i, got, want);
+      CHECK(ok);
+    }
+  }
+}
+
+TEST(fixture_gemm_f16_runs) { checkHalfGemm("f16", TSC_DTYPE_F16, 1.0f / 1024); }
+TEST(fixture_gemm_bf16_runs) { checkHalfGemm("bf16", TSC_DTYPE_BF16, 1.0f / 128); }
+
+// halfToFloat against the definition for every f16; floatToHalf and
+// floatToBf16 against the nearest representable value (ties to even, past
+// the largest finite value by half an ulp: infinity), found by bisection
+// over the ordered non-negative encodings, for a sweep of f32 bit patterns.
+TEST(half_conversions) {
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    uint32_t exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    double magnitude =
+        exponent == 0    ? std::ldexp(double(mantissa), -24)
+        : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                         : std::ldexp(1.0 + mantissa / 1024.0, int(exponent) - 15);
+    double want = (h & 0x8000) ? -magnitude : magnitude;
+    float got = tsc::rt::halfToFloat(uint16_t(h));
+    if (std::isnan(want) ? !std::isnan(got) : double(got) != want) {
+      std::printf("  halfToFloat(0x%04x) = %g, want %g\n", h, got, want);
+      CHECK(false);
+      break;
+    }
+  }
+  // value(e) for non-negative encodings up to +inf, which stands for the
+  // next power of two when rounding.
+  auto nearest = [](float f, uint32_t inf, auto value) -> uint32_t {
+    double m = std::fabs(double(f));
+    uint32_t lo = 0, hi = inf; // value(lo) <= m < value(hi)
+    if (m >= value(inf))
+      return inf;
+    while (hi - lo > 1) {
+      uint32_t mid = (lo + hi) / 2;
+      (value(mid) <= m ? lo : hi) = mid;
+    }
+    double below = m - value(lo), above = value(hi) - m;
+    return below < above || (below == above && lo % 2 == 0) ? lo : hi;
+  };
+  auto halfValue = [](uint32_t e) {
+    return e == 0x7c00 ? 65536.0 : double(tsc::rt::halfToFloat(uint16_t(e)));
+  };
+  auto bf16Value = [](uint32_t e) {
+    return e == 0x7f80 ? std::ldexp(1.0, 128)
+                       : double(tsc::rt::bf16ToFloat(uint16_t(e)));
+  };
+  int failures = 0;
+  for (uint64_t bits = 0; bits < 0x100000000ull && failures < 5;
+       bits += 65521) {
+    float f;
+    uint32_t u = uint32_t(bits);
+    std::memcpy(&f, &u, 4);
+    uint16_t h = tsc::rt::floatToHalf(f), b = tsc::rt::floatToBf16(f);
+    if (std::isnan(f)) {
+      CHECK(std::isnan(tsc::rt::halfToFloat(h)));
+      CHECK(std::isnan(tsc::rt::bf16ToFloat(b)));
+      continue;
+    }
+    uint32_t sign = (u >> 16) & 0x8000;
+    uint32_t wantH = sign | nearest(f, 0x7c00, halfValue);
+    uint32_t wantB = sign | nearest(f, 0x7f80, bf16Value);
+    if (h != wantH || b != wantB) {
+      std::printf("  %a: f16 0x%04x (want 0x%04x), bf16 0x%04x (want 0x%04x)\n",
+                  double(f), h, wantH, b, wantB);
+      ++failures;
+    }
+  }
+  CHECK(failures == 0);
 }
 
 TEST(fixture_load_from_memory) {

@@ -23,6 +23,8 @@ import struct
 import subprocess
 
 CHIPS = ("sm_80", "sm_90")
+DTYPE_F32 = 1  # tsc_dtype_t TSC_DTYPE_F32 (runtime/include/tsc/runtime.h)
+DTYPES = {2: "f16", 3: "bf16"}  # GEMMs on half operands, as --dump shows them
 
 
 def find_ptxas():
@@ -141,14 +143,18 @@ def inspect(path):
     """(summary, problem) for the CUDA artifact at `path`."""
     try:
         parts = sections(pathlib.Path(path).read_bytes())
-        if parts["version"] != (1, 2):
-            return None, f"format version {parts['version']}, expected 1.2"
         if "CUDA" not in parts or "PLAN" not in parts:
             return None, "no CUDA or PLAN section"
         plan = decode_plan(parts["PLAN"])
         chips, modules = decode_cuda(parts["CUDA"])
     except (ValueError, KeyError, struct.error, UnicodeDecodeError) as e:
         return None, f"undecodable artifact: {e}"
+    # 1.2 has the CUDA section; GEMMs on fp16/bf16 operands are 1.3's.
+    half_gemm = any(plan["values"][fields["fields"][2]][0] != DTYPE_F32
+                    for kind, fields in plan["steps"] if kind in (2, 4))
+    expected = (1, 3) if half_gemm else (1, 2)
+    if parts["version"] != expected:
+        return None, f"format version {parts['version']}, expected {expected}"
     if plan["target"] != "cuda":
         return None, f"plan target '{plan['target']}'"
     wanted = [int(c[3:]) for c in CHIPS]
@@ -236,8 +242,11 @@ def dump(path):
     names = {v: n for n, v in plan["inputs"] + plan["outputs"]}
     for kind, launch in plan["steps"]:
         if kind != 5:
-            tf32 = kind in (2, 4) and launch["fields"][6] & 1
-            print({2: "gemm", 4: "gemm", 3: "copy"}[kind] + (" (tf32)" if tf32 else ""))
+            gemm = kind in (2, 4)
+            tf32 = gemm and launch["fields"][6] & 1
+            dtype = gemm and DTYPES.get(plan["values"][launch["fields"][2]][0])
+            print({2: "gemm", 4: "gemm", 3: "copy"}[kind] + (f" {dtype}" if dtype else "")
+                  + (" (tf32)" if tf32 else ""))
             continue
         args = [names.get(i, f"v{i}") if k == 1 else show(i) for k, i in launch["args"]]
         print(f"{modules[launch['module']][1]}: grid ({', '.join(map(show, launch['sizes'][:3]))})"

@@ -1,0 +1,71 @@
+//===- half.h - fp16 and bf16 conversions to and from f32 -------*- C++ -*-===//
+//
+// Bit-exact IEEE conversions (round to nearest even, NaN kept a NaN) that do
+// not depend on the compiler's half-precision support: the runtime builds
+// with any C++17 compiler, on the GPU machine too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSC_RUNTIME_HALF_H
+#define TSC_RUNTIME_HALF_H
+
+#include <cstdint>
+#include <cstring>
+
+namespace tsc::rt {
+
+inline uint32_t floatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+inline float bitsFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+inline float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  if (exponent == 0x1f) // inf, NaN
+    return bitsFloat(sign | 0x7f800000 | (mantissa << 13));
+  if (exponent != 0)
+    return bitsFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
+  // Zero or subnormal: mantissa · 2^-24, exact in f32.
+  float magnitude = float(mantissa) * (1.0f / 16777216.0f);
+  return bitsFloat(sign | floatBits(magnitude));
+}
+
+inline uint16_t floatToHalf(float f) {
+  uint32_t u = floatBits(f);
+  uint16_t sign = uint16_t((u >> 16) & 0x8000);
+  uint32_t magnitude = u & 0x7fffffff;
+  if (magnitude > 0x7f800000) // NaN: quiet, top mantissa bits kept
+    return uint16_t(sign | 0x7e00 | ((magnitude >> 13) & 0x3ff));
+  if (magnitude >= 0x477ff000) // rounds past 65504: inf
+    return uint16_t(sign | 0x7c00);
+  if (magnitude >= 0x38800000) { // normal in f16
+    uint32_t rounded = magnitude + 0xfff + ((magnitude >> 13) & 1);
+    return uint16_t(sign | ((rounded - 0x38000000) >> 13));
+  }
+  // Subnormal or zero: round magnitude · 2^24 to an integer, ties to even
+  // (the f32 addition of 0.5 · 2^-1 ... done by the FPU in round-to-even).
+  float scaled = bitsFloat(magnitude) * 16777216.0f;
+  float whole = scaled + 8388608.0f - 8388608.0f;
+  return uint16_t(sign | uint16_t(whole));
+}
+
+inline float bf16ToFloat(uint16_t b) { return bitsFloat(uint32_t(b) << 16); }
+
+inline uint16_t floatToBf16(float f) {
+  uint32_t u = floatBits(f);
+  if ((u & 0x7fffffff) > 0x7f800000) // NaN: quiet
+    return uint16_t((u >> 16) | 0x40);
+  return uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+} // namespace tsc::rt
+
+#endif // TSC_RUNTIME_HALF_H
