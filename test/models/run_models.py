@@ -19,8 +19,12 @@ model's kernels are also generated for the CUDA targets sm_80 and sm_90 and
 must all be accepted by ptxas (test `<model>-ptx`, skipped without a CUDA
 toolkit), and compiled for the host with the CUDA target's loop mapping
 (`--gpu-loop-mapping`) and run at the larger size against ONNX Runtime
-(test `<model>-gpu-mapping`). Prints per model the plan line of `tsc --report`, the largest
-relative L2 per output and the device modules ptxas accepted.
+(test `<model>-gpu-mapping`). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
+`--precision=fp16` and `--precision=bf16` (and fp16 with the CUDA loop mapping) runs at the
+larger size against ONNX Runtime's fp32 outputs, relative L2 at most 3e-3 for fp16 and 2.5e-2
+for bf16 (tests `<model>-fp16`, `-bf16`, `-fp16-gpu-mapping`), and its fp16 kernels must be
+accepted by ptxas (`<model>-fp16-ptx`). Prints per model the plan line of `tsc --report`, the
+largest relative L2 per output and the device modules ptxas accepted.
 
 Usage: run_models.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
                      [--xunit FILE] [--filter TEXT] [--keep DIR]
@@ -49,6 +53,9 @@ import minilm  # noqa: E402
 SIZES = ((1, 7), (3, 64))
 DIMS = ["--dim", "batch=1..4", "--dim", "seq=1..64"]
 TOLERANCE = 1e-4
+# Half-precision storage against fp32 references: each op's result rounds once
+# (unit roundoff 4.9e-4 for fp16, 3.9e-3 for bf16), through every layer.
+PRECISIONS = {"fp16": 3e-3, "bf16": 2.5e-2}
 LEAK_MIB = 8
 
 
@@ -238,16 +245,16 @@ def check_model(args, name, path, vocab, layers, work):
     return plan, worst, problems
 
 
-def check_gpu_mapping(args, name, path, vocab, work):
-    """The model compiled with the CUDA target's loop structure for the host
-    (`tsc --gpu-loop-mapping`) and run at the larger size: its outputs
-    against ONNX Runtime. Returns (max rel L2, problems)."""
+def check_variant(args, name, path, vocab, work, options, tolerance, what):
+    """The model compiled with `options` and run at the larger size: its
+    outputs against ONNX Runtime's (fp32) within `tolerance`. Returns (max
+    rel L2, problems)."""
     work.mkdir(parents=True, exist_ok=True)
     artifact = work / f"{name}.tscm"
-    proc = subprocess.run([args.tsc, str(path), "-o", str(artifact), "--gpu-loop-mapping"]
-                          + DIMS, capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run([args.tsc, str(path), "-o", str(artifact), *options] + DIMS,
+                          capture_output=True, text=True, timeout=1200)
     if proc.returncode:
-        return None, [f"tsc --gpu-loop-mapping: {first_error('tsc', proc)}"]
+        return None, [f"tsc {' '.join(options)}: {first_error('tsc', proc)}"]
     batch, seq = SIZES[-1]
     inputs = minilm.make_inputs(batch, seq, vocab)
     session = minilm.ort_session(path)
@@ -255,15 +262,71 @@ def check_gpu_mapping(args, name, path, vocab, work):
     output = run_artifact(args.tsc_run, artifact, inputs, work / "run")
     worst, problems = 0.0, []
     for out_name, ref in zip(names, session.run(names, inputs)):
-        err = minilm.rel_l2(output(out_name), ref)
-        worst = max(worst, err)
-        if not err <= TOLERANCE:
-            problems.append(f"output '{out_name}' with the GPU loop mapping: rel L2 "
-                            f"{err:.1e} > {TOLERANCE:.0e}")
+        out = output(out_name)
+        if out.dtype != ref.dtype or out.shape != ref.shape:
+            problems.append(f"output '{out_name}' {what}: {out.dtype}{list(out.shape)}, "
+                            f"expected {ref.dtype}{list(ref.shape)}")
+            continue
+        err = minilm.rel_l2(out, ref)
+        if not err <= worst:  # NaN too
+            worst = err
+        if not err <= tolerance:  # also catches NaN
+            problems.append(f"output '{out_name}' {what}: rel L2 {err:.1e} > {tolerance:.1e}")
     return worst, problems
 
 
-def bundle_model(folder, artifact, path, vocab):
+def check_gpu_mapping(args, name, path, vocab, work):
+    """The model compiled with the CUDA target's loop structure for the host
+    (`tsc --gpu-loop-mapping`) and run at the larger size: its outputs
+    against ONNX Runtime. Returns (max rel L2, problems)."""
+    return check_variant(args, name, path, vocab, work, ["--gpu-loop-mapping"], TOLERANCE,
+                         "with the GPU loop mapping")
+
+
+def check_precisions(args, name, path, vocab, work, suite, fail):
+    """The model with half-precision storage (`--precision=fp16|bf16`) on the
+    host, and with fp16 in the CUDA loop mapping, against ONNX Runtime's fp32
+    outputs within PRECISIONS' bounds (cases `<name>-fp16`, `<name>-bf16`,
+    `<name>-fp16-gpu-mapping`); and fp16's kernels through ptxas
+    (`<name>-fp16-ptx`). Returns the table's cell."""
+    cells = []
+    variants = [(p, [f"--precision={p}"], bound) for p, bound in PRECISIONS.items()]
+    variants.append(("fp16-gpu-mapping", ["--precision=fp16", "--gpu-loop-mapping"],
+                     PRECISIONS["fp16"]))
+    for label, options, bound in variants:
+        case_name = f"{name}-{label}"
+        try:
+            worst, problems = check_variant(args, name, path, vocab, work / label, options,
+                                            bound, f"with {' '.join(options)}")
+        except Failure as e:
+            worst, problems = None, [str(e)]
+        if problems:
+            fail(case_name, problems[0], "\n".join(problems))
+        else:
+            ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+        cells.append(f"{label} {worst:.1e}" if worst is not None else f"{label} FAILED")
+    case_name = f"{name}-fp16-ptx"
+    if not ptx_check.find_ptxas():
+        case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+        ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
+        cells.append("fp16 PTX skipped (no ptxas)")
+    else:
+        summary, problem = ptx_check.check(args.tsc, path, work / "fp16-ptx",
+                                           DIMS + ["--precision=fp16"])
+        if problem:
+            fail(case_name, problem)
+            cells.append("fp16 PTX FAILED")
+        else:
+            if args.bundle:
+                bundle_model(pathlib.Path(args.bundle) / "models" / f"{name}-fp16",
+                             work / "fp16-ptx" / "model.tscm", path, vocab,
+                             PRECISIONS["fp16"])
+            ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+            cells.append(f"fp16 PTX {summary}")
+    return ", ".join(cells)
+
+
+def bundle_model(folder, artifact, path, vocab, tolerance=TOLERANCE):
     """Keeps the CUDA artifact in `folder` with inputs at SIZES and ONNX
     Runtime's outputs, and case.json (as run_node_tests.py --bundle writes
     it), for tools/gpu/check.py."""
@@ -284,7 +347,7 @@ def bundle_model(folder, artifact, path, vocab):
             outputs.append({"name": out_name, "file": sanitize(out_name) + ".npy",
                             "expected": expected, "dtype": ref.dtype.name})
         runs.append({"run_args": run_args, "outputs": outputs})
-    (folder / "case.json").write_text(json.dumps({"tolerance": TOLERANCE, "runs": runs}))
+    (folder / "case.json").write_text(json.dumps({"tolerance": tolerance, "runs": runs}))
 
 
 def check_device_code(args, name, path, vocab, work, suite, fail):
@@ -356,22 +419,31 @@ def main():
                 if not isinstance(e, Failure):
                     e = f"{type(e).__name__}: {e}"
                 fail(name, str(e))
-                rows.append((name, "-", str(e), "-"))
+                rows.append((name, "-", str(e), "-", "-"))
                 continue
             errors = ", ".join(f"{n} {e:.1e}" for n, e in worst.items()) or "-"
             device = check_device_code(args, name, path, vocab, out / name, suite, fail)
-            rows.append((name, plan, errors, device))
+            # The opset-14 and -17 exports import to the same graph.
+            twin = name.replace("-opset14", "-opset17")
+            precision = ("as " + twin if twin != name and any(m[0] == twin for m in models)
+                         else check_precisions(args, name, path, vocab, out / name, suite,
+                                               fail))
+            rows.append((name, plan, errors, device, precision))
             if problems:
                 fail(name, problems[0], "\n".join(problems))
             else:
                 ET.SubElement(suite, "testcase", classname="models-run", name=name)
         print(f"\n{'model':<16} {'plan (tsc --report)':<60} max rel L2 vs ONNX Runtime")
-        for name, plan, errors, _ in rows:
+        for name, plan, errors, _, _ in rows:
             print(f"{name:<16} {plan:<60} {errors}")
         print(f"\n{'model':<16} CUDA target: loop mapping compiled for the host (max rel L2 "
               "vs ONNX Runtime); kernel modules ptxas accepted")
-        for name, _, _, device in rows:
+        for name, _, _, device, _ in rows:
             print(f"{name:<16} {device}")
+        print(f"\n{'model':<16} half-precision storage: max rel L2 vs ONNX Runtime (fp32); "
+              "fp16 kernel modules ptxas accepted")
+        for name, _, _, _, precision in rows:
+            print(f"{name:<16} {precision}")
     suite.set("tests", str(len(suite)))
     suite.set("failures", str(failed))
     if args.xunit:

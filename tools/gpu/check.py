@@ -7,8 +7,10 @@ builds the runtime there and calls this).
    compared as run_node_tests.py compares them (relative L2 at most 1e-4 for
    float32; models at 1e-4 against ONNX Runtime).
 2. Speed: the BERT-base-shaped encoder (tools/gpu/bert_base.py) at batch 1
-   and 8, sequence 128: tsc (fp32; fp16 is not implemented yet) on tensors
-   in device memory on PyTorch's stream (the runtime's C API through ctypes),
+   and 8, sequence 128: tsc fp32 and fp16 (`--precision=fp16`: weights and
+   activations in fp16, the model's f32 input and output converted at the
+   edges) on tensors in device memory on PyTorch's stream (the runtime's C
+   API through ctypes),
    against PyTorch eager fp32, eager fp16 and torch.compile fp16 (the issue's
    setting) on the same device tensors, side by side in this process; and
    tsc-run against torch.compile from host inputs to host outputs. Each time
@@ -213,7 +215,7 @@ def rel_l2(out, ref):
                  / max(np.linalg.norm(ref), 1e-30))
 
 
-def benchmark(tsc_run, runtime, artifact, repeats):
+def benchmark(tsc_run, runtime, artifacts, repeats):
     """Rows (batch, {column: (ms, max error)}): tsc host to host (tsc-run)
     and on device tensors; PyTorch on device tensors, and torch.compile host
     to host too."""
@@ -229,11 +231,12 @@ def benchmark(tsc_run, runtime, artifact, repeats):
             xd, md = x.cuda(), mask.cuda()
             ref = model32(xd, md).cpu().numpy()
             columns = {}
-            ms, out = time_tsc(tsc_run, artifact, x.numpy(), mask.numpy(), repeats,
+            ms, out = time_tsc(tsc_run, artifacts["fp32"], x.numpy(), mask.numpy(), repeats,
                                pathlib.Path(tmp))
             columns["tsc fp32, host I/O"] = (ms, rel_l2(out, ref))
-            ms, out = time_tsc_device(runtime, artifact, x, mask, repeats)
-            columns["tsc fp32"] = (ms, rel_l2(out, ref))
+            for precision, artifact in artifacts.items():
+                ms, out = time_tsc_device(runtime, artifact, x, mask, repeats)
+                columns[f"tsc {precision}"] = (ms, rel_l2(out, ref))
             for name, m, dtype in (("eager fp32", model32, torch.float32),
                                    ("eager fp16", model16, torch.float16),
                                    ("torch.compile fp16", compiled16, torch.float16)):
@@ -282,16 +285,22 @@ def main():
     print(f"correctness: {time.time() - start:.0f} s")
     bench_failed = False
     try:
+        bench = args.bundle / "bench"
         rows = benchmark(tsc_run, Runtime(args.runtime_lib),
-                         args.bundle / "bench" / "bert-base.tscm", args.repeats)
+                         {"fp32": bench / "bert-base.tscm",
+                          "fp16": bench / "bert-base-fp16.tscm"}, args.repeats)
         names = list(rows[0][1])
         lines += ["", "| BERT-base-shaped encoder layer, seq 128 | " + " | ".join(
-            f"{n} ms (max rel L2)" for n in names) + " | tsc / torch.compile |",
-            "| --- |" + " --- |" * (len(names) + 1)]
+            f"{n} ms (max rel L2)" for n in names)
+            + " | tsc fp32 / torch.compile fp16 | tsc fp16 / torch.compile fp16 |",
+            "| --- |" + " --- |" * (len(names) + 2)]
         for batch, columns in rows:
             cells = [f"{ms:.3f} ({err:.1e})" for ms, err in columns.values()]
-            ratio = columns["tsc fp32"][0] / columns["torch.compile fp16"][0]  # device I/O
-            lines.append(f"| batch {batch} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+            # Device I/O on both sides.
+            compiled = columns["torch.compile fp16"][0]
+            ratios = [columns[f"tsc {p}"][0] / compiled for p in ("fp32", "fp16")]
+            lines.append(f"| batch {batch} | " + " | ".join(cells)
+                         + "".join(f" | {r:.2f}" for r in ratios) + " |")
     except Exception as e:  # noqa: BLE001 - reported in the table
         bench_failed = True
         lines += ["", f"benchmark failed: {type(e).__name__}: {e}"]
