@@ -205,6 +205,23 @@ void sequentialize(scf::ParallelOp loop) {
   loop.erase();
 }
 
+} // namespace
+
+int64_t cuda::getElementsPerGroup(Operation *op) {
+  int64_t narrowest = 4;
+  op->walk([&](Operation *nested) {
+    for (Type type : nested->getOperandTypes())
+      if (auto memref = dyn_cast<MemRefType>(type);
+          memref && memref.getElementType().isIntOrFloat())
+        narrowest = std::min<int64_t>(
+            narrowest,
+            std::max(1u, memref.getElementType().getIntOrFloatBitWidth() / 8));
+  });
+  return kGroupBytes / narrowest;
+}
+
+namespace {
+
 /// The trip count of `loop`'s innermost dim when its bounds and step are
 /// constants.
 std::optional<int64_t> innermostTrips(scf::ParallelOp loop) {
@@ -216,14 +233,13 @@ std::optional<int64_t> innermostTrips(scf::ParallelOp loop) {
   return llvm::divideCeil(std::max<int64_t>(*upper - *lower, 0), *step);
 }
 
-/// Regroups `loop`'s innermost dim (0 to C, step 1, C a multiple of
-/// kElementsPerGroup, C / kElementsPerGroup >= kWarpSize) into groups of
-/// kElementsPerGroup consecutive iterations, run in order by one parallel
-/// iteration; returns the new loop, or `loop` unchanged when it does not
-/// qualify.
+/// Regroups `loop`'s innermost dim (0 to C, step 1, C a multiple of the
+/// group width, C / width >= kWarpSize) into groups of getElementsPerGroup
+/// consecutive iterations, run in order by one parallel iteration; returns
+/// the new loop, or `loop` unchanged when it does not qualify.
 scf::ParallelOp groupInnermost(scf::ParallelOp loop) {
   std::optional<int64_t> trips = innermostTrips(loop);
-  const int64_t width = kElementsPerGroup;
+  const int64_t width = getElementsPerGroup(loop);
   if (loop.getNumReductions() || !trips || *trips % width ||
       *trips / width < kWarpSize ||
       getConstantIntValue(loop.getLowerBound().back()) != 0 ||
@@ -237,11 +253,12 @@ scf::ParallelOp groupInnermost(scf::ParallelOp loop) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value widthValue = arith::ConstantIndexOp::create(b, loc, width);
+  scf::ForOp group;
   auto grouped = scf::ParallelOp::create(
       b, loc, loop.getLowerBound(), ubs, loop.getStep(),
       [&](OpBuilder &nested, Location loc, ValueRange ivs) {
         Value base = arith::MulIOp::create(nested, loc, ivs.back(), widthValue);
-        scf::ForOp::create(
+        group = scf::ForOp::create(
             nested, loc, zero, widthValue, one, ValueRange{},
             [&](OpBuilder &inner, Location loc, Value lane, ValueRange) {
               IRMapping mapping;
@@ -255,6 +272,9 @@ scf::ParallelOp groupInnermost(scf::ParallelOp loop) {
             });
       });
   loop.erase();
+  // Unrolled here: LLVM's unroller declines a group of 8 heavy bodies (fp16
+  // GELU), and its load/store vectorizer only merges straight-line accesses.
+  (void)loopUnrollFull(group);
   return grouped;
 }
 

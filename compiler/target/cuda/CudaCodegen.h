@@ -83,11 +83,15 @@ constexpr int64_t kWarpSize = 32;
 /// static shared memory is at most 48 KiB).
 constexpr int64_t kMaxSharedBytes = 32 * 1024;
 
-/// Consecutive elements one thread takes at once where a dim is a constant
-/// multiple of this with at least a warp of groups: 4 floats are one 16-byte
-/// access, which LLVM forms from the unrolled group given the kernel
-/// arguments' alignment.
-constexpr int64_t kElementsPerGroup = 4;
+/// Bytes of the widest access a thread makes at once: consecutive elements
+/// one thread takes where a dim is a constant multiple of the group with at
+/// least a warp of groups, which LLVM forms into one 16-byte access from the
+/// unrolled group given the kernel arguments' alignment.
+constexpr int64_t kGroupBytes = 16;
+
+/// Elements per group for the memory `op` (and what it nests) accesses: 16
+/// bytes of its narrowest element type (4 floats, 8 halves), at least 4.
+int64_t getElementsPerGroup(Operation *op);
 
 /// Marks the scf.parallel over the rows of a norm or softmax that
 /// mapRowsToBlocks made: one block per row.

@@ -498,6 +498,7 @@ std::optional<RowBody> getRowBody(scf::ForallOp forall) {
   }
   bool reduces = false, dynamic = false, groups = true;
   int64_t longest = 0;
+  const int64_t width = getElementsPerGroup(forall);
   for (Operation *op : body.ops) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
@@ -516,11 +517,11 @@ std::optional<RowBody> getRowBody(scf::ForallOp forall) {
       continue;
     }
     longest = std::max(longest, n);
-    groups &= n % kElementsPerGroup == 0 && n / kElementsPerGroup >= kWarpSize;
+    groups &= n % width == 0 && n / width >= kWarpSize;
   }
   if (!reduces || (!dynamic && longest < kMinRowElements))
     return std::nullopt;
-  body.group = groups ? kElementsPerGroup : 1;
+  body.group = groups ? width : 1;
   body.threads =
       dynamic ? kThreadsPerBlock
               : std::min<int64_t>(kThreadsPerBlock,
