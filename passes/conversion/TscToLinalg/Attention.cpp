@@ -48,10 +48,17 @@ constexpr int64_t kKeyBlock = 64;
 
 /// acc + x * y, reassociable and contractible into FMAs as in the other
 /// contractions, so that LLVM vectorizes the loops.
+/// acc + x·y in acc's type (half-precision key and value tiles widen).
 Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
   auto flags = arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
+  auto widened = [&](Value v) -> Value {
+    if (v.getType() == acc.getType())
+      return v;
+    return arith::ExtFOp::create(b, loc, acc.getType(), v);
+  };
   return arith::AddFOp::create(
-      b, loc, acc, arith::MulFOp::create(b, loc, x, y, flags), flags);
+      b, loc, acc,
+      arith::MulFOp::create(b, loc, widened(x), widened(y), flags), flags);
 }
 
 /// The lowering of one attention op; the member builders emit into the
@@ -70,7 +77,7 @@ private:
   Location loc;
   MLIRContext *ctx;
   int64_t maxKeyValueBlockBytes;
-  Type element, f;
+  Type element, f, kvType;
   int64_t seqAxis, headsAxis, blockQ, blockK;
   Value scale, negInf, zero, causalOffset;
   // Set inside the forall body.
@@ -96,10 +103,10 @@ private:
     return AffineMap::get(loops, 0, exprs, ctx);
   }
 
-  /// A [rows, cols] f32 tile whose element (i, j) is `read(i, j)`.
-  Value gather(ArrayRef<int64_t> shape, ArrayRef<OpFoldResult> sizes,
+  /// A [rows, cols] tile of `type` whose element (i, j) is `read(i, j)`.
+  Value gather(ArrayRef<int64_t> shape, ArrayRef<OpFoldResult> sizes, Type type,
                function_ref<Value(OpBuilder &, Location, Value, Value)> read) {
-    Value init = createEmptyOfSizes(b, loc, tileType(shape, f), sizes);
+    Value init = createEmptyOfSizes(b, loc, tileType(shape, type), sizes);
     return buildGeneric(b, loc, {}, {}, init, map(2, {0, 1}),
                         {IteratorType::parallel, IteratorType::parallel},
                         [&](OpBuilder &nb, Location l, ValueRange) {
@@ -137,22 +144,22 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
                                   lastKey);
   };
 
-  // Kᵀ [D, Bk] and V [Bk, Dv] of this block, in f32.
-  Value keyT = gather({staticD, blockK}, {headDim, bk},
+  // Kᵀ [D, Bk] and V [Bk, Dv] of this block, in the key/value type.
+  Value keyT = gather({staticD, blockK}, {headDim, bk}, kvType,
                       [&](OpBuilder &nb, Location l, Value d, Value j) {
                         Value x = tensor::ExtractOp::create(
                             nb, l, key,
                             inLayout<Value>(batchIv, keyRow(nb, l, j), kvHead,
                                             d));
-                        return convertScalar(nb, l, x, element, f);
+                        return convertScalar(nb, l, x, element, kvType);
                       });
   Value valueTile =
-      gather({blockK, staticDv}, {bk, valueDim},
+      gather({blockK, staticDv}, {bk, valueDim}, kvType,
              [&](OpBuilder &nb, Location l, Value j, Value e) {
                Value x = tensor::ExtractOp::create(
                    nb, l, value,
                    inLayout<Value>(batchIv, keyRow(nb, l, j), kvHead, e));
-               return convertScalar(nb, l, x, element, f);
+               return convertScalar(nb, l, x, element, kvType);
              });
 
   // S = Q·Kᵀ over loops (i, d, j): the key loop innermost runs along rows
@@ -291,6 +298,13 @@ Value AttentionBuilder::build() {
   RankedTensorType resultType = op.getType();
   element = qType.getElementType();
   f = getAccumulatorType(resultType.getElementType());
+  // Half-precision keys and values stay half in their tiles (half the
+  // memory, twice the keys per block in the CUDA target's shared memory);
+  // products widen them.
+  kvType = isa<FloatType>(element) && element.getIntOrFloatBitWidth() <
+                                          f.getIntOrFloatBitWidth()
+               ? element
+               : f;
   seqAxis = op.getSeqAxis();
   headsAxis = op.getHeadsAxis();
   // Blocks no larger than a static sequence: a short one wastes no work.
@@ -302,12 +316,12 @@ Value AttentionBuilder::build() {
   blockK = ShapedType::isDynamic(skvStatic) || skvStatic == 0
                ? kKeyBlock
                : std::min(kKeyBlock, skvStatic);
-  // Kᵀ [D, Bk] and V [Bk, Dv] in the accumulator type within the limit.
+  // Kᵀ [D, Bk] and V [Bk, Dv] in the key/value type within the limit.
   int64_t d = qType.getDimSize(3), dv = op.getValue().getType().getDimSize(3);
   // (Not even one key's rows fitting, the limit cannot be kept anyway.)
   if (maxKeyValueBlockBytes > 0 && !ShapedType::isDynamic(d) &&
       !ShapedType::isDynamic(dv) && d + dv > 0) {
-    int64_t perKey = (d + dv) * int64_t(f.getIntOrFloatBitWidth() / 8);
+    int64_t perKey = (d + dv) * int64_t(kvType.getIntOrFloatBitWidth() / 8);
     if (perKey <= maxKeyValueBlockBytes)
       blockK = std::min<int64_t>(
           blockK, llvm::bit_floor(uint64_t(maxKeyValueBlockBytes / perKey)));
@@ -368,7 +382,7 @@ Value AttentionBuilder::build() {
 
   // scale·Q [Bq, D] in f32; rows past the end repeat the last one.
   Value lastQuery = arith::SubIOp::create(b, loc, sq, c1);
-  qTile = gather({blockQ, staticD}, {bq, headDim},
+  qTile = gather({blockQ, staticD}, {bq, headDim}, f,
                  [&](OpBuilder &nb, Location l, Value i, Value d) {
                    Value row = arith::MinUIOp::create(
                        nb, l, arith::AddIOp::create(nb, l, q0, i), lastQuery);

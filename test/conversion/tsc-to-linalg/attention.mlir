@@ -64,7 +64,8 @@ func.func @attention_gqa_causal_bool_mask(%q: tensor<?x8x?x16xf32>, %k: tensor<?
 // -----
 
 // bshd in f16 with static sequences shorter than a block: tiles shrink to
-// them, elements extend to f32 on reading and truncate on writing, the row
+// them, queries extend to f32 on reading, keys and values stay f16 in their
+// tiles (products extend them), the result truncates on writing, the row
 // block is written at [b, q0, h, 0], and the float mask is added.
 // CHECK-LABEL: func.func @attention_bshd_f16_float_mask
 // CHECK-SAME:    (%[[QA:.+]]: tensor<2x5x4x8xf16>, %[[KA:.+]]: tensor<2x7x2x8xf16>, %[[VA:.+]]: tensor<2x7x2x8xf16>, %[[MA:.+]]: tensor<5x7xf16>)
@@ -74,7 +75,12 @@ func.func @attention_gqa_causal_bool_mask(%q: tensor<?x8x?x16xf32>, %k: tensor<?
 // CHECK:           } -> tensor<5x8xf32>
 // CHECK:           scf.for
 // CHECK:             tensor.extract %[[KA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
-// CHECK:             } -> tensor<8x7xf32>
+// CHECK:             } -> tensor<8x7xf16>
+// CHECK:             tensor.extract %[[VA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
+// CHECK:             } -> tensor<7x8xf16>
+// CHECK:             arith.extf %{{.+}} : f16 to f32
+// CHECK:             arith.mulf
+// CHECK:             } -> tensor<5x7xf32>
 // CHECK:             tensor.extract %[[MA]][%{{.+}}, %{{.+}}] : tensor<5x7xf16>
 // CHECK:             arith.extf %{{.+}} : f16 to f32
 // CHECK:             arith.addf
