@@ -184,12 +184,12 @@ def cuda_scale_section():
                           [fake_code("scale_by_two", "sm_80"), fake_code("scale_by_two", "sm_90")])])
 
 
-def as_cuda(plan, weights):
+def as_cuda(plan, weights, minor=2):
     """The same plan for target "cuda" (GEMM and copy steps need no device
     code of their own)."""
     target, plan.target = plan.target, "cuda"
     data = container([(b"PLAN", plan.encode()), (b"WGHT", weights),
-                      (b"CUDA", cuda_section([(90, 12000)], []))], minor=2)
+                      (b"CUDA", cuda_section([(90, 12000)], []))], minor=minor)
     plan.target = target
     return data
 
@@ -433,6 +433,7 @@ def make(args):
         plan, weights, w, b = gemm_residual_artifact(random.Random(1), dtype)
         out(f"gemm-residual-{suffix}.tscm",
             container([(b"PLAN", plan.encode()), (b"WGHT", weights)], minor=3))
+        out(f"cuda-gemm-residual-{suffix}.tscm", as_cuda(plan, weights, minor=3))
         hx = [round_half(rng.uniform(-1, 1), dtype) for _ in range(2 * 3)]
         hr = [round_half(rng.uniform(-1, 1), dtype) for _ in range(2 * 4)]
         xw = [sum(hx[i * 3 + kk] * w[kk * 4 + c] for kk in range(3))

@@ -525,7 +525,8 @@ TEST(fixture_gemm_runs) {
 
 // The half GEMMs of make_artifact.py (format 1.3) on the host: operands
 // widened to f32, one rounding of each result to the half type.
-void checkHalfGemm(const char *suffix, tsc_dtype_t dtype, float ulp) {
+void checkHalfGemm(const char *suffix, tsc_dtype_t dtype, float ulp,
+                   const std::string &prefix = "") {
   std::string name = std::string("residual_") + suffix;
   std::vector<float> x = expectedFloats(name + "_x.npy", 6);
   std::vector<float> r = expectedFloats(name + "_r.npy", 8);
@@ -546,8 +547,8 @@ void checkHalfGemm(const char *suffix, tsc_dtype_t dtype, float ulp) {
   // The inputs are representable: narrowing them is exact.
   for (size_t i = 0; i < x.size(); ++i)
     CHECK(widen(hx[i]) == x[i]);
-  tsc::Model model =
-      tsc::Model::load(path(std::string("gemm-residual-") + suffix + ".tscm"));
+  tsc::Model model = tsc::Model::load(
+      path(prefix + "gemm-residual-" + suffix + ".tscm"));
   tsc::Session s(model, 1);
   s.bindInput("x", tsc::Tensor::wrapHost(dtype, {2, 3}, hx.data(), 12));
   s.bindInput("r", tsc::Tensor::wrapHost(dtype, {2, 4}, hr.data(), 16));
@@ -986,6 +987,10 @@ TEST(fake_cuda_gemm) {
     CHECK(std::fabs(r.output("y").data<float>()[i] - ry[i]) < 1e-5f);
     CHECK(std::fabs(r.output("z").data<float>()[i] - rz[i]) < 1e-5f);
   }
+  // The same on f16 and bf16 operands (the stand-in cuBLASLt refuses
+  // layouts of different types within one matmul).
+  checkHalfGemm("f16", TSC_DTYPE_F16, 1.0f / 1024, "cuda-");
+  checkHalfGemm("bf16", TSC_DTYPE_BF16, 1.0f / 128, "cuda-");
 }
 
 // Runs last: everything the tests made is gone from the device.

@@ -416,12 +416,13 @@ EXPORT CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
 typedef struct {
   int32_t trans[2];
   uint32_t epilogue;
-  const float *bias;
+  const void *bias;
 } Desc;
 typedef struct {
   uint64_t rows, cols;
   int64_t ld, stride;
   int32_t batch;
+  int type; /* CUDA_R_32F 0, CUDA_R_16F 2, CUDA_R_16BF 14 */
 } Layout;
 
 EXPORT int cublasLtCreate(void **h) {
@@ -457,10 +458,11 @@ EXPORT int cublasLtMatmulDescSetAttribute(Desc *d, int attribute,
 }
 EXPORT int cublasLtMatrixLayoutCreate(Layout **l, int type, uint64_t rows,
                                       uint64_t cols, int64_t ld) {
-  if (type != 0 || ld < (int64_t)rows)
+  if ((type != 0 && type != 2 && type != 14) || ld < (int64_t)rows)
     return 7;
   *l = calloc(1, sizeof(Layout));
   (*l)->rows = rows, (*l)->cols = cols, (*l)->ld = ld, (*l)->batch = 1;
+  (*l)->type = type;
   ++live_allocations;
   return 0;
 }
@@ -522,18 +524,44 @@ EXPORT const char *cublasLtGetStatusName(int status) {
   return status == 7 ? "CUBLAS_STATUS_INVALID_VALUE" : "CUBLAS_STATUS_OTHER";
 }
 
+/* Elements of a layout's type as floats: f32, f16 (the compiler's
+ * _Float16) or bf16 (the top half of an f32, rounded to nearest even). */
+static float load_element(const void *m, int type, int64_t k) {
+  if (type == 2)
+    return (float)((const _Float16 *)m)[k];
+  if (type == 14) {
+    uint32_t bits = (uint32_t)((const uint16_t *)m)[k] << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+  }
+  return ((const float *)m)[k];
+}
+
+static void store_element(void *m, int type, int64_t k, float v) {
+  if (type == 2) {
+    ((_Float16 *)m)[k] = (_Float16)v;
+  } else if (type == 14) {
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    ((uint16_t *)m)[k] = (uint16_t)((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+  } else {
+    ((float *)m)[k] = v;
+  }
+}
+
 /* Column-major element (r, c) of batch item `i`. */
-static float at(const float *m, const Layout *l, int64_t i, uint64_t r,
+static float at(const void *m, const Layout *l, int64_t i, uint64_t r,
                 uint64_t c) {
-  return m[i * l->stride + (int64_t)c * l->ld + (int64_t)r];
+  return load_element(m, l->type, i * l->stride + (int64_t)c * l->ld + (int64_t)r);
 }
 
 static void run_matmul(Work *w) {
   Desc *d = w->blas[0];
   Layout *la = w->blas[1], *lb = w->blas[2], *lc = w->blas[3], *ld = w->blas[4];
-  const float *a = w->blas[5], *b = w->blas[6], *c = w->blas[7];
-  float *out = w->blas[8];
-  const float *bias = w->blas[9];
+  const void *a = w->blas[5], *b = w->blas[6], *c = w->blas[7];
+  void *out = w->blas[8];
+  const void *bias = w->blas[9]; /* of D's type, as cuBLASLt's default */
   float alpha, beta;
   memcpy(&alpha, &w->params[0], 4);
   memcpy(&beta, &w->params[1], 4);
@@ -552,8 +580,9 @@ static void run_matmul(Work *w) {
         if (beta != 0)
           value += beta * at(c, lc, i, row, col);
         if (d->epilogue == 4)
-          value += bias[row];
-        out[i * ld->stride + (int64_t)col * ld->ld + (int64_t)row] = value;
+          value += load_element(bias, ld->type, (int64_t)row);
+        store_element(out, ld->type,
+                      i * ld->stride + (int64_t)col * ld->ld + (int64_t)row, value);
       }
 }
 
@@ -573,6 +602,7 @@ EXPORT int cublasLtMatmul(void *h, Desc *d, const void *alpha, const void *a,
   uint64_t n = d->trans[1] ? lb->rows : lb->cols;
   if (k != kb || m != ld->rows || n != ld->cols || lc->rows != m ||
       lc->cols != n || la->batch != ld->batch || lb->batch != ld->batch ||
+      la->type != ld->type || lb->type != ld->type || lc->type != ld->type ||
       (d->epilogue == 4 && !d->bias) || !workspace)
     return 7;
   const uint64_t *need = algo;
