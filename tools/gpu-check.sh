@@ -29,7 +29,10 @@ echo "gpu-check: runtime built in $((SECONDS - start)) s"
 
 mkdir -p "$work/fixtures" "$work/bundle"
 cc -shared -fPIC -O1 "$root/test/runtime/Inputs/scale_kernel.c" -o "$work/fixtures/scale.so"
-"$python" "$root/test/runtime/make_artifact.py" "$work/fixtures" --host-object "$work/fixtures/scale.so"
+cc -shared -fPIC -O1 -DTSC_SCALE_BY_THREE "$root/test/runtime/Inputs/scale_kernel.c" \
+  -o "$work/fixtures/scale3.so"
+"$python" "$root/test/runtime/make_artifact.py" "$work/fixtures" --host-object "$work/fixtures/scale.so" \
+  --second-host-object "$work/fixtures/scale3.so"
 status=0
 "$work/build/tsc-runtime-tests" "$work/fixtures" >"$work/runtime-tests.log" || status=1
 echo "gpu-check: runtime tests: $(grep -c '^PASS' "$work/runtime-tests.log") passed," \

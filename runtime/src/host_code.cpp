@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <elf.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -48,6 +49,8 @@ tsc_status_t checkElf(const SectionView &host, const char *file) {
 HostCode::~HostCode() {
   if (handle_)
     dlclose(handle_);
+  if (fd_ >= 0)
+    close(fd_);
 }
 
 tsc_status_t HostCode::load(const SectionView &host, const std::string &file) {
@@ -71,11 +74,28 @@ tsc_status_t HostCode::load(const SectionView &host, const std::string &file) {
     }
     done += size_t(n);
   }
-  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  // The dynamic loader finds an object it has loaded by its path, so two
+  // models' objects must never be loaded from one path: the descriptor stays
+  // open while the object is loaded (no other model's memory file gets its
+  // number), and a number whose path names an object still loaded (one that
+  // dlclose kept) is skipped.
+  std::string path;
+  for (;;) {
+    path = "/proc/self/fd/" + std::to_string(fd);
+    void *loaded = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    if (!loaded)
+      break;
+    dlclose(loaded);
+    int next = fcntl(fd, F_DUPFD_CLOEXEC, fd + 1);
+    close(fd);
+    if (next < 0)
+      return statusf(TSC_STATUS_RESOURCE_EXHAUSTED,
+                     "%s: no file descriptor for the HOST code: %s", name,
+                     std::strerror(errno));
+    fd = next;
+  }
   handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  // The mapping keeps the memory file alive; the descriptor is no longer
-  // needed.
-  close(fd);
+  fd_ = fd;
   if (!handle_) {
     const char *error = dlerror();
     return statusf(TSC_STATUS_UNAVAILABLE, "%s: cannot load the HOST code: %s",

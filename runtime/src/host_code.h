@@ -33,6 +33,7 @@ public:
 
 private:
   void *handle_ = nullptr;
+  int fd_ = -1; // the memory file the object was loaded from
   void (*setOmpThreads_)(int) = nullptr;
 };
 

@@ -522,6 +522,11 @@ def make(args):
             container([(b"PLAN", kernel_artifact(isa=1 << 1).encode()), (b"HOST", host)]))
         out("kernel-bad-elf.tscm",
             container([(b"PLAN", kernel_artifact().encode()), (b"HOST", b"not an ELF object")]))
+    if args.second_host_object:
+        with open(args.second_host_object, "rb") as f:
+            out("kernel-three.tscm",
+                container([(b"PLAN", kernel_artifact(function="scale_by_three").encode()),
+                           (b"HOST", f.read())]))
     return 0
 
 
@@ -535,6 +540,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("outdir")
     parser.add_argument("--host-object", help="shared object exporting scale_by_two")
+    parser.add_argument("--second-host-object",
+                        help="shared object exporting scale_by_three (kernel-three.tscm)")
     return make(parser.parse_args())
 
 

@@ -714,6 +714,35 @@ TEST(fixture_kernel) {
   tsc_model_release(m);
 }
 
+// Two models with different host objects in one process: each runs its own
+// code. (The loader finds a loaded object by its path; memory files reused
+// one descriptor number, and the second model got the first one's object.)
+TEST(fixture_two_host_objects) {
+  struct stat info;
+  if (stat(path("kernel-three.tscm").c_str(), &info) != 0) {
+    std::printf("  kernel-three.tscm absent (make_artifact.py ran without "
+                "--second-host-object)\n");
+    return;
+  }
+  float x[3] = {1, -2, 0.25f};
+  auto run = [&](tsc::Model &model) {
+    tsc::Session s(model);
+    s.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {3}, x, sizeof(x)));
+    s.run();
+    return s.output("y").data<float>()[1];
+  };
+  {
+    tsc::Model two = tsc::Model::load(path("kernel.tscm"));
+    tsc::Model three = tsc::Model::load(path("kernel-three.tscm"));
+    CHECK(run(two) == -4 && run(three) == -6);
+  }
+  // One after the other, the first released.
+  for (const char *file : {"kernel.tscm", "kernel-three.tscm", "kernel.tscm"}) {
+    tsc::Model model = tsc::Model::load(path(file));
+    CHECK(run(model) == (std::string(file) == "kernel-three.tscm" ? -6 : -4));
+  }
+}
+
 // --- CUDA artifacts
 // ---------------------------------------------------------------
 // A CUDA model loads and validates anywhere; a session needs a device. Without
