@@ -3,6 +3,7 @@
 #include "compiler/driver/Driver.h"
 #include "compiler/InitAll.h"
 #include "compiler/artifact/Artifact.h"
+#include "compiler/driver/MeasuredError.h"
 #include "compiler/plan/Plan.h"
 #include "compiler/target/cuda/CudaCodegen.h"
 #include "compiler/target/host/HostCodegen.h"
@@ -394,7 +395,8 @@ int emitDeviceCode(ModuleOp kernels, plan::Plan &plan, const Targets &targets,
 /// `unfused`, when given, is the same model without the fuse phase: the
 /// report compares its plan (one kernel per op) with the fused one.
 int compileModel(ModuleOp module, const DriverOptions &options,
-                 const Targets &targets, Phase until, ModuleOp unfused = {}) {
+                 const Targets &targets, Phase until, ModuleOp unfused = {},
+                 ModuleOp reference = {}) {
   bool emitting = options.emit.getNumOccurrences() > 0;
   auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
   if (funcs.size() != 1) {
@@ -429,6 +431,13 @@ int compileModel(ModuleOp module, const DriverOptions &options,
       baseline = std::move(*other);
     }
     plan::printReport(*plan, baseline ? &*baseline : nullptr, llvm::outs());
+    // Reduced precision states what it costs on this model (DESIGN.md).
+    if (reference) {
+      OwningOpRef<ModuleOp> reduced = module.clone();
+      if (failed(reportMeasuredError(reference, *reduced, options.precision,
+                                     llvm::outs())))
+        return 1;
+    }
   }
   if (!emitting && options.output == "-")
     return 0;
@@ -563,9 +572,12 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
       return 1;
   }
   // Half-precision storage, on the baseline too so that the report compares
-  // like with like.
+  // like with like; the report measures the error against the fp32 graph.
+  OwningOpRef<ModuleOp> reference;
   if (until >= Phase::Fuse &&
       (options.precision == "fp16" || options.precision == "bf16")) {
+    if (options.report && until >= Phase::Lower)
+      reference = module->clone();
     for (ModuleOp m : {*module, unfused ? *unfused : ModuleOp()}) {
       if (!m)
         continue;
@@ -580,7 +592,8 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   }
   if (until >= Phase::Lower)
     return compileModel(*module, options, *targets, until,
-                        unfused ? *unfused : ModuleOp());
+                        unfused ? *unfused : ModuleOp(),
+                        reference ? *reference : ModuleOp());
 
   std::string message;
   std::unique_ptr<llvm::ToolOutputFile> out =

@@ -1,0 +1,236 @@
+//===- MeasuredError.cpp - error of reduced precision, measured -----------===//
+
+#include "compiler/driver/MeasuredError.h"
+#include "compiler/artifact/Artifact.h"
+#include "compiler/plan/Plan.h"
+#include "compiler/target/host/HostCodegen.h"
+
+#include "tsc/runtime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/Format.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+namespace {
+
+/// The largest value a symbol takes for the measurement: enough for every
+/// kernel's tiling to matter, small enough to run in moments.
+constexpr int64_t kMaxSymbolValue = 64;
+
+/// An error message, or none.
+using Problem = std::optional<std::string>;
+
+/// Takes a runtime status: its message, freeing it.
+Problem take(tsc_status_t status) {
+  if (!status)
+    return std::nullopt;
+  std::string message = tsc_status_message(status);
+  tsc_status_free(status);
+  return message;
+}
+
+/// An artifact in 64-byte aligned memory, as the runtime borrows it.
+struct AlignedBytes {
+  struct Free {
+    void operator()(char *p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> data;
+  size_t size = 0;
+};
+
+/// `module`'s function compiled for this machine's CPU into an artifact.
+FailureOr<AlignedBytes> compileForHost(ModuleOp module) {
+  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
+  FailureOr<HostTarget> target = resolveHostTarget("native");
+  if (funcs.size() != 1 || failed(target))
+    return failure();
+  FailureOr<plan::Plan> plan = plan::buildPlan(funcs.front(), {});
+  if (failed(plan))
+    return failure();
+  FailureOr<OwningOpRef<ModuleOp>> kernels =
+      outlineKernels(*plan, module.getContext());
+  if (failed(kernels) || failed(lowerKernels(**kernels)))
+    return failure();
+  FailureOr<std::vector<char>> object = compileKernels(**kernels, *target);
+  if (failed(object))
+    return failure();
+  FailureOr<std::vector<char>> bytes =
+      writeArtifact(*plan, *object, target->isa, "tsc (measured error)");
+  if (failed(bytes))
+    return failure();
+  AlignedBytes out;
+  out.size = bytes->size();
+  out.data.reset(static_cast<char *>(
+      std::aligned_alloc(64, llvm::alignTo(out.size, 64))));
+  std::memcpy(out.data.get(), bytes->data(), out.size);
+  return out;
+}
+
+const llvm::fltSemantics *floatSemantics(tsc_dtype_t dtype) {
+  switch (dtype) {
+  case TSC_DTYPE_F16:
+    return &llvm::APFloat::IEEEhalf();
+  case TSC_DTYPE_BF16:
+    return &llvm::APFloat::BFloat();
+  case TSC_DTYPE_F32:
+    return &llvm::APFloat::IEEEsingle();
+  case TSC_DTYPE_F64:
+    return &llvm::APFloat::IEEEdouble();
+  default:
+    return nullptr;
+  }
+}
+
+/// Element `i` of `data` (of `dtype`) as a double.
+double elementAt(const void *data, tsc_dtype_t dtype, size_t i) {
+  const auto *bytes = static_cast<const uint8_t *>(data);
+  size_t size = tsc_dtype_size(dtype);
+  APInt bits(unsigned(size * 8), 0);
+  llvm::LoadIntFromMemory(bits, bytes + i * size, unsigned(size));
+  if (const llvm::fltSemantics *semantics = floatSemantics(dtype))
+    return llvm::APFloat(*semantics, bits).convertToDouble();
+  bool isSigned = dtype == TSC_DTYPE_I8 || dtype == TSC_DTYPE_I16 ||
+                  dtype == TSC_DTYPE_I32 || dtype == TSC_DTYPE_I64;
+  return isSigned ? double(bits.getSExtValue()) : double(bits.getZExtValue());
+}
+
+/// Fills `tensor` with floats uniform in [-1, 1) or integers in [0, 2).
+void fillRandom(tsc_tensor_t *tensor, std::mt19937_64 &rng) {
+  tsc_dtype_t dtype = tsc_tensor_dtype(tensor);
+  size_t size = tsc_dtype_size(dtype);
+  size_t count = tsc_tensor_byte_size(tensor) / size;
+  auto *bytes = static_cast<uint8_t *>(tsc_tensor_data(tensor));
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  for (size_t i = 0; i < count; ++i) {
+    APInt bits(unsigned(size * 8), 0);
+    if (const llvm::fltSemantics *semantics = floatSemantics(dtype)) {
+      llvm::APFloat v(real(rng));
+      bool losesInfo;
+      v.convert(*semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+      bits = v.bitcastToAPInt();
+    } else {
+      bits = APInt(unsigned(size * 8), rng() % 2);
+    }
+    llvm::StoreIntToMemory(bits, bytes + i * size, unsigned(size));
+  }
+}
+
+/// Outputs of one run of `artifact` on the inputs `inputs` (in the model's
+/// input order), or the problem.
+struct Run {
+  tsc_model_t *model = nullptr;
+  tsc_session_t *session = nullptr;
+  ~Run() {
+    tsc_session_release(session);
+    tsc_model_release(model);
+  }
+  Problem start(const AlignedBytes &artifact, const char *name) {
+    if (Problem p = take(tsc_model_load_from_memory(
+            nullptr, artifact.data.get(), artifact.size, name, &model)))
+      return p;
+    return take(tsc_session_create(model, nullptr, &session));
+  }
+};
+
+/// ‖out − ref‖₂ / ‖ref‖₂.
+double relativeL2(tsc_tensor_t *out, tsc_tensor_t *ref) {
+  tsc_dtype_t outType = tsc_tensor_dtype(out), refType = tsc_tensor_dtype(ref);
+  size_t count = tsc_tensor_byte_size(ref) / tsc_dtype_size(refType);
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < count; ++i) {
+    double r = elementAt(tsc_tensor_data(ref), refType, i);
+    double o = elementAt(tsc_tensor_data(out), outType, i);
+    diff += (o - r) * (o - r);
+    norm += r * r;
+  }
+  return std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30);
+}
+
+Problem measure(ModuleOp reference, ModuleOp reduced, StringRef precision,
+                llvm::raw_ostream &os) {
+  FailureOr<AlignedBytes> refBytes = compileForHost(reference);
+  FailureOr<AlignedBytes> reducedBytes = compileForHost(reduced);
+  if (failed(refBytes) || failed(reducedBytes))
+    return std::string("compiling for the host failed");
+  Run fp32, half;
+  if (Problem p = fp32.start(*refBytes, "fp32"))
+    return p;
+  if (Problem p = half.start(*reducedBytes, precision.str().c_str()))
+    return p;
+  // Symbols at their maxima, at most kMaxSymbolValue.
+  std::vector<int64_t> symbols;
+  std::string at;
+  for (size_t i = 0; i < tsc_model_symbol_count(fp32.model); ++i) {
+    symbols.push_back(std::max(tsc_model_symbol_min(fp32.model, i),
+                               std::min(tsc_model_symbol_max(fp32.model, i),
+                                        kMaxSymbolValue)));
+    at += (at.empty() ? "" : ", ") +
+          std::string(tsc_model_symbol_name(fp32.model, i)) + "=" +
+          std::to_string(symbols.back());
+  }
+  std::mt19937_64 rng(0);
+  for (size_t i = 0; i < tsc_model_input_count(fp32.model); ++i) {
+    std::vector<int64_t> dims(tsc_model_input_rank(fp32.model, i));
+    if (Problem p = take(tsc_model_input_shape(
+            fp32.model, i, symbols.data(), symbols.size(), dims.data())))
+      return p;
+    tsc_tensor_t *input = nullptr;
+    if (Problem p = take(tsc_tensor_create_host(
+            tsc_model_input_dtype(fp32.model, i), dims.size(), dims.data(),
+            &input)))
+      return p;
+    fillRandom(input, rng);
+    const char *name = tsc_model_input_name(fp32.model, i);
+    Problem p = take(tsc_session_bind_input(fp32.session, name, input));
+    if (!p)
+      p = take(tsc_session_bind_input(half.session, name, input));
+    tsc_tensor_release(input);
+    if (p)
+      return p;
+  }
+  if (Problem p = take(tsc_session_run(fp32.session)))
+    return p;
+  if (Problem p = take(tsc_session_run(half.session)))
+    return p;
+  os << "measured error of " << precision
+     << " (relative L2 against this model in fp32, both on the host, on "
+        "random inputs at "
+     << (at.empty() ? "its static shapes" : at) << "):";
+  for (size_t i = 0; i < tsc_model_output_count(fp32.model); ++i) {
+    const char *name = tsc_model_output_name(fp32.model, i);
+    tsc_tensor_t *ref = nullptr, *out = nullptr;
+    Problem p = take(tsc_session_get_output(fp32.session, name, &ref));
+    if (!p)
+      p = take(tsc_session_get_output(half.session, name, &out));
+    if (!p)
+      os << (i ? "," : "") << " " << name << " "
+         << llvm::format("%.1e", relativeL2(out, ref));
+    tsc_tensor_release(ref);
+    tsc_tensor_release(out);
+    if (p)
+      return p;
+  }
+  os << "\n";
+  return std::nullopt;
+}
+
+} // namespace
+
+LogicalResult tsc::reportMeasuredError(ModuleOp reference, ModuleOp reduced,
+                                       StringRef precision,
+                                       llvm::raw_ostream &os) {
+  if (Problem p = measure(reference, reduced, precision, os)) {
+    llvm::errs() << "tsc: error: measuring the error of --precision="
+                 << precision << ": " << *p << "\n";
+    return failure();
+  }
+  return success();
+}
