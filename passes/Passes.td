@@ -230,8 +230,8 @@ def ReducePrecisionPass : Pass<"tsc-reduce-precision", "func::FuncOp"> {
     their own number formats (quantization) or none at all (index math).
     A float-to-integer cast reads f32, so integer values past 2048 survive.
     `tsc.cast` ops convert at the boundaries; the function's inputs and
-    outputs keep their types. Weights are converted at compile time by the
-    canonicalizer that folds the casts of constants.
+    outputs keep their types unless `convert-io` is set. Weights are
+    converted at compile time (finite values past the half range saturate).
 
     Before:
     ```mlir
@@ -247,7 +247,10 @@ def ReducePrecisionPass : Pass<"tsc-reduce-precision", "func::FuncOp"> {
   let dependentDialects = ["::mlir::tsc::TscDialect"];
   let options = [
     Option<"type", "type", "std::string", /*default=*/"\"f16\"",
-           "The storage type of float tensors: f16 or bf16">
+           "The storage type of float tensors: f16 or bf16">,
+    Option<"convertIO", "convert-io", "bool", /*default=*/"false",
+           "Also the function's f32 arguments and results become half "
+           "(callers that hold fp16 tensors; `--precision-io=storage`)">
   ];
 }
 

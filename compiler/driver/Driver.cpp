@@ -84,6 +84,13 @@ struct DriverOptions {
                "stored in half precision, computed and accumulated in fp32; "
                "the model's inputs and outputs keep their types)"),
       cl::init("fp32"), cl::cat(category)};
+  cl::opt<std::string> precisionIO{
+      "precision-io",
+      cl::desc("With --precision=fp16|bf16: model (default: float inputs "
+               "and outputs keep the model's types, converted at the edges) "
+               "or storage (they are fp16/bf16 too, for callers holding "
+               "half-precision tensors)"),
+      cl::init("model"), cl::cat(category)};
   cl::opt<bool> noFuse{
       "no-fuse",
       cl::desc("No fusion: skip the fuse phase's passes (attention, norms, "
@@ -543,6 +550,16 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
                  << ": expected fp32, tf32, fp16 or bf16\n";
     return 1;
   }
+  if (options.precisionIO != "model" &&
+      (options.precisionIO != "storage" ||
+       (options.precision != "fp16" && options.precision != "bf16"))) {
+    llvm::errs() << "tsc: error: --precision-io=" << options.precisionIO
+                 << (options.precisionIO == "storage"
+                         ? ": needs --precision=fp16 or bf16"
+                         : ": expected model or storage")
+                 << "\n";
+    return 1;
+  }
   if (!emitting && !options.report && options.output == "-") {
     llvm::errs() << "tsc: error: give -o FILE.tscm to write an artifact, "
                     "--emit=PHASE to print IR, or --report\n";
@@ -585,7 +602,8 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
       if (failed(applyPassManagerCLOptions(precision)))
         return 1;
       buildPrecisionPhase(precision,
-                          options.precision == "fp16" ? "f16" : "bf16");
+                          options.precision == "fp16" ? "f16" : "bf16",
+                          options.precisionIO == "storage");
       if (failed(precision.run(m)))
         return 1;
     }

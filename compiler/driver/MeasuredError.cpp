@@ -102,25 +102,27 @@ double elementAt(const void *data, tsc_dtype_t dtype, size_t i) {
   return isSigned ? double(bits.getSExtValue()) : double(bits.getZExtValue());
 }
 
-/// Fills `tensor` with floats uniform in [-1, 1) or integers in [0, 2).
-void fillRandom(tsc_tensor_t *tensor, std::mt19937_64 &rng) {
-  tsc_dtype_t dtype = tsc_tensor_dtype(tensor);
+/// A tensor of `dtype` and `dims` holding `values` (rounded to the dtype).
+Problem makeTensor(tsc_dtype_t dtype, const std::vector<int64_t> &dims,
+                   const std::vector<double> &values, tsc_tensor_t **out) {
+  if (Problem p = take(tsc_tensor_create_host(dtype, dims.size(), dims.data(),
+                                              out)))
+    return p;
   size_t size = tsc_dtype_size(dtype);
-  size_t count = tsc_tensor_byte_size(tensor) / size;
-  auto *bytes = static_cast<uint8_t *>(tsc_tensor_data(tensor));
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  for (size_t i = 0; i < count; ++i) {
+  auto *bytes = static_cast<uint8_t *>(tsc_tensor_data(*out));
+  for (size_t i = 0; i < values.size(); ++i) {
     APInt bits(unsigned(size * 8), 0);
     if (const llvm::fltSemantics *semantics = floatSemantics(dtype)) {
-      llvm::APFloat v(real(rng));
+      llvm::APFloat v(values[i]);
       bool losesInfo;
       v.convert(*semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
       bits = v.bitcastToAPInt();
     } else {
-      bits = APInt(unsigned(size * 8), rng() % 2);
+      bits = APInt(unsigned(size * 8), uint64_t(values[i]));
     }
     llvm::StoreIntToMemory(bits, bytes + i * size, unsigned(size));
   }
+  return std::nullopt;
 }
 
 /// Outputs of one run of `artifact` on the inputs `inputs` (in the model's
@@ -176,25 +178,33 @@ Problem measure(ModuleOp reference, ModuleOp reduced, StringRef precision,
           std::string(tsc_model_symbol_name(fp32.model, i)) + "=" +
           std::to_string(symbols.back());
   }
+  // The same values for both, each in its model's input dtype (half for
+  // --precision-io=storage): floats uniform in [-1, 1), integers 0 or 1.
   std::mt19937_64 rng(0);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
   for (size_t i = 0; i < tsc_model_input_count(fp32.model); ++i) {
     std::vector<int64_t> dims(tsc_model_input_rank(fp32.model, i));
     if (Problem p = take(tsc_model_input_shape(
             fp32.model, i, symbols.data(), symbols.size(), dims.data())))
       return p;
-    tsc_tensor_t *input = nullptr;
-    if (Problem p = take(tsc_tensor_create_host(
-            tsc_model_input_dtype(fp32.model, i), dims.size(), dims.data(),
-            &input)))
-      return p;
-    fillRandom(input, rng);
+    size_t count = 1;
+    for (int64_t d : dims)
+      count *= size_t(d);
+    bool isFloat = floatSemantics(tsc_model_input_dtype(fp32.model, i));
+    std::vector<double> values(count);
+    for (double &v : values)
+      v = isFloat ? real(rng) : double(rng() % 2);
     const char *name = tsc_model_input_name(fp32.model, i);
-    Problem p = take(tsc_session_bind_input(fp32.session, name, input));
-    if (!p)
-      p = take(tsc_session_bind_input(half.session, name, input));
-    tsc_tensor_release(input);
-    if (p)
-      return p;
+    for (Run *run : {&fp32, &half}) {
+      tsc_tensor_t *input = nullptr;
+      Problem p = makeTensor(tsc_model_input_dtype(run->model, i), dims,
+                             values, &input);
+      if (!p)
+        p = take(tsc_session_bind_input(run->session, name, input));
+      tsc_tensor_release(input);
+      if (p)
+        return p;
+    }
   }
   if (Problem p = take(tsc_session_run(fp32.session)))
     return p;

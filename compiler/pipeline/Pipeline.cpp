@@ -59,13 +59,16 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   if (options.fuse)
     buildFusePhase(pm);
   if (options.precision == "fp16" || options.precision == "bf16")
-    buildPrecisionPhase(pm, options.precision == "fp16" ? "f16" : "bf16");
+    buildPrecisionPhase(pm, options.precision == "fp16" ? "f16" : "bf16",
+                        options.precisionIO == "storage");
 }
 
-void tsc::buildPrecisionPhase(OpPassManager &pm, StringRef type) {
+void tsc::buildPrecisionPhase(OpPassManager &pm, StringRef type,
+                              bool convertIO) {
   // precision: after fusion, whose patterns match the model's f32 formulas.
   ReducePrecisionPassOptions precision;
   precision.type = type.str();
+  precision.convertIO = convertIO;
   pm.addNestedPass<func::FuncOp>(createReducePrecisionPass(precision));
   // Cast pairs that undo each other fold, weights convert.
   pm.addPass(createCanonicalizerPass());

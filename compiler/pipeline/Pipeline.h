@@ -48,6 +48,11 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       llvm::cl::desc("fp32 (default), or fp16/bf16: float tensors stored in "
                      "half precision after the fuse phase"),
       llvm::cl::init("fp32")};
+  Option<std::string> precisionIO{
+      *this, "precision-io",
+      llvm::cl::desc("model (default: float inputs and outputs keep the "
+                     "model's types) or storage (they take the precision's)"),
+      llvm::cl::init("model")};
 };
 
 /// Adds the passes of every phase up to `options.until` to `pm` (anchored on
@@ -58,8 +63,10 @@ void buildTscPipeline(OpPassManager &pm, const TscPipelineOptions &options);
 void buildFusePhase(OpPassManager &pm);
 
 /// Half-precision storage (`type` f16 or bf16) for a module after the fuse
-/// phase: `--precision=fp16|bf16`.
-void buildPrecisionPhase(OpPassManager &pm, StringRef type);
+/// phase: `--precision=fp16|bf16`; with `convertIO` the function's float
+/// inputs and outputs too (`--precision-io=storage`).
+void buildPrecisionPhase(OpPassManager &pm, StringRef type,
+                         bool convertIO = false);
 
 /// Registers `tsc-pipeline` for tsc-opt.
 void registerTscPipeline();

@@ -128,6 +128,38 @@ struct ReducePrecisionPass
           back->erase();
       }
     }
+    if (convertIO)
+      convertSignature(func, half);
+  }
+
+  /// The function's f32 arguments and results become half: arguments with
+  /// an f32 copy for their users (whose half casts of it then fold away),
+  /// results cast to half before the return (folding with casts from half).
+  void convertSignature(func::FuncOp func, Type half) {
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    SmallVector<Type> inputs(func.getArgumentTypes());
+    SmallVector<Type> results(func.getResultTypes());
+    for (BlockArgument arg : func.getArguments()) {
+      std::optional<RankedTensorType> t = halved(arg.getType(), half);
+      if (!t)
+        continue;
+      auto wide = CastOp::create(b, arg.getLoc(), arg.getType(), arg);
+      arg.replaceUsesWithIf(wide, [&](OpOperand &use) {
+        return use.getOwner() != wide.getOperation() &&
+               !isa<BindShapeOp>(use.getOwner());
+      });
+      arg.setType(*t);
+      inputs[arg.getArgNumber()] = *t;
+    }
+    Operation *ret = func.getBody().back().getTerminator();
+    b.setInsertionPoint(ret);
+    for (OpOperand &operand : ret->getOpOperands())
+      if (std::optional<RankedTensorType> t =
+              halved(operand.get().getType(), half)) {
+        operand.set(CastOp::create(b, ret->getLoc(), *t, operand.get()));
+        results[operand.getOperandNumber()] = *t;
+      }
+    func.setType(FunctionType::get(func.getContext(), inputs, results));
   }
 };
 

@@ -1,6 +1,7 @@
 // RUN: tsc-opt %s --split-input-file --tsc-reduce-precision --canonicalize --cse | FileCheck %s
 // RUN: tsc-opt %s --split-input-file --tsc-reduce-precision=type=bf16 --canonicalize --cse | FileCheck %s --check-prefix=BF16
 // RUN: not tsc-opt %s --split-input-file --tsc-reduce-precision=type=f8 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: tsc-opt %s --split-input-file --tsc-reduce-precision=convert-io=true --canonicalize --cse | FileCheck %s --check-prefix=IO
 
 // A chain of ops that compute on half storage: one cast in, one cast out,
 // none between (the casts back and forth fold away). Constants are converted
@@ -23,6 +24,16 @@
 // BF16:         tsc.gelu %{{.+}} : tensor<?x8xbf16>
 // BF16:         tsc.matmul %{{.+}}, %{{.+}} : (tensor<?x8xbf16>, tensor<8x2xbf16>) -> tensor<?x2xbf16>
 // BAD: tsc-reduce-precision: type 'f8', expected f16 or bf16
+// With convert-io the signature is half too and no cast is left at the
+// edges (the weight argument is half as well).
+// IO-LABEL: func.func @chain
+// IO-SAME:    (%[[X:.+]]: tensor<?x8xf16>, %[[W:.+]]: tensor<8x2xf16>) -> tensor<?x2xf16>
+// IO-NOT:     tsc.cast
+// IO:         %[[Y:.+]] = tsc.add %[[X]], %{{.+}} : (tensor<?x8xf16>, tensor<f16>) -> tensor<?x8xf16>
+// IO:         %[[M:.+]] = tsc.matmul %{{.+}}, %[[W]]
+// IO:         %[[S:.+]] = tsc.add %[[M]]
+// IO-NOT:     tsc.cast
+// IO:         return %[[S]] : tensor<?x2xf16>
 func.func @chain(%x: tensor<?x8xf32>, %w: tensor<8x2xf32>) -> tensor<?x2xf32> {
   %min = tsc.constant dense<-3.40282347e+38> : tensor<f32>
   %b = tsc.constant dense<[1.0, 1.0e5]> : tensor<2xf32>

@@ -10,6 +10,8 @@
 // RUN: not tsc %S/Inputs/unbound-dim.mlir --emit=graph 2>&1 | FileCheck %s --check-prefix=UNBOUND
 // RUN: tsc %S/Inputs/unbound-dim.mlir --emit=import | FileCheck %s --check-prefix=IMPORT-OK
 // RUN: not tsc %s 2>&1 | FileCheck %s --check-prefix=NO-EMIT
+// RUN: not tsc %s --report --precision-io=storage 2>&1 | FileCheck %s --check-prefix=IO-FP32
+// RUN: not tsc %s --report --precision=fp16 --precision-io=half 2>&1 | FileCheck %s --check-prefix=IO-VALUE
 // RUN: tsc --version | FileCheck %s --check-prefix=VERSION
 // RUN: tsc-opt --help | FileCheck %s --check-prefix=PASSES
 
@@ -23,6 +25,8 @@
 // UNBOUND: unbound-dim.mlir:2:{{[0-9]+}}: error: argument #0 ('tensor<?x4xf32>') has dynamic dims but no tsc.bind_shape
 // IMPORT-OK: func.func @unbound
 // NO-EMIT: tsc: error: give -o FILE.tscm to write an artifact, --emit=PHASE to print IR, or --report
+// IO-FP32: tsc: error: --precision-io=storage: needs --precision=fp16 or bf16
+// IO-VALUE: tsc: error: --precision-io=half: expected model or storage
 // VERSION: tsc {{[0-9]+\.[0-9]+\.[0-9]+}} (LLVM/MLIR 22.{{[0-9.]+}})
 // PASSES-DAG: --tsc-bind-symbolic-shapes
 // PASSES-DAG: --tsc-convert-onnx-to-tsc
@@ -32,6 +36,7 @@
 // PASSES-DAG: --tsc-fuse-activations
 // PASSES-DAG: --tsc-fuse-attention
 // PASSES-DAG: --tsc-merge-gemms
+// PASSES-DAG: --tsc-reduce-precision
 // PASSES-DAG: --tsc-pipeline
 
 func.func @two_symbols(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {

@@ -7,10 +7,10 @@ builds the runtime there and calls this).
    compared as run_node_tests.py compares them (relative L2 at most 1e-4 for
    float32; models at 1e-4 against ONNX Runtime).
 2. Speed: the BERT-base-shaped encoder (tools/gpu/bert_base.py) at batch 1
-   and 8, sequence 128: tsc fp32 and fp16 (`--precision=fp16`: weights and
-   activations in fp16, the model's f32 input and output converted at the
-   edges) on tensors in device memory on PyTorch's stream (the runtime's C
-   API through ctypes),
+   and 8, sequence 128: tsc fp32 and fp16 (`--precision=fp16
+   --precision-io=storage`: weights, activations, input and output in fp16,
+   as torch.compile fp16 is called) on tensors in device memory on PyTorch's
+   stream (the runtime's C API through ctypes),
    against PyTorch eager fp32, eager fp16 and torch.compile fp16 (the issue's
    setting) on the same device tensors, side by side in this process; and
    tsc-run against torch.compile from host inputs to host outputs. Each time
@@ -174,7 +174,7 @@ class Runtime:
 
     def wrap(self, tensor, device):
         """A TSC_LOCATION_CUDA tensor over a contiguous torch tensor."""
-        dtypes = {"torch.float32": 1, "torch.int64": 9}
+        dtypes = {"torch.float32": 1, "torch.float16": 2, "torch.int64": 9}
         dims = (ctypes.c_int64 * tensor.dim())(*tensor.shape)
         out = ctypes.c_void_p()
         self.check(self.lib.tsc_tensor_wrap_cuda(
@@ -183,12 +183,13 @@ class Runtime:
         return out
 
 
-def time_tsc_device(runtime, artifact, x, mask, repeats):
-    """(median ms, output) of the artifact run on device tensors."""
+def time_tsc_device(runtime, artifact, x, mask, repeats, dtype=None):
+    """(median ms, output) of the artifact run on device tensors; `dtype` is
+    its float input's and output's (float32 unless given)."""
     import torch
     stream = torch.cuda.current_stream()
     session = runtime.session(artifact, ctypes.c_void_p(stream.cuda_stream))
-    xd, md = x.cuda().contiguous(), mask.cuda().contiguous()
+    xd, md = x.cuda().to(dtype or torch.float32).contiguous(), mask.cuda().contiguous()
     out = torch.empty_like(xd)
     device = xd.device.index or 0
     tensors = [runtime.wrap(t, device) for t in (xd, md, out)]
@@ -199,7 +200,7 @@ def time_tsc_device(runtime, artifact, x, mask, repeats):
                                    (b"hidden", tensors[2], runtime.lib.tsc_session_bind_output)):
             runtime.check(bind(session, name, tensor))
         ms = median_ms(lambda: runtime.check(runtime.lib.tsc_session_run(session)), repeats)
-        return ms, out.cpu().numpy()
+        return ms, out.float().cpu().numpy()
     finally:
         for t in tensors:
             runtime.lib.tsc_tensor_release(t)
@@ -235,7 +236,8 @@ def benchmark(tsc_run, runtime, artifacts, repeats):
                                pathlib.Path(tmp))
             columns["tsc fp32, host I/O"] = (ms, rel_l2(out, ref))
             for precision, artifact in artifacts.items():
-                ms, out = time_tsc_device(runtime, artifact, x, mask, repeats)
+                dtype = torch.float16 if precision == "fp16" else torch.float32
+                ms, out = time_tsc_device(runtime, artifact, x, mask, repeats, dtype)
                 columns[f"tsc {precision}"] = (ms, rel_l2(out, ref))
             for name, m, dtype in (("eager fp32", model32, torch.float32),
                                    ("eager fp16", model16, torch.float16),

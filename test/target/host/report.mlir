@@ -6,6 +6,7 @@
 // RUN: tsc %s --emit=fuse | FileCheck %s --check-prefix=FUSE
 // RUN: tsc %s --report --precision=fp16 | FileCheck %s --check-prefix=FP16
 // RUN: tsc %s --report --precision=bf16 | FileCheck %s --check-prefix=BF16
+// RUN: tsc %s --report --precision=fp16 --precision-io=storage | FileCheck %s --check-prefix=FP16-IO
 
 // --precision=fp16|bf16: half the weights' bytes; exp keeps f32 (its result
 // may leave the half range), rounded to half where rms_norm reads it; the
@@ -19,6 +20,10 @@
 // FP16: gemm
 // FP16: measured error of fp16 (relative L2 against this model in fp32, both on the host, on random inputs at seq=64): y {{[1-9]\.[0-9]e-0[34]}}
 // BF16: measured error of bf16 ({{.*}}): y {{[1-9]\.[0-9]e-0[23]}}
+// With --precision-io=storage the input and output are fp16 too: no cast
+// kernel at the end, the input rounded to fp16 counts in the error.
+// FP16-IO-NOT: tsc_kernel_4_cast
+// FP16-IO: measured error of fp16 ({{.*}}): y {{[1-9]\.[0-9]e-0[34]}}
 
 // The fuse phase: gate and up become one GEMM by the concatenated weights
 // (the split's pieces feed silu · mul), the residual add folds into the down
