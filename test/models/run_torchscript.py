@@ -24,6 +24,9 @@ with its opset-14 ONNX export), and, per archive:
     returns them) with the archive run by torch.jit.load and with the ONNX
     artifact's outputs: same shape and dtype, relative L2
     |out - ref|_2 / |ref|_2 at most 1e-4.
+Half precision: the scripted Llama-style archive compiled with
+`--precision=fp16` against torch's fp32 outputs, relative L2 at most 3e-3
+(case `llama-scripted-fp16`).
 Error cases: tsc on `truncated.pt` (half an archive), on `newer-op.pt`
 (calls aten::scaled_dot_product_attention, unknown to libtorch 1.13) and on
 `bert-traced.pt` without --input must exit with a positive status (not a
@@ -237,6 +240,41 @@ def error_cases(args, base, work):
     return {case: check for case, check in cases.items() if args.only in case}
 
 
+def precision_cases(args, archives, work):
+    """{case name: check} for half precision from TorchScript: the scripted
+    Llama-style archive compiled with --precision=fp16 (the same phase as for
+    ONNX), run at the larger size against torch.jit.load's fp32 outputs
+    within run_models.PRECISIONS["fp16"]. A check returns None or the
+    problem."""
+    archive = archives.get(("llama", "scripted"))
+    if not archive:
+        return {}
+
+    def check():
+        artifact = work / "llama-scripted-fp16.tscm"
+        proc = subprocess.run([args.tsc, str(archive), "-o", str(artifact), "--precision=fp16"]
+                              + INPUTS + DIMS, capture_output=True, text=True, timeout=1200)
+        if proc.returncode:
+            return "tsc --precision=fp16: " + run_models.first_error("tsc", proc)
+        batch, seq = SIZES[-1]
+        inputs = minilm.make_inputs(batch, seq, export_models.VOCAB)
+        refs = export_torchscript.torch_outputs(torch.jit.load(str(archive)), inputs)
+        try:
+            output = run_models.run_artifact(args.tsc_run, artifact, inputs,
+                                             work / "llama-scripted-fp16")
+        except Failure as e:
+            return str(e)
+        bound = run_models.PRECISIONS["fp16"]
+        for i, ref in enumerate(refs):
+            err = minilm.rel_l2(output(f"output_{i}"), ref)
+            print(f"llama-scripted-fp16: output_{i} rel L2 {err:.1e} against torch (fp32)")
+            if not err <= bound:  # NaN too
+                return f"output_{i}: rel L2 {err:.1e} > {bound:.1e}"
+        return None
+
+    return {"llama-scripted-fp16": check}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tsc", required=True)
@@ -273,6 +311,7 @@ def main():
             record("export", [f"export failed: {type(e).__name__}: {e}"])
             archives, base = {}, None
         errors = error_cases(args, base, out) if base else {}
+        errors.update(precision_cases(args, archives, out))
         cases = [f"{n}-{f}" for n, f in archives] + list(errors)
 
         probe = subprocess.run([args.tsc, str(base or "probe.pt"), "--emit=import"] + INPUTS,
