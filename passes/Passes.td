@@ -226,9 +226,15 @@ def ReducePrecisionPass : Pass<"tsc-reduce-precision", "func::FuncOp"> {
     precision is that of storage: each op's result is rounded once.
 
     Ops whose results may leave the half range keep f32: `exp`, `log`,
-    `pow` and `reduce_sum` (as PyTorch's autocast keeps them), and ops with
-    their own number formats (quantization) or none at all (index math).
-    A float-to-integer cast reads f32, so integer values past 2048 survive.
+    `pow` and `reduce_sum` (as PyTorch's autocast keeps them), and what
+    reads them elementwise (autocast's promotion; matmul, linear, softmax,
+    norms and attention excepted). Values computed only from integers and
+    constants (rotary angles, masks) stay f32 until activations meet them.
+    Data movement and mean/max/min take their operand's precision. Ops with
+    their own number formats (quantization) or none at all (index math) are
+    left alone; a float-to-integer cast reads f32, so integers past 2048
+    survive. Casts to half saturate (finite values past the range become
+    the largest finite value).
     `tsc.cast` ops convert at the boundaries; the function's inputs and
     outputs keep their types unless `convert-io` is set. Weights are
     converted at compile time (finite values past the half range saturate).
@@ -239,7 +245,7 @@ def ReducePrecisionPass : Pass<"tsc-reduce-precision", "func::FuncOp"> {
     ```
     After (`type=f16`):
     ```mlir
-    %h = tsc.cast %x : tensor<?x768xf32> to tensor<?x768xf16>
+    %h = tsc.cast %x saturate : tensor<?x768xf32> to tensor<?x768xf16>
     %g = tsc.gelu %h : tensor<?x768xf16>
     %y = tsc.cast %g : tensor<?x768xf16> to tensor<?x768xf32>
     ```

@@ -25,14 +25,14 @@ namespace {
 
 /// Ops whose lowering reads and writes half tensors correctly: math in f32
 /// per element, f32 accumulators for products, sums and statistics. Absent:
-/// exp, log, pow and reduce_sum, whose results may leave the half range
-/// (PyTorch's autocast keeps them in f32 too), quantization (its own number
-/// formats), and ops without float data (shapes, symbols, ranges, bindings).
+/// exp, log, pow and reduce_sum (keptForRange), quantization (its own number
+/// formats), and ops without float data (shapes, symbols, bindings).
 bool computesOnHalf(Operation *op) {
   if (auto cast = dyn_cast<CastOp>(op))
-    // A float-to-integer cast reads f32: integers past 2048 (positions)
-    // would not survive f16.
-    return isa<FloatType>(cast.getType().getElementType());
+    // Float to float only. A float-to-integer cast reads f32: integers past
+    // 2048 would not survive f16. An integer-to-float cast makes positions.
+    return isa<FloatType>(cast.getType().getElementType()) &&
+           isa<FloatType>(cast.getInput().getType().getElementType());
   return isa<NegOp, AbsOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp, ErfOp,
              SigmoidOp, ReluOp, SiluOp, SinOp, CosOp, GeluOp, ClipOp, AddOp,
              SubOp, MulOp, DivOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
@@ -41,6 +41,47 @@ bool computesOnHalf(Operation *op) {
              AttentionOp, ReshapeOp, TransposeOp, ExpandOp, ConcatOp, SliceOp,
              SplitOp, GatherOp, SqueezeOp, UnsqueezeOp, TriluOp>(op);
 }
+
+/// Ops whose results may leave the half range; PyTorch's autocast keeps
+/// them in f32 too.
+bool keptForRange(Operation *op) {
+  return isa<ExpOp, LogOp, PowOp, ReduceSumOp>(op);
+}
+
+/// Ops whose results stay within their inputs' values (data movement, mean,
+/// max, min): they take their operands' precision rather than set one.
+bool follows(Operation *op) {
+  return isa<ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReshapeOp, TransposeOp,
+             ExpandOp, ConcatOp, SliceOp, SplitOp, GatherOp, SqueezeOp,
+             UnsqueezeOp, TriluOp>(op);
+}
+
+/// Ops whose results are always bounded or normalized, or that must use the
+/// half inputs of their library call: they compute on half even next to f32.
+bool alwaysHalf(Operation *op) {
+  return isa<MatmulOp, LinearOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
+             RmsNormOp, AttentionOp>(op);
+}
+
+/// What an f32 value is, for the decisions below.
+enum class Kind {
+  /// Model data in f32 (function arguments, results of other dialects'
+  /// ops): half where a half op reads it.
+  Data,
+  /// A constant: converted (saturating) where a half op reads it.
+  Constant,
+  /// Kept f32 for its range (exp, log, pow, reduce_sum and what computes
+  /// elementwise from them): ops reading it stay f32 too (autocast's
+  /// promotion), but for alwaysHalf ones.
+  Range,
+  /// Computed only from integers and constants (rotary angles and their
+  /// sin/cos, position biases, masks): stays f32, as Hugging Face keeps
+  /// rotary embeddings; an angle of 2000 has a spacing of 1 in f16, and
+  /// bf16 keeps integers exact only to 256. Half where data meets it.
+  Position,
+  /// Converted to half.
+  Half,
+};
 
 /// `type` with `half` for its element type if it is an f32 tensor.
 std::optional<RankedTensorType> halved(Type type, Type half) {
@@ -57,18 +98,21 @@ struct ReducePrecisionPass
   /// `value` in half precision: a half constant for a constant (converted
   /// once, saturating), else a cast.
   Value halfOperand(OpBuilder &b, Value value, RankedTensorType type) {
+    // Finite values saturate, at compile time for constants, else at run
+    // time: a mask's -3.4e38 must stay finite, or `0 · mask` becomes NaN and
+    // a row whose keys are all masked averages nothing (ONNX Runtime's and
+    // TensorRT's converters clamp too).
     auto constant = value.getDefiningOp<ConstantOp>();
     if (!constant)
-      return CastOp::create(b, value.getLoc(), type, value);
+      return CastOp::create(b, value.getLoc(), type, value,
+                            /*saturate=*/true);
     Value &converted = constants[value];
     if (!converted) {
-      // Finite values saturate: a mask's -3.4e38 must stay finite, or
-      // `0 · mask` becomes NaN (ONNX Runtime's and TensorRT's converters
-      // clamp too).
       Attribute attr =
           convertFloatConstant(constant.getValue(), type, /*saturate=*/true);
       if (!attr)
-        return CastOp::create(b, value.getLoc(), type, value);
+        return CastOp::create(b, value.getLoc(), type, value,
+                              /*saturate=*/true);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfter(constant);
       converted = ConstantOp::create(b, constant.getLoc(), type,
@@ -79,8 +123,60 @@ struct ReducePrecisionPass
 
   DenseMap<Value, Value> constants;
 
+  /// The ops to compute on half, in order, decided on the f32 graph.
+  SmallVector<Operation *> chooseHalfOps(func::FuncOp func) {
+    Dialect *tscDialect = func.getContext()->getLoadedDialect<TscDialect>();
+    DenseMap<Value, Kind> kinds;
+    auto kindOf = [&](Value v) {
+      if (v.getDefiningOp<ConstantOp>())
+        return Kind::Constant;
+      return kinds.lookup(v); // Data unless decided otherwise
+    };
+    SmallVector<Operation *> ops;
+    func.walk([&](Operation *op) {
+      bool anyRange = false, anyPosition = false, anyHalfOrConstant = false,
+           onlyPositionsAndConstants = true;
+      for (Value operand : op->getOperands()) {
+        if (!halved(operand.getType(), Float32Type::get(op->getContext())))
+          continue;
+        Kind kind = kindOf(operand);
+        anyRange |= kind == Kind::Range;
+        anyPosition |= kind == Kind::Position;
+        anyHalfOrConstant |= kind == Kind::Half || kind == Kind::Constant;
+        onlyPositionsAndConstants &=
+            kind == Kind::Position || kind == Kind::Constant;
+      }
+      Kind result = Kind::Data;
+      auto cast = dyn_cast<CastOp>(op);
+      if (op->getDialect() != tscDialect || isa<ConstantOp>(op))
+        return;
+      if ((cast && !isa<FloatType>(cast.getInput().getType().getElementType())) ||
+          isa<RangeOp>(op))
+        result = Kind::Position;
+      else if (keptForRange(op))
+        result = Kind::Range;
+      else if (!computesOnHalf(op))
+        result = Kind::Data;
+      else if (anyRange && !alwaysHalf(op))
+        result = Kind::Range;
+      else if (anyPosition && onlyPositionsAndConstants && !alwaysHalf(op))
+        result = Kind::Position;
+      else if (follows(op) && !anyHalfOrConstant)
+        result = Kind::Data;
+      else
+        result = Kind::Half;
+      if (result == Kind::Half)
+        ops.push_back(op);
+      for (Value v : op->getResults())
+        kinds[v] = result;
+    });
+    return ops;
+  }
+
   void runOnOperation() override {
     constants.clear();
+    if (getOperation().isExternal())
+      return;
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
     Type half;
@@ -93,12 +189,7 @@ struct ReducePrecisionPass
                        << "', expected f16 or bf16";
       return signalPassFailure();
     }
-    Dialect *tscDialect = context->getLoadedDialect<TscDialect>();
-    SmallVector<Operation *> ops;
-    func.walk([&](Operation *op) {
-      if (op->getDialect() == tscDialect && computesOnHalf(op))
-        ops.push_back(op);
-    });
+    SmallVector<Operation *> ops = chooseHalfOps(func);
     llvm::SmallPtrSet<Operation *, 32> onHalf(ops.begin(), ops.end());
     OpBuilder b(context);
     // In order, so that each op sees its producers' new types.
@@ -156,7 +247,8 @@ struct ReducePrecisionPass
     for (OpOperand &operand : ret->getOpOperands())
       if (std::optional<RankedTensorType> t =
               halved(operand.get().getType(), half)) {
-        operand.set(CastOp::create(b, ret->getLoc(), *t, operand.get()));
+        operand.set(CastOp::create(b, ret->getLoc(), *t, operand.get(),
+                                    /*saturate=*/true));
         results[operand.getOperandNumber()] = *t;
       }
     func.setType(FunctionType::get(func.getContext(), inputs, results));

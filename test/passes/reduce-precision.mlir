@@ -5,16 +5,17 @@
 
 // A chain of ops that compute on half storage: one cast in, one cast out,
 // none between (the casts back and forth fold away). Constants are converted
-// at compile time; finite values past the half range saturate (a mask's
-// -3.4e38 must not become -inf, or 0 * mask is NaN).
+// at compile time, other values by casts at run time; finite values past the
+// half range saturate either way (a mask's -3.4e38 must not become -inf, or
+// 0 * mask is NaN).
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME:    (%[[X:.+]]: tensor<?x8xf32>, %[[W:.+]]: tensor<8x2xf32>)
 // CHECK-DAG:     %[[MIN:.+]] = tsc.constant dense<-6.550400e+04> : tensor<f16>
 // CHECK-DAG:     %[[B:.+]] = tsc.constant dense<[1.000000e+00, 6.550400e+04]> : tensor<2xf16>
-// CHECK:         %[[XH:.+]] = tsc.cast %[[X]] : tensor<?x8xf32> to tensor<?x8xf16>
+// CHECK:         %[[XH:.+]] = tsc.cast %[[X]] saturate : tensor<?x8xf32> to tensor<?x8xf16>
 // CHECK:         %[[Y:.+]] = tsc.add %[[XH]], %[[MIN]] : (tensor<?x8xf16>, tensor<f16>) -> tensor<?x8xf16>
 // CHECK:         %[[G:.+]] = tsc.gelu %[[Y]] : tensor<?x8xf16>
-// CHECK:         %[[WH:.+]] = tsc.cast %[[W]] : tensor<8x2xf32> to tensor<8x2xf16>
+// CHECK:         %[[WH:.+]] = tsc.cast %[[W]] saturate : tensor<8x2xf32> to tensor<8x2xf16>
 // CHECK:         %[[M:.+]] = tsc.matmul %[[G]], %[[WH]] : (tensor<?x8xf16>, tensor<8x2xf16>) -> tensor<?x2xf16>
 // CHECK:         %[[S:.+]] = tsc.add %[[M]], %[[B]] : (tensor<?x2xf16>, tensor<2xf16>) -> tensor<?x2xf16>
 // CHECK:         %[[OUT:.+]] = tsc.cast %[[S]] : tensor<?x2xf16> to tensor<?x2xf32>
@@ -70,7 +71,7 @@ func.func @kept(%x: tensor<16xf32>) -> (tensor<f32>, tensor<16xi64>) {
 // not (it rounds).
 // CHECK-LABEL: func.func @round_trips
 // CHECK-SAME:    (%[[H:.+]]: tensor<4xf16>, %[[F:.+]]: tensor<4xf32>)
-// CHECK:         %[[FH:.+]] = tsc.cast %[[F]] : tensor<4xf32> to tensor<4xf16>
+// CHECK:         %[[FH:.+]] = tsc.cast %[[F]] saturate : tensor<4xf32> to tensor<4xf16>
 // CHECK:         %[[FW:.+]] = tsc.cast %[[FH]] : tensor<4xf16> to tensor<4xf32>
 // CHECK:         return %[[H]], %[[FW]]
 func.func @round_trips(%h: tensor<4xf16>, %f: tensor<4xf32>) -> (tensor<4xf16>, tensor<4xf32>) {
@@ -79,4 +80,47 @@ func.func @round_trips(%h: tensor<4xf16>, %f: tensor<4xf32>) -> (tensor<4xf16>, 
   %fh = tsc.cast %f : tensor<4xf32> to tensor<4xf16>
   %fw = tsc.cast %fh : tensor<4xf16> to tensor<4xf32>
   return %n, %fw : tensor<4xf16>, tensor<4xf32>
+}
+
+// -----
+
+// Positions stay f32: a rotary angle computed from integers (an angle of 2000
+// has a spacing of 1 in f16) and its cos, until data meets it; then the cos
+// is rounded to half (saturating) for the product with the half activations.
+// CHECK-LABEL: func.func @positions
+// CHECK:         %[[P:.+]] = tsc.cast %{{.+}} : tensor<64xi64> to tensor<64xf32>
+// CHECK:         %[[A:.+]] = tsc.mul %[[P]], %{{.+}} : (tensor<64xf32>, tensor<f32>) -> tensor<64xf32>
+// CHECK:         %[[C:.+]] = tsc.cos %[[A]] : tensor<64xf32>
+// CHECK:         %[[CH:.+]] = tsc.cast %[[C]] saturate : tensor<64xf32> to tensor<64xf16>
+// CHECK:         tsc.mul %{{.+}}, %[[CH]] : (tensor<4x64xf16>, tensor<64xf16>) -> tensor<4x64xf16>
+func.func @positions(%x: tensor<4x64xf32>, %ids: tensor<64xi64>) -> tensor<4x64xf32> {
+  %f = tsc.constant dense<0.5> : tensor<f32>
+  %p = tsc.cast %ids : tensor<64xi64> to tensor<64xf32>
+  %a = tsc.mul %p, %f : (tensor<64xf32>, tensor<f32>) -> tensor<64xf32>
+  %c = tsc.cos %a : tensor<64xf32>
+  %g = tsc.gelu %x : tensor<4x64xf32>
+  %y = tsc.mul %g, %c : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+  return %y : tensor<4x64xf32>
+}
+
+// -----
+
+// What reads a value kept f32 for its range stays f32 (autocast's promotion):
+// a sum of exponentials and the division by it; data movement takes its
+// operand's precision (the reshape of the f32 argument is not rounded). A
+// matmul computes on half whatever its operands.
+// CHECK-LABEL: func.func @promotion
+// CHECK:         %[[E:.+]] = tsc.exp %{{.+}} : tensor<4x8xf32>
+// CHECK:         %[[S:.+]] = tsc.reduce_sum %[[E]] {{.*}}-> tensor<4x1xf32>
+// CHECK:         %[[D:.+]] = tsc.div %[[E]], %[[S]] : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+// CHECK:         %[[R:.+]] = tsc.reshape %{{.+}} : tensor<4x8xf32> -> tensor<32xf32>
+// CHECK:         tsc.matmul %{{.+}}, %{{.+}} : (tensor<4x8xf16>, tensor<8x8xf16>) -> tensor<4x8xf16>
+// CHECK:         return %[[D]], %[[R]], %{{.+}} : tensor<4x8xf32>, tensor<32xf32>, tensor<4x8xf32>
+func.func @promotion(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<32xf32>, tensor<4x8xf32>) {
+  %e = tsc.exp %x : tensor<4x8xf32>
+  %s = tsc.reduce_sum %e dims = [1] keepdim : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %d = tsc.div %e, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %r = tsc.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  %m = tsc.matmul %d, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  return %d, %r, %m : tensor<4x8xf32>, tensor<32xf32>, tensor<4x8xf32>
 }

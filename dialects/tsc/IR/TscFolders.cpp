@@ -344,7 +344,8 @@ Attribute tsc::convertFloatConstant(Attribute attr, RankedTensorType to,
   auto from = dyn_cast_or_null<ElementsAttr>(attr);
   auto fromType = from ? dyn_cast<FloatType>(from.getElementType()) : nullptr;
   auto toType = dyn_cast<FloatType>(to.getElementType());
-  if (!fromType || !toType || !to.hasStaticShape())
+  if (!fromType || !toType || !to.hasStaticShape() ||
+      fromType.getWidth() % 8 || toType.getWidth() % 8)
     return {};
   const llvm::fltSemantics &semantics = toType.getFloatSemantics();
   auto convert = [&](APFloat v) {
@@ -391,8 +392,8 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (auto inner = getInput().getDefiningOp<CastOp>())
     if (inner.getInput().getType() == getType() && widensExactly(to, from))
       return inner.getInput();
-  if (Attribute converted = convertFloatConstant(adaptor.getInput(), getType(),
-                                                /*saturate=*/false))
+  if (Attribute converted =
+          convertFloatConstant(adaptor.getInput(), getType(), getSaturate()))
     return converted;
   DenseElementsAttr input = foldableConstant(adaptor.getInput());
   auto numeric = [](Type t) { return isa<FloatType, IntegerType>(t); };

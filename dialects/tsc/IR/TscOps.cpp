@@ -168,6 +168,10 @@ LogicalResult CastOp::verify() {
   if (in.getShape() != out.getShape())
     return emitOpError("changes the shape from ")
            << in << " to " << out << "; cast converts element types only";
+  if (getSaturate() && !(isa<FloatType>(in.getElementType()) &&
+                         isa<FloatType>(out.getElementType())))
+    return emitOpError("saturate applies to float-to-float casts, not ")
+           << in.getElementType() << " to " << out.getElementType();
   return success();
 }
 

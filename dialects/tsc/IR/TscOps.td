@@ -222,15 +222,20 @@ def Tsc_CastOp : Tsc_Op<"cast", [Pure]> {
   let description = [{
     Converts each element, keeping the shape: float↔float rounds to nearest
     even, float→int truncates toward zero, int→bool tests for nonzero, bool→int
-    gives 0 or 1. Unsigned integer types convert as unsigned.
+    gives 0 or 1. Unsigned integer types convert as unsigned. With `saturate`
+    (float to float), a finite value past the result type's range becomes its
+    largest finite value instead of infinity (`--precision=fp16` converting
+    an exported mask of -3.4e38).
 
     ```mlir
     %m = tsc.cast %mask : tensor<?x?xi64> to tensor<?x?xf32>
+    %h = tsc.cast %m saturate : tensor<?x?xf32> to tensor<?x?xf16>
     ```
   }];
-  let arguments = (ins Tsc_Tensor:$input);
+  let arguments = (ins Tsc_Tensor:$input, UnitAttr:$saturate);
   let results = (outs Tsc_Tensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let assemblyFormat =
+      "$input (`saturate` $saturate^)? attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
 }

@@ -245,18 +245,40 @@ struct WherePattern : OpRewritePattern<WhereOp> {
   }
 };
 
+/// `x` (float) with finite values past `to`'s range replaced by its largest
+/// finite value of the same sign; infinities and NaN unchanged.
+Value saturateTo(OpBuilder &b, Location loc, Value x, FloatType to) {
+  auto type = cast<FloatType>(x.getType());
+  bool losesInfo;
+  APFloat largest = APFloat::getLargest(to.getFloatSemantics());
+  largest.convert(type.getFloatSemantics(), APFloat::rmTowardZero, &losesInfo);
+  auto constant = [&](const APFloat &v) {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, v));
+  };
+  Value clamped = arith::MinimumFOp::create(
+      b, loc,
+      arith::MaximumFOp::create(b, loc, x, constant(-largest)),
+      constant(largest));
+  Value infinite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, x),
+      constant(APFloat::getInf(type.getFloatSemantics())));
+  return arith::SelectOp::create(b, loc, infinite, x, clamped);
+}
+
 struct CastPattern : OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CastOp op,
                                 PatternRewriter &rewriter) const override {
     Type from = op.getInput().getType().getElementType();
     Type to = op.getType().getElementType();
+    bool saturate = op.getSaturate();
     return replaceWithElementwise(
         rewriter, op,
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          return fromSignless(
-              b, loc, convertScalar(b, loc, toSignless(b, loc, args[0]), from, to),
-              to);
+          Value x = toSignless(b, loc, args[0]);
+          if (saturate)
+            x = saturateTo(b, loc, x, cast<FloatType>(to));
+          return fromSignless(b, loc, convertScalar(b, loc, x, from, to), to);
         });
   }
 };

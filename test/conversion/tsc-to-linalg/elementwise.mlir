@@ -66,3 +66,20 @@ func.func @gelu_erf(%x: tensor<?x3072xf32>) -> tensor<?x3072xf32> {
   %y = tsc.gelu %x : tensor<?x3072xf32>
   return %y : tensor<?x3072xf32>
 }
+
+// -----
+
+// A saturating cast (--precision's): finite values past f16's range clamp to
+// ±65504 before rounding; infinities (|x| == inf) and NaN pass unchanged.
+// CHECK-LABEL: func.func @cast_saturate
+// CHECK:         linalg.generic
+// CHECK:           %[[HI:.+]] = arith.maximumf %[[IN:.+]], %{{.+}} : f32
+// CHECK:           %[[CL:.+]] = arith.minimumf %[[HI]], %{{.+}} : f32
+// CHECK:           %[[ABS:.+]] = math.absf %[[IN]] : f32
+// CHECK:           %[[INF:.+]] = arith.cmpf oeq, %[[ABS]], %{{.+}} : f32
+// CHECK:           %[[SEL:.+]] = arith.select %[[INF]], %[[IN]], %[[CL]] : f32
+// CHECK:           arith.truncf %[[SEL]] : f32 to f16
+func.func @cast_saturate(%x: tensor<4xf32>) -> tensor<4xf16> {
+  %y = tsc.cast %x saturate : tensor<4xf32> to tensor<4xf16>
+  return %y : tensor<4xf16>
+}
