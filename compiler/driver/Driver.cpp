@@ -426,6 +426,7 @@ int compileModel(ModuleOp module, const DriverOptions &options,
     return 1;
   plan->gemmTf32 = options.precision == "tf32";
   plan->precision = options.precision;
+  plan->halfIO = options.precisionIO == "storage";
   if (options.report) {
     std::optional<plan::Plan> baseline;
     if (unfused) {

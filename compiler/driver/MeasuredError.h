@@ -18,7 +18,7 @@ namespace mlir::tsc {
 /// Compiles `reference` (the fp32 graph after the fuse phase) and `reduced`
 /// (the same after the precision phase) for the host, runs both through the
 /// runtime on one set of seeded random inputs (floats uniform in [-1, 1),
-/// integers in [0, 2), each symbol at its maximum or at most 64), and prints
+/// integers 1, each symbol at its maximum or at most 64), and prints
 /// `measured error` lines to `os`. Failure (with a message on stderr) when a
 /// compilation or run fails.
 LogicalResult reportMeasuredError(ModuleOp reference, ModuleOp reduced,

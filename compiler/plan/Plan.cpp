@@ -862,7 +862,10 @@ static void printPrecision(const Plan &plan, raw_ostream &os) {
         ++kept[op->getName().stripDialect().str()];
   os << "precision: " << plan.precision
      << " storage (weights, activations), fp32 compute and accumulation; "
-        "the model's inputs and outputs keep their types; ops kept in fp32: ";
+     << (plan.halfIO ? "float inputs and outputs in " + plan.precision
+                     : std::string("the model's inputs and outputs keep their "
+                                   "types"))
+     << "; ops kept in fp32: ";
   if (kept.empty())
     os << "none";
   llvm::interleaveComma(kept, os, [&](const auto &entry) {

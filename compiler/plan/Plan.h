@@ -84,6 +84,8 @@ struct Plan {
   /// --precision: fp32, tf32, fp16 or bf16 (for the report; the graph's
   /// types say what is stored how).
   std::string precision = "fp32";
+  /// --precision-io=storage: the float inputs and outputs are half too.
+  bool halfIO = false;
   /// Sum of the arena values' sizes at the maxima: what the arena would be
   /// without reuse.
   uint64_t intermediateBytes = 0;

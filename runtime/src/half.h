@@ -50,11 +50,18 @@ inline uint16_t floatToHalf(float f) {
     uint32_t rounded = magnitude + 0xfff + ((magnitude >> 13) & 1);
     return uint16_t(sign | ((rounded - 0x38000000) >> 13));
   }
-  // Subnormal or zero: round magnitude · 2^24 to an integer, ties to even
-  // (the f32 addition of 0.5 · 2^-1 ... done by the FPU in round-to-even).
-  float scaled = bitsFloat(magnitude) * 16777216.0f;
-  float whole = scaled + 8388608.0f - 8388608.0f;
-  return uint16_t(sign | uint16_t(whole));
+  // Subnormal or zero: magnitude · 2^24 rounded to an integer, ties to even,
+  // in integer arithmetic (no reliance on the FPU's rounding mode or on
+  // excess precision): the f32 mantissa with its implicit bit, shifted.
+  if (magnitude < 0x33000000) // below 2^-25: rounds to zero
+    return sign;
+  uint32_t exponent = magnitude >> 23;
+  uint32_t mantissa = (magnitude & 0x7fffff) | 0x800000;
+  uint32_t shift = 126 - exponent; // value · 2^24 = mantissa >> shift
+  uint32_t whole = mantissa >> shift;
+  uint32_t rest = mantissa & ((1u << shift) - 1), half = 1u << (shift - 1);
+  whole += rest > half || (rest == half && (whole & 1));
+  return uint16_t(sign | whole);
 }
 
 inline float bf16ToFloat(uint16_t b) { return bitsFloat(uint32_t(b) << 16); }

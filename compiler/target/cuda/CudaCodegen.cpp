@@ -208,11 +208,13 @@ void sequentialize(scf::ParallelOp loop) {
 } // namespace
 
 int64_t cuda::getElementsPerGroup(Operation *op) {
+  // Floats only: a bool mask or byte buffer beside f32 data would otherwise
+  // make groups of 16 floats.
   int64_t narrowest = 4;
   op->walk([&](Operation *nested) {
     for (Type type : nested->getOperandTypes())
       if (auto memref = dyn_cast<MemRefType>(type);
-          memref && memref.getElementType().isIntOrFloat())
+          memref && isa<FloatType>(memref.getElementType()))
         narrowest = std::min<int64_t>(
             narrowest,
             std::max(1u, memref.getElementType().getIntOrFloatBitWidth() / 8));

@@ -90,7 +90,8 @@ constexpr int64_t kMaxSharedBytes = 32 * 1024;
 constexpr int64_t kGroupBytes = 16;
 
 /// Elements per group for the memory `op` (and what it nests) accesses: 16
-/// bytes of its narrowest element type (4 floats, 8 halves), at least 4.
+/// bytes of its narrowest float element type (4 floats, 8 halves), at
+/// least 4.
 int64_t getElementsPerGroup(Operation *op);
 
 /// Marks the scf.parallel over the rows of a norm or softmax that
