@@ -38,6 +38,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -67,46 +68,28 @@ std::optional<Combiner> getCombiner(Operation *op) {
   if (!type.isF32() && !type.isF64() && !type.isInteger(32) &&
       !type.isInteger(64))
     return std::nullopt;
-  if (auto f = dyn_cast<FloatType>(type)) {
-    const llvm::fltSemantics &sem = f.getFloatSemantics();
-    auto value = [&](APFloat v) -> TypedAttr { return FloatAttr::get(f, v); };
-    if (isa<arith::AddFOp>(op))
-      return Combiner{Kind::ADD, value(APFloat::getZero(sem))};
-    if (isa<arith::MulFOp>(op))
-      return Combiner{Kind::MUL, value(APFloat::getOne(sem))};
-    if (isa<arith::MaximumFOp>(op))
-      return Combiner{Kind::MAXIMUMF, value(APFloat::getInf(sem, true))};
-    if (isa<arith::MinimumFOp>(op))
-      return Combiner{Kind::MINIMUMF, value(APFloat::getInf(sem))};
-    // maxnum/minnum ignore a NaN operand: NaN is their identity.
-    if (isa<arith::MaxNumFOp>(op))
-      return Combiner{Kind::MAXNUMF, value(APFloat::getNaN(sem))};
-    if (isa<arith::MinNumFOp>(op))
-      return Combiner{Kind::MINNUMF, value(APFloat::getNaN(sem))};
+  std::optional<Kind> kind =
+      llvm::TypeSwitch<Operation *, std::optional<Kind>>(op)
+          .Case<arith::AddFOp, arith::AddIOp>([](auto) { return Kind::ADD; })
+          .Case<arith::MulFOp, arith::MulIOp>([](auto) { return Kind::MUL; })
+          .Case([](arith::MaximumFOp) { return Kind::MAXIMUMF; })
+          .Case([](arith::MinimumFOp) { return Kind::MINIMUMF; })
+          .Case([](arith::MaxNumFOp) { return Kind::MAXNUMF; })
+          .Case([](arith::MinNumFOp) { return Kind::MINNUMF; })
+          .Case([](arith::AndIOp) { return Kind::AND; })
+          .Case([](arith::OrIOp) { return Kind::OR; })
+          .Case([](arith::XOrIOp) { return Kind::XOR; })
+          .Case([](arith::MaxSIOp) { return Kind::MAXSI; })
+          .Case([](arith::MinSIOp) { return Kind::MINSI; })
+          .Case([](arith::MaxUIOp) { return Kind::MAXUI; })
+          .Case([](arith::MinUIOp) { return Kind::MINUI; })
+          .Default([](Operation *) { return std::nullopt; });
+  // Each thread's partial starts from the combiner's neutral element
+  // (maxnum/minnum: NaN, which they ignore).
+  std::optional<TypedAttr> identity = arith::getNeutralElement(op);
+  if (!kind || !identity)
     return std::nullopt;
-  }
-  auto i = cast<IntegerType>(type);
-  unsigned width = i.getWidth();
-  auto value = [&](APInt v) -> TypedAttr { return IntegerAttr::get(i, v); };
-  if (isa<arith::AddIOp>(op))
-    return Combiner{Kind::ADD, value(APInt::getZero(width))};
-  if (isa<arith::MulIOp>(op))
-    return Combiner{Kind::MUL, value(APInt(width, 1))};
-  if (isa<arith::AndIOp>(op))
-    return Combiner{Kind::AND, value(APInt::getAllOnes(width))};
-  if (isa<arith::OrIOp>(op))
-    return Combiner{Kind::OR, value(APInt::getZero(width))};
-  if (isa<arith::XOrIOp>(op))
-    return Combiner{Kind::XOR, value(APInt::getZero(width))};
-  if (isa<arith::MaxSIOp>(op))
-    return Combiner{Kind::MAXSI, value(APInt::getSignedMinValue(width))};
-  if (isa<arith::MinSIOp>(op))
-    return Combiner{Kind::MINSI, value(APInt::getSignedMaxValue(width))};
-  if (isa<arith::MaxUIOp>(op))
-    return Combiner{Kind::MAXUI, value(APInt::getZero(width))};
-  if (isa<arith::MinUIOp>(op))
-    return Combiner{Kind::MINUI, value(APInt::getAllOnes(width))};
-  return std::nullopt;
+  return Combiner{*kind, *identity};
 }
 
 /// The combiner of a reduction getRowOp accepted.
