@@ -9,7 +9,9 @@
 //   P  = exp(S - m')                         α  = exp(m - m')
 //   l' = α·l + rowsum P                      O' = α·O + P·V
 //
-// and finally O / l. Tiles have static shapes (a partial block reads
+// and finally O / l. With half-precision operands, Q, K, V and P are half
+// tiles (the operands of tensor-core products on the CUDA target), S, the
+// statistics and O f32, and the scale multiplies S. Tiles have static shapes (a partial block reads
 // clamped rows and masks the keys past the end), so the bufferized
 // temporaries are small fixed-size buffers and every inner loop has a
 // constant trip count that LLVM vectorizes. The forall becomes the OpenMP
@@ -80,6 +82,9 @@ private:
   Type element, f, kvType;
   int64_t seqAxis, headsAxis, blockQ, blockK;
   Value scale, negInf, zero, causalOffset;
+  /// Whether Q and P tiles are half, like K and V (the products' operands
+  /// on tensor cores): Q then is unscaled, the scale applied to S in f32.
+  bool halfTiles = false;
   // Set inside the forall body.
   Value batchIv, headIv, kvHead, q0, qTile;
 
@@ -181,6 +186,8 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
       map(2, {0, 1}), {IteratorType::parallel, IteratorType::parallel},
       [&](OpBuilder &nb, Location l, ValueRange args) {
         Value s = args[0];
+        if (halfTiles)
+          s = arith::MulFOp::create(nb, l, s, scale);
         Value i = linalg::IndexOp::create(nb, l, 0);
         Value j = linalg::IndexOp::create(nb, l, 1);
         Value queryIndex = arith::AddIOp::create(nb, l, q0, i);
@@ -248,15 +255,19 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
       });
   Value nextMax = stats.getResult(0), alpha = stats.getResult(1);
 
-  // P = exp(S - m').
+  // P = exp(S - m'), rounded to the key/value type when that is half (P
+  // is in [0, 1]; the row sum adds the rounded values P·V uses).
+  Type probType = halfTiles ? kvType : f;
   Value probs = buildGeneric(
       b, loc, {masked, nextMax}, {map(2, {0, 1}), map(2, {0})},
-      createEmptyOfSizes(b, loc, tileType({blockQ, blockK}, f), {bq, bk}),
+      createEmptyOfSizes(b, loc, tileType({blockQ, blockK}, probType),
+                         {bq, bk}),
       map(2, {0, 1}), {IteratorType::parallel, IteratorType::parallel},
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        return math::ExpOp::create(
+        Value p = math::ExpOp::create(
             nb, l, arith::SubFOp::create(nb, l, args[0],
                                          safeMax(nb, l, args[1])));
+        return convertScalar(nb, l, p, f, probType);
       });
 
   // l' = α·l + rowsum P.
@@ -271,7 +282,8 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
       {IteratorType::parallel, IteratorType::reduction},
       [&](OpBuilder &nb, Location l, ValueRange args) {
         auto flags = arith::FastMathFlags::reassoc;
-        return arith::AddFOp::create(nb, l, args[1], args[0], flags);
+        return arith::AddFOp::create(
+            nb, l, args[1], convertScalar(nb, l, args[0], probType, f), flags);
       });
 
   // O' = α·O + P·V over loops (j, i, e): the key loop outermost and the
@@ -305,6 +317,7 @@ Value AttentionBuilder::build() {
                                           f.getIntOrFloatBitWidth()
                ? element
                : f;
+  halfTiles = kvType != f;
   seqAxis = op.getSeqAxis();
   headsAxis = op.getHeadsAxis();
   // Blocks no larger than a static sequence: a short one wastes no work.
@@ -380,16 +393,19 @@ Value AttentionBuilder::build() {
                                       arith::SubIOp::create(b, loc, sq, q0));
   OpFoldResult bq = b.getIndexAttr(blockQ);
 
-  // scale·Q [Bq, D] in f32; rows past the end repeat the last one.
+  // scale·Q [Bq, D] in f32, or Q in the half key/value type (scaled in
+  // S); rows past the end repeat the last one.
   Value lastQuery = arith::SubIOp::create(b, loc, sq, c1);
-  qTile = gather({blockQ, staticD}, {bq, headDim}, f,
+  qTile = gather({blockQ, staticD}, {bq, headDim}, halfTiles ? kvType : f,
                  [&](OpBuilder &nb, Location l, Value i, Value d) {
                    Value row = arith::MinUIOp::create(
                        nb, l, arith::AddIOp::create(nb, l, q0, i), lastQuery);
                    Value x = tensor::ExtractOp::create(
                        nb, l, query, inLayout<Value>(batchIv, row, headIv, d));
-                   return arith::MulFOp::create(
-                       nb, l, convertScalar(nb, l, x, element, f), scale);
+                   if (halfTiles)
+                     return convertScalar(nb, l, x, element, kvType);
+                   return Value(arith::MulFOp::create(
+                       nb, l, convertScalar(nb, l, x, element, f), scale));
                  });
 
   // Causal blocks stop at the last key the block's last row sees.

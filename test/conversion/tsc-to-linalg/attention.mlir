@@ -64,26 +64,35 @@ func.func @attention_gqa_causal_bool_mask(%q: tensor<?x8x?x16xf32>, %k: tensor<?
 // -----
 
 // bshd in f16 with static sequences shorter than a block: tiles shrink to
-// them, queries extend to f32 on reading, keys and values stay f16 in their
-// tiles (products extend them), the result truncates on writing, the row
-// block is written at [b, q0, h, 0], and the float mask is added.
+// them; Q, K, V and P are f16 tiles (the products extend them to f32, as
+// tensor cores do), S gets the scale 1/sqrt(8) in f32; the result
+// truncates on writing, the row block is written at [b, q0, h, 0], and the
+// float mask is added.
 // CHECK-LABEL: func.func @attention_bshd_f16_float_mask
 // CHECK-SAME:    (%[[QA:.+]]: tensor<2x5x4x8xf16>, %[[KA:.+]]: tensor<2x7x2x8xf16>, %[[VA:.+]]: tensor<2x7x2x8xf16>, %[[MA:.+]]: tensor<5x7xf16>)
+// CHECK-DAG:     %[[SCALE:.+]] = arith.constant 0.353553{{[0-9]+}} : f32
 // CHECK:         scf.forall (%[[B:.+]], %[[H:.+]], %[[QB:.+]]) in
 // CHECK:           tensor.extract %[[QA]][%[[B]], %{{.+}}, %[[H]], %{{.+}}] : tensor<2x5x4x8xf16>
-// CHECK:           arith.extf %{{.+}} : f16 to f32
-// CHECK:           } -> tensor<5x8xf32>
+// CHECK-NOT:       arith.extf
+// CHECK:           } -> tensor<5x8xf16>
 // CHECK:           scf.for
 // CHECK:             tensor.extract %[[KA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
 // CHECK:             } -> tensor<8x7xf16>
 // CHECK:             tensor.extract %[[VA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
 // CHECK:             } -> tensor<7x8xf16>
+// CHECK:             ins(%{{.+}}, %{{.+}} : tensor<5x8xf16>, tensor<8x7xf16>)
+// CHECK:             arith.extf %{{.+}} : f16 to f32
 // CHECK:             arith.extf %{{.+}} : f16 to f32
 // CHECK:             arith.mulf
 // CHECK:             } -> tensor<5x7xf32>
+// CHECK:             arith.mulf %{{.+}}, %[[SCALE]] : f32
 // CHECK:             tensor.extract %[[MA]][%{{.+}}, %{{.+}}] : tensor<5x7xf16>
 // CHECK:             arith.extf %{{.+}} : f16 to f32
 // CHECK:             arith.addf
+// CHECK:             math.exp
+// CHECK:             arith.truncf %{{.+}} : f32 to f16
+// CHECK:             } -> tensor<5x7xf16>
+// CHECK:             ins(%{{.+}}, %{{.+}} : tensor<5x7xf16>, tensor<7x8xf16>) outs(%{{.+}} : tensor<5x8xf32>)
 // CHECK:           arith.truncf %{{.+}} : f32 to f16
 // CHECK:           tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%[[B]], %{{.+}}, %[[H]], 0] [1, %{{.+}}, 1, 8] [1, 1, 1, 1] : tensor<?x8xf16> into tensor<2x5x4x8xf16>
 func.func @attention_bshd_f16_float_mask(%q: tensor<2x5x4x8xf16>, %k: tensor<2x7x2x8xf16>, %v: tensor<2x7x2x8xf16>, %m: tensor<5x7xf16>) -> tensor<2x5x4x8xf16> {
