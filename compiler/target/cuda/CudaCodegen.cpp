@@ -34,11 +34,14 @@
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -51,10 +54,12 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
@@ -97,10 +102,12 @@ void registerDeviceDialects(MLIRContext *context) {
   registerConvertMathToLLVMInterface(registry);
   registerConvertMemRefToLLVMInterface(registry);
   registerConvertNVVMToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
   registerAllToLLVMIRTranslations(registry);
   context->appendDialectRegistry(registry);
-  context->loadDialect<gpu::GPUDialect, NVVM::NVVMDialect>();
+  context->loadDialect<gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect,
+                      vector::VectorDialect, affine::AffineDialect>();
 }
 
 /// Whether `op` works on memory the kernel computes: the device part of a
@@ -243,7 +250,7 @@ scf::ParallelOp groupInnermost(scf::ParallelOp loop) {
   std::optional<int64_t> trips = innermostTrips(loop);
   const int64_t width = getElementsPerGroup(loop);
   if (loop.getNumReductions() || !trips || *trips % width ||
-      *trips / width < kWarpSize ||
+      *trips / width < cuda::kWarpSize ||
       getConstantIntValue(loop.getLowerBound().back()) != 0 ||
       getConstantIntValue(loop.getStep().back()) != 1)
     return loop;
@@ -288,7 +295,7 @@ int64_t threadsFor(scf::ParallelOp loop) {
   if (!trips)
     return kThreadsPerBlock;
   return std::min(kThreadsPerBlock,
-                  int64_t(llvm::alignTo(std::max<int64_t>(*trips, 1), kWarpSize)));
+                  int64_t(llvm::alignTo(std::max<int64_t>(*trips, 1), cuda::kWarpSize)));
 }
 
 /// Canonicalizes `kernels` but the row blocks: the canonicalizer would drop
@@ -405,7 +412,8 @@ LogicalResult mapLoopsToGpu(func::FuncOp func) {
 
 LogicalResult cuda::mapKernelLoops(ModuleOp kernels, MappedFor target) {
   MLIRContext *context = kernels.getContext();
-  context->loadDialect<gpu::GPUDialect>();
+  context->loadDialect<gpu::GPUDialect, vector::VectorDialect,
+                      affine::AffineDialect>();
   for (auto func : kernels.getOps<func::FuncOp>()) {
     mapRowsToBlocks(func);
     mapQueryRowsToThreads(func);
@@ -474,6 +482,8 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
       placeRowBuffersInSharedMemory(kernel);
     if (failed(applyPatternsGreedily(module, allReducePatterns)))
       return module.emitError("cannot lower the block reductions");
+    if (failed(lowerWarpProducts(module)))
+      return failure();
   }
   // Every pointer a kernel receives is a plan value's start, aligned to
   // plan::kAlignment;
@@ -520,6 +530,7 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
     pm.addPass(createGpuNVVMAttachTarget(attach));
   }
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createConvertNVGPUToNVVMPass());
   device.addPass(createSCFToControlFlowPass());
   device.addPass(memref::createExpandStridedMetadataPass());
   device.addPass(createLowerAffinePass());

@@ -27,6 +27,7 @@ class FuncOp;
 } // namespace mlir::func
 namespace mlir::gpu {
 class GPUFuncOp;
+class GPUModuleOp;
 } // namespace mlir::gpu
 
 namespace mlir::tsc::cuda {
@@ -83,6 +84,9 @@ constexpr int64_t kWarpSize = 32;
 /// static shared memory is at most 48 KiB).
 constexpr int64_t kMaxSharedBytes = 32 * 1024;
 
+/// A block's static shared memory is at most this.
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+
 /// Bytes of the widest access a thread makes at once: consecutive elements
 /// one thread takes where a dim is a constant multiple of the group with at
 /// least a warp of groups, which LLVM forms into one 16-byte access from the
@@ -102,6 +106,12 @@ constexpr llvm::StringLiteral kRowBlocks = "tsc.row_blocks";
 /// threads (with scf.reduce for a row reduction); phases of one row run in
 /// order, as if separated by barriers.
 constexpr llvm::StringLiteral kThreadPhase = "tsc.thread_phase";
+
+/// Marks a thread phase whose threads work a warp at a time (tensor-core
+/// products): on the device every thread of a warp runs it together; on
+/// the host (which computes a warp's vectors in one thread) its first
+/// thread does.
+constexpr llvm::StringLiteral kWarpPhase = "tsc.warp_phase";
 
 /// Marks a row buffer of a row block (an elementwise result the row reads
 /// again): an alloca on the host, shared memory on the device.
@@ -151,6 +161,12 @@ LogicalResult joinThreadPhases(func::FuncOp func);
 /// After outlining: each kBlockShared alloca of `kernel` as a workgroup
 /// (shared memory) buffer of the kernel.
 void placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel);
+
+/// After outlining and placing shared memory: the warp phases' products
+/// (vector.contract on shared tiles) in `module` as per-lane ldmatrix and
+/// mma.sync (MLIR's vector-to-nvgpu conversion); an error where one is
+/// left.
+LogicalResult lowerWarpProducts(gpu::GPUModuleOp module);
 
 /// Lowers the kernels (outlined with the device ABI, as lowerKernels leaves
 /// them; the module is changed) to one PTX module per launch for each of

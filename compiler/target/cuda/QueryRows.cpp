@@ -19,6 +19,12 @@
 //     output rows after the key loop when their shapes agree);
 //   - the rest (index arithmetic, the loop over key blocks) is
 //     block-uniform.
+//   - with fp16 operands, the two products (S = Q·Kᵀ and O += P·V, from
+//     half tiles into f32 tiles) run on tensor cores: each is a warp phase
+//     (kWarpPhase) in which a warp computes 32 rows of the product as
+//     16 x 8 x 16 vector.contracts on its tiles, which become mma.sync on
+//     the device (lowerWarpProducts); their tiles are kBlockShared, and the
+//     other ops use Q, S, P and O at the thread's row.
 // No row reads another's per-row tiles; joinThreadPhases puts barriers
 // between the accesses to shared tiles of different threads (filling a key
 // block and reading it, the output rows in a key block's buffer) and around
@@ -29,10 +35,17 @@
 #include "compiler/target/cuda/CudaCodegen.h"
 #include "compiler/target/cuda/ThreadPhases.h"
 
+#include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -87,6 +100,81 @@ std::optional<int> positionOf(AffineMap map, unsigned d) {
   return at;
 }
 
+/// The shape of one tensor-core product (mma.sync m16n8k16 on fp16).
+constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
+
+/// Marks the scf.execute_region holding one warp product's vector ops.
+constexpr llvm::StringLiteral kWarpProductRegion = "tsc.warp_product";
+
+/// A product a warp computes on tensor cores: out[m, n] += lhs[m, k] ·
+/// rhs[k, n] on whole tiles, fp16 operands widened to an f32 accumulator.
+struct WarpProduct {
+  linalg::LinalgOp op;
+  memref::AllocaOp lhs, rhs, out;
+};
+
+/// Whether `v` is `arith.extf` of the payload's block argument `arg`.
+bool isWidened(Value v, Value arg) {
+  auto ext = v.getDefiningOp<arith::ExtFOp>();
+  return ext && ext.getIn() == arg;
+}
+
+/// `op` as a WarpProduct: three loops (m, n parallel, k reduction), maps
+/// (m, k), (k, n) -> (m, n) on whole tiles (m a multiple of 32 rows, n of
+/// 8, k of 16), fp16 operands, an f32 output, and the payload
+/// out + ext(lhs) · ext(rhs).
+std::optional<WarpProduct> getWarpProduct(linalg::LinalgOp op) {
+  if (op.getNumLoops() != 3 || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1)
+    return std::nullopt;
+  WarpProduct product{op, {}, {}, {}};
+  memref::AllocaOp *tiles[] = {&product.lhs, &product.rhs, &product.out};
+  for (auto [operand, tile] : llvm::zip(op->getOpOperands(), tiles)) {
+    *tile = tileOf(operand.get());
+    if (!*tile || operand.get().getType() != Type((*tile).getType()))
+      return std::nullopt;
+  }
+  Type f16 = Float16Type::get(op.getContext());
+  if (product.lhs.getType().getElementType() != f16 ||
+      product.rhs.getType().getElementType() != f16 ||
+      !product.out.getType().getElementType().isF32())
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[2].getNumResults() != 2 || !maps[2].isProjectedPermutation())
+    return std::nullopt;
+  unsigned m = maps[2].getDimPosition(0), n = maps[2].getDimPosition(1);
+  unsigned k = 3 - m - n;
+  MLIRContext *ctx = op.getContext();
+  auto dims = [&](unsigned a, unsigned b) {
+    return AffineMap::get(3, 0,
+                          {getAffineDimExpr(a, ctx), getAffineDimExpr(b, ctx)},
+                          ctx);
+  };
+  if (op.getIteratorTypesArray()[k] != utils::IteratorType::reduction ||
+      maps[0] != dims(m, k) || maps[1] != dims(k, n))
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges[m] % (2 * kMmaM) != 0 || ranges[n] % kMmaN != 0 ||
+      ranges[k] % kMmaK != 0)
+    return std::nullopt;
+  // out + ext(a) · ext(b), in either order.
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return std::nullopt;
+  Value acc = body->getArgument(2);
+  Value term = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  auto mul = term.getDefiningOp<arith::MulFOp>();
+  if ((add.getLhs() != acc && add.getRhs() != acc) || !mul)
+    return std::nullopt;
+  Value a = body->getArgument(0), b = body->getArgument(1);
+  if (!(isWidened(mul.getLhs(), a) && isWidened(mul.getRhs(), b)) &&
+      !(isWidened(mul.getLhs(), b) && isWidened(mul.getRhs(), a)))
+    return std::nullopt;
+  return product;
+}
+
 /// How a row op uses one operand: restricted to the thread's row at result
 /// `position` of its map (a per-row tile `tile`, position 0, or any other
 /// buffer), or as it is (position -1).
@@ -104,6 +192,8 @@ struct QueryBody {
       rowOps;
   /// Ops filling shared tiles.
   SmallVector<linalg::LinalgOp> fills;
+  /// Products on tensor cores.
+  SmallVector<WarpProduct> products;
 };
 
 /// Whether `value` (an alloca or a view of one) is used only by linalg ops
@@ -130,7 +220,9 @@ bool usedRowByRow(Value value) {
   });
 }
 
-std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
+/// `forall`'s body as this mapping takes it; with `warpProducts`, the fp16
+/// products it has on tensor cores.
+std::optional<QueryBody> getQueryBody(scf::ForallOp forall, bool warpProducts) {
   if (forall.getMapping() || !forall.getOutputs().empty() ||
       forall.getRank() > 3)
     return std::nullopt;
@@ -160,6 +252,22 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
   });
   if (walk.wasInterrupted() || ops.empty())
     return std::nullopt;
+  // The products' tiles are shared: a warp reads and writes 16 rows at once.
+  DenseSet<Operation *> productTiles, products;
+  if (warpProducts) {
+    for (linalg::LinalgOp op : ops) {
+      std::optional<WarpProduct> product = getWarpProduct(op);
+      if (!product)
+        continue;
+      body.products.push_back(*product);
+      products.insert(op);
+      productTiles.insert(product->lhs);
+      productTiles.insert(product->rhs);
+      productTiles.insert(product->out);
+    }
+    if (body.products.empty())
+      return std::nullopt;
+  }
   DenseSet<Operation *> rowTiles;
   int64_t sharedBytes = 0;
   // Whether `op` (using no per-row tile) fills shared tiles: its iterations
@@ -179,7 +287,7 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
   };
   for (memref::AllocaOp tile : tiles) {
     MemRefType type = tile.getType();
-    if (usedRowByRow(tile)) {
+    if (!productTiles.contains(tile) && usedRowByRow(tile)) {
       if (body.rows && body.rows != type.getDimSize(0))
         return std::nullopt;
       body.rows = type.getDimSize(0);
@@ -192,8 +300,13 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
     body.sharedTiles.push_back(tile);
   }
   if (body.rows < kMinRowsPerBlock || body.rows > kThreadsPerBlock ||
-      sharedBytes > kMaxSharedBytes)
+      sharedBytes > kMaxStaticSharedBytes)
     return std::nullopt;
+  // A warp per 32 rows: each product's rows are the block's.
+  for (WarpProduct product : body.products)
+    if (product.out.getType().getDimSize(0) != body.rows ||
+        body.rows % kWarpSize != 0)
+      return std::nullopt;
   // Each op's row dim: the leading loop of its per-row tiles, all the same.
   DenseMap<Operation *, unsigned> rowDims;
   auto findRowDim = [&](linalg::LinalgOp op,
@@ -214,6 +327,9 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall) {
       rowDims[op] = *rowDim;
     return true;
   };
+  llvm::erase_if(ops, [&](linalg::LinalgOp op) {
+    return products.contains(op);
+  });
   for (linalg::LinalgOp op : ops)
     if (!findRowDim(op, rowTiles))
       return std::nullopt;
@@ -387,6 +503,98 @@ void emitFill(linalg::LinalgOp op, int64_t rows) {
   op->erase();
 }
 
+/// Runs `product` in a warp phase: the warp of thread t computes rows
+/// [32·(t / 32), +32) of the output as 16 x 8 x 16 vector.contracts, each
+/// output tile read once, updated over k and written back. Indices are
+/// affine.apply of the thread and constants, which the device's mma.sync
+/// conversion takes as they are.
+void emitWarpProduct(WarpProduct product, int64_t rows) {
+  linalg::LinalgOp op = product.op;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  MemRefType outType = product.out.getType();
+  int64_t n = outType.getDimSize(1);
+  int64_t k = product.lhs.getType().getDimSize(1);
+  Type f16 = product.lhs.getType().getElementType();
+  Type f32 = outType.getElementType();
+  auto half = [&](int64_t r, int64_t c) { return VectorType::get({r, c}, f16); };
+  AffineExpr m, nDim, kDim;
+  bindDims(ctx, m, nDim, kDim);
+  SmallVector<AffineMap> maps = AffineMap::inferFromExprList(
+      ArrayRef<ArrayRef<AffineExpr>>{{m, kDim}, {kDim, nDim}, {m, nDim}}, ctx);
+  Attribute parallel = vector::IteratorTypeAttr::get(
+      ctx, vector::IteratorType::parallel);
+  Attribute reduction = vector::IteratorTypeAttr::get(
+      ctx, vector::IteratorType::reduction);
+  ArrayAttr iterators = b.getArrayAttr({parallel, parallel, reduction});
+  auto phase = createThreadPhase(b, loc, rows, {}, [&](OpBuilder &outer, Value t) {
+    // In a region of its own: MLIR's conversion takes every scalar
+    // add, mul or div under the op it is given for a fragment op.
+    auto region = scf::ExecuteRegionOp::create(outer, loc, TypeRange{});
+    region->setAttr(kWarpProductRegion, outer.getUnitAttr());
+    OpBuilder nb = OpBuilder::atBlockBegin(&region.getRegion().emplaceBlock());
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(nb, loc, v);
+    };
+    Value zeroHalf = arith::ConstantOp::create(nb, loc, nb.getZeroAttr(f16));
+    Value zeroAcc = arith::ConstantOp::create(nb, loc, nb.getZeroAttr(f32));
+    SmallVector<bool> inBounds(2, true);
+    auto read = [&](memref::AllocaOp tile, VectorType type, Value row,
+                    Value col, Value padding) {
+      return vector::TransferReadOp::create(nb, loc, type, tile,
+                                            ValueRange{row, col}, padding,
+                                            inBounds);
+    };
+    // Loops over the warp's two 16-row tiles and the 8-column tiles (the
+    // host compiles them as loops; the device unrolls them before the
+    // mma.sync conversion), the 16-deep k tiles unrolled, each row tile's
+    // lhs read once.
+    auto loop = [&](OpBuilder &lb, int64_t end, int64_t step,
+                    function_ref<void(OpBuilder &, Value)> body) {
+      scf::ForOp::create(lb, loc, index(0), index(end), index(step),
+                         ValueRange{},
+                         [&](OpBuilder &inner, Location, Value iv, ValueRange) {
+                           body(inner, iv);
+                           scf::YieldOp::create(inner, loc);
+                         });
+    };
+    loop(nb, 2 * kMmaM, kMmaM, [&](OpBuilder &mb, Value m0) {
+      OpBuilder::InsertionGuard guard(nb);
+      nb.setInsertionPoint(mb.getInsertionBlock(), mb.getInsertionPoint());
+      AffineExpr thread = getAffineDimExpr(0, ctx);
+      Value row = affine::AffineApplyOp::create(
+          nb, loc,
+          AffineMap::get(2, 0,
+                         thread.floorDiv(kWarpSize) * kWarpSize +
+                             getAffineDimExpr(1, ctx)),
+          ValueRange{t, m0});
+      SmallVector<Value> lhs;
+      for (int64_t k0 = 0; k0 < k; k0 += kMmaK)
+        lhs.push_back(read(product.lhs, half(kMmaM, kMmaK), row, index(k0),
+                           zeroHalf));
+      loop(nb, n, kMmaN, [&](OpBuilder &cb, Value col) {
+        OpBuilder::InsertionGuard inner(nb);
+        nb.setInsertionPoint(cb.getInsertionBlock(), cb.getInsertionPoint());
+        Value acc = read(product.out, VectorType::get({kMmaM, kMmaN}, f32),
+                         row, col, zeroAcc);
+        for (auto [i, a] : llvm::enumerate(lhs)) {
+          Value rhs = read(product.rhs, half(kMmaK, kMmaN),
+                           index(int64_t(i) * kMmaK), col, zeroHalf);
+          acc = vector::ContractionOp::create(
+              nb, loc, a, rhs, acc, nb.getAffineMapArrayAttr(maps),
+              iterators);
+        }
+        vector::TransferWriteOp::create(nb, loc, acc, product.out,
+                                        ValueRange{row, col}, inBounds);
+      });
+    });
+    scf::YieldOp::create(nb, loc);
+  });
+  phase->setAttr(kWarpPhase, b.getUnitAttr());
+  op->erase();
+}
+
 /// Replaces `forall` by a row block running `body`.
 void build(scf::ForallOp forall, QueryBody &body) {
   OpBuilder b(forall);
@@ -413,6 +621,8 @@ void build(scf::ForallOp forall, QueryBody &body) {
     emitRowOp(op, rowDim, uses, body.rows);
   for (linalg::LinalgOp op : body.fills)
     emitFill(op, body.rows);
+  for (WarpProduct product : body.products)
+    emitWarpProduct(product, body.rows);
   // Views of the tiles that the restricted ops replaced.
   SmallVector<memref::SubViewOp> views;
   rows.walk([&](memref::SubViewOp view) { views.push_back(view); });
@@ -425,7 +635,56 @@ void build(scf::ForallOp forall, QueryBody &body) {
 
 void cuda::mapQueryRowsToThreads(func::FuncOp func) {
   SmallVector<scf::ForallOp> foralls(func.getBody().getOps<scf::ForallOp>());
-  for (scf::ForallOp forall : foralls)
-    if (std::optional<QueryBody> body = getQueryBody(forall))
+  // Products on tensor cores where the body has them and its tiles then
+  // fit shared memory; else a thread per row for them too.
+  for (scf::ForallOp forall : foralls) {
+    std::optional<QueryBody> body = getQueryBody(forall, /*warpProducts=*/true);
+    if (!body)
+      body = getQueryBody(forall, /*warpProducts=*/false);
+    if (body)
       build(forall, *body);
+  }
+}
+
+LogicalResult cuda::lowerWarpProducts(gpu::GPUModuleOp module) {
+  SmallVector<scf::ExecuteRegionOp> regions;
+  module.walk([&](scf::ExecuteRegionOp region) {
+    if (region->hasAttr(kWarpProductRegion))
+      regions.push_back(region);
+  });
+  if (regions.empty())
+    return success();
+  MLIRContext *ctx = module.getContext();
+  RewritePatternSet prepare(ctx);
+  populatePrepareVectorToMMAPatterns(prepare, /*useNvGpu=*/true);
+  FrozenRewritePatternSet prepared(std::move(prepare));
+  // The index arithmetic the unrolling leaves, folded: the conversion takes
+  // any scalar add or mul in the region for a fragment op.
+  RewritePatternSet fold(ctx);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    if (isa<arith::ArithDialect, affine::AffineDialect>(op.getDialect()))
+      op.getCanonicalizationPatterns(fold, ctx);
+  FrozenRewritePatternSet folds(std::move(fold));
+  IRRewriter rewriter(ctx);
+  for (scf::ExecuteRegionOp region : regions) {
+    SmallVector<scf::ForOp> loops;
+    region.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      if (failed(loopUnrollFull(loop)))
+        return loop.emitError("cannot unroll a tensor-core product's loop");
+    if (failed(applyPatternsGreedily(region.getRegion(), folds)))
+      return region.emitError("cannot fold a tensor-core product's indices");
+    if (failed(applyPatternsGreedily(region.getRegion(), prepared)) ||
+        failed(convertVectorToNVVMCompatibleMMASync(rewriter, region)))
+      return region.emitError("cannot lower a tensor-core product");
+  }
+  // What the conversion replaced is dead; a contract left means a product
+  // the conversion did not take, which every thread would compute alone.
+  RewritePatternSet none(ctx);
+  (void)applyPatternsGreedily(module, std::move(none));
+  WalkResult left = module.walk([](vector::ContractionOp contract) {
+    contract.emitError("a tensor-core product not lowered to mma.sync");
+    return WalkResult::interrupt();
+  });
+  return failure(left.wasInterrupted());
 }

@@ -729,9 +729,13 @@ void cuda::runThreadPhasesInOrder(ModuleOp kernels) {
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     auto reduce = cast<scf::ReduceOp>(loop.getBody()->getTerminator());
+    // A warp phase's first thread computes the warp's vectors.
+    Value step = loop->hasAttr(kWarpPhase)
+                     ? Value(arith::ConstantIndexOp::create(b, loc, kWarpSize))
+                     : loop.getStep().front();
     auto ordered = scf::ForOp::create(
         b, loc, loop.getLowerBound().front(), loop.getUpperBound().front(),
-        loop.getStep().front(), loop.getInitVals(),
+        step, loop.getInitVals(),
         [&](OpBuilder &nested, Location, Value t, ValueRange totals) {
           IRMapping mapping;
           mapping.map(loop.getInductionVars().front(), t);

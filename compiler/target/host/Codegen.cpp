@@ -20,6 +20,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -351,6 +352,18 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, bool gpuLoopMapping) {
   if (gpuLoopMapping) {
     if (failed(cuda::mapKernelLoops(kernels, cuda::MappedFor::Host)))
       return failure();
+    // The warp products' vector.contracts as outer products (LLVM's
+    // lowering of the vector dialect takes neither).
+    RewritePatternSet patterns(kernels.getContext());
+    vector::populateVectorContractLoweringPatterns(
+        patterns, vector::VectorContractLowering::OuterProduct);
+    vector::populateVectorOuterProductLoweringPatterns(patterns);
+    vector::populateVectorTransposeLoweringPatterns(
+        patterns, vector::VectorTransposeLowering::EltWise);
+    vector::populateVectorBroadcastLoweringPatterns(patterns);
+    vector::populateVectorShapeCastLoweringPatterns(patterns);
+    if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
+      return failure();
   } else if (failed(parallelizeOuterLoops(kernels))) {
     return failure();
   }
@@ -359,7 +372,12 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, bool gpuLoopMapping) {
   pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
+  // Vectors: the CUDA loop structure's warp products (--gpu-loop-mapping).
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll();
+  pm.addPass(createConvertVectorToSCFPass(transfers));
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToLLVMPass());
   // The OpenMP loop bodies sit in memref.alloca_scope regions, which must be
   // lowered before scf becomes multi-block control flow inside them.
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
