@@ -365,8 +365,9 @@ def ConvertTscToLinalgPass : Pass<"tsc-convert-to-linalg", "func::FuncOp"> {
     Option<"maxKeyValueBlockBytes", "max-key-value-block-bytes", "int64_t",
            /*default=*/"0",
            "The most bytes attention's key and value blocks may take together "
-           "(fewer keys per block for wide heads; 0: 64 keys). The CUDA "
-           "target keeps them in a block's shared memory.">
+           "(fewer keys per block for wide heads; 0: 64 keys; half of it "
+           "for half-precision tiles). The CUDA target keeps them in a "
+           "block's shared memory.">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

@@ -158,8 +158,21 @@ void runThreadPhasesInOrder(ModuleOp kernels);
 /// for each reduction.
 LogicalResult joinThreadPhases(func::FuncOp func);
 
+/// On a kBlockShared 2-D tile: its rows are padded in shared memory to this
+/// many elements (getPaddedRowStride).
+constexpr llvm::StringLiteral kSharedRowStride = "tsc.shared_row_stride";
+
+/// Elements between the rows of a 2-D tile of `type` that a thread per row
+/// (or ldmatrix, 8 rows at once) accesses at one column. Rows spanning
+/// whole multiples of the 32 four-byte banks would put those accesses in
+/// one bank; four-byte elements get one element of padding (no conflict),
+/// two-byte ones 16 bytes, as ldmatrix reads rows at 16-byte-aligned
+/// addresses (a 4-way conflict left).
+int64_t getPaddedRowStride(MemRefType type);
+
 /// After outlining: each kBlockShared alloca of `kernel` as a workgroup
-/// (shared memory) buffer of the kernel.
+/// (shared memory) buffer of the kernel; one with kSharedRowStride as a
+/// view of the rows of a padded buffer.
 void placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel);
 
 /// After outlining and placing shared memory: the warp phases' products

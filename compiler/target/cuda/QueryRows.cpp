@@ -194,6 +194,8 @@ struct QueryBody {
   SmallVector<linalg::LinalgOp> fills;
   /// Products on tensor cores.
   SmallVector<WarpProduct> products;
+  /// Shared tiles with padded rows: elements per row.
+  SmallVector<std::pair<memref::AllocaOp, int64_t>> paddedTiles;
 };
 
 /// Whether `value` (an alloca or a view of one) is used only by linalg ops
@@ -295,7 +297,15 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall, bool warpProducts) {
       rowTiles.insert(tile);
       continue;
     }
-    sharedBytes += type.getNumElements() *
+    // The products' tiles padded: a thread per row uses S, P and O at its
+    // row, and ldmatrix reads 8 rows at one column.
+    int64_t stride = productTiles.contains(tile) ? getPaddedRowStride(type)
+                                                 : type.getShape().back();
+    if (stride != type.getShape().back())
+      body.paddedTiles.emplace_back(tile, stride);
+    int64_t rows =
+        type.getNumElements() / std::max<int64_t>(type.getShape().back(), 1);
+    sharedBytes += rows * stride *
                    llvm::divideCeil(type.getElementTypeBitWidth(), 8);
     body.sharedTiles.push_back(tile);
   }
@@ -617,6 +627,8 @@ void build(scf::ForallOp forall, QueryBody &body) {
     tile->setAttr(kThreadTile, b.getUnitAttr());
   for (memref::AllocaOp tile : body.sharedTiles)
     tile->setAttr(kBlockShared, b.getUnitAttr());
+  for (auto [tile, stride] : body.paddedTiles)
+    tile->setAttr(kSharedRowStride, b.getI64IntegerAttr(stride));
   for (auto &[op, rowDim, uses] : body.rowOps)
     emitRowOp(op, rowDim, uses, body.rows);
   for (linalg::LinalgOp op : body.fills)

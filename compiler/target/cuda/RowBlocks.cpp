@@ -781,13 +781,33 @@ static void replaceBuffer(Value old, Value replacement) {
   }
 }
 
+int64_t cuda::getPaddedRowStride(MemRefType type) {
+  int64_t cols = type.getShape().back();
+  if (type.getRank() != 2 || type.getDimSize(0) <= 1)
+    return cols;
+  int64_t bytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  constexpr int64_t kBankRowBytes = 32 * 4;
+  if ((cols * bytes) % kBankRowBytes != 0)
+    return cols;
+  if (bytes == 4)
+    return cols + 1;
+  if (bytes == 2)
+    return cols + 8;
+  return cols;
+}
+
 void cuda::placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel) {
   auto workgroup = gpu::AddressSpaceAttr::get(
       kernel.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   for (auto alloca : collectMarked<memref::AllocaOp>(kernel, kBlockShared)) {
     MemRefType type = alloca.getType();
+    SmallVector<int64_t> shape(type.getShape());
+    int64_t stride = shape.back();
+    if (auto padded = alloca->getAttrOfType<IntegerAttr>(kSharedRowStride))
+      stride = padded.getInt();
+    shape.back() = stride;
     Value shared = kernel.addWorkgroupAttribution(
-        MemRefType::get(type.getShape(), type.getElementType(),
+        MemRefType::get(shape, type.getElementType(),
                         MemRefLayoutAttrInterface(), workgroup),
         alloca.getLoc());
     // 16-byte aligned for the threads' groups of 4 floats (LLVM does not
@@ -796,6 +816,16 @@ void cuda::placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel) {
         kernel.getNumWorkgroupAttributions() - 1,
         LLVM::LLVMDialect::getAlignAttrName(),
         IntegerAttr::get(IntegerType::get(kernel.getContext(), 64), 16));
+    if (stride != type.getShape().back()) {
+      // The tile's rows, a view of the padded buffer.
+      OpBuilder b(alloca);
+      SmallVector<OpFoldResult> zeros(2, b.getIndexAttr(0)),
+          ones(2, b.getIndexAttr(1)),
+          sizes = {b.getIndexAttr(type.getDimSize(0)),
+                   b.getIndexAttr(type.getDimSize(1))};
+      shared = memref::SubViewOp::create(b, alloca.getLoc(), shared, zeros,
+                                         sizes, ones);
+    }
     replaceBuffer(alloca.getResult(), shared);
     alloca.erase();
   }

@@ -329,15 +329,19 @@ Value AttentionBuilder::build() {
   blockK = ShapedType::isDynamic(skvStatic) || skvStatic == 0
                ? kKeyBlock
                : std::min(kKeyBlock, skvStatic);
-  // Kᵀ [D, Bk] and V [Bk, Dv] in the key/value type within the limit.
+  // Kᵀ [D, Bk] and V [Bk, Dv] in the key/value type within the limit; with
+  // half tiles within half of it, as the CUDA target's tensor-core products
+  // keep Q, S, P and O in shared memory too (head dim 128: 32 keys, and the
+  // six tiles fit 48 KiB).
   int64_t d = qType.getDimSize(3), dv = op.getValue().getType().getDimSize(3);
+  int64_t limit = halfTiles ? maxKeyValueBlockBytes / 2 : maxKeyValueBlockBytes;
   // (Not even one key's rows fitting, the limit cannot be kept anyway.)
-  if (maxKeyValueBlockBytes > 0 && !ShapedType::isDynamic(d) &&
-      !ShapedType::isDynamic(dv) && d + dv > 0) {
+  if (limit > 0 && !ShapedType::isDynamic(d) && !ShapedType::isDynamic(dv) &&
+      d + dv > 0) {
     int64_t perKey = (d + dv) * int64_t(kvType.getIntOrFloatBitWidth() / 8);
-    if (perKey <= maxKeyValueBlockBytes)
-      blockK = std::min<int64_t>(
-          blockK, llvm::bit_floor(uint64_t(maxKeyValueBlockBytes / perKey)));
+    if (perKey <= limit)
+      blockK = std::min<int64_t>(blockK,
+                                 llvm::bit_floor(uint64_t(limit / perKey)));
   }
 
   auto dim = [&](Value v, int64_t d) -> Value {

@@ -20,3 +20,21 @@ func.func @attention_head_dim_128(%q: tensor<?x4x?x128xf32>, %k: tensor<?x4x?x12
   %0 = tsc.attention %q, %k, %v {scale = 0.088388347648 : f64} : (tensor<?x4x?x128xf32>, tensor<?x4x?x128xf32>, tensor<?x4x?x128xf32>) -> tensor<?x4x?x128xf32>
   return %0 : tensor<?x4x?x128xf32>
 }
+
+// Half tiles get half the budget (Q, S, P and O join K and V in shared
+// memory for the tensor-core products): head dim 128 in f16 also takes 32
+// keys per block (8 KiB each for Kᵀ and V), 64 keys at head dim 64.
+// CHECK-LABEL: func.func @attention_f16_head_dims
+// CHECK-DAG:     %[[C32:.+]] = arith.constant 32 : index
+// CHECK-DAG:     %[[C64:.+]] = arith.constant 64 : index
+// CHECK:         scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C32]]
+// CHECK:           } -> tensor<128x32xf16>
+// CHECK:           } -> tensor<32x128xf16>
+// CHECK:         scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C64]]
+// CHECK:           } -> tensor<64x64xf16>
+// CHECK:           } -> tensor<64x64xf16>
+func.func @attention_f16_head_dims(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf16>, %v: tensor<?x4x?x128xf16>, %q2: tensor<?x4x?x64xf16>) -> (tensor<?x4x?x128xf16>, tensor<?x4x?x64xf16>) {
+  %0 = tsc.attention %q, %k, %v : (tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16>) -> tensor<?x4x?x128xf16>
+  %1 = tsc.attention %q2, %q2, %q2 : (tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>) -> tensor<?x4x?x64xf16>
+  return %0, %1 : tensor<?x4x?x128xf16>, tensor<?x4x?x64xf16>
+}

@@ -138,8 +138,8 @@ def cases(rng):
         yield attention(d), {"batch": 2, "seq": 100}, long
     # In fp16 the products S = Q·Kᵀ and O += P·V run on tensor cores where
     # their shapes allow (k a multiple of 16) and the tiles fit shared
-    # memory: both at head dim 64, P·V alone at 8 (S's k is 8), neither at
-    # 128 (a thread per row, as in fp32).
+    # memory: both at head dims 64 and 128 (blocks of 32 keys), P·V alone at
+    # 8 (S's k is 8).
     for d in (8, 64, 128):
         m = attention(d)
         m.graph.name += "_fp16"
