@@ -16,6 +16,10 @@ builds the runtime there and calls this).
    tsc-run against torch.compile from host inputs to host outputs. Each time
    is a median over --repeats runs that wait for their work. Max error:
    relative L2 against eager fp32.
+3. Kernels (tools/gpu/kernels.py): fp16 attention at sequence 2048 against
+   scaled_dot_product_attention and as a fraction of a measured bf16 matmul
+   peak; fp16 add and LayerNorm as fractions of a measured device copy's
+   bandwidth.
 
 Prints one table; with --markdown FILE also writes it as Markdown.
 """
@@ -24,7 +28,6 @@ import collections
 import concurrent.futures
 import ctypes
 import json
-import os
 import pathlib
 import re
 import statistics
@@ -306,6 +309,13 @@ def main():
     except Exception as e:  # noqa: BLE001 - reported in the table
         bench_failed = True
         lines += ["", f"benchmark failed: {type(e).__name__}: {e}"]
+    try:
+        import kernels
+        lines += kernels.measure(Runtime(args.runtime_lib), args.bundle / "bench", args.repeats,
+                                 median_ms)
+    except Exception as e:  # noqa: BLE001 - reported in the table
+        bench_failed = True
+        lines += ["", f"kernel benchmarks failed: {type(e).__name__}: {e}"]
     table = "\n".join(lines)
     print(table)
     if args.markdown:
