@@ -366,7 +366,7 @@ def ConvertTscToLinalgPass : Pass<"tsc-convert-to-linalg", "func::FuncOp"> {
            /*default=*/"0",
            "The most bytes attention's key and value blocks may take together "
            "(fewer keys per block for wide heads; 0: 64 keys; half of it "
-           "for half-precision tiles). The CUDA target keeps them in a "
+           "for fp16 tiles). The CUDA target keeps them in a "
            "block's shared memory.">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

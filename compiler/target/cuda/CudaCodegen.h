@@ -80,11 +80,13 @@ constexpr int64_t kThreadsPerBlock = 256;
 
 constexpr int64_t kWarpSize = 32;
 
-/// Rows or tiles a block keeps in shared memory take at most this (a block's
-/// static shared memory is at most 48 KiB).
+/// A row block's row buffers, and attention's key and value blocks (the
+/// lowering's budget, half of it for half tiles), take at most this.
 constexpr int64_t kMaxSharedBytes = 32 * 1024;
 
-/// A block's static shared memory is at most this.
+/// A block's static shared memory is at most this: the bound on all of a
+/// query-row block's shared tiles (the tensor-core products' Q, S, P and O
+/// with K and V).
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 /// Bytes of the widest access a thread makes at once: consecutive elements

@@ -36,17 +36,16 @@
 #include "compiler/target/cuda/ThreadPhases.h"
 
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -515,9 +514,10 @@ void emitFill(linalg::LinalgOp op, int64_t rows) {
 
 /// Runs `product` in a warp phase: the warp of thread t computes rows
 /// [32·(t / 32), +32) of the output as 16 x 8 x 16 vector.contracts, each
-/// output tile read once, updated over k and written back. Indices are
-/// affine.apply of the thread and constants, which the device's mma.sync
-/// conversion takes as they are.
+/// output tile read once, updated over k and written back. Row indices are
+/// affine.apply of the thread (which MLIR's mma.sync conversion leaves
+/// alone), column indices the loops' (lowerWarpProducts unrolls and folds
+/// them to constants first).
 void emitWarpProduct(WarpProduct product, int64_t rows) {
   linalg::LinalgOp op = product.op;
   OpBuilder b(op);
@@ -689,14 +689,15 @@ LogicalResult cuda::lowerWarpProducts(gpu::GPUModuleOp module) {
     if (failed(applyPatternsGreedily(region.getRegion(), prepared)) ||
         failed(convertVectorToNVVMCompatibleMMASync(rewriter, region)))
       return region.emitError("cannot lower a tensor-core product");
+    // What the conversion replaced is dead; a contract left is a product
+    // the conversion did not take, which every thread would compute alone.
+    (void)applyPatternsGreedily(region.getRegion(), FrozenRewritePatternSet());
+    WalkResult left = region.walk([](vector::ContractionOp contract) {
+      contract.emitError("a tensor-core product not lowered to mma.sync");
+      return WalkResult::interrupt();
+    });
+    if (left.wasInterrupted())
+      return failure();
   }
-  // What the conversion replaced is dead; a contract left means a product
-  // the conversion did not take, which every thread would compute alone.
-  RewritePatternSet none(ctx);
-  (void)applyPatternsGreedily(module, std::move(none));
-  WalkResult left = module.walk([](vector::ContractionOp contract) {
-    contract.emitError("a tensor-core product not lowered to mma.sync");
-    return WalkResult::interrupt();
-  });
-  return failure(left.wasInterrupted());
+  return success();
 }

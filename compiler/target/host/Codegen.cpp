@@ -373,11 +373,14 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, bool gpuLoopMapping) {
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   // Vectors: the CUDA loop structure's warp products (--gpu-loop-mapping).
-  VectorTransferToSCFOptions transfers;
-  transfers.enableFullUnroll();
-  pm.addPass(createConvertVectorToSCFPass(transfers));
+  if (gpuLoopMapping) {
+    VectorTransferToSCFOptions transfers;
+    transfers.enableFullUnroll();
+    pm.addPass(createConvertVectorToSCFPass(transfers));
+  }
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  if (gpuLoopMapping)
+    pm.addPass(createConvertVectorToLLVMPass());
   // The OpenMP loop bodies sit in memref.alloca_scope regions, which must be
   // lowered before scf becomes multi-block control flow inside them.
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

@@ -28,7 +28,7 @@ void populateTscContractionToLinalgPatterns(RewritePatternSet &patterns);
 /// attention, as a tiled online-softmax loop nest; with
 /// `maxKeyValueBlockBytes`, blocks of fewer keys (the largest power of 2
 /// that fits) where 64 keys' K and V rows would take more (half of it for
-/// half-precision tiles, whose Q, S, P and O the CUDA target keeps in
+/// fp16 tiles, whose Q, S, P and O the CUDA target keeps in
 /// shared memory as well).
 void populateTscAttentionToLinalgPatterns(RewritePatternSet &patterns,
                                           int64_t maxKeyValueBlockBytes = 0);
