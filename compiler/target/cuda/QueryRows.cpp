@@ -44,6 +44,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -110,7 +111,25 @@ constexpr llvm::StringLiteral kWarpProductRegion = "tsc.warp_product";
 struct WarpProduct {
   linalg::LinalgOp op;
   memref::AllocaOp lhs, rhs, out;
+  /// The fill of `out` with zeros (or copy of a zero tile into it) just
+  /// before `op`, if any: the product then starts from zero accumulators,
+  /// and the op goes.
+  Operation *zeroInit = nullptr;
 };
+
+/// Whether `v` is a whole tile that holds zeros: every op writing it is a
+/// linalg.fill with 0, every other op only reads it.
+bool isZeroTile(Value v) {
+  memref::AllocaOp tile = tileOf(v);
+  if (!tile || v.getType() != Type(tile.getType()))
+    return false;
+  return llvm::all_of(tile->getUses(), [](OpOperand &use) {
+    if (auto fill = dyn_cast<linalg::FillOp>(use.getOwner()))
+      return matchPattern(fill.value(), m_AnyZeroFloat());
+    auto op = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return op && op.isDpsInput(&use);
+  });
+}
 
 /// Whether `v` is `arith.extf` of the payload's block argument `arg`.
 bool isWidened(Value v, Value arg) {
@@ -126,7 +145,7 @@ std::optional<WarpProduct> getWarpProduct(linalg::LinalgOp op) {
   if (op.getNumLoops() != 3 || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1)
     return std::nullopt;
-  WarpProduct product{op, {}, {}, {}};
+  WarpProduct product{op, {}, {}, {}, {}};
   memref::AllocaOp *tiles[] = {&product.lhs, &product.rhs, &product.out};
   for (auto [operand, tile] : llvm::zip(op->getOpOperands(), tiles)) {
     *tile = tileOf(operand.get());
@@ -171,6 +190,16 @@ std::optional<WarpProduct> getWarpProduct(linalg::LinalgOp op) {
   if (!(isWidened(mul.getLhs(), a) && isWidened(mul.getRhs(), b)) &&
       !(isWidened(mul.getLhs(), b) && isWidened(mul.getRhs(), a)))
     return std::nullopt;
+  // (The product writes every element of `out`, so the op is dead.)
+  Operation *before = op->getPrevNode();
+  Value init = op.getDpsInits()[0];
+  if (auto copy = dyn_cast_or_null<linalg::CopyOp>(before);
+      copy && copy.getOutputs()[0] == init && isZeroTile(copy.getInputs()[0]))
+    product.zeroInit = copy;
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(before);
+      fill && fill.getOutputs()[0] == init &&
+      matchPattern(fill.value(), m_AnyZeroFloat()))
+    product.zeroInit = fill;
   return product;
 }
 
@@ -262,6 +291,8 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall, bool warpProducts) {
         continue;
       body.products.push_back(*product);
       products.insert(op);
+      if (product->zeroInit)
+        products.insert(product->zeroInit);
       productTiles.insert(product->lhs);
       productTiles.insert(product->rhs);
       productTiles.insert(product->out);
@@ -586,8 +617,12 @@ void emitWarpProduct(WarpProduct product, int64_t rows) {
       loop(nb, n, kMmaN, [&](OpBuilder &cb, Value col) {
         OpBuilder::InsertionGuard inner(nb);
         nb.setInsertionPoint(cb.getInsertionBlock(), cb.getInsertionPoint());
-        Value acc = read(product.out, VectorType::get({kMmaM, kMmaN}, f32),
-                         row, col, zeroAcc);
+        auto accType = VectorType::get({kMmaM, kMmaN}, f32);
+        Value acc = product.zeroInit
+                        ? Value(arith::ConstantOp::create(
+                              nb, loc, DenseElementsAttr::get(
+                                           accType, nb.getZeroAttr(f32))))
+                        : Value(read(product.out, accType, row, col, zeroAcc));
         for (auto [i, a] : llvm::enumerate(lhs)) {
           Value rhs = read(product.rhs, half(kMmaK, kMmaN),
                            index(int64_t(i) * kMmaK), col, zeroHalf);
@@ -633,8 +668,11 @@ void build(scf::ForallOp forall, QueryBody &body) {
     emitRowOp(op, rowDim, uses, body.rows);
   for (linalg::LinalgOp op : body.fills)
     emitFill(op, body.rows);
-  for (WarpProduct product : body.products)
+  for (WarpProduct product : body.products) {
     emitWarpProduct(product, body.rows);
+    if (product.zeroInit)
+      product.zeroInit->erase();
+  }
   // Views of the tiles that the restricted ops replaced.
   SmallVector<memref::SubViewOp> views;
   rows.walk([&](memref::SubViewOp view) { views.push_back(view); });
