@@ -410,13 +410,14 @@ LogicalResult mapLoopsToGpu(func::FuncOp func) {
 
 } // namespace
 
-LogicalResult cuda::mapKernelLoops(ModuleOp kernels, MappedFor target) {
+LogicalResult cuda::mapKernelLoops(ModuleOp kernels, MappedFor target,
+                                   bool tensorCores) {
   MLIRContext *context = kernels.getContext();
   context->loadDialect<gpu::GPUDialect, vector::VectorDialect,
                       affine::AffineDialect>();
   for (auto func : kernels.getOps<func::FuncOp>()) {
     mapRowsToBlocks(func);
-    mapQueryRowsToThreads(func);
+    mapQueryRowsToThreads(func, tensorCores);
   }
   PassManager pm(context);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -442,7 +443,10 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
   MLIRContext *context = kernels.getContext();
   registerDeviceDialects(context);
   if (failed(bufferizeKernels(kernels)) ||
-      failed(mapKernelLoops(kernels, MappedFor::Device)))
+      failed(mapKernelLoops(kernels, MappedFor::Device,
+                            llvm::all_of(targets, [](const TargetInfo *t) {
+                              return t->hasMmaSync();
+                            }))))
     return failure();
 
   // The mapped loops become launches that capture only the kernel

@@ -135,7 +135,10 @@ enum class MappedFor { Host, Device };
 /// bounds guard and mapped (grid, threadIdx.x), inner parallel loops as
 /// scf.for. The host target can compile this structure too
 /// (--gpu-loop-mapping), which checks its numerics without a GPU.
-LogicalResult mapKernelLoops(ModuleOp kernels, MappedFor target);
+/// `tensorCores`: whether attention's fp16 products may be warp products
+/// (mma.sync on every target chip; the host emulates them).
+LogicalResult mapKernelLoops(ModuleOp kernels, MappedFor target,
+                             bool tensorCores = true);
 
 /// Replaces each scf.forall over rows in `func` whose body reduces rows and
 /// writes them elementwise (fuseRowReductions' loops, on buffers) by a
@@ -148,8 +151,9 @@ void mapRowsToBlocks(func::FuncOp func);
 /// block) by a kRowBlocks loop with a thread per row: every op on the
 /// per-row tiles restricted to the thread's row, tiles all rows read
 /// (key and value blocks) filled by the block's threads together in shared
-/// memory. Other foralls are left as they are.
-void mapQueryRowsToThreads(func::FuncOp func);
+/// memory. With `tensorCores`, fp16 products whose shapes allow become warp
+/// products (kWarpPhase). Other foralls are left as they are.
+void mapQueryRowsToThreads(func::FuncOp func, bool tensorCores);
 
 /// For the host: each thread phase as a sequential loop over the threads.
 void runThreadPhasesInOrder(ModuleOp kernels);

@@ -683,12 +683,14 @@ void build(scf::ForallOp forall, QueryBody &body) {
 
 } // namespace
 
-void cuda::mapQueryRowsToThreads(func::FuncOp func) {
+void cuda::mapQueryRowsToThreads(func::FuncOp func, bool tensorCores) {
   SmallVector<scf::ForallOp> foralls(func.getBody().getOps<scf::ForallOp>());
   // Products on tensor cores where the body has them and its tiles then
   // fit shared memory; else a thread per row for them too.
   for (scf::ForallOp forall : foralls) {
-    std::optional<QueryBody> body = getQueryBody(forall, /*warpProducts=*/true);
+    std::optional<QueryBody> body;
+    if (tensorCores)
+      body = getQueryBody(forall, /*warpProducts=*/true);
     if (!body)
       body = getQueryBody(forall, /*warpProducts=*/false);
     if (body)

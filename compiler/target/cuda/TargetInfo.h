@@ -43,6 +43,13 @@ public:
   /// Shared memory one block may use with an opt-in launch, in bytes.
   virtual unsigned getMaxSharedMemoryPerBlock() const = 0;
   virtual MatrixInstructions getMatrixInstructions() const = 0;
+  /// Whether warp-level `mma.sync` m16n8k16 exists (sm_90 keeps it beside
+  /// wgmma): what attention's tensor-core products use.
+  bool hasMmaSync() const {
+    MatrixInstructions kind = getMatrixInstructions();
+    return kind == MatrixInstructions::MmaSync ||
+           kind == MatrixInstructions::WarpgroupMma;
+  }
 
   unsigned getMaxThreadsPerBlock() const { return 1024; }
   unsigned getWarpSize() const { return 32; }
