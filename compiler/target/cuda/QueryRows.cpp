@@ -683,11 +683,45 @@ void build(scf::ForallOp forall, QueryBody &body) {
 
 } // namespace
 
+namespace {
+
+/// Each copy in `forall` of a tile that only ever holds zeros
+/// (bufferization's way of reusing one zero-filled tensor: attention's S
+/// and O start from it) as a fill with zero, and the zero tile dropped once
+/// nothing reads it: a thread per row would otherwise keep a zero row of
+/// its own in local memory to copy from, and a warp product recognises a
+/// fill of its output.
+void fillInsteadOfZeroCopies(scf::ForallOp forall) {
+  SmallVector<linalg::CopyOp> copies;
+  forall.walk([&](linalg::CopyOp copy) {
+    if (isZeroTile(copy.getInputs()[0]))
+      copies.push_back(copy);
+  });
+  for (linalg::CopyOp copy : copies) {
+    memref::AllocaOp tile = tileOf(copy.getInputs()[0]);
+    OpBuilder b(copy);
+    Value out = copy.getOutputs()[0];
+    Value zero = arith::ConstantOp::create(
+        b, copy.getLoc(), b.getZeroAttr(getElementTypeOrSelf(out.getType())));
+    linalg::FillOp::create(b, copy.getLoc(), zero, out);
+    copy.erase();
+    if (!llvm::all_of(tile->getUsers(),
+                      [](Operation *user) { return isa<linalg::FillOp>(user); }))
+      continue;
+    for (Operation *fill : llvm::make_early_inc_range(tile->getUsers()))
+      fill->erase();
+    tile.erase();
+  }
+}
+
+} // namespace
+
 void cuda::mapQueryRowsToThreads(func::FuncOp func, bool tensorCores) {
   SmallVector<scf::ForallOp> foralls(func.getBody().getOps<scf::ForallOp>());
   // Products on tensor cores where the body has them and its tiles then
   // fit shared memory; else a thread per row for them too.
   for (scf::ForallOp forall : foralls) {
+    fillInsteadOfZeroCopies(forall);
     std::optional<QueryBody> body;
     if (tensorCores)
       body = getQueryBody(forall, /*warpProducts=*/true);
