@@ -111,25 +111,10 @@ constexpr llvm::StringLiteral kWarpProductRegion = "tsc.warp_product";
 struct WarpProduct {
   linalg::LinalgOp op;
   memref::AllocaOp lhs, rhs, out;
-  /// The fill of `out` with zeros (or copy of a zero tile into it) just
-  /// before `op`, if any: the product then starts from zero accumulators,
-  /// and the op goes.
-  Operation *zeroInit = nullptr;
+  /// The fill of `out` with zeros just before `op`, if any: the product
+  /// then starts from zero accumulators, and the fill goes.
+  linalg::FillOp zeroInit;
 };
-
-/// Whether `v` is a whole tile that holds zeros: every op writing it is a
-/// linalg.fill with 0, every other op only reads it.
-bool isZeroTile(Value v) {
-  memref::AllocaOp tile = tileOf(v);
-  if (!tile || v.getType() != Type(tile.getType()))
-    return false;
-  return llvm::all_of(tile->getUses(), [](OpOperand &use) {
-    if (auto fill = dyn_cast<linalg::FillOp>(use.getOwner()))
-      return matchPattern(fill.value(), m_AnyZeroFloat());
-    auto op = dyn_cast<linalg::LinalgOp>(use.getOwner());
-    return op && op.isDpsInput(&use);
-  });
-}
 
 /// Whether `v` is `arith.extf` of the payload's block argument `arg`.
 bool isWidened(Value v, Value arg) {
@@ -190,14 +175,11 @@ std::optional<WarpProduct> getWarpProduct(linalg::LinalgOp op) {
   if (!(isWidened(mul.getLhs(), a) && isWidened(mul.getRhs(), b)) &&
       !(isWidened(mul.getLhs(), b) && isWidened(mul.getRhs(), a)))
     return std::nullopt;
-  // (The product writes every element of `out`, so the op is dead.)
-  Operation *before = op->getPrevNode();
-  Value init = op.getDpsInits()[0];
-  if (auto copy = dyn_cast_or_null<linalg::CopyOp>(before);
-      copy && copy.getOutputs()[0] == init && isZeroTile(copy.getInputs()[0]))
-    product.zeroInit = copy;
-  if (auto fill = dyn_cast_or_null<linalg::FillOp>(before);
-      fill && fill.getOutputs()[0] == init &&
+  // (The product writes every element of `out`, so the fill is dead.
+  // fillInsteadOfZeroCopies has made bufferization's copies of a zero tile
+  // fills.)
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+      fill && fill.getOutputs()[0] == op.getDpsInits()[0] &&
       matchPattern(fill.value(), m_AnyZeroFloat()))
     product.zeroInit = fill;
   return product;
@@ -292,7 +274,7 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall, bool warpProducts) {
       body.products.push_back(*product);
       products.insert(op);
       if (product->zeroInit)
-        products.insert(product->zeroInit);
+        products.insert(product->zeroInit.getOperation());
       productTiles.insert(product->lhs);
       productTiles.insert(product->rhs);
       productTiles.insert(product->out);
@@ -684,6 +666,20 @@ void build(scf::ForallOp forall, QueryBody &body) {
 } // namespace
 
 namespace {
+
+/// Whether `v` is a whole tile that holds zeros: every op writing it is a
+/// linalg.fill with 0, every other op only reads it.
+bool isZeroTile(Value v) {
+  memref::AllocaOp tile = tileOf(v);
+  if (!tile || v.getType() != Type(tile.getType()))
+    return false;
+  return llvm::all_of(tile->getUses(), [](OpOperand &use) {
+    if (auto fill = dyn_cast<linalg::FillOp>(use.getOwner()))
+      return matchPattern(fill.value(), m_AnyZeroFloat());
+    auto op = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return op && op.isDpsInput(&use);
+  });
+}
 
 /// Each copy in `forall` of a tile that only ever holds zeros
 /// (bufferization's way of reusing one zero-filled tensor: attention's S
