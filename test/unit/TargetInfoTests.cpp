@@ -15,11 +15,11 @@ TEST(TargetInfoTest, Generations) {
     const char *ptx;
     MatrixInstructions matrix;
   };
-  for (Expected e : {Expected{"sm_80", 80, "+ptx78", MatrixInstructions::MmaSync},
-                     Expected{"sm_86", 86, "+ptx78", MatrixInstructions::MmaSync},
-                     Expected{"sm_89", 89, "+ptx78", MatrixInstructions::MmaSync},
-                     Expected{"sm_90", 90, "+ptx80",
-                              MatrixInstructions::WarpgroupMma}}) {
+  for (Expected e :
+       {Expected{"sm_80", 80, "+ptx78", MatrixInstructions::MmaSync},
+        Expected{"sm_86", 86, "+ptx78", MatrixInstructions::MmaSync},
+        Expected{"sm_89", 89, "+ptx78", MatrixInstructions::MmaSync},
+        Expected{"sm_90", 90, "+ptx80", MatrixInstructions::WarpgroupMma}}) {
     std::unique_ptr<TargetInfo> target = createTargetInfo(e.chip);
     ASSERT_TRUE(target) << e.chip;
     EXPECT_EQ(target->getChip(), e.chip);
@@ -33,7 +33,8 @@ TEST(TargetInfoTest, Generations) {
 }
 
 TEST(TargetInfoTest, UnknownChips) {
-  for (const char *chip : {"sm_70", "sm_75", "sm_100", "sm90", "", "cuda:sm_80"})
+  for (const char *chip :
+       {"sm_70", "sm_75", "sm_100", "sm90", "", "cuda:sm_80"})
     EXPECT_FALSE(createTargetInfo(chip)) << chip;
 }
 

@@ -152,7 +152,12 @@ class Runtime:
                 ("tsc_tensor_release", [p], None),
                 ("tsc_session_bind_input", [p, ctypes.c_char_p, p], p),
                 ("tsc_session_bind_output", [p, ctypes.c_char_p, p], p),
-                ("tsc_session_run", [p], p)):
+                ("tsc_session_run", [p], p),
+                # Profiling (tools/gpu/kernels.py).
+                ("tsc_model_step_count", [p], ctypes.c_size_t),
+                ("tsc_model_step_name", [p, ctypes.c_size_t], ctypes.c_char_p),
+                ("tsc_session_step_time", [p, ctypes.c_size_t], ctypes.c_double),
+                ("tsc_session_run_count", [p], ctypes.c_uint64)):
             fn = getattr(lib, name)
             fn.argtypes, fn.restype = args, result
         if lib.tsc_api_version() < 3:

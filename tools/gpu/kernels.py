@@ -83,13 +83,7 @@ def _kernel_ms(runtime, artifact, inputs, outputs, repeats):
     """Milliseconds per run of the artifact's kernel steps on device tensors
     (profiled; staging copies and library calls left out)."""
     import torch
-    lib, p = runtime.lib, ctypes.c_void_p
-    for name, args, result in (("tsc_model_step_count", [p], ctypes.c_size_t),
-                               ("tsc_model_step_name", [p, ctypes.c_size_t], ctypes.c_char_p),
-                               ("tsc_session_step_time", [p, ctypes.c_size_t], ctypes.c_double),
-                               ("tsc_session_run_count", [p], ctypes.c_uint64)):
-        fn = getattr(lib, name)
-        fn.argtypes, fn.restype = args, result
+    lib = runtime.lib
     model, session = ctypes.c_void_p(), ctypes.c_void_p()
     runtime.check(lib.tsc_model_load(None, str(artifact).encode(), ctypes.byref(model)))
     options = runtime.Options()

@@ -107,7 +107,7 @@ void registerDeviceDialects(MLIRContext *context) {
   registerAllToLLVMIRTranslations(registry);
   context->appendDialectRegistry(registry);
   context->loadDialect<gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect,
-                      vector::VectorDialect, affine::AffineDialect>();
+                       vector::VectorDialect, affine::AffineDialect>();
 }
 
 /// Whether `op` works on memory the kernel computes: the device part of a
@@ -294,8 +294,9 @@ int64_t threadsFor(scf::ParallelOp loop) {
   std::optional<int64_t> trips = innermostTrips(loop);
   if (!trips)
     return kThreadsPerBlock;
-  return std::min(kThreadsPerBlock,
-                  int64_t(llvm::alignTo(std::max<int64_t>(*trips, 1), cuda::kWarpSize)));
+  return std::min(
+      kThreadsPerBlock,
+      int64_t(llvm::alignTo(std::max<int64_t>(*trips, 1), cuda::kWarpSize)));
 }
 
 /// Canonicalizes `kernels` but the row blocks: the canonicalizer would drop
@@ -414,7 +415,7 @@ LogicalResult cuda::mapKernelLoops(ModuleOp kernels, MappedFor target,
                                    bool tensorCores) {
   MLIRContext *context = kernels.getContext();
   context->loadDialect<gpu::GPUDialect, vector::VectorDialect,
-                      affine::AffineDialect>();
+                       affine::AffineDialect>();
   for (auto func : kernels.getOps<func::FuncOp>()) {
     mapRowsToBlocks(func);
     mapQueryRowsToThreads(func, tensorCores);

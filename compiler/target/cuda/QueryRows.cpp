@@ -149,9 +149,8 @@ std::optional<WarpProduct> getWarpProduct(linalg::LinalgOp op) {
   unsigned k = 3 - m - n;
   MLIRContext *ctx = op.getContext();
   auto dims = [&](unsigned a, unsigned b) {
-    return AffineMap::get(3, 0,
-                          {getAffineDimExpr(a, ctx), getAffineDimExpr(b, ctx)},
-                          ctx);
+    return AffineMap::get(
+        3, 0, {getAffineDimExpr(a, ctx), getAffineDimExpr(b, ctx)}, ctx);
   };
   if (op.getIteratorTypesArray()[k] != utils::IteratorType::reduction ||
       maps[0] != dims(m, k) || maps[1] != dims(k, n))
@@ -317,8 +316,8 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall, bool warpProducts) {
       body.paddedTiles.emplace_back(tile, stride);
     int64_t rows =
         type.getNumElements() / std::max<int64_t>(type.getShape().back(), 1);
-    sharedBytes += rows * stride *
-                   llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    sharedBytes +=
+        rows * stride * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
     body.sharedTiles.push_back(tile);
   }
   if (body.rows < kMinRowsPerBlock || body.rows > kThreadsPerBlock ||
@@ -349,9 +348,8 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall, bool warpProducts) {
       rowDims[op] = *rowDim;
     return true;
   };
-  llvm::erase_if(ops, [&](linalg::LinalgOp op) {
-    return products.contains(op);
-  });
+  llvm::erase_if(ops,
+                 [&](linalg::LinalgOp op) { return products.contains(op); });
   for (linalg::LinalgOp op : ops)
     if (!findRowDim(op, rowTiles))
       return std::nullopt;
@@ -541,83 +539,89 @@ void emitWarpProduct(WarpProduct product, int64_t rows) {
   int64_t k = product.lhs.getType().getDimSize(1);
   Type f16 = product.lhs.getType().getElementType();
   Type f32 = outType.getElementType();
-  auto half = [&](int64_t r, int64_t c) { return VectorType::get({r, c}, f16); };
+  auto half = [&](int64_t r, int64_t c) {
+    return VectorType::get({r, c}, f16);
+  };
   AffineExpr m, nDim, kDim;
   bindDims(ctx, m, nDim, kDim);
   SmallVector<AffineMap> maps = AffineMap::inferFromExprList(
       ArrayRef<ArrayRef<AffineExpr>>{{m, kDim}, {kDim, nDim}, {m, nDim}}, ctx);
-  Attribute parallel = vector::IteratorTypeAttr::get(
-      ctx, vector::IteratorType::parallel);
-  Attribute reduction = vector::IteratorTypeAttr::get(
-      ctx, vector::IteratorType::reduction);
+  Attribute parallel =
+      vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel);
+  Attribute reduction =
+      vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction);
   ArrayAttr iterators = b.getArrayAttr({parallel, parallel, reduction});
-  auto phase = createThreadPhase(b, loc, rows, {}, [&](OpBuilder &outer, Value t) {
-    // In a region of its own: MLIR's conversion takes every scalar
-    // add, mul or div under the op it is given for a fragment op.
-    auto region = scf::ExecuteRegionOp::create(outer, loc, TypeRange{});
-    region->setAttr(kWarpProductRegion, outer.getUnitAttr());
-    OpBuilder nb = OpBuilder::atBlockBegin(&region.getRegion().emplaceBlock());
-    auto index = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(nb, loc, v);
-    };
-    Value zeroHalf = arith::ConstantOp::create(nb, loc, nb.getZeroAttr(f16));
-    Value zeroAcc = arith::ConstantOp::create(nb, loc, nb.getZeroAttr(f32));
-    SmallVector<bool> inBounds(2, true);
-    auto read = [&](memref::AllocaOp tile, VectorType type, Value row,
-                    Value col, Value padding) {
-      return vector::TransferReadOp::create(nb, loc, type, tile,
-                                            ValueRange{row, col}, padding,
-                                            inBounds);
-    };
-    // Loops over the warp's two 16-row tiles and the 8-column tiles (the
-    // host compiles them as loops; the device unrolls them before the
-    // mma.sync conversion), the 16-deep k tiles unrolled, each row tile's
-    // lhs read once.
-    auto loop = [&](OpBuilder &lb, int64_t end, int64_t step,
-                    function_ref<void(OpBuilder &, Value)> body) {
-      scf::ForOp::create(lb, loc, index(0), index(end), index(step),
-                         ValueRange{},
-                         [&](OpBuilder &inner, Location, Value iv, ValueRange) {
-                           body(inner, iv);
-                           scf::YieldOp::create(inner, loc);
-                         });
-    };
-    loop(nb, 2 * kMmaM, kMmaM, [&](OpBuilder &mb, Value m0) {
-      OpBuilder::InsertionGuard guard(nb);
-      nb.setInsertionPoint(mb.getInsertionBlock(), mb.getInsertionPoint());
-      AffineExpr thread = getAffineDimExpr(0, ctx);
-      Value row = affine::AffineApplyOp::create(
-          nb, loc,
-          AffineMap::get(2, 0,
-                         thread.floorDiv(kWarpSize) * kWarpSize +
-                             getAffineDimExpr(1, ctx)),
-          ValueRange{t, m0});
-      SmallVector<Value> lhs;
-      for (int64_t k0 = 0; k0 < k; k0 += kMmaK)
-        lhs.push_back(read(product.lhs, half(kMmaM, kMmaK), row, index(k0),
-                           zeroHalf));
-      loop(nb, n, kMmaN, [&](OpBuilder &cb, Value col) {
-        OpBuilder::InsertionGuard inner(nb);
-        nb.setInsertionPoint(cb.getInsertionBlock(), cb.getInsertionPoint());
-        auto accType = VectorType::get({kMmaM, kMmaN}, f32);
-        Value acc = product.zeroInit
-                        ? Value(arith::ConstantOp::create(
-                              nb, loc, DenseElementsAttr::get(
-                                           accType, nb.getZeroAttr(f32))))
-                        : Value(read(product.out, accType, row, col, zeroAcc));
-        for (auto [i, a] : llvm::enumerate(lhs)) {
-          Value rhs = read(product.rhs, half(kMmaK, kMmaN),
-                           index(int64_t(i) * kMmaK), col, zeroHalf);
-          acc = vector::ContractionOp::create(
-              nb, loc, a, rhs, acc, nb.getAffineMapArrayAttr(maps),
-              iterators);
-        }
-        vector::TransferWriteOp::create(nb, loc, acc, product.out,
-                                        ValueRange{row, col}, inBounds);
+  auto phase =
+      createThreadPhase(b, loc, rows, {}, [&](OpBuilder &outer, Value t) {
+        // In a region of its own: MLIR's conversion takes every scalar
+        // add, mul or div under the op it is given for a fragment op.
+        auto region = scf::ExecuteRegionOp::create(outer, loc, TypeRange{});
+        region->setAttr(kWarpProductRegion, outer.getUnitAttr());
+        OpBuilder nb =
+            OpBuilder::atBlockBegin(&region.getRegion().emplaceBlock());
+        auto index = [&](int64_t v) -> Value {
+          return arith::ConstantIndexOp::create(nb, loc, v);
+        };
+        Value zeroHalf =
+            arith::ConstantOp::create(nb, loc, nb.getZeroAttr(f16));
+        Value zeroAcc = arith::ConstantOp::create(nb, loc, nb.getZeroAttr(f32));
+        SmallVector<bool> inBounds(2, true);
+        auto read = [&](memref::AllocaOp tile, VectorType type, Value row,
+                        Value col, Value padding) {
+          return vector::TransferReadOp::create(
+              nb, loc, type, tile, ValueRange{row, col}, padding, inBounds);
+        };
+        // Loops over the warp's two 16-row tiles and the 8-column tiles (the
+        // host compiles them as loops; the device unrolls them before the
+        // mma.sync conversion), the 16-deep k tiles unrolled, each row tile's
+        // lhs read once.
+        auto loop = [&](OpBuilder &lb, int64_t end, int64_t step,
+                        function_ref<void(OpBuilder &, Value)> body) {
+          scf::ForOp::create(
+              lb, loc, index(0), index(end), index(step), ValueRange{},
+              [&](OpBuilder &inner, Location, Value iv, ValueRange) {
+                body(inner, iv);
+                scf::YieldOp::create(inner, loc);
+              });
+        };
+        loop(nb, 2 * kMmaM, kMmaM, [&](OpBuilder &mb, Value m0) {
+          OpBuilder::InsertionGuard guard(nb);
+          nb.setInsertionPoint(mb.getInsertionBlock(), mb.getInsertionPoint());
+          AffineExpr thread = getAffineDimExpr(0, ctx);
+          Value row = affine::AffineApplyOp::create(
+              nb, loc,
+              AffineMap::get(2, 0,
+                             thread.floorDiv(kWarpSize) * kWarpSize +
+                                 getAffineDimExpr(1, ctx)),
+              ValueRange{t, m0});
+          SmallVector<Value> lhs;
+          for (int64_t k0 = 0; k0 < k; k0 += kMmaK)
+            lhs.push_back(read(product.lhs, half(kMmaM, kMmaK), row, index(k0),
+                               zeroHalf));
+          loop(nb, n, kMmaN, [&](OpBuilder &cb, Value col) {
+            OpBuilder::InsertionGuard inner(nb);
+            nb.setInsertionPoint(cb.getInsertionBlock(),
+                                 cb.getInsertionPoint());
+            auto accType = VectorType::get({kMmaM, kMmaN}, f32);
+            Value acc =
+                product.zeroInit
+                    ? Value(arith::ConstantOp::create(
+                          nb, loc,
+                          DenseElementsAttr::get(accType, nb.getZeroAttr(f32))))
+                    : Value(read(product.out, accType, row, col, zeroAcc));
+            for (auto [i, a] : llvm::enumerate(lhs)) {
+              Value rhs = read(product.rhs, half(kMmaK, kMmaN),
+                               index(int64_t(i) * kMmaK), col, zeroHalf);
+              acc = vector::ContractionOp::create(
+                  nb, loc, a, rhs, acc, nb.getAffineMapArrayAttr(maps),
+                  iterators);
+            }
+            vector::TransferWriteOp::create(nb, loc, acc, product.out,
+                                            ValueRange{row, col}, inBounds);
+          });
+        });
+        scf::YieldOp::create(nb, loc);
       });
-    });
-    scf::YieldOp::create(nb, loc);
-  });
   phase->setAttr(kWarpPhase, b.getUnitAttr());
   op->erase();
 }
@@ -701,8 +705,9 @@ void fillInsteadOfZeroCopies(scf::ForallOp forall) {
         b, copy.getLoc(), b.getZeroAttr(getElementTypeOrSelf(out.getType())));
     linalg::FillOp::create(b, copy.getLoc(), zero, out);
     copy.erase();
-    if (!llvm::all_of(tile->getUsers(),
-                      [](Operation *user) { return isa<linalg::FillOp>(user); }))
+    if (!llvm::all_of(tile->getUsers(), [](Operation *user) {
+          return isa<linalg::FillOp>(user);
+        }))
       continue;
     for (Operation *fill : llvm::make_early_inc_range(tile->getUsers()))
       fill->erase();

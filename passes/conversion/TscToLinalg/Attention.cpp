@@ -11,11 +11,12 @@
 //
 // and finally O / l. With fp16 operands, Q, K, V and P are fp16 tiles (the
 // operands of tensor-core products on the CUDA target), S, the statistics
-// and O f32, and the scale multiplies S; bf16 keeps only K and V in bf16. Tiles have static shapes (a partial block reads
-// clamped rows and masks the keys past the end), so the bufferized
-// temporaries are small fixed-size buffers and every inner loop has a
-// constant trip count that LLVM vectorizes. The forall becomes the OpenMP
-// loop; the host codegen leaves the linalg ops inside it sequential.
+// and O f32, and the scale multiplies S; bf16 keeps only K and V in bf16. Tiles
+// have static shapes (a partial block reads clamped rows and masks the keys
+// past the end), so the bufferized temporaries are small fixed-size buffers and
+// every inner loop has a constant trip count that LLVM vectorizes. The forall
+// becomes the OpenMP loop; the host codegen leaves the linalg ops inside it
+// sequential.
 //
 //===----------------------------------------------------------------------===//
 
@@ -265,8 +266,8 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
       map(2, {0, 1}), {IteratorType::parallel, IteratorType::parallel},
       [&](OpBuilder &nb, Location l, ValueRange args) {
         Value p = math::ExpOp::create(
-            nb, l, arith::SubFOp::create(nb, l, args[0],
-                                         safeMax(nb, l, args[1])));
+            nb, l,
+            arith::SubFOp::create(nb, l, args[0], safeMax(nb, l, args[1])));
         return convertScalar(nb, l, p, f, probType);
       });
 
@@ -342,8 +343,8 @@ Value AttentionBuilder::build() {
       d + dv > 0) {
     int64_t perKey = (d + dv) * int64_t(kvType.getIntOrFloatBitWidth() / 8);
     if (perKey <= limit)
-      blockK = std::min<int64_t>(blockK,
-                                 llvm::bit_floor(uint64_t(limit / perKey)));
+      blockK =
+          std::min<int64_t>(blockK, llvm::bit_floor(uint64_t(limit / perKey)));
   }
 
   auto dim = [&](Value v, int64_t d) -> Value {
@@ -399,7 +400,8 @@ Value AttentionBuilder::build() {
                                       arith::SubIOp::create(b, loc, sq, q0));
   OpFoldResult bq = b.getIndexAttr(blockQ);
 
-  // scale·Q [Bq, D] in f32, or Q in fp16 with fp16 tiles (scaled in S); rows past the end repeat the last one.
+  // scale·Q [Bq, D] in f32, or Q in fp16 with fp16 tiles (scaled in S); rows
+  // past the end repeat the last one.
   Value lastQuery = arith::SubIOp::create(b, loc, sq, c1);
   qTile = gather({blockQ, staticD}, {bq, headDim}, halfTiles ? kvType : f,
                  [&](OpBuilder &nb, Location l, Value i, Value d) {
