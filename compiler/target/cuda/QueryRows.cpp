@@ -19,7 +19,7 @@
 //     output rows after the key loop when their shapes agree);
 //   - the rest (index arithmetic, the loop over key blocks) is
 //     block-uniform.
-//   - with fp16 operands, the two products (S = Q·Kᵀ and O += P·V, from
+//   - with fp16 or bf16 operands, the two products (S = Q·Kᵀ and O += P·V, from
 //     half tiles into f32 tiles) run on tensor cores: each is a warp phase
 //     (kWarpPhase) in which a warp computes 32 rows of the product as
 //     16 x 8 x 16 vector.contracts on its tiles, which become mma.sync on
@@ -41,7 +41,11 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+// (It declares a global kWarpSize too: cuda::kWarpSize is qualified below.)
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
@@ -100,14 +104,16 @@ std::optional<int> positionOf(AffineMap map, unsigned d) {
   return at;
 }
 
-/// The shape of one tensor-core product (mma.sync m16n8k16 on fp16).
+/// The shape of one tensor-core product (mma.sync m16n8k16 on fp16 or
+/// bf16).
 constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
 
 /// Marks the scf.execute_region holding one warp product's vector ops.
 constexpr llvm::StringLiteral kWarpProductRegion = "tsc.warp_product";
 
 /// A product a warp computes on tensor cores: out[m, n] += lhs[m, k] ·
-/// rhs[k, n] on whole tiles, fp16 operands widened to an f32 accumulator.
+/// rhs[k, n] on whole tiles, fp16 or bf16 operands widened to an f32
+/// accumulator.
 struct WarpProduct {
   linalg::LinalgOp op;
   memref::AllocaOp lhs, rhs, out;
@@ -124,8 +130,8 @@ bool isWidened(Value v, Value arg) {
 
 /// `op` as a WarpProduct: three loops (m, n parallel, k reduction), maps
 /// (m, k), (k, n) -> (m, n) on whole tiles (m a multiple of 32 rows, n of
-/// 8, k of 16), fp16 operands, an f32 output, and the payload
-/// out + ext(lhs) · ext(rhs).
+/// 8, k of 16), fp16 or bf16 operands (both the same), an f32 output, and the
+/// payload out + ext(lhs) · ext(rhs).
 std::optional<WarpProduct> getWarpProduct(linalg::LinalgOp op) {
   if (op.getNumLoops() != 3 || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1)
@@ -137,9 +143,9 @@ std::optional<WarpProduct> getWarpProduct(linalg::LinalgOp op) {
     if (!*tile || operand.get().getType() != Type((*tile).getType()))
       return std::nullopt;
   }
-  Type f16 = Float16Type::get(op.getContext());
-  if (product.lhs.getType().getElementType() != f16 ||
-      product.rhs.getType().getElementType() != f16 ||
+  Type half = product.lhs.getType().getElementType();
+  if (!(half.isF16() || half.isBF16()) ||
+      product.rhs.getType().getElementType() != half ||
       !product.out.getType().getElementType().isF32())
     return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -232,7 +238,7 @@ bool usedRowByRow(Value value) {
 }
 
 /// `forall`'s body as this mapping takes it; with `warpProducts`, the fp16
-/// products it has on tensor cores.
+/// or bf16 products it has on tensor cores.
 std::optional<QueryBody> getQueryBody(scf::ForallOp forall, bool warpProducts) {
   if (forall.getMapping() || !forall.getOutputs().empty() ||
       forall.getRank() > 3)
@@ -326,7 +332,7 @@ std::optional<QueryBody> getQueryBody(scf::ForallOp forall, bool warpProducts) {
   // A warp per 32 rows: each product's rows are the block's.
   for (WarpProduct product : body.products)
     if (product.out.getType().getDimSize(0) != body.rows ||
-        body.rows % kWarpSize != 0)
+        body.rows % cuda::kWarpSize != 0)
       return std::nullopt;
   // Each op's row dim: the leading loop of its per-row tiles, all the same.
   DenseMap<Operation *, unsigned> rowDims;
@@ -537,10 +543,10 @@ void emitWarpProduct(WarpProduct product, int64_t rows) {
   MemRefType outType = product.out.getType();
   int64_t n = outType.getDimSize(1);
   int64_t k = product.lhs.getType().getDimSize(1);
-  Type f16 = product.lhs.getType().getElementType();
+  Type halfType = product.lhs.getType().getElementType();
   Type f32 = outType.getElementType();
   auto half = [&](int64_t r, int64_t c) {
-    return VectorType::get({r, c}, f16);
+    return VectorType::get({r, c}, halfType);
   };
   AffineExpr m, nDim, kDim;
   bindDims(ctx, m, nDim, kDim);
@@ -563,7 +569,7 @@ void emitWarpProduct(WarpProduct product, int64_t rows) {
           return arith::ConstantIndexOp::create(nb, loc, v);
         };
         Value zeroHalf =
-            arith::ConstantOp::create(nb, loc, nb.getZeroAttr(f16));
+            arith::ConstantOp::create(nb, loc, nb.getZeroAttr(halfType));
         Value zeroAcc = arith::ConstantOp::create(nb, loc, nb.getZeroAttr(f32));
         SmallVector<bool> inBounds(2, true);
         auto read = [&](memref::AllocaOp tile, VectorType type, Value row,
@@ -591,7 +597,8 @@ void emitWarpProduct(WarpProduct product, int64_t rows) {
           Value row = affine::AffineApplyOp::create(
               nb, loc,
               AffineMap::get(2, 0,
-                             thread.floorDiv(kWarpSize) * kWarpSize +
+                             thread.floorDiv(cuda::kWarpSize) *
+                                     cuda::kWarpSize +
                                  getAffineDimExpr(1, ctx)),
               ValueRange{t, m0});
           SmallVector<Value> lhs;
@@ -733,6 +740,114 @@ void cuda::mapQueryRowsToThreads(func::FuncOp func, bool tensorCores) {
   }
 }
 
+namespace {
+
+/// A bf16 buffer in shared memory (a view of its bytes, or subviews of one)
+/// as f16: the same bytes (placeRowBuffersInSharedMemory).
+FailureOr<Value> viewAsF16(Value buffer, DenseMap<Value, Value> &views) {
+  if (Value known = views.lookup(buffer))
+    return known;
+  auto type = cast<MemRefType>(buffer.getType());
+  auto f16Type =
+      MemRefType::get(type.getShape(), Float16Type::get(type.getContext()),
+                      type.getLayout(), type.getMemorySpace());
+  OpBuilder b(type.getContext());
+  b.setInsertionPointAfterValue(buffer);
+  Value f16;
+  if (auto view = buffer.getDefiningOp<memref::ViewOp>()) {
+    f16 = memref::ViewOp::create(b, view.getLoc(), f16Type, view.getSource(),
+                                 view.getByteShift(), view.getSizes());
+  } else if (auto sub = buffer.getDefiningOp<memref::SubViewOp>()) {
+    FailureOr<Value> source = viewAsF16(sub.getSource(), views);
+    if (failed(source))
+      return failure();
+    f16 = memref::SubViewOp::create(b, sub.getLoc(), f16Type, *source,
+                                    sub.getMixedOffsets(), sub.getMixedSizes(),
+                                    sub.getMixedStrides());
+  } else {
+    return failure();
+  }
+  views[buffer] = f16;
+  return f16;
+}
+
+/// The bf16 reads of `region`'s products as f16 reads of the same bytes,
+/// for MLIR's mma.sync conversion (which takes f16 only; the fragments'
+/// layout is the same for both, and they are only moved, never computed
+/// with, until mma.sync).
+LogicalResult readBf16AsF16(scf::ExecuteRegionOp region) {
+  SmallVector<vector::TransferReadOp> reads;
+  region.walk([&](vector::TransferReadOp read) {
+    if (read.getVectorType().getElementType().isBF16())
+      reads.push_back(read);
+  });
+  DenseMap<Value, Value> views;
+  for (vector::TransferReadOp read : reads) {
+    FailureOr<Value> base = viewAsF16(read.getBase(), views);
+    if (failed(base) || read.getMask() ||
+        !read.getPermutationMap().isMinorIdentity())
+      return read.emitError("a bf16 tensor-core operand not read from a "
+                            "shared byte buffer");
+    OpBuilder b(read);
+    Type f16 = b.getF16Type();
+    Value padding =
+        arith::BitcastOp::create(b, read.getLoc(), f16, read.getPadding());
+    auto f16Read = vector::TransferReadOp::create(
+        b, read.getLoc(), VectorType::get(read.getVectorType().getShape(), f16),
+        *base, read.getIndices(), read.getPermutationMapAttr(), padding,
+        /*mask=*/Value(), read.getInBoundsAttr());
+    read.getResult().replaceAllUsesWith(f16Read.getResult());
+    read.erase();
+  }
+  return success();
+}
+
+/// `mma`, whose f16 operands hold bf16 bits (readBf16AsF16), as NVVM's
+/// bf16 mma.sync: its operands are the fragments' 32-bit words.
+void replaceByBf16MmaSync(nvgpu::MmaSyncOp mma) {
+  OpBuilder b(mma);
+  Location loc = mma.getLoc();
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto words = [&](Value fragment) {
+    SmallVector<Value> out;
+    for (int64_t i = 0, e = cast<VectorType>(fragment.getType()).getDimSize(0);
+         i < e; ++i) {
+      Value pair =
+          vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{i});
+      Value word =
+          vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair);
+      out.push_back(
+          vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
+    }
+    return out;
+  };
+  auto accType = cast<VectorType>(mma.getMatrixC().getType());
+  SmallVector<Value> acc;
+  for (int64_t i = 0; i < accType.getDimSize(0); ++i)
+    for (int64_t j = 0; j < accType.getDimSize(1); ++j)
+      acc.push_back(
+          vector::ExtractOp::create(b, loc, mma.getMatrixC(), {i, j}));
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(acc.size(), f32));
+  SmallVector<int64_t> shape =
+      llvm::to_vector(llvm::map_range(mma.getMmaShape(), [](Attribute a) {
+        return cast<IntegerAttr>(a).getInt();
+      }));
+  auto product = NVVM::MmaOp::create(
+      b, loc, resultType, words(mma.getMatrixA()), words(mma.getMatrixB()), acc,
+      shape, std::nullopt, std::nullopt,
+      std::array{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array{NVVM::MMALayout::row, NVVM::MMALayout::col});
+  SmallVector<Value> elements;
+  for (int64_t i = 0, e = acc.size(); i < e; ++i)
+    elements.push_back(LLVM::ExtractValueOp::create(b, loc, product, i));
+  mma.getResult().replaceAllUsesWith(
+      vector::FromElementsOp::create(b, loc, accType, elements));
+  mma.erase();
+}
+
+} // namespace
+
 LogicalResult cuda::lowerWarpProducts(gpu::GPUModuleOp module) {
   SmallVector<scf::ExecuteRegionOp> regions;
   module.walk([&](scf::ExecuteRegionOp region) {
@@ -742,6 +857,7 @@ LogicalResult cuda::lowerWarpProducts(gpu::GPUModuleOp module) {
   if (regions.empty())
     return success();
   MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<NVVM::NVVMDialect, LLVM::LLVMDialect>();
   RewritePatternSet prepare(ctx);
   populatePrepareVectorToMMAPatterns(prepare, /*useNvGpu=*/true);
   FrozenRewritePatternSet prepared(std::move(prepare));
@@ -761,9 +877,21 @@ LogicalResult cuda::lowerWarpProducts(gpu::GPUModuleOp module) {
         return loop.emitError("cannot unroll a tensor-core product's loop");
     if (failed(applyPatternsGreedily(region.getRegion(), folds)))
       return region.emitError("cannot fold a tensor-core product's indices");
+    bool bf16 = false;
+    region.walk([&](vector::ContractionOp contract) {
+      bf16 |= contract.getLhsType().getElementType().isBF16();
+    });
+    if (bf16 && failed(readBf16AsF16(region)))
+      return failure();
     if (failed(applyPatternsGreedily(region.getRegion(), prepared)) ||
         failed(convertVectorToNVVMCompatibleMMASync(rewriter, region)))
       return region.emitError("cannot lower a tensor-core product");
+    if (bf16) {
+      SmallVector<nvgpu::MmaSyncOp> mmas;
+      region.walk([&](nvgpu::MmaSyncOp mma) { mmas.push_back(mma); });
+      for (nvgpu::MmaSyncOp mma : mmas)
+        replaceByBf16MmaSync(mma);
+    }
     // What the conversion replaced is dead; a contract left is a product
     // the conversion did not take, which every thread would compute alone.
     (void)applyPatternsGreedily(region.getRegion(), FrozenRewritePatternSet());

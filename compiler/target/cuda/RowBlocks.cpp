@@ -806,9 +806,18 @@ void cuda::placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel) {
     if (auto padded = alloca->getAttrOfType<IntegerAttr>(kSharedRowStride))
       stride = padded.getInt();
     shape.back() = stride;
+    auto bufferType = MemRefType::get(shape, type.getElementType(),
+                                      MemRefLayoutAttrInterface(), workgroup);
+    // bf16 buffers are bytes viewed as bf16, so that a tensor-core product
+    // can view the same bytes as f16 (lowerWarpProducts: MLIR's mma.sync
+    // conversion takes f16 only).
+    bool bytes = type.getElementType().isBF16();
+    OpBuilder b(alloca);
     Value shared = kernel.addWorkgroupAttribution(
-        MemRefType::get(shape, type.getElementType(),
-                        MemRefLayoutAttrInterface(), workgroup),
+        bytes
+            ? MemRefType::get({bufferType.getNumElements() * 2}, b.getI8Type(),
+                              MemRefLayoutAttrInterface(), workgroup)
+            : bufferType,
         alloca.getLoc());
     // 16-byte aligned for the threads' groups of 4 floats (LLVM does not
     // raise the alignment of a workgroup buffer itself).
@@ -816,9 +825,12 @@ void cuda::placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel) {
         kernel.getNumWorkgroupAttributions() - 1,
         LLVM::LLVMDialect::getAlignAttrName(),
         IntegerAttr::get(IntegerType::get(kernel.getContext(), 64), 16));
+    if (bytes)
+      shared = memref::ViewOp::create(
+          b, alloca.getLoc(), bufferType, shared,
+          arith::ConstantIndexOp::create(b, alloca.getLoc(), 0), ValueRange{});
     if (stride != type.getShape().back()) {
       // The tile's rows, a view of the padded buffer.
-      OpBuilder b(alloca);
       SmallVector<OpFoldResult> zeros(2, b.getIndexAttr(0)),
           ones(2, b.getIndexAttr(1)),
           sizes = {b.getIndexAttr(type.getDimSize(0)),

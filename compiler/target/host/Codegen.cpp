@@ -300,12 +300,16 @@ void tileTemporariesOnStack(ModuleOp kernels) {
   }
 }
 
-/// `type` with i16 for bf16 (also as a vector's element).
+/// `type` with i16 for bf16 (also as a vector's element, and in the arrays
+/// of vectors that n-D vectors become).
 Type bf16AsI16(Type type) {
   if (type.isBF16())
     return IntegerType::get(type.getContext(), 16);
   if (auto vector = dyn_cast<VectorType>(type); vector && vector.getElementType().isBF16())
     return vector.clone(IntegerType::get(type.getContext(), 16));
+  if (auto array = dyn_cast<LLVM::LLVMArrayType>(type))
+    return LLVM::LLVMArrayType::get(bf16AsI16(array.getElementType()),
+                                    array.getNumElements());
   return type;
 }
 

@@ -9,9 +9,9 @@
 //   P  = exp(S - m')                         α  = exp(m - m')
 //   l' = α·l + rowsum P                      O' = α·O + P·V
 //
-// and finally O / l. With fp16 operands, Q, K, V and P are fp16 tiles (the
-// operands of tensor-core products on the CUDA target), S, the statistics
-// and O f32, and the scale multiplies S; bf16 keeps only K and V in bf16. Tiles
+// and finally O / l. With fp16 or bf16 operands, Q, K, V and P are tiles in
+// that type (the operands of tensor-core products on the CUDA target), S, the
+// statistics and O f32, and the scale multiplies S. Tiles
 // have static shapes (a partial block reads clamped rows and masks the keys
 // past the end), so the bufferized temporaries are small fixed-size buffers and
 // every inner loop has a constant trip count that LLVM vectorizes. The forall
@@ -83,8 +83,9 @@ private:
   Type element, f, kvType;
   int64_t seqAxis, headsAxis, blockQ, blockK;
   Value scale, negInf, zero, causalOffset;
-  /// Whether Q and P tiles are fp16, like K and V (the products' operands
-  /// on tensor cores): Q then is unscaled, the scale applied to S in f32.
+  /// Whether Q and P tiles are half precision (fp16 or bf16), like K and V
+  /// (the products' operands on tensor cores): Q then is unscaled, the scale
+  /// applied to S in f32.
   bool halfTiles = false;
   // Set inside the forall body.
   Value batchIv, headIv, kvHead, q0, qTile;
@@ -256,8 +257,8 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
       });
   Value nextMax = stats.getResult(0), alpha = stats.getResult(1);
 
-  // P = exp(S - m'), rounded to fp16 with fp16 tiles (P is in [0, 1]; the
-  // row sum adds the rounded values P·V uses).
+  // P = exp(S - m'), rounded to the half type with half tiles (P is in
+  // [0, 1]; the row sum adds the rounded values P·V uses).
   Type probType = halfTiles ? kvType : f;
   Value probs = buildGeneric(
       b, loc, {masked, nextMax}, {map(2, {0, 1}), map(2, {0})},
@@ -318,9 +319,7 @@ Value AttentionBuilder::build() {
                                           f.getIntOrFloatBitWidth()
                ? element
                : f;
-  // (fp16 only: bf16 has no tensor-core products here, and P in bf16 would
-  // cost precision for nothing.)
-  halfTiles = kvType.isF16() && f.isF32();
+  halfTiles = (kvType.isF16() || kvType.isBF16()) && f.isF32();
   seqAxis = op.getSeqAxis();
   headsAxis = op.getHeadsAxis();
   // Blocks no larger than a static sequence: a short one wastes no work.
@@ -333,7 +332,7 @@ Value AttentionBuilder::build() {
                ? kKeyBlock
                : std::min(kKeyBlock, skvStatic);
   // Kᵀ [D, Bk] and V [Bk, Dv] in the key/value type within the limit; with
-  // fp16 tiles within half of it, as the CUDA target's tensor-core products
+  // half tiles within half of it, as the CUDA target's tensor-core products
   // keep Q, S, P and O in shared memory too (head dim 128: 32 keys, and the
   // six tiles fit 48 KiB).
   int64_t d = qType.getDimSize(3), dv = op.getValue().getType().getDimSize(3);
@@ -400,8 +399,8 @@ Value AttentionBuilder::build() {
                                       arith::SubIOp::create(b, loc, sq, q0));
   OpFoldResult bq = b.getIndexAttr(blockQ);
 
-  // scale·Q [Bq, D] in f32, or Q in fp16 with fp16 tiles (scaled in S); rows
-  // past the end repeat the last one.
+  // scale·Q [Bq, D] in f32, or Q in the half type with half tiles (scaled in
+  // S); rows past the end repeat the last one.
   Value lastQuery = arith::SubIOp::create(b, loc, sq, c1);
   qTile = gather({blockQ, staticD}, {bq, headDim}, halfTiles ? kvType : f,
                  [&](OpBuilder &nb, Location l, Value i, Value d) {
