@@ -20,10 +20,10 @@ must all be accepted by ptxas (test `<model>-ptx`, skipped without a CUDA
 toolkit), and compiled for the host with the CUDA target's loop mapping
 (`--gpu-loop-mapping`) and run at the larger size against ONNX Runtime
 (test `<model>-gpu-mapping`). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
-`--precision=fp16` and `--precision=bf16` (and fp16 with the CUDA loop mapping) runs at the
+`--precision=fp16` and `--precision=bf16` (each also with the CUDA loop mapping) runs at the
 larger size against ONNX Runtime's fp32 outputs, relative L2 at most 3e-3 for fp16 and 2.5e-2
-for bf16 (tests `<model>-fp16`, `-bf16`, `-fp16-gpu-mapping`), and its fp16 kernels must be
-accepted by ptxas (`<model>-fp16-ptx`). Prints per model the plan line of `tsc --report`, the
+for bf16 (tests `<model>-fp16`, `-bf16`, `-fp16-gpu-mapping`, `-bf16-gpu-mapping`), and its
+kernels must be accepted by ptxas (`<model>-fp16-ptx`, `-bf16-ptx`). Prints per model the plan line of `tsc --report`, the
 largest relative L2 per output and the device modules ptxas accepted.
 
 Usage: run_models.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
@@ -285,14 +285,15 @@ def check_gpu_mapping(args, name, path, vocab, work):
 
 def check_precisions(args, name, path, vocab, work, suite, fail):
     """The model with half-precision storage (`--precision=fp16|bf16`) on the
-    host, and with fp16 in the CUDA loop mapping, against ONNX Runtime's fp32
-    outputs within PRECISIONS' bounds (cases `<name>-fp16`, `<name>-bf16`,
-    `<name>-fp16-gpu-mapping`); and fp16's kernels through ptxas
-    (`<name>-fp16-ptx`). Returns the table's cell."""
+    host, also in the CUDA loop mapping, against ONNX Runtime's fp32 outputs
+    within PRECISIONS' bounds (cases `<name>-fp16`, `<name>-bf16`,
+    `<name>-fp16-gpu-mapping`, `<name>-bf16-gpu-mapping`); and both
+    precisions' kernels through ptxas (`<name>-fp16-ptx`, `<name>-bf16-ptx`).
+    Returns the table's cell."""
     cells = []
     variants = [(p, [f"--precision={p}"], bound) for p, bound in PRECISIONS.items()]
-    variants.append(("fp16-gpu-mapping", ["--precision=fp16", "--gpu-loop-mapping"],
-                     PRECISIONS["fp16"]))
+    variants += [(f"{p}-gpu-mapping", [f"--precision={p}", "--gpu-loop-mapping"], bound)
+                 for p, bound in PRECISIONS.items()]
     for label, options, bound in variants:
         case_name = f"{name}-{label}"
         try:
@@ -305,24 +306,24 @@ def check_precisions(args, name, path, vocab, work, suite, fail):
         else:
             ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
         cells.append(f"{label} {worst:.1e}" if worst is not None else f"{label} FAILED")
-    case_name = f"{name}-fp16-ptx"
-    if not ptx_check.find_ptxas():
-        case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
-        ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
-        cells.append("fp16 PTX skipped (no ptxas)")
-    else:
-        summary, problem = ptx_check.check(args.tsc, path, work / "fp16-ptx",
-                                           DIMS + ["--precision=fp16"])
+    for precision, bound in PRECISIONS.items():
+        case_name = f"{name}-{precision}-ptx"
+        if not ptx_check.find_ptxas():
+            case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+            ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
+            cells.append(f"{precision} PTX skipped (no ptxas)")
+            continue
+        summary, problem = ptx_check.check(args.tsc, path, work / f"{precision}-ptx",
+                                           DIMS + [f"--precision={precision}"])
         if problem:
             fail(case_name, problem)
-            cells.append("fp16 PTX FAILED")
-        else:
-            if args.bundle:
-                bundle_model(pathlib.Path(args.bundle) / "models" / f"{name}-fp16",
-                             work / "fp16-ptx" / "model.tscm", path, vocab,
-                             PRECISIONS["fp16"])
-            ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
-            cells.append(f"fp16 PTX {summary}")
+            cells.append(f"{precision} PTX FAILED")
+            continue
+        if args.bundle:
+            bundle_model(pathlib.Path(args.bundle) / "models" / f"{name}-{precision}",
+                         work / f"{precision}-ptx" / "model.tscm", path, vocab, bound)
+        ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+        cells.append(f"{precision} PTX {summary}")
     return ", ".join(cells)
 
 

@@ -16,7 +16,7 @@ builds the runtime there and calls this).
    tsc-run against torch.compile from host inputs to host outputs. Each time
    is a median over --repeats runs that wait for their work. Max error:
    relative L2 against eager fp32.
-3. Kernels (tools/gpu/kernels.py): fp16 attention at sequence 2048 against
+3. Kernels (tools/gpu/kernels.py): fp16 and bf16 attention at sequence 2048 against
    scaled_dot_product_attention and as a fraction of a measured bf16 matmul
    peak; fp16 add and LayerNorm as fractions of a measured device copy's
    bandwidth.

@@ -7,6 +7,7 @@ compiles them for sm_80 and sm_90 (no weights: the artifacts are a few KB):
   attention-d64.tscm, attention-d128.tscm  fp16 q, k, v [1, 16, 2048, D]
                                            -> softmax(q·kᵀ/sqrt(D))·v, which
                                            tsc fuses into one attention kernel
+  attention-bf16-d64.tscm                  the same in bf16, head dim 64
   add.tscm                                 fp16 a + b over 2^26 elements
   layer-norm.tscm                          fp16 LayerNorm of [16384, 4096]
 There (tools/gpu/check.py): measure(runtime, bench, repeats, median_ms) runs each artifact
@@ -26,18 +27,29 @@ ADD_ELEMENTS = 1 << 26
 NORM_ROWS, NORM_COLS = 16384, 4096
 
 
-def _attention(d):
+# (dtype, head dim) of the attention benchmarks, and their artifacts' names.
+ATTENTION = (("fp16", 64), ("fp16", 128), ("bf16", 64))
+
+
+def _attention_name(dtype, d):
+    return f"attention-d{d}" if dtype == "fp16" else f"attention-{dtype}-d{d}"
+
+
+def _attention(dtype, d):
     from onnx import TensorProto, helper
     shape = [1, HEADS, SEQ, d]
-    tensors = [helper.make_tensor_value_info(n, TensorProto.FLOAT16, shape)
+    element = {"fp16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16}[dtype]
+    tensors = [helper.make_tensor_value_info(n, element, shape)
                for n in ("q", "k", "v", "y")]
-    scale = helper.make_tensor("scale", TensorProto.FLOAT16, [], [1.0 / math.sqrt(d)])
+    scale = helper.make_tensor("scale", TensorProto.FLOAT, [], [1.0 / math.sqrt(d)])
     nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
              helper.make_node("MatMul", ["q", "kt"], ["qk"]),
-             helper.make_node("Mul", ["qk", "scale"], ["s"]),
+             helper.make_node("CastLike", ["scale", "q"], ["scale_q"]),
+             helper.make_node("Mul", ["qk", "scale_q"], ["s"]),
              helper.make_node("Softmax", ["s"], ["p"], axis=-1),
              helper.make_node("MatMul", ["p", "v"], ["y"])]
-    return helper.make_graph(nodes, f"attention_d{d}", tensors[:3], tensors[3:], [scale])
+    return helper.make_graph(nodes, f"attention_{dtype}_d{d}", tensors[:3], tensors[3:],
+                             [scale])
 
 
 def _add():
@@ -66,8 +78,8 @@ def export(out_dir, tsc):
     from onnx import helper
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    graphs = {"attention-d64": _attention(64), "attention-d128": _attention(128),
-              "add": _add(), "layer-norm": _layer_norm()}
+    graphs = {_attention_name(dtype, d): _attention(dtype, d) for dtype, d in ATTENTION}
+    graphs.update({"add": _add(), "layer-norm": _layer_norm()})
     for name, graph in graphs.items():
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
         model.ir_version = 9
@@ -144,15 +156,16 @@ def measure(runtime, bench, repeats, median_ms):
     lines.append(f"| bf16 matmul {n}^3 (the peak) | | torch.matmul | {peak_ms:.3f} | "
                  f"{peak / 1e12:.0f} TFLOP/s | 1 | |")
     a = b = None  # free the memory
-    for d in (64, 128):
-        q, k, v = (randn(1, HEADS, SEQ, d) for _ in range(3))
+    for dtype, d in ATTENTION:
+        element = {"fp16": torch.float16, "bf16": torch.bfloat16}[dtype]
+        q, k, v = (randn(1, HEADS, SEQ, d, dtype=element) for _ in range(3))
         y = torch.empty_like(q)
-        ms = _kernel_ms(runtime, bench / f"attention-d{d}.tscm", {"q": q, "k": k, "v": v},
-                        {"y": y}, repeats)
+        ms = _kernel_ms(runtime, bench / f"{_attention_name(dtype, d)}.tscm",
+                        {"q": q, "k": k, "v": v}, {"y": y}, repeats)
         sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v)  # noqa: E731
         peer_ms = median_ms(synced(sdpa), repeats)
         flops = 4 * HEADS * SEQ * SEQ * d
-        lines.append(f"| fp16 attention, 16 heads, seq {SEQ}, head dim {d} | {ms:.3f} | "
+        lines.append(f"| {dtype} attention, 16 heads, seq {SEQ}, head dim {d} | {ms:.3f} | "
                      f"scaled_dot_product_attention | {peer_ms:.3f} | "
                      f"{flops / (ms * 1e-3) / 1e12:.1f} TFLOP/s | "
                      f"{flops / (ms * 1e-3) / peak:.2f} of the bf16 peak | "
