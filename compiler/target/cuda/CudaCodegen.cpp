@@ -52,6 +52,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -87,6 +88,41 @@ std::string toolkitRoot() {
     if (const char *root = std::getenv(var))
       return root;
   return "/usr/local/cuda";
+}
+
+/// exp as the GPU's ex2.approx.f32: exp(x) = 2^(x·log2 e), through NVVM's
+/// intrinsic (NVPTX has no exp; MLIR's lowering of math.exp2 calls
+/// libdevice, which kernels do not link, and its NVVM conversion refuses
+/// LLVM's exp2). Relative error: ex2's 2 ulp plus the rounding of x·log2 e
+/// and of log2 e, up to |x|·2^-23 (1e-6 for |x| <= 8, 1e-5 at |x| = 88,
+/// where exp leaves f32's range). Half operands compute in f32. It replaces
+/// the host's polynomial (about 20 FMAs, selects and a rounding): softmax
+/// and attention evaluate it once per score.
+void lowerExpToExp2(gpu::GPUModuleOp module) {
+  SmallVector<math::ExpOp> exps;
+  module.walk([&](math::ExpOp exp) {
+    if (isa<FloatType>(exp.getType()) &&
+        exp.getType().getIntOrFloatBitWidth() <= 32)
+      exps.push_back(exp);
+  });
+  for (math::ExpOp exp : exps) {
+    OpBuilder b(exp);
+    Location loc = exp.getLoc();
+    Type f32 = b.getF32Type();
+    Value x = exp.getOperand();
+    if (x.getType() != f32)
+      x = arith::ExtFOp::create(b, loc, f32, x);
+    Value log2e = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(1.4426950408889634));
+    Value y = LLVM::CallIntrinsicOp::create(
+                  b, loc, f32, b.getStringAttr("llvm.nvvm.ex2.approx.f32"),
+                  ValueRange{arith::MulFOp::create(b, loc, x, log2e)})
+                  .getResult(0);
+    if (exp.getType() != f32)
+      y = arith::TruncFOp::create(b, loc, exp.getType(), y);
+    exp.replaceAllUsesWith(y);
+    exp.erase();
+  }
 }
 
 /// Registers what the device lowering and NVPTX serialization need.
@@ -443,7 +479,7 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
                          ArrayRef<const TargetInfo *> targets) {
   MLIRContext *context = kernels.getContext();
   registerDeviceDialects(context);
-  if (failed(bufferizeKernels(kernels)) ||
+  if (failed(bufferizeKernels(kernels, /*polynomialExp=*/false)) ||
       failed(mapKernelLoops(kernels, MappedFor::Device,
                             llvm::all_of(targets, [](const TargetInfo *t) {
                               return t->hasMmaSync();
@@ -489,6 +525,7 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
       return module.emitError("cannot lower the block reductions");
     if (failed(lowerWarpProducts(module)))
       return failure();
+    lowerExpToExp2(module);
   }
   // Every pointer a kernel receives is a plan value's start, aligned to
   // plan::kAlignment;
@@ -539,10 +576,8 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
   device.addPass(createSCFToControlFlowPass());
   device.addPass(memref::createExpandStridedMetadataPass());
   device.addPass(createLowerAffinePass());
-  // bf16 arithmetic in f32, as on the host.
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  device.addPass(arith::createArithExpandOpsPass(expand));
+  // (bf16 conversions stay LLVM's fpext/fptrunc: NVPTX has cvt.rn.bf16.f32
+  // and cvt.rn.bf16x2.f32 from sm_80, and widens with a shift.)
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.indexBitwidth = 64;
   device.addPass(createConvertGpuOpsToNVVMOps(toNVVM));

@@ -537,7 +537,8 @@ mlir::tsc::compileKernels(ModuleOp kernels, const HostTarget &target) {
   return std::vector<char>(bytes.begin(), bytes.end());
 }
 
-LogicalResult mlir::tsc::bufferizeKernels(ModuleOp kernels) {
+LogicalResult mlir::tsc::bufferizeKernels(ModuleOp kernels,
+                                          bool polynomialExp) {
   PassManager pm(kernels.getContext());
   // Results land in their plan buffers (materialize_in_destination), and a
   // result built from tensor.empty is built there directly, not in a
@@ -560,18 +561,16 @@ LogicalResult mlir::tsc::bufferizeKernels(ModuleOp kernels) {
   });
   // exp, erf and tanh as polynomials: libm calls would keep LLVM from
   // vectorizing the loops of softmax, GELU and every activation (and on the
-  // GPU would need libdevice).
+  // GPU would need libdevice; the CUDA target has ex2 for exp).
   {
     RewritePatternSet patterns(kernels.getContext());
-    populateMathPolynomialApproximationPatterns(
-        patterns, [](StringRef name) {
-          return name == math::ExpOp::getOperationName() ||
-                 name == math::ErfOp::getOperationName() ||
-                 name == math::TanhOp::getOperationName();
-        });
+    populateMathPolynomialApproximationPatterns(patterns, [&](StringRef name) {
+      return (polynomialExp && name == math::ExpOp::getOperationName()) ||
+             name == math::ErfOp::getOperationName() ||
+             name == math::TanhOp::getOperationName();
+    });
     if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
       return failure();
   }
   return success();
 }
-

@@ -61,10 +61,10 @@ Value wrapPointer(OpBuilder &b, Location loc, Value ptr, MemRefType type,
 LogicalResult lowerKernels(ModuleOp kernels, int64_t maxKeyValueBlockBytes = 0);
 
 /// Bufferizes the (lowered) kernels into their plan buffers, moves small
-/// per-iteration temporaries to the stack and expands exp/erf/tanh into
-/// polynomials: the device-independent start of code generation, shared by
-/// the host and CUDA targets.
-LogicalResult bufferizeKernels(ModuleOp kernels);
+/// per-iteration temporaries to the stack and expands erf, tanh and (with
+/// `polynomialExp`) exp into polynomials: the device-independent start of
+/// code generation, shared by the host and CUDA targets.
+LogicalResult bufferizeKernels(ModuleOp kernels, bool polynomialExp = true);
 
 /// Bufferizes, lowers to LLVM, compiles and links the (lowered) kernels into
 /// a shared object's bytes.
