@@ -25,7 +25,8 @@ cmake -S "$root/runtime" -B "$work/build" ${generator[@]+"${generator[@]}"} -DCM
 cmake --build "$work/build" -j "$(nproc)" >"$work/build.log" 2>&1 \
   || { tail -50 "$work/build.log"; exit 1; }
 echo "gpu-check: runtime built in $((SECONDS - start)) s"
-"$work/build/tsc-run" --list-devices
+devices=$("$work/build/tsc-run" --list-devices)
+echo "$devices"
 
 mkdir -p "$work/fixtures" "$work/bundle"
 cc -shared -fPIC -O1 "$root/test/runtime/Inputs/scale_kernel.c" -o "$work/fixtures/scale.so"
@@ -38,6 +39,11 @@ status=0
 echo "gpu-check: runtime tests: $(grep -c '^PASS' "$work/runtime-tests.log") passed," \
   "$(grep -c '^FAIL' "$work/runtime-tests.log") failed"
 grep -B3 '^FAIL' "$work/runtime-tests.log" || true
+
+if grep -q '^cuda: unavailable' <<<"$devices"; then
+  echo "gpu-check: no usable GPU here (above): the artifacts and benchmarks did not run"
+  exit 1
+fi
 
 tar -xzf "$bundle" -C "$work/bundle"
 markdown=()

@@ -324,6 +324,7 @@ def main():
     table = "\n".join(lines)
     print(table)
     if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(table + "\n")
     failed = sum(f for _, f, _ in results.values())
     return 1 if failed or bench_failed else 0
