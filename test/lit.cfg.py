@@ -32,6 +32,14 @@ for _root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
         config.available_features.add("cuda-headers")
         config.substitutions.append(("%cuda_include", os.path.join(_root, "include")))
         break
+# A CUDA driver this process can load (a GPU machine's); tests of what
+# happens without one say UNSUPPORTED: cuda-driver.
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(

@@ -71,8 +71,16 @@ start=$SECONDS
   --tsc "$build/bin/tsc" --xunit "$results/onnx-node-ptx.xml" || status=1
 echo "test: suite 'onnx-node-ptx' took $((SECONDS - start))s"
 
+# The same cases' CUDA artifacts run on the GPU against their expected
+# outputs; skipped, and counted as skipped, where tsc-run finds no GPU.
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --gpu \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
+  --xunit "$results/onnx-node-gpu.xml" || status=1
+echo "test: suite 'onnx-node-gpu' took $((SECONDS - start))s"
+
 # The exported models and all-MiniLM-L6-v2 against ONNX Runtime (and their
-# CUDA device code through ptxas), then
+# CUDA device code through ptxas, and on the GPU where there is one), then
 # tsc-run's errors on bad inputs and damaged artifacts.
 start=$SECONDS
 "$root/.venv/bin/python" "$root/test/models/run_models.py" \

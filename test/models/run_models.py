@@ -23,7 +23,10 @@ toolkit), and compiled for the host with the CUDA target's loop mapping
 `--precision=fp16` and `--precision=bf16` (each also with the CUDA loop mapping) runs at the
 larger size against ONNX Runtime's fp32 outputs, relative L2 at most 3e-3 for fp16 and 2.5e-2
 for bf16 (tests `<model>-fp16`, `-bf16`, `-fp16-gpu-mapping`, `-bf16-gpu-mapping`), and its
-kernels must be accepted by ptxas (`<model>-fp16-ptx`, `-bf16-ptx`). Prints per model the plan line of `tsc --report`, the
+kernels must be accepted by ptxas (`<model>-fp16-ptx`, `-bf16-ptx`). Each CUDA artifact (fp32, fp16,
+bf16) also runs on the GPU against ONNX Runtime within its bound (`<model>-gpu`, `-fp16-gpu`,
+`-bf16-gpu`; test/target/cuda/gpu_run.py), skipped, and counted so, where tsc-run finds no
+usable GPU. Prints per model the plan line of `tsc --report`, the
 largest relative L2 per output and the device modules ptxas accepted.
 
 Usage: run_models.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
@@ -47,6 +50,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "target" / "cuda"))
 import export_models  # noqa: E402
+import gpu_run  # noqa: E402
 import ptx_check  # noqa: E402
 import minilm  # noqa: E402
 
@@ -319,11 +323,11 @@ def check_precisions(args, name, path, vocab, work, suite, fail):
             fail(case_name, problem)
             cells.append(f"{precision} PTX FAILED")
             continue
-        if args.bundle:
-            bundle_model(pathlib.Path(args.bundle) / "models" / f"{name}-{precision}",
-                         work / f"{precision}-ptx" / "model.tscm", path, vocab, bound)
         ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
         cells.append(f"{precision} PTX {summary}")
+        cells.append(use_artifact(args, f"{name}-{precision}",
+                                  work / f"{precision}-ptx" / "model.tscm", path, vocab,
+                                  bound, work / f"{precision}-gpu", suite, fail))
     return ", ".join(cells)
 
 
@@ -374,11 +378,32 @@ def check_device_code(args, name, path, vocab, work, suite, fail):
     if problem:
         fail(case_name, problem)
         return f"{mapping}; PTX FAILED"
-    if args.bundle:
-        bundle_model(pathlib.Path(args.bundle) / "models" / name, work / "ptx" / "model.tscm",
-                     path, vocab)
     ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
-    return f"{mapping}; {summary}"
+    gpu = use_artifact(args, name, work / "ptx" / "model.tscm", path, vocab, TOLERANCE,
+                       work / "gpu", suite, fail)
+    return f"{mapping}; {summary}; {gpu}"
+
+
+def use_artifact(args, name, artifact, path, vocab, tolerance, work, suite, fail):
+    """The CUDA artifact of case `name` kept for the GPU check (with
+    --bundle) and run on the GPU against ONNX Runtime within `tolerance`
+    (case `<name>-gpu`; skipped, and counted so, without a usable GPU).
+    Returns the table's words."""
+    if args.bundle:
+        bundle_model(pathlib.Path(args.bundle) / "models" / name, artifact, path, vocab,
+                     tolerance)
+    case_name = f"{name}-gpu"
+    if args.no_gpu:
+        case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+        ET.SubElement(case, "skipped", message=f"no usable GPU: {args.no_gpu}")
+        return "GPU skipped"
+    bundle_model(work, artifact, path, vocab, tolerance)
+    problem = gpu_run.run_case(args.tsc_run, work, compare=None)
+    if problem:
+        fail(case_name, problem)
+        return "GPU FAILED"
+    ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+    return "GPU passed"
 
 
 def main():
@@ -392,6 +417,7 @@ def main():
                                          "Runtime outputs in BUNDLE/models/<name>/ "
                                          "(tools/gpu/)")
     args = parser.parse_args()
+    args.no_gpu = gpu_run.unavailable(args.tsc_run)
 
     suite = ET.Element("testsuite", name="models-run")
     failed = 0

@@ -34,12 +34,20 @@ match their kernels (test/target/cuda/ptx_check.py). Without ptxas (no CUDA
 toolkit) every case is skipped. With --bundle DIR the artifacts are kept,
 with their inputs and expected outputs, for the GPU check (tools/gpu/).
 
+GPU mode (--gpu) compiles the same cases as CUDA artifacts at their data's
+sizes and runs them with tsc-run on the GPU against their expected outputs,
+as the run mode compares (test/target/cuda/gpu_run.py; a failing case is
+rerun without CUDA graphs, step by step). Without a usable GPU (`tsc-run
+--list-devices`) or without ptxas every case is skipped, with the reason.
+
 Usage: run_node_tests.py --tsc build/bin/tsc [--xunit FILE] [--filter TEXT]
        run_node_tests.py --tsc build/bin/tsc --write-exclusions
        run_node_tests.py --tsc build/bin/tsc --run --tsc-run build/bin/tsc-run
                          [--xunit FILE] [--filter TEXT] [--write-exclusions]
        run_node_tests.py --tsc build/bin/tsc --ptx [--xunit FILE] [--filter TEXT]
                          [--bundle DIR]
+       run_node_tests.py --tsc build/bin/tsc --gpu --tsc-run build/bin/tsc-run
+                         [--xunit FILE] [--filter TEXT]
 --write-exclusions rewrites the mode's manifest from the current failures,
 with each reason derived from tsc's (or tsc-run's, or the comparison's)
 message; failures it cannot explain as a known limitation are left out of the
@@ -452,6 +460,7 @@ def run_mode(args, cases, selected):
 
 
 sys.path.insert(0, str(HERE.parent / "target" / "cuda"))
+import gpu_run  # noqa: E402
 import ptx_check  # noqa: E402
 
 
@@ -488,39 +497,77 @@ def ptx_case(tsc, case, work, bundle=None):
     return problem, problem or ""
 
 
-def ptx_mode(args, cases, selected):
-    """--ptx: device code for every case the run mode runs."""
+def runnable_cases(selected):
+    """The cases the run mode runs: they import, and run-exclusions.txt does
+    not list them."""
     imported = load_exclusions(HERE / "exclusions.txt")
     not_run = load_exclusions(HERE / "run-exclusions.txt")
-    runnable = [c for c in selected if exclusion_reason(c.name, imported) is None
-                and exclusion_reason(c.name, not_run) is None]
-    suite = ET.Element("testsuite", name="onnx-node-ptx")
-    ptxas = ptx_check.find_ptxas()
+    return [c for c in selected if exclusion_reason(c.name, imported) is None
+            and exclusion_reason(c.name, not_run) is None]
+
+
+def device_suite(args, name, runnable, skip_reason, check):
+    """Suite `name` over the runnable cases: each case skipped with
+    `skip_reason` when there is one, else `check(case, tmp)` (a temporary
+    folder of the suite's), which returns (message, details), message None
+    when it passes; cases run in parallel. Returns (passed, failed,
+    skipped)."""
+    suite = ET.Element("testsuite", name=name)
     results = {}
-    if ptxas:
+    if skip_reason is None:
         with tempfile.TemporaryDirectory() as tmp, \
                 concurrent.futures.ThreadPoolExecutor(args.jobs or os.cpu_count() or 2) as pool:
-            bundle = pathlib.Path(args.bundle) / "node" if args.bundle else None
-            futures = {pool.submit(ptx_case, args.tsc, case, pathlib.Path(tmp) / case.name,
-                                   bundle): case.name for case in runnable}
+            futures = {pool.submit(check, case, pathlib.Path(tmp)): case.name
+                       for case in runnable}
             for future in concurrent.futures.as_completed(futures):
                 results[futures[future]] = future.result()
     passed = failed = skipped = 0
-    for case_obj in sorted(runnable, key=lambda c: c.name):
-        name = case_obj.name
-        case = ET.SubElement(suite, "testcase", classname="onnx-node-ptx", name=name)
-        if not ptxas:
-            ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
+    for case_name in sorted(c.name for c in runnable):
+        case = ET.SubElement(suite, "testcase", classname=name, name=case_name)
+        if skip_reason is not None:
+            ET.SubElement(case, "skipped", message=skip_reason)
             skipped += 1
             continue
-        message, details = results[name]
+        message, details = results[case_name]
         if message:
             ET.SubElement(case, "failure", message=message).text = details
-            print(f"FAIL: {name}: {message}")
+            print(f"FAIL: {case_name}: {message}")
             failed += 1
         else:
             passed += 1
     write_suite(suite, len(runnable), failed, skipped, args.xunit)
+    return passed, failed, skipped
+
+
+def gpu_mode(args, selected):
+    """--gpu: every case the run mode runs, as a CUDA artifact on the GPU."""
+    runnable = runnable_cases(selected)
+    reason = None if ptx_check.find_ptxas() else "no ptxas (CUDA toolkit) on this machine"
+    if reason is None and (why := gpu_run.unavailable(args.tsc_run)):
+        reason = f"no usable GPU: {why}"
+
+    def on_gpu(case, tmp):
+        problem, details = ptx_case(args.tsc, case, None, tmp)
+        if problem:
+            return problem, details
+        problem = gpu_run.run_case(args.tsc_run, tmp / case.name, compare)
+        return problem, problem or ""
+    passed, failed, skipped = device_suite(args, "onnx-node-gpu", runnable, reason, on_gpu)
+    print(f"onnx-node-gpu: {len(runnable)} node tests that run on the host, as CUDA "
+          f"artifacts on the GPU: {passed} passed, {failed} failed, {skipped} skipped"
+          + (f" ({reason})" if reason else ""))
+    return 1 if failed else 0
+
+
+def ptx_mode(args, cases, selected):
+    """--ptx: device code for every case the run mode runs."""
+    runnable = runnable_cases(selected)
+    ptxas = ptx_check.find_ptxas()
+    bundle = pathlib.Path(args.bundle) / "node" if args.bundle else None
+    passed, failed, skipped = device_suite(
+        args, "onnx-node-ptx", runnable,
+        None if ptxas else "no ptxas (CUDA toolkit) on this machine",
+        lambda case, tmp: ptx_case(args.tsc, case, tmp / case.name, bundle))
     print(f"onnx-node-ptx: {len(runnable)} node tests that run on the host; "
           f"CUDA artifacts for {', '.join(ptx_check.CHIPS)} (SASS by ptxas, launches "
           f"matching their kernels) for {passed}, "
@@ -547,9 +594,12 @@ def main():
     parser.add_argument("--bundle",
                         help="with --ptx: keep each case's artifact, inputs and "
                              "expected outputs in BUNDLE/node/<case>/ (tools/gpu/)")
+    parser.add_argument("--gpu", action="store_true",
+                        help="run every runnable case's CUDA artifact on the GPU "
+                             "(skipped without one)")
     args = parser.parse_args()
-    if args.run and not args.tsc_run:
-        parser.error("--run needs --tsc-run")
+    if (args.run or args.gpu) and not args.tsc_run:
+        parser.error("--run and --gpu need --tsc-run")
     if args.gpu_loop_mapping and (not args.run or args.write_exclusions):
         parser.error("--gpu-loop-mapping goes with --run, and uses the run manifest as it is")
 
@@ -567,6 +617,8 @@ def main():
         return run_mode(args, cases, selected)
     if args.ptx:
         return ptx_mode(args, cases, selected)
+    if args.gpu:
+        return gpu_mode(args, selected)
     results = {}
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(args.jobs or os.cpu_count() or 2) as pool:

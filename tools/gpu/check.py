@@ -27,7 +27,6 @@ import argparse
 import collections
 import concurrent.futures
 import ctypes
-import json
 import pathlib
 import re
 import statistics
@@ -41,47 +40,9 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "test" / "onnx-node"))
 sys.path.insert(0, str(ROOT / "tools" / "gpu"))
+sys.path.insert(0, str(ROOT / "test" / "target" / "cuda"))
 from run_node_tests import compare  # noqa: E402
-
-
-def run_case(tsc_run, folder):
-    """None when every run of the case matches, else the problem. A failing
-    case is run again without CUDA graphs and with profiling (a
-    synchronization after every step), so the report tells a capture problem
-    from a kernel's and names the step that fails."""
-    problem = run_case_with(tsc_run, folder, [])
-    if problem is None:
-        return None
-    again = run_case_with(tsc_run, folder, ["--no-cuda-graphs", "--profile"])
-    if again is None:
-        return f"{problem} [passes without CUDA graphs]"
-    return f"{problem} [without graphs, step by step: {again}]"
-
-
-def run_case_with(tsc_run, folder, options):
-    spec = json.loads((folder / "case.json").read_text())
-    for k, run in enumerate(spec["runs"]):
-        with tempfile.TemporaryDirectory() as out:
-            proc = subprocess.run([tsc_run, "model.tscm", "--output-dir", out, *options,
-                                   *run["run_args"]],
-                                  cwd=folder, capture_output=True, text=True, timeout=300)
-            if proc.returncode:
-                lines = [l for l in proc.stderr.splitlines() if "error" in l]
-                return (lines or proc.stderr.splitlines() or [f"exit {proc.returncode}"])[0]
-            for output in run["outputs"]:
-                path = pathlib.Path(out) / output["file"]
-                if not path.exists():
-                    return f"no output file for '{output['name']}'"
-                out_array, ref = np.load(path), np.load(folder / output["expected"])
-                if spec["tolerance"] is not None:
-                    err = rel_l2(out_array, ref)
-                    problem = None if err <= spec["tolerance"] else \
-                        f"rel L2 {err:.1e} on '{output['name']}' (run {k})"
-                else:
-                    problem = compare(out_array, ref, output["name"], output["dtype"])
-                if problem:
-                    return problem
-    return None
+from gpu_run import rel_l2, run_case  # noqa: E402
 
 
 def correctness(tsc_run, bundle, jobs):
@@ -90,7 +51,7 @@ def correctness(tsc_run, bundle, jobs):
     for kind in ("node", "models"):
         cases = sorted(p for p in (bundle / kind).iterdir() if p.is_dir())
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-            problems = dict(zip(cases, pool.map(lambda c: run_case(tsc_run, c), cases)))
+            problems = dict(zip(cases, pool.map(lambda c: run_case(tsc_run, c, compare), cases)))
         failures = [f"{c.name}: {p}" for c, p in problems.items() if p]
         results[kind] = (len(cases) - len(failures), len(failures), failures)
     return results
@@ -213,15 +174,6 @@ def time_tsc_device(runtime, artifact, x, mask, repeats, dtype=None):
         for t in tensors:
             runtime.lib.tsc_tensor_release(t)
         runtime.lib.tsc_session_release(session)
-
-
-def rel_l2(out, ref):
-    """|out - ref|_2 / |ref|_2 (NaN when shapes differ, as a failure)."""
-    if out.shape != ref.shape:
-        return float("nan")
-    ref = ref.astype(np.float64)
-    return float(np.linalg.norm(out.astype(np.float64) - ref)
-                 / max(np.linalg.norm(ref), 1e-30))
 
 
 def benchmark(tsc_run, runtime, artifacts, repeats):
