@@ -25,7 +25,11 @@ cmake -S "$root/runtime" -B "$work/build" ${generator[@]+"${generator[@]}"} -DCM
 cmake --build "$work/build" -j "$(nproc)" >"$work/build.log" 2>&1 \
   || { tail -50 "$work/build.log"; exit 1; }
 echo "gpu-check: runtime built in $((SECONDS - start)) s"
-devices=$("$work/build/tsc-run" --list-devices)
+devices=$("$work/build/tsc-run" --list-devices 2>&1) || {
+  echo "$devices"
+  echo "gpu-check: tsc-run --list-devices failed"
+  exit 1
+}
 echo "$devices"
 
 mkdir -p "$work/fixtures" "$work/bundle"

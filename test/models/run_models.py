@@ -315,12 +315,14 @@ def check_precisions(args, name, path, vocab, work, suite, fail):
         if not ptx_check.find_ptxas():
             case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
             ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
+            skip_on_gpu(suite, f"{name}-{precision}", "no ptxas (CUDA toolkit) on this machine")
             cells.append(f"{precision} PTX skipped (no ptxas)")
             continue
         summary, problem = ptx_check.check(args.tsc, path, work / f"{precision}-ptx",
                                            DIMS + [f"--precision={precision}"])
         if problem:
             fail(case_name, problem)
+            skip_on_gpu(suite, f"{name}-{precision}", "no artifact: its PTX check failed")
             cells.append(f"{precision} PTX FAILED")
             continue
         ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
@@ -335,7 +337,7 @@ def bundle_model(folder, artifact, path, vocab, tolerance=TOLERANCE):
     """Keeps the CUDA artifact in `folder` with inputs at SIZES and ONNX
     Runtime's outputs, and case.json (as run_node_tests.py --bundle writes
     it), for tools/gpu/check.py."""
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(artifact, folder / "model.tscm")
     session = minilm.ort_session(path)
     names = [o.name for o in session.get_outputs()]
@@ -373,10 +375,12 @@ def check_device_code(args, name, path, vocab, work, suite, fail):
     if not ptx_check.find_ptxas():
         case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
         ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
+        skip_on_gpu(suite, name, "no ptxas (CUDA toolkit) on this machine")
         return f"{mapping}; PTX skipped (no ptxas)"
     summary, problem = ptx_check.check(args.tsc, path, work / "ptx", DIMS)
     if problem:
         fail(case_name, problem)
+        skip_on_gpu(suite, name, "no artifact: its PTX check failed")
         return f"{mapping}; PTX FAILED"
     ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
     gpu = use_artifact(args, name, work / "ptx" / "model.tscm", path, vocab, TOLERANCE,
@@ -394,16 +398,25 @@ def use_artifact(args, name, artifact, path, vocab, tolerance, work, suite, fail
                      tolerance)
     case_name = f"{name}-gpu"
     if args.no_gpu:
-        case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
-        ET.SubElement(case, "skipped", message=f"no usable GPU: {args.no_gpu}")
-        return "GPU skipped"
-    bundle_model(work, artifact, path, vocab, tolerance)
-    problem = gpu_run.run_case(args.tsc_run, work, compare=None)
+        return skip_on_gpu(suite, name, f"no usable GPU: {args.no_gpu}")
+    try:
+        bundle_model(work, artifact, path, vocab, tolerance)
+        problem = gpu_run.run_case(args.tsc_run, work, compare=None)
+    except Exception as e:  # noqa: BLE001 - one case's failure, reported
+        problem = f"{type(e).__name__}: {e}"
     if problem:
         fail(case_name, problem)
         return "GPU FAILED"
     ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
     return "GPU passed"
+
+
+def skip_on_gpu(suite, name, reason):
+    """Case `<name>-gpu` skipped for `reason` (counted, as without a GPU).
+    Returns the table's words."""
+    case = ET.SubElement(suite, "testcase", classname="models-run", name=f"{name}-gpu")
+    ET.SubElement(case, "skipped", message=reason)
+    return "GPU skipped"
 
 
 def main():
@@ -464,18 +477,21 @@ def main():
         for name, plan, errors, _, _ in rows:
             print(f"{name:<16} {plan:<60} {errors}")
         print(f"\n{'model':<16} CUDA target: loop mapping compiled for the host (max rel L2 "
-              "vs ONNX Runtime); kernel modules ptxas accepted")
+              "vs ONNX Runtime); kernel modules ptxas accepted; the artifact on the GPU")
         for name, _, _, device, _ in rows:
             print(f"{name:<16} {device}")
         print(f"\n{'model':<16} half-precision storage: max rel L2 vs ONNX Runtime (fp32); "
-              "fp16 kernel modules ptxas accepted")
+              "fp16 and bf16 kernel modules ptxas accepted, each artifact on the GPU")
         for name, _, _, _, precision in rows:
             print(f"{name:<16} {precision}")
+    skipped = sum(case.find("skipped") is not None for case in suite)
     suite.set("tests", str(len(suite)))
     suite.set("failures", str(failed))
+    suite.set("skipped", str(skipped))
     if args.xunit:
         ET.ElementTree(suite).write(args.xunit)
-    print(f"models-run: {len(suite)} checks, {len(suite) - failed} passed, {failed} failed")
+    print(f"models-run: {len(suite)} checks, {len(suite) - failed - skipped} passed, "
+          f"{failed} failed, {skipped} skipped")
     return 1 if failed else 0
 
 

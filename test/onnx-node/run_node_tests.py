@@ -506,17 +506,18 @@ def runnable_cases(selected):
             and exclusion_reason(c.name, not_run) is None]
 
 
-def device_suite(args, name, runnable, skip_reason, check):
+def device_suite(args, name, runnable, skip_reason, check, workers=None):
     """Suite `name` over the runnable cases: each case skipped with
     `skip_reason` when there is one, else `check(case, tmp)` (a temporary
     folder of the suite's), which returns (message, details), message None
-    when it passes; cases run in parallel. Returns (passed, failed,
-    skipped)."""
+    when it passes; cases run in parallel (`workers`, default --jobs or all
+    cores). Returns (passed, failed, skipped)."""
     suite = ET.Element("testsuite", name=name)
     results = {}
     if skip_reason is None:
         with tempfile.TemporaryDirectory() as tmp, \
-                concurrent.futures.ThreadPoolExecutor(args.jobs or os.cpu_count() or 2) as pool:
+                concurrent.futures.ThreadPoolExecutor(
+                    workers or args.jobs or os.cpu_count() or 2) as pool:
             futures = {pool.submit(check, case, pathlib.Path(tmp)): case.name
                        for case in runnable}
             for future in concurrent.futures.as_completed(futures):
@@ -552,7 +553,9 @@ def gpu_mode(args, selected):
             return problem, details
         problem = gpu_run.run_case(args.tsc_run, tmp / case.name, compare)
         return problem, problem or ""
-    passed, failed, skipped = device_suite(args, "onnx-node-gpu", runnable, reason, on_gpu)
+    # (A CUDA context per running case: at most 4 on the one GPU.)
+    passed, failed, skipped = device_suite(args, "onnx-node-gpu", runnable, reason, on_gpu,
+                                           workers=args.jobs or min(os.cpu_count() or 2, 4))
     print(f"onnx-node-gpu: {len(runnable)} node tests that run on the host, as CUDA "
           f"artifacts on the GPU: {passed} passed, {failed} failed, {skipped} skipped"
           + (f" ({reason})" if reason else ""))

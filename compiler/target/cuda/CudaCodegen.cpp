@@ -90,12 +90,12 @@ std::string toolkitRoot() {
   return "/usr/local/cuda";
 }
 
-/// exp as the GPU's ex2.approx.f32: exp(x) = 2^(x·log2 e), through NVVM's
-/// intrinsic (NVPTX has no exp; MLIR's lowering of math.exp2 calls
-/// libdevice, which kernels do not link, and its NVVM conversion refuses
-/// LLVM's exp2). Relative error: ex2's 2 ulp plus the rounding of x·log2 e
-/// and of log2 e, up to |x|·2^-23 (1e-6 for |x| <= 8, 1e-5 at |x| = 88,
-/// where exp leaves f32's range). Half operands compute in f32. It replaces
+/// exp as the GPU's ex2.approx.f32: exp(x) = 2^(x·log2 e), CUDA's __expf,
+/// through NVVM's intrinsic (NVPTX has no exp instruction; MLIR's NVVM
+/// conversion sends math.exp and math.exp2 to libdevice's precise functions
+/// and refuses LLVM's exp2). Relative error: ex2's 2 ulp plus the rounding of
+/// x·log2 e and of log2 e, up to |x|·2^-23 (1e-6 for |x| <= 8, 1e-5 at |x| =
+/// 88, where exp leaves f32's range). Half operands compute in f32. It replaces
 /// the host's polynomial (about 20 FMAs, selects and a rounding): softmax
 /// and attention evaluate it once per score.
 void lowerExpToExp2(gpu::GPUModuleOp module) {
@@ -576,8 +576,8 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
   device.addPass(createSCFToControlFlowPass());
   device.addPass(memref::createExpandStridedMetadataPass());
   device.addPass(createLowerAffinePass());
-  // (bf16 conversions stay LLVM's fpext/fptrunc: NVPTX has cvt.rn.bf16.f32
-  // and cvt.rn.bf16x2.f32 from sm_80, and widens with a shift.)
+  // (bf16 conversions stay LLVM's fpext/fptrunc: NVPTX has cvt to and from
+  // bf16 from sm_80, cvt.rn.bf16x2.f32 rounding two at a time.)
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.indexBitwidth = 64;
   device.addPass(createConvertGpuOpsToNVVMOps(toNVVM));

@@ -17,6 +17,9 @@ import tempfile
 
 import numpy as np
 
+# Seconds a case's run may take before it counts as hung.
+TIMEOUT_S = 300
+
 
 def unavailable(tsc_run):
     """None when tsc-run finds a CUDA device, else why it does not."""
@@ -61,9 +64,14 @@ def _run_case_with(tsc_run, folder, compare, options):
     spec = json.loads((folder / "case.json").read_text())
     for k, run in enumerate(spec["runs"]):
         with tempfile.TemporaryDirectory() as out:
-            proc = subprocess.run([tsc_run, "model.tscm", "--output-dir", out, *options,
-                                   *run["run_args"]],
-                                  cwd=folder, capture_output=True, text=True, timeout=300)
+            try:
+                proc = subprocess.run([tsc_run, "model.tscm", "--output-dir", out, *options,
+                                       *run["run_args"]],
+                                      cwd=folder, capture_output=True, text=True,
+                                      timeout=TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                # (A kernel that never finishes: a barrier or a deadlock.)
+                return f"tsc-run did not finish in {TIMEOUT_S} s (run {k})"
             if proc.returncode:
                 lines = [l for l in proc.stderr.splitlines() if "error" in l]
                 return (lines or proc.stderr.splitlines() or [f"exit {proc.returncode}"])[0]
