@@ -126,6 +126,10 @@ Value tolinalg::convertScalar(OpBuilder &b, Location loc, Value v, Type from,
   }
   if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
     return arith::ExtFOp::create(b, loc, to, v);
+  // Between float types of one width (f16 and bf16): exactly to f32, then
+  // rounded once.
+  if (to.getIntOrFloatBitWidth() == from.getIntOrFloatBitWidth())
+    v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
   return arith::TruncFOp::create(b, loc, to, v);
 }
 

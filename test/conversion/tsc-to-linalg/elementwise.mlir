@@ -83,3 +83,15 @@ func.func @cast_saturate(%x: tensor<4xf32>) -> tensor<4xf16> {
   %y = tsc.cast %x saturate : tensor<4xf32> to tensor<4xf16>
   return %y : tensor<4xf16>
 }
+
+// -----
+
+// f16 and bf16 have one width: widened exactly to f32, then rounded once.
+// CHECK-LABEL: func.func @cast_f16_to_bf16
+// CHECK:         linalg.generic
+// CHECK:           %[[W:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK:           arith.truncf %[[W]] : f32 to bf16
+func.func @cast_f16_to_bf16(%x: tensor<4xf16>) -> tensor<4xbf16> {
+  %y = tsc.cast %x : tensor<4xf16> to tensor<4xbf16>
+  return %y : tensor<4xbf16>
+}
