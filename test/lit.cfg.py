@@ -15,6 +15,7 @@ config.test_exec_root = os.path.join(config.tsc_obj_root, "test")
 config.excludes = ["unit", "Inputs", "examples", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%tsc_src_root", config.tsc_src_root))
+config.substitutions.append(("%tsc_obj_root", config.tsc_obj_root))
 # The project's Python environment (tools/setup.sh), for fixture scripts.
 config.substitutions.append(("%python", config.tsc_python))
 # tsc reads TorchScript archives only when built with libtorch.

@@ -26,6 +26,7 @@ Prints one table; with --markdown FILE also writes it as Markdown.
 import argparse
 import collections
 import concurrent.futures
+import contextlib
 import ctypes
 import pathlib
 import re
@@ -130,20 +131,39 @@ class Runtime:
             self.lib.tsc_status_free(status)
             raise RuntimeError(message)
 
-    def session(self, artifact, stream):
-        model, session = ctypes.c_void_p(), ctypes.c_void_p()
-        self.check(self.lib.tsc_model_load(None, str(artifact).encode(), ctypes.byref(model)))
-        options = self.Options()
-        self.lib.tsc_session_options_init(ctypes.byref(options))
-        options.cuda_stream = stream
-        status = self.lib.tsc_session_create(model, ctypes.byref(options), ctypes.byref(session))
-        self.lib.tsc_model_release(model)  # the session holds it
-        self.check(status)
-        return session
+    @contextlib.contextmanager
+    def session(self, artifact, stream, inputs, outputs, profile=False, cuda_graphs=True):
+        """(model, session) of a CUDA artifact on `stream` (a CUstream as
+        ctypes.c_void_p), its inputs and outputs bound by name to contiguous
+        torch tensors on the device; released when the block ends."""
+        lib = self.lib
+        model, session, tensors = ctypes.c_void_p(), ctypes.c_void_p(), []
+        self.check(lib.tsc_model_load(None, str(artifact).encode(), ctypes.byref(model)))
+        try:
+            options = self.Options()
+            lib.tsc_session_options_init(ctypes.byref(options))
+            options.cuda_stream = stream
+            options.profile = int(profile)
+            options.cuda_graphs = int(cuda_graphs)
+            self.check(lib.tsc_session_create(model, ctypes.byref(options),
+                                              ctypes.byref(session)))
+            for names, bind in ((inputs, lib.tsc_session_bind_input),
+                                (outputs, lib.tsc_session_bind_output)):
+                for name, tensor in names.items():
+                    tensors.append(self.wrap(tensor, tensor.device.index or 0))
+                    self.check(bind(session, name.encode(), tensors[-1]))
+            yield model, session
+        finally:
+            for t in tensors:
+                lib.tsc_tensor_release(t)
+            if session:
+                lib.tsc_session_release(session)
+            lib.tsc_model_release(model)
 
     def wrap(self, tensor, device):
         """A TSC_LOCATION_CUDA tensor over a contiguous torch tensor."""
-        dtypes = {"torch.float32": 1, "torch.float16": 2, "torch.int64": 9}
+        dtypes = {"torch.float32": 1, "torch.float16": 2, "torch.bfloat16": 3,
+                  "torch.int64": 9}
         dims = (ctypes.c_int64 * tensor.dim())(*tensor.shape)
         out = ctypes.c_void_p()
         self.check(self.lib.tsc_tensor_wrap_cuda(
@@ -156,24 +176,13 @@ def time_tsc_device(runtime, artifact, x, mask, repeats, dtype=None):
     """(median ms, output) of the artifact run on device tensors; `dtype` is
     its float input's and output's (float32 unless given)."""
     import torch
-    stream = torch.cuda.current_stream()
-    session = runtime.session(artifact, ctypes.c_void_p(stream.cuda_stream))
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
     xd, md = x.cuda().to(dtype or torch.float32).contiguous(), mask.cuda().contiguous()
     out = torch.empty_like(xd)
-    device = xd.device.index or 0
-    tensors = [runtime.wrap(t, device) for t in (xd, md, out)]
-    try:
-        for name, tensor, bind in ((b"x", tensors[0], runtime.lib.tsc_session_bind_input),
-                                   (b"attention_mask", tensors[1],
-                                    runtime.lib.tsc_session_bind_input),
-                                   (b"hidden", tensors[2], runtime.lib.tsc_session_bind_output)):
-            runtime.check(bind(session, name, tensor))
+    with runtime.session(artifact, stream, {"x": xd, "attention_mask": md},
+                         {"hidden": out}) as (_, session):
         ms = median_ms(lambda: runtime.check(runtime.lib.tsc_session_run(session)), repeats)
-        return ms, out.float().cpu().numpy()
-    finally:
-        for t in tensors:
-            runtime.lib.tsc_tensor_release(t)
-        runtime.lib.tsc_session_release(session)
+    return ms, out.float().cpu().numpy()
 
 
 def benchmark(tsc_run, runtime, artifacts, repeats):

@@ -96,34 +96,15 @@ def _kernel_ms(runtime, artifact, inputs, outputs, repeats):
     (profiled; staging copies and library calls left out)."""
     import torch
     lib = runtime.lib
-    model, session = ctypes.c_void_p(), ctypes.c_void_p()
-    runtime.check(lib.tsc_model_load(None, str(artifact).encode(), ctypes.byref(model)))
-    options = runtime.Options()
-    lib.tsc_session_options_init(ctypes.byref(options))
-    options.profile = 1
-    options.cuda_graphs = 0
-    options.cuda_stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-    tensors = []
-    try:
-        runtime.check(lib.tsc_session_create(model, ctypes.byref(options),
-                                             ctypes.byref(session)))
-        for names, bind in ((inputs, lib.tsc_session_bind_input),
-                            (outputs, lib.tsc_session_bind_output)):
-            for name, tensor in names.items():
-                tensors.append(runtime.wrap(tensor, tensor.device.index or 0))
-                runtime.check(bind(session, name.encode(), tensors[-1]))
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+    with runtime.session(artifact, stream, inputs, outputs, profile=True,
+                         cuda_graphs=False) as (model, session):
         for _ in range(3 + repeats):
             runtime.check(lib.tsc_session_run(session))
         kernels = [i for i in range(lib.tsc_model_step_count(model))
                    if lib.tsc_model_step_name(model, i).startswith(b"tsc_kernel")]
         total = sum(lib.tsc_session_step_time(session, i) for i in kernels)
         return total / lib.tsc_session_run_count(session)
-    finally:
-        for t in tensors:
-            lib.tsc_tensor_release(t)
-        if session:
-            lib.tsc_session_release(session)
-        lib.tsc_model_release(model)
 
 
 def _rel_l2(out, ref):
