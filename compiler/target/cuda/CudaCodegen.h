@@ -135,7 +135,7 @@ enum class MappedFor { Host, Device };
 /// bounds guard and mapped (grid, threadIdx.x), inner parallel loops as
 /// scf.for. The host target can compile this structure too
 /// (--gpu-loop-mapping), which checks its numerics without a GPU.
-/// `tensorCores`: whether attention's fp16 products may be warp products
+/// `tensorCores`: whether attention's fp16/bf16 products may be warp products
 /// (mma.sync on every target chip; the host emulates them).
 LogicalResult mapKernelLoops(ModuleOp kernels, MappedFor target,
                              bool tensorCores = true);
@@ -151,8 +151,8 @@ void mapRowsToBlocks(func::FuncOp func);
 /// block) by a kRowBlocks loop with a thread per row: every op on the
 /// per-row tiles restricted to the thread's row, tiles all rows read
 /// (key and value blocks) filled by the block's threads together in shared
-/// memory. With `tensorCores`, fp16 products whose shapes allow become warp
-/// products (kWarpPhase). Other foralls are left as they are.
+/// memory. With `tensorCores`, fp16/bf16 products whose shapes allow become
+/// warp products (kWarpPhase). Other foralls are left as they are.
 void mapQueryRowsToThreads(func::FuncOp func, bool tensorCores);
 
 /// For the host: each thread phase as a sequential loop over the threads.
@@ -183,8 +183,8 @@ void placeRowBuffersInSharedMemory(gpu::GPUFuncOp kernel);
 
 /// After outlining and placing shared memory: the warp phases' products
 /// (vector.contract on shared tiles) in `module` as per-lane ldmatrix and
-/// mma.sync (MLIR's vector-to-nvgpu conversion); an error where one is
-/// left.
+/// mma.sync (MLIR's vector-to-nvgpu conversion, bf16 through an f16 view of
+/// its bytes and NVVM's bf16 mma.sync); an error where one is left.
 LogicalResult lowerWarpProducts(gpu::GPUModuleOp module);
 
 /// Lowers the kernels (outlined with the device ABI, as lowerKernels leaves
