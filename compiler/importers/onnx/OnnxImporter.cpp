@@ -203,12 +203,14 @@ LogicalResult Importer::checkOpsets() {
       domain = "onnx";
     opsets[domain] = opset.version();
   }
-  auto it = opsets.find("onnx");
-  if (it == opsets.end()) {
-    error() << "'" << options.path << "' imports no ai.onnx opset";
+  // A model of other domains only (ai.onnx.ml, a vendor's) imports; its
+  // nodes are reported as unsupported unless a converter takes them.
+  if (opsets.empty()) {
+    error() << "'" << options.path << "' imports no opset";
     return failure();
   }
-  if (it->second > kMaxOnnxOpset) {
+  auto it = opsets.find("onnx");
+  if (it != opsets.end() && it->second > kMaxOnnxOpset) {
     error() << "'" << options.path << "' uses ai.onnx opset " << it->second
             << ", newer than opset " << kMaxOnnxOpset
             << ", the newest tsc knows";

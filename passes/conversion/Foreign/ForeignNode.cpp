@@ -19,11 +19,19 @@ bool foreign::isTorchDomain(ForeignOp op) {
   return op.getDomain() == "aten" || op.getDomain() == "prim";
 }
 
-/// `Gelu, opset 20` or `aten::gelu`.
+/// The op's name in messages: `Gelu` for the ONNX standard domain,
+/// `com.microsoft::FastGelu` for others, `aten::gelu` for TorchScript.
+static std::string opName(ForeignOp op) {
+  if (op.getDomain() == "onnx")
+    return op.getOpType().str();
+  return (op.getDomain() + "::" + op.getOpType()).str();
+}
+
+/// `Gelu, opset 20`, `com.microsoft::FastGelu, opset 1` or `aten::gelu`.
 static std::string describeOp(ForeignOp op) {
   if (isTorchDomain(op))
-    return (op.getDomain() + "::" + op.getOpType()).str();
-  return (op.getOpType() + ", opset " + Twine(op.getVersion())).str();
+    return opName(op);
+  return (opName(op) + ", opset " + Twine(op.getVersion())).str();
 }
 
 //===----------------------------------------------------------------------===//
@@ -486,9 +494,11 @@ LogicalResult foreign::convertForeignOps(
       std::string what =
           isTorchDomain(op)
               ? describeOp(op)
-              : (op.getOpType() + " (opset " + Twine(version) + ")").str();
+              : (opName(op) + " (opset " + Twine(version) + ")").str();
       Unsupported &entry = unsupported[what];
-      entry.version = version;
+      // Only the standard domain's opsets changed meanings that
+      // onnx.version_converter can upgrade.
+      entry.version = op.getDomain() == "onnx" ? version : INT64_MAX;
       if (++entry.count <= 3)
         entry.names.push_back("'" + node.getName() + "'");
       continue;
