@@ -83,12 +83,7 @@ bool isViewOp(Operation *op) {
 /// memory (a residual add inside the layer norm that follows it, say;
 /// silu(gate) · up straight from the split gate/up projection).
 bool isFusible(Operation *op) {
-  return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp,
-             ErfOp, SigmoidOp, ReluOp, SiluOp, SinOp, CosOp, NotOp, GeluOp,
-             ClipOp, CastOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
-             EqualOp, LessOp, GreaterOp, AndOp, OrOp, WhereOp, LayerNormOp,
-             RmsNormOp, SoftmaxOp, SplitOp, SliceOp, ConcatOp>(op) ||
-         isViewOp(op);
+  return op->hasTrait<OpTrait::tsc::Fusible>() || isViewOp(op);
 }
 
 /// Builds one plan; the methods fail after emitting an error on the op at

@@ -190,11 +190,9 @@ private:
     auto shapeOfOperand = [&](unsigned i) { return shapeOf(op->getOperand(i)); };
     auto resultType = cast<RankedTensorType>(op->getResult(index).getType());
     // Ops whose result has their first operand's shape.
-    if (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
-        isa<CastOp, LayerNormOp, RmsNormOp, QuantizeOp, DequantizeOp>(op))
+    if (hasShapeOfFirstOperand(op))
       return shapeOfOperand(0);
-    if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp,
-            GreaterOp, AndOp, OrOp, WhereOp>(op))
+    if (op->hasTrait<OpTrait::tsc::Broadcasting>())
       return broadcastOperands(op->getOperands());
     return TypeSwitch<Operation *, std::optional<Shape>>(op)
         .Case([&](MatmulOp op) -> std::optional<Shape> {

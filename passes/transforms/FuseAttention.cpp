@@ -264,13 +264,15 @@ Value swapByReshape(PatternRewriter &rw, Location loc, Value y) {
   return ReshapeOp::create(rw, loc, type.clone(shape), y, dynamic);
 }
 
+/// Elementwise ops compute in any layout: of one operand, or of several
+/// that broadcast against each other.
 bool isHeadwiseUnary(Operation *op) {
-  return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp,
-             TanhOp, ErfOp, SigmoidOp, ReluOp, SiluOp, SinOp, CosOp>(op);
+  return op->hasTrait<OpTrait::tsc::Elementwise>() && op->getNumOperands() == 1;
 }
 
 bool isHeadwiseBinary(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp>(op);
+  return op->hasTrait<OpTrait::tsc::Elementwise>() &&
+         op->hasTrait<OpTrait::tsc::Broadcasting>();
 }
 
 /// Whether `op`, one of whose operands is a transpose [0, 2, 1, 3], can

@@ -23,6 +23,24 @@ using namespace mlir::tsc;
 
 namespace {
 
+/// Ops whose results may leave the half range; PyTorch's autocast keeps
+/// them in f32 too.
+bool keptForRange(Operation *op) {
+  return op->hasTrait<OpTrait::tsc::KeepsF32ForRange>();
+}
+
+/// Ops whose results stay within their inputs' values (data movement, mean,
+/// max, min): they take their operands' precision rather than set one.
+bool follows(Operation *op) {
+  return op->hasTrait<OpTrait::tsc::FollowsPrecision>();
+}
+
+/// Ops whose results are always bounded or normalized, or that must use the
+/// half inputs of their library call: they compute on half even next to f32.
+bool alwaysHalf(Operation *op) {
+  return op->hasTrait<OpTrait::tsc::AlwaysHalf>();
+}
+
 /// Ops whose lowering reads and writes half tensors correctly: math in f32
 /// per element, f32 accumulators for products, sums and statistics. Absent:
 /// exp, log, pow and reduce_sum (keptForRange), quantization (its own number
@@ -33,34 +51,8 @@ bool computesOnHalf(Operation *op) {
     // 2048 would not survive f16. An integer-to-float cast makes positions.
     return isa<FloatType>(cast.getType().getElementType()) &&
            isa<FloatType>(cast.getInput().getType().getElementType());
-  return isa<NegOp, AbsOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp, ErfOp,
-             SigmoidOp, ReluOp, SiluOp, SinOp, CosOp, GeluOp, ClipOp, AddOp,
-             SubOp, MulOp, DivOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
-             WhereOp, MatmulOp, LinearOp, ReduceMeanOp, ReduceMaxOp,
-             ReduceMinOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp,
-             AttentionOp, ReshapeOp, TransposeOp, ExpandOp, ConcatOp, SliceOp,
-             SplitOp, GatherOp, SqueezeOp, UnsqueezeOp, TriluOp>(op);
-}
-
-/// Ops whose results may leave the half range; PyTorch's autocast keeps
-/// them in f32 too.
-bool keptForRange(Operation *op) {
-  return isa<ExpOp, LogOp, PowOp, ReduceSumOp>(op);
-}
-
-/// Ops whose results stay within their inputs' values (data movement, mean,
-/// max, min): they take their operands' precision rather than set one.
-bool follows(Operation *op) {
-  return isa<ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReshapeOp, TransposeOp,
-             ExpandOp, ConcatOp, SliceOp, SplitOp, GatherOp, SqueezeOp,
-             UnsqueezeOp, TriluOp>(op);
-}
-
-/// Ops whose results are always bounded or normalized, or that must use the
-/// half inputs of their library call: they compute on half even next to f32.
-bool alwaysHalf(Operation *op) {
-  return isa<MatmulOp, LinearOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
-             RmsNormOp, AttentionOp>(op);
+  return op->hasTrait<OpTrait::tsc::HalfCompute>() || follows(op) ||
+         alwaysHalf(op);
 }
 
 /// What an f32 value is, for the decisions below.

@@ -27,6 +27,43 @@ class Tsc_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tsc_Dialect, mnemonic, traits>;
 
 //===----------------------------------------------------------------------===//
+// Op traits: what passes ask of an op, declared with the op instead of kept
+// as lists of ops in the passes (C++ classes in TscTraits.h)
+//===----------------------------------------------------------------------===//
+
+class Tsc_OpTrait<string name> : NativeOpTrait<name> {
+  let cppNamespace = "::mlir::OpTrait::tsc";
+}
+
+/// Each result element is a function of the operand elements at the same
+/// position (after numpy broadcasting) alone: any layout or loop order
+/// computes it, and chains of such ops become one loop.
+def Tsc_Elementwise : Tsc_OpTrait<"Elementwise">;
+/// The result's shape is the numpy broadcast of all operands' shapes.
+def Tsc_Broadcasting : Tsc_OpTrait<"Broadcasting">;
+/// The result's shape is the first operand's (also implied by
+/// SameOperandsAndResultType).
+def Tsc_ShapeOfFirstOperand : Tsc_OpTrait<"ShapeOfFirstOperand">;
+/// The planner puts the op's kernel in one fusion group with fusible
+/// neighbours (elementwise chains, norms and softmax over rows, the slices of
+/// a split projection): one kernel, one pass over memory.
+def Tsc_Fusible : Tsc_OpTrait<"Fusible">;
+
+// The precision policy of tsc-reduce-precision (PyTorch autocast's rules);
+// an op with none of these stays in f32.
+/// Computes on half-precision operands when its inputs are model data.
+def Tsc_HalfCompute : Tsc_OpTrait<"HalfCompute">;
+/// Its results may leave the half range (exp, log, pow, sums): kept in f32,
+/// and what computes elementwise from them too.
+def Tsc_KeepsF32ForRange : Tsc_OpTrait<"KeepsF32ForRange">;
+/// Its results stay within its inputs' values (data movement, mean, max,
+/// min): it takes its operands' precision rather than setting one.
+def Tsc_FollowsPrecision : Tsc_OpTrait<"FollowsPrecision">;
+/// Bounded or normalized results, or a library call on half operands: on
+/// half even next to f32 values.
+def Tsc_AlwaysHalf : Tsc_OpTrait<"AlwaysHalf">;
+
+//===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
 

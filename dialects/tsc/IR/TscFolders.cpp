@@ -614,11 +614,9 @@ static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
     return std::nullopt;
   };
   int64_t resultRank = rank(op->getResult(0));
-  if (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
-      isa<CastOp, LayerNormOp, RmsNormOp, QuantizeOp, DequantizeOp>(op))
+  if (hasShapeOfFirstOperand(op))
     return std::make_pair(op->getOperand(0), d);
-  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp,
-          GreaterOp, AndOp, OrOp, WhereOp>(op))
+  if (op->hasTrait<OpTrait::tsc::Broadcasting>())
     return broadcastSource(op->getOperands(), resultRank);
   return llvm::TypeSwitch<Operation *, std::optional<std::pair<Value, int64_t>>>(op)
       .Case([&](MatmulOp m) -> std::optional<std::pair<Value, int64_t>> {

@@ -4,6 +4,7 @@
 #define TSC_DIALECTS_TSC_IR_TSCOPS_H
 
 #include "dialects/tsc/IR/TscDialect.h"
+#include "dialects/tsc/IR/TscTraits.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"

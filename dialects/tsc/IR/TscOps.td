@@ -153,7 +153,8 @@ def Tsc_ConstantOp : Tsc_Op<"constant", [ConstantLike, Pure,
 class Tsc_UnaryOp<string mnemonic, string formula,
                   TypeConstraint type = Tsc_FloatTensor,
                   list<Trait> traits = []>
-    : Tsc_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+    : Tsc_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
+                                            Tsc_Elementwise, Tsc_Fusible])> {
   let summary = "elementwise " # formula;
   let description = "Computes `" # formula # "` for each element.\n\n"
       "```mlir\n%y = tsc." # mnemonic # " %x : tensor<?x768x" #
@@ -163,23 +164,38 @@ class Tsc_UnaryOp<string mnemonic, string formula,
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Tsc_NegOp : Tsc_UnaryOp<"neg", "-x", Tsc_NumericTensor>;
-def Tsc_AbsOp : Tsc_UnaryOp<"abs", "|x|", Tsc_NumericTensor>;
-def Tsc_ExpOp : Tsc_UnaryOp<"exp", "e^x">;
-def Tsc_LogOp : Tsc_UnaryOp<"log", "ln(x)">;
-def Tsc_SqrtOp : Tsc_UnaryOp<"sqrt", "sqrt(x)">;
-def Tsc_RsqrtOp : Tsc_UnaryOp<"rsqrt", "1 / sqrt(x)">;
-def Tsc_ReciprocalOp : Tsc_UnaryOp<"reciprocal", "1 / x">;
-def Tsc_TanhOp : Tsc_UnaryOp<"tanh", "tanh(x)">;
-def Tsc_ErfOp : Tsc_UnaryOp<"erf", "erf(x)">;
-def Tsc_SigmoidOp : Tsc_UnaryOp<"sigmoid", "1 / (1 + e^-x)">;
-def Tsc_ReluOp : Tsc_UnaryOp<"relu", "max(x, 0)", Tsc_NumericTensor>;
-def Tsc_SiluOp : Tsc_UnaryOp<"silu", "x * sigmoid(x)">;
-def Tsc_SinOp : Tsc_UnaryOp<"sin", "sin(x)">;
-def Tsc_CosOp : Tsc_UnaryOp<"cos", "cos(x)">;
+def Tsc_NegOp : Tsc_UnaryOp<"neg", "-x", Tsc_NumericTensor,
+                               [Tsc_HalfCompute]>;
+def Tsc_AbsOp : Tsc_UnaryOp<"abs", "|x|", Tsc_NumericTensor,
+                               [Tsc_HalfCompute]>;
+def Tsc_ExpOp : Tsc_UnaryOp<"exp", "e^x", Tsc_FloatTensor,
+                               [Tsc_KeepsF32ForRange]>;
+def Tsc_LogOp : Tsc_UnaryOp<"log", "ln(x)", Tsc_FloatTensor,
+                               [Tsc_KeepsF32ForRange]>;
+def Tsc_SqrtOp : Tsc_UnaryOp<"sqrt", "sqrt(x)", Tsc_FloatTensor,
+                               [Tsc_HalfCompute]>;
+def Tsc_RsqrtOp : Tsc_UnaryOp<"rsqrt", "1 / sqrt(x)", Tsc_FloatTensor,
+                               [Tsc_HalfCompute]>;
+def Tsc_ReciprocalOp : Tsc_UnaryOp<"reciprocal", "1 / x", Tsc_FloatTensor,
+                               [Tsc_HalfCompute]>;
+def Tsc_TanhOp : Tsc_UnaryOp<"tanh", "tanh(x)", Tsc_FloatTensor,
+                               [Tsc_HalfCompute]>;
+def Tsc_ErfOp : Tsc_UnaryOp<"erf", "erf(x)", Tsc_FloatTensor,
+                               [Tsc_HalfCompute]>;
+def Tsc_SigmoidOp : Tsc_UnaryOp<"sigmoid", "1 / (1 + e^-x)", Tsc_FloatTensor,
+                               [Tsc_HalfCompute]>;
+def Tsc_ReluOp : Tsc_UnaryOp<"relu", "max(x, 0)", Tsc_NumericTensor,
+                               [Tsc_HalfCompute]>;
+def Tsc_SiluOp : Tsc_UnaryOp<"silu", "x * sigmoid(x)", Tsc_FloatTensor,
+                               [Tsc_HalfCompute]>;
+def Tsc_SinOp : Tsc_UnaryOp<"sin", "sin(x)", Tsc_FloatTensor,
+                               [Tsc_HalfCompute]>;
+def Tsc_CosOp : Tsc_UnaryOp<"cos", "cos(x)", Tsc_FloatTensor,
+                               [Tsc_HalfCompute]>;
 def Tsc_NotOp : Tsc_UnaryOp<"not", "logical not", Tsc_BoolTensor>;
 
-def Tsc_GeluOp : Tsc_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+def Tsc_GeluOp : Tsc_Op<"gelu", [Pure, SameOperandsAndResultType,
+    Tsc_Elementwise, Tsc_Fusible, Tsc_HalfCompute]> {
   let summary = "elementwise Gaussian error linear unit";
   let description = [{
     `x * Φ(x)`, with the CDF Φ computed exactly through erf (`none`, the
@@ -199,7 +215,8 @@ def Tsc_GeluOp : Tsc_Op<"gelu", [Pure, SameOperandsAndResultType]> {
   }];
 }
 
-def Tsc_ClipOp : Tsc_Op<"clip", [Pure, SameOperandsAndResultType]> {
+def Tsc_ClipOp : Tsc_Op<"clip", [Pure, SameOperandsAndResultType,
+    Tsc_Elementwise, Tsc_Fusible, Tsc_HalfCompute]> {
   let summary = "elementwise clamp to [min, max]";
   let description = [{
     Clamps each element to `[min, max]`; a missing bound is unbounded.
@@ -217,7 +234,8 @@ def Tsc_ClipOp : Tsc_Op<"clip", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
-def Tsc_CastOp : Tsc_Op<"cast", [Pure]> {
+def Tsc_CastOp : Tsc_Op<"cast", [Pure, Tsc_Elementwise,
+    Tsc_ShapeOfFirstOperand, Tsc_Fusible]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts each element, keeping the shape: float↔float rounds to nearest
@@ -247,7 +265,9 @@ def Tsc_CastOp : Tsc_Op<"cast", [Pure]> {
 class Tsc_BinaryOp<string mnemonic, string formula,
                    TypeConstraint type = Tsc_NumericTensor,
                    bit comparison = 0, list<Trait> traits = []>
-    : Tsc_InferredOp<mnemonic, traits> {
+    : Tsc_InferredOp<mnemonic, !listconcat(traits, [Tsc_Elementwise,
+                                                   Tsc_Broadcasting,
+                                                   Tsc_Fusible])> {
   let summary = "elementwise " # formula # " with numpy broadcasting";
   let description = "Computes `" # formula # "` for each element of the "
       "operands broadcast to a common shape (numpy rules); both operands have "
@@ -273,34 +293,40 @@ class Tsc_BinaryOp<string mnemonic, string formula,
 }
 
 def Tsc_AddOp : Tsc_BinaryOp<"add", "x + y", Tsc_NumericTensor, 0,
-                             [Commutative]> {
+                             [Commutative, Tsc_HalfCompute]> {
   let hasFolder = 1;
 }
-def Tsc_SubOp : Tsc_BinaryOp<"sub", "x - y"> {
+def Tsc_SubOp : Tsc_BinaryOp<"sub", "x - y", Tsc_NumericTensor, 0,
+                             [Tsc_HalfCompute]> {
   let hasFolder = 1;
 }
 def Tsc_MulOp : Tsc_BinaryOp<"mul", "x * y", Tsc_NumericTensor, 0,
-                             [Commutative]> {
+                             [Commutative, Tsc_HalfCompute]> {
   let hasFolder = 1;
 }
-def Tsc_DivOp : Tsc_BinaryOp<"div", "x / y"> {
+def Tsc_DivOp : Tsc_BinaryOp<"div", "x / y", Tsc_NumericTensor, 0,
+                             [Tsc_HalfCompute]> {
   let hasFolder = 1;
 }
-def Tsc_PowOp : Tsc_BinaryOp<"pow", "x ^ y", Tsc_FloatTensor>;
+def Tsc_PowOp : Tsc_BinaryOp<"pow", "x ^ y", Tsc_FloatTensor, 0,
+                             [Tsc_KeepsF32ForRange]>;
 def Tsc_MaxOp : Tsc_BinaryOp<"max", "max(x, y)", Tsc_NumericTensor, 0,
-                             [Commutative]>;
+                             [Commutative, Tsc_HalfCompute]>;
 def Tsc_MinOp : Tsc_BinaryOp<"min", "min(x, y)", Tsc_NumericTensor, 0,
-                             [Commutative]>;
+                             [Commutative, Tsc_HalfCompute]>;
 def Tsc_EqualOp : Tsc_BinaryOp<"equal", "x == y", Tsc_Tensor, 1,
-                               [Commutative]>;
-def Tsc_LessOp : Tsc_BinaryOp<"less", "x < y", Tsc_NumericTensor, 1>;
-def Tsc_GreaterOp : Tsc_BinaryOp<"greater", "x > y", Tsc_NumericTensor, 1>;
+                               [Commutative, Tsc_HalfCompute]>;
+def Tsc_LessOp : Tsc_BinaryOp<"less", "x < y", Tsc_NumericTensor, 1,
+                              [Tsc_HalfCompute]>;
+def Tsc_GreaterOp : Tsc_BinaryOp<"greater", "x > y", Tsc_NumericTensor, 1,
+                                 [Tsc_HalfCompute]>;
 def Tsc_AndOp : Tsc_BinaryOp<"and", "x and y", Tsc_BoolTensor, 0,
                              [Commutative]>;
 def Tsc_OrOp : Tsc_BinaryOp<"or", "x or y", Tsc_BoolTensor, 0,
                             [Commutative]>;
 
-def Tsc_WhereOp : Tsc_InferredOp<"where"> {
+def Tsc_WhereOp : Tsc_InferredOp<"where", [Tsc_Elementwise, Tsc_Broadcasting,
+                                           Tsc_Fusible, Tsc_HalfCompute]> {
   let summary = "elementwise select with numpy broadcasting";
   let description = [{
     `condition ? true_value : false_value` per element, all three broadcast to
@@ -326,7 +352,7 @@ def Tsc_WhereOp : Tsc_InferredOp<"where"> {
 // Contractions
 //===----------------------------------------------------------------------===//
 
-def Tsc_MatmulOp : Tsc_InferredOp<"matmul"> {
+def Tsc_MatmulOp : Tsc_InferredOp<"matmul", [Tsc_AlwaysHalf]> {
   let summary = "matrix product with numpy matmul semantics";
   let description = [{
     numpy `matmul`: the last two dims contract as `[M, K] x [K, N]`, leading
@@ -345,7 +371,8 @@ def Tsc_MatmulOp : Tsc_InferredOp<"matmul"> {
   }];
 }
 
-def Tsc_LinearOp : Tsc_InferredOp<"linear", [AttrSizedOperandSegments]> {
+def Tsc_LinearOp : Tsc_InferredOp<"linear", [AttrSizedOperandSegments,
+                                             Tsc_AlwaysHalf]> {
   let summary = "fully connected layer with its GEMM epilogue: x · Wᵀ + b + r";
   let description = [{
     `input [..., K]` times the transpose of `weight [N, K]`, plus the optional
@@ -387,8 +414,8 @@ def Tsc_LinearOp : Tsc_InferredOp<"linear", [AttrSizedOperandSegments]> {
 // Reductions and normalizations
 //===----------------------------------------------------------------------===//
 
-class Tsc_ReduceOp<string mnemonic, string what>
-    : Tsc_InferredOp<mnemonic> {
+class Tsc_ReduceOp<string mnemonic, string what, list<Trait> traits>
+    : Tsc_InferredOp<mnemonic, traits> {
   let summary = what # " over the given dims";
   let description = "Reduces `dims` (strictly increasing, in [0, rank)) "
       "to their " # what # "; `keepdim` keeps them as size-1 dims.\n\n"
@@ -411,13 +438,17 @@ class Tsc_ReduceOp<string mnemonic, string what>
   }];
 }
 
-def Tsc_ReduceSumOp : Tsc_ReduceOp<"reduce_sum", "sum">;
-def Tsc_ReduceMeanOp : Tsc_ReduceOp<"reduce_mean", "mean">;
-def Tsc_ReduceMaxOp : Tsc_ReduceOp<"reduce_max", "maximum">;
-def Tsc_ReduceMinOp : Tsc_ReduceOp<"reduce_min", "minimum">;
+def Tsc_ReduceSumOp : Tsc_ReduceOp<"reduce_sum", "sum", [Tsc_KeepsF32ForRange]>;
+def Tsc_ReduceMeanOp
+    : Tsc_ReduceOp<"reduce_mean", "mean", [Tsc_FollowsPrecision]>;
+def Tsc_ReduceMaxOp
+    : Tsc_ReduceOp<"reduce_max", "maximum", [Tsc_FollowsPrecision]>;
+def Tsc_ReduceMinOp
+    : Tsc_ReduceOp<"reduce_min", "minimum", [Tsc_FollowsPrecision]>;
 
-class Tsc_SoftmaxOp<string mnemonic, string what>
-    : Tsc_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+class Tsc_SoftmaxOp<string mnemonic, string what, list<Trait> traits = []>
+    : Tsc_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
+                                            Tsc_AlwaysHalf])> {
   let summary = what # " along one axis";
   let description = "Computes " # what # " along `axis`; statistics are "
       "kept in at least fp32.\n\n"
@@ -428,11 +459,12 @@ class Tsc_SoftmaxOp<string mnemonic, string what>
   let hasVerifier = 1;
 }
 
-def Tsc_SoftmaxOp : Tsc_SoftmaxOp<"softmax", "softmax">;
+def Tsc_SoftmaxOp : Tsc_SoftmaxOp<"softmax", "softmax", [Tsc_Fusible]>;
 def Tsc_LogSoftmaxOp : Tsc_SoftmaxOp<"log_softmax", "log of softmax">;
 
 def Tsc_LayerNormOp : Tsc_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
-    AllTypesMatch<["input", "result"]>]> {
+    AllTypesMatch<["input", "result"]>, Tsc_ShapeOfFirstOperand, Tsc_Fusible,
+    Tsc_AlwaysHalf]> {
   let summary = "layer normalization over the trailing dims from `axis`";
   let description = [{
     `(x - mean) / sqrt(var + epsilon) * scale + bias`, with mean and (biased)
@@ -458,7 +490,8 @@ def Tsc_LayerNormOp : Tsc_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
 }
 
 def Tsc_RmsNormOp : Tsc_Op<"rms_norm", [Pure,
-    AllTypesMatch<["input", "result"]>]> {
+    AllTypesMatch<["input", "result"]>, Tsc_ShapeOfFirstOperand, Tsc_Fusible,
+    Tsc_AlwaysHalf]> {
   let summary = "root-mean-square normalization over the trailing dims";
   let description = [{
     `x / sqrt(mean(x²) + epsilon) * scale` over dims `[axis, rank)` (Llama's
@@ -484,7 +517,7 @@ def Tsc_RmsNormOp : Tsc_Op<"rms_norm", [Pure,
 // Attention
 //===----------------------------------------------------------------------===//
 
-def Tsc_AttentionOp : Tsc_InferredOp<"attention"> {
+def Tsc_AttentionOp : Tsc_InferredOp<"attention", [Tsc_AlwaysHalf]> {
   let summary = "scaled dot-product attention, grouped-query capable";
   let description = [{
     `softmax(scale · Q·Kᵀ + mask) · V` per head, with `query [B, H, Sq, D]`,
@@ -532,7 +565,7 @@ def Tsc_AttentionOp : Tsc_InferredOp<"attention"> {
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
-def Tsc_ReshapeOp : Tsc_Op<"reshape", [Pure]> {
+def Tsc_ReshapeOp : Tsc_Op<"reshape", [Pure, Tsc_FollowsPrecision]> {
   let summary = "reinterprets a tensor with another shape";
   let description = [{
     Same elements in row-major order, new shape. The result type gives the
@@ -551,7 +584,7 @@ def Tsc_ReshapeOp : Tsc_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Tsc_TransposeOp : Tsc_InferredOp<"transpose"> {
+def Tsc_TransposeOp : Tsc_InferredOp<"transpose", [Tsc_FollowsPrecision]> {
   let summary = "permutes dims";
   let description = [{
     Result dim `i` is input dim `perm[i]`.
@@ -569,7 +602,7 @@ def Tsc_TransposeOp : Tsc_InferredOp<"transpose"> {
   let hasFolder = 1;
 }
 
-def Tsc_ExpandOp : Tsc_Op<"expand", [Pure]> {
+def Tsc_ExpandOp : Tsc_Op<"expand", [Pure, Tsc_FollowsPrecision]> {
   let summary = "broadcasts a tensor to a larger shape";
   let description = [{
     numpy `broadcast_to`: the input's dims align with the result's trailing
@@ -588,7 +621,8 @@ def Tsc_ExpandOp : Tsc_Op<"expand", [Pure]> {
   let hasFolder = 1;
 }
 
-def Tsc_ConcatOp : Tsc_InferredOp<"concat"> {
+def Tsc_ConcatOp : Tsc_InferredOp<"concat", [Tsc_Fusible,
+                                             Tsc_FollowsPrecision]> {
   let summary = "joins tensors along one axis";
   let description = [{
     ```mlir
@@ -604,7 +638,8 @@ def Tsc_ConcatOp : Tsc_InferredOp<"concat"> {
   let hasFolder = 1;
 }
 
-def Tsc_SliceOp : Tsc_Op<"slice", [Pure, AttrSizedOperandSegments]> {
+def Tsc_SliceOp : Tsc_Op<"slice", [Pure, AttrSizedOperandSegments, Tsc_Fusible,
+                                   Tsc_FollowsPrecision]> {
   let summary = "strided slice: offsets, sizes and strides per dim";
   let description = [{
     Result element `i` along dim `d` is input element
@@ -634,7 +669,7 @@ def Tsc_SliceOp : Tsc_Op<"slice", [Pure, AttrSizedOperandSegments]> {
   let hasFolder = 1;
 }
 
-def Tsc_SplitOp : Tsc_Op<"split", [Pure]> {
+def Tsc_SplitOp : Tsc_Op<"split", [Pure, Tsc_Fusible, Tsc_FollowsPrecision]> {
   let summary = "splits a tensor along one axis into pieces of given sizes";
   let description = [{
     ```mlir
@@ -654,7 +689,7 @@ def Tsc_SplitOp : Tsc_Op<"split", [Pure]> {
   let hasFolder = 1;
 }
 
-def Tsc_GatherOp : Tsc_InferredOp<"gather"> {
+def Tsc_GatherOp : Tsc_InferredOp<"gather", [Tsc_FollowsPrecision]> {
   let summary = "takes slices of `data` along `axis` at `indices`";
   let description = [{
     ONNX `Gather`: the result shape is
@@ -674,7 +709,7 @@ def Tsc_GatherOp : Tsc_InferredOp<"gather"> {
   }];
 }
 
-def Tsc_SqueezeOp : Tsc_InferredOp<"squeeze"> {
+def Tsc_SqueezeOp : Tsc_InferredOp<"squeeze", [Tsc_FollowsPrecision]> {
   let summary = "removes size-1 dims";
   let description = [{
     Removes `dims` (strictly increasing, each of static size 1).
@@ -691,7 +726,7 @@ def Tsc_SqueezeOp : Tsc_InferredOp<"squeeze"> {
   let hasFolder = 1;
 }
 
-def Tsc_UnsqueezeOp : Tsc_InferredOp<"unsqueeze"> {
+def Tsc_UnsqueezeOp : Tsc_InferredOp<"unsqueeze", [Tsc_FollowsPrecision]> {
   let summary = "inserts size-1 dims";
   let description = [{
     Inserts size-1 dims at `dims`, which index the result (strictly increasing).
@@ -732,7 +767,8 @@ def Tsc_RangeOp : Tsc_Op<"range", [Pure, AllTypesMatch<["start", "limit",
   let hasFolder = 1;
 }
 
-def Tsc_TriluOp : Tsc_Op<"trilu", [Pure, SameOperandsAndResultType]> {
+def Tsc_TriluOp : Tsc_Op<"trilu", [Pure, SameOperandsAndResultType,
+                                   Tsc_FollowsPrecision]> {
   let summary = "keeps the upper or lower triangle of the last two dims";
   let description = [{
     Zeroes elements below (`upper`) or above (otherwise) the diagonal offset
@@ -785,7 +821,7 @@ def Tsc_ShapeOfOp : Tsc_InferredOp<"shape_of"> {
 // Quantization
 //===----------------------------------------------------------------------===//
 
-def Tsc_QuantizeOp : Tsc_Op<"quantize", [Pure]> {
+def Tsc_QuantizeOp : Tsc_Op<"quantize", [Pure, Tsc_ShapeOfFirstOperand]> {
   let summary = "affine quantization: per tensor, per channel or per group";
   let description = [{
     `saturate(round_half_even(x / scale) + zero_point)` into the result's
@@ -814,7 +850,7 @@ def Tsc_QuantizeOp : Tsc_Op<"quantize", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tsc_DequantizeOp : Tsc_Op<"dequantize", [Pure]> {
+def Tsc_DequantizeOp : Tsc_Op<"dequantize", [Pure, Tsc_ShapeOfFirstOperand]> {
   let summary = "affine dequantization: per tensor, per channel or per group";
   let description = [{
     `(q - zero_point) * scale`, with `scale`, `zero_point`, `axis` and

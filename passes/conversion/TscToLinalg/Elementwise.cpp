@@ -11,6 +11,7 @@
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -195,13 +196,40 @@ LogicalResult replaceWithElementwise(PatternRewriter &rewriter, Operation *op,
   return success();
 }
 
-/// Lowers any elementwise op whose scalar body unaryBody/binaryBody knows.
-template <typename OpTy>
-struct ElementwisePattern : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
+/// Whether unaryBody/binaryBody know `op`: its body is built once into a
+/// detached scratch function that is then destroyed, so that a pattern can
+/// fail before it changes anything.
+bool hasScalarBody(Operation *op) {
+  SmallVector<Type> types;
+  for (Value operand : op->getOperands())
+    types.push_back(
+        getSignlessType(getAccumulatorType(getElementTypeOrSelf(operand))));
+  Location loc = op->getLoc();
+  auto scratch = func::FuncOp::create(
+      loc, "scalar_body", FunctionType::get(op->getContext(), types, {}));
+  Block *block = scratch.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockEnd(block);
+  Type original = getElementTypeOrSelf(op->getOperand(0));
+  Value body = types.size() == 1
+                   ? unaryBody(op, b, loc, block->getArgument(0), original)
+                   : binaryBody(op, b, loc, block->getArgument(0),
+                                block->getArgument(1), original);
+  scratch->destroy();
+  return static_cast<bool>(body);
+}
+
+/// Lowers any elementwise op (Tsc_Elementwise) of one or two operands whose
+/// scalar body unaryBody/binaryBody knows; where and cast have their own
+/// patterns. An op without a body is left for the lowering's report.
+struct ElementwisePattern
+    : OpTraitRewritePattern<mlir::OpTrait::tsc::Elementwise> {
+  using OpTraitRewritePattern::OpTraitRewritePattern;
+  LogicalResult matchAndRewrite(Operation *operation,
                                 PatternRewriter &rewriter) const override {
-    Operation *operation = op.getOperation();
+    if (isa<WhereOp, CastOp>(operation) || operation->getNumOperands() == 0 ||
+        operation->getNumOperands() > 2 || operation->getNumResults() != 1 ||
+        !hasScalarBody(operation))
+      return failure();
     Type resultElement = getElementTypeOrSelf(operation->getResult(0));
     return replaceWithElementwise(
         rewriter, operation,
@@ -287,20 +315,6 @@ struct CastPattern : OpRewritePattern<CastOp> {
 
 void mlir::tsc::populateTscElementwiseToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ElementwisePattern<NegOp>, ElementwisePattern<AbsOp>,
-               ElementwisePattern<ExpOp>, ElementwisePattern<LogOp>,
-               ElementwisePattern<SqrtOp>, ElementwisePattern<RsqrtOp>,
-               ElementwisePattern<ReciprocalOp>, ElementwisePattern<TanhOp>,
-               ElementwisePattern<ErfOp>, ElementwisePattern<SigmoidOp>,
-               ElementwisePattern<ReluOp>, ElementwisePattern<SiluOp>,
-               ElementwisePattern<SinOp>, ElementwisePattern<CosOp>,
-               ElementwisePattern<NotOp>, ElementwisePattern<GeluOp>,
-               ElementwisePattern<ClipOp>, ElementwisePattern<AddOp>,
-               ElementwisePattern<SubOp>, ElementwisePattern<MulOp>,
-               ElementwisePattern<DivOp>, ElementwisePattern<PowOp>,
-               ElementwisePattern<MaxOp>, ElementwisePattern<MinOp>,
-               ElementwisePattern<EqualOp>, ElementwisePattern<LessOp>,
-               ElementwisePattern<GreaterOp>, ElementwisePattern<AndOp>,
-               ElementwisePattern<OrOp>, WherePattern, CastPattern>(
+  patterns.add<ElementwisePattern, WherePattern, CastPattern>(
       patterns.getContext());
 }
