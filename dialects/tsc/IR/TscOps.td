@@ -903,4 +903,10 @@ def Tsc_QuantizedMatmulOp : Tsc_InferredOp<"quantized_matmul"> {
   let hasVerifier = 1;
 }
 
+// Op families, each in its own file.
+include "dialects/tsc/IR/TscElementwiseMathOps.td"
+include "dialects/tsc/IR/TscScanOps.td"
+include "dialects/tsc/IR/TscIndexingOps.td"
+include "dialects/tsc/IR/TscConvolutionOps.td"
+
 #endif // TSC_OPS_TD

@@ -33,6 +33,10 @@ struct ConvertOnnxToTscPass
       populateShapeConverters(c);
       populateAttentionConverters(c);
       populateQuantizationConverters(c);
+      populateElementwiseMathConverters(c);
+      populateNormalizationConverters(c);
+      populateIndexingConverters(c);
+      populateConvolutionConverters(c);
     });
     return success();
   }

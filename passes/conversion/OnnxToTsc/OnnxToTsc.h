@@ -22,6 +22,10 @@ void populateReductionConverters(ForeignConverters &converters);
 void populateShapeConverters(ForeignConverters &converters);
 void populateAttentionConverters(ForeignConverters &converters);
 void populateQuantizationConverters(ForeignConverters &converters);
+void populateElementwiseMathConverters(ForeignConverters &converters);
+void populateNormalizationConverters(ForeignConverters &converters);
+void populateIndexingConverters(ForeignConverters &converters);
+void populateConvolutionConverters(ForeignConverters &converters);
 
 } // namespace mlir::tsc::fromonnx
 

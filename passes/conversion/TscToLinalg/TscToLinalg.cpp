@@ -26,6 +26,9 @@ void mlir::tsc::populateTscToLinalgPatterns(RewritePatternSet &patterns,
   populateTscAttentionToLinalgPatterns(patterns, maxKeyValueBlockBytes);
   populateTscShapeToLinalgPatterns(patterns);
   populateTscQuantizationToLinalgPatterns(patterns);
+  populateTscScanToLinalgPatterns(patterns);
+  populateTscIndexingToLinalgPatterns(patterns);
+  populateTscConvolutionToLinalgPatterns(patterns);
 }
 
 namespace {

@@ -37,6 +37,12 @@ void populateTscAttentionToLinalgPatterns(RewritePatternSet &patterns,
 void populateTscShapeToLinalgPatterns(RewritePatternSet &patterns);
 /// Quantize, dequantize and quantized matmul.
 void populateTscQuantizationToLinalgPatterns(RewritePatternSet &patterns);
+/// Scans, index reductions and selection (TscScanOps.td).
+void populateTscScanToLinalgPatterns(RewritePatternSet &patterns);
+/// Gathers, scatters, padding and tiling (TscIndexingOps.td).
+void populateTscIndexingToLinalgPatterns(RewritePatternSet &patterns);
+/// Convolutions, pooling, resizing and sampling (TscConvolutionOps.td).
+void populateTscConvolutionToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateTscToLinalgPatterns(RewritePatternSet &patterns,

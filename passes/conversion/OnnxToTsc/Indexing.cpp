@@ -1,0 +1,11 @@
+//===- Indexing.cpp - ONNX gathers, scatters, padding and tiling ---===//
+
+#include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
+#include "passes/conversion/Foreign/Builders.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::fromonnx;
+using namespace mlir::tsc::foreign;
+
+void fromonnx::populateIndexingConverters(ForeignConverters &c) {}
