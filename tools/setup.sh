@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up and builds tsc on Debian 12: installs the Debian packages the build and
 # tests need (idempotent: apt runs only when something is missing), creates the
-# Python virtual environment .venv from tools/requirements.lock, then configures
-# and builds build/ with CMake + Ninja, clang, lld and ccache.
+# Python virtual environments .venv (tools/requirements.lock, with Debian's
+# torch 1.13) and .venv-torch (tools/requirements-torch.lock, PyTorch 2), then
+# configures and builds build/ with CMake + Ninja, clang, lld and ccache.
 #
 # Environment: TSC_BUILD_DIR (default build/), TSC_BUILD_TYPE (default Release).
 set -euo pipefail
@@ -53,6 +54,22 @@ if ! cmp -s "$lock" "$stamp"; then
   cp "$lock" "$stamp"
 fi
 phase "python environment"
+
+# The PyTorch 2 environment (.venv-torch, tools/requirements-torch.lock): its
+# own interpreter environment without Debian's packages, because it holds
+# numpy 2 and PyTorch 2.15 (the corpus of Hugging Face architectures).
+# tools/torch-python runs it.
+torch_lock=$root/tools/requirements-torch.lock
+torch_stamp=$root/.venv-torch/.lock-installed
+if [ ! -x "$root/.venv-torch/bin/python" ]; then
+  /usr/bin/python3 -m venv "$root/.venv-torch"
+fi
+if ! cmp -s "$torch_lock" "$torch_stamp"; then
+  "$root/.venv-torch/bin/python" -m pip install -q --disable-pip-version-check \
+    --require-hashes --no-deps -r "$torch_lock"
+  cp "$torch_lock" "$torch_stamp"
+fi
+phase "pytorch 2 environment"
 
 # --- Configure and build ------------------------------------------------------
 # ccache: paths relative to the checkout, so a clone elsewhere (CI) hits too.

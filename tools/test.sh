@@ -95,6 +95,14 @@ start=$SECONDS
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
   --xunit "$results/torchscript-run.xml" || status=1
 echo "test: suite 'torchscript-run' took $((SECONDS - start))s"
+# Hugging Face architectures exported by PyTorch 2 (dynamo, TorchScript-based,
+# ONNX Runtime's optimizer) against torch eager, with their fusion; exports
+# are cached in ~/.cache/tsc/corpus.
+start=$SECONDS
+"$root/tools/torch-python" "$root/test/models/run_corpus.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
+  --xunit "$results/corpus.xml" || status=1
+echo "test: suite 'corpus' took $((SECONDS - start))s"
 start=$SECONDS
 "$root/.venv/bin/python" "$root/test/models/run_errors.py" \
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \

@@ -26,6 +26,9 @@ import numpy as np
 import torch
 from torch import nn
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from checks import rel_l2  # noqa: E402
+
 # safetensors dtype -> NumPy dtype (little-endian); BF16 is widened below.
 SAFETENSORS_DTYPES = {
     "F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8",
@@ -271,16 +274,6 @@ def export(model, path, opset=14, max_seq=8):
         dynamic_axes={"input_ids": axes, "attention_mask": axes,
                       "last_hidden_state": axes, "sentence_embedding": {0: "batch"}})
     return path
-
-
-def rel_l2(out, ref):
-    """DESIGN.md's error metric: |out - ref|_2 / |ref|_2; max |out| when
-    the reference is all zero."""
-    out, ref = np.asarray(out, np.float64), np.asarray(ref, np.float64)
-    norm = np.linalg.norm(ref)
-    if norm == 0:
-        return float(np.abs(out).max(initial=0))
-    return float(np.linalg.norm(out - ref) / norm)
 
 
 def torch_outputs(model, inputs):

@@ -53,33 +53,15 @@ import export_models  # noqa: E402
 import gpu_run  # noqa: E402
 import ptx_check  # noqa: E402
 import minilm  # noqa: E402
+from checks import (DIMS, Failure, check_fusion, compile_with_report,  # noqa: E402,F401
+                    first_error, plan_line, run_artifact, sanitize)
 
 SIZES = ((1, 7), (3, 64))
-DIMS = ["--dim", "batch=1..4", "--dim", "seq=1..64"]
 TOLERANCE = 1e-4
 # Half-precision storage against fp32 references: each op's result rounds once
 # (unit roundoff 4.9e-4 for fp16, 3.9e-3 for bf16), through every layer.
 PRECISIONS = {"fp16": 3e-3, "bf16": 2.5e-2}
 LEAK_MIB = 8
-
-
-class Failure(Exception):
-    """A model's check failed; the message says why."""
-
-
-def first_error(tool, proc):
-    if proc.returncode < 0:
-        return f"{tool} crashed (signal {-proc.returncode})"
-    lines = [l for l in proc.stderr.splitlines() if l.strip()]
-    line = next((l for l in lines if "error:" in l), lines[0] if lines else "")
-    line = re.sub(r"^.*?error:\s*", "", line).strip()
-    return f"{tool}: {line or f'exit status {proc.returncode} without a message'}"
-
-
-def sanitize(name):
-    """tsc-run's file name for an output."""
-    out = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
-    return "_" + out if out in ("", ".", "..") else out
 
 
 def export_all(out, only):
@@ -107,87 +89,13 @@ def export_all(out, only):
     return models
 
 
-def check_fusion(name, layers, fused, report):
-    """The fuse phase's promise for a transformer (issue 6): every attention
-    block one tsc.attention with its head transposes absorbed, every norm and
-    GELU one op, and at most `budget` kernels + library calls per layer in
-    the plan (8; 9 for the Llama style, whose rotary embedding adds work)."""
-    ops = re.findall(r"= tsc\.(\w+)", fused)
-    count = lambda op: ops.count(op)
-    budget = 9 if name.startswith("llama") else 8
-    problems = []
-    if count("attention") != layers:
-        problems.append(f"{count('attention')} tsc.attention for {layers} layers")
-    norms = count("layer_norm") + count("rms_norm")
-    if norms != 2 * layers + 1:
-        problems.append(f"{norms} norm ops, expected {2 * layers + 1}")
-    # (A square root may remain: MiniLM's sentence embedding is L2-normalized.)
-    leftovers = {op: count(op) for op in ("softmax", "transpose", "erf", "tanh", "sigmoid")
-                 if count(op)}
-    if leftovers:
-        problems.append(f"unfused ops left: {leftovers}")
-    m = re.search(r"^layers: (\d+), at most (\d+) kernels", report, re.M)
-    if not m:
-        problems.append("no 'layers:' line in tsc --report")
-    elif int(m.group(1)) != layers or int(m.group(2)) > budget:
-        problems.append(f"plan: {m.group(1)} layers with at most {m.group(2)} kernels + "
-                        f"library calls each; expected {layers} with at most {budget}")
-    if problems:
-        raise Failure("fusion: " + "; ".join(problems))
-    return f"{int(m.group(2))} per layer"
-
-
 def compile_model(tsc, path, artifact, name, layers):
     """Compiles `path` and checks its fusion; returns the plan line of
     --report and the per-layer step count."""
     fused, report = compile_with_report(tsc, path, artifact)
-    per_layer = check_fusion(name, layers, fused, report)
+    # The Llama style's rotary embedding and gated MLP take one more step.
+    per_layer = check_fusion(layers, fused, report, budget=9 if name.startswith("llama") else 8)
     return f"{plan_line(report).split(';')[0]}; {per_layer}"
-
-
-def compile_with_report(tsc, path, artifact, options=()):
-    """Compiles `path` to `artifact` after checking that its symbols are
-    batch and seq; returns the output of --emit=fuse and of --report.
-    `options` go on every tsc command line (a TorchScript archive's --input)."""
-    options = list(options)
-    graph = subprocess.run([tsc, str(path), "--emit=graph"] + options, capture_output=True,
-                           text=True)
-    if graph.returncode:
-        raise Failure(first_error("tsc --emit=graph", graph))
-    symbols = sorted(set(re.findall(r'tsc\.symbol "(\w+)"', graph.stdout)))
-    if symbols != ["batch", "seq"]:
-        raise Failure(f"symbols are {symbols}, expected batch and seq")
-    fused = subprocess.run([tsc, str(path), "--emit=fuse"] + options, capture_output=True,
-                           text=True)
-    if fused.returncode:
-        raise Failure(first_error("tsc --emit=fuse", fused))
-    proc = subprocess.run([tsc, str(path), "-o", str(artifact), "--report"] + DIMS + options,
-                          capture_output=True, text=True, timeout=1200)
-    if proc.returncode:
-        missing = sorted(set(re.findall(r"no host lowering for '([\w.]+)'", proc.stderr)))
-        if len(missing) > 1:
-            raise Failure(f"tsc: no host lowering for {', '.join(missing)}")
-        raise Failure(first_error("tsc", proc))
-    return fused.stdout, proc.stdout
-
-
-def plan_line(report):
-    """The `plan:` line of tsc --report, without its label."""
-    plan = next((l for l in report.splitlines() if l.startswith("plan:")), "")
-    return plan[len("plan:"):].strip() or "(no plan line in --report)"
-
-
-def run_artifact(tsc_run, artifact, inputs, work):
-    """{output name: array} from one tsc-run of `artifact` on `inputs`."""
-    args = [tsc_run, str(artifact), "--output-dir", str(work / "out")]
-    work.mkdir(parents=True, exist_ok=True)
-    for name, array in inputs.items():
-        np.save(work / f"{name}.npy", array)
-        args += ["--input", f"{name}={work / f'{name}.npy'}"]
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    if proc.returncode:
-        raise Failure(first_error("tsc-run", proc))
-    return lambda name: np.load(work / "out" / f"{sanitize(name)}.npy")
 
 
 def peak_rss_mib(cmd):
