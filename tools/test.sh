@@ -42,6 +42,14 @@ start=$SECONDS
   --tsc "$build/bin/tsc" --xunit "$results/onnx-node.xml" || status=1
 echo "test: suite 'onnx-node' took $((SECONDS - start))s"
 
+# ONNX Runtime's contrib ops (com.microsoft), each in small models, against
+# ONNX Runtime's own outputs.
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/onnx-contrib/run_contrib_tests.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
+  --xunit "$results/onnx-contrib.xml" || status=1
+echo "test: suite 'onnx-contrib' took $((SECONDS - start))s"
+
 # BERT-, GPT-2- and Llama-style exports (torch.onnx) through the graph phase.
 start=$SECONDS
 "$root/.venv/bin/python" "$root/test/models/check_models.py" \

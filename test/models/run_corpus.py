@@ -47,10 +47,10 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "corpus"))
-sys.path.insert(0, str(HERE.parent / "onnx-node"))
+sys.path.insert(0, str(HERE.parent))
+import manifest  # noqa: E402
 from checks import (Failure, check_fusion, compile_with_report, first_error,  # noqa: E402
                     rel_l2, run_artifact)
-from run_node_tests import exclusion_reason, load_exclusions, same_reason  # noqa: E402
 
 MANIFEST = HERE / "corpus" / "expected-failures.txt"
 TOLERANCE = 1e-4
@@ -152,37 +152,6 @@ def check_export(args, entry, corpus, work):
     return results, row
 
 
-def report_cases(args, results, exclusions):
-    """xUnit cases and the counts; returns (passed, failed, skipped, suite)."""
-    suite = ET.Element("testsuite", name="corpus")
-    passed = failed = skipped = 0
-    for name in sorted(results):
-        problem, details = results[name]
-        reason = exclusion_reason(name, exclusions)
-        now = reason_of(problem) if problem else None
-        case = ET.SubElement(suite, "testcase", classname="corpus", name=name)
-        if reason is not None and problem is not None and same_reason(reason, now):
-            ET.SubElement(case, "skipped", message=reason)
-            skipped += 1
-            continue
-        if reason is not None and problem is None:
-            message = "listed in expected-failures.txt but passes now"
-        elif reason is not None:
-            message = f"expected to fail because {reason}, but now: {now}"
-        elif problem is not None:
-            message = now
-        else:
-            passed += 1
-            continue
-        ET.SubElement(case, "failure", message=message).text = details
-        print(f"FAIL: {name}: {message}")
-        failed += 1
-    suite.set("tests", str(len(results)))
-    suite.set("failures", str(failed))
-    suite.set("skipped", str(skipped))
-    return passed, failed, skipped, suite
-
-
 def table(rows):
     lines = ["| architecture | route | ONNX nodes | tsc ops after `graph` | steps per layer | "
              "max rel L2 |", "| --- | --- | --- | --- | --- | --- |"]
@@ -224,15 +193,14 @@ def main():
         pathlib.Path(args.table).write_text(table(ordered) + "\n")
 
     if args.write_exclusions:
-        lines = ["# Corpus cases (run_corpus.py) that fail for a known reason: NAME reason.",
-                 "# Written by `run_corpus.py --write-exclusions`; review changes by hand.",
-                 "# A listed case that passes or fails for another reason fails the suite."]
-        lines += [f"{n} {reason_of(p)}" for n, (p, _) in sorted(results.items()) if p]
-        MANIFEST.write_text("\n".join(lines) + "\n")
-        print(f"wrote {len(lines) - 3} expected failures")
+        count = manifest.write(MANIFEST, [
+            "Corpus cases (run_corpus.py) that fail for a known reason: NAME reason.",
+            "Written by `run_corpus.py --write-exclusions`; review changes by hand.",
+            "A listed case that passes or fails for another reason fails the suite."],
+            results, reason_of)
+        print(f"wrote {count} expected failures")
         return 0
-    exclusions = load_exclusions(MANIFEST) if MANIFEST.exists() else []
-    passed, failed, skipped, suite = report_cases(args, results, exclusions)
+    passed, failed, skipped, suite = manifest.report("corpus", results, MANIFEST, reason_of)
     if args.xunit:
         ET.ElementTree(suite).write(args.xunit)
     print(f"corpus: {len(entries)} exports of {len({e['architecture'] for e in entries})} "

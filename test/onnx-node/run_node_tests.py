@@ -57,7 +57,6 @@ file (they stay failures).
 import argparse
 import collections
 import concurrent.futures
-import fnmatch
 import json
 import os
 import pathlib
@@ -71,26 +70,8 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
-
-
-def load_exclusions(path):
-    """`pattern reason` per line; lines starting with `#` are comments
-    (reasons may contain `#`). Patterns are fnmatch globs."""
-    exclusions = []
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        pattern, _, reason = line.partition(" ")
-        exclusions.append((pattern, reason.strip()))
-    return exclusions
-
-
-def exclusion_reason(name, exclusions):
-    for pattern, reason in exclusions:
-        if fnmatch.fnmatchcase(name, pattern):
-            return reason
-    return None
+sys.path.insert(0, str(HERE.parent))
+from manifest import exclusion_reason, load_exclusions, same_reason  # noqa: E402
 
 
 def explain(case, stderr):
@@ -349,15 +330,6 @@ def explain_run(case, message, details):
     if m and "not supported" in m.group(2):
         return m.group(2)
     return None
-
-
-def same_reason(recorded, now):
-    """Numerics reasons match whatever the measured error now is."""
-    if now is None:
-        return False
-    mask = (lambda r: re.sub(r"[\d.]+(e[-+]?\d+)?", "N", r)) \
-        if recorded.startswith("numerics:") else (lambda r: r)
-    return mask(recorded) == mask(now)
 
 
 def reason_group(reason):

@@ -434,3 +434,53 @@ Value foreign::buildNumel(ForeignNode &node, Value x) {
   return buildShapeTensor(node.getRewriter(), node.getLoc(), {total},
                           /*scalar=*/true);
 }
+
+FailureOr<NormStatistics> foreign::buildNorm(ForeignNode &node, Value x,
+                                             Value scale, Value bias,
+                                             int64_t axis, double epsilon,
+                                             bool rms, bool statistics) {
+  RewriterBase &rw = node.getRewriter();
+  Location loc = node.getLoc();
+  auto type = cast<RankedTensorType>(x.getType());
+  NormStatistics out;
+  if (rms) {
+    if (bias)
+      return node.fail("an RMS norm takes no bias");
+    out.result =
+        RmsNormOp::create(rw, loc, type, x, scale, rw.getI64IntegerAttr(axis),
+                          rw.getF64FloatAttr(epsilon));
+  } else {
+    out.result = LayerNormOp::create(rw, loc, type, x, scale, bias,
+                                     rw.getI64IntegerAttr(axis),
+                                     rw.getF64FloatAttr(epsilon));
+  }
+  if (!statistics)
+    return out;
+  ReduceMeanOp::Properties over;
+  over.dims = rw.getDenseI64ArrayAttr(
+      llvm::to_vector(llvm::seq<int64_t>(axis, type.getRank())));
+  over.keepdim = rw.getUnitAttr();
+  Value centered = x;
+  if (!rms) {
+    FailureOr<Value> mean = node.create<ReduceMeanOp>({x}, over);
+    if (failed(mean))
+      return failure();
+    out.mean = *mean;
+    FailureOr<Value> diff = node.create<SubOp>({x, *mean});
+    if (failed(diff))
+      return failure();
+    centered = *diff;
+  }
+  FailureOr<Value> squared = node.create<MulOp>({centered, centered});
+  if (failed(squared))
+    return failure();
+  FailureOr<Value> variance = node.create<ReduceMeanOp>({*squared}, over);
+  if (failed(variance))
+    return failure();
+  FailureOr<Value> shifted = node.create<AddOp>(
+      {*variance, node.scalar(type.getElementType(), epsilon)});
+  if (failed(shifted))
+    return failure();
+  out.invStdDev = RsqrtOp::create(rw, loc, *shifted);
+  return out;
+}

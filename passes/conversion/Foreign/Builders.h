@@ -58,6 +58,21 @@ FailureOr<Value> buildRange(ForeignNode &node, Type element,
 /// "tanh").
 FailureOr<Value> buildGelu(ForeignNode &node, Value x, StringRef approximate);
 
+/// A norm's result and, when asked for, its statistics over the normalized
+/// dims (kept as size-1 dims): the mean (layer norms only) and
+/// 1/sqrt(variance + epsilon), the variance being the mean square for RMS
+/// norms. Null where not computed.
+struct NormStatistics {
+  Value result, mean, invStdDev;
+};
+
+/// A layer norm, or an RMS norm when `rms`, of `x` over dims [axis, rank),
+/// with `scale` and `bias` when not null (an RMS norm takes no bias); with
+/// `statistics`, also the statistics training graphs export.
+FailureOr<NormStatistics> buildNorm(ForeignNode &node, Value x, Value scale,
+                                    Value bias, int64_t axis, double epsilon,
+                                    bool rms, bool statistics);
+
 /// The element count of `x` as a 0-d i64 size.
 Value buildNumel(ForeignNode &node, Value x);
 

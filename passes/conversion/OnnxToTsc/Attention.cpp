@@ -1,5 +1,6 @@
-//===- Attention.cpp - ONNX Attention and RotaryEmbedding (opset 23) ------===//
+//===- Attention.cpp - ONNX Attention, RotaryEmbedding (and ORT's) ------===//
 
+#include "passes/conversion/Foreign/Builders.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
 #include <limits>
@@ -9,12 +10,8 @@ using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
 using namespace mlir::tsc::foreign;
 
-namespace {
-
-using Values = SmallVector<Value>;
-
-/// [B, S, H*D] -> [B, H, S, D].
-FailureOr<Value> splitHeads(ForeignNode &node, Value x, int64_t heads) {
+FailureOr<Value> fromonnx::splitHeads(ForeignNode &node, Value x,
+                                      int64_t heads) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t hidden = type.getDimSize(2);
   if (heads <= 0 || ShapedType::isDynamic(hidden) || hidden % heads != 0)
@@ -27,8 +24,7 @@ FailureOr<Value> splitHeads(ForeignNode &node, Value x, int64_t heads) {
   return node.transpose(split, {0, 2, 1, 3});
 }
 
-/// [B, H, S, D] -> [B, S, H*D].
-FailureOr<Value> mergeHeads(ForeignNode &node, Value x) {
+FailureOr<Value> fromonnx::mergeHeads(ForeignNode &node, Value x) {
   FailureOr<Value> t = node.transpose(x, {0, 2, 1, 3});
   if (failed(t))
     return failure();
@@ -36,6 +32,10 @@ FailureOr<Value> mergeHeads(ForeignNode &node, Value x) {
                            node.multiply(node.dimSize(*t, 2),
                                          node.dimSize(*t, 3))});
 }
+
+namespace {
+
+using Values = SmallVector<Value>;
 
 FailureOr<Values> convertAttention(ForeignNode &node) {
   auto q = node.input(0);
@@ -165,15 +165,18 @@ Value sliceLast(ForeignNode &node, Value x, int64_t offset, int64_t size,
                          sizes, strides);
 }
 
-FailureOr<Values> convertRotaryEmbedding(ForeignNode &node) {
-  auto x = node.input(0);
-  auto cosCache = node.input(1);
-  auto sinCache = node.input(2);
-  if (failed(x) || failed(cosCache) || failed(sinCache))
-    return failure();
+/// Rotary embedding of `x` ([B, S, H*D] or [B, H, S, D]) by the rows
+/// `positions` (null: 0, 1, ...; else [B or 1, S] indices) of the cos/sin
+/// caches ([positions, rotary / 2]); the node's attributes num_heads,
+/// rotary_embedding_dim and interleaved say how, as ONNX's RotaryEmbedding
+/// (opset 23) and ONNX Runtime's (com.microsoft) have them.
+FailureOr<Values> buildRotaryEmbedding(ForeignNode &node,
+                                       TypedValue<RankedTensorType> x,
+                                       Value cosCache, Value sinCache,
+                                       Value positions) {
   RewriterBase &rw = node.getRewriter();
-  bool threeD = x->getType().getRank() == 3;
-  Value input = *x;
+  bool threeD = x.getType().getRank() == 3;
+  Value input = x;
   if (threeD) {
     FailureOr<Value> split = splitHeads(node, input, node.getInt("num_heads", 0));
     if (failed(split))
@@ -196,13 +199,11 @@ FailureOr<Values> convertRotaryEmbedding(ForeignNode &node) {
   // cos/sin for each (batch, position): [B, S, half] -> [B, 1, S, half].
   auto table = [&](Value cache) -> FailureOr<Value> {
     Value rows = cache;
-    if (node.hasInput(3)) {
-      auto ids = node.input(3);
-      if (failed(ids))
-        return failure();
+    if (positions) {
       GatherOp::Properties properties;
       properties.axis = rw.getI64IntegerAttr(0);
-      FailureOr<Value> gathered = node.create<GatherOp>({cache, *ids}, properties);
+      FailureOr<Value> gathered =
+          node.create<GatherOp>({cache, positions}, properties);
       if (failed(gathered))
         return failure();
       rows = *gathered;
@@ -215,8 +216,8 @@ FailureOr<Values> convertRotaryEmbedding(ForeignNode &node) {
     properties.dims = rw.getDenseI64ArrayAttr({1});
     return node.create<UnsqueezeOp>({rows}, properties);
   };
-  FailureOr<Value> cos = table(*cosCache);
-  FailureOr<Value> sin = table(*sinCache);
+  FailureOr<Value> cos = table(cosCache);
+  FailureOr<Value> sin = table(sinCache);
   if (failed(cos) || failed(sin))
     return failure();
 
@@ -277,9 +278,66 @@ FailureOr<Values> convertRotaryEmbedding(ForeignNode &node) {
   return Values{*merged};
 }
 
+/// ONNX's RotaryEmbedding (opset 23): X, cos_cache, sin_cache and the
+/// optional position_ids; without them the caches are [B, S, half] already.
+FailureOr<Values> convertRotaryEmbedding(ForeignNode &node) {
+  auto x = node.input(0);
+  auto cosCache = node.input(1);
+  auto sinCache = node.input(2);
+  if (failed(x) || failed(cosCache) || failed(sinCache))
+    return failure();
+  Value positions;
+  if (node.hasInput(3)) {
+    auto ids = node.input(3);
+    if (failed(ids))
+      return failure();
+    positions = *ids;
+  }
+  return buildRotaryEmbedding(node, *x, *cosCache, *sinCache, positions);
+}
+
+/// ONNX Runtime's RotaryEmbedding (com.microsoft): input, position_ids,
+/// cos_cache, sin_cache, where position_ids is [B, S] or a 1-element start
+/// offset (positions start, start + 1, ... for every row).
+FailureOr<Values> convertContribRotaryEmbedding(ForeignNode &node) {
+  auto x = node.input(0);
+  auto ids = node.input(1);
+  auto cosCache = node.input(2);
+  auto sinCache = node.input(3);
+  if (failed(x) || failed(ids) || failed(cosCache) || failed(sinCache))
+    return failure();
+  if (node.getInt("is_packed_batching", 0))
+    return node.fail("packed (ragged) batches are not supported");
+  if (node.getFloat("scale", 1.0f) != 1.0f)
+    return node.fail("scale other than 1 is not supported");
+  Value positions = *ids;
+  if (ids->getType().getRank() == 1) {
+    // [start] -> [[start, start + 1, ..., start + S - 1]].
+    int64_t seqAxis = x->getType().getRank() == 3 ? 1 : 2;
+    Type element = ids->getType().getElementType();
+    FailureOr<Value> steps = buildRange(
+        node, element,
+        {node.getRewriter().getI64IntegerAttr(0), node.dimSize(*x, seqAxis),
+         node.getRewriter().getI64IntegerAttr(1)});
+    if (failed(steps))
+      return failure();
+    FailureOr<Value> shifted = node.create<AddOp>({*steps, *ids});
+    if (failed(shifted))
+      return failure();
+    UnsqueezeOp::Properties row;
+    row.dims = node.getRewriter().getDenseI64ArrayAttr({0});
+    FailureOr<Value> rows = node.create<UnsqueezeOp>({*shifted}, row);
+    if (failed(rows))
+      return failure();
+    positions = *rows;
+  }
+  return buildRotaryEmbedding(node, *x, *cosCache, *sinCache, positions);
+}
+
 } // namespace
 
 void fromonnx::populateAttentionConverters(ForeignConverters &c) {
+  c.add("com.microsoft::RotaryEmbedding", 1, convertContribRotaryEmbedding);
   c.add("Attention", 23, convertAttention);
   c.add("RotaryEmbedding", 23, convertRotaryEmbedding);
 }

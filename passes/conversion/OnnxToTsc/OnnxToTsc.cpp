@@ -37,6 +37,8 @@ struct ConvertOnnxToTscPass
       populateNormalizationConverters(c);
       populateIndexingConverters(c);
       populateConvolutionConverters(c);
+      populateContribConverters(c);
+      populateContribAttentionConverters(c);
     });
     return success();
   }

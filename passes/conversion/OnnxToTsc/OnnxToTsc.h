@@ -26,6 +26,17 @@ void populateElementwiseMathConverters(ForeignConverters &converters);
 void populateNormalizationConverters(ForeignConverters &converters);
 void populateIndexingConverters(ForeignConverters &converters);
 void populateConvolutionConverters(ForeignConverters &converters);
+/// ONNX Runtime's contrib ops (com.microsoft) and its standard-domain
+/// SimplifiedLayerNormalization.
+void populateContribConverters(ForeignConverters &converters);
+/// ONNX Runtime's attention family (com.microsoft Attention,
+/// MultiHeadAttention, RotaryEmbedding, EmbedLayerNormalization).
+void populateContribAttentionConverters(ForeignConverters &converters);
+
+/// [B, S, H*D] -> [B, H, S, D] for `heads` heads (the hidden size static).
+FailureOr<Value> splitHeads(ForeignNode &node, Value x, int64_t heads);
+/// [B, H, S, D] -> [B, S, H*D].
+FailureOr<Value> mergeHeads(ForeignNode &node, Value x);
 
 } // namespace mlir::tsc::fromonnx
 

@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""ONNX Runtime's contrib ops (com.microsoft) against ONNX Runtime itself.
+
+Each case is a small model with one contrib op (and its attribute and input
+variants: optional inputs present and absent, masks in each format, packed
+and separate projections, KV caches, quantized weights), built here with
+onnx.helper on seeded inputs. ONNX Runtime (CPU) runs it for the reference;
+tsc compiles it (`tsc model.onnx -o case.tscm`, `--dim` for symbolic dims)
+and tsc-run runs it; every output must match: shapes and dtypes exactly,
+integers exactly, floats at relative L2 <= 1e-4 (ONNX Runtime's own kernels
+take other summation orders and, for the quantized matmuls, quantize the
+same way as tsc's conversion, so the bound is the fp32 one).
+
+Cases listed in expected-failures.txt are skipped while they fail for
+exactly the recorded reason (the node tests' manifest rules).
+
+Usage: run_contrib_tests.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
+                            [--xunit FILE] [--filter TEXT] [--write-exclusions]
+"""
+import argparse
+import concurrent.futures
+import pathlib
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent / "models"))
+import manifest  # noqa: E402
+from checks import first_error, rel_l2, sanitize  # noqa: E402
+
+MANIFEST = HERE / "expected-failures.txt"
+TOLERANCE = 1e-4
+MS = "com.microsoft"
+F32, I32, I64, U8, I8 = (TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64,
+                         TensorProto.UINT8, TensorProto.INT8)
+NP = {F32: np.float32, I32: np.int32, I64: np.int64, U8: np.uint8, I8: np.int8}
+B, S, H, N = 2, 5, 16, 4  # batch, sequence, hidden, heads (head size 4)
+
+
+class Case:
+    """One model: `nodes` over named inputs (`inputs`: name -> array, fed at
+    run time) and initializers (`weights`), with `outputs` (name, elem type,
+    shape with None for unknown dims). `dims` are tsc's --dim ranges for
+    symbolic input dims (`symbolic`: input name -> {axis: symbol}).
+
+    The expected outputs are ONNX Runtime's on this model, or, where its CPU
+    kernels lack a variant (packed QKV, BiasAdd) or crash, ONNX Runtime's on
+    `equivalent`, another Case computing the same (the unpacked inputs, a
+    zero bias), or numpy's `reference(**inputs, **weights)`."""
+
+    def __init__(self, name, nodes, inputs, outputs, weights=None, symbolic=None,
+                 opset=17, reference=None, equivalent=None):
+        self.name, self.nodes, self.inputs, self.outputs = name, nodes, inputs, outputs
+        self.weights = weights or {}
+        self.symbolic = symbolic or {}
+        self.opset = opset
+        self.reference = reference
+        self.equivalent = equivalent
+
+    def model(self):
+        def elem(array):
+            return helper.np_dtype_to_tensor_dtype(array.dtype)
+        graph_inputs = []
+        for name, array in self.inputs.items():
+            shape = list(array.shape)
+            for axis, symbol in self.symbolic.get(name, {}).items():
+                shape[axis] = symbol
+            graph_inputs.append(helper.make_tensor_value_info(name, elem(array), shape))
+        graph = helper.make_graph(
+            self.nodes, self.name, graph_inputs,
+            [helper.make_tensor_value_info(n, t, s) for n, t, s in self.outputs],
+            [onnx.numpy_helper.from_array(a, n) for n, a in self.weights.items()])
+        # IR version 9 (ONNX 1.14): what the pinned ONNX Runtime loads.
+        return helper.make_model(graph, ir_version=9,
+                                 opset_imports=[helper.make_opsetid("", self.opset),
+                                                helper.make_opsetid(MS, 1)])
+
+    def dims(self):
+        sizes = {}
+        for name, axes in self.symbolic.items():
+            for axis, symbol in axes.items():
+                sizes[symbol] = max(sizes.get(symbol, 1), self.inputs[name].shape[axis])
+        return [a for s, n in sorted(sizes.items()) for a in ("--dim", f"{s}=1..{n}")]
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+def normal(seed, *shape, scale=1.0):
+    return (scale * rng(seed).standard_normal(shape)).astype(np.float32)
+
+
+def node(op, inputs, outputs, **attrs):
+    return helper.make_node(op, inputs, outputs, domain=MS, **attrs)
+
+
+# --- norms and activations ---------------------------------------------------
+
+def skip_norm_cases():
+    x, skip = normal(1, B, S, H), normal(2, B, S, H)
+    gamma, beta, bias = normal(3, H, scale=0.3) + 1, normal(4, H, scale=0.1), normal(5, H)
+    out3 = [("y", F32, [B, S, H])]
+    yield Case("skip_layer_norm", [node("SkipLayerNormalization", ["x", "skip", "gamma", "beta",
+                                                                  "bias"], ["y"], epsilon=1e-5)],
+               {"x": x, "skip": skip}, out3, {"gamma": gamma, "beta": beta, "bias": bias})
+    yield Case("skip_layer_norm_no_beta_no_bias",
+               [node("SkipLayerNormalization", ["x", "skip", "gamma"], ["y"])],
+               {"x": x, "skip": skip}, out3, {"gamma": gamma})
+    yield Case("skip_layer_norm_broadcast_skip_sum_output",
+               [node("SkipLayerNormalization", ["x", "skip", "gamma", "beta", "bias"],
+                     ["y", "", "", "sum"], epsilon=1e-6)],
+               {"x": x, "skip": skip[0]}, out3 + [("sum", F32, [B, S, H])],
+               {"gamma": gamma, "beta": beta, "bias": bias})
+    yield Case("skip_layer_norm_statistics",
+               [node("SkipLayerNormalization", ["x", "skip", "gamma", "beta"],
+                     ["y", "mean", "inv_std_var"], epsilon=1e-5)],
+               {"x": x, "skip": skip}, out3 + [("mean", F32, [B, S, 1]),
+                                               ("inv_std_var", F32, [B, S, 1])],
+               {"gamma": gamma, "beta": beta})
+    yield Case("skip_layer_norm_symbolic",
+               [node("SkipLayerNormalization", ["x", "skip", "gamma", "beta", "bias"], ["y"])],
+               {"x": x, "skip": skip}, [("y", F32, ["batch", "seq", H])],
+               {"gamma": gamma, "beta": beta, "bias": bias},
+               symbolic={"x": {0: "batch", 1: "seq"}, "skip": {0: "batch", 1: "seq"}})
+    yield Case("skip_simplified_layer_norm",
+               [node("SkipSimplifiedLayerNormalization", ["x", "skip", "gamma", "bias"],
+                     ["y", "", "", "sum"], epsilon=1e-6)],
+               {"x": x, "skip": skip}, out3 + [("sum", F32, [B, S, H])],
+               {"gamma": gamma, "bias": bias})
+    yield Case("skip_simplified_layer_norm_2d",
+               [node("SkipSimplifiedLayerNormalization", ["x", "skip", "gamma"], ["y"])],
+               {"x": x[0], "skip": skip[0]}, [("y", F32, [S, H])], {"gamma": gamma})
+    yield Case("simplified_layer_norm",
+               [helper.make_node("SimplifiedLayerNormalization", ["x", "gamma"],
+                                 ["y", "inv_std_var"], axis=-1, epsilon=1e-6)],
+               {"x": x}, out3 + [("inv_std_var", F32, [B, S, 1])], {"gamma": gamma})
+
+
+def activation_cases():
+    x, bias = normal(11, B, S, H, scale=2.0), normal(12, H)
+    out = [("y", F32, [B, S, H])]
+    yield Case("gelu", [node("Gelu", ["x"], ["y"])], {"x": x}, out)
+    yield Case("bias_gelu", [node("BiasGelu", ["x", "bias"], ["y"])], {"x": x}, out,
+               {"bias": bias})
+    yield Case("fast_gelu", [node("FastGelu", ["x"], ["y"])], {"x": x}, out)
+    yield Case("fast_gelu_bias", [node("FastGelu", ["x", "bias"], ["y"])], {"x": x}, out,
+               {"bias": bias})
+    yield Case("quick_gelu", [node("QuickGelu", ["x"], ["y"])], {"x": x}, out)
+    yield Case("quick_gelu_alpha_1", [node("QuickGelu", ["x"], ["y"], alpha=1.0)], {"x": x}, out)
+    # ONNX Runtime has BiasAdd for CUDA only.
+    yield Case("bias_add", [node("BiasAdd", ["x", "bias", "skip"], ["y"])],
+               {"x": x, "skip": normal(13, B, S, H)}, out, {"bias": bias},
+               reference=lambda x, skip, bias: {"y": x + bias + skip})
+
+
+# --- attention and embeddings -------------------------------------------------
+
+D = H // N  # head size
+
+
+def padded_mask(batch, length, dtype=np.int32):
+    """A raw 0/1 mask with trailing padding in every row but the first."""
+    mask = np.ones((batch, length), dtype=dtype)
+    for row in range(1, batch):
+        mask[row, length - row - 1:] = 0
+    return mask
+
+
+def attention_cases():
+    x = normal(21, B, S, H)
+    weights, bias = normal(22, H, 3 * H, scale=0.3), normal(23, 3 * H, scale=0.1)
+    out = [("y", F32, [B, S, H])]
+
+    def attention(inputs, **attrs):
+        return [node("Attention", inputs, ["y"], num_heads=N, **attrs)]
+    w = {"weights": weights, "bias": bias}
+    yield Case("attention_raw_mask", attention(["x", "weights", "bias", "mask"]),
+               {"x": x, "mask": padded_mask(B, S)}, out, w)
+    yield Case("attention_lengths", attention(["x", "weights", "bias", "mask"]),
+               {"x": x, "mask": np.array([S, S - 2], dtype=np.int32)}, out, w)
+    yield Case("attention_start_and_end", attention(["x", "weights", "bias", "mask"]),
+               {"x": x, "mask": np.array([S, S - 1, 0, 2], dtype=np.int32)}, out, w)
+    yield Case("attention_mask_3d", attention(["x", "weights", "bias", "mask"]),
+               {"x": x, "mask": (rng(24).random((B, S, S)) > 0.3).astype(np.int32)}, out, w)
+    yield Case("attention_unidirectional", attention(["x", "weights", "bias"], unidirectional=1),
+               {"x": x}, out, w)
+    # ONNX Runtime's CPU Attention crashes without a bias: a zero bias is the
+    # same attention.
+    yield Case("attention_scale_no_bias", attention(["x", "weights"], scale=0.2),
+               {"x": x}, out, {"weights": weights},
+               equivalent=Case("zero_bias", attention(["x", "weights", "bias"], scale=0.2),
+                               {"x": x}, out,
+                               {"weights": weights, "bias": np.zeros_like(bias)}))
+    yield Case("attention_bias_input", attention(["x", "weights", "bias", "", "", "ab"]),
+               {"x": x, "ab": normal(25, 1, N, S, S)}, out, w)
+    yield Case("attention_v_width",
+               attention(["x", "weights", "bias"], qkv_hidden_sizes=[H, H, H // 2]),
+               {"x": x}, [("y", F32, [B, S, H // 2])],
+               {"weights": weights[:, :5 * H // 2], "bias": bias[:5 * H // 2]})
+    past = normal(26, 2, B, N, 3, D)
+    yield Case("attention_past_present",
+               [node("Attention", ["x", "weights", "bias", "mask", "past"], ["y", "present"],
+                     num_heads=N, unidirectional=1)],
+               {"x": x, "mask": padded_mask(B, S + 3), "past": past},
+               out + [("present", F32, [2, B, N, S + 3, D])], w)
+    yield Case("attention_symbolic", attention(["x", "weights", "bias", "mask"]),
+               {"x": x, "mask": padded_mask(B, S)}, [("y", F32, ["batch", "seq", H])], w,
+               symbolic={"x": {0: "batch", 1: "seq"}, "mask": {0: "batch", 1: "seq"}})
+
+
+def multi_head_attention_cases():
+    L = 7
+    q, k, v = normal(31, B, S, H), normal(32, B, L, H), normal(33, B, L, H)
+    bias = normal(34, 3 * H, scale=0.1)
+    out = [("y", F32, [B, S, H])]
+
+    def mha(inputs, outputs=("y",), **attrs):
+        return [node("MultiHeadAttention", inputs, list(outputs), num_heads=N, **attrs)]
+    yield Case("mha_bias_key_padding", mha(["q", "k", "v", "bias", "mask"]),
+               {"q": q, "k": k, "v": v, "mask": padded_mask(B, L)}, out, {"bias": bias})
+    yield Case("mha_key_lengths", mha(["q", "k", "v", "", "mask"]),
+               {"q": q, "k": k, "v": v, "mask": np.array([L, 4], dtype=np.int32)}, out)
+    yield Case("mha_self_unidirectional", mha(["q", "q2", "v2"], unidirectional=1),
+               {"q": q, "q2": normal(35, B, S, H), "v2": normal(36, B, S, H)}, out)
+    # ONNX Runtime's CPU kernel has no packed forms: the same attention on the
+    # unpacked [B, S, H*D] inputs is the reference.
+    qkv, kv = normal(37, B, S, N, 3, D), normal(38, B, L, N, 2, D)
+    part = lambda packed, i: np.ascontiguousarray(packed[:, :, :, i, :]).reshape(
+        packed.shape[0], packed.shape[1], -1)
+    yield Case("mha_packed_qkv", mha(["qkv"]), {"qkv": qkv}, out,
+               equivalent=Case("unpacked", mha(["q", "k", "v"]),
+                               {"q": part(qkv, 0), "k": part(qkv, 1), "v": part(qkv, 2)}, out))
+    yield Case("mha_packed_kv", mha(["q", "kv"]), {"q": q, "kv": kv}, out,
+               equivalent=Case("unpacked", mha(["q", "k", "v"]),
+                               {"q": q, "k": part(kv, 0), "v": part(kv, 1)}, out))
+    yield Case("mha_cached_kv", mha(["q", "k4", "v4"]),
+               {"q": q, "k4": normal(39, B, N, L, D), "v4": normal(40, B, N, L, D)}, out)
+    yield Case("mha_attention_bias", mha(["q", "k", "v", "", "", "ab"], scale=0.3),
+               {"q": q, "k": k, "v": v, "ab": normal(41, B, 1, S, L)}, out)
+    yield Case("mha_past_present",
+               mha(["q", "q2", "v2", "bias", "", "", "pk", "pv"], ("y", "present_key",
+                                                                   "present_value"),
+                   unidirectional=1),
+               {"q": q, "q2": normal(42, B, S, H), "v2": normal(43, B, S, H),
+                "pk": normal(44, B, N, 3, D), "pv": normal(45, B, N, 3, D)},
+               out + [("present_key", F32, [B, N, S + 3, D]),
+                      ("present_value", F32, [B, N, S + 3, D])], {"bias": bias})
+
+
+def embedding_cases():
+    vocab, positions, segments = 20, 12, 2
+    ids = rng(51).integers(0, vocab, (B, S)).astype(np.int32)
+    seg = rng(52).integers(0, segments, (B, S)).astype(np.int32)
+    tables = {"words": normal(53, vocab, H), "positions": normal(54, positions, H),
+              "segments": normal(55, segments, H), "gamma": normal(56, H, scale=0.2) + 1,
+              "beta": normal(57, H, scale=0.1)}
+    yield Case("embed_layer_norm",
+               [node("EmbedLayerNormalization", ["ids", "seg", "words", "positions", "segments",
+                                                 "gamma", "beta", "mask"],
+                     ["y", "mask_index", "sum"], epsilon=1e-5)],
+               {"ids": ids, "seg": seg, "mask": padded_mask(B, S)},
+               [("y", F32, [B, S, H]), ("mask_index", I32, [B]), ("sum", F32, [B, S, H])],
+               tables)
+    yield Case("embed_layer_norm_position_ids",
+               [node("EmbedLayerNormalization", ["ids", "", "words", "positions", "", "gamma",
+                                                 "beta", "", "pos"], ["y", "mask_index"],
+                     epsilon=1e-5)],
+               {"ids": ids, "pos": rng(58).integers(0, positions, (B, S)).astype(np.int32)},
+               [("y", F32, [B, S, H]), ("mask_index", I32, [B])], tables)
+
+
+def rotary_cases():
+    max_seq, half = 16, D // 2
+    angles = np.arange(max_seq)[:, None] / (10000 ** (np.arange(half) / half))[None, :]
+    caches = {"cos": np.cos(angles).astype(np.float32), "sin": np.sin(angles).astype(np.float32)}
+    x3 = normal(61, B, S, H)
+    ids = rng(62).integers(0, max_seq - S, (B, S)).astype(np.int64)
+
+    def rotary(**attrs):
+        return [node("RotaryEmbedding", ["x", "ids", "cos", "sin"], ["y"], **attrs)]
+    yield Case("rotary_3d", rotary(num_heads=N), {"x": x3, "ids": ids},
+               [("y", F32, [B, S, H])], caches)
+    yield Case("rotary_offset", rotary(num_heads=N), {"x": x3,
+                                                       "ids": np.array([3], dtype=np.int64)},
+               [("y", F32, [B, S, H])], caches)
+    yield Case("rotary_interleaved", rotary(num_heads=N, interleaved=1), {"x": x3, "ids": ids},
+               [("y", F32, [B, S, H])], caches)
+    yield Case("rotary_4d", rotary(), {"x": normal(63, B, N, S, D), "ids": ids},
+               [("y", F32, [B, N, S, D])], caches)
+    part = {"cos": caches["cos"][:, :1], "sin": caches["sin"][:, :1]}
+    yield Case("rotary_partial", rotary(num_heads=N, rotary_embedding_dim=2),
+               {"x": x3, "ids": ids}, [("y", F32, [B, S, H])], part)
+
+
+CASES = [skip_norm_cases, activation_cases, attention_cases, multi_head_attention_cases,
+         embedding_cases, rotary_cases]
+
+
+def ort_outputs(case, work):
+    """(problem, {name: array}): ONNX Runtime's outputs for `case`, run in a
+    process of its own (--reference), so that a crash in ONNX Runtime is a
+    failed case, not a failed suite."""
+    work.mkdir()
+    onnx.save(case.model(), str(work / "model.onnx"))
+    np.savez(work / "inputs.npz", **case.inputs)
+    proc = subprocess.run([sys.executable, __file__, "--reference", str(work)],
+                          capture_output=True, text=True, timeout=300)
+    if proc.returncode:
+        lines = [l for l in proc.stderr.splitlines() if l.strip()]
+        why = lines[-1] if lines else f"exit status {proc.returncode}"
+        return f"ONNX Runtime: {why}", None
+    with np.load(work / "expected.npz") as data:
+        return None, {name: data[name] for name in data.files}
+
+
+def reference_main(folder):
+    """--reference FOLDER: ONNX Runtime on FOLDER/model.onnx and inputs.npz,
+    its outputs written to FOLDER/expected.npz."""
+    import onnxruntime as ort
+    folder = pathlib.Path(folder)
+    session = ort.InferenceSession(str(folder / "model.onnx"),
+                                   providers=["CPUExecutionProvider"])
+    with np.load(folder / "inputs.npz") as data:
+        inputs = {name: data[name] for name in data.files}
+    names = [o.name for o in session.get_outputs()]
+    np.savez(folder / "expected.npz", **dict(zip(names, session.run(names, inputs))))
+    return 0
+
+
+def run_case(args, case, work):
+    """(problem or None, details) for one case."""
+    work.mkdir()
+    model = case.model()
+    path = work / "model.onnx"
+    onnx.save(model, str(path))
+    if case.reference:
+        expected = case.reference(**case.inputs, **case.weights)
+    else:
+        problem, expected = ort_outputs(case.equivalent or case, work / "reference")
+        if problem:
+            return problem, ""
+    proc = subprocess.run([args.tsc, str(path), "-o", str(work / "case.tscm"), *case.dims()],
+                          capture_output=True, text=True, timeout=300)
+    if proc.returncode:
+        return first_error("tsc", proc), proc.stderr
+    run = [args.tsc_run, str(work / "case.tscm"), "--output-dir", str(work / "out")]
+    for name, array in case.inputs.items():
+        np.save(work / f"{name}.npy", array)
+        run += ["--input", f"{name}={work / f'{name}.npy'}"]
+    proc = subprocess.run(run, capture_output=True, text=True, timeout=300)
+    if proc.returncode:
+        return first_error("tsc-run", proc), proc.stderr
+    problems = []
+    for name, ref in expected.items():
+        out = np.load(work / "out" / f"{sanitize(name)}.npy")
+        if out.dtype != ref.dtype or out.shape != ref.shape:
+            problems.append(f"output '{name}' is {out.dtype}{list(out.shape)}, expected "
+                            f"{ref.dtype}{list(ref.shape)}")
+        elif ref.dtype.kind != "f":
+            if not np.array_equal(out, ref):
+                problems.append(f"numerics: {int(np.count_nonzero(out != ref))} elements "
+                                f"differ on output '{name}'")
+        elif not rel_l2(out, ref) <= TOLERANCE:
+            problems.append(f"numerics: rel L2 {rel_l2(out, ref):.1e} on output '{name}'")
+    return (problems[0] if problems else None), "\n".join(problems)
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--reference":
+        return reference_main(sys.argv[2])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tsc", required=True)
+    parser.add_argument("--tsc-run", required=True)
+    parser.add_argument("--xunit")
+    parser.add_argument("--filter", default="")
+    parser.add_argument("--write-exclusions", action="store_true")
+    args = parser.parse_args()
+    cases = [c for make in CASES for c in make() if args.filter in c.name]
+    names = [c.name for c in cases]
+    assert len(set(names)) == len(names), "duplicate case names"
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(2) as pool:
+        futures = {pool.submit(run_case, args, c, pathlib.Path(tmp) / c.name): c.name
+                   for c in cases}
+        for future in concurrent.futures.as_completed(futures):
+            results[futures[future]] = future.result()
+    if args.write_exclusions:
+        count = manifest.write(MANIFEST, [
+            "Contrib-op cases (run_contrib_tests.py) that fail for a known reason.",
+            "Written by `run_contrib_tests.py --write-exclusions`; review by hand."], results)
+        print(f"wrote {count} expected failures")
+        return 0
+    passed, failed, skipped, suite = manifest.report("onnx-contrib", results, MANIFEST)
+    if args.xunit:
+        ET.ElementTree(suite).write(args.xunit)
+    print(f"onnx-contrib: {len(results)} cases: {passed} passed, {failed} failed, "
+          f"{skipped} expected failures")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
