@@ -300,8 +300,79 @@ def rotary_cases():
                {"x": x3, "ids": ids}, [("y", F32, [B, S, H])], part)
 
 
+# --- quantized matmuls --------------------------------------------------------
+
+def pack_bits(values, bits):
+    """Little-endian bit stream of `values` (last axis), ONNX Runtime's
+    packing: value i at bits [i * bits, (i + 1) * bits)."""
+    values = np.asarray(values, dtype=np.uint32)
+    count = values.shape[-1]
+    out = np.zeros(values.shape[:-1] + ((count * bits + 7) // 8,), dtype=np.uint8)
+    for i in range(count):
+        for bit in range(bits):
+            byte, shift = divmod(i * bits + bit, 8)
+            out[..., byte] |= (((values[..., i] >> bit) & 1) << shift).astype(np.uint8)
+    return out
+
+
+def nbits_weights(seed, k, n, bits, block, zero_points):
+    """B, scales and zero points of a MatMulNBits weight [K, N]: random
+    quantized values per block along K; zero points packed like B, as floats,
+    or absent."""
+    blocks = (k + block - 1) // block
+    r = rng(seed)
+    q = r.integers(0, 1 << bits, (n, blocks * block))
+    q[:, k:] = 0
+    b = pack_bits(q.reshape(n, blocks, block), bits)
+    weights = {"B": b, "scales": (0.05 + 0.1 * r.random((n * blocks,))).astype(np.float32)}
+    if zero_points == "packed":
+        weights["zp"] = pack_bits(r.integers(0, 1 << bits, (n, blocks)), bits)
+    elif zero_points == "float":
+        weights["zp"] = r.integers(0, 1 << bits, (n, blocks)).astype(np.float32)
+    return weights
+
+
+def quantized_matmul_cases():
+    for name, k, n, bits, block, zp in (("nbits4_packed_zp", 64, 24, 4, 32, "packed"),
+                                        ("nbits4_default_zp", 64, 24, 4, 16, None),
+                                        ("nbits4_partial_block", 40, 8, 4, 16, "packed"),
+                                        ("nbits8", 32, 16, 8, 16, "packed"),
+                                        ("nbits4_float_zp", 64, 8, 4, 32, "float"),
+                                        ("nbits2", 64, 8, 2, 32, "packed")):
+        weights = nbits_weights(60 + k + bits, k, n, bits, block, zp)
+        inputs = ["a", "B", "scales"] + (["zp"] if zp else [])
+        yield Case(f"matmul_{name}", [node("MatMulNBits", inputs, ["y"], K=k, N=n, bits=bits,
+                                           block_size=block)],
+                   {"a": normal(70, B, S, k)}, [("y", F32, [B, S, n])], weights)
+    weights = nbits_weights(80, 64, 16, 4, 32, "packed")
+    weights["bias"] = normal(81, 16)
+    yield Case("matmul_nbits_bias",
+               [node("MatMulNBits", ["a", "B", "scales", "zp", "", "bias"], ["y"], K=64, N=16,
+                     bits=4, block_size=32)],
+               {"a": normal(82, 3, 64)}, [("y", F32, [3, 16])], weights)
+    a = normal(90, B, S, H, scale=3.0)
+    b8 = rng(91).integers(-127, 128, (H, 12)).astype(np.int8)
+    yield Case("dynamic_quantize_matmul",
+               [node("DynamicQuantizeMatMul", ["a", "b", "scale", "zp", "bias"], ["y"])],
+               {"a": a}, [("y", F32, [B, S, 12])],
+               {"b": b8, "scale": np.array(0.02, dtype=np.float32),
+                "zp": np.array(3, dtype=np.int8), "bias": normal(92, 12)})
+    yield Case("dynamic_quantize_matmul_per_column",
+               [node("DynamicQuantizeMatMul", ["a", "b", "scale"], ["y"])],
+               {"a": a}, [("y", F32, [B, S, 12])],
+               {"b": b8, "scale": (0.01 + 0.02 * rng(93).random(12)).astype(np.float32)})
+    yield Case("matmul_integer_to_float",
+               [node("MatMulIntegerToFloat", ["a", "b", "sa", "sb", "za", "zb", "bias"], ["y"])],
+               {"a": rng(94).integers(0, 256, (B, S, H)).astype(np.uint8)},
+               [("y", F32, [B, S, 12])],
+               {"b": b8, "sa": np.array(0.03, dtype=np.float32),
+                "sb": (0.01 + 0.02 * rng(95).random(12)).astype(np.float32),
+                "za": np.array(128, dtype=np.uint8),
+                "zb": np.zeros(12, dtype=np.int8), "bias": normal(96, 12)})
+
+
 CASES = [skip_norm_cases, activation_cases, attention_cases, multi_head_attention_cases,
-         embedding_cases, rotary_cases]
+         embedding_cases, rotary_cases, quantized_matmul_cases]
 
 
 def ort_outputs(case, work):

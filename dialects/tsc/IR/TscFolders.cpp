@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/tsc/IR/ConstantData.h"
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/IR/AffineMap.h"
@@ -284,10 +285,7 @@ static std::optional<Attribute> castElement(Attribute value, Type from,
                                        : v.zextOrTrunc(toInt.getWidth()));
 }
 
-/// The bytes of a constant in row-major order, one element per
-/// `elementBytes` (splats expanded); nullopt for elements that are not whole
-/// bytes (i1, i4) or blobs without data.
-static std::optional<std::vector<char>> constantBytes(Attribute attr) {
+std::optional<std::vector<char>> tsc::getConstantBytes(Attribute attr) {
   auto elements = dyn_cast_or_null<ElementsAttr>(attr);
   if (!elements)
     return std::nullopt;
@@ -319,10 +317,8 @@ static std::optional<std::vector<char>> constantBytes(Attribute attr) {
   return out;
 }
 
-/// A constant of `type` holding `bytes`: a dense literal when small, else a
-/// 64-byte aligned blob named after `name` (weights made at compile time).
-static Attribute bytesToConstant(RankedTensorType type, ArrayRef<char> bytes,
-                                 StringRef name) {
+Attribute tsc::getConstantFromBytes(RankedTensorType type, ArrayRef<char> bytes,
+                                    StringRef name) {
   if (type.getNumElements() <= kMaxFoldedElements)
     return DenseElementsAttr::getFromRawBuffer(type, bytes);
   return DenseResourceElementsAttr::get(
@@ -359,7 +355,7 @@ Attribute tsc::convertFloatConstant(Attribute attr, RankedTensorType to,
   if (auto splat = dyn_cast<SplatElementsAttr>(attr))
     return SplatElementsAttr::get(
         to, FloatAttr::get(toType, convert(splat.getSplatValue<APFloat>())));
-  std::optional<std::vector<char>> bytes = constantBytes(attr);
+  std::optional<std::vector<char>> bytes = getConstantBytes(attr);
   if (!bytes)
     return {};
   unsigned fromBytes = fromType.getWidth() / 8, toBytes = toType.getWidth() / 8;
@@ -380,7 +376,7 @@ Attribute tsc::convertFloatConstant(Attribute attr, RankedTensorType to,
     name = (resource.getRawHandle().getKey() + "_" + Twine(toType.getWidth()) +
             "bit")
                .str();
-  return bytesToConstant(to, out, name);
+  return getConstantFromBytes(to, out, name);
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
@@ -499,7 +495,7 @@ static Attribute concatConstants(ConcatOp op, ArrayRef<Attribute> inputs) {
   SmallVector<std::vector<char>> parts;
   SmallVector<size_t> chunks;
   for (auto [value, attr] : llvm::zip_equal(op.getInputs(), inputs)) {
-    std::optional<std::vector<char>> bytes = constantBytes(attr);
+    std::optional<std::vector<char>> bytes = getConstantBytes(attr);
     if (!bytes)
       return {};
     chunks.push_back(bytes->size() / outer);
@@ -513,7 +509,7 @@ static Attribute concatConstants(ConcatOp op, ArrayRef<Attribute> inputs) {
   std::string name = "concat";
   if (auto first = dyn_cast<DenseResourceElementsAttr>(inputs.front()))
     name = (first.getRawHandle().getKey() + "_concat").str();
-  return bytesToConstant(type, out, name);
+  return getConstantFromBytes(type, out, name);
 }
 
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {

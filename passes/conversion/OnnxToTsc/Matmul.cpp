@@ -1,5 +1,6 @@
 //===- Matmul.cpp - ONNX MatMul, Gemm, MatMulInteger, Einsum --------------===//
 
+#include "passes/conversion/Foreign/Builders.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -8,6 +9,28 @@ using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
 using namespace mlir::tsc::foreign;
+
+FailureOr<Value> fromonnx::buildZeroPointShift(ForeignNode &node, Value x,
+                                               unsigned zp, bool perRow) {
+  Type i32 = node.getRewriter().getI32Type();
+  Value wide = castTo(node, x, i32);
+  if (!node.hasInput(zp))
+    return wide;
+  auto zeroPoint = node.input(zp);
+  if (failed(zeroPoint))
+    return failure();
+  Value shift = castTo(node, *zeroPoint, i32);
+  if (perRow && zeroPoint->getType().getRank() == 1 &&
+      zeroPoint->getType().getDimSize(0) != 1) {
+    UnsqueezeOp::Properties column;
+    column.dims = node.getRewriter().getDenseI64ArrayAttr({1});
+    FailureOr<Value> unsqueezed = node.create<UnsqueezeOp>({shift}, column);
+    if (failed(unsqueezed))
+      return failure();
+    shift = *unsqueezed;
+  }
+  return node.create<SubOp>({wide, shift});
+}
 
 namespace {
 
@@ -79,34 +102,8 @@ FailureOr<Values> convertMatMulInteger(ForeignNode &node) {
   auto b = node.input(1);
   if (failed(a) || failed(b))
     return failure();
-  RewriterBase &rw = node.getRewriter();
-  Type i32 = rw.getI32Type();
-  auto widen = [&](Value v) -> Value {
-    auto type = cast<RankedTensorType>(v.getType());
-    return CastOp::create(rw, node.getLoc(), type.clone(i32), v);
-  };
-  auto shifted = [&](Value v, unsigned zpIndex, bool rowZeroPoint)
-      -> FailureOr<Value> {
-    Value wide = widen(v);
-    if (!node.hasInput(zpIndex))
-      return wide;
-    auto zp = node.input(zpIndex);
-    if (failed(zp))
-      return failure();
-    Value zeroPoint = widen(*zp);
-    // A per-row zero point of A ([M]) applies along rows: make it [M, 1].
-    if (rowZeroPoint && zp->getType().getRank() == 1) {
-      UnsqueezeOp::Properties properties;
-      properties.dims = rw.getDenseI64ArrayAttr({1});
-      FailureOr<Value> column = node.create<UnsqueezeOp>({zeroPoint}, properties);
-      if (failed(column))
-        return failure();
-      zeroPoint = *column;
-    }
-    return node.create<SubOp>({wide, zeroPoint});
-  };
-  FailureOr<Value> lhs = shifted(*a, 2, /*rowZeroPoint=*/true);
-  FailureOr<Value> rhs = shifted(*b, 3, /*rowZeroPoint=*/false);
+  FailureOr<Value> lhs = buildZeroPointShift(node, *a, 2, /*perRow=*/true);
+  FailureOr<Value> rhs = buildZeroPointShift(node, *b, 3, /*perRow=*/false);
   if (failed(lhs) || failed(rhs))
     return failure();
   return results(node.create<MatmulOp>({*lhs, *rhs}));

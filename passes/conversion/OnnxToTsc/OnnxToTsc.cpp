@@ -39,6 +39,7 @@ struct ConvertOnnxToTscPass
       populateConvolutionConverters(c);
       populateContribConverters(c);
       populateContribAttentionConverters(c);
+      populateContribQuantizationConverters(c);
     });
     return success();
   }

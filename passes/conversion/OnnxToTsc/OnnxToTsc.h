@@ -33,6 +33,21 @@ void populateContribConverters(ForeignConverters &converters);
 /// MultiHeadAttention, RotaryEmbedding, EmbedLayerNormalization).
 void populateContribAttentionConverters(ForeignConverters &converters);
 
+/// ONNX Runtime's quantized matmuls (MatMulNBits, DynamicQuantizeMatMul,
+/// MatMulIntegerToFloat).
+void populateContribQuantizationConverters(ForeignConverters &converters);
+
+/// DynamicQuantizeLinear of `x`: uint8 values, their 0-d scale and zero
+/// point, per tensor, with min and max widened to include 0.
+FailureOr<SmallVector<Value>>
+buildDynamicQuantize(ForeignNode &node, TypedValue<RankedTensorType> x);
+
+/// `x` widened to i32 minus the node's zero point input `zp` when given, for
+/// integer matmuls. With `perRow` (A's, as MatMulInteger has it) a 1-D zero
+/// point holds one entry per row of A, [M], and becomes [M, 1].
+FailureOr<Value> buildZeroPointShift(ForeignNode &node, Value x, unsigned zp,
+                                     bool perRow);
+
 /// [B, S, H*D] -> [B, H, S, D] for `heads` heads (the hidden size static).
 FailureOr<Value> splitHeads(ForeignNode &node, Value x, int64_t heads);
 /// [B, H, S, D] -> [B, S, H*D].

@@ -7,6 +7,46 @@ using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
 using namespace mlir::tsc::foreign;
 
+/// y_scale = (max(x, 0) - min(x, 0)) / 255, y_zero_point =
+/// saturate(round(-min(x, 0) / y_scale)), y = saturate(round(x / y_scale) +
+/// y_zero_point), all uint8 and per tensor.
+FailureOr<SmallVector<Value>>
+fromonnx::buildDynamicQuantize(ForeignNode &node,
+                               TypedValue<RankedTensorType> x) {
+  RewriterBase &rw = node.getRewriter();
+  RankedTensorType type = x.getType();
+  Type f = type.getElementType();
+  auto all = rw.getDenseI64ArrayAttr(
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())));
+  ReduceMinOp::Properties minProps;
+  minProps.dims = all;
+  ReduceMaxOp::Properties maxProps;
+  maxProps.dims = all;
+  FailureOr<Value> lo = node.create<ReduceMinOp>({x}, minProps);
+  FailureOr<Value> hi = node.create<ReduceMaxOp>({x}, maxProps);
+  if (failed(lo) || failed(hi))
+    return failure();
+  Value zero = node.scalar(f, 0.0);
+  FailureOr<Value> lo0 = node.create<MinOp>({*lo, zero});
+  FailureOr<Value> hi0 = node.create<MaxOp>({*hi, zero});
+  if (failed(lo0) || failed(hi0))
+    return failure();
+  FailureOr<Value> span = node.create<SubOp>({*hi0, *lo0});
+  if (failed(span))
+    return failure();
+  FailureOr<Value> scale = node.create<DivOp>({*span, node.scalar(f, 255.0)});
+  if (failed(scale))
+    return failure();
+  Type u8 = rw.getIntegerType(8, /*isSigned=*/false);
+  Value negLo = NegOp::create(rw, node.getLoc(), *lo0);
+  auto zp =
+      QuantizeOp::create(rw, node.getLoc(), RankedTensorType::get({}, u8),
+                         negLo, *scale, Value(), IntegerAttr(), IntegerAttr());
+  auto y = QuantizeOp::create(rw, node.getLoc(), type.clone(u8), x, *scale, zp,
+                              IntegerAttr(), IntegerAttr());
+  return SmallVector<Value>{y, *scale, zp};
+}
+
 namespace {
 
 using Values = SmallVector<Value>;
@@ -114,45 +154,11 @@ FailureOr<Values> convertDequantize(ForeignNode &node) {
   return checked(node, op);
 }
 
-/// y_scale = (max(x, 0) - min(x, 0)) / 255, y_zero_point =
-/// saturate(round(-min(x, 0) / y_scale)), y = saturate(round(x / y_scale) +
-/// y_zero_point), all uint8 and per tensor.
 FailureOr<Values> convertDynamicQuantize(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
-  RewriterBase &rw = node.getRewriter();
-  RankedTensorType type = x->getType();
-  Type f = type.getElementType();
-  auto all = rw.getDenseI64ArrayAttr(
-      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())));
-  ReduceMinOp::Properties minProps;
-  minProps.dims = all;
-  ReduceMaxOp::Properties maxProps;
-  maxProps.dims = all;
-  FailureOr<Value> lo = node.create<ReduceMinOp>({*x}, minProps);
-  FailureOr<Value> hi = node.create<ReduceMaxOp>({*x}, maxProps);
-  if (failed(lo) || failed(hi))
-    return failure();
-  Value zero = node.scalar(f, 0.0);
-  FailureOr<Value> lo0 = node.create<MinOp>({*lo, zero});
-  FailureOr<Value> hi0 = node.create<MaxOp>({*hi, zero});
-  if (failed(lo0) || failed(hi0))
-    return failure();
-  FailureOr<Value> span = node.create<SubOp>({*hi0, *lo0});
-  if (failed(span))
-    return failure();
-  FailureOr<Value> scale = node.create<DivOp>({*span, node.scalar(f, 255.0)});
-  if (failed(scale))
-    return failure();
-  Type u8 = rw.getIntegerType(8, /*isSigned=*/false);
-  Value negLo = NegOp::create(rw, node.getLoc(), *lo0);
-  auto zp = QuantizeOp::create(rw, node.getLoc(), RankedTensorType::get({}, u8),
-                               negLo, *scale, Value(), IntegerAttr(),
-                               IntegerAttr());
-  auto y = QuantizeOp::create(rw, node.getLoc(), type.clone(u8), *x, *scale,
-                              zp, IntegerAttr(), IntegerAttr());
-  return Values{y, *scale, zp};
+  return buildDynamicQuantize(node, *x);
 }
 
 } // namespace

@@ -1,0 +1,31 @@
+//===- ConstantData.h - the bytes of tsc constants --------------*- C++ -*-===//
+//
+// Reading and making the data of constants (dense literals and the 64-byte
+// aligned blobs weights live in), for folders and for converters that
+// compute weights at compile time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSC_DIALECTS_TSC_IR_CONSTANTDATA_H
+#define TSC_DIALECTS_TSC_IR_CONSTANTDATA_H
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <optional>
+#include <vector>
+
+namespace mlir::tsc {
+
+/// The bytes of a constant (dense literal or blob) in row-major order, one
+/// element per `bitwidth / 8` bytes, splats expanded; nullopt for elements
+/// that are not whole bytes (i1, i4), dynamic shapes, or blobs without data.
+std::optional<std::vector<char>> getConstantBytes(Attribute attr);
+
+/// A constant of `type` holding `bytes`: a dense literal when small, else a
+/// 64-byte aligned blob named after `name` (weights made at compile time).
+Attribute getConstantFromBytes(RankedTensorType type, ArrayRef<char> bytes,
+                               StringRef name);
+
+} // namespace mlir::tsc
+
+#endif // TSC_DIALECTS_TSC_IR_CONSTANTDATA_H
