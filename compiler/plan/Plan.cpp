@@ -39,6 +39,12 @@ FailureOr<DType> plan::getDType(Type type) {
     return DType::I64;
   if (type.isUnsignedInteger(8))
     return DType::U8;
+  if (type.isUnsignedInteger(16))
+    return DType::U16;
+  if (type.isUnsignedInteger(32))
+    return DType::U32;
+  if (type.isUnsignedInteger(64))
+    return DType::U64;
   return failure();
 }
 
@@ -46,13 +52,16 @@ int64_t plan::getDTypeSize(DType dtype) {
   switch (dtype) {
   case DType::F64:
   case DType::I64:
+  case DType::U64:
     return 8;
   case DType::F32:
   case DType::I32:
+  case DType::U32:
     return 4;
   case DType::F16:
   case DType::BF16:
   case DType::I16:
+  case DType::U16:
     return 2;
   case DType::I8:
   case DType::U8:

@@ -21,7 +21,19 @@
 namespace mlir::tsc::plan {
 
 enum class DType : uint8_t {
-  F32 = 1, F16, BF16, F64, I8, U8, I16, I32, I64, Bool
+  F32 = 1,
+  F16,
+  BF16,
+  F64,
+  I8,
+  U8,
+  I16,
+  I32,
+  I64,
+  Bool,
+  U16,
+  U32,
+  U64
 };
 enum class Storage : uint8_t { Input = 1, Output, Weight, Arena, View };
 

@@ -58,13 +58,16 @@ size_t dtypeSize(uint32_t dtype) {
   switch (dtype) {
   case TSC_DTYPE_F32:
   case TSC_DTYPE_I32:
+  case TSC_DTYPE_U32:
     return 4;
   case TSC_DTYPE_F16:
   case TSC_DTYPE_BF16:
   case TSC_DTYPE_I16:
+  case TSC_DTYPE_U16:
     return 2;
   case TSC_DTYPE_F64:
   case TSC_DTYPE_I64:
+  case TSC_DTYPE_U64:
     return 8;
   case TSC_DTYPE_I8:
   case TSC_DTYPE_U8:
@@ -145,6 +148,12 @@ const char *tsc_dtype_name(tsc_dtype_t dtype) {
     return "i64";
   case TSC_DTYPE_BOOL:
     return "bool";
+  case TSC_DTYPE_U16:
+    return "u16";
+  case TSC_DTYPE_U32:
+    return "u32";
+  case TSC_DTYPE_U64:
+    return "u64";
   default:
     return nullptr;
   }

@@ -138,9 +138,14 @@ TEST(dtypes) {
         tsc_dtype_size(TSC_DTYPE_BF16) == 2);
   CHECK(tsc_dtype_size(TSC_DTYPE_I64) == 8 &&
         tsc_dtype_size(TSC_DTYPE_BOOL) == 1);
+  CHECK(tsc_dtype_size(TSC_DTYPE_U16) == 2 &&
+        tsc_dtype_size(TSC_DTYPE_U32) == 4 &&
+        tsc_dtype_size(TSC_DTYPE_U64) == 8);
   CHECK(tsc_dtype_size(tsc_dtype_t(0)) == 0 &&
-        tsc_dtype_name(tsc_dtype_t(11)) == nullptr);
+        tsc_dtype_size(tsc_dtype_t(14)) == 0 &&
+        tsc_dtype_name(tsc_dtype_t(14)) == nullptr);
   CHECK(std::strcmp(tsc_dtype_name(TSC_DTYPE_F16), "f16") == 0);
+  CHECK(std::strcmp(tsc_dtype_name(TSC_DTYPE_U64), "u64") == 0);
 }
 
 // --- Devices: libcuda through dlopen

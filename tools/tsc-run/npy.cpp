@@ -24,6 +24,7 @@ constexpr Descr kDescrs[] = {
     {"<f4", TSC_DTYPE_F32}, {"<f2", TSC_DTYPE_F16}, {"<f8", TSC_DTYPE_F64},
     {"|i1", TSC_DTYPE_I8},  {"|u1", TSC_DTYPE_U8},  {"<i2", TSC_DTYPE_I16},
     {"<i4", TSC_DTYPE_I32}, {"<i8", TSC_DTYPE_I64}, {"|b1", TSC_DTYPE_BOOL},
+    {"<u2", TSC_DTYPE_U16}, {"<u4", TSC_DTYPE_U32}, {"<u8", TSC_DTYPE_U64},
 };
 
 [[noreturn]] void fail(const std::string &path, const std::string &what) {

@@ -269,6 +269,15 @@ Tensor randomTensor(tsc_dtype_t dtype, const std::vector<int64_t> &dims,
     case TSC_DTYPE_I64:
       t.data<int64_t>()[i] = integer(rng);
       break;
+    case TSC_DTYPE_U16:
+      t.data<uint16_t>()[i] = uint16_t(integer(rng));
+      break;
+    case TSC_DTYPE_U32:
+      t.data<uint32_t>()[i] = uint32_t(integer(rng));
+      break;
+    case TSC_DTYPE_U64:
+      t.data<uint64_t>()[i] = uint64_t(integer(rng));
+      break;
     case TSC_DTYPE_BOOL:
       t.data<uint8_t>()[i] = uint8_t(boolean(rng));
       break;

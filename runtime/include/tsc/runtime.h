@@ -42,7 +42,7 @@ extern "C" {
 /* The version of this API: incremented whenever a function, an enumerator or
  * an options field is added. Compare tsc_api_version() with TSC_API_VERSION to
  * detect a library older than the header a program was compiled with. */
-#define TSC_API_VERSION 3
+#define TSC_API_VERSION 4
 
 /// Returns the API version the library implements (TSC_API_VERSION when built).
 TSC_API uint32_t tsc_api_version(void);
@@ -105,6 +105,9 @@ typedef enum tsc_dtype_e {
   TSC_DTYPE_I32 = 8,
   TSC_DTYPE_I64 = 9,
   TSC_DTYPE_BOOL = 10, /* one byte, 0 or 1 */
+  TSC_DTYPE_U16 = 11,  /* since API version 4 */
+  TSC_DTYPE_U32 = 12,
+  TSC_DTYPE_U64 = 13,
   TSC_DTYPE_MAX_ENUM =
       0x7FFFFFFF /* not a dtype: see TSC_STATUS_CODE_MAX_ENUM */
 } tsc_dtype_t;
