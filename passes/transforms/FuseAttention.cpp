@@ -3,6 +3,8 @@
 #include "passes/Passes.h"
 #include "passes/transforms/MatchUtils.h"
 
+#include "dialects/tsc/IR/SymbolicShape.h"
+
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -24,11 +26,50 @@ bool isRank4(Value v) {
   return type && type.getRank() == 4;
 }
 
+/// Whether dim `i` of `a` and dim `j` of `b` are the same size: equal
+/// static sizes, or the same expression of the symbols.
+bool sameDim(const SymbolicShapes &shapes, Value a, unsigned i, Value b,
+             unsigned j) {
+  auto ta = cast<RankedTensorType>(a.getType());
+  auto tb = cast<RankedTensorType>(b.getType());
+  if (!ta.isDynamicDim(i) || !tb.isDynamicDim(j))
+    return ta.getDimSize(i) == tb.getDimSize(j);
+  std::optional<SmallVector<AffineExpr>> sa = shapes.getShape(a);
+  std::optional<SmallVector<AffineExpr>> sb = shapes.getShape(b);
+  return sa && sb && (*sa)[i] == (*sb)[j];
+}
+
+/// K from Kᵀ written as a 3-D transpose, as PyTorch's dynamo exporter spells
+/// `k.transpose(-2, -1)` of a [B, H, S, D] tensor:
+/// reshape(transpose(reshape(K, [B*H, S, D]), [0, 2, 1]), [B, H, D, S]).
+Value keyFromFlattenedTranspose(Value kt) {
+  auto outer = kt.getDefiningOp<ReshapeOp>();
+  if (!outer || !isRank4(kt))
+    return {};
+  auto t = outer.getInput().getDefiningOp<TransposeOp>();
+  if (!t || t.getPerm() != ArrayRef<int64_t>{0, 2, 1})
+    return {};
+  auto inner = t.getInput().getDefiningOp<ReshapeOp>();
+  if (!inner || !isRank4(inner.getInput()))
+    return {};
+  Value k = inner.getInput(), flat = inner.getResult();
+  SymbolicShapes shapes(kt.getParentRegion()->getParentOp());
+  // [B, H, S, D] -> [*, S, D] -> [*, D, S] -> [B, H, D, S]
+  if (sameDim(shapes, flat, 1, k, 2) && sameDim(shapes, flat, 2, k, 3) &&
+      sameDim(shapes, kt, 0, k, 0) && sameDim(shapes, kt, 1, k, 1) &&
+      sameDim(shapes, kt, 2, k, 3) && sameDim(shapes, kt, 3, k, 2))
+    return k;
+  return {};
+}
+
 /// K from Kᵀ: a transpose swapping the last two dims of a [B, H, S, D]
 /// tensor (K is its input), or turning [B, S, H, D] into [B, H, D, S], the
 /// head split and the transposition in one (K is its input with perm
-/// [0, 2, 1, 3], `needsTranspose`).
+/// [0, 2, 1, 3], `needsTranspose`), or the flattened form above.
 Value keyFromTransposed(Value kt, bool &needsTranspose) {
+  needsTranspose = false;
+  if (Value k = keyFromFlattenedTranspose(kt))
+    return k;
   auto t = kt.getDefiningOp<TransposeOp>();
   if (!t || !isRank4(t.getInput()))
     return {};
@@ -140,8 +181,20 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
         q = parts->second;
       }
     }
+    // So does a key scaled before the product (the dynamo exporter scales
+    // both by sqrt(scale)).
+    Value kt = qk.getRhs();
+    if (auto mul = kt.getDefiningOp<MulOp>(); mul && singleUse(kt)) {
+      auto parts =
+          commuted(mul, [](Value x) { return splatValue(x).has_value(); });
+      if (parts && isRank4(parts->second) &&
+          parts->second.getType() == kt.getType()) {
+        scale *= *splatValue(parts->first);
+        kt = parts->second;
+      }
+    }
     bool transposeKey = false;
-    Value k = keyFromTransposed(qk.getRhs(), transposeKey);
+    Value k = keyFromTransposed(kt, transposeKey);
     if (!k)
       return failure();
     Value repeatedValue = v;

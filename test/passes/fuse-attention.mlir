@@ -206,3 +206,42 @@ func.func @shared_transposes(%qs: tensor<2x6x4x8xf32>, %ks: tensor<2x6x4x8xf32>,
   %r = tsc.transpose %o perm = [0, 2, 1, 3] : (tensor<2x4x6x8xf32>) -> tensor<2x6x4x8xf32>
   return %r, %q, %qc : tensor<2x6x4x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>
 }
+
+// -----
+
+// PyTorch's dynamo exporter: Kᵀ as a 3-D transpose of K flattened to
+// [B*H, S, D], and Q and Kᵀ each scaled by sqrt(scale) before the product.
+// CHECK-LABEL: func.func @fuses_dynamo_flattened_key_transpose
+// CHECK-SAME:    (%[[Q:.+]]: tensor<2x4x6x16xf32>, %[[K:.+]]: tensor<2x4x6x16xf32>, %[[V:.+]]: tensor<2x4x6x16xf32>, %[[M:.+]]: tensor<2x1x6x6xf32>)
+// CHECK:         %[[O:.+]] = tsc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] scale = 2.500000e-01
+// CHECK-NOT:     tsc.softmax
+// CHECK:         return %[[O]]
+func.func @fuses_dynamo_flattened_key_transpose(%q: tensor<2x4x6x16xf32>, %k: tensor<2x4x6x16xf32>, %v: tensor<2x4x6x16xf32>, %mask: tensor<2x1x6x6xf32>) -> tensor<2x4x6x16xf32> {
+  %root = tsc.constant dense<0.5> : tensor<f32>
+  %k3 = tsc.reshape %k : tensor<2x4x6x16xf32> -> tensor<8x6x16xf32>
+  %kt3 = tsc.transpose %k3 perm = [0, 2, 1] : (tensor<8x6x16xf32>) -> tensor<8x16x6xf32>
+  %kt = tsc.reshape %kt3 : tensor<8x16x6xf32> -> tensor<2x4x16x6xf32>
+  %qs = tsc.mul %q, %root : (tensor<2x4x6x16xf32>, tensor<f32>) -> tensor<2x4x6x16xf32>
+  %kts = tsc.mul %kt, %root : (tensor<2x4x16x6xf32>, tensor<f32>) -> tensor<2x4x16x6xf32>
+  %s = tsc.matmul %qs, %kts : (tensor<2x4x6x16xf32>, tensor<2x4x16x6xf32>) -> tensor<2x4x6x6xf32>
+  %m = tsc.add %s, %mask : (tensor<2x4x6x6xf32>, tensor<2x1x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = tsc.softmax %m axis = 3 : tensor<2x4x6x6xf32>
+  %o = tsc.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x16xf32>) -> tensor<2x4x6x16xf32>
+  return %o : tensor<2x4x6x16xf32>
+}
+
+// -----
+
+// A flattened transpose that is not Kᵀ (its leading dims regrouped) stays.
+// CHECK-LABEL: func.func @leaves_regrouped_flattened_transpose
+// CHECK-NOT:     tsc.attention
+// CHECK:         return
+func.func @leaves_regrouped_flattened_transpose(%q: tensor<4x2x6x16xf32>, %k: tensor<2x4x6x16xf32>, %v: tensor<4x2x6x16xf32>) -> tensor<4x2x6x16xf32> {
+  %k3 = tsc.reshape %k : tensor<2x4x6x16xf32> -> tensor<8x6x16xf32>
+  %kt3 = tsc.transpose %k3 perm = [0, 2, 1] : (tensor<8x6x16xf32>) -> tensor<8x16x6xf32>
+  %kt = tsc.reshape %kt3 : tensor<8x16x6xf32> -> tensor<4x2x16x6xf32>
+  %s = tsc.matmul %q, %kt : (tensor<4x2x6x16xf32>, tensor<4x2x16x6xf32>) -> tensor<4x2x6x6xf32>
+  %p = tsc.softmax %s axis = 3 : tensor<4x2x6x6xf32>
+  %o = tsc.matmul %p, %v : (tensor<4x2x6x6xf32>, tensor<4x2x6x16xf32>) -> tensor<4x2x6x16xf32>
+  return %o : tensor<4x2x6x16xf32>
+}
