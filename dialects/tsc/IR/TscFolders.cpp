@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/tsc/IR/TscOpUtils.h"
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/IR/AffineMap.h"
@@ -20,6 +21,7 @@
 
 using namespace mlir;
 using namespace mlir::tsc;
+using util::BinaryFn;
 
 namespace {
 #include "dialects/tsc/IR/TscCanonicalize.inc"
@@ -132,10 +134,6 @@ static int64_t broadcastIndex(int64_t linear, ArrayRef<int64_t> result,
 }
 
 template <typename ElementT>
-using BinaryFn = function_ref<std::optional<ElementT>(const ElementT &,
-                                                      const ElementT &)>;
-
-template <typename ElementT>
 static Attribute foldBroadcast(DenseElementsAttr lhs, DenseElementsAttr rhs,
                                RankedTensorType resultType,
                                BinaryFn<ElementT> fn) {
@@ -159,10 +157,9 @@ static Attribute foldBroadcast(DenseElementsAttr lhs, DenseElementsAttr rhs,
   return DenseElementsAttr::get(resultType, out);
 }
 
-/// Constant-folds an arithmetic binary op with numpy broadcasting.
-static Attribute foldArithmetic(Attribute lhsAttr, Attribute rhsAttr,
-                                Type resultType, BinaryFn<APFloat> onFloat,
-                                BinaryFn<APInt> onInt) {
+Attribute util::foldArithmetic(Attribute lhsAttr, Attribute rhsAttr,
+                               Type resultType, BinaryFn<APFloat> onFloat,
+                               BinaryFn<APInt> onInt) {
   auto result = cast<RankedTensorType>(resultType);
   DenseElementsAttr lhs = foldableConstant(lhsAttr);
   DenseElementsAttr rhs = foldableConstant(rhsAttr);
@@ -186,7 +183,7 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   if (getLhs().getType() == getType() &&
       isSplatAdditiveIdentity(adaptor.getRhs()))
     return getLhs();
-  return foldArithmetic(
+  return util::foldArithmetic(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
         return a + b;
@@ -200,7 +197,7 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
   if (getLhs().getType() == getType() &&
       isSplatSubtractiveIdentity(adaptor.getRhs()))
     return getLhs();
-  return foldArithmetic(
+  return util::foldArithmetic(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
         return a - b;
@@ -213,7 +210,7 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
   if (getLhs().getType() == getType() && isSplatOne(adaptor.getRhs()))
     return getLhs();
-  return foldArithmetic(
+  return util::foldArithmetic(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
         return a * b;
@@ -227,7 +224,7 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (getLhs().getType() == getType() && isSplatOne(adaptor.getRhs()))
     return getLhs();
   bool isUnsigned = getType().getElementType().isUnsignedInteger();
-  return foldArithmetic(
+  return util::foldArithmetic(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
         return a / b;
