@@ -300,8 +300,8 @@ FailureOr<Values> convertPRelu(ForeignNode &node) {
   FailureOr<Value> out =
       c.op<WhereOp>({c.op<LessOp>({Value(*x), c.c(0)}),
                      c.op<MulOp>({Value(*x), Value(*slope)}), Value(*x)});
-  if (succeeded(out) && cast<RankedTensorType>(out->getType()).getRank() !=
-                            x->getType().getRank())
+  if (succeeded(out) && cast<RankedTensorType>(out->getType()).getShape() !=
+                            x->getType().getShape())
     return node.fail("slope must broadcast to the input's shape");
   return results(out);
 }
