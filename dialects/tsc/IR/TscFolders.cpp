@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/tsc/IR/ConstantData.h"
+#include "dialects/tsc/IR/TscOpUtils.h"
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/IR/AffineMap.h"
@@ -21,6 +22,7 @@
 
 using namespace mlir;
 using namespace mlir::tsc;
+using util::BinaryFn;
 
 namespace {
 #include "dialects/tsc/IR/TscCanonicalize.inc"
@@ -133,10 +135,6 @@ static int64_t broadcastIndex(int64_t linear, ArrayRef<int64_t> result,
 }
 
 template <typename ElementT>
-using BinaryFn = function_ref<std::optional<ElementT>(const ElementT &,
-                                                      const ElementT &)>;
-
-template <typename ElementT>
 static Attribute foldBroadcast(DenseElementsAttr lhs, DenseElementsAttr rhs,
                                RankedTensorType resultType,
                                BinaryFn<ElementT> fn) {
@@ -160,10 +158,9 @@ static Attribute foldBroadcast(DenseElementsAttr lhs, DenseElementsAttr rhs,
   return DenseElementsAttr::get(resultType, out);
 }
 
-/// Constant-folds an arithmetic binary op with numpy broadcasting.
-static Attribute foldArithmetic(Attribute lhsAttr, Attribute rhsAttr,
-                                Type resultType, BinaryFn<APFloat> onFloat,
-                                BinaryFn<APInt> onInt) {
+Attribute util::foldArithmetic(Attribute lhsAttr, Attribute rhsAttr,
+                               Type resultType, BinaryFn<APFloat> onFloat,
+                               BinaryFn<APInt> onInt) {
   auto result = cast<RankedTensorType>(resultType);
   DenseElementsAttr lhs = foldableConstant(lhsAttr);
   DenseElementsAttr rhs = foldableConstant(rhsAttr);
@@ -187,7 +184,7 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   if (getLhs().getType() == getType() &&
       isSplatAdditiveIdentity(adaptor.getRhs()))
     return getLhs();
-  return foldArithmetic(
+  return util::foldArithmetic(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
         return a + b;
@@ -201,7 +198,7 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
   if (getLhs().getType() == getType() &&
       isSplatSubtractiveIdentity(adaptor.getRhs()))
     return getLhs();
-  return foldArithmetic(
+  return util::foldArithmetic(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
         return a - b;
@@ -214,7 +211,7 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
   if (getLhs().getType() == getType() && isSplatOne(adaptor.getRhs()))
     return getLhs();
-  return foldArithmetic(
+  return util::foldArithmetic(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
         return a * b;
@@ -228,7 +225,7 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (getLhs().getType() == getType() && isSplatOne(adaptor.getRhs()))
     return getLhs();
   bool isUnsigned = getType().getElementType().isUnsignedInteger();
-  return foldArithmetic(
+  return util::foldArithmetic(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
         return a / b;

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpDefinition.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::tsc::util {
@@ -54,6 +55,18 @@ LogicalResult verifyAxis(Operation *op, StringRef name, int64_t axis,
 
 /// Prints a shape as `[?, 768]`.
 std::string shapeToString(ArrayRef<int64_t> shape);
+
+/// One element of a constant-folded binary op; nullopt where it has no
+/// value to fold to.
+template <typename ElementT>
+using BinaryFn =
+    function_ref<std::optional<ElementT>(const ElementT &, const ElementT &)>;
+
+/// Constant-folds an elementwise binary op with numpy broadcasting: `onFloat`
+/// or `onInt` on each pair of elements of small dense constants (any element
+/// the function declines leaves the op unfolded).
+Attribute foldArithmetic(Attribute lhsAttr, Attribute rhsAttr, Type resultType,
+                         BinaryFn<APFloat> onFloat, BinaryFn<APInt> onInt);
 
 } // namespace mlir::tsc::util
 

@@ -308,8 +308,20 @@ def Tsc_DivOp : Tsc_BinaryOp<"div", "x / y", Tsc_NumericTensor, 0,
                              [Tsc_HalfCompute]> {
   let hasFolder = 1;
 }
-def Tsc_PowOp : Tsc_BinaryOp<"pow", "x ^ y", Tsc_FloatTensor, 0,
-                             [Tsc_KeepsF32ForRange]>;
+def Tsc_PowOp : Tsc_BinaryOp<"pow", "x ^ y", Tsc_NumericTensor, 0,
+                             [Tsc_KeepsF32ForRange]> {
+  let description = [{
+    `x` to the power `y` for each element of the operands broadcast to a
+    common shape (numpy rules); both have the same element type. Integers
+    power exactly, wrapping around on overflow; a negative integer exponent
+    gives the truncated quotient `1 / x^-y` (0 unless `x` is 1 or -1, and 0
+    for `x = 0`).
+
+    ```mlir
+    %z = tsc.pow %x, %y : (tensor<?x768xf32>, tensor<f32>) -> tensor<?x768xf32>
+    ```
+  }];
+}
 def Tsc_MaxOp : Tsc_BinaryOp<"max", "max(x, y)", Tsc_NumericTensor, 0,
                              [Commutative, Tsc_HalfCompute]>;
 def Tsc_MinOp : Tsc_BinaryOp<"min", "min(x, y)", Tsc_NumericTensor, 0,

@@ -1,7 +1,8 @@
 //===- ShapeArithmetic.cpp - evaluate shape subgraphs element by element --===//
 //
 // Exporters compute shapes at run time: Shape -> Gather -> Unsqueeze ->
-// Concat -> Reshape, with Add/Mul/Div, Cast, Equal and Where on the way. Once
+// Concat -> Reshape, with Add/Mul/Div/Mod, Cast, Equal, Not/And/Or and Where
+// on the way (ONNX Attention's function body tests head counts). Once
 // converted, those are tsc ops on small integer tensors. These patterns turn
 // each into `tensor.from_elements` of scalars (dims as `tsc.dim`, constants
 // folded), so converters read a shape's elements as dims and constants, and
@@ -198,8 +199,17 @@ struct BinaryOfElements : OpRewritePattern<OpTy> {
         return std::nullopt;
       return a / b;
     }
+    if constexpr (std::is_same_v<OpTy, ModOp>) {
+      // Floored (Python's %), 0 for b = 0 as tsc.mod computes.
+      int64_t r = b == 0 ? 0 : a % b;
+      return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+    }
     if constexpr (std::is_same_v<OpTy, EqualOp>)
       return a == b;
+    if constexpr (std::is_same_v<OpTy, AndOp>)
+      return a && b;
+    if constexpr (std::is_same_v<OpTy, OrOp>)
+      return a || b;
     return std::nullopt;
   }
 
@@ -212,7 +222,38 @@ struct BinaryOfElements : OpRewritePattern<OpTy> {
       return rw.createOrFold<arith::MulIOp>(loc, a, b);
     if constexpr (std::is_same_v<OpTy, DivOp>)
       return rw.createOrFold<arith::DivSIOp>(loc, a, b);
+    if constexpr (std::is_same_v<OpTy, ModOp>)
+      return rw.createOrFold<arith::SubIOp>(
+          loc, a,
+          rw.createOrFold<arith::MulIOp>(
+              loc, rw.createOrFold<arith::FloorDivSIOp>(loc, a, b), b));
+    if constexpr (std::is_same_v<OpTy, AndOp>)
+      return rw.createOrFold<arith::AndIOp>(loc, a, b);
+    if constexpr (std::is_same_v<OpTy, OrOp>)
+      return rw.createOrFold<arith::OrIOp>(loc, a, b);
     return rw.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, a, b);
+  }
+};
+
+/// Logical not of shape comparisons (exporters' `Not(Equal(...))`).
+struct NotOfElements : OpRewritePattern<NotOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NotOp op, PatternRewriter &rw) const override {
+    auto elements = getShapeElements(op.getInput());
+    IntegerType type = smallIntResult(op.getResult());
+    if (!elements || !type)
+      return failure();
+    SmallVector<OpFoldResult> out;
+    for (OpFoldResult e : *elements) {
+      if (std::optional<int64_t> c = constantOf(e)) {
+        out.push_back(rw.getI64IntegerAttr(*c == 0));
+        continue;
+      }
+      out.push_back(rw.createOrFold<arith::XOrIOp>(
+          op.getLoc(), materialize(rw, op.getLoc(), e, type),
+          arith::ConstantIntOp::create(rw, op.getLoc(), type, 1)));
+    }
+    return replaceWithElements(rw, op, out);
   }
 };
 
@@ -300,6 +341,8 @@ void foreign::populateShapeArithmeticPatterns(RewritePatternSet &patterns) {
                SameElements<UnsqueezeOp>, SameElements<ReshapeOp>,
                SameElements<CastOp>, BinaryOfElements<AddOp>,
                BinaryOfElements<SubOp>, BinaryOfElements<MulOp>,
-               BinaryOfElements<DivOp>, BinaryOfElements<EqualOp>,
-               CompareSizeWithNegative>(ctx);
+               BinaryOfElements<DivOp>, BinaryOfElements<ModOp>,
+               BinaryOfElements<EqualOp>, BinaryOfElements<AndOp>,
+               BinaryOfElements<OrOp>, NotOfElements, CompareSizeWithNegative>(
+      ctx);
 }

@@ -57,19 +57,28 @@ FailureOr<Values> convertWhere(ForeignNode &node) {
   return results(node.create<WhereOp>({*condition, *x, *y}));
 }
 
+/// The result has the base's type; it computes in the type numpy promotes
+/// the operands to (the ONNX reference's `np.power`): an integer base with a
+/// float exponent in f64, a float base with a wider float exponent in the
+/// exponent's type, else the base's type (integers power exactly).
 FailureOr<Values> convertPow(ForeignNode &node) {
   auto base = node.input(0);
   auto exponent = node.input(1);
   if (failed(base) || failed(exponent))
     return failure();
   Type element = base->getType().getElementType();
-  if (!isa<FloatType>(element))
-    return node.fail("integer Pow is not supported");
-  FailureOr<Value> out =
-      node.create<PowOp>({*base, castTo(node, *exponent, element)});
+  Type compute = element;
+  if (auto wide = dyn_cast<FloatType>(exponent->getType().getElementType())) {
+    if (!isa<FloatType>(element))
+      compute = Float64Type::get(node.getContext());
+    else if (wide.getWidth() > element.getIntOrFloatBitWidth())
+      compute = wide;
+  }
+  FailureOr<Value> out = node.create<PowOp>(
+      {castTo(node, *base, compute), castTo(node, *exponent, compute)});
   if (failed(out))
     return failure();
-  return Values{*out};
+  return Values{castTo(node, *out, element)};
 }
 
 FailureOr<Values> convertGelu(ForeignNode &node) {

@@ -35,6 +35,52 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
   return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
 }
 
+/// 1, -1 or 0; a float zero or NaN stays as it is.
+Value sign(OpBuilder &b, Location loc, Value x, Type original) {
+  Type type = x.getType();
+  Value zero = scalarConstant(b, loc, type, 0);
+  Value one = scalarConstant(b, loc, type, 1);
+  if (isUnsigned(original))
+    return arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero), one,
+        zero);
+  Value positive, negative;
+  if (isFloat(x)) {
+    positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    negative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+  } else {
+    positive =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, zero);
+    negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+  }
+  return arith::SelectOp::create(
+      b, loc, positive, one,
+      arith::SelectOp::create(b, loc, negative,
+                              scalarConstant(b, loc, type, -1), x));
+}
+
+Value isInf(OpBuilder &b, Location loc, Value x, IsInfOp op) {
+  using FP = arith::CmpFPredicate;
+  auto type = cast<FloatType>(x.getType());
+  auto inf = [&](bool negative) -> Value {
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(type,
+                       APFloat::getInf(type.getFloatSemantics(), negative)));
+  };
+  bool positive = op.getDetectPositive(), negative = op.getDetectNegative();
+  if (positive && negative)
+    return arith::CmpFOp::create(b, loc, FP::OEQ,
+                                 math::AbsFOp::create(b, loc, x), inf(false));
+  if (positive || negative)
+    return arith::CmpFOp::create(b, loc, FP::OEQ, x, inf(negative));
+  return arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+}
+
 /// The scalar body of each elementwise op, given its operands' elements.
 /// `FOp` on floats, `SOp` on signed and `UOp` on unsigned integers.
 template <typename FOp, typename SOp, typename UOp = SOp>
@@ -89,6 +135,25 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x,
       })
       .Case([&](SinOp) -> Value { return math::SinOp::create(b, loc, x); })
       .Case([&](CosOp) -> Value { return math::CosOp::create(b, loc, x); })
+      .Case([&](FloorOp) -> Value { return math::FloorOp::create(b, loc, x); })
+      .Case([&](CeilOp) -> Value { return math::CeilOp::create(b, loc, x); })
+      .Case([&](RoundOp) -> Value {
+        return math::RoundEvenOp::create(b, loc, x);
+      })
+      .Case([&](SignOp) -> Value { return sign(b, loc, x, original); })
+      .Case([&](TanOp) -> Value { return math::TanOp::create(b, loc, x); })
+      .Case([&](AsinOp) -> Value { return math::AsinOp::create(b, loc, x); })
+      .Case([&](AcosOp) -> Value { return math::AcosOp::create(b, loc, x); })
+      .Case([&](AtanOp) -> Value { return math::AtanOp::create(b, loc, x); })
+      .Case([&](SinhOp) -> Value { return math::SinhOp::create(b, loc, x); })
+      .Case([&](CoshOp) -> Value { return math::CoshOp::create(b, loc, x); })
+      .Case([&](AsinhOp) -> Value { return math::AsinhOp::create(b, loc, x); })
+      .Case([&](AcoshOp) -> Value { return math::AcoshOp::create(b, loc, x); })
+      .Case([&](AtanhOp) -> Value { return math::AtanhOp::create(b, loc, x); })
+      .Case([&](IsNanOp) -> Value {
+        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+      })
+      .Case([&](IsInfOp op) -> Value { return isInf(b, loc, x, op); })
       .Case([&](NotOp) -> Value {
         return arith::XOrIOp::create(b, loc, x, scalarConstant(b, loc, type, 1));
       })
@@ -140,6 +205,135 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x,
       .Default([](Operation *) { return Value(); });
 }
 
+/// A divisor for arith's integer remainders, which are undefined (and trap
+/// on x86) for 0 and, signed, for INT_MIN % -1: 1 there instead, where the
+/// remainder is 0 anyway (the ONNX reference gives 0 for x % 0).
+Value safeDivisor(OpBuilder &b, Location loc, Value y, bool uns) {
+  using IP = arith::CmpIPredicate;
+  Type type = y.getType();
+  Value bad =
+      arith::CmpIOp::create(b, loc, IP::eq, y, scalarConstant(b, loc, type, 0));
+  if (!uns)
+    bad = arith::OrIOp::create(
+        b, loc, bad,
+        arith::CmpIOp::create(b, loc, IP::eq, y,
+                              scalarConstant(b, loc, type, -1)));
+  return arith::SelectOp::create(b, loc, bad, scalarConstant(b, loc, type, 1),
+                                 y);
+}
+
+/// x - trunc(x / y) * y: C's fmod and %, exact for floats.
+Value truncatedRemainder(OpBuilder &b, Location loc, Value x, Value y, bool flt,
+                         bool uns) {
+  if (flt)
+    return arith::RemFOp::create(b, loc, x, y);
+  Value divisor = safeDivisor(b, loc, y, uns);
+  if (uns)
+    return arith::RemUIOp::create(b, loc, x, divisor);
+  return arith::RemSIOp::create(b, loc, x, divisor);
+}
+
+/// x - floor(x / y) * y: the truncated remainder, moved by y where its sign
+/// differs from y's (numpy's divmod); a float zero takes y's sign.
+Value flooredRemainder(OpBuilder &b, Location loc, Value x, Value y, bool flt,
+                       bool uns) {
+  Value r = truncatedRemainder(b, loc, x, y, flt, uns);
+  if (uns)
+    return r;
+  Value zero = scalarConstant(b, loc, x.getType(), 0);
+  if (flt) {
+    using FP = arith::CmpFPredicate;
+    Value differ = arith::XOrIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, FP::OLT, r, zero),
+        arith::CmpFOp::create(b, loc, FP::OLT, y, zero));
+    Value moved = arith::SelectOp::create(
+        b, loc, differ, arith::AddFOp::create(b, loc, r, y), r);
+    return arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, r, zero),
+        math::CopySignOp::create(b, loc, r, y), moved);
+  }
+  using IP = arith::CmpIPredicate;
+  Value differ = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, IP::ne, r, zero),
+      arith::XOrIOp::create(b, loc,
+                            arith::CmpIOp::create(b, loc, IP::slt, r, zero),
+                            arith::CmpIOp::create(b, loc, IP::slt, y, zero)));
+  return arith::SelectOp::create(b, loc, differ,
+                                 arith::AddIOp::create(b, loc, r, y), r);
+}
+
+/// Whether shift amount `y` is in [0, width) (negative ones are large
+/// unsigned).
+Value shiftInRange(OpBuilder &b, Location loc, Value y) {
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, y,
+      scalarConstant(b, loc, y.getType(), y.getType().getIntOrFloatBitWidth()));
+}
+
+/// x << y; 0 for amounts outside [0, width), which arith leaves undefined.
+Value shiftLeft(OpBuilder &b, Location loc, Value x, Value y) {
+  Value zero = scalarConstant(b, loc, x.getType(), 0);
+  Value inRange = shiftInRange(b, loc, y);
+  Value shifted = arith::ShLIOp::create(
+      b, loc, x, arith::SelectOp::create(b, loc, inRange, y, zero));
+  return arith::SelectOp::create(b, loc, inRange, shifted, zero);
+}
+
+/// x >> y shifting in sign bits (signed) or zeros (unsigned); an amount
+/// outside [0, width) leaves the fill alone: by width - 1 for signed x.
+Value shiftRight(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
+  Type type = x.getType();
+  Value inRange = shiftInRange(b, loc, y);
+  if (!uns)
+    return arith::ShRSIOp::create(
+        b, loc, x,
+        arith::SelectOp::create(
+            b, loc, inRange, y,
+            scalarConstant(b, loc, type, type.getIntOrFloatBitWidth() - 1)));
+  Value zero = scalarConstant(b, loc, type, 0);
+  Value shifted = arith::ShRUIOp::create(
+      b, loc, x, arith::SelectOp::create(b, loc, inRange, y, zero));
+  return arith::SelectOp::create(b, loc, inRange, shifted, zero);
+}
+
+/// x^y on integers by square-and-multiply over y's bits, wrapping as
+/// repeated multiplication does; a negative (signed) y gives trunc(1 / x^-y):
+/// 1 for x = 1, ±1 by y's parity for x = -1, else 0.
+Value integerPower(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
+  using IP = arith::CmpIPredicate;
+  Type type = x.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  Value zero = scalarConstant(b, loc, type, 0);
+  Value one = scalarConstant(b, loc, type, 1);
+  auto isSet = [&](Value v, const APInt &bit) -> Value {
+    Value mask = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, bit));
+    return arith::CmpIOp::create(b, loc, IP::ne,
+                                 arith::AndIOp::create(b, loc, v, mask), zero);
+  };
+  Value power = one, base = x;
+  unsigned bits = uns ? width : width - 1;
+  for (unsigned i = 0; i < bits; ++i) {
+    if (i > 0)
+      base = arith::MulIOp::create(b, loc, base, base);
+    power = arith::SelectOp::create(
+        b, loc, isSet(y, APInt::getOneBitSet(width, i)),
+        arith::MulIOp::create(b, loc, power, base), power);
+  }
+  if (uns)
+    return power;
+  Value minusOne = scalarConstant(b, loc, type, -1);
+  Value ofMinusOne =
+      arith::SelectOp::create(b, loc, isSet(y, APInt(width, 1)), minusOne, one);
+  Value reciprocal = arith::SelectOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, IP::eq, x, one), one,
+      arith::SelectOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, IP::eq, x, minusOne),
+          ofMinusOne, zero));
+  return arith::SelectOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, IP::slt, y, zero), reciprocal,
+      power);
+}
+
 Value binaryBody(Operation *op, OpBuilder &b, Location loc, Value x, Value y,
                  Type original) {
   bool flt = isFloat(x);
@@ -165,7 +359,11 @@ Value binaryBody(Operation *op, OpBuilder &b, Location loc, Value x, Value y,
         return typed<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>(b, loc, x, y,
                                                                    flt, uns);
       })
-      .Case([&](PowOp) -> Value { return math::PowFOp::create(b, loc, x, y); })
+      .Case([&](PowOp) -> Value {
+        if (flt)
+          return math::PowFOp::create(b, loc, x, y);
+        return integerPower(b, loc, x, y, uns);
+      })
       .Case([&](MaxOp) -> Value {
         return typed<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(
             b, loc, x, y, flt, uns);
@@ -179,8 +377,28 @@ Value binaryBody(Operation *op, OpBuilder &b, Location loc, Value x, Value y,
       .Case([&](GreaterOp) -> Value {
         return compare(FP::OGT, IP::sgt, IP::ugt);
       })
-      .Case([&](AndOp) -> Value { return arith::AndIOp::create(b, loc, x, y); })
-      .Case([&](OrOp) -> Value { return arith::OrIOp::create(b, loc, x, y); })
+      .Case([&](GreaterEqualOp) -> Value {
+        return compare(FP::OGE, IP::sge, IP::uge);
+      })
+      .Case([&](LessEqualOp) -> Value {
+        return compare(FP::OLE, IP::sle, IP::ule);
+      })
+      .Case([&](ModOp) -> Value {
+        return flooredRemainder(b, loc, x, y, flt, uns);
+      })
+      .Case([&](FmodOp) -> Value {
+        return truncatedRemainder(b, loc, x, y, flt, uns);
+      })
+      .Case<AndOp, BitwiseAndOp>(
+          [&](auto) -> Value { return arith::AndIOp::create(b, loc, x, y); })
+      .Case<OrOp, BitwiseOrOp>(
+          [&](auto) -> Value { return arith::OrIOp::create(b, loc, x, y); })
+      .Case([&](BitwiseXorOp) -> Value {
+        return arith::XOrIOp::create(b, loc, x, y);
+      })
+      .Case([&](ShiftLeftOp) -> Value { return shiftLeft(b, loc, x, y); })
+      .Case(
+          [&](ShiftRightOp) -> Value { return shiftRight(b, loc, x, y, uns); })
       .Default([](Operation *) { return Value(); });
 }
 
