@@ -212,14 +212,16 @@ private:
             out.push_back(rhs->back());
           return out;
         })
-        .Case<LinearOp, QuantizedMatmulOp>([&](Operation *) -> std::optional<Shape> {
-          std::optional<Shape> input = shapeOfOperand(0);
-          if (!input)
-            return std::nullopt;
-          Shape out(input->begin(), input->end() - 1);
-          out.push_back(AffineExpr()); // static N comes from the result type
-          return out;
-        })
+        .Case<LinearOp, QuantizedMatmulOp>(
+            [&](Operation *) -> std::optional<Shape> {
+              std::optional<Shape> input = shapeOfOperand(0);
+              if (!input)
+                return std::nullopt;
+              Shape out(input->begin(), input->end() - 1);
+              out.push_back(
+                  AffineExpr()); // static N comes from the result type
+              return out;
+            })
         .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(
             [&](Operation *reduce) -> std::optional<Shape> {
               std::optional<Shape> input = shapeOfOperand(0);
@@ -290,6 +292,27 @@ private:
           llvm::append_range(out, *indices);
           out.append(data->begin() + axis + 1, data->end());
           return out;
+        })
+        .Case([&](GatherElementsOp op) { return shapeOf(op.getIndices()); })
+        .Case([&](GatherNdOp op) -> std::optional<Shape> {
+          std::optional<Shape> data = shapeOf(op.getData());
+          std::optional<Shape> indices = shapeOf(op.getIndices());
+          if (!data || !indices)
+            return std::nullopt;
+          // indices.shape[:-1] ++ the slice's dims, data's last ones.
+          Shape out(indices->begin(), indices->end() - 1);
+          size_t slice = resultType.getRank() - out.size();
+          out.append(data->end() - slice, data->end());
+          return out;
+        })
+        .Case([&](PadOp op) -> std::optional<Shape> {
+          std::optional<Shape> input = shapeOf(op.getInput());
+          if (!input)
+            return std::nullopt;
+          for (auto [expr, low, high] :
+               llvm::zip_equal(*input, op.getLow(), op.getHigh()))
+            expr = expr + constant(low + high);
+          return input;
         })
         .Case([&](SqueezeOp op) -> std::optional<Shape> {
           std::optional<Shape> input = shapeOf(op.getInput());

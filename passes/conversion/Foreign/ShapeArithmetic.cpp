@@ -1,11 +1,11 @@
 //===- ShapeArithmetic.cpp - evaluate shape subgraphs element by element --===//
 //
 // Exporters compute shapes at run time: Shape -> Gather -> Unsqueeze ->
-// Concat -> Reshape, with Add/Mul/Div, Cast, Equal and Where on the way. Once
-// converted, those are tsc ops on small integer tensors. These patterns turn
-// each into `tensor.from_elements` of scalars (dims as `tsc.dim`, constants
-// folded), so converters read a shape's elements as dims and constants, and
-// the dims fold to symbols.
+// Concat -> Reshape, with Add/Mul/Div, Neg, Cast, Equal and Where on the
+// way. Once converted, those are tsc ops on small integer tensors. These
+// patterns turn each into `tensor.from_elements` of scalars (dims as
+// `tsc.dim`, constants folded), so converters read a shape's elements as
+// dims and constants, and the dims fold to symbols.
 //
 //===----------------------------------------------------------------------===//
 
@@ -216,6 +216,29 @@ struct BinaryOfElements : OpRewritePattern<OpTy> {
   }
 };
 
+/// Neg of shape elements: exporters negate axes (LayerNormalization's
+/// expansion counts its reduced dims as -axis).
+struct NegOfElements : OpRewritePattern<NegOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NegOp op, PatternRewriter &rw) const override {
+    auto elements = getShapeElements(op.getInput());
+    IntegerType type = smallIntResult(op.getResult());
+    if (!elements || !type)
+      return failure();
+    SmallVector<OpFoldResult> out;
+    for (OpFoldResult e : *elements) {
+      if (std::optional<int64_t> c = constantOf(e)) {
+        out.push_back(rw.getI64IntegerAttr(-*c));
+        continue;
+      }
+      Value zero = arith::ConstantIntOp::create(rw, op.getLoc(), type, 0);
+      out.push_back(rw.createOrFold<arith::SubIOp>(
+          op.getLoc(), zero, materialize(rw, op.getLoc(), e, type)));
+    }
+    return replaceWithElements(rw, op, out);
+  }
+};
+
 struct WhereOfElements : OpRewritePattern<WhereOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(WhereOp op,
@@ -296,10 +319,10 @@ struct CompareSizeWithNegative : OpRewritePattern<arith::CmpIOp> {
 void foreign::populateShapeArithmeticPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ShapeOfToElements, GatherOfElements, ConcatOfElements,
-               SliceOfElements, WhereOfElements, SameElements<SqueezeOp>,
-               SameElements<UnsqueezeOp>, SameElements<ReshapeOp>,
-               SameElements<CastOp>, BinaryOfElements<AddOp>,
-               BinaryOfElements<SubOp>, BinaryOfElements<MulOp>,
-               BinaryOfElements<DivOp>, BinaryOfElements<EqualOp>,
-               CompareSizeWithNegative>(ctx);
+               SliceOfElements, NegOfElements, WhereOfElements,
+               SameElements<SqueezeOp>, SameElements<UnsqueezeOp>,
+               SameElements<ReshapeOp>, SameElements<CastOp>,
+               BinaryOfElements<AddOp>, BinaryOfElements<SubOp>,
+               BinaryOfElements<MulOp>, BinaryOfElements<DivOp>,
+               BinaryOfElements<EqualOp>, CompareSizeWithNegative>(ctx);
 }
