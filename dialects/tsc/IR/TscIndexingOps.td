@@ -167,8 +167,8 @@ def Tsc_TensorScatterOp : Tsc_ScatterOp<"tensor_scatter"> {
     but `S <= cache.shape[axis]` positions along `axis` (which is not 0,
     the batch dim). Update position `s` of batch entry `b` goes to
     `write_indices[b] + s` along `axis` (0 when `write_indices` is absent),
-    taken modulo `cache.shape[axis]` when `circular`. A position outside the
-    cache (without `circular`, or a negative write index) is skipped.
+    taken modulo `cache.shape[axis]` (into `[0, cache.shape[axis])`) when
+    `circular`. Without it, a position outside the cache is skipped.
 
     ```mlir
     %k2 = tsc.tensor_scatter %k_cache[%lengths], %k_new axis = 2
