@@ -291,6 +291,27 @@ private:
           out.append(data->begin() + axis + 1, data->end());
           return out;
         })
+        .Case([&](GatherElementsOp op) { return shapeOf(op.getIndices()); })
+        .Case([&](GatherNdOp op) -> std::optional<Shape> {
+          std::optional<Shape> data = shapeOf(op.getData());
+          std::optional<Shape> indices = shapeOf(op.getIndices());
+          if (!data || !indices)
+            return std::nullopt;
+          // indices.shape[:-1] ++ the slice's dims, data's last ones.
+          Shape out(indices->begin(), indices->end() - 1);
+          size_t slice = resultType.getRank() - out.size();
+          out.append(data->end() - slice, data->end());
+          return out;
+        })
+        .Case([&](PadOp op) -> std::optional<Shape> {
+          std::optional<Shape> input = shapeOf(op.getInput());
+          if (!input)
+            return std::nullopt;
+          for (auto [expr, low, high] :
+               llvm::zip_equal(*input, op.getLow(), op.getHigh()))
+            expr = expr + constant(low + high);
+          return input;
+        })
         .Case([&](SqueezeOp op) -> std::optional<Shape> {
           std::optional<Shape> input = shapeOf(op.getInput());
           if (!input)

@@ -663,6 +663,20 @@ static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
           return std::make_pair(g.getIndices(), d - axis);
         return std::make_pair(g.getData(), d - indices + 1);
       })
+      .Case([&](GatherElementsOp g) {
+        return std::optional(std::make_pair(g.getIndices(), d));
+      })
+      .Case([&](GatherNdOp g) -> std::optional<std::pair<Value, int64_t>> {
+        int64_t tuples = rank(g.getIndices()) - 1;
+        if (d < tuples)
+          return std::make_pair(g.getIndices(), d);
+        return std::make_pair(g.getData(), d - resultRank + rank(g.getData()));
+      })
+      .Case([&](PadOp p) -> std::optional<std::pair<Value, int64_t>> {
+        if (p.getLow()[d] || p.getHigh()[d])
+          return std::nullopt;
+        return std::make_pair(p.getInput(), d);
+      })
       .Case([&](SqueezeOp s) {
         int64_t od = d;
         for (int64_t dim : s.getDims())

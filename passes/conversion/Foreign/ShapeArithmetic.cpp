@@ -1,7 +1,7 @@
 //===- ShapeArithmetic.cpp - evaluate shape subgraphs element by element --===//
 //
 // Exporters compute shapes at run time: Shape -> Gather -> Unsqueeze ->
-// Concat -> Reshape, with Add/Mul/Div/Mod, Cast, Equal, Not/And/Or and Where
+// Concat -> Reshape, with Add/Mul/Div/Mod, Neg, Cast, Equal, Not/And/Or and Where
 // on the way (ONNX Attention's function body tests head counts). Once
 // converted, those are tsc ops on small integer tensors. These patterns turn
 // each into `tensor.from_elements` of scalars (dims as `tsc.dim`, constants
@@ -235,23 +235,35 @@ struct BinaryOfElements : OpRewritePattern<OpTy> {
   }
 };
 
-/// Logical not of shape comparisons (exporters' `Not(Equal(...))`).
-struct NotOfElements : OpRewritePattern<NotOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(NotOp op, PatternRewriter &rw) const override {
+/// Unary ops on shape elements: exporters' `Not(Equal(...))`, and negated
+/// axes (LayerNormalization's expansion counts its reduced dims as -axis).
+template <typename OpTy>
+struct UnaryOfElements : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rw) const override {
     auto elements = getShapeElements(op.getInput());
     IntegerType type = smallIntResult(op.getResult());
     if (!elements || !type)
       return failure();
+    Location loc = op.getLoc();
     SmallVector<OpFoldResult> out;
     for (OpFoldResult e : *elements) {
-      if (std::optional<int64_t> c = constantOf(e)) {
-        out.push_back(rw.getI64IntegerAttr(*c == 0));
-        continue;
+      std::optional<int64_t> c = constantOf(e);
+      if constexpr (std::is_same_v<OpTy, NotOp>) {
+        if (c)
+          out.push_back(rw.getI64IntegerAttr(*c == 0));
+        else
+          out.push_back(rw.createOrFold<arith::XOrIOp>(
+              loc, materialize(rw, loc, e, type),
+              arith::ConstantIntOp::create(rw, loc, type, 1)));
+      } else {
+        if (c)
+          out.push_back(rw.getI64IntegerAttr(-*c));
+        else
+          out.push_back(rw.createOrFold<arith::SubIOp>(
+              loc, arith::ConstantIntOp::create(rw, loc, type, 0),
+              materialize(rw, loc, e, type)));
       }
-      out.push_back(rw.createOrFold<arith::XOrIOp>(
-          op.getLoc(), materialize(rw, op.getLoc(), e, type),
-          arith::ConstantIntOp::create(rw, op.getLoc(), type, 1)));
     }
     return replaceWithElements(rw, op, out);
   }
@@ -343,6 +355,6 @@ void foreign::populateShapeArithmeticPatterns(RewritePatternSet &patterns) {
                BinaryOfElements<SubOp>, BinaryOfElements<MulOp>,
                BinaryOfElements<DivOp>, BinaryOfElements<ModOp>,
                BinaryOfElements<EqualOp>, BinaryOfElements<AndOp>,
-               BinaryOfElements<OrOp>, NotOfElements, CompareSizeWithNegative>(
-      ctx);
+               BinaryOfElements<OrOp>, UnaryOfElements<NotOp>,
+               UnaryOfElements<NegOp>, CompareSizeWithNegative>(ctx);
 }

@@ -117,8 +117,9 @@ FailureOr<Values> convertClip(ForeignNode &node) {
   return Values{ClipOp::create(rw, node.getLoc(), out, min, max)};
 }
 
-/// The element type for ONNX's TensorProto.DataType `type`.
-Type onnxElementType(MLIRContext *ctx, int64_t type) {
+} // namespace
+
+Type fromonnx::onnxElementType(MLIRContext *ctx, int64_t type) {
   Builder b(ctx);
   switch (type) {
   case 1:
@@ -155,6 +156,8 @@ Type onnxElementType(MLIRContext *ctx, int64_t type) {
     return {};
   }
 }
+
+namespace {
 
 FailureOr<Values> convertCast(ForeignNode &node) {
   auto x = node.input(0);

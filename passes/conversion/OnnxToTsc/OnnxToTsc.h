@@ -16,6 +16,10 @@ namespace mlir::tsc::fromonnx {
 using foreign::ForeignConverters;
 using foreign::ForeignNode;
 
+/// The element type for ONNX's TensorProto.DataType `type`; null for types
+/// tsc has not.
+Type onnxElementType(MLIRContext *ctx, int64_t type);
+
 void populateElementwiseConverters(ForeignConverters &converters);
 void populateMatmulConverters(ForeignConverters &converters);
 void populateReductionConverters(ForeignConverters &converters);

@@ -24,8 +24,6 @@ using namespace mlir::tsc::tolinalg;
 
 namespace {
 
-using utils::IteratorType;
-
 /// The sizes of a result of `type` whose dynamic dims are `dynamic`, in
 /// order (the convention of ops with index shape operands).
 SmallVector<OpFoldResult> mixedShape(OpBuilder &b, RankedTensorType type,
@@ -59,19 +57,6 @@ bool isDimOf(Value v, Value tensor, int64_t dim) {
   if (auto op = v.getDefiningOp<DimOp>())
     return op.getInput() == tensor && static_cast<int64_t>(op.getDim()) == dim;
   return false;
-}
-
-/// A parallel generic producing `type` (sizes `sizes`) from `body`, which
-/// reads `linalg.index` and extracts elements itself.
-Value buildIndexed(
-    OpBuilder &b, Location loc, RankedTensorType type,
-    ArrayRef<OpFoldResult> sizes, ValueRange inputs, ArrayRef<AffineMap> maps,
-    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-  int64_t rank = type.getRank();
-  return buildGeneric(
-      b, loc, inputs, maps, createEmptyOfSizes(b, loc, type, sizes),
-      AffineMap::getMultiDimIdentityMap(rank, b.getContext()),
-      SmallVector<IteratorType>(rank, IteratorType::parallel), body);
 }
 
 //===----------------------------------------------------------------------===//

@@ -91,6 +91,15 @@ Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
                    ArrayRef<utils::IteratorType> iterators,
                    function_ref<Value(OpBuilder &, Location, ValueRange)> body);
 
+/// A parallel `linalg.generic` producing `type` (sizes as for
+/// createEmptyOfSizes) whose `body` computes each element from `inputs`
+/// (read through `maps`; block arguments, then the init element) and
+/// `linalg.index`, extracting from other tensors itself: gathers, pads.
+Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType type,
+                   ArrayRef<OpFoldResult> sizes, ValueRange inputs,
+                   ArrayRef<AffineMap> maps,
+                   function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
 /// `tensor.empty` of `type`; `sizes` has one entry per dim, and the entries
 /// of `type`'s dynamic dims become its dynamic sizes.
 Value createEmptyOfSizes(OpBuilder &b, Location loc, RankedTensorType type,

@@ -166,6 +166,18 @@ Value tolinalg::createFilled(OpBuilder &b, Location loc, RankedTensorType type,
       .getResult(0);
 }
 
+Value tolinalg::buildIndexed(
+    OpBuilder &b, Location loc, RankedTensorType type,
+    ArrayRef<OpFoldResult> sizes, ValueRange inputs, ArrayRef<AffineMap> maps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  int64_t rank = type.getRank();
+  return buildGeneric(
+      b, loc, inputs, maps, createEmptyOfSizes(b, loc, type, sizes),
+      AffineMap::getMultiDimIdentityMap(rank, b.getContext()),
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      body);
+}
+
 Type tolinalg::getAccumulatorType(Type element) {
   auto floatType = dyn_cast<FloatType>(element);
   if (floatType && floatType.getWidth() < 32)
