@@ -1,6 +1,7 @@
 //===- BindSymbolicShapes.cpp - derive and record symbolic shapes ---------===//
 
 #include "dialects/tsc/IR/SymbolicShape.h"
+#include "dialects/tsc/IR/TscConvolutionOps.h"
 #include "dialects/tsc/IR/TscOps.h"
 #include "passes/Passes.h"
 
@@ -212,14 +213,16 @@ private:
             out.push_back(rhs->back());
           return out;
         })
-        .Case<LinearOp, QuantizedMatmulOp>([&](Operation *) -> std::optional<Shape> {
-          std::optional<Shape> input = shapeOfOperand(0);
-          if (!input)
-            return std::nullopt;
-          Shape out(input->begin(), input->end() - 1);
-          out.push_back(AffineExpr()); // static N comes from the result type
-          return out;
-        })
+        .Case<LinearOp, QuantizedMatmulOp>(
+            [&](Operation *) -> std::optional<Shape> {
+              std::optional<Shape> input = shapeOfOperand(0);
+              if (!input)
+                return std::nullopt;
+              Shape out(input->begin(), input->end() - 1);
+              out.push_back(
+                  AffineExpr()); // static N comes from the result type
+              return out;
+            })
         .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(
             [&](Operation *reduce) -> std::optional<Shape> {
               std::optional<Shape> input = shapeOfOperand(0);
@@ -325,7 +328,10 @@ private:
             return std::nullopt;
           return Shape{(limit - start).ceilDiv(delta.getValue())};
         })
-        .Default([](Operation *) { return std::nullopt; });
+        .Default([&](Operation *op) {
+          return deriveConvolutionShape(op, index,
+                                        [&](Value v) { return shapeOf(v); });
+        });
   }
 
   SymbolicShapes table;

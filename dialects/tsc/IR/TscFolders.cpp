@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/tsc/IR/TscConvolutionOps.h"
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/IR/AffineMap.h"
@@ -618,7 +619,8 @@ static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
     return std::make_pair(op->getOperand(0), d);
   if (op->hasTrait<OpTrait::tsc::Broadcasting>())
     return broadcastSource(op->getOperands(), resultRank);
-  return llvm::TypeSwitch<Operation *, std::optional<std::pair<Value, int64_t>>>(op)
+  return llvm::TypeSwitch<Operation *,
+                          std::optional<std::pair<Value, int64_t>>>(op)
       .Case([&](MatmulOp m) -> std::optional<std::pair<Value, int64_t>> {
         int64_t l = rank(m.getLhs()), r = rank(m.getRhs());
         if (r >= 2 && d == resultRank - 1)
@@ -696,7 +698,7 @@ static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
                 ++od;
             return std::make_pair(o->getOperand(0), od);
           })
-      .Default([](Operation *) { return std::nullopt; });
+      .Default([&](Operation *op) { return getConvolutionSourceDim(op, d); });
 }
 
 OpFoldResult DimOp::fold(FoldAdaptor) {

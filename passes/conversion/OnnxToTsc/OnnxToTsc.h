@@ -26,6 +26,9 @@ void populateElementwiseMathConverters(ForeignConverters &converters);
 void populateNormalizationConverters(ForeignConverters &converters);
 void populateIndexingConverters(ForeignConverters &converters);
 void populateConvolutionConverters(ForeignConverters &converters);
+/// Resize, GridSample and the family's other sampling ops (called by
+/// populateConvolutionConverters).
+void populateSamplingConverters(ForeignConverters &converters);
 
 } // namespace mlir::tsc::fromonnx
 
