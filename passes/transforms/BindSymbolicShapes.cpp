@@ -213,16 +213,14 @@ private:
             out.push_back(rhs->back());
           return out;
         })
-        .Case<LinearOp, QuantizedMatmulOp>(
-            [&](Operation *) -> std::optional<Shape> {
-              std::optional<Shape> input = shapeOfOperand(0);
-              if (!input)
-                return std::nullopt;
-              Shape out(input->begin(), input->end() - 1);
-              out.push_back(
-                  AffineExpr()); // static N comes from the result type
-              return out;
-            })
+        .Case<LinearOp, QuantizedMatmulOp>([&](Operation *) -> std::optional<Shape> {
+          std::optional<Shape> input = shapeOfOperand(0);
+          if (!input)
+            return std::nullopt;
+          Shape out(input->begin(), input->end() - 1);
+          out.push_back(AffineExpr()); // static N comes from the result type
+          return out;
+        })
         .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(
             [&](Operation *reduce) -> std::optional<Shape> {
               std::optional<Shape> input = shapeOfOperand(0);

@@ -390,8 +390,11 @@ def Tsc_RoiAlignOp : Tsc_InferredOp<"roi_align"> {
     `spatial_scale`, shifted by half a pixel with `half_pixel`) on image
     `batch_indices[r]` of `input [N, C, H, W]`, the result
     `[R, C, output_height, output_width]` holds per bin the average (or with
-    `max` the maximum) of `sampling_ratio x sampling_ratio` bilinear
-    samples. No precision trait: coordinates stay in f32.
+    `max` the maximum, of each sample's largest weighted corner, as ONNX
+    Runtime computes it) of `sampling_ratio x sampling_ratio` bilinear
+    samples; a `sampling_ratio` of 0 takes `ceil(bin size)` samples along
+    each dim, per region at run time. No precision trait: coordinates stay
+    in f32 (the kernel computes them in f64).
 
     ```mlir
     %y = tsc.roi_align %x, %rois, %idx output_height = 7 output_width = 7

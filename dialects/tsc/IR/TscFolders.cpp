@@ -619,8 +619,7 @@ static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
     return std::make_pair(op->getOperand(0), d);
   if (op->hasTrait<OpTrait::tsc::Broadcasting>())
     return broadcastSource(op->getOperands(), resultRank);
-  return llvm::TypeSwitch<Operation *,
-                          std::optional<std::pair<Value, int64_t>>>(op)
+  return llvm::TypeSwitch<Operation *, std::optional<std::pair<Value, int64_t>>>(op)
       .Case([&](MatmulOp m) -> std::optional<std::pair<Value, int64_t>> {
         int64_t l = rank(m.getLhs()), r = rank(m.getRhs());
         if (r >= 2 && d == resultRank - 1)

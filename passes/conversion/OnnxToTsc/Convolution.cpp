@@ -441,8 +441,10 @@ FailureOr<Values> convertCol2Im(ForeignNode &node) {
   if (failed(x))
     return failure();
   FailureOr<SmallVector<int64_t>> image = node.constantInts(1);
+  if (failed(image))
+    return failure();
   FailureOr<SmallVector<int64_t>> block = node.constantInts(2);
-  if (failed(image) || failed(block))
+  if (failed(block))
     return failure();
   int64_t spatial = static_cast<int64_t>(image->size());
   RankedTensorType type = x->getType();
@@ -652,7 +654,7 @@ FailureOr<Values> convertMaxUnpool(ForeignNode &node) {
           dyn_cast<RankedTensorType>(node.getOp().getResult(0).getType());
       if (!declared || !declared.hasStaticShape())
         return node.fail("input #2 must be a constant, or the model must "
-                         "declare the result's shape");
+                         "declare the result's shape statically");
       shape.assign(declared.getShape().begin(), declared.getShape().end());
     }
     if (shape.size() != unpooled.size() || shape[0] != unpooled[0] ||

@@ -129,7 +129,7 @@ FailureOr<RankedTensorType> declaredResult(ForeignNode &node, unsigned input,
       llvm::any_of(axes, [&](int64_t d) { return type.isDynamicDim(d); }))
     return node.fail("input #" + Twine(input) +
                      " must be a constant, or the model must declare the "
-                     "result's shape");
+                     "result's resized dims statically");
   SmallVector<int64_t> shape(type.getShape());
   for (int64_t d = 0; d < x.getRank(); ++d)
     if (!llvm::is_contained(axes, d))
@@ -375,8 +375,10 @@ FailureOr<Values> convertUpsample(ForeignNode &node) {
     if (down)
       rounding = NearestRounding::ceil;
   }
-  req.props.nearest_mode =
-      NearestRoundingAttr::get(node.getContext(), rounding);
+  req.props.nearest_mode = NearestRoundingAttr::get(
+      node.getContext(), *mode == InterpolationMode::nearest
+                             ? rounding
+                             : NearestRounding::round_prefer_floor);
   req.props.cubic_coeff_a = rw.getF64FloatAttr(-0.75);
   req.props.extrapolation_value = rw.getF64FloatAttr(0.0);
   req.axes = llvm::to_vector(llvm::seq<int64_t>(0, x->getType().getRank()));
@@ -439,7 +441,7 @@ FailureOr<Values> convertAffineGrid(ForeignNode &node) {
     if (!declared || declared.getRank() != dims + 2 ||
         llvm::any_of(declared.getShape().slice(1, dims), ShapedType::isDynamic))
       return node.fail("input #1 must be a constant, or the model must "
-                       "declare the result's shape");
+                       "declare the result's spatial dims statically");
     spatial.assign(declared.getShape().begin() + 1,
                    declared.getShape().begin() + 1 + dims);
   }
