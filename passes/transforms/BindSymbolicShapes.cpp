@@ -1,6 +1,7 @@
 //===- BindSymbolicShapes.cpp - derive and record symbolic shapes ---------===//
 
 #include "dialects/tsc/IR/SymbolicShape.h"
+#include "dialects/tsc/IR/TscConvolutionOps.h"
 #include "dialects/tsc/IR/TscOps.h"
 #include "passes/Passes.h"
 
@@ -346,7 +347,10 @@ private:
             return std::nullopt;
           return Shape{(limit - start).ceilDiv(delta.getValue())};
         })
-        .Default([](Operation *) { return std::nullopt; });
+        .Default([&](Operation *op) {
+          return deriveConvolutionShape(op, index,
+                                        [&](Value v) { return shapeOf(v); });
+        });
   }
 
   SymbolicShapes table;

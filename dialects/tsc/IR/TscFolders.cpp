@@ -10,6 +10,7 @@
 
 #include "dialects/tsc/IR/ConstantData.h"
 #include "dialects/tsc/IR/TscOpUtils.h"
+#include "dialects/tsc/IR/TscConvolutionOps.h"
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/IR/AffineMap.h"
@@ -703,7 +704,7 @@ static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
                 ++od;
             return std::make_pair(o->getOperand(0), od);
           })
-      .Default([](Operation *) { return std::nullopt; });
+      .Default([&](Operation *op) { return getConvolutionSourceDim(op, d); });
 }
 
 OpFoldResult DimOp::fold(FoldAdaptor) {

@@ -1,11 +1,711 @@
-//===- Convolution.cpp - ONNX convolutions, pooling, resizing and sampling ---===//
+//===- Convolution.cpp - ONNX convolutions, pooling, resizing and sampling
+//---===//
+//
+// Convolutions become GEMMs where they can: an ungrouped float Conv is
+// tsc.im2col + tsc.linear (the planner gives linear to the GEMM library,
+// OpenBLAS/oneDNN on the host and cuBLASLt on the GPU, and a ViT patch
+// embedding or a Whisper/wav2vec feature convolution has C * k in the
+// hundreds to thousands: the GEMM's K); a ConvTranspose is the GEMM
+// Wᵀ · x followed by tsc.col2im, which sums the overlapping blocks. Grouped
+// (depthwise) and integer convolutions stay tsc.conv, whose direct loops
+// beat a GEMM with a K of a few taps.
+//
+//===----------------------------------------------------------------------===//
 
-#include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
+#include "dialects/tsc/IR/TscConvolutionOps.h"
 #include "passes/conversion/Foreign/Builders.h"
+#include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
+
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
 using namespace mlir::tsc::foreign;
 
-void fromonnx::populateConvolutionConverters(ForeignConverters &c) {}
+namespace {
+
+using Values = SmallVector<Value>;
+
+//===----------------------------------------------------------------------===//
+// Windows: kernel, strides, dilations, pads and auto_pad
+//===----------------------------------------------------------------------===//
+
+struct WindowAttrs {
+  SmallVector<int64_t> kernel, strides, dilations, pads;
+};
+
+/// An attribute list of `size` entries, `fill` each when absent.
+FailureOr<SmallVector<int64_t>> intList(ForeignNode &node, StringRef name,
+                                        int64_t size, int64_t fill) {
+  std::optional<SmallVector<int64_t>> values = node.getInts(name);
+  if (!values || values->empty())
+    return SmallVector<int64_t>(size, fill);
+  if (static_cast<int64_t>(values->size()) != size)
+    return node.fail(name + " has " + Twine(values->size()) +
+                     " entries, expected " + Twine(size));
+  return *values;
+}
+
+/// The node's window over the spatial dims of `input` for `kernel`, with
+/// auto_pad resolved into pads (SAME: output ceil(in / stride), the odd pad
+/// at the end for SAME_UPPER, at the begin for SAME_LOWER).
+FailureOr<WindowAttrs> readWindow(ForeignNode &node, RankedTensorType input,
+                                  ArrayRef<int64_t> kernel) {
+  int64_t spatial = static_cast<int64_t>(kernel.size());
+  WindowAttrs w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  FailureOr<SmallVector<int64_t>> strides =
+      intList(node, "strides", spatial, 1);
+  FailureOr<SmallVector<int64_t>> dilations =
+      intList(node, "dilations", spatial, 1);
+  FailureOr<SmallVector<int64_t>> pads = intList(node, "pads", 2 * spatial, 0);
+  if (failed(strides) || failed(dilations) || failed(pads))
+    return failure();
+  w.strides = *strides;
+  w.dilations = *dilations;
+  w.pads = *pads;
+  StringRef autoPad = node.getString("auto_pad", "NOTSET");
+  if (autoPad == "VALID") {
+    w.pads.assign(2 * spatial, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t in = input.getDimSize(2 + i), s = w.strides[i];
+      int64_t span = w.dilations[i] * (w.kernel[i] - 1) + 1;
+      int64_t total;
+      if (!ShapedType::isDynamic(in))
+        total = std::max<int64_t>(0, ((in + s - 1) / s - 1) * s + span - in);
+      else if (s == 1)
+        total = span - 1;
+      else
+        return node.fail("auto_pad " + autoPad + " with stride " + Twine(s) +
+                         " on a spatial dim of run-time size is not "
+                         "supported");
+      int64_t small = total / 2;
+      bool upper = autoPad == "SAME_UPPER";
+      w.pads[i] = upper ? small : total - small;
+      w.pads[spatial + i] = upper ? total - small : small;
+    }
+  } else if (autoPad != "NOTSET") {
+    return node.fail("auto_pad '" + autoPad + "' is not supported");
+  }
+  return w;
+}
+
+/// Input `i` as an image `[N, C, spatial...]`.
+FailureOr<TypedValue<RankedTensorType>> imageInput(ForeignNode &node,
+                                                   unsigned i) {
+  auto x = node.input(i);
+  if (failed(x))
+    return failure();
+  if (x->getType().getRank() < 3)
+    return node.fail("input #" + Twine(i) +
+                     " must be [N, C, spatial...], got rank " +
+                     Twine(x->getType().getRank()));
+  return x;
+}
+
+/// A weight `[F, C, k...]` of the image's rank whose kernel dims are static.
+FailureOr<TypedValue<RankedTensorType>>
+weightInput(ForeignNode &node, unsigned i, RankedTensorType image) {
+  auto w = node.input(i);
+  if (failed(w))
+    return failure();
+  RankedTensorType type = w->getType();
+  if (type.getRank() != image.getRank())
+    return node.fail("the weight's rank " + Twine(type.getRank()) +
+                     " differs from the input's " + Twine(image.getRank()));
+  if (!type.hasStaticShape())
+    return node.fail("the weight's shape must be static");
+  if (auto kernel = node.getInts("kernel_shape"))
+    if (!kernel->empty() &&
+        ArrayRef<int64_t>(*kernel) != type.getShape().drop_front(2))
+      return node.fail("kernel_shape differs from the weight's shape");
+  return w;
+}
+
+DenseI64ArrayAttr i64s(ForeignNode &node, ArrayRef<int64_t> values) {
+  return node.getRewriter().getDenseI64ArrayAttr(values);
+}
+
+//===----------------------------------------------------------------------===//
+// Conv, ConvInteger
+//===----------------------------------------------------------------------===//
+
+/// `[N, C, k...]`-shaped bias `[F]` as `[F, 1...]` for adding to an image.
+FailureOr<Value> addChannelBias(ForeignNode &node, Value y, Value bias) {
+  if (!bias)
+    return y;
+  int64_t rank = cast<RankedTensorType>(y.getType()).getRank();
+  SmallVector<OpFoldResult> sizes{node.dimSize(bias, 0)};
+  sizes.append(rank - 2, node.getRewriter().getIndexAttr(1));
+  return node.create<AddOp>({y, node.reshape(bias, sizes)});
+}
+
+/// An ungrouped convolution as im2col and a GEMM: the windows
+/// `[N, out..., C * K]` times the weight `[F, C * K]`ᵀ plus bias, then the
+/// channels moved back in front of the spatial dims.
+FailureOr<Value> convAsGemm(ForeignNode &node, Value x,
+                            TypedValue<RankedTensorType> w, Value bias,
+                            const WindowAttrs &win) {
+  int64_t spatial = static_cast<int64_t>(win.kernel.size());
+  Im2colOp::Properties props;
+  props.kernel_shape = i64s(node, win.kernel);
+  props.strides = i64s(node, win.strides);
+  props.pads = i64s(node, win.pads);
+  props.dilations = i64s(node, win.dilations);
+  FailureOr<Value> patches = node.create<Im2colOp>({x}, props);
+  if (failed(patches))
+    return failure();
+  RankedTensorType wType = w.getType();
+  int64_t depth = wType.getNumElements() / wType.getDimSize(0);
+  SmallVector<OpFoldResult> rows = node.sizes(*patches);
+  rows.resize(1 + spatial);
+  rows.push_back(node.getRewriter().getIndexAttr(depth));
+  Value weight =
+      node.reshape(w, {node.getRewriter().getIndexAttr(wType.getDimSize(0)),
+                       node.getRewriter().getIndexAttr(depth)});
+  LinearOp::Properties linear;
+  linear.operandSegmentSizes = {1, 1, bias ? 1 : 0, 0};
+  SmallVector<Value> operands{node.reshape(*patches, rows), weight};
+  if (bias)
+    operands.push_back(bias);
+  FailureOr<Value> y = node.create<LinearOp>(operands, linear);
+  if (failed(y))
+    return failure();
+  SmallVector<int64_t> perm{0, 1 + spatial};
+  for (int64_t i = 1; i <= spatial; ++i)
+    perm.push_back(i);
+  return node.transpose(*y, perm);
+}
+
+FailureOr<Value> directConv(ForeignNode &node, Value x, Value w, Value bias,
+                            const WindowAttrs &win, int64_t group) {
+  ConvOp::Properties props;
+  props.strides = i64s(node, win.strides);
+  props.pads = i64s(node, win.pads);
+  props.dilations = i64s(node, win.dilations);
+  props.group = node.getRewriter().getI64IntegerAttr(group);
+  SmallVector<Value> operands{x, w};
+  if (bias)
+    operands.push_back(bias);
+  return node.create<ConvOp>(operands, props);
+}
+
+FailureOr<Values> convertConv(ForeignNode &node) {
+  auto x = imageInput(node, 0);
+  if (failed(x))
+    return failure();
+  auto w = weightInput(node, 1, x->getType());
+  if (failed(w))
+    return failure();
+  Value bias;
+  if (node.hasInput(2)) {
+    auto b = node.input(2);
+    if (failed(b))
+      return failure();
+    bias = *b;
+  }
+  FailureOr<WindowAttrs> win =
+      readWindow(node, x->getType(), w->getType().getShape().drop_front(2));
+  if (failed(win))
+    return failure();
+  int64_t group = node.getInt("group", 1);
+  if (group == 1 && isa<FloatType>(x->getType().getElementType()))
+    return results(convAsGemm(node, *x, *w, bias, *win));
+  return results(directConv(node, *x, *w, bias, *win, group));
+}
+
+/// `q - zero_point` in i32; a 1-D zero point (one per output channel of a
+/// weight) is reshaped to `[F, 1...]`.
+FailureOr<Value> subtractZeroPoint(ForeignNode &node, Value q,
+                                   unsigned zpIndex) {
+  Type i32 = node.getRewriter().getI32Type();
+  Value wide = castTo(node, q, i32);
+  if (!node.hasInput(zpIndex))
+    return wide;
+  auto zp = node.input(zpIndex);
+  if (failed(zp))
+    return failure();
+  Value zero = castTo(node, *zp, i32);
+  int64_t rank = cast<RankedTensorType>(q.getType()).getRank();
+  if (zp->getType().getRank() == 1 && zp->getType().getDimSize(0) != 1) {
+    SmallVector<OpFoldResult> sizes{node.dimSize(zero, 0)};
+    sizes.append(rank - 1, node.getRewriter().getIndexAttr(1));
+    zero = node.reshape(zero, sizes);
+  }
+  return node.create<SubOp>({wide, zero});
+}
+
+FailureOr<Values> convertConvInteger(ForeignNode &node) {
+  auto x = imageInput(node, 0);
+  if (failed(x))
+    return failure();
+  auto w = weightInput(node, 1, x->getType());
+  if (failed(w))
+    return failure();
+  if (node.hasInput(2)) {
+    auto zp = node.input(2);
+    if (failed(zp))
+      return failure();
+    if (zp->getType().getNumElements() != 1)
+      return node.fail("x_zero_point must be a scalar (per-tensor)");
+  }
+  FailureOr<WindowAttrs> win =
+      readWindow(node, x->getType(), w->getType().getShape().drop_front(2));
+  if (failed(win))
+    return failure();
+  // Padding reads zero after the zero point is subtracted, as the padded
+  // input holds the zero point.
+  FailureOr<Value> xs = subtractZeroPoint(node, *x, 2);
+  FailureOr<Value> ws = subtractZeroPoint(node, *w, 3);
+  if (failed(xs) || failed(ws))
+    return failure();
+  return results(
+      directConv(node, *xs, *ws, Value(), *win, node.getInt("group", 1)));
+}
+
+//===----------------------------------------------------------------------===//
+// ConvTranspose, Col2Im
+//===----------------------------------------------------------------------===//
+
+/// Col2im of `cols [N, C * K, blocks...]` into an image of `image` sizes
+/// along the spatial dims: the end pad grows (crops) or output_padding adds
+/// rows so that the image has exactly that size.
+FailureOr<Value> foldBlocks(ForeignNode &node, Value cols,
+                            ArrayRef<int64_t> block, ArrayRef<int64_t> strides,
+                            ArrayRef<int64_t> dilations,
+                            SmallVector<int64_t> pads,
+                            ArrayRef<int64_t> image) {
+  auto type = cast<RankedTensorType>(cols.getType());
+  int64_t spatial = static_cast<int64_t>(block.size());
+  SmallVector<int64_t> extra(spatial, 0);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t blocks = type.getDimSize(2 + i);
+    if (ShapedType::isDynamic(image[i]))
+      continue;
+    if (ShapedType::isDynamic(blocks))
+      return node.fail("an output size given for a spatial dim of run-time "
+                       "size is not supported");
+    int64_t full = strides[i] * (blocks - 1) + dilations[i] * (block[i] - 1) +
+                   1 - pads[i] - pads[spatial + i];
+    if (image[i] <= full) {
+      pads[spatial + i] += full - image[i];
+    } else if (image[i] - full < std::max(strides[i], dilations[i])) {
+      extra[i] = image[i] - full;
+    } else {
+      return node.fail("output size " + Twine(image[i]) + " of spatial dim " +
+                       Twine(i) + " exceeds what the blocks cover (" +
+                       Twine(full) + ") by a stride or more");
+    }
+    if (pads[spatial + i] < 0)
+      return node.fail("negative pads are not supported");
+  }
+  Col2imOp::Properties props;
+  props.block_shape = i64s(node, block);
+  props.strides = i64s(node, strides);
+  props.pads = i64s(node, pads);
+  props.dilations = i64s(node, dilations);
+  props.output_padding = i64s(node, extra);
+  return node.create<Col2imOp>({cols}, props);
+}
+
+FailureOr<Values> convertConvTranspose(ForeignNode &node) {
+  auto x = imageInput(node, 0);
+  if (failed(x))
+    return failure();
+  auto w = weightInput(node, 1, x->getType());
+  if (failed(w))
+    return failure();
+  RankedTensorType xType = x->getType(), wType = w->getType();
+  if (!isa<FloatType>(xType.getElementType()))
+    return node.fail("ConvTranspose takes float tensors");
+  int64_t rank = xType.getRank(), spatial = rank - 2;
+  int64_t group = node.getInt("group", 1);
+  int64_t channels = wType.getDimSize(0);
+  ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+  if (group < 1 || channels % group != 0 ||
+      !(xType.isDynamicDim(1) || xType.getDimSize(1) == channels))
+    return node.fail("input channels must equal the weight's dim 0 (" +
+                     Twine(channels) + "), a multiple of group " +
+                     Twine(group));
+  FailureOr<SmallVector<int64_t>> strides =
+      intList(node, "strides", spatial, 1);
+  FailureOr<SmallVector<int64_t>> dilations =
+      intList(node, "dilations", spatial, 1);
+  FailureOr<SmallVector<int64_t>> outputPadding =
+      intList(node, "output_padding", spatial, 0);
+  FailureOr<SmallVector<int64_t>> pads = intList(node, "pads", 2 * spatial, 0);
+  if (failed(strides) || failed(dilations) || failed(outputPadding) ||
+      failed(pads))
+    return failure();
+  // The image size: output_shape, or for SAME in * stride, or what the
+  // blocks cover plus output_padding (kDynamic where the input dim is).
+  SmallVector<int64_t> image(spatial, ShapedType::kDynamic);
+  std::optional<SmallVector<int64_t>> outputShape =
+      node.getInts("output_shape");
+  if (outputShape && static_cast<int64_t>(outputShape->size()) == rank)
+    outputShape->erase(outputShape->begin(), outputShape->begin() + 2);
+  if (outputShape && !outputShape->empty() &&
+      static_cast<int64_t>(outputShape->size()) != spatial)
+    return node.fail("output_shape has " + Twine(outputShape->size()) +
+                     " entries, expected " + Twine(spatial));
+  StringRef autoPad = node.getString("auto_pad", "NOTSET");
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (autoPad != "NOTSET" && autoPad != "VALID" && !same)
+    return node.fail("auto_pad '" + autoPad + "' is not supported");
+  if (autoPad == "VALID" || same)
+    pads->assign(2 * spatial, 0);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t in = xType.getDimSize(2 + i);
+    int64_t full = (*strides)[i] * (in - 1) + (*outputPadding)[i] +
+                   (*dilations)[i] * (kernel[i] - 1) + 1;
+    if (outputShape && !outputShape->empty())
+      image[i] = (*outputShape)[i];
+    else if (same && !ShapedType::isDynamic(in))
+      image[i] = in * (*strides)[i];
+    else if (same)
+      return node.fail("auto_pad " + autoPad +
+                       " on a spatial dim of run-time size is not supported");
+    if (same && !ShapedType::isDynamic(in)) {
+      // The padding ONNX's total_padding rule gives, split like auto_pad.
+      int64_t total = std::max<int64_t>(0, full - image[i]);
+      int64_t small = total / 2;
+      (*pads)[i] = autoPad == "SAME_UPPER" ? small : total - small;
+      (*pads)[spatial + i] = total - (*pads)[i];
+    }
+    if (ShapedType::isDynamic(image[i]) && !ShapedType::isDynamic(in))
+      image[i] = full - (*pads)[i] - (*pads)[spatial + i];
+  }
+
+  // The GEMM: per group, x [N * L, C / group] times w [C / group, F / group
+  // * K], giving each input position's block of every output channel.
+  RewriterBase &rw = node.getRewriter();
+  int64_t blockSize = wType.getNumElements() / channels; // F / group * K
+  int64_t inGroup = channels / group;
+  SmallVector<OpFoldResult> xSizes = node.sizes(*x);
+  OpFoldResult n = xSizes[0];
+  OpFoldResult positions = rw.getIndexAttr(1);
+  for (int64_t i = 0; i < spatial; ++i)
+    positions = node.multiply(positions, xSizes[2 + i]);
+  // [N, C, L] -> [N, G, C / G, L] -> [G, N, L, C / G] -> [G, N * L, C / G]
+  Value flat = node.reshape(
+      *x, {n, rw.getIndexAttr(group), rw.getIndexAttr(inGroup), positions});
+  FailureOr<Value> rows = node.transpose(flat, {1, 0, 3, 2});
+  if (failed(rows))
+    return failure();
+  Value lhs =
+      node.reshape(*rows, {rw.getIndexAttr(group), node.multiply(n, positions),
+                           rw.getIndexAttr(inGroup)});
+  FailureOr<Value> cols;
+  if (group == 1) {
+    LinearOp::Properties linear;
+    linear.operandSegmentSizes = {1, 1, 0, 0};
+    linear.weight_kn = rw.getUnitAttr();
+    Value weight = node.reshape(
+        *w, {rw.getIndexAttr(channels), rw.getIndexAttr(blockSize)});
+    cols = node.create<LinearOp>({lhs, weight}, linear);
+  } else {
+    Value weight =
+        node.reshape(*w, {rw.getIndexAttr(group), rw.getIndexAttr(inGroup),
+                          rw.getIndexAttr(blockSize)});
+    cols = node.create<MatmulOp>({lhs, weight});
+  }
+  if (failed(cols))
+    return failure();
+  // [G, N * L, F / G * K] -> [G, N, L, F / G * K] -> [N, G, F / G * K, L]
+  // -> [N, F * K, in...]
+  Value split = node.reshape(*cols, {rw.getIndexAttr(group), n, positions,
+                                     rw.getIndexAttr(blockSize)});
+  FailureOr<Value> blocks = node.transpose(split, {1, 0, 3, 2});
+  if (failed(blocks))
+    return failure();
+  SmallVector<OpFoldResult> blockSizes{n, rw.getIndexAttr(group * blockSize)};
+  blockSizes.append(xSizes.begin() + 2, xSizes.end());
+  FailureOr<Value> y = foldBlocks(node, node.reshape(*blocks, blockSizes),
+                                  kernel, *strides, *dilations, *pads, image);
+  if (failed(y))
+    return failure();
+  Value bias;
+  if (node.hasInput(2)) {
+    auto b = node.input(2);
+    if (failed(b))
+      return failure();
+    bias = *b;
+  }
+  return results(addChannelBias(node, *y, bias));
+}
+
+FailureOr<Values> convertCol2Im(ForeignNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<SmallVector<int64_t>> image = node.constantInts(1);
+  if (failed(image))
+    return failure();
+  FailureOr<SmallVector<int64_t>> block = node.constantInts(2);
+  if (failed(block))
+    return failure();
+  int64_t spatial = static_cast<int64_t>(image->size());
+  RankedTensorType type = x->getType();
+  if (type.getRank() != 3 || static_cast<int64_t>(block->size()) != spatial)
+    return node.fail("input must be [N, C * prod(block_shape), L] and "
+                     "image_shape and block_shape of one length");
+  FailureOr<SmallVector<int64_t>> strides =
+      intList(node, "strides", spatial, 1);
+  FailureOr<SmallVector<int64_t>> dilations =
+      intList(node, "dilations", spatial, 1);
+  FailureOr<SmallVector<int64_t>> pads = intList(node, "pads", 2 * spatial, 0);
+  if (failed(strides) || failed(dilations) || failed(pads))
+    return failure();
+  // L is the product of the block counts along each dim.
+  SmallVector<OpFoldResult> sizes{node.dimSize(*x, 0), node.dimSize(*x, 1)};
+  int64_t count = 1;
+  for (int64_t i = 0; i < spatial; ++i) {
+    std::optional<int64_t> blocks =
+        getWindowCount((*image)[i], (*block)[i], (*strides)[i], (*dilations)[i],
+                       (*pads)[i], (*pads)[spatial + i], false);
+    if (!blocks || *blocks < 1)
+      return node.fail("the image with its pads is smaller than a block");
+    count *= *blocks;
+    sizes.push_back(node.getRewriter().getIndexAttr(*blocks));
+  }
+  if (!type.isDynamicDim(2) && type.getDimSize(2) != count)
+    return node.fail("input dim 2 is " + Twine(type.getDimSize(2)) +
+                     ", the blocks of the image are " + Twine(count));
+  return results(foldBlocks(node, node.reshape(*x, sizes), *block, *strides,
+                            *dilations, *pads, *image));
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// The window of a pooling node: kernel_shape is required.
+FailureOr<WindowAttrs> poolWindow(ForeignNode &node, RankedTensorType input) {
+  std::optional<SmallVector<int64_t>> kernel = node.getInts("kernel_shape");
+  if (!kernel || static_cast<int64_t>(kernel->size()) != input.getRank() - 2)
+    return node.fail("kernel_shape must have one entry per spatial dim");
+  return readWindow(node, input, *kernel);
+}
+
+template <typename Props>
+void setPoolProperties(ForeignNode &node, Props &props,
+                       const WindowAttrs &win) {
+  props.kernel_shape = i64s(node, win.kernel);
+  props.strides = i64s(node, win.strides);
+  props.pads = i64s(node, win.pads);
+  props.dilations = i64s(node, win.dilations);
+  if (node.getInt("ceil_mode", 0))
+    props.ceil_mode = node.getRewriter().getUnitAttr();
+}
+
+/// A pooling op of the node's input and window, `extra` setting its own
+/// attributes.
+template <typename OpTy>
+FailureOr<Values>
+convertPool(ForeignNode &node,
+            function_ref<void(typename OpTy::Properties &)> extra = {}) {
+  auto x = imageInput(node, 0);
+  if (failed(x))
+    return failure();
+  FailureOr<WindowAttrs> win = poolWindow(node, x->getType());
+  if (failed(win))
+    return failure();
+  typename OpTy::Properties props;
+  setPoolProperties(node, props, *win);
+  if (extra)
+    extra(props);
+  return results(node.create<OpTy>({*x}, props));
+}
+
+FailureOr<Values> convertMaxPool(ForeignNode &node) {
+  if (!node.isOutputUsed(1))
+    return convertPool<MaxPoolOp>(node);
+  auto x = imageInput(node, 0);
+  if (failed(x))
+    return failure();
+  FailureOr<WindowAttrs> win = poolWindow(node, x->getType());
+  if (failed(win))
+    return failure();
+  MaxPoolOp::Properties shapeProps;
+  setPoolProperties(node, shapeProps, *win);
+  SmallVector<Type> types;
+  MaxPoolOp::Adaptor adaptor(ValueRange{*x}, DictionaryAttr(), shapeProps, {});
+  if (failed(MaxPoolOp::inferReturnTypes(node.getContext(), node.getLoc(),
+                                         adaptor, types)))
+    return node.fail("the pooling window does not fit the input");
+  auto values = cast<RankedTensorType>(types[0]);
+  MaxPoolWithIndicesOp::Properties props;
+  setPoolProperties(node, props, *win);
+  if (node.getInt("storage_order", 0))
+    props.column_major = node.getRewriter().getUnitAttr();
+  OperationState state(node.getLoc(), MaxPoolWithIndicesOp::getOperationName());
+  state.addOperands(*x);
+  state.addTypes({values, values.clone(node.getRewriter().getI64Type())});
+  state.useProperties(props);
+  Operation *op = node.getRewriter().create(state);
+  if (failed(node.verifyCreated(op)))
+    return failure();
+  return Values{op->getResult(0), op->getResult(1)};
+}
+
+FailureOr<Values> convertAveragePool(ForeignNode &node) {
+  return convertPool<AvgPoolOp>(node, [&](AvgPoolOp::Properties &props) {
+    if (node.getInt("count_include_pad", 0))
+      props.count_include_pad = node.getRewriter().getUnitAttr();
+  });
+}
+
+FailureOr<Values> convertLpPool(ForeignNode &node) {
+  return convertPool<LpPoolOp>(node, [&](LpPoolOp::Properties &props) {
+    props.p = node.getRewriter().getI64IntegerAttr(node.getInt("p", 2));
+  });
+}
+
+/// GlobalAveragePool and GlobalMaxPool: a reduction over the spatial dims.
+template <typename ReduceTy>
+FailureOr<Values> convertGlobalPool(ForeignNode &node) {
+  auto x = imageInput(node, 0);
+  if (failed(x))
+    return failure();
+  typename ReduceTy::Properties props;
+  props.dims = i64s(
+      node, llvm::to_vector(llvm::seq<int64_t>(2, x->getType().getRank())));
+  props.keepdim = node.getRewriter().getUnitAttr();
+  return results(node.create<ReduceTy>({*x}, props));
+}
+
+//===----------------------------------------------------------------------===//
+// DeformConv, MaxUnpool
+//===----------------------------------------------------------------------===//
+
+FailureOr<Values> convertDeformConv(ForeignNode &node) {
+  auto x = imageInput(node, 0);
+  if (failed(x))
+    return failure();
+  if (x->getType().getRank() != 4)
+    return node.fail("DeformConv of " + Twine(x->getType().getRank() - 2) +
+                     "-d images is not supported (2-d only)");
+  auto w = weightInput(node, 1, x->getType());
+  auto offset = node.input(2);
+  if (failed(w) || failed(offset))
+    return failure();
+  SmallVector<Value> operands{*x, *w, *offset};
+  bool hasBias = node.hasInput(3), hasMask = node.hasInput(4);
+  for (unsigned i : {3u, 4u}) {
+    if (!node.hasInput(i))
+      continue;
+    auto v = node.input(i);
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+  }
+  FailureOr<SmallVector<int64_t>> strides = intList(node, "strides", 2, 1);
+  FailureOr<SmallVector<int64_t>> dilations = intList(node, "dilations", 2, 1);
+  FailureOr<SmallVector<int64_t>> pads = intList(node, "pads", 4, 0);
+  if (failed(strides) || failed(dilations) || failed(pads))
+    return failure();
+  DeformConvOp::Properties props;
+  props.operandSegmentSizes = {1, 1, 1, hasBias ? 1 : 0, hasMask ? 1 : 0};
+  props.strides = i64s(node, *strides);
+  props.dilations = i64s(node, *dilations);
+  props.pads = i64s(node, *pads);
+  RewriterBase &rw = node.getRewriter();
+  props.group = rw.getI64IntegerAttr(node.getInt("group", 1));
+  props.offset_group = rw.getI64IntegerAttr(node.getInt("offset_group", 1));
+  return results(node.create<DeformConvOp>(operands, props));
+}
+
+/// MaxUnpool: the values scattered into the image MaxPool saw (size
+/// `(in - 1) * stride - pads + kernel`), which output_shape may extend with
+/// zeros at the end of each spatial dim (ONNX's reference).
+FailureOr<Values> convertMaxUnpool(ForeignNode &node) {
+  auto x = imageInput(node, 0);
+  auto indices = node.input(1);
+  if (failed(x) || failed(indices))
+    return failure();
+  RankedTensorType type = x->getType();
+  int64_t spatial = type.getRank() - 2;
+  std::optional<SmallVector<int64_t>> kernel = node.getInts("kernel_shape");
+  if (!kernel || static_cast<int64_t>(kernel->size()) != spatial)
+    return node.fail("kernel_shape must have one entry per spatial dim");
+  FailureOr<SmallVector<int64_t>> strides =
+      intList(node, "strides", spatial, 1);
+  FailureOr<SmallVector<int64_t>> pads = intList(node, "pads", 2 * spatial, 0);
+  if (failed(strides) || failed(pads))
+    return failure();
+  if (!type.hasStaticShape())
+    return node.fail("MaxUnpool of a tensor of run-time shape is not "
+                     "supported");
+  SmallVector<int64_t> unpooled{type.getDimSize(0), type.getDimSize(1)};
+  for (int64_t i = 0; i < spatial; ++i)
+    unpooled.push_back((type.getDimSize(2 + i) - 1) * (*strides)[i] -
+                       (*pads)[i] - (*pads)[spatial + i] + (*kernel)[i]);
+  SmallVector<int64_t> shape = unpooled;
+  if (node.hasInput(2)) {
+    if (matchPattern(node.getOp().getInputs()[2], m_Constant())) {
+      FailureOr<SmallVector<int64_t>> given = node.constantInts(2);
+      if (failed(given))
+        return failure();
+      shape = *given;
+    } else {
+      auto declared =
+          dyn_cast<RankedTensorType>(node.getOp().getResult(0).getType());
+      if (!declared || !declared.hasStaticShape())
+        return node.fail("input #2 must be a constant, or the model must "
+                         "declare the result's shape statically");
+      shape.assign(declared.getShape().begin(), declared.getShape().end());
+    }
+    if (shape.size() != unpooled.size() || shape[0] != unpooled[0] ||
+        shape[1] != unpooled[1])
+      return node.fail("output_shape must keep N and C of the input");
+  }
+  OperationState state(node.getLoc(), MaxUnpoolOp::getOperationName());
+  state.addOperands({*x, *indices});
+  state.addTypes(type.clone(unpooled));
+  Operation *op = node.getRewriter().create(state);
+  if (failed(node.verifyCreated(op)))
+    return failure();
+  Value y = op->getResult(0);
+  // Zeros after the unpooled image where output_shape is larger.
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t extra = shape[2 + i] - unpooled[2 + i];
+    if (extra < 0)
+      return node.fail("output_shape is smaller than the unpooled image");
+    if (extra == 0)
+      continue;
+    auto current = cast<RankedTensorType>(y.getType());
+    SmallVector<int64_t> zerosShape(current.getShape());
+    zerosShape[2 + i] = extra;
+    auto zerosType = current.clone(zerosShape);
+    Value zeros = ConstantOp::create(
+        node.getRewriter(), node.getLoc(),
+        DenseElementsAttr::get(zerosType, node.getRewriter().getZeroAttr(
+                                              current.getElementType())));
+    ConcatOp::Properties props;
+    props.axis = node.getRewriter().getI64IntegerAttr(2 + i);
+    FailureOr<Value> joined = node.create<ConcatOp>({y, zeros}, props);
+    if (failed(joined))
+      return failure();
+    y = *joined;
+  }
+  return Values{y};
+}
+
+} // namespace
+
+void fromonnx::populateConvolutionConverters(ForeignConverters &c) {
+  c.add("Conv", 1, convertConv);
+  c.add("ConvInteger", 10, convertConvInteger);
+  c.add("ConvTranspose", 1, convertConvTranspose);
+  c.add("Col2Im", 18, convertCol2Im);
+  c.add("MaxPool", 1, convertMaxPool);
+  c.add("AveragePool", 1, convertAveragePool);
+  c.add("LpPool", 2, convertLpPool);
+  c.add("GlobalAveragePool", 1, convertGlobalPool<ReduceMeanOp>);
+  c.add("GlobalMaxPool", 1, convertGlobalPool<ReduceMaxOp>);
+  c.add("DeformConv", 19, convertDeformConv);
+  c.add("MaxUnpool", 9, convertMaxUnpool);
+  populateSamplingConverters(c);
+}

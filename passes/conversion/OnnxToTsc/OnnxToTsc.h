@@ -56,6 +56,9 @@ FailureOr<Value> buildZeroPointShift(ForeignNode &node, Value x, unsigned zp,
 FailureOr<Value> splitHeads(ForeignNode &node, Value x, int64_t heads);
 /// [B, H, S, D] -> [B, S, H*D].
 FailureOr<Value> mergeHeads(ForeignNode &node, Value x);
+/// Resize, GridSample and the family's other sampling ops (called by
+/// populateConvolutionConverters).
+void populateSamplingConverters(ForeignConverters &converters);
 
 } // namespace mlir::tsc::fromonnx
 

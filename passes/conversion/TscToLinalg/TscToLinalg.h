@@ -43,6 +43,9 @@ void populateTscScanToLinalgPatterns(RewritePatternSet &patterns);
 void populateTscIndexingToLinalgPatterns(RewritePatternSet &patterns);
 /// Convolutions, pooling, resizing and sampling (TscConvolutionOps.td).
 void populateTscConvolutionToLinalgPatterns(RewritePatternSet &patterns);
+/// Its sampling ops: resize, grid_sample, roi_align, deform_conv and
+/// max_unpool (added by populateTscConvolutionToLinalgPatterns).
+void populateTscSamplingToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateTscToLinalgPatterns(RewritePatternSet &patterns,
