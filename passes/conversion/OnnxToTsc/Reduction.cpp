@@ -71,25 +71,26 @@ FailureOr<Values> convertReduce(ForeignNode &node) {
 /// LogSumExp = log(sum e^x), SumSquare = sum x².
 enum class SumOf { L1, L2, LogSum, LogSumExp, SumSquare };
 
-/// `kind` of `x` over `dims` (keeping them as size-1 dims), or, with no
-/// dims, its elementwise part alone, as the reference evaluates a reduction
-/// over an empty axis list (np.sum(np.abs(x), axis=())).
+/// `kind` of `x` over `dims`, or, with no dims, its elementwise part alone,
+/// as the reference evaluates a reduction over an empty axis list
+/// (np.sum(np.abs(x), axis=())).
 MaybeValue buildSumOf(ForeignNode &node, SumOf kind, Value x,
-                      ArrayRef<int64_t> dims) {
+                      ArrayRef<int64_t> dims, bool keepdim) {
   bool reduces = !dims.empty();
-  auto sum = [&](MaybeValue v) {
-    return reduces ? reduce<ReduceSumOp>(node, v, dims, true) : v;
+  auto sum = [&](MaybeValue v, bool keep) {
+    return reduces ? reduce<ReduceSumOp>(node, v, dims, keep) : v;
   };
   switch (kind) {
   case SumOf::L1:
-    return sum(unary<AbsOp>(node, x));
+    return sum(unary<AbsOp>(node, x), keepdim);
   case SumOf::SumSquare:
-    return sum(binary<MulOp>(node, x, x));
+    return sum(binary<MulOp>(node, x, x), keepdim);
   case SumOf::L2:
-    return reduces ? unary<SqrtOp>(node, sum(binary<MulOp>(node, x, x)))
-                   : unary<AbsOp>(node, x);
+    return reduces
+               ? unary<SqrtOp>(node, sum(binary<MulOp>(node, x, x), keepdim))
+               : unary<AbsOp>(node, x);
   case SumOf::LogSum:
-    return unary<LogOp>(node, sum(x));
+    return unary<LogOp>(node, sum(x, keepdim));
   case SumOf::LogSumExp: {
     if (!reduces)
       return x;
@@ -102,7 +103,13 @@ MaybeValue buildSumOf(ForeignNode &node, SumOf kind, Value x,
                                        node.scalar(element, INFINITY));
     MaybeValue shift = select(node, finite, max, node.scalar(element, 0));
     MaybeValue exp = unary<ExpOp>(node, binary<SubOp>(node, x, shift));
-    return binary<AddOp>(node, unary<LogOp>(node, sum(exp)), shift);
+    MaybeValue lse =
+        binary<AddOp>(node, unary<LogOp>(node, sum(exp, true)), shift);
+    if (keepdim || failed(lse))
+      return lse;
+    SqueezeOp::Properties squeeze;
+    squeeze.dims = node.getRewriter().getDenseI64ArrayAttr(dims);
+    return node.create<SqueezeOp>({*lse}, squeeze);
   }
   }
   llvm_unreachable("unknown reduction");
@@ -123,16 +130,10 @@ FailureOr<Values> convertSumOf(ForeignNode &node) {
   Value input = x;
   if (viaFloat)
     input = castTo(node, x, Float64Type::get(node.getContext()));
-  MaybeValue y = buildSumOf(node, kind, input, dims);
+  MaybeValue y = buildSumOf(node, kind, input, dims, keepdim);
   if (failed(y))
     return failure();
-  Value result = castTo(node, *y, element);
-  if (!dims.empty() && !keepdim) {
-    SqueezeOp::Properties squeeze;
-    squeeze.dims = node.getRewriter().getDenseI64ArrayAttr(dims);
-    return results(node.create<SqueezeOp>({result}, squeeze));
-  }
-  return Values{result};
+  return Values{castTo(node, *y, element)};
 }
 
 //===----------------------------------------------------------------------===//
