@@ -257,7 +257,9 @@ FailureOr<Values> convertTopK(ForeignNode &node) {
     return failure();
   int64_t k;
   if (node.getVersion() < 10) {
-    k = node.getInt("k", -1);
+    if (!node.hasAttr("k"))
+      return node.fail("the attribute k is required before opset 10");
+    k = node.getInt("k", 0);
   } else {
     FailureOr<SmallVector<int64_t>> values = node.constantInts(1);
     if (failed(values))
@@ -271,7 +273,9 @@ FailureOr<Values> convertTopK(ForeignNode &node) {
   if (failed(axis))
     return failure();
   int64_t size = x->getType().getDimSize(*axis);
-  if (k < 0 || (!ShapedType::isDynamic(size) && k > size))
+  if (k < 0)
+    return node.fail("k = " + Twine(k) + " is negative");
+  if (!ShapedType::isDynamic(size) && k > size)
     return node.fail("k = " + Twine(k) + " is not within the axis's " +
                      Twine(size) + " elements");
   RewriterBase &rw = node.getRewriter();
