@@ -2,16 +2,17 @@
 //
 // A cumulative scan and a top-k selection are sequential along their axis,
 // so they do not fit a linalg.generic: each becomes an scf.forall over the
-// slices along the axis (every other position of the tensor), whose body
+// slices along the axis (one per position of the other dims), whose body
 // walks its slice with scf.for. The forall is the parallel loop on the host
 // (OpenMP) and on the CUDA target (a thread per slice); the axis stays a
-// loop inside one thread.
+// loop inside one thread. Each iteration writes its slice of the result
+// (size 1 in every dim but the axis) in place, so the result is written
+// once, straight into the buffer the plan gives it.
 //
-// The tensors are seen as 1-D arrays: slice `o` of a row-major tensor with
-// `n` elements along the axis and `stride` elements per step along it (the
-// product of the later dims) starts at (o / stride) · n · stride + o % stride.
-// That holds for an axis known only at run time as well (tsc.cumsum's
-// runtime_axis): n and stride are then selected from the dims at run time.
+// tsc.cumsum's axis may be known only at run time: the slices are then
+// described by selects over the dims (which dim is the axis, its length),
+// read inside the loop, and the loop runs over every element, an upper
+// bound of the number of slices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,144 +30,175 @@ using namespace mlir::tsc::tolinalg;
 
 namespace {
 
-/// The slices of a tensor along an axis: how many (`outer`), their length
-/// `n` and the `stride` between their elements, as index values.
-struct Slices {
-  Value outer, n, stride;
+/// The axis a scan or selection runs along: a constant, or an index value
+/// read at run time. Choices between the axis and the other dims fold to
+/// one side for a constant axis and become selects otherwise.
+struct Axis {
+  std::optional<int64_t> constant;
+  Value value;
 
-  /// The offset of slice `o`'s first element in a tensor with `length`
-  /// elements along the axis (the input's n, or top-k's k).
-  Value start(OpBuilder &b, Location loc, Value o, Value length) const {
-    Value block =
-        arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, o, stride),
-                              arith::MulIOp::create(b, loc, length, stride));
-    return arith::AddIOp::create(b, loc, block,
-                                 arith::RemUIOp::create(b, loc, o, stride));
-  }
-};
-
-/// The slices of `tensor` along `axis` (an index value, constant when the
-/// axis is static: the selects then fold).
-Slices getSlices(OpBuilder &b, Location loc, Value tensor, Value axis) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value one = index(1);
-  Slices s{one, index(0), one};
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    Value size = tensor::DimOp::create(b, loc, tensor, d);
+  /// `ifAxis` for dim `d` if it is the axis, else `otherwise`.
+  OpFoldResult pick(OpBuilder &b, Location loc, int64_t d, OpFoldResult ifAxis,
+                    OpFoldResult otherwise) const {
+    if (constant)
+      return d == *constant ? ifAxis : otherwise;
     Value isAxis =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, axis, index(d));
-    Value afterAxis = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            axis, index(d));
-    s.n = arith::SelectOp::create(b, loc, isAxis, size, s.n);
-    s.outer = arith::MulIOp::create(
-        b, loc, s.outer, arith::SelectOp::create(b, loc, isAxis, one, size));
-    s.stride = arith::MulIOp::create(
-        b, loc, s.stride,
-        arith::SelectOp::create(b, loc, afterAxis, size, one));
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, value,
+                              arith::ConstantIndexOp::create(b, loc, d));
+    return arith::SelectOp::create(
+               b, loc, isAxis, getValueOrCreateConstantIndexOp(b, loc, ifAxis),
+               getValueOrCreateConstantIndexOp(b, loc, otherwise))
+        .getResult();
   }
-  return s;
-}
-
-/// `tensor` as a 1-D tensor (row-major order).
-Value flatten(OpBuilder &b, Location loc, Value tensor) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  if (type.getRank() == 1)
-    return tensor;
-  ReassociationIndices all =
-      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  return tensor::CollapseShapeOp::create(b, loc, tensor,
-                                         ArrayRef<ReassociationIndices>{all});
-}
-
-/// A 1-D `flat` tensor back in the shape of `type` with `sizes`.
-Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type,
-                ArrayRef<OpFoldResult> sizes) {
-  if (type.getRank() == 1)
-    return flat.getType() == type
-               ? flat
-               : tensor::CastOp::create(b, loc, type, flat).getResult();
-  ReassociationIndices all =
-      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  return tensor::ExpandShapeOp::create(
-      b, loc, type, flat, ArrayRef<ReassociationIndices>{all}, sizes);
-}
-
-/// A 1-D tensor.empty with `type`'s element count and element type `element`.
-Value emptyFlat(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-                Type element) {
-  OpFoldResult total = b.getIndexAttr(1);
-  for (OpFoldResult size : sizes) {
-    std::optional<int64_t> a = getConstantIntValue(total);
-    std::optional<int64_t> c = getConstantIntValue(size);
-    if (a && c)
-      total = b.getIndexAttr(*a * *c);
-    else
-      total = arith::MulIOp::create(
-                  b, loc, getValueOrCreateConstantIndexOp(b, loc, total),
-                  getValueOrCreateConstantIndexOp(b, loc, size))
-                  .getResult();
-  }
-  return createEmptyOfSizes(
-      b, loc,
-      RankedTensorType::get(
-          {getConstantIntValue(total).value_or(ShapedType::kDynamic)}, element),
-      {total});
-}
-
-/// Where one slice lies in the flattened input and outputs: the offset of
-/// its first element in each, its length in each (the input's `n`, or
-/// top-k's k), and the stride between its elements.
-struct Placement {
-  Value inputStart, n, stride;
-  SmallVector<Value> starts, lengths;
 };
 
-/// An scf.forall over `count` slices of a flattened tensor with one 1-D
-/// shared output per entry of `outs`. `place` says where slice `o` lies;
-/// `body` gets that and the slice's piece of each output (1-D, contiguous)
-/// and returns their new values, which are inserted back.
-SmallVector<Value>
-buildSliceLoop(OpBuilder &b, Location loc, Value count, ValueRange outs,
-               function_ref<Placement(OpBuilder &, Location, Value)> place,
-               function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                               const Placement &, ValueRange)>
-                   body) {
+/// The slice of `tensor` that iteration `o` of the loop over slices
+/// handles: its offsets (0 along the axis) and its length `n` along the
+/// axis; `inside` is false for the iterations past the last slice, which
+/// a run-time axis makes (their slice is empty).
+struct Slice {
+  SmallVector<OpFoldResult> offsets;
+  OpFoldResult n;
+  Value inside;
+
+  /// The slice's sizes with `length` along the axis (1 elsewhere).
+  SmallVector<OpFoldResult> sizes(OpBuilder &b, Location loc, const Axis &axis,
+                                  OpFoldResult length) const {
+    SmallVector<OpFoldResult> result;
+    for (int64_t d = 0, e = offsets.size(); d < e; ++d)
+      result.push_back(axis.pick(b, loc, d, length, b.getIndexAttr(1)));
+    return result;
+  }
+
+  /// The indices of element `j` of the slice in the slice (`inSlice`) or
+  /// in the whole tensor.
+  SmallVector<Value> at(OpBuilder &b, Location loc, const Axis &axis, Value j,
+                        bool inSlice) const {
+    SmallVector<Value> indices;
+    for (int64_t d = 0, e = offsets.size(); d < e; ++d) {
+      Value step = getValueOrCreateConstantIndexOp(
+          b, loc, axis.pick(b, loc, d, j, b.getIndexAttr(0)));
+      indices.push_back(
+          inSlice
+              ? step
+              : arith::AddIOp::create(
+                    b, loc, getValueOrCreateConstantIndexOp(b, loc, offsets[d]),
+                    step)
+                    .getResult());
+    }
+    return indices;
+  }
+};
+
+/// The slice of `sizes` handled by iteration `o`: `o` delinearized over the
+/// dims other than the axis, innermost last.
+Slice locateSlice(OpBuilder &b, Location loc, const Axis &axis,
+                  ArrayRef<OpFoldResult> sizes, Value o) {
+  int64_t rank = sizes.size();
+  Slice slice;
+  slice.offsets.resize(rank);
+  Value rest = o;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  // With a constant axis, what is left at the outermost other dim is its
+  // index (o is below the number of slices).
+  int64_t outermost = axis.constant && *axis.constant == 0 ? 1 : 0;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    if (axis.constant && d == *axis.constant) {
+      slice.offsets[d] = b.getIndexAttr(0);
+      continue;
+    }
+    if (axis.constant && d == outermost) {
+      slice.offsets[d] = rest;
+      continue;
+    }
+    Value size = getValueOrCreateConstantIndexOp(b, loc, sizes[d]);
+    Value index = arith::RemUIOp::create(b, loc, rest, size);
+    Value next = arith::DivUIOp::create(b, loc, rest, size);
+    slice.offsets[d] = axis.pick(b, loc, d, zero, index);
+    rest = getValueOrCreateConstantIndexOp(b, loc,
+                                           axis.pick(b, loc, d, rest, next));
+  }
+  OpFoldResult n = b.getIndexAttr(0);
+  for (int64_t d = 0; d < rank; ++d)
+    n = axis.pick(b, loc, d, sizes[d], n);
+  slice.n = n;
+  if (!axis.constant) {
+    // Past the last slice `rest` is not 0; such an iteration handles an
+    // empty slice at the origin.
+    slice.inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest, zero);
+    Value inside = slice.inside;
+    for (OpFoldResult &offset : slice.offsets)
+      offset = arith::SelectOp::create(
+                   b, loc, inside,
+                   getValueOrCreateConstantIndexOp(b, loc, offset), zero)
+                   .getResult();
+    slice.n =
+        arith::SelectOp::create(
+            b, loc, inside, getValueOrCreateConstantIndexOp(b, loc, n), zero)
+            .getResult();
+  }
+  return slice;
+}
+
+/// An scf.forall over `count` slices of a tensor with `sizes` along the
+/// axis `axisInLoop` gives (built at the top of the loop's body), with one
+/// shared output per entry of `outs`, each with `lengthOf(slice)` elements
+/// along the axis per slice. `body` gets the axis, the slice and each
+/// output's piece of it, and returns their new values, which are inserted
+/// back.
+SmallVector<Value> buildSliceLoop(
+    OpBuilder &b, Location loc,
+    function_ref<Axis(OpBuilder &, Location)> axisInLoop,
+    ArrayRef<OpFoldResult> sizes, OpFoldResult count, ValueRange outs,
+    function_ref<OpFoldResult(const Slice &)> lengthOf,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, const Axis &,
+                                    const Slice &, ValueRange)>
+        body) {
   auto forall = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{count},
                                       outs, std::nullopt);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getBody());
-  Placement at = place(b, loc, forall.getInductionVars()[0]);
+  Axis axis = axisInLoop(b, loc);
+  Slice slice = locateSlice(b, loc, axis, sizes, forall.getInductionVars()[0]);
+  SmallVector<OpFoldResult> one(sizes.size(), b.getIndexAttr(1));
+  SmallVector<SmallVector<OpFoldResult>> pieceSizes;
   SmallVector<Value> pieces;
-  for (auto [shared, start, length] :
-       llvm::zip_equal(forall.getRegionIterArgs(), at.starts, at.lengths))
+  for (Value shared : forall.getRegionIterArgs()) {
+    pieceSizes.push_back(slice.sizes(b, loc, axis, lengthOf(slice)));
     pieces.push_back(tensor::ExtractSliceOp::create(
-        b, loc, shared, ArrayRef<OpFoldResult>{start},
-        ArrayRef<OpFoldResult>{length}, ArrayRef<OpFoldResult>{at.stride}));
-  SmallVector<Value> written = body(b, loc, at, pieces);
+        b, loc, shared, slice.offsets, pieceSizes.back(), one));
+  }
+  SmallVector<Value> written = body(b, loc, axis, slice, pieces);
   b.setInsertionPointToEnd(forall.getTerminator().getBody());
-  for (auto [piece, shared, start, length] : llvm::zip_equal(
-           written, forall.getRegionIterArgs(), at.starts, at.lengths))
-    tensor::ParallelInsertSliceOp::create(
-        b, loc, piece, shared, ArrayRef<OpFoldResult>{start},
-        ArrayRef<OpFoldResult>{length}, ArrayRef<OpFoldResult>{at.stride});
+  for (auto [piece, shared, pieceSize] :
+       llvm::zip_equal(written, forall.getRegionIterArgs(), pieceSizes))
+    tensor::ParallelInsertSliceOp::create(b, loc, piece, shared, slice.offsets,
+                                          pieceSize, one);
   return SmallVector<Value>(forall.getResults());
 }
 
-/// The placement of slice `o` of `slices` whose outputs have `lengths`
-/// elements along the axis.
-Placement placeSlice(OpBuilder &b, Location loc, const Slices &slices, Value o,
-                     ArrayRef<Value> lengths) {
-  Placement at{slices.start(b, loc, o, slices.n),
-               slices.n,
-               slices.stride,
-               {},
-               llvm::to_vector(lengths)};
-  for (Value length : lengths)
-    at.starts.push_back(slices.start(b, loc, o, length));
-  return at;
+/// The number of slices along a constant `axis`: the product of the other
+/// dims. With a run-time axis, the element count (at least the number of
+/// slices, whichever dim is the axis).
+OpFoldResult countSlices(OpBuilder &b, Location loc,
+                         ArrayRef<OpFoldResult> sizes,
+                         std::optional<int64_t> axis) {
+  OpFoldResult count = b.getIndexAttr(1);
+  for (auto [d, size] : llvm::enumerate(sizes)) {
+    if (axis && static_cast<int64_t>(d) == *axis)
+      continue;
+    std::optional<int64_t> a = getConstantIntValue(count);
+    std::optional<int64_t> c = getConstantIntValue(size);
+    count =
+        a && c ? OpFoldResult(b.getIndexAttr(*a * *c))
+               : OpFoldResult(
+                     arith::MulIOp::create(
+                         b, loc, getValueOrCreateConstantIndexOp(b, loc, count),
+                         getValueOrCreateConstantIndexOp(b, loc, size))
+                         .getResult());
+  }
+  return count;
 }
 
 //===----------------------------------------------------------------------===//
@@ -188,6 +220,15 @@ Value readRuntimeAxis(OpBuilder &b, Location loc, Value runtimeAxis,
       wide);
 }
 
+/// acc (+ or *) x on signless or float scalars.
+Value accumulate(OpBuilder &b, Location loc, bool product, Value acc, Value x) {
+  if (isa<FloatType>(x.getType()))
+    return product ? Value(arith::MulFOp::create(b, loc, acc, x))
+                   : Value(arith::AddFOp::create(b, loc, acc, x));
+  return product ? Value(arith::MulIOp::create(b, loc, acc, x))
+                 : Value(arith::AddIOp::create(b, loc, acc, x));
+}
+
 template <typename OpTy, bool product>
 struct ScanPattern : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
@@ -196,87 +237,64 @@ struct ScanPattern : OpRewritePattern<OpTy> {
     Location loc = op.getLoc();
     Value input = op.getInput();
     auto type = cast<RankedTensorType>(input.getType());
+    int64_t rank = type.getRank();
     Type element = type.getElementType();
     Type acc = getAccumulatorType(element);
-    bool flt = isa<FloatType>(element);
     bool exclusive = op.getExclusive(), reverse = op.getReverse();
     SmallVector<OpFoldResult> sizes =
         tensor::getMixedSizes(rewriter, loc, input);
-    Value flat = flatten(rewriter, loc, input);
-    Value out = emptyFlat(rewriter, loc, sizes, element);
+    Value out = createEmptyOfSizes(rewriter, loc,
+                                   cast<RankedTensorType>(op.getType()), sizes);
     Value identity = toSignless(
         rewriter, loc, typedConstant(rewriter, loc, acc, product ? 1 : 0));
-
-    // A static axis gives the slices before the loop, from the dims alone.
-    // A run-time axis is read inside it (on the CUDA target the launch
-    // cannot depend on tensor data): the loop then runs over every element,
-    // an upper bound of the slices, and the iterations past the last slice
-    // place an empty one.
-    int64_t rank = type.getRank();
-    Value count;
-    std::optional<Slices> staticSlices;
-    if (std::optional<uint64_t> axis = op.getAxis()) {
-      staticSlices = getSlices(rewriter, loc, input,
-                               arith::ConstantIndexOp::create(
-                                   rewriter, loc, static_cast<int64_t>(*axis)));
-      count = staticSlices->outer;
-    } else {
-      count = tensor::DimOp::create(rewriter, loc, out, 0);
+    // No slices to write (and none that a slice op could address).
+    if (llvm::is_contained(type.getShape(), 0)) {
+      rewriter.replaceOp(op, out);
+      return success();
     }
-    auto place = [&](OpBuilder &b, Location l, Value o) {
-      if (staticSlices)
-        return placeSlice(b, l, *staticSlices, o, {staticSlices->n});
-      Value axis = readRuntimeAxis(b, l, op.getRuntimeAxis(), rank);
-      Slices slices = getSlices(b, l, input, axis);
-      Value zero = arith::ConstantIndexOp::create(b, l, 0);
-      Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, o,
-                                           slices.outer);
-      slices.n = arith::SelectOp::create(b, l, inside, slices.n, zero);
-      Placement at = placeSlice(b, l, slices, o, {slices.n});
-      at.inputStart =
-          arith::SelectOp::create(b, l, inside, at.inputStart, zero);
-      at.starts[0] = at.inputStart;
-      return at;
+
+    // A run-time axis is read inside the loop: on the CUDA target a launch
+    // cannot depend on tensor data.
+    std::optional<int64_t> constantAxis;
+    if (std::optional<uint64_t> axis = op.getAxis())
+      constantAxis = static_cast<int64_t>(*axis);
+    Value runtimeAxis = op.getRuntimeAxis();
+    auto axisInLoop = [&](OpBuilder &b, Location l) {
+      if (constantAxis)
+        return Axis{constantAxis, Value()};
+      return Axis{std::nullopt, readRuntimeAxis(b, l, runtimeAxis, rank)};
     };
 
     SmallVector<Value> scanned = buildSliceLoop(
-        rewriter, loc, count, out, place,
-        [&](OpBuilder &b, Location l, const Placement &at, ValueRange pieces) {
-          Value start = at.inputStart;
+        rewriter, loc, axisInLoop, sizes,
+        countSlices(rewriter, loc, sizes, constantAxis), out,
+        [](const Slice &slice) { return slice.n; },
+        [&](OpBuilder &b, Location l, const Axis &axis, const Slice &slice,
+            ValueRange pieces) {
           Value zero = arith::ConstantIndexOp::create(b, l, 0);
           Value one = arith::ConstantIndexOp::create(b, l, 1);
-          Value last = arith::SubIOp::create(b, l, at.n, one);
+          Value n = getValueOrCreateConstantIndexOp(b, l, slice.n);
+          Value last = arith::SubIOp::create(b, l, n, one);
           auto loop = scf::ForOp::create(
-              b, l, zero, at.n, one, ValueRange{identity, pieces[0]},
+              b, l, zero, n, one, ValueRange{identity, pieces[0]},
               [&](OpBuilder &nb, Location nl, Value k, ValueRange state) {
                 Value j =
                     reverse ? arith::SubIOp::create(nb, nl, last, k).getResult()
                             : k;
-                Value position = arith::AddIOp::create(
-                    nb, nl, start, arith::MulIOp::create(nb, nl, j, at.stride));
-                Value x = tensor::ExtractOp::create(nb, nl, flat, position);
+                Value x = tensor::ExtractOp::create(
+                    nb, nl, input, slice.at(nb, nl, axis, j, false));
                 x = toSignless(nb, nl, convertScalar(nb, nl, x, element, acc));
                 Value running = state[0];
-                Value next =
-                    product ? (flt ? Value(arith::MulFOp::create(nb, nl,
-                                                                 running, x))
-                                   : Value(arith::MulIOp::create(nb, nl,
-                                                                 running, x)))
-                            : (flt ? Value(arith::AddFOp::create(nb, nl,
-                                                                 running, x))
-                                   : Value(arith::AddIOp::create(nb, nl,
-                                                                 running, x)));
+                Value next = accumulate(nb, nl, product, running, x);
                 Value y = fromSignless(nb, nl, exclusive ? running : next, acc);
-                y = convertScalar(nb, nl, y, acc, element);
-                Value written =
-                    tensor::InsertOp::create(nb, nl, y, state[1], j);
+                Value written = tensor::InsertOp::create(
+                    nb, nl, convertScalar(nb, nl, y, acc, element), state[1],
+                    slice.at(nb, nl, axis, j, true));
                 scf::YieldOp::create(nb, nl, ValueRange{next, written});
               });
           return SmallVector<Value>{loop.getResult(1)};
         });
-    rewriter.replaceOp(op,
-                       unflatten(rewriter, loc, scanned.front(),
-                                 cast<RankedTensorType>(op.getType()), sizes));
+    rewriter.replaceOp(op, scanned.front());
     return success();
   }
 };
@@ -285,7 +303,7 @@ struct ScanPattern : OpRewritePattern<OpTy> {
 // top_k
 //===----------------------------------------------------------------------===//
 
-/// Whether (a, i) comes before (b, j) in top-k's order: greater values
+/// Whether (x, i) comes before (y, j) in top-k's order: greater values
 /// first (smaller with `smallest`), NaN before every number (after, with
 /// `smallest`), equal values by position.
 Value precedes(OpBuilder &b, Location loc, Value x, Value i, Value y, Value j,
@@ -328,7 +346,7 @@ struct TopKPattern : OpRewritePattern<TopKOp> {
     Location loc = op.getLoc();
     Value input = op.getInput();
     auto type = cast<RankedTensorType>(input.getType());
-    auto axis = static_cast<int64_t>(op.getAxis());
+    Axis axis{static_cast<int64_t>(op.getAxis()), Value()};
     Type element = type.getElementType();
     bool isUnsigned = element.isUnsignedInteger();
     bool smallest = op.getSmallest();
@@ -338,30 +356,28 @@ struct TopKPattern : OpRewritePattern<TopKOp> {
     SmallVector<OpFoldResult> sizes =
         tensor::getMixedSizes(rewriter, loc, input);
     SmallVector<OpFoldResult> resultSizes = sizes;
-    resultSizes[axis] = rewriter.getIndexAttr(k);
-    Slices slices =
-        getSlices(rewriter, loc, input,
-                  arith::ConstantIndexOp::create(rewriter, loc, axis));
-    Value kValue = arith::ConstantIndexOp::create(rewriter, loc, k);
-    Value flat = flatten(rewriter, loc, input);
-    SmallVector<Value> outs = {emptyFlat(rewriter, loc, resultSizes, element),
-                               emptyFlat(rewriter, loc, resultSizes, i64)};
+    resultSizes[*axis.constant] = rewriter.getIndexAttr(k);
+    SmallVector<Value> outs = {
+        createEmptyOfSizes(rewriter, loc, op.getValues().getType(),
+                           resultSizes),
+        createEmptyOfSizes(rewriter, loc, op.getIndices().getType(),
+                           resultSizes)};
+    // No slices to write (and none that a slice op could address).
+    if (llvm::is_contained(op.getValues().getType().getShape(), 0)) {
+      rewriter.replaceOp(op, outs);
+      return success();
+    }
 
     SmallVector<Value> selected = buildSliceLoop(
-        rewriter, loc, slices.outer, outs,
-        [&](OpBuilder &b, Location l, Value o) {
-          return placeSlice(b, l, slices, o, {kValue, kValue});
-        },
-        [&](OpBuilder &b, Location l, const Placement &at, ValueRange pieces) {
-          Value start = at.inputStart;
+        rewriter, loc, [&](OpBuilder &, Location) { return axis; }, sizes,
+        countSlices(rewriter, loc, sizes, axis.constant), outs,
+        [&](const Slice &) { return OpFoldResult(rewriter.getIndexAttr(k)); },
+        [&](OpBuilder &b, Location l, const Axis &, const Slice &slice,
+            ValueRange pieces) {
           Value zero = arith::ConstantIndexOp::create(b, l, 0);
           Value one = arith::ConstantIndexOp::create(b, l, 1);
-          auto read = [&](OpBuilder &nb, Location nl, Value j) {
-            Value position = arith::AddIOp::create(
-                nb, nl, start, arith::MulIOp::create(nb, nl, j, slices.stride));
-            return toSignless(
-                nb, nl, tensor::ExtractOp::create(nb, nl, flat, position));
-          };
+          Value n = getValueOrCreateConstantIndexOp(b, l, slice.n);
+          Value kValue = arith::ConstantIndexOp::create(b, l, k);
           // The previous pick starts as "none": every element comes after
           // it; so does the best of a pass until it finds one. Their values
           // are not read then.
@@ -372,17 +388,17 @@ struct TopKPattern : OpRewritePattern<TopKOp> {
               ValueRange{pieces[0], pieces[1], first, none},
               [&](OpBuilder &nb, Location nl, Value t, ValueRange state) {
                 Value previous = state[2], previousIndex = state[3];
-                Value anyPrevious = arith::CmpIOp::create(
-                    nb, nl, arith::CmpIPredicate::ne, previousIndex, none);
+                Value noPrevious = arith::CmpIOp::create(
+                    nb, nl, arith::CmpIPredicate::eq, previousIndex, none);
                 auto scan = scf::ForOp::create(
-                    nb, nl, zero, slices.n, one, ValueRange{first, none},
+                    nb, nl, zero, n, one, ValueRange{first, none},
                     [&](OpBuilder &sb, Location sl, Value j, ValueRange best) {
-                      Value x = read(sb, sl, j);
-                      Value eligible = arith::OrIOp::create(
+                      Value x = toSignless(
                           sb, sl,
-                          arith::XOrIOp::create(
-                              sb, sl, anyPrevious,
-                              arith::ConstantIntOp::create(sb, sl, 1, 1)),
+                          tensor::ExtractOp::create(
+                              sb, sl, input, slice.at(sb, sl, axis, j, false)));
+                      Value eligible = arith::OrIOp::create(
+                          sb, sl, noPrevious,
                           precedes(sb, sl, previous, previousIndex, x, j,
                                    smallest, isUnsigned));
                       Value noBest = arith::CmpIOp::create(
@@ -401,23 +417,18 @@ struct TopKPattern : OpRewritePattern<TopKOp> {
                                                       best[1])});
                     });
                 Value value = scan.getResult(0), index = scan.getResult(1);
+                SmallVector<Value> at = slice.at(nb, nl, axis, t, true);
                 Value values = tensor::InsertOp::create(
-                    nb, nl, fromSignless(nb, nl, value, element), state[0], t);
+                    nb, nl, fromSignless(nb, nl, value, element), state[0], at);
                 Value indices = tensor::InsertOp::create(
                     nb, nl, arith::IndexCastOp::create(nb, nl, i64, index),
-                    state[1], t);
+                    state[1], at);
                 scf::YieldOp::create(nb, nl,
                                      ValueRange{values, indices, value, index});
               });
           return SmallVector<Value>{picks.getResult(0), picks.getResult(1)};
         });
-    rewriter.replaceOp(
-        op, {unflatten(rewriter, loc, selected[0],
-                       cast<RankedTensorType>(op.getValues().getType()),
-                       resultSizes),
-             unflatten(rewriter, loc, selected[1],
-                       cast<RankedTensorType>(op.getIndices().getType()),
-                       resultSizes)});
+    rewriter.replaceOp(op, selected);
     return success();
   }
 };
