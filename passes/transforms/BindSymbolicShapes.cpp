@@ -213,31 +213,45 @@ private:
             out.push_back(rhs->back());
           return out;
         })
-        .Case<LinearOp, QuantizedMatmulOp>([&](Operation *) -> std::optional<Shape> {
-          std::optional<Shape> input = shapeOfOperand(0);
-          if (!input)
-            return std::nullopt;
-          Shape out(input->begin(), input->end() - 1);
-          out.push_back(AffineExpr()); // static N comes from the result type
-          return out;
-        })
-        .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(
+        .Case<LinearOp, QuantizedMatmulOp>(
+            [&](Operation *) -> std::optional<Shape> {
+              std::optional<Shape> input = shapeOfOperand(0);
+              if (!input)
+                return std::nullopt;
+              Shape out(input->begin(), input->end() - 1);
+              out.push_back(
+                  AffineExpr()); // static N comes from the result type
+              return out;
+            })
+        .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+              ArgMaxOp, ArgMinOp>(
             [&](Operation *reduce) -> std::optional<Shape> {
               std::optional<Shape> input = shapeOfOperand(0);
               if (!input)
                 return std::nullopt;
-              auto dims = reduce->getAttrOfType<DenseI64ArrayAttr>("dims");
+              // Arg reductions reduce their one `axis`.
+              SmallVector<int64_t> dims;
+              if (auto list = reduce->getAttrOfType<DenseI64ArrayAttr>("dims"))
+                llvm::append_range(dims, list.asArrayRef());
+              else
+                dims.push_back(
+                    reduce->getAttrOfType<IntegerAttr>("axis").getInt());
               bool keepdim = reduce->hasAttr("keepdim");
               Shape out;
               for (auto [i, expr] : llvm::enumerate(*input)) {
-                if (!llvm::is_contained(dims.asArrayRef(),
-                                        static_cast<int64_t>(i)))
+                if (!llvm::is_contained(dims, static_cast<int64_t>(i)))
                   out.push_back(expr);
                 else if (keepdim)
                   out.push_back(constant(1));
               }
               return out;
             })
+        .Case([&](TopKOp op) -> std::optional<Shape> {
+          std::optional<Shape> out = shapeOf(op.getInput());
+          if (out)
+            (*out)[op.getAxis()] = constant(op.getK());
+          return out;
+        })
         .Case([&](AttentionOp op) -> std::optional<Shape> {
           std::optional<Shape> q = shapeOf(op.getQuery());
           std::optional<Shape> v = shapeOf(op.getValue());

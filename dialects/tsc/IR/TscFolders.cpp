@@ -612,7 +612,8 @@ static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
     return std::make_pair(op->getOperand(0), d);
   if (op->hasTrait<OpTrait::tsc::Broadcasting>())
     return broadcastSource(op->getOperands(), resultRank);
-  return llvm::TypeSwitch<Operation *, std::optional<std::pair<Value, int64_t>>>(op)
+  return llvm::TypeSwitch<Operation *,
+                          std::optional<std::pair<Value, int64_t>>>(op)
       .Case([&](MatmulOp m) -> std::optional<std::pair<Value, int64_t>> {
         int64_t l = rank(m.getLhs()), r = rank(m.getRhs());
         if (r >= 2 && d == resultRank - 1)
@@ -691,9 +692,15 @@ static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
         int64_t od = d - llvm::count_if(u.getDims(), [&](int64_t x) { return x < d; });
         return std::make_pair(u.getInput(), od);
       })
-      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+            ArgMaxOp, ArgMinOp>(
           [&](Operation *o) -> std::optional<std::pair<Value, int64_t>> {
-            auto dims = o->getAttrOfType<DenseI64ArrayAttr>("dims").asArrayRef();
+            // Arg reductions reduce their one `axis`.
+            SmallVector<int64_t> dims;
+            if (auto list = o->getAttrOfType<DenseI64ArrayAttr>("dims"))
+              llvm::append_range(dims, list.asArrayRef());
+            else
+              dims.push_back(o->getAttrOfType<IntegerAttr>("axis").getInt());
             if (o->hasAttr("keepdim"))
               return llvm::is_contained(dims, d)
                          ? std::nullopt
@@ -704,6 +711,11 @@ static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
                 ++od;
             return std::make_pair(o->getOperand(0), od);
           })
+      .Case([&](TopKOp t) -> std::optional<std::pair<Value, int64_t>> {
+        if (d == static_cast<int64_t>(t.getAxis()))
+          return std::nullopt;
+        return std::make_pair(t.getInput(), d);
+      })
       .Default([&](Operation *op) { return getConvolutionSourceDim(op, d); });
 }
 

@@ -119,17 +119,20 @@ Value floatInfinity(OpBuilder &b, Location loc, Type type, bool negative) {
 }
 
 //===----------------------------------------------------------------------===//
-// reduce_sum, reduce_mean, reduce_max, reduce_min
+// reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod
 //===----------------------------------------------------------------------===//
 
-enum class ReduceKind { Sum, Mean, Max, Min };
+enum class ReduceKind { Sum, Mean, Max, Min, Prod };
 
-/// The identity of the reduction: 0 for sums, the lowest (highest) value of
-/// the type for max (min), so that an empty reduction gives it, as ONNX says.
+/// The identity of the reduction: 0 for sums, 1 for products, the lowest
+/// (highest) value of the type for max (min), so that an empty reduction
+/// gives it, as ONNX says.
 Value reductionIdentity(OpBuilder &b, Location loc, ReduceKind kind, Type acc,
                         bool isUnsigned) {
   if (kind == ReduceKind::Sum || kind == ReduceKind::Mean)
     return scalarConstant(b, loc, acc, 0);
+  if (kind == ReduceKind::Prod)
+    return scalarConstant(b, loc, acc, 1);
   bool max = kind == ReduceKind::Max;
   if (isa<FloatType>(acc))
     return floatInfinity(b, loc, acc, /*negative=*/max);
@@ -141,7 +144,7 @@ Value reductionIdentity(OpBuilder &b, Location loc, ReduceKind kind, Type acc,
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(acc, value));
 }
 
-/// acc (+ | max | min) x, on signless or float scalars.
+/// acc (+ | max | min | *) x, on signless or float scalars.
 Value combineReduction(OpBuilder &b, Location loc, ReduceKind kind, Value x,
                        Value acc, bool isUnsigned) {
   bool flt = isa<FloatType>(x.getType());
@@ -150,6 +153,9 @@ Value combineReduction(OpBuilder &b, Location loc, ReduceKind kind, Value x,
   case ReduceKind::Mean:
     return flt ? Value(arith::AddFOp::create(b, loc, acc, x))
                : Value(arith::AddIOp::create(b, loc, acc, x));
+  case ReduceKind::Prod:
+    return flt ? Value(arith::MulFOp::create(b, loc, acc, x))
+               : Value(arith::MulIOp::create(b, loc, acc, x));
   case ReduceKind::Max:
     if (flt)
       return arith::MaximumFOp::create(b, loc, acc, x);
@@ -177,9 +183,11 @@ struct ReducePattern : OpRewritePattern<OpTy> {
     bool isUnsigned = element.isUnsignedInteger() || element.isInteger(1);
     bool flt = isa<FloatType>(element);
     bool mean = kind == ReduceKind::Mean;
-    // Sums of narrow floats accumulate in f32; max/min are exact anyway.
-    Type acc = (kind == ReduceKind::Sum || mean) ? getAccumulatorType(element)
-                                                 : element;
+    // Sums and products of narrow floats accumulate in f32; max/min are
+    // exact anyway.
+    Type acc = (kind == ReduceKind::Sum || kind == ReduceKind::Prod || mean)
+                   ? getAccumulatorType(element)
+                   : element;
     ArrayRef<int64_t> dims = op.getDims();
     Value identity =
         fromSignless(rewriter, loc,
@@ -243,6 +251,126 @@ struct ReducePattern : OpRewritePattern<OpTy> {
     }
     if (op.getKeepdim())
       result = insertUnitDims(rewriter, loc, result, resultType, isUnit);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// arg_max, arg_min
+//===----------------------------------------------------------------------===//
+
+/// Whether `x` (at position `i`) replaces the best so far (`best` at
+/// `bestIndex`): it is greater (max) or less (min), NaN counting as the
+/// best of all values as numpy's argmax and argmin have it, or equal and
+/// first (last with `last`) in the axis. The rule does not depend on the
+/// order the loop visits the axis in.
+Value replacesBest(OpBuilder &b, Location loc, ReduceKind kind, Value x,
+                   Value i, Value best, Value bestIndex, bool isUnsigned,
+                   bool last) {
+  Value better, equal;
+  bool max = kind == ReduceKind::Max;
+  if (isa<FloatType>(x.getType())) {
+    using P = arith::CmpFPredicate;
+    Value xNan = arith::CmpFOp::create(b, loc, P::UNO, x, x);
+    Value bestNan = arith::CmpFOp::create(b, loc, P::UNO, best, best);
+    Value bestNumber = arith::CmpFOp::create(b, loc, P::ORD, best, best);
+    better = arith::OrIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, max ? P::OGT : P::OLT, x, best),
+        arith::AndIOp::create(b, loc, xNan, bestNumber));
+    equal = arith::OrIOp::create(b, loc,
+                                 arith::CmpFOp::create(b, loc, P::OEQ, x, best),
+                                 arith::AndIOp::create(b, loc, xNan, bestNan));
+  } else {
+    using P = arith::CmpIPredicate;
+    P predicate =
+        max ? (isUnsigned ? P::ugt : P::sgt) : (isUnsigned ? P::ult : P::slt);
+    better = arith::CmpIOp::create(b, loc, predicate, x, best);
+    equal = arith::CmpIOp::create(b, loc, P::eq, x, best);
+  }
+  Value inOrder = arith::CmpIOp::create(
+      b, loc, last ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, i,
+      bestIndex);
+  return arith::OrIOp::create(b, loc, better,
+                              arith::AndIOp::create(b, loc, equal, inOrder));
+}
+
+/// One linalg.generic reducing the axis into two results, the best value
+/// (from the identity of max or min) and its i64 position (from 0, which
+/// the tie rule keeps right when every value equals the identity).
+template <typename OpTy, ReduceKind kind>
+struct ArgReducePattern : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t rank = inputType.getRank();
+    auto axis = static_cast<int64_t>(op.getAxis());
+    Type element = inputType.getElementType();
+    bool isUnsigned = element.isUnsignedInteger();
+    bool last = op.getSelectLastIndex();
+    MLIRContext *context = rewriter.getContext();
+
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> keptSizes;
+    SmallVector<int64_t> keptShape;
+    SmallVector<IteratorType> iterators;
+    for (int64_t d = 0; d < rank; ++d) {
+      iterators.push_back(d == axis ? IteratorType::reduction
+                                    : IteratorType::parallel);
+      if (d != axis) {
+        keptSizes.push_back(sizes[d]);
+        keptShape.push_back(inputType.getDimSize(d));
+      }
+    }
+    Type i64 = rewriter.getI64Type();
+    Value identity =
+        fromSignless(rewriter, loc,
+                     reductionIdentity(rewriter, loc, kind,
+                                       getSignlessType(element), isUnsigned),
+                     element);
+    Value bestInit =
+        createFilled(rewriter, loc, RankedTensorType::get(keptShape, element),
+                     keptSizes, identity);
+    Value indexInit =
+        createFilled(rewriter, loc, RankedTensorType::get(keptShape, i64),
+                     keptSizes, scalarConstant(rewriter, loc, i64, 0));
+    AffineMap reducedMap = getReducedMap(context, rank, axis);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{bestInit.getType(), indexInit.getType()},
+        ValueRange{input}, ValueRange{bestInit, indexInit},
+        {AffineMap::getMultiDimIdentityMap(rank, context), reducedMap,
+         reducedMap},
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = toSignless(b, l, args[0]);
+          Value best = toSignless(b, l, args[1]);
+          Value i = arith::IndexCastOp::create(
+              b, l, i64, linalg::IndexOp::create(b, l, axis));
+          Value replace =
+              replacesBest(b, l, kind, x, i, best, args[2], isUnsigned, last);
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{
+                  arith::SelectOp::create(b, l, replace, args[0], args[1]),
+                  arith::SelectOp::create(b, l, replace, i, args[2])});
+        });
+    // The positions as static as the op's declared result type.
+    SmallVector<int64_t> collapsedShape(resultType.getShape());
+    if (op.getKeepdim())
+      collapsedShape.erase(collapsedShape.begin() + axis);
+    auto collapsedType = RankedTensorType::get(collapsedShape, i64);
+    Value result = generic.getResult(1);
+    if (result.getType() != collapsedType)
+      result = tensor::CastOp::create(rewriter, loc, collapsedType, result);
+    if (op.getKeepdim()) {
+      SmallVector<bool> isUnit(rank, false);
+      isUnit[axis] = true;
+      result = insertUnitDims(rewriter, loc, result, resultType, isUnit);
+    }
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -442,6 +570,9 @@ void mlir::tsc::populateTscReductionToLinalgPatterns(
            ReducePattern<ReduceMeanOp, ReduceKind::Mean>,
            ReducePattern<ReduceMaxOp, ReduceKind::Max>,
            ReducePattern<ReduceMinOp, ReduceKind::Min>,
+           ReducePattern<ReduceProdOp, ReduceKind::Prod>,
+           ArgReducePattern<ArgMaxOp, ReduceKind::Max>,
+           ArgReducePattern<ArgMinOp, ReduceKind::Min>,
            SoftmaxPattern<SoftmaxOp, false>, SoftmaxPattern<LogSoftmaxOp, true>,
            LayerNormPattern, RmsNormPattern>(patterns.getContext());
 }
