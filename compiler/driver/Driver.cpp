@@ -470,29 +470,46 @@ int compileModel(ModuleOp module, const DriverOptions &options,
     out->keep();
     return 0;
   }
-  FailureOr<std::vector<char>> artifact;
+  // The weights stream from their constants into the file, whose header is
+  // completed last: a file, not a pipe.
+  auto openArtifact = [&]() -> std::unique_ptr<llvm::ToolOutputFile> {
+    std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
+    if (out && !out->os().supportsSeeking()) {
+      llvm::errs() << "tsc: error: -o " << options.output
+                   << ": an artifact is written to a file, not a pipe or a "
+                      "terminal\n";
+      return nullptr;
+    }
+    return out;
+  };
+  std::unique_ptr<llvm::ToolOutputFile> out;
+  LogicalResult written = failure();
   if (cuda) {
     SmallVector<const cuda::TargetInfo *> chips = getChips(targets);
     FailureOr<cuda::DeviceCode> code = buildDeviceCode(**kernels, *plan, chips);
-    if (failed(code))
+    if (failed(code) || !(out = openArtifact()))
       return 1;
-    artifact = writeCudaArtifact(*plan, *code, chips, "tsc " TSC_VERSION);
+    written =
+        writeCudaArtifact(*plan, *code, chips, "tsc " TSC_VERSION, out->os());
   } else {
     FailureOr<std::vector<char>> object = compileKernels(**kernels, *target);
-    if (failed(object))
+    if (failed(object) || !(out = openArtifact()))
       return 1;
-    artifact =
-        writeArtifact(*plan, *object, target->isa, "tsc " TSC_VERSION);
+    written = writeArtifact(*plan, *object, target->isa, "tsc " TSC_VERSION,
+                            out->os());
   }
-  if (failed(artifact)) {
+  if (failed(written)) {
     llvm::errs() << "tsc: error: the plan has an expression the artifact "
                     "format cannot encode\n";
     return 1;
   }
-  std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
-  if (!out)
+  out->os().flush();
+  if (std::error_code error = out->os().error()) {
+    llvm::errs() << "tsc: error: cannot write " << options.output << ": "
+                 << error.message() << "\n";
+    out->os().clear_error();
     return 1;
-  out->os().write(artifact->data(), artifact->size());
+  }
   out->keep();
   return 0;
 }
