@@ -13,8 +13,11 @@
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -398,12 +401,42 @@ int emitDeviceCode(ModuleOp kernels, plan::Plan &plan, const Targets &targets,
   return 0;
 }
 
+/// Frees the data of every weight that no op of `live` refers to: the
+/// originals of weights a pass replaced (merged GEMMs, converted precision)
+/// and those only a dropped report baseline used. Weights mapped from
+/// external data give their pages back. Clones of a module share its
+/// weights, so a baseline costs memory only for the weights it alone has.
+void releaseUnusedWeights(MLIRContext *context, ArrayRef<ModuleOp> live) {
+  DenseSet<const void *> used;
+  for (ModuleOp module : live)
+    if (module)
+      module.walk([&](Operation *op) {
+        op->getAttrDictionary().walk([&](DenseResourceElementsAttr attr) {
+          used.insert(attr.getRawHandle().getResource());
+        });
+      });
+  DialectResourceBlobManager &manager =
+      DenseResourceElementsHandle::getManagerInterface(context)
+          .getBlobManager();
+  SmallVector<std::string> unused;
+  manager.getBlobMap([&](const auto &blobs) {
+    for (const auto &entry : blobs)
+      if (entry.second.getBlob() && !used.contains(&entry.second))
+        unused.push_back(entry.first().str());
+  });
+  for (const std::string &key : unused)
+    manager.lookup(key)->setBlob(AsmResourceBlob());
+}
+
 /// The lower and codegen phases: plan, kernels, artifact.
 /// `unfused`, when given, is the same model without the fuse phase: the
 /// report compares its plan (one kernel per op) with the fused one.
+/// `reference`, when given, is the model before --precision: the report
+/// measures the error against it. Both are dropped after the report.
 int compileModel(ModuleOp module, const DriverOptions &options,
-                 const Targets &targets, Phase until, ModuleOp unfused = {},
-                 ModuleOp reference = {}) {
+                 const Targets &targets, Phase until,
+                 OwningOpRef<ModuleOp> unfused = {},
+                 OwningOpRef<ModuleOp> reference = {}) {
   bool emitting = options.emit.getNumOccurrences() > 0;
   auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
   if (funcs.size() != 1) {
@@ -432,7 +465,7 @@ int compileModel(ModuleOp module, const DriverOptions &options,
     if (unfused) {
       plan::PlanOptions off = planOptions;
       off.fuseKernels = false;
-      auto unfusedFuncs = llvm::to_vector(unfused.getOps<func::FuncOp>());
+      auto unfusedFuncs = llvm::to_vector(unfused->getOps<func::FuncOp>());
       FailureOr<plan::Plan> other = plan::buildPlan(unfusedFuncs.front(), off);
       if (failed(other))
         return 1;
@@ -442,11 +475,14 @@ int compileModel(ModuleOp module, const DriverOptions &options,
     // Reduced precision states what it costs on this model (DESIGN.md).
     if (reference) {
       OwningOpRef<ModuleOp> reduced = module.clone();
-      if (failed(reportMeasuredError(reference, *reduced, options.precision,
+      if (failed(reportMeasuredError(*reference, *reduced, options.precision,
                                      llvm::outs())))
         return 1;
     }
   }
+  unfused = nullptr;
+  reference = nullptr;
+  releaseUnusedWeights(module.getContext(), module);
   if (!emitting && options.output == "-")
     return 0;
   bool cuda = !targets.cuda.empty();
@@ -593,6 +629,7 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   buildTscPipeline(pm, pipeline);
   if (failed(pm.run(*module)))
     return 1;
+  releaseUnusedWeights(&context, *module);
   // The fuse phase on its own, so that the report can plan the graph without
   // it too.
   OwningOpRef<ModuleOp> unfused;
@@ -605,6 +642,8 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
     buildFusePhase(fuse);
     if (failed(fuse.run(*module)))
       return 1;
+    // The Q/K/V and gate/up weights that merged GEMMs replaced.
+    releaseUnusedWeights(&context, {*module, unfused.get()});
   }
   // Half-precision storage, on the baseline too so that the report compares
   // like with like; the report measures the error against the fp32 graph.
@@ -625,11 +664,13 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
       if (failed(precision.run(m)))
         return 1;
     }
+    // The f32 weights converted to half, unless the report's reference
+    // keeps them.
+    releaseUnusedWeights(&context, {*module, unfused.get(), reference.get()});
   }
   if (until >= Phase::Lower)
-    return compileModel(*module, options, *targets, until,
-                        unfused ? *unfused : ModuleOp(),
-                        reference ? *reference : ModuleOp());
+    return compileModel(*module, options, *targets, until, std::move(unfused),
+                        std::move(reference));
 
   std::string message;
   std::unique_ptr<llvm::ToolOutputFile> out =
