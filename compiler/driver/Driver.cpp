@@ -11,13 +11,11 @@
 #include "compiler/importers/torchscript/TorchScriptImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/tsc/IR/TscOps.h"
+#include "passes/transforms/Weights.h"
 
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -404,28 +402,12 @@ int emitDeviceCode(ModuleOp kernels, plan::Plan &plan, const Targets &targets,
 /// Frees the data of every weight that no op of `live` refers to: the
 /// originals of weights a pass replaced (merged GEMMs, converted precision)
 /// and those only a dropped report baseline used. Weights mapped from
-/// external data give their pages back. Clones of a module share its
-/// weights, so a baseline costs memory only for the weights it alone has.
+/// external data give their pages back.
 void releaseUnusedWeights(MLIRContext *context, ArrayRef<ModuleOp> live) {
-  DenseSet<const void *> used;
+  SmallVector<Operation *> roots;
   for (ModuleOp module : live)
-    if (module)
-      module.walk([&](Operation *op) {
-        op->getAttrDictionary().walk([&](DenseResourceElementsAttr attr) {
-          used.insert(attr.getRawHandle().getResource());
-        });
-      });
-  DialectResourceBlobManager &manager =
-      DenseResourceElementsHandle::getManagerInterface(context)
-          .getBlobManager();
-  SmallVector<std::string> unused;
-  manager.getBlobMap([&](const auto &blobs) {
-    for (const auto &entry : blobs)
-      if (entry.second.getBlob() && !used.contains(&entry.second))
-        unused.push_back(entry.first().str());
-  });
-  for (const std::string &key : unused)
-    manager.lookup(key)->setBlob(AsmResourceBlob());
+    roots.push_back(module);
+  freeUnreferencedWeights(context, roots);
 }
 
 /// The lower and codegen phases: plan, kernels, artifact.
@@ -639,7 +621,9 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
     PassManager fuse(&context);
     if (failed(applyPassManagerCLOptions(fuse)))
       return 1;
-    buildFusePhase(fuse);
+    // Without the report's baselines, nothing shares the weights that GEMM
+    // merging replaces: they are freed group by group.
+    buildFusePhase(fuse, /*freeReplacedWeights=*/!options.report);
     if (failed(fuse.run(*module)))
       return 1;
     // The Q/K/V and gate/up weights that merged GEMMs replaced.
@@ -660,7 +644,8 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
         return 1;
       buildPrecisionPhase(precision,
                           options.precision == "fp16" ? "f16" : "bf16",
-                          options.precisionIO == "storage");
+                          options.precisionIO == "storage",
+                          /*freeReplacedWeights=*/!options.report);
       if (failed(precision.run(m)))
         return 1;
     }
