@@ -207,8 +207,19 @@ def MergeGemmsPass : Pass<"tsc-merge-gemms", "func::FuncOp"> {
     %qk = tsc.linear %x, %wqk, %bqk {weight_kn} : (tensor<?x?x768xf32>, tensor<768x1536xf32>, tensor<1536xf32>) -> tensor<?x?x1536xf32>
     %q, %k = tsc.split %qk axis = 2 sizes = [768, 768] : ...
     ```
+
+    With `free-replaced-weights`, the weights and biases merged are erased
+    and their data freed as soon as no op reads them, group by group, so
+    that the originals and the concatenations do not all coexist.
   }];
   let dependentDialects = ["::mlir::tsc::TscDialect"];
+  let options = [
+    Option<"freeReplacedWeights", "free-replaced-weights", "bool",
+           /*default=*/"false",
+           "Free the data of the weights merged, once no op of the function "
+           "refers to them (only when nothing outside the function shares "
+           "them: tsc without --report)">
+  ];
 }
 
 //===----------------------------------------------------------------------===//
@@ -237,7 +248,9 @@ def ReducePrecisionPass : Pass<"tsc-reduce-precision", "func::FuncOp"> {
     the largest finite value).
     `tsc.cast` ops convert at the boundaries; the function's inputs and
     outputs keep their types unless `convert-io` is set. Weights are
-    converted at compile time (finite values past the half range saturate).
+    converted at compile time (finite values past the half range saturate);
+    with `free-replaced-weights`, each f32 weight is freed as soon as its
+    last reader reads the converted one.
 
     Before:
     ```mlir
@@ -256,7 +269,12 @@ def ReducePrecisionPass : Pass<"tsc-reduce-precision", "func::FuncOp"> {
            "The storage type of float tensors: f16 or bf16">,
     Option<"convertIO", "convert-io", "bool", /*default=*/"false",
            "Also the function's f32 arguments and results become half "
-           "(callers that hold fp16 tensors; `--precision-io=storage`)">
+           "(callers that hold fp16 tensors; `--precision-io=storage`)">,
+    Option<"freeReplacedWeights", "free-replaced-weights", "bool",
+           /*default=*/"false",
+           "Free the data of each f32 weight converted to half once no op of "
+           "the function refers to it (only when nothing outside the "
+           "function shares the weights: tsc without --report)">
   ];
 }
 

@@ -2,31 +2,19 @@
 
 #include "compiler/artifact/Artifact.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <array>
+// The runtime's CRC-32C (SSE4.2 where the CPU has it), compiled in: one
+// definition of the format's checksum for the writer and the reader.
+#include "runtime/src/crc32c.h"
+
 #include <cstring>
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::plan;
-
-uint32_t mlir::tsc::crc32c(ArrayRef<char> data) {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k)
-        c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  uint32_t crc = 0xFFFFFFFFu;
-  for (char ch : data)
-    crc = table[(crc ^ static_cast<uint8_t>(ch)) & 0xFF] ^ (crc >> 8);
-  return crc ^ 0xFFFFFFFFu;
-}
 
 namespace {
 
@@ -232,24 +220,43 @@ std::vector<char> encodeCuda(const cuda::DeviceCode &device,
   return std::move(w.bytes);
 }
 
+/// A section: its id, its size, and what writes its bytes, in order, in
+/// pieces to a sink (so that the weights need not be assembled first).
 struct Section {
+  using Sink = function_ref<void(ArrayRef<char>)>;
   const char *id;
-  ArrayRef<char> data;
+  uint64_t size;
+  std::function<void(Sink)> write;
 };
 
-/// The WGHT section, when the plan has weights (a weight of zero elements
-/// still needs the section it points into).
-void addWeights(const Plan &plan, SmallVectorImpl<Section> &sections) {
-  if (llvm::any_of(plan.values, [](const PlanValue &v) {
-        return v.storage == Storage::Weight;
-      }))
-    sections.push_back({"WGHT", plan.weights});
+Section bytesSection(const char *id, ArrayRef<char> data) {
+  return {id, data.size(), [data](Section::Sink sink) { sink(data); }};
 }
 
-/// Header, section table and the sections, each 64-byte aligned. `minor`
-/// is the oldest format version that has everything the sections use.
-std::vector<char> writeSections(ArrayRef<Section> sections, uint16_t minor,
-                                StringRef producer);
+/// The WGHT section, when the plan has weights (a weight of zero elements
+/// still needs the section it points into): each weight from its constant,
+/// zeros up to the next one's aligned offset.
+void addWeights(const Plan &plan, SmallVectorImpl<Section> &sections) {
+  if (llvm::none_of(plan.values, [](const PlanValue &v) {
+        return v.storage == Storage::Weight;
+      }))
+    return;
+  sections.push_back({"WGHT", plan.weightBytes, [&plan](Section::Sink sink) {
+                        static const char zeros[kAlignment] = {};
+                        uint64_t at = 0;
+                        for (const PlanWeight &weight : plan.weights) {
+                          sink(ArrayRef<char>(zeros, weight.offset - at));
+                          forEachWeightPiece(weight, sink);
+                          at = weight.offset + weight.byteSize;
+                        }
+                      }});
+}
+
+/// Header, section table and the sections, each 64-byte aligned, to `os`.
+/// `minor` is the oldest format version that has everything the sections
+/// use.
+void writeSections(ArrayRef<Section> sections, uint16_t minor,
+                   StringRef producer, llvm::raw_pwrite_stream &os);
 
 } // namespace
 
@@ -267,55 +274,84 @@ static uint16_t planMinor(const Plan &plan) {
   return plan.gemmTf32 ? 2 : 1;
 }
 
-FailureOr<std::vector<char>>
-mlir::tsc::writeArtifact(const Plan &plan, ArrayRef<char> hostObject,
-                         uint64_t isa, StringRef producer) {
+LogicalResult mlir::tsc::writeArtifact(const Plan &plan,
+                                       ArrayRef<char> hostObject, uint64_t isa,
+                                       StringRef producer,
+                                       llvm::raw_pwrite_stream &os) {
   FailureOr<std::vector<char>> planBytes = encodePlan(plan, isa, nullptr);
   if (failed(planBytes))
     return failure();
-  SmallVector<Section> sections{{"PLAN", *planBytes}};
+  SmallVector<Section> sections{bytesSection("PLAN", *planBytes)};
   if (!hostObject.empty())
-    sections.push_back({"HOST", hostObject});
+    sections.push_back(bytesSection("HOST", hostObject));
   addWeights(plan, sections);
-  return writeSections(sections, planMinor(plan), producer);
+  writeSections(sections, planMinor(plan), producer, os);
+  return success();
 }
 
-FailureOr<std::vector<char>>
+LogicalResult
 mlir::tsc::writeCudaArtifact(const Plan &plan, const cuda::DeviceCode &device,
                              ArrayRef<const cuda::TargetInfo *> targets,
-                             StringRef producer) {
+                             StringRef producer, llvm::raw_pwrite_stream &os) {
   FailureOr<std::vector<char>> planBytes = encodePlan(plan, 0, &device);
   if (failed(planBytes))
     return failure();
   std::vector<char> cuda = encodeCuda(device, targets);
-  SmallVector<Section> sections{{"PLAN", *planBytes}, {"CUDA", cuda}};
+  SmallVector<Section> sections{bytesSection("PLAN", *planBytes),
+                                bytesSection("CUDA", cuda)};
   addWeights(plan, sections);
   // The CUDA section is format 1.2's.
-  return writeSections(sections, std::max<uint16_t>(2, planMinor(plan)),
-                       producer);
+  writeSections(sections, std::max<uint16_t>(2, planMinor(plan)), producer, os);
+  return success();
 }
 
 namespace {
 
-std::vector<char> writeSections(ArrayRef<Section> sections, uint16_t minor,
-                                StringRef producer) {
+void writeSections(ArrayRef<Section> sections, uint16_t minor,
+                   StringRef producer, llvm::raw_pwrite_stream &os) {
   constexpr size_t kHeaderSize = 64, kEntrySize = 32;
-  Writer table;
+  uint64_t start = os.tell();
+  SmallVector<uint64_t> offsets;
   uint64_t offset =
       llvm::alignTo(kHeaderSize + kEntrySize * sections.size(), 64);
-  SmallVector<uint64_t> offsets;
   for (const Section &s : sections) {
     offsets.push_back(offset);
+    offset = llvm::alignTo(offset + s.size, 64);
+  }
+  uint64_t fileSize = offsets.back() + sections.back().size;
+
+  // The sections first, each checksummed as it streams past; the header and
+  // table (zeros until then) hold the checksums, so they come last.
+  static const char zeros[64] = {};
+  uint64_t at = 0;
+  auto padTo = [&](uint64_t to) {
+    for (; at < to; at += std::min<uint64_t>(64, to - at))
+      os.write(zeros, std::min<uint64_t>(64, to - at));
+  };
+  SmallVector<uint32_t> checksums;
+  for (auto [s, off] : llvm::zip(sections, offsets)) {
+    padTo(off);
+    uint32_t crc = 0;
+    s.write([&](ArrayRef<char> piece) {
+      crc = ::tsc::rt::crc32cExtend(crc, piece.data(), piece.size());
+      os.write(piece.data(), piece.size());
+      at += piece.size();
+    });
+    if (at != off + s.size)
+      llvm::report_fatal_error(llvm::Twine("artifact section ") + s.id +
+                               " wrote a size other than it declared");
+    checksums.push_back(crc);
+  }
+
+  Writer table;
+  for (auto [s, off, crc] : llvm::zip(sections, offsets, checksums)) {
     table.bytes.insert(table.bytes.end(), s.id, s.id + 4);
     table.u32(0);
-    table.u64(offset);
-    table.u64(s.data.size());
-    table.u32(crc32c(s.data));
+    table.u64(off);
+    table.u64(s.size);
+    table.u32(crc);
     table.u32(0);
-    offset = llvm::alignTo(offset + s.data.size(), 64);
   }
-  uint64_t fileSize = offsets.back() + sections.back().data.size();
-
   Writer file;
   const char magic[8] = {'\x89', 'T', 'S', 'C', 'M', '\r', '\n', '\x1a'};
   file.bytes.insert(file.bytes.end(), magic, magic + 8);
@@ -327,14 +363,10 @@ std::vector<char> writeSections(ArrayRef<Section> sections, uint16_t minor,
   char name[24] = {};
   std::memcpy(name, producer.data(), std::min<size_t>(producer.size(), 23));
   file.bytes.insert(file.bytes.end(), name, name + 24);
-  file.u32(crc32c(table.bytes));
-  file.u32(crc32c(file.bytes));
+  file.u32(::tsc::rt::crc32c(table.bytes.data(), table.bytes.size()));
+  file.u32(::tsc::rt::crc32c(file.bytes.data(), file.bytes.size()));
   file.bytes.insert(file.bytes.end(), table.bytes.begin(), table.bytes.end());
-  for (auto [s, off] : llvm::zip(sections, offsets)) {
-    file.bytes.resize(off, 0);
-    file.bytes.insert(file.bytes.end(), s.data.begin(), s.data.end());
-  }
-  return std::move(file.bytes);
+  os.pwrite(file.bytes.data(), file.bytes.size(), start);
 }
 
 } // namespace

@@ -12,23 +12,26 @@
 #include "compiler/plan/Plan.h"
 #include "compiler/target/cuda/CudaCodegen.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 namespace mlir::tsc {
 
-/// CRC-32C (Castagnoli) of `data`, as the format defines it.
-uint32_t crc32c(ArrayRef<char> data);
+/// Writes the artifact for the host target to `os`. The weights go from their
+/// constants to `os` piece by piece, never assembled in memory; the header
+/// and section table, which hold the checksums, are completed last in place
+/// (so `os` is a file or a buffer, not a pipe). Fails, writing nothing, if
+/// the plan has an expression the format cannot encode.
+LogicalResult writeArtifact(const plan::Plan &plan, ArrayRef<char> hostObject,
+                            uint64_t isa, StringRef producer,
+                            llvm::raw_pwrite_stream &os);
 
-/// The artifact's bytes for the host target.
-FailureOr<std::vector<char>> writeArtifact(const plan::Plan &plan,
-                                           ArrayRef<char> hostObject,
-                                           uint64_t isa, StringRef producer);
-
-/// The artifact's bytes for CUDA targets: the plan's kernel steps become
-/// `device`'s launches, and its modules (SASS and PTX per chip) the CUDA
-/// section.
-FailureOr<std::vector<char>>
-writeCudaArtifact(const plan::Plan &plan, const cuda::DeviceCode &device,
-                  ArrayRef<const cuda::TargetInfo *> targets,
-                  StringRef producer);
+/// The same for CUDA targets: the plan's kernel steps become `device`'s
+/// launches, and its modules (SASS and PTX per chip) the CUDA section.
+LogicalResult writeCudaArtifact(const plan::Plan &plan,
+                                const cuda::DeviceCode &device,
+                                ArrayRef<const cuda::TargetInfo *> targets,
+                                StringRef producer,
+                                llvm::raw_pwrite_stream &os);
 
 } // namespace mlir::tsc
 

@@ -11,6 +11,7 @@
 #include "compiler/importers/torchscript/TorchScriptImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/tsc/IR/TscOps.h"
+#include "passes/transforms/Weights.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -398,12 +399,26 @@ int emitDeviceCode(ModuleOp kernels, plan::Plan &plan, const Targets &targets,
   return 0;
 }
 
+/// Frees the data of every weight that no op of `live` refers to: the
+/// originals of weights a pass replaced (merged GEMMs, converted precision)
+/// and those only a dropped report baseline used. Weights mapped from
+/// external data give their pages back.
+void releaseUnusedWeights(MLIRContext *context, ArrayRef<ModuleOp> live) {
+  SmallVector<Operation *> roots;
+  for (ModuleOp module : live)
+    roots.push_back(module);
+  freeUnreferencedWeights(context, roots);
+}
+
 /// The lower and codegen phases: plan, kernels, artifact.
 /// `unfused`, when given, is the same model without the fuse phase: the
 /// report compares its plan (one kernel per op) with the fused one.
+/// `reference`, when given, is the model before --precision: the report
+/// measures the error against it. Both are dropped after the report.
 int compileModel(ModuleOp module, const DriverOptions &options,
-                 const Targets &targets, Phase until, ModuleOp unfused = {},
-                 ModuleOp reference = {}) {
+                 const Targets &targets, Phase until,
+                 OwningOpRef<ModuleOp> unfused = {},
+                 OwningOpRef<ModuleOp> reference = {}) {
   bool emitting = options.emit.getNumOccurrences() > 0;
   auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
   if (funcs.size() != 1) {
@@ -432,7 +447,7 @@ int compileModel(ModuleOp module, const DriverOptions &options,
     if (unfused) {
       plan::PlanOptions off = planOptions;
       off.fuseKernels = false;
-      auto unfusedFuncs = llvm::to_vector(unfused.getOps<func::FuncOp>());
+      auto unfusedFuncs = llvm::to_vector(unfused->getOps<func::FuncOp>());
       FailureOr<plan::Plan> other = plan::buildPlan(unfusedFuncs.front(), off);
       if (failed(other))
         return 1;
@@ -442,11 +457,14 @@ int compileModel(ModuleOp module, const DriverOptions &options,
     // Reduced precision states what it costs on this model (DESIGN.md).
     if (reference) {
       OwningOpRef<ModuleOp> reduced = module.clone();
-      if (failed(reportMeasuredError(reference, *reduced, options.precision,
+      if (failed(reportMeasuredError(*reference, *reduced, options.precision,
                                      llvm::outs())))
         return 1;
     }
   }
+  unfused = nullptr;
+  reference = nullptr;
+  releaseUnusedWeights(module.getContext(), module);
   if (!emitting && options.output == "-")
     return 0;
   bool cuda = !targets.cuda.empty();
@@ -470,29 +488,46 @@ int compileModel(ModuleOp module, const DriverOptions &options,
     out->keep();
     return 0;
   }
-  FailureOr<std::vector<char>> artifact;
+  // The weights stream from their constants into the file, whose header is
+  // completed last: a file, not a pipe.
+  auto openArtifact = [&]() -> std::unique_ptr<llvm::ToolOutputFile> {
+    std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
+    if (out && !out->os().supportsSeeking()) {
+      llvm::errs() << "tsc: error: -o " << options.output
+                   << ": an artifact is written to a file, not a pipe or a "
+                      "terminal\n";
+      return nullptr;
+    }
+    return out;
+  };
+  std::unique_ptr<llvm::ToolOutputFile> out;
+  LogicalResult written = failure();
   if (cuda) {
     SmallVector<const cuda::TargetInfo *> chips = getChips(targets);
     FailureOr<cuda::DeviceCode> code = buildDeviceCode(**kernels, *plan, chips);
-    if (failed(code))
+    if (failed(code) || !(out = openArtifact()))
       return 1;
-    artifact = writeCudaArtifact(*plan, *code, chips, "tsc " TSC_VERSION);
+    written =
+        writeCudaArtifact(*plan, *code, chips, "tsc " TSC_VERSION, out->os());
   } else {
     FailureOr<std::vector<char>> object = compileKernels(**kernels, *target);
-    if (failed(object))
+    if (failed(object) || !(out = openArtifact()))
       return 1;
-    artifact =
-        writeArtifact(*plan, *object, target->isa, "tsc " TSC_VERSION);
+    written = writeArtifact(*plan, *object, target->isa, "tsc " TSC_VERSION,
+                            out->os());
   }
-  if (failed(artifact)) {
+  if (failed(written)) {
     llvm::errs() << "tsc: error: the plan has an expression the artifact "
                     "format cannot encode\n";
     return 1;
   }
-  std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
-  if (!out)
+  out->os().flush();
+  if (std::error_code error = out->os().error()) {
+    llvm::errs() << "tsc: error: cannot write " << options.output << ": "
+                 << error.message() << "\n";
+    out->os().clear_error();
     return 1;
-  out->os().write(artifact->data(), artifact->size());
+  }
   out->keep();
   return 0;
 }
@@ -576,6 +611,7 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   buildTscPipeline(pm, pipeline);
   if (failed(pm.run(*module)))
     return 1;
+  releaseUnusedWeights(&context, *module);
   // The fuse phase on its own, so that the report can plan the graph without
   // it too.
   OwningOpRef<ModuleOp> unfused;
@@ -585,9 +621,13 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
     PassManager fuse(&context);
     if (failed(applyPassManagerCLOptions(fuse)))
       return 1;
-    buildFusePhase(fuse);
+    // Without the report's baselines, nothing shares the weights that GEMM
+    // merging replaces: they are freed group by group.
+    buildFusePhase(fuse, /*freeReplacedWeights=*/!options.report);
     if (failed(fuse.run(*module)))
       return 1;
+    // The Q/K/V and gate/up weights that merged GEMMs replaced.
+    releaseUnusedWeights(&context, {*module, unfused.get()});
   }
   // Half-precision storage, on the baseline too so that the report compares
   // like with like; the report measures the error against the fp32 graph.
@@ -604,15 +644,18 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
         return 1;
       buildPrecisionPhase(precision,
                           options.precision == "fp16" ? "f16" : "bf16",
-                          options.precisionIO == "storage");
+                          options.precisionIO == "storage",
+                          /*freeReplacedWeights=*/!options.report);
       if (failed(precision.run(m)))
         return 1;
     }
+    // The f32 weights converted to half, unless the report's reference
+    // keeps them.
+    releaseUnusedWeights(&context, {*module, unfused.get(), reference.get()});
   }
   if (until >= Phase::Lower)
-    return compileModel(*module, options, *targets, until,
-                        unfused ? *unfused : ModuleOp(),
-                        reference ? *reference : ModuleOp());
+    return compileModel(*module, options, *targets, until, std::move(unfused),
+                        std::move(reference));
 
   std::string message;
   std::unique_ptr<llvm::ToolOutputFile> out =

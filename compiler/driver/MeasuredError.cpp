@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 
 #include <cmath>
@@ -37,43 +38,48 @@ Problem take(tsc_status_t status) {
   return message;
 }
 
-/// An artifact in 64-byte aligned memory, as the runtime borrows it.
-struct AlignedBytes {
-  struct Free {
-    void operator()(char *p) const { std::free(p); }
-  };
-  std::unique_ptr<char, Free> data;
-  size_t size = 0;
-};
-
-/// `module`'s function compiled for this machine's CPU into an artifact.
-FailureOr<AlignedBytes> compileForHost(ModuleOp module) {
+/// `module`'s function compiled for this machine's CPU and loaded by the
+/// runtime. The artifact goes through a temporary file named after `label`
+/// (runtime messages name it), which the runtime maps: its weights are not
+/// copied into memory on the way.
+Problem loadForHost(ModuleOp module, StringRef label, tsc_model_t **out) {
   auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
   FailureOr<HostTarget> target = resolveHostTarget("native");
   if (funcs.size() != 1 || failed(target))
-    return failure();
+    return std::string("compiling for the host failed");
   FailureOr<plan::Plan> plan = plan::buildPlan(funcs.front(), {});
   if (failed(plan))
-    return failure();
+    return std::string("compiling for the host failed");
   FailureOr<OwningOpRef<ModuleOp>> kernels =
       outlineKernels(*plan, module.getContext());
   if (failed(kernels) || failed(lowerKernels(**kernels)))
-    return failure();
+    return std::string("compiling for the host failed");
   FailureOr<std::vector<char>> object = compileKernels(**kernels, *target);
   if (failed(object))
-    return failure();
-  FailureOr<std::vector<char>> bytes =
-      writeArtifact(*plan, *object, target->isa, "tsc (measured error)");
-  if (failed(bytes))
-    return failure();
-  AlignedBytes out;
-  out.size = bytes->size();
-  out.data.reset(static_cast<char *>(
-      std::aligned_alloc(64, llvm::alignTo(out.size, 64))));
-  if (!out.data)
-    return failure();
-  std::memcpy(out.data.get(), bytes->data(), out.size);
-  return out;
+    return std::string("compiling for the host failed");
+  int fd = -1;
+  SmallString<128> path;
+  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
+          "tsc-measured-error-" + label, "tscm", fd, path))
+    return "cannot create a temporary file: " + error.message();
+  Problem problem;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    if (failed(writeArtifact(*plan, *object, target->isa,
+                             "tsc (measured error)", os)))
+      problem = "the plan has an expression the artifact format cannot "
+                "encode";
+    os.close();
+    if (!problem && os.has_error())
+      problem =
+          "cannot write " + path.str().str() + ": " + os.error().message();
+    os.clear_error();
+  }
+  if (!problem)
+    problem = take(tsc_model_load(nullptr, path.c_str(), out));
+  // The runtime maps the file: it may go as soon as the model is loaded.
+  llvm::sys::fs::remove(path);
+  return problem;
 }
 
 const llvm::fltSemantics *floatSemantics(tsc_dtype_t dtype) {
@@ -136,9 +142,8 @@ struct Run {
     tsc_session_release(session);
     tsc_model_release(model);
   }
-  Problem start(const AlignedBytes &artifact, const char *name) {
-    if (Problem p = take(tsc_model_load_from_memory(
-            nullptr, artifact.data.get(), artifact.size, name, &model)))
+  Problem start(ModuleOp module, StringRef label) {
+    if (Problem p = loadForHost(module, label, &model))
       return p;
     return take(tsc_session_create(model, nullptr, &session));
   }
@@ -160,14 +165,10 @@ double relativeL2(tsc_tensor_t *out, tsc_tensor_t *ref) {
 
 Problem measure(ModuleOp reference, ModuleOp reduced, StringRef precision,
                 llvm::raw_ostream &os) {
-  FailureOr<AlignedBytes> refBytes = compileForHost(reference);
-  FailureOr<AlignedBytes> reducedBytes = compileForHost(reduced);
-  if (failed(refBytes) || failed(reducedBytes))
-    return std::string("compiling for the host failed");
   Run fp32, half;
-  if (Problem p = fp32.start(*refBytes, "fp32"))
+  if (Problem p = fp32.start(reference, "fp32"))
     return p;
-  if (Problem p = half.start(*reducedBytes, precision.str().c_str()))
+  if (Problem p = half.start(reduced, precision))
     return p;
   // Symbols at their maxima, at most kMaxSymbolValue.
   std::vector<int64_t> symbols;

@@ -63,12 +63,13 @@ void tsc::buildTscPipeline(OpPassManager &pm,
                         options.precisionIO == "storage");
 }
 
-void tsc::buildPrecisionPhase(OpPassManager &pm, StringRef type,
-                              bool convertIO) {
+void tsc::buildPrecisionPhase(OpPassManager &pm, StringRef type, bool convertIO,
+                              bool freeReplacedWeights) {
   // precision: after fusion, whose patterns match the model's f32 formulas.
   ReducePrecisionPassOptions precision;
   precision.type = type.str();
   precision.convertIO = convertIO;
+  precision.freeReplacedWeights = freeReplacedWeights;
   pm.addNestedPass<func::FuncOp>(createReducePrecisionPass(precision));
   // Cast pairs that undo each other fold, weights convert.
   pm.addPass(createCanonicalizerPass());
@@ -79,7 +80,7 @@ void tsc::buildPrecisionPhase(OpPassManager &pm, StringRef type,
   pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
 }
 
-void tsc::buildFusePhase(OpPassManager &pm) {
+void tsc::buildFusePhase(OpPassManager &pm, bool freeReplacedWeights) {
   // fuse: norms first, so their square roots are not mistaken for parts of
   // other formulas; then GELU and SiLU.
   pm.addNestedPass<func::FuncOp>(createFuseNormsPass());
@@ -89,10 +90,12 @@ void tsc::buildFusePhase(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createFuseAttentionPass());
   // fuse: bias and residual adds into the GEMMs, then projections of one
-  // input (Q/K/V, gate/up) as one GEMM; weights and biases are concatenated
-  // at compile time by the canonicalizer that follows.
+  // input (Q/K/V, gate/up) as one GEMM, the weights and biases concatenated
+  // at compile time (and the originals freed group by group when asked).
   pm.addNestedPass<func::FuncOp>(createFuseGemmEpiloguesPass());
-  pm.addNestedPass<func::FuncOp>(createMergeGemmsPass());
+  MergeGemmsPassOptions merge;
+  merge.freeReplacedWeights = freeReplacedWeights;
+  pm.addNestedPass<func::FuncOp>(createMergeGemmsPass(merge));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // fuse: the new ops get their bindings; the contract holds after each phase.

@@ -60,13 +60,17 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
 void buildTscPipeline(OpPassManager &pm, const TscPipelineOptions &options);
 
 /// The fuse phase alone, for a module that went through the graph phase.
-void buildFusePhase(OpPassManager &pm);
+/// With `freeReplacedWeights` (nothing outside the module shares its
+/// weights), the weights that GEMM merging replaces are freed as it goes.
+void buildFusePhase(OpPassManager &pm, bool freeReplacedWeights = false);
 
 /// Half-precision storage (`type` f16 or bf16) for a module after the fuse
 /// phase: `--precision=fp16|bf16`; with `convertIO` the function's float
-/// inputs and outputs too (`--precision-io=storage`).
+/// inputs and outputs too (`--precision-io=storage`); with
+/// `freeReplacedWeights`, each f32 weight is freed once converted.
 void buildPrecisionPhase(OpPassManager &pm, StringRef type,
-                         bool convertIO = false);
+                         bool convertIO = false,
+                         bool freeReplacedWeights = false);
 
 /// Registers `tsc-pipeline` for tsc-opt.
 void registerTscPipeline();

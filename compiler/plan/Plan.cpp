@@ -175,39 +175,34 @@ LogicalResult Planner::addWeight(ConstantOp op) {
   if (failed(index))
     return failure();
   PlanValue &value = plan.values[*index];
-  std::vector<char> &weights = plan.weights;
-  weights.resize(llvm::alignTo(weights.size(), kAlignment), 0);
-  value.offset = weights.size();
+  plan.weightBytes = llvm::alignTo(plan.weightBytes, kAlignment);
+  value.offset = plan.weightBytes;
   Attribute attr = op.getValue();
   auto type = cast<RankedTensorType>(op.getType());
-  int64_t count = type.getNumElements();
+  uint64_t bytes = 0;
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (type.getElementType().isInteger(1)) {
-      for (bool b : dense.getValues<bool>())
-        weights.push_back(b ? 1 : 0);
-    } else {
-      ArrayRef<char> raw = dense.getRawData();
-      if (dense.isSplat())
-        for (int64_t i = 0; i < count; ++i)
-          weights.insert(weights.end(), raw.begin(), raw.end());
-      else
-        weights.insert(weights.end(), raw.begin(), raw.end());
-    }
+    uint64_t count = type.getNumElements();
+    if (type.getElementType().isInteger(1))
+      bytes = count;
+    else if (dense.isSplat())
+      bytes = count * dense.getRawData().size();
+    else
+      bytes = dense.getRawData().size();
   } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
       return op.emitError() << "the data of weight '"
                             << resource.getRawHandle().getKey()
                             << "' is missing (elided when printed?)";
-    ArrayRef<char> data = blob->getData();
-    weights.insert(weights.end(), data.begin(), data.end());
+    bytes = blob->getData().size();
   } else {
     return op.emitError() << "unsupported constant attribute " << attr;
   }
-  uint64_t written = weights.size() - value.offset;
-  if (written != value.byteSize)
-    return op.emitError() << "weight holds " << written << " bytes, its type "
+  if (bytes != value.byteSize)
+    return op.emitError() << "weight holds " << bytes << " bytes, its type "
                           << type << " needs " << value.byteSize;
+  plan.weights.push_back({cast<ElementsAttr>(attr), value.offset, bytes});
+  plan.weightBytes += bytes;
   return success();
 }
 
@@ -740,6 +735,38 @@ FailureOr<Plan> plan::buildPlan(func::FuncOp func, const PlanOptions &options) {
   return Planner(func, options).run();
 }
 
+void plan::forEachWeightPiece(const PlanWeight &weight,
+                              function_ref<void(ArrayRef<char>)> write) {
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(weight.value)) {
+    // buildPlan checked that the blob is there; the driver frees only the
+    // blobs no live module refers to.
+    write(resource.getRawHandle().getBlob()->getData());
+    return;
+  }
+  auto dense = cast<DenseElementsAttr>(weight.value);
+  if (dense.getElementType().isInteger(1)) {
+    std::vector<char> bytes;
+    for (bool b : dense.getValues<bool>())
+      bytes.push_back(b ? 1 : 0);
+    write(bytes);
+    return;
+  }
+  ArrayRef<char> raw = dense.getRawData();
+  if (!dense.isSplat() || raw.empty()) {
+    write(raw);
+    return;
+  }
+  // A splat holds one element: write it a block at a time.
+  constexpr uint64_t kBlockBytes = 1 << 16;
+  std::vector<char> block;
+  for (uint64_t n = 0; n < weight.byteSize && block.size() < kBlockBytes;
+       n += raw.size())
+    block.insert(block.end(), raw.begin(), raw.end());
+  for (uint64_t done = 0; done < weight.byteSize; done += block.size())
+    write(ArrayRef<char>(block).take_front(
+        std::min<uint64_t>(block.size(), weight.byteSize - done)));
+}
+
 uint64_t plan::estimateTraffic(const Plan &plan, const PlanStep &step) {
   auto bytes = [&](unsigned v) { return plan.values[v].byteSize; };
   switch (step.kind) {
@@ -949,7 +976,7 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
                          ? 100.0 * (1.0 - double(plan.arenaSize) /
                                               double(plan.intermediateBytes))
                          : 0.0);
-  os << "weights: " << plan.weights.size() << " bytes\n";
+  os << "weights: " << plan.weightBytes << " bytes\n";
   printPrecision(plan, os);
   os << "steps:\n";
   for (auto [i, step] : llvm::enumerate(plan.steps)) {

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 
 #include <string>
 #include <vector>
@@ -64,6 +65,20 @@ struct PlanValue {
   unsigned base = 0;          // view: the value it aliases
 };
 
+/// A weight's place in WGHT and where its bytes come from: its constant's
+/// value, read when the artifact is written (the plan copies no weight
+/// data, so a model's weights are not held twice).
+struct PlanWeight {
+  ElementsAttr value; // DenseElementsAttr or DenseResourceElementsAttr
+  uint64_t offset = 0;
+  uint64_t byteSize = 0;
+};
+
+/// Calls `write` with the bytes of `weight` in order: a blob's data as it is,
+/// a literal's in pieces (splats and i1 elements, one byte each, expanded).
+void forEachWeightPiece(const PlanWeight &weight,
+                        function_ref<void(ArrayRef<char>)> write);
+
 struct PlanStep {
   enum class Kind : uint8_t { Kernel = 1, Gemm = 2, Copy = 3 };
   Kind kind;
@@ -101,7 +116,10 @@ struct Plan {
   /// Sum of the arena values' sizes at the maxima: what the arena would be
   /// without reuse.
   uint64_t intermediateBytes = 0;
-  std::vector<char> weights;
+  /// The weights in offset order, each at a multiple of kAlignment, and the
+  /// size of WGHT.
+  std::vector<PlanWeight> weights;
+  uint64_t weightBytes = 0;
 
   /// The value index of graph value `v`, if it has one.
   std::optional<unsigned> lookup(Value v) const;

@@ -2,9 +2,11 @@
 
 #include "passes/Passes.h"
 #include "passes/transforms/MatchUtils.h"
+#include "passes/transforms/Weights.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tsc {
 #define GEN_PASS_DEF_MERGEGEMMSPASS
@@ -82,8 +84,11 @@ struct SplitHeadsAfterReshape : OpRewritePattern<SplitOp> {
 };
 
 struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
-    mergeAll();
+    ReplacedWeights replaced(getOperation(), freeReplacedWeights);
+    mergeAll(replaced);
     // Then split projections into heads without copies.
     RewritePatternSet patterns(&getContext());
     patterns.add<SplitHeadsAfterReshape>(&getContext());
@@ -92,7 +97,7 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
       return signalPassFailure();
   }
 
-  void mergeAll() {
+  void mergeAll(ReplacedWeights &replaced) {
     // Group by the input, the weight layout, K and the element type.
     using Key = std::tuple<Value, unsigned, int64_t, Type>;
     llvm::MapVector<Key, SmallVector<Gemm>> groups;
@@ -109,11 +114,13 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
     });
     for (auto &[key, gemms] : groups)
       if (gemms.size() > 1)
-        merge(gemms);
+        merge(gemms, replaced);
   }
 
   /// x·W1ᵀ + b1, x·W2ᵀ + b2, ... -> split(x·[W1 W2 ...]ᵀ + [b1 b2 ...]).
-  void merge(MutableArrayRef<Gemm> gemms) {
+  /// The weights and biases merged are freed as soon as nothing else reads
+  /// them, before the next group is concatenated.
+  void merge(MutableArrayRef<Gemm> gemms, ReplacedWeights &replaced) {
     // The merged product goes where the first of them is; the weights and
     // biases, being constants, and the shared input dominate it.
     Operation *first = gemms.front().op;
@@ -177,11 +184,17 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
         builder, loc, pieces, product,
         builder.getI64IntegerAttr(static_cast<int64_t>(shape.size()) - 1),
         builder.getDenseI64ArrayAttr(sizes));
+    llvm::SetVector<Operation *> originals;
     for (auto [g, piece] : llvm::zip_equal(gemms, split.getResults())) {
       LinearOp op = g.op;
+      originals.insert(g.weight);
+      if (Value bias = op.getBias())
+        originals.insert(bias.getDefiningOp());
       op.getResult().replaceAllUsesWith(piece);
       op->erase();
     }
+    for (Operation *original : originals)
+      replaced.eraseIfDead(original);
   }
 };
 

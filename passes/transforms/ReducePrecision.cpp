@@ -9,6 +9,7 @@
 
 #include "dialects/tsc/IR/TscOps.h"
 #include "passes/Passes.h"
+#include "passes/transforms/Weights.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -183,16 +184,26 @@ struct ReducePrecisionPass
     }
     SmallVector<Operation *> ops = chooseHalfOps(func);
     llvm::SmallPtrSet<Operation *, 32> onHalf(ops.begin(), ops.end());
+    ReplacedWeights replaced(func, freeReplacedWeights);
     OpBuilder b(context);
     // In order, so that each op sees its producers' new types.
     for (Operation *op : ops) {
       // Operands: half copies of f32 values (CSE merges repeated ones; a
       // copy of a cast from half folds away).
       b.setInsertionPoint(op);
-      for (OpOperand &operand : op->getOpOperands())
-        if (std::optional<RankedTensorType> t =
-                halved(operand.get().getType(), half))
-          operand.set(halfOperand(b, operand.get(), *t));
+      for (OpOperand &operand : op->getOpOperands()) {
+        Value wide = operand.get();
+        std::optional<RankedTensorType> t = halved(wide.getType(), half);
+        if (!t)
+          continue;
+        operand.set(halfOperand(b, wide, *t));
+        // An f32 weight whose last reader now reads its half copy.
+        auto constant = wide.getDefiningOp<ConstantOp>();
+        if (constant && constant->use_empty()) {
+          constants.erase(wide);
+          replaced.eraseIfDead(constant);
+        }
+      }
       // Results: half, and an f32 copy for users that keep f32.
       b.setInsertionPointAfter(op);
       for (OpResult result : op->getResults()) {

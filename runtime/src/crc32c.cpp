@@ -91,13 +91,17 @@ uint32_t crc32cPortable(const void *data, size_t size) {
   return ~updatePortable(0xFFFFFFFFu, static_cast<const uint8_t *>(data), size);
 }
 
-uint32_t crc32c(const void *data, size_t size) {
+uint32_t crc32cExtend(uint32_t crc, const void *data, size_t size) {
+  const auto *bytes = static_cast<const uint8_t *>(data);
 #if defined(__x86_64__)
   if (crc32cUsesHardware())
-    return ~updateHardware(0xFFFFFFFFu, static_cast<const uint8_t *>(data),
-                           size);
+    return ~updateHardware(~crc, bytes, size);
 #endif
-  return crc32cPortable(data, size);
+  return ~updatePortable(~crc, bytes, size);
+}
+
+uint32_t crc32c(const void *data, size_t size) {
+  return crc32cExtend(0, data, size);
 }
 
 } // namespace tsc::rt

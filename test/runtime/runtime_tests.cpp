@@ -240,6 +240,15 @@ TEST(crc32c_known_values) {
     for (size_t n : {0, 1, 7, 8, 9, 63, 64, 65, 997})
       CHECK(tsc::rt::crc32c(bytes.data() + offset, n) ==
             tsc::rt::crc32cPortable(bytes.data() + offset, n));
+  // Extending a checksum piece by piece gives the checksum of the whole.
+  CHECK(tsc::rt::crc32cExtend(tsc::rt::crc32c(check, 4), check + 4, 5) ==
+        0xE3069283u);
+  for (size_t split : {0, 1, 8, 500, 999, 1000}) {
+    uint32_t head = tsc::rt::crc32c(bytes.data(), split);
+    CHECK(tsc::rt::crc32cExtend(head, bytes.data() + split,
+                                bytes.size() - split) ==
+          tsc::rt::crc32c(bytes.data(), bytes.size()));
+  }
 }
 
 // --- Loading broken files written here

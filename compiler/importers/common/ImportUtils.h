@@ -1,17 +1,20 @@
 //===- ImportUtils.h - what every importer builds the same way --*- C++ -*-===//
 //
 // Both importers declare graph inputs whose dynamic dims are named symbols,
-// and turn weights into constants. These helpers keep the two identical.
+// and turn weights into constants. These helpers keep the two identical, and
+// let weights stay in the files they come from (mapped, not copied).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TSC_COMPILER_IMPORTERS_COMMON_IMPORTUTILS_H
 #define TSC_COMPILER_IMPORTERS_COMMON_IMPORTUTILS_H
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <memory>
 #include <string>
 #include <variant>
 
@@ -42,10 +45,42 @@ private:
   llvm::StringMap<Value> symbols;
 };
 
+/// A whole file mapped read-only, whose ranges become weight blobs without
+/// copies (`mappedBlob`). The blobs share it: it is unmapped with the last.
+class MappedFile {
+public:
+  /// Maps `path`; failure with the reason in `error`.
+  static FailureOr<std::shared_ptr<MappedFile>> open(StringRef path,
+                                                     std::string &error);
+  ~MappedFile();
+  MappedFile(const MappedFile &) = delete;
+  MappedFile &operator=(const MappedFile &) = delete;
+
+  ArrayRef<char> getData() const { return {data, size}; }
+
+private:
+  MappedFile(const char *data, size_t size) : data(data), size(size) {}
+  const char *data;
+  size_t size;
+};
+
+/// A blob viewing `bytes`, a range of `file`'s data. Its pages come in from
+/// the file when read; when the blob is destroyed (a pass replaced the
+/// weight and the driver released it), the pages wholly inside it are given
+/// back, so the weight stops counting against the compiler's memory.
+AsmResourceBlob mappedBlob(std::shared_ptr<MappedFile> file,
+                           ArrayRef<char> bytes);
+
+/// A blob owning `bytes` (the raw data a protobuf message held), not copied.
+AsmResourceBlob stringBlob(std::unique_ptr<std::string> bytes);
+
 /// The constant value of a weight of `type` from its raw little-endian bytes
-/// (`i1` one byte per element): a `dense` literal when it has at most
-/// `maxInlineElements` elements (shape constants stay readable and
-/// foldable), else a 64-byte aligned `dense_resource` blob named `name`.
+/// in `blob` (`i1` one byte per element): a `dense` literal when it has at
+/// most `maxInlineElements` elements (shape constants stay readable and
+/// foldable), else a `dense_resource` named `name` holding `blob` itself.
+ElementsAttr weightAttr(RankedTensorType type, AsmResourceBlob blob,
+                        StringRef name, int64_t maxInlineElements);
+/// The same from `bytes`, copied into a 64-byte aligned blob.
 ElementsAttr weightAttr(RankedTensorType type, ArrayRef<char> bytes,
                         StringRef name, int64_t maxInlineElements);
 

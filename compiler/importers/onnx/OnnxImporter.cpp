@@ -125,13 +125,15 @@ private:
   FailureOr<Type> convertType(const onnx::TypeProto &type, StringRef what);
   FailureOr<Value> declareInput(const onnx::ValueInfoProto &input,
                                 Block &body);
-  FailureOr<Value> importInitializer(const onnx::TensorProto &tensor);
-  FailureOr<ElementsAttr> tensorAttr(const onnx::TensorProto &tensor);
-  FailureOr<std::vector<char>> readTensorBytes(const onnx::TensorProto &tensor,
-                                               int64_t numElements);
-  FailureOr<Attribute> convertAttribute(const onnx::AttributeProto &attr,
+  FailureOr<Value> importInitializer(onnx::TensorProto &tensor);
+  FailureOr<ElementsAttr> tensorAttr(onnx::TensorProto &tensor);
+  FailureOr<AsmResourceBlob> readTensorData(onnx::TensorProto &tensor,
+                                            int64_t numElements);
+  FailureOr<AsmResourceBlob> readExternalData(const onnx::TensorProto &tensor,
+                                              int64_t expected);
+  FailureOr<Attribute> convertAttribute(onnx::AttributeProto &attr,
                                         const onnx::NodeProto &node);
-  LogicalResult importNode(const onnx::NodeProto &node);
+  LogicalResult importNode(onnx::NodeProto &node);
   Location nodeLoc(const onnx::NodeProto &node, size_t index);
 
   MLIRContext *ctx;
@@ -144,6 +146,8 @@ private:
   InputSymbols symbols;
   /// Shape-inference results and declared outputs, by value name.
   llvm::StringMap<const onnx::ValueInfoProto *> valueInfos;
+  /// External-data files, each mapped once, by path.
+  llvm::StringMap<std::shared_ptr<MappedFile>> dataFiles;
   size_t nodeIndex = 0;
 };
 
@@ -275,96 +279,131 @@ FailureOr<Value> Importer::declareInput(const onnx::ValueInfoProto &input,
   return arg;
 }
 
-FailureOr<std::vector<char>>
-Importer::readTensorBytes(const onnx::TensorProto &tensor,
-                          int64_t numElements) {
+FailureOr<AsmResourceBlob>
+Importer::readExternalData(const onnx::TensorProto &tensor, int64_t expected) {
+  std::string what = "initializer '" + tensor.name() + "'";
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
+    StringRef value = entry.value();
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if ((entry.key() == "offset" && value.getAsInteger(10, offset)) ||
+               (entry.key() == "length" && value.getAsInteger(10, length))) {
+      error() << what << ": external data " << entry.key() << " '" << value
+              << "' is not a number";
+      return failure();
+    }
+  }
+  if (location.empty()) {
+    error() << what << " is stored externally but names no location";
+    return failure();
+  }
+  // As onnx's checker requires: the side file is in the model's folder or
+  // below it, never wherever a location would lead.
+  namespace path = llvm::sys::path;
+  if (path::is_absolute(location) || path::has_root_name(location) ||
+      llvm::is_contained(
+          llvm::make_range(path::begin(location), path::end(location)), "..")) {
+    error() << what << ": external data location '" << location
+            << "' is not a path inside the model's folder";
+    return failure();
+  }
+  if (offset < 0) {
+    error() << what << ": negative external data offset";
+    return failure();
+  }
+  if (length >= 0 && length != expected) {
+    error() << what << ": external data length " << length << " differs from "
+            << "the " << expected << " bytes its type needs";
+    return failure();
+  }
+  SmallString<256> file(path::parent_path(options.path));
+  path::append(file, location);
+  std::shared_ptr<MappedFile> &mapped = dataFiles[file];
+  if (!mapped) {
+    std::string reason;
+    FailureOr<std::shared_ptr<MappedFile>> opened =
+        MappedFile::open(file, reason);
+    if (failed(opened)) {
+      error() << what << ": cannot read external data file '" << file
+              << "': " << reason;
+      return failure();
+    }
+    mapped = *opened;
+  }
+  ArrayRef<char> data = mapped->getData();
+  if (static_cast<uint64_t>(offset) > data.size() ||
+      static_cast<uint64_t>(expected) > data.size() - offset) {
+    error() << what << ": external data at offset " << offset << ", "
+            << expected << " bytes, lies outside '" << file << "' ("
+            << data.size() << " bytes)";
+    return failure();
+  }
+  return mappedBlob(mapped, data.slice(offset, expected));
+}
+
+FailureOr<AsmResourceBlob> Importer::readTensorData(onnx::TensorProto &tensor,
+                                                    int64_t numElements) {
   int type = tensor.data_type();
   bool packed4 = type == 21 || type == 22;
   int64_t expected =
       packed4 ? (numElements + 1) / 2 : numElements * elementBytes(type);
-  std::vector<char> bytes;
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return readExternalData(tensor, expected);
   std::string what = "initializer '" + tensor.name() + "'";
-
-  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
-      StringRef value = entry.value();
-      if (entry.key() == "location") {
-        location = entry.value();
-      } else if ((entry.key() == "offset" && value.getAsInteger(10, offset)) ||
-                 (entry.key() == "length" && value.getAsInteger(10, length))) {
-        error() << what << ": external data " << entry.key() << " '" << value
-                << "' is not a number";
-        return failure();
-      }
-    }
-    if (offset < 0) {
-      error() << what << ": negative external data offset";
-      return failure();
-    }
-    SmallString<256> file(llvm::sys::path::parent_path(options.path));
-    llvm::sys::path::append(file, location);
-    if (location.empty()) {
-      error() << what << " is stored externally but names no location";
-      return failure();
-    }
-    auto buffer = llvm::MemoryBuffer::getFileSlice(
-        file, length < 0 ? expected : length, offset, /*IsVolatile=*/false);
-    if (!buffer) {
-      error() << what << ": cannot read external data file '" << file
-              << "' (offset " << offset << ", " << expected
-              << " bytes): " << buffer.getError().message();
-      return failure();
-    }
-    StringRef data = (*buffer)->getBuffer();
-    bytes.assign(data.begin(), data.end());
-  } else if (tensor.has_raw_data()) {
-    bytes.assign(tensor.raw_data().begin(), tensor.raw_data().end());
-  } else {
-    // Typed fields. ONNX stores 8/16-bit ints and halves in int32_data.
-    auto append = [&](const void *p, size_t n) {
-      bytes.insert(bytes.end(), static_cast<const char *>(p),
-                   static_cast<const char *>(p) + n);
-    };
-    switch (type) {
-    case onnx::TensorProto::FLOAT:
-      append(tensor.float_data().data(), tensor.float_data_size() * 4);
-      break;
-    case onnx::TensorProto::DOUBLE:
-      append(tensor.double_data().data(), tensor.double_data_size() * 8);
-      break;
-    case onnx::TensorProto::INT64:
-      append(tensor.int64_data().data(), tensor.int64_data_size() * 8);
-      break;
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::UINT64:
-      for (uint64_t v : tensor.uint64_data()) {
-        llvm::support::ulittle64_t word(v);
-        append(&word, elementBytes(type));
-      }
-      break;
-    default:
-      for (int32_t v : tensor.int32_data()) {
-        if (packed4) {
-          append(&v, 1);
-          continue;
-        }
-        llvm::support::ulittle64_t word(static_cast<uint64_t>(v));
-        append(&word, elementBytes(type));
-      }
-    }
-  }
-  if (static_cast<int64_t>(bytes.size()) != expected) {
-    error() << what << " holds " << bytes.size() << " bytes of data, but "
-            << numElements << " elements of " << dataTypeName(type)
-            << " need " << expected;
+  auto sizeError = [&](size_t size) {
+    error() << what << " holds " << size << " bytes of data, but "
+            << numElements << " elements of " << dataTypeName(type) << " need "
+            << expected;
     return failure();
+  };
+  if (tensor.has_raw_data()) {
+    if (static_cast<int64_t>(tensor.raw_data().size()) != expected)
+      return sizeError(tensor.raw_data().size());
+    // The message's own bytes become the blob: the weights stay in memory
+    // once.
+    return stringBlob(std::unique_ptr<std::string>(tensor.release_raw_data()));
   }
-  return bytes;
+  // Typed fields. ONNX stores 8/16-bit ints and halves in int32_data.
+  std::vector<char> bytes;
+  auto append = [&](const void *p, size_t n) {
+    bytes.insert(bytes.end(), static_cast<const char *>(p),
+                 static_cast<const char *>(p) + n);
+  };
+  switch (type) {
+  case onnx::TensorProto::FLOAT:
+    append(tensor.float_data().data(), tensor.float_data_size() * 4);
+    break;
+  case onnx::TensorProto::DOUBLE:
+    append(tensor.double_data().data(), tensor.double_data_size() * 8);
+    break;
+  case onnx::TensorProto::INT64:
+    append(tensor.int64_data().data(), tensor.int64_data_size() * 8);
+    break;
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    for (uint64_t v : tensor.uint64_data()) {
+      llvm::support::ulittle64_t word(v);
+      append(&word, elementBytes(type));
+    }
+    break;
+  default:
+    for (int32_t v : tensor.int32_data()) {
+      if (packed4) {
+        append(&v, 1);
+        continue;
+      }
+      llvm::support::ulittle64_t word(static_cast<uint64_t>(v));
+      append(&word, elementBytes(type));
+    }
+  }
+  if (static_cast<int64_t>(bytes.size()) != expected)
+    return sizeError(bytes.size());
+  return HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, /*align=*/64);
 }
 
-FailureOr<Value> Importer::importInitializer(const onnx::TensorProto &tensor) {
+FailureOr<Value> Importer::importInitializer(onnx::TensorProto &tensor) {
   FailureOr<ElementsAttr> value = tensorAttr(tensor);
   if (failed(value))
     return failure();
@@ -372,7 +411,7 @@ FailureOr<Value> Importer::importInitializer(const onnx::TensorProto &tensor) {
   return ConstantOp::create(builder, loc, *value).getResult();
 }
 
-FailureOr<ElementsAttr> Importer::tensorAttr(const onnx::TensorProto &tensor) {
+FailureOr<ElementsAttr> Importer::tensorAttr(onnx::TensorProto &tensor) {
   std::string what = "initializer '" + tensor.name() + "'";
   Type element = elementType(ctx, tensor.data_type());
   if (!element) {
@@ -389,16 +428,15 @@ FailureOr<ElementsAttr> Importer::tensorAttr(const onnx::TensorProto &tensor) {
       return failure();
     }
   }
-  FailureOr<std::vector<char>> bytes = readTensorBytes(tensor, numElements);
-  if (failed(bytes))
+  FailureOr<AsmResourceBlob> data = readTensorData(tensor, numElements);
+  if (failed(data))
     return failure();
-  return weightAttr(RankedTensorType::get(shape, element), *bytes,
+  return weightAttr(RankedTensorType::get(shape, element), std::move(*data),
                     tensor.name(), options.maxInlineElements);
 }
 
-FailureOr<Attribute>
-Importer::convertAttribute(const onnx::AttributeProto &attr,
-                           const onnx::NodeProto &node) {
+FailureOr<Attribute> Importer::convertAttribute(onnx::AttributeProto &attr,
+                                                const onnx::NodeProto &node) {
   switch (attr.type()) {
   case onnx::AttributeProto::FLOAT:
     return Attribute(builder.getF32FloatAttr(attr.f()));
@@ -419,7 +457,7 @@ Importer::convertAttribute(const onnx::AttributeProto &attr,
     return Attribute(builder.getArrayAttr(strings));
   }
   case onnx::AttributeProto::TENSOR: {
-    FailureOr<ElementsAttr> value = tensorAttr(attr.t());
+    FailureOr<ElementsAttr> value = tensorAttr(*attr.mutable_t());
     if (failed(value))
       return failure();
     return Attribute(*value);
@@ -443,7 +481,7 @@ Location Importer::nodeLoc(const onnx::NodeProto &node, size_t index) {
   return NameLoc::get(builder.getStringAttr(name), fileLoc);
 }
 
-LogicalResult Importer::importNode(const onnx::NodeProto &node) {
+LogicalResult Importer::importNode(onnx::NodeProto &node) {
   Location loc = nodeLoc(node, nodeIndex++);
   std::string domain = node.domain();
   if (domain.empty() || domain == "ai.onnx")
@@ -472,7 +510,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     inputs.push_back(value);
   }
   SmallVector<NamedAttribute> attrs;
-  for (const onnx::AttributeProto &attr : node.attribute()) {
+  for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
     FailureOr<Attribute> value = convertAttribute(attr, node);
     if (failed(value))
       return failure();
@@ -539,11 +577,12 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
     if (failed(constant))
       return failure();
     values[init.name()] = *constant;
-    // The blob holds the data now: free the message's copy (clear_* would
-    // keep the allocations), so the weights are in memory once.
+    // Typed fields were copied into the blob: free the message's copy
+    // (clear_* would keep the allocations), so the weights are in memory
+    // once.
     onnx::TensorProto().Swap(&init);
   }
-  for (const onnx::NodeProto &node : graph.node())
+  for (onnx::NodeProto &node : *model.mutable_graph()->mutable_node())
     if (failed(importNode(node)))
       return failure();
 
