@@ -3,6 +3,9 @@
 #include "passes/conversion/Foreign/Builders.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -37,29 +40,265 @@ namespace {
 
 using Values = SmallVector<Value>;
 
+/// `x` with each of its `heads` heads (dim 1) repeated `times` times in a
+/// row, [h0, h0, h1, h1, ...]: grouped-query K/V for the query heads.
+FailureOr<Value> repeatHeads(ForeignNode &node, Value x, int64_t times) {
+  if (times == 1)
+    return x;
+  RewriterBase &rw = node.getRewriter();
+  SmallVector<OpFoldResult> sizes = node.sizes(x);
+  Value grouped = node.reshape(
+      x, {sizes[0], sizes[1], rw.getIndexAttr(1), sizes[2], sizes[3]});
+  FailureOr<Value> repeated = buildExpand(
+      node, cast<TypedValue<RankedTensorType>>(grouped),
+      {sizes[0], sizes[1], rw.getIndexAttr(times), sizes[2], sizes[3]});
+  if (failed(repeated))
+    return failure();
+  return node.reshape(
+      *repeated, {sizes[0], node.multiply(sizes[1], rw.getIndexAttr(times)),
+                  sizes[2], sizes[3]});
+}
+
+/// `x` reshaped to rank 4 with its elements on `dim` ([n, 1, 1, 1] for
+/// dim 0, [1, 1, n, 1] for dim 2, [1, 1, 1, n] for dim 3).
+Value onDim(ForeignNode &node, Value x, int64_t dim) {
+  SmallVector<OpFoldResult> sizes(4, node.getRewriter().getIndexAttr(1));
+  sizes[dim] = node.dimSize(x, 0);
+  return node.reshape(x, sizes);
+}
+
+/// ONNX Attention written out as the operator's definition computes it, for
+/// what tsc.attention does not take: `nonpad_kv_seqlen` (per-batch valid
+/// key lengths, which also move the causal and window frontiers), the
+/// `qk_matmul_output` output (modes 0 and 1: the scaled, softcapped scores;
+/// 2: with the mask added; 3: the probabilities), `softcap`, and
+/// `left_window_size`/`right_window_size`. `query` is [B, Hq, Sq, D]; `key`
+/// and `value` [B, Hkv, Skv, D] with the past already prepended; K/V heads
+/// are repeated for grouped-query attention. A query row with every key
+/// masked gives zeros, in Y and in the probabilities. Returns Y, present
+/// key, present value and the scores output.
+FailureOr<Values> spelledOutAttention(ForeignNode &node, Value query, Value key,
+                                      Value value, Value mask, bool causal,
+                                      bool past) {
+  RewriterBase &rw = node.getRewriter();
+  Location loc = node.getLoc();
+  auto qt = cast<RankedTensorType>(query.getType());
+  auto kt = cast<RankedTensorType>(key.getType());
+  Type f = qt.getElementType();
+  Type i64 = rw.getI64Type();
+  int64_t qHeads = qt.getDimSize(1), kvHeads = kt.getDimSize(1);
+  int64_t headSize = qt.getDimSize(3);
+  if (ShapedType::isDynamic(qHeads) || ShapedType::isDynamic(kvHeads) ||
+      kvHeads == 0 || qHeads % kvHeads != 0)
+    return node.fail("the query heads (" + Twine(qHeads) +
+                     ") must be a static multiple of the key/value heads (" +
+                     Twine(kvHeads) + ")");
+  if (!node.hasAttr("scale") && ShapedType::isDynamic(headSize))
+    return node.fail("the default scale needs a static head size");
+  double scale = node.hasAttr("scale") ? node.getFloat("scale", 1.0f)
+                                       : 1.0 / std::sqrt(double(headSize));
+  // Q and K each scaled by sqrt(scale), as the definition does.
+  Value rootScale = node.scalar(f, std::sqrt(scale));
+  FailureOr<Value> qs = node.create<MulOp>({query, rootScale});
+  FailureOr<Value> ks = node.create<MulOp>({key, rootScale});
+  FailureOr<Value> kr =
+      failed(ks) ? ks : repeatHeads(node, *ks, qHeads / kvHeads);
+  FailureOr<Value> vr = repeatHeads(node, value, qHeads / kvHeads);
+  if (failed(qs) || failed(kr) || failed(vr))
+    return failure();
+  FailureOr<Value> kT = node.transpose(*kr, {0, 1, 3, 2});
+  FailureOr<Value> scores = failed(kT) ? kT : node.create<MatmulOp>({*qs, *kT});
+  if (failed(scores))
+    return failure();
+  if (float cap = node.getFloat("softcap", 0.0f); cap > 0.0f) {
+    Value c = node.scalar(f, cap);
+    FailureOr<Value> over = node.create<DivOp>({*scores, c});
+    if (failed(over))
+      return failure();
+    Value t = TanhOp::create(rw, loc, over->getType(), *over);
+    scores = node.create<MulOp>({t, c});
+    if (failed(scores))
+      return failure();
+  }
+
+  // The mask as an additive bias (a bool mask: 0 where true, -inf where
+  // false), then what the causal flag, the window and the valid lengths
+  // allow, on query positions (offset by the past or by each batch's valid
+  // length) against key positions.
+  Value negInf = node.scalar(f, -std::numeric_limits<double>::infinity());
+  Value zero = node.scalar(f, 0.0);
+  Value bias;
+  if (mask) {
+    auto maskType = cast<RankedTensorType>(mask.getType());
+    // A mask shorter than the keys is padded with blocked keys.
+    int64_t maskKeys = maskType.getShape().back();
+    int64_t allKeys = kt.getDimSize(2);
+    if (!ShapedType::isDynamic(maskKeys) && !ShapedType::isDynamic(allKeys) &&
+        maskKeys < allKeys) {
+      SmallVector<OpFoldResult> padShape = node.sizes(mask);
+      padShape.back() = rw.getIndexAttr(allKeys - maskKeys);
+      Type me = maskType.getElementType();
+      auto padType = RankedTensorType::get({}, me);
+      DenseElementsAttr blocked =
+          me.isInteger(1)
+              ? DenseElementsAttr::get(padType, false)
+              : DenseElementsAttr::get(
+                    padType, rw.getFloatAttr(
+                                   me, -std::numeric_limits<double>::infinity())
+                                 .getValue());
+      ConcatOp::Properties lastAxis;
+      lastAxis.axis = rw.getI64IntegerAttr(maskType.getRank() - 1);
+      FailureOr<Value> padded = node.create<ConcatOp>(
+          {mask, buildFilled(node, padShape, blocked)}, lastAxis);
+      if (failed(padded))
+        return failure();
+      mask = *padded;
+      maskType = cast<RankedTensorType>(mask.getType());
+    }
+    FailureOr<Value> b = maskType.getElementType().isInteger(1)
+                             ? node.create<WhereOp>({mask, zero, negInf})
+                             : FailureOr<Value>(mask);
+    if (failed(b))
+      return failure();
+    bias = *b;
+  }
+  int64_t left = node.getInt("left_window_size", -1);
+  int64_t right = node.getInt("right_window_size", -1);
+  Value nonpad;
+  if (node.hasInput(6)) {
+    auto lengths = node.input(6);
+    if (failed(lengths))
+      return failure();
+    if (past)
+      return node.fail("nonpad_kv_seqlen cannot be combined with past_key "
+                       "and past_value");
+    nonpad = onDim(node, castTo(node, *lengths, i64), 0);
+  }
+  Value allowed;
+  auto allow = [&](FailureOr<Value> keep) -> LogicalResult {
+    if (failed(keep))
+      return failure();
+    if (!allowed) {
+      allowed = *keep;
+      return success();
+    }
+    FailureOr<Value> both = node.create<AndOp>({allowed, *keep});
+    if (failed(both))
+      return failure();
+    allowed = *both;
+    return success();
+  };
+  OpFoldResult sq = node.dimSize(query, 2), skv = node.dimSize(key, 2);
+  Attribute i0 = rw.getIndexAttr(0), i1 = rw.getIndexAttr(1);
+  FailureOr<Value> keys = buildRange(node, i64, {i0, skv, i1});
+  if (failed(keys))
+    return failure();
+  Value keyPos = onDim(node, *keys, 3);
+  if (causal || left >= 0 || right >= 0) {
+    // Query i sits at i + offset: the past's length, or (with valid
+    // lengths) nonpad[b] - Sq, or 0.
+    OpFoldResult start = i0, end = sq;
+    if (past) {
+      auto pastKey = node.input(4);
+      if (failed(pastKey))
+        return failure();
+      start = node.dimSize(*pastKey, 2);
+      end = rw.createOrFold<arith::AddIOp>(loc, node.toIndex(start),
+                                           node.toIndex(sq));
+    } else if (nonpad) {
+      start = rw.createOrFold<arith::SubIOp>(loc, node.toIndex(i0),
+                                             node.toIndex(sq));
+      end = i0;
+    }
+    FailureOr<Value> queries = buildRange(node, i64, {start, end, i1});
+    if (failed(queries))
+      return failure();
+    FailureOr<Value> queryPos = onDim(node, *queries, 2);
+    if (nonpad)
+      queryPos = node.create<AddOp>({*queryPos, nonpad});
+    if (failed(queryPos))
+      return failure();
+    if (causal && failed(allow(node.create<LessEqualOp>({keyPos, *queryPos}))))
+      return failure();
+    if (left >= 0 || right >= 0) {
+      // query - key <= left and key - query <= right.
+      FailureOr<Value> behind = node.create<SubOp>({*queryPos, keyPos});
+      FailureOr<Value> ahead = node.create<SubOp>({keyPos, *queryPos});
+      if (failed(behind) || failed(ahead))
+        return failure();
+      if (left >= 0 && failed(allow(node.create<LessEqualOp>(
+                           {*behind, node.scalar(i64, double(left))}))))
+        return failure();
+      if (right >= 0 && failed(allow(node.create<LessEqualOp>(
+                            {*ahead, node.scalar(i64, double(right))}))))
+        return failure();
+    }
+  }
+  if (nonpad && failed(allow(node.create<LessOp>({keyPos, nonpad}))))
+    return failure();
+  if (allowed) {
+    FailureOr<Value> blocked = node.create<WhereOp>({allowed, zero, negInf});
+    if (failed(blocked))
+      return failure();
+    FailureOr<Value> sum =
+        bias ? node.create<AddOp>({bias, *blocked}) : blocked;
+    if (failed(sum))
+      return failure();
+    bias = *sum;
+  }
+
+  Value withBias = *scores;
+  if (bias) {
+    FailureOr<Value> sum = node.create<AddOp>({*scores, bias});
+    if (failed(sum))
+      return failure();
+    withBias = *sum;
+  }
+  Value probs = SoftmaxOp::create(rw, loc, withBias, static_cast<uint64_t>(3));
+  if (bias) {
+    // Rows whose bias is -inf everywhere have no key to attend: zeros.
+    ReduceMaxOp::Properties last;
+    last.dims = rw.getDenseI64ArrayAttr(
+        {cast<RankedTensorType>(bias.getType()).getRank() - 1});
+    last.keepdim = rw.getUnitAttr();
+    FailureOr<Value> rowMax = node.create<ReduceMaxOp>({bias}, last);
+    FailureOr<Value> none =
+        failed(rowMax) ? rowMax : node.create<EqualOp>({*rowMax, negInf});
+    FailureOr<Value> guarded =
+        failed(none) ? none : node.create<WhereOp>({*none, zero, probs});
+    if (failed(guarded))
+      return failure();
+    probs = *guarded;
+  }
+  FailureOr<Value> y = node.create<MatmulOp>({probs, *vr});
+  if (failed(y))
+    return failure();
+  int64_t mode = node.getInt("qk_matmul_output_mode", 0);
+  Value qk = mode == 3 ? probs : mode == 2 ? withBias : *scores;
+  return Values{*y, key, value, qk};
+}
+
 FailureOr<Values> convertAttention(ForeignNode &node) {
   auto q = node.input(0);
   auto k = node.input(1);
   auto v = node.input(2);
   if (failed(q) || failed(k) || failed(v))
     return failure();
-  if (node.hasInput(6))
-    return node.fail("nonpad_kv_seqlen is not supported");
-  if (node.isOutputUsed(3))
-    return node.fail("the qk_matmul_output output is not supported");
-  if (node.getFloat("softcap", 0.0f) != 0.0f)
-    return node.fail("softcap is not supported");
-  if (node.getInt("left_window_size", -1) != -1 ||
-      node.getInt("right_window_size", -1) != -1)
-    return node.fail("sliding-window attention (left_window_size, "
-                     "right_window_size) is not supported");
+  // What tsc.attention does not take: per-batch valid KV lengths, the
+  // scores as an output, softcap, a sliding window.
+  bool spelledOut = node.hasInput(6) || node.isOutputUsed(3) ||
+                    node.getFloat("softcap", 0.0f) != 0.0f ||
+                    node.getInt("left_window_size", -1) != -1 ||
+                    node.getInt("right_window_size", -1) != -1;
   RewriterBase &rw = node.getRewriter();
   bool threeD = q->getType().getRank() == 3;
   Value query = *q, key = *k, value = *v;
   if (threeD) {
-    FailureOr<Value> qs = splitHeads(node, query, node.getInt("q_num_heads", 0));
+    FailureOr<Value> qs =
+        splitHeads(node, query, node.getInt("q_num_heads", 0));
     FailureOr<Value> ks = splitHeads(node, key, node.getInt("kv_num_heads", 0));
-    FailureOr<Value> vs = splitHeads(node, value, node.getInt("kv_num_heads", 0));
+    FailureOr<Value> vs =
+        splitHeads(node, value, node.getInt("kv_num_heads", 0));
     if (failed(qs) || failed(ks) || failed(vs))
       return failure();
     query = *qs, key = *ks, value = *vs;
@@ -75,7 +314,8 @@ FailureOr<Values> convertAttention(ForeignNode &node) {
     ConcatOp::Properties seq;
     seq.axis = rw.getI64IntegerAttr(2);
     FailureOr<Value> fullKey = node.create<ConcatOp>({*pastKey, key}, seq);
-    FailureOr<Value> fullValue = node.create<ConcatOp>({*pastValue, value}, seq);
+    FailureOr<Value> fullValue =
+        node.create<ConcatOp>({*pastValue, value}, seq);
     if (failed(fullKey) || failed(fullValue))
       return failure();
     key = *fullKey, value = *fullValue;
@@ -88,6 +328,19 @@ FailureOr<Values> convertAttention(ForeignNode &node) {
     mask = *m;
   }
   bool causal = node.getInt("is_causal", 0);
+  if (spelledOut) {
+    FailureOr<Values> out =
+        spelledOutAttention(node, query, key, value, mask, causal, past);
+    if (failed(out))
+      return failure();
+    if (threeD) {
+      FailureOr<Value> merged = mergeHeads(node, out->front());
+      if (failed(merged))
+        return failure();
+      out->front() = *merged;
+    }
+    return out;
+  }
   auto qt = cast<RankedTensorType>(query.getType());
   auto kt = cast<RankedTensorType>(key.getType());
   if (causal && qt.getRank() == 4 && kt.getRank() == 4) {
@@ -112,9 +365,8 @@ FailureOr<Values> convertAttention(ForeignNode &node) {
         if (maskType.getElementType().isInteger(1)) {
           combined = node.create<AndOp>({mask, causalMask});
         } else {
-          Value blocked = node.scalar(
-              maskType.getElementType(),
-              -std::numeric_limits<double>::infinity());
+          Value blocked = node.scalar(maskType.getElementType(),
+                                      -std::numeric_limits<double>::infinity());
           combined = node.create<WhereOp>({causalMask, mask, blocked});
         }
       }
@@ -178,7 +430,8 @@ FailureOr<Values> buildRotaryEmbedding(ForeignNode &node,
   bool threeD = x.getType().getRank() == 3;
   Value input = x;
   if (threeD) {
-    FailureOr<Value> split = splitHeads(node, input, node.getInt("num_heads", 0));
+    FailureOr<Value> split =
+        splitHeads(node, input, node.getInt("num_heads", 0));
     if (failed(split))
       return failure();
     input = *split;
