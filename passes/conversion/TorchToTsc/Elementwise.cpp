@@ -65,8 +65,8 @@ FailureOr<Values> convertBinary(ForeignNode &node) {
   return results(node.create<OpTy>(*operands));
 }
 
-/// Comparisons, with `negate` for the ones tsc spells as a negation
-/// (ne = !eq, le = !gt, ge = !lt).
+/// Comparisons, with `negate` for the one tsc spells as a negation
+/// (ne = !eq, which is also true where either side is NaN).
 template <typename OpTy, bool negate = false>
 FailureOr<Values> convertCompare(ForeignNode &node) {
   FailureOr<SmallVector<Value>> operands = promotedInputs(node, {0, 1});
@@ -324,8 +324,8 @@ void fromtorch::populateElementwiseConverters(ForeignConverters &c) {
   c.add("aten::ne", 0, convertCompare<EqualOp, /*negate=*/true>);
   c.add("aten::lt", 0, convertCompare<LessOp>);
   c.add("aten::gt", 0, convertCompare<GreaterOp>);
-  c.add("aten::le", 0, convertCompare<GreaterOp, /*negate=*/true>);
-  c.add("aten::ge", 0, convertCompare<LessOp, /*negate=*/true>);
+  c.add("aten::le", 0, convertCompare<LessEqualOp>);
+  c.add("aten::ge", 0, convertCompare<GreaterEqualOp>);
   c.add("aten::logical_and", 0, convertBinary<AndOp>);
   c.add("aten::logical_or", 0, convertBinary<OrOp>);
   c.add("aten::logical_not", 0, convertLogicalNot);

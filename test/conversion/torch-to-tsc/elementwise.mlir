@@ -1,7 +1,7 @@
 // RUN: tsc-opt %s --split-input-file --tsc-convert-torch-to-tsc | FileCheck %s
 
 // TorchScript arithmetic: alpha arguments, Python scalars (0-d tensors) that
-// take the tensor's type, rsub, comparisons tsc spells as negations.
+// take the tensor's type, rsub, comparisons.
 
 // CHECK-LABEL: func.func @add_scales_other_by_alpha
 // CHECK-SAME:    (%[[X:.+]]: tensor<2x3xf32>, %[[Y:.+]]: tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -44,15 +44,19 @@ func.func @int_tensor_times_float_scalar_is_f32(%m: tensor<2x8xi64>) -> none {
 
 // -----
 
-// CHECK-LABEL: func.func @ne_and_le_are_negations
+// ne is !eq (true where either side is NaN); le and ge are direct, so a
+// NaN compares false as in torch.
+// CHECK-LABEL: func.func @comparisons
 // CHECK:         %[[EQ:.+]] = tsc.equal
-// CHECK:         tsc.not %[[EQ]]
-// CHECK:         %[[GT:.+]] = tsc.greater
-// CHECK:         tsc.not %[[GT]]
-func.func @ne_and_le_are_negations(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (none, none) {
+// CHECK:         %[[NE:.+]] = tsc.not %[[EQ]]
+// CHECK:         %[[LE:.+]] = tsc.less_equal %{{.+}}, %{{.+}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK:         %[[GE:.+]] = tsc.greater_equal %{{.+}}, %{{.+}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK:         return %[[NE]], %[[LE]], %[[GE]]
+func.func @comparisons(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (none, none, none) {
   %0 = tsc.foreign "aten" "ne" version 10 (%x, %y) {overload = "Tensor"} : (tensor<4xf32>, tensor<4xf32>) -> none
   %1 = tsc.foreign "aten" "le" version 10 (%x, %y) {overload = "Tensor"} : (tensor<4xf32>, tensor<4xf32>) -> none
-  return %0, %1 : none, none
+  %2 = tsc.foreign "aten" "ge" version 10 (%x, %y) {overload = "Tensor"} : (tensor<4xf32>, tensor<4xf32>) -> none
+  return %0, %1, %2 : none, none, none
 }
 
 // -----
