@@ -237,32 +237,79 @@ FailureOr<Value> subtractZeroPoint(ForeignNode &node, Value q,
   return node.create<SubOp>({wide, zero});
 }
 
-FailureOr<Values> convertConvInteger(ForeignNode &node) {
-  auto x = imageInput(node, 0);
+/// The i32 convolution of ConvInteger and QLinearConv: (x - x_zp) *
+/// (w - w_zp) (+ the i32 bias input `biasIndex` when given), from the
+/// operand positions of `x`, its zero point, `w` and its zero point.
+/// Padding reads zero after the zero point is subtracted, as the padded
+/// input holds the zero point.
+FailureOr<Value> integerConv(ForeignNode &node, unsigned xIndex,
+                             unsigned xZeroPoint, unsigned wIndex,
+                             unsigned wZeroPoint,
+                             std::optional<unsigned> biasIndex) {
+  auto x = imageInput(node, xIndex);
   if (failed(x))
     return failure();
-  auto w = weightInput(node, 1, x->getType());
+  auto w = weightInput(node, wIndex, x->getType());
   if (failed(w))
     return failure();
-  if (node.hasInput(2)) {
-    auto zp = node.input(2);
+  if (node.hasInput(xZeroPoint)) {
+    auto zp = node.input(xZeroPoint);
     if (failed(zp))
       return failure();
     if (zp->getType().getNumElements() != 1)
       return node.fail("x_zero_point must be a scalar (per-tensor)");
   }
+  Value bias;
+  if (biasIndex && node.hasInput(*biasIndex)) {
+    auto b = node.input(*biasIndex);
+    if (failed(b))
+      return failure();
+    bias = *b;
+  }
   FailureOr<WindowAttrs> win =
       readWindow(node, x->getType(), w->getType().getShape().drop_front(2));
   if (failed(win))
     return failure();
-  // Padding reads zero after the zero point is subtracted, as the padded
-  // input holds the zero point.
-  FailureOr<Value> xs = subtractZeroPoint(node, *x, 2);
-  FailureOr<Value> ws = subtractZeroPoint(node, *w, 3);
+  FailureOr<Value> xs = subtractZeroPoint(node, *x, xZeroPoint);
+  FailureOr<Value> ws = subtractZeroPoint(node, *w, wZeroPoint);
   if (failed(xs) || failed(ws))
     return failure();
-  return results(
-      directConv(node, *xs, *ws, Value(), *win, node.getInt("group", 1)));
+  return directConv(node, *xs, *ws, bias, *win, node.getInt("group", 1));
+}
+
+FailureOr<Values> convertConvInteger(ForeignNode &node) {
+  return results(integerConv(node, 0, 2, 1, 3, std::nullopt));
+}
+
+/// QLinearConv: the i32 convolution with its i32 bias, requantized with
+/// x_scale w_scale / y_scale (w_scale per tensor or per output channel)
+/// and y_zp.
+FailureOr<Values> convertQLinearConv(ForeignNode &node) {
+  FailureOr<Value> acc = integerConv(node, 0, 2, 3, 5, 8);
+  auto xScale = node.input(1);
+  auto wScale = node.input(4);
+  auto yScale = node.input(6);
+  if (failed(acc) || failed(xScale) || failed(wScale) || failed(yScale))
+    return failure();
+  // A per-channel w_scale scales dim 1 of the [N, F, spatial...] result.
+  Value channelScale = *wScale;
+  int64_t rank = cast<RankedTensorType>(acc->getType()).getRank();
+  if (wScale->getType().getRank() == 1 &&
+      wScale->getType().getDimSize(0) != 1) {
+    SmallVector<OpFoldResult> sizes{node.dimSize(channelScale, 0)};
+    sizes.append(rank - 2, node.getRewriter().getIndexAttr(1));
+    channelScale = node.reshape(channelScale, sizes);
+  }
+  FailureOr<Value> scales = node.create<MulOp>({*xScale, channelScale});
+  FailureOr<Value> multiplier =
+      failed(scales) ? scales : node.create<DivOp>({*scales, *yScale});
+  if (failed(multiplier))
+    return failure();
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  return results(buildRequantize(node, *acc, *multiplier, 7,
+                                 x->getType().getElementType()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -698,6 +745,7 @@ FailureOr<Values> convertMaxUnpool(ForeignNode &node) {
 void fromonnx::populateConvolutionConverters(ForeignConverters &c) {
   c.add("Conv", 1, convertConv);
   c.add("ConvInteger", 10, convertConvInteger);
+  c.add("QLinearConv", 10, convertQLinearConv);
   c.add("ConvTranspose", 1, convertConvTranspose);
   c.add("Col2Im", 18, convertCol2Im);
   c.add("MaxPool", 1, convertMaxPool);

@@ -109,6 +109,45 @@ FailureOr<Values> convertMatMulInteger(ForeignNode &node) {
   return results(node.create<MatmulOp>({*lhs, *rhs}));
 }
 
+/// QLinearMatMul: (A - a_zp)(B - b_zp) in i32, requantized with
+/// a_scale b_scale / y_scale and y_zp; a 1-D a_scale is per row of A, 1-D
+/// b_scale and y_scale per column.
+FailureOr<Values> convertQLinearMatMul(ForeignNode &node) {
+  auto a = node.input(0);
+  auto aScale = node.input(1);
+  auto b = node.input(3);
+  auto bScale = node.input(4);
+  auto yScale = node.input(6);
+  if (failed(a) || failed(aScale) || failed(b) || failed(bScale) ||
+      failed(yScale))
+    return failure();
+  FailureOr<Value> lhs = buildZeroPointShift(node, *a, 2, /*perRow=*/true);
+  FailureOr<Value> rhs = buildZeroPointShift(node, *b, 5, /*perRow=*/false);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  FailureOr<Value> product = node.create<MatmulOp>({*lhs, *rhs});
+  if (failed(product))
+    return failure();
+  RewriterBase &rw = node.getRewriter();
+  Value rowScale = *aScale;
+  if (aScale->getType().getRank() == 1 &&
+      aScale->getType().getDimSize(0) != 1) {
+    UnsqueezeOp::Properties column;
+    column.dims = rw.getDenseI64ArrayAttr({1});
+    FailureOr<Value> unsqueezed = node.create<UnsqueezeOp>({rowScale}, column);
+    if (failed(unsqueezed))
+      return failure();
+    rowScale = *unsqueezed;
+  }
+  FailureOr<Value> scales = node.create<MulOp>({rowScale, *bScale});
+  FailureOr<Value> multiplier =
+      failed(scales) ? scales : node.create<DivOp>({*scales, *yScale});
+  if (failed(multiplier))
+    return failure();
+  return results(buildRequantize(node, *product, *multiplier, 7,
+                                 a->getType().getElementType()));
+}
+
 /// One-operand einsum: sum the labels missing from the output, then permute.
 FailureOr<Values> convertUnaryEinsum(ForeignNode &node, std::string labels,
                                      const std::string &out) {
@@ -288,5 +327,6 @@ void fromonnx::populateMatmulConverters(ForeignConverters &c) {
   c.add("MatMul", 9, convertMatMul);
   c.add("Gemm", 11, convertGemm);
   c.add("MatMulInteger", 10, convertMatMulInteger);
+  c.add("QLinearMatMul", 10, convertQLinearMatMul);
   c.add("Einsum", 12, convertEinsum);
 }

@@ -52,6 +52,12 @@ buildDynamicQuantize(ForeignNode &node, TypedValue<RankedTensorType> x);
 FailureOr<Value> buildZeroPointShift(ForeignNode &node, Value x, unsigned zp,
                                      bool perRow);
 
+/// QLinear ops' output: rint(`acc` (i32) * `multiplier` + zero point)
+/// computed in f64 as ONNX's definition does, saturated to the type of the
+/// zero point input `zeroPointInput` (`element` without it).
+FailureOr<Value> buildRequantize(ForeignNode &node, Value acc, Value multiplier,
+                                 unsigned zeroPointInput, Type element);
+
 /// [B, S, H*D] -> [B, H, S, D] for `heads` heads (the hidden size static).
 FailureOr<Value> splitHeads(ForeignNode &node, Value x, int64_t heads);
 /// [B, H, S, D] -> [B, S, H*D].

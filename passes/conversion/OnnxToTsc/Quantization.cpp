@@ -1,6 +1,9 @@
 //===- Quantization.cpp - ONNX QuantizeLinear, DequantizeLinear, ... ------===//
 
+#include "passes/conversion/Foreign/Builders.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -45,6 +48,41 @@ fromonnx::buildDynamicQuantize(ForeignNode &node,
   auto y = QuantizeOp::create(rw, node.getLoc(), type.clone(u8), x, *scale, zp,
                               IntegerAttr(), IntegerAttr());
   return SmallVector<Value>{y, *scale, zp};
+}
+
+FailureOr<Value> fromonnx::buildRequantize(ForeignNode &node, Value acc,
+                                           Value multiplier,
+                                           unsigned zeroPointInput,
+                                           Type element) {
+  RewriterBase &rw = node.getRewriter();
+  Type f64 = rw.getF64Type();
+  FailureOr<Value> y = node.create<MulOp>(
+      {castTo(node, acc, f64), castTo(node, multiplier, f64)});
+  if (failed(y))
+    return failure();
+  if (node.hasInput(zeroPointInput)) {
+    auto zeroPoint = node.input(zeroPointInput);
+    if (failed(zeroPoint))
+      return failure();
+    element = zeroPoint->getType().getElementType();
+    y = node.create<AddOp>({*y, castTo(node, *zeroPoint, f64)});
+    if (failed(y))
+      return failure();
+  }
+  auto integer = dyn_cast<IntegerType>(element);
+  if (!integer)
+    return node.fail("the quantized type must be an integer type");
+  unsigned bits = integer.getWidth();
+  double lo = integer.isUnsigned() ? 0.0 : -std::ldexp(1.0, bits - 1);
+  double hi = integer.isUnsigned() ? std::ldexp(1.0, bits) - 1
+                                   : std::ldexp(1.0, bits - 1) - 1;
+  Value rounded = RoundOp::create(rw, node.getLoc(), y->getType(), *y);
+  FailureOr<Value> low = node.create<MaxOp>({rounded, node.scalar(f64, lo)});
+  FailureOr<Value> clipped =
+      failed(low) ? low : node.create<MinOp>({*low, node.scalar(f64, hi)});
+  if (failed(clipped))
+    return failure();
+  return castTo(node, *clipped, element);
 }
 
 namespace {
