@@ -19,12 +19,7 @@ using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
 using namespace mlir::tsc::foreign;
 
-namespace {
-
-using Values = SmallVector<Value>;
-
-/// The optional input `i`, or null.
-FailureOr<Value> optionalInput(ForeignNode &node, unsigned i) {
+FailureOr<Value> fromonnx::optionalInput(ForeignNode &node, unsigned i) {
   if (!node.hasInput(i))
     return Value();
   auto value = node.input(i);
@@ -32,6 +27,10 @@ FailureOr<Value> optionalInput(ForeignNode &node, unsigned i) {
     return failure();
   return Value(*value);
 }
+
+namespace {
+
+using Values = SmallVector<Value>;
 
 FailureOr<Value> unsqueeze(ForeignNode &node, Value x, ArrayRef<int64_t> dims) {
   UnsqueezeOp::Properties properties;

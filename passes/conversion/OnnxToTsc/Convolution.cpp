@@ -16,6 +16,7 @@
 #include "passes/conversion/Foreign/Builders.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -199,21 +200,17 @@ FailureOr<Values> convertConv(ForeignNode &node) {
   auto w = weightInput(node, 1, x->getType());
   if (failed(w))
     return failure();
-  Value bias;
-  if (node.hasInput(2)) {
-    auto b = node.input(2);
-    if (failed(b))
-      return failure();
-    bias = *b;
-  }
+  FailureOr<Value> bias = optionalInput(node, 2);
+  if (failed(bias))
+    return failure();
   FailureOr<WindowAttrs> win =
       readWindow(node, x->getType(), w->getType().getShape().drop_front(2));
   if (failed(win))
     return failure();
   int64_t group = node.getInt("group", 1);
   if (group == 1 && isa<FloatType>(x->getType().getElementType()))
-    return results(convAsGemm(node, *x, *w, bias, *win));
-  return results(directConv(node, *x, *w, bias, *win, group));
+    return results(convAsGemm(node, *x, *w, *bias, *win));
+  return results(directConv(node, *x, *w, *bias, *win, group));
 }
 
 /// `q - zero_point` in i32; a 1-D zero point (one per output channel of a
@@ -235,6 +232,86 @@ FailureOr<Value> subtractZeroPoint(ForeignNode &node, Value q,
     zero = node.reshape(zero, sizes);
   }
   return node.create<SubOp>({wide, zero});
+}
+
+/// CausalConvWithState (27): a depthwise 1-D convolution over past_state
+/// (zeros without it, [B, C, k - 1]) ++ input ([B, C, L]) with no padding,
+/// so output t sees inputs t - k + 1 .. t; optional bias and SiLU; the
+/// present state is the last k - 1 positions of that concatenation.
+FailureOr<Values> convertCausalConvWithState(ForeignNode &node) {
+  auto x = node.input(0);
+  auto w = node.input(1);
+  if (failed(x) || failed(w))
+    return failure();
+  RankedTensorType xt = x->getType(), wt = w->getType();
+  if (xt.getRank() != 3 || wt.getRank() != 3 || wt.getDimSize(1) != 1)
+    return node.fail("input must be [batch, channels, length] and weight "
+                     "[channels, 1, k]");
+  int64_t channels = xt.getDimSize(1), k = wt.getDimSize(2);
+  if (ShapedType::isDynamic(channels) || ShapedType::isDynamic(k) ||
+      wt.getDimSize(0) != channels || k < 1)
+    return node.fail("the channels and the kernel size must be static, the "
+                     "weight with one kernel per channel");
+  StringRef activation = node.getString("activation", "none");
+  if (activation != "none" && activation != "silu" && activation != "swish")
+    return node.fail("activation '" + activation +
+                     "' is not one of 'silu', 'swish', 'none'");
+  RewriterBase &rw = node.getRewriter();
+  FailureOr<Value> bias = optionalInput(node, 2);
+  if (failed(bias))
+    return failure();
+  FailureOr<Value> pastInput = optionalInput(node, 3);
+  if (failed(pastInput))
+    return failure();
+  Value past = *pastInput;
+  if (!past) {
+    past = buildFilled(
+        node,
+        {node.dimSize(*x, 0), rw.getIndexAttr(channels),
+         rw.getIndexAttr(k - 1)},
+        DenseElementsAttr::get(RankedTensorType::get({}, xt.getElementType()),
+                               rw.getZeroAttr(xt.getElementType())));
+  }
+  ConcatOp::Properties time;
+  time.axis = rw.getI64IntegerAttr(2);
+  FailureOr<Value> padded = node.create<ConcatOp>({past, *x}, time);
+  if (failed(padded))
+    return failure();
+  WindowAttrs win{{k}, {1}, {1}, {0, 0}};
+  FailureOr<Value> y = directConv(node, *padded, *w, *bias, win, channels);
+  if (failed(y))
+    return failure();
+  if (activation != "none")
+    y = SiluOp::create(rw, node.getLoc(), y->getType(), *y).getResult();
+  // The last k - 1 positions: from the input's length on.
+  OpFoldResult length = node.dimSize(*x, 2);
+  auto paddedValue = cast<TypedValue<RankedTensorType>>(*padded);
+  FailureOr<Value> present;
+  if (isa<Attribute>(length)) {
+    present = buildSlice(node, paddedValue, {length},
+                         {node.dimSize(*padded, 2)}, {2}, {1});
+  } else {
+    Location loc = node.getLoc();
+    Value total =
+        arith::AddIOp::create(rw, loc, node.toIndex(length),
+                              arith::ConstantIndexOp::create(rw, loc, k - 1));
+    FailureOr<Value> positions =
+        buildRange(node, rw.getI64Type(), {length, total, rw.getIndexAttr(1)});
+    if (failed(positions))
+      return failure();
+    // Positions from the length on are never negative: a plain gather.
+    GatherOp::Properties along;
+    along.axis = rw.getI64IntegerAttr(2);
+    present = node.create<GatherOp>({paddedValue, *positions}, along);
+    if (failed(present))
+      return failure();
+    present =
+        node.reshape(*present, {node.dimSize(*x, 0), rw.getIndexAttr(channels),
+                                rw.getIndexAttr(k - 1)});
+  }
+  if (failed(present))
+    return failure();
+  return Values{*y, *present};
 }
 
 /// The i32 convolution of ConvInteger and QLinearConv: (x - x_zp) *
@@ -259,13 +336,10 @@ FailureOr<Value> integerConv(ForeignNode &node, unsigned xIndex,
     if (zp->getType().getNumElements() != 1)
       return node.fail("x_zero_point must be a scalar (per-tensor)");
   }
-  Value bias;
-  if (biasIndex && node.hasInput(*biasIndex)) {
-    auto b = node.input(*biasIndex);
-    if (failed(b))
-      return failure();
-    bias = *b;
-  }
+  FailureOr<Value> bias =
+      biasIndex ? optionalInput(node, *biasIndex) : FailureOr<Value>(Value());
+  if (failed(bias))
+    return failure();
   FailureOr<WindowAttrs> win =
       readWindow(node, x->getType(), w->getType().getShape().drop_front(2));
   if (failed(win))
@@ -274,7 +348,7 @@ FailureOr<Value> integerConv(ForeignNode &node, unsigned xIndex,
   FailureOr<Value> ws = subtractZeroPoint(node, *w, wZeroPoint);
   if (failed(xs) || failed(ws))
     return failure();
-  return directConv(node, *xs, *ws, bias, *win, node.getInt("group", 1));
+  return directConv(node, *xs, *ws, *bias, *win, node.getInt("group", 1));
 }
 
 FailureOr<Values> convertConvInteger(ForeignNode &node) {
@@ -473,14 +547,10 @@ FailureOr<Values> convertConvTranspose(ForeignNode &node) {
                                   kernel, *strides, *dilations, *pads, image);
   if (failed(y))
     return failure();
-  Value bias;
-  if (node.hasInput(2)) {
-    auto b = node.input(2);
-    if (failed(b))
-      return failure();
-    bias = *b;
-  }
-  return results(addChannelBias(node, *y, bias));
+  FailureOr<Value> bias = optionalInput(node, 2);
+  if (failed(bias))
+    return failure();
+  return results(addChannelBias(node, *y, *bias));
 }
 
 FailureOr<Values> convertCol2Im(ForeignNode &node) {
@@ -746,6 +816,7 @@ void fromonnx::populateConvolutionConverters(ForeignConverters &c) {
   c.add("Conv", 1, convertConv);
   c.add("ConvInteger", 10, convertConvInteger);
   c.add("QLinearConv", 10, convertQLinearConv);
+  c.add("CausalConvWithState", 27, convertCausalConvWithState);
   c.add("ConvTranspose", 1, convertConvTranspose);
   c.add("Col2Im", 18, convertCol2Im);
   c.add("MaxPool", 1, convertMaxPool);
