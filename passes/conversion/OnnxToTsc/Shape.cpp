@@ -234,10 +234,48 @@ FailureOr<Values> convertRange(ForeignNode &node) {
   return results(buildRange(node, element, bounds));
 }
 
+/// Trilu with `k` given at run time: keep x[..., i, j] where j - i >= k
+/// (upper) or j - i <= k (lower), zero elsewhere.
+FailureOr<Values> triluOfRuntimeK(ForeignNode &node,
+                                  TypedValue<RankedTensorType> x) {
+  auto k = node.input(1);
+  if (failed(k))
+    return failure();
+  if (k->getType().getNumElements() != 1)
+    return node.fail("k must be a scalar");
+  RewriterBase &rw = node.getRewriter();
+  Type i64 = rw.getI64Type();
+  int64_t rank = x.getType().getRank();
+  Attribute zero = rw.getIndexAttr(0), one = rw.getIndexAttr(1);
+  FailureOr<Value> rows =
+      buildRange(node, i64, {zero, node.dimSize(x, rank - 2), one});
+  FailureOr<Value> cols =
+      buildRange(node, i64, {zero, node.dimSize(x, rank - 1), one});
+  if (failed(rows) || failed(cols))
+    return failure();
+  Value column = node.reshape(*rows, {node.dimSize(*rows, 0), one});
+  FailureOr<Value> offset = node.create<SubOp>({*cols, column});
+  if (failed(offset))
+    return failure();
+  Value kScalar = castTo(node, node.reshape(*k, {}), i64);
+  FailureOr<Value> keep =
+      node.getInt("upper", 1) ? node.create<GreaterEqualOp>({*offset, kScalar})
+                              : node.create<LessEqualOp>({*offset, kScalar});
+  if (failed(keep))
+    return failure();
+  return results(node.create<WhereOp>(
+      {*keep, x, node.scalar(x.getType().getElementType(), 0.0)}));
+}
+
 FailureOr<Values> convertTrilu(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
+  if (x->getType().getRank() < 2)
+    return node.fail("Trilu needs rank >= 2");
+  if (node.hasInput(1) &&
+      !matchPattern(node.getOp().getInputs()[1], m_Constant()))
+    return triluOfRuntimeK(node, *x);
   int64_t k = 0;
   if (node.hasInput(1)) {
     FailureOr<SmallVector<int64_t>> values = node.constantInts(1);
@@ -245,8 +283,6 @@ FailureOr<Values> convertTrilu(ForeignNode &node) {
       return node.fail("k must be a constant scalar");
     k = values->front();
   }
-  if (x->getType().getRank() < 2)
-    return node.fail("Trilu needs rank >= 2");
   RewriterBase &rw = node.getRewriter();
   return Values{TriluOp::create(
       rw, node.getLoc(), *x,
