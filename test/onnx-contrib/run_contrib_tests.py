@@ -371,8 +371,77 @@ def quantized_matmul_cases():
                 "zb": np.zeros(12, dtype=np.int8), "bias": normal(96, 12)})
 
 
+# --- standard recurrences: what the backend node tests do not cover ----------
+
+def recurrent_cases():
+    """RNN, GRU and LSTM (ai.onnx) variants the ONNX node tests leave out:
+    sequence lengths shorter than the sequence (forward, reverse and
+    bidirectional), linear_before_reset, clip, named activations with
+    alphas, peepholes with initial states. (ONNX Runtime's CPU kernels
+    refuse layout 1, which the node tests' *_batchwise cases cover.)"""
+    seq, batch, size, hidden = 4, 3, 5, 6
+    x = normal(80, seq, batch, size)
+    lengths = np.array([4, 2, 1], np.int32)
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}
+
+    def case(name, op, dirs=1, extra_inputs=(), **attrs):
+        layout = 0
+        g = gates[op]
+        inputs = {"x": x if layout == 0 else np.ascontiguousarray(x.transpose(1, 0, 2))}
+        weights = {"w": normal(81, dirs, g * hidden, size, scale=0.4),
+                   "r": normal(82, dirs, g * hidden, hidden, scale=0.4),
+                   "b": normal(83, dirs, 2 * g * hidden, scale=0.2)}
+        names = ["x", "w", "r", "b"]
+        for extra in extra_inputs:
+            if extra == "lengths":
+                inputs["lengths"] = lengths
+                names.append("lengths")
+            elif extra in ("h0", "c0"):
+                shape = (dirs, batch, hidden) if layout == 0 else (batch, dirs, hidden)
+                while len(names) < (5 if extra == "h0" else 6):
+                    names.append("")
+                weights[extra] = normal(84 + len(names), *shape, scale=0.5)
+                names.append(extra)
+            elif extra == "p":
+                while len(names) < 7:
+                    names.append("")
+                weights["p"] = normal(90, dirs, 3 * hidden, scale=0.3)
+                names.append("p")
+        y_shape = [seq, dirs, batch, hidden] if layout == 0 else [batch, seq, dirs, hidden]
+        h_shape = [dirs, batch, hidden] if layout == 0 else [batch, dirs, hidden]
+        outputs = [("y", F32, y_shape), ("y_h", F32, h_shape)]
+        out_names = ["y", "y_h"]
+        if op == "LSTM":
+            outputs.append(("y_c", F32, h_shape))
+            out_names.append("y_c")
+        direction = {1: "forward", 2: "bidirectional"}[dirs]
+        attrs.setdefault("direction", direction)
+        return Case(name, [helper.make_node(op, names, out_names, hidden_size=hidden,
+                                            layout=layout, **attrs)],
+                    inputs, outputs, weights=weights, opset=14)
+
+    for op in ("RNN", "GRU", "LSTM"):
+        low = op.lower()
+        yield case(f"{low}_lengths", op, extra_inputs=["lengths"])
+        yield case(f"{low}_reverse_lengths", op, extra_inputs=["lengths"],
+                   direction="reverse")
+        yield case(f"{low}_bidirectional_lengths_initial", op, dirs=2,
+                   extra_inputs=["lengths", "h0"])
+        yield case(f"{low}_clip", op, clip=0.5)
+    yield case("gru_linear_before_reset", "GRU", linear_before_reset=1,
+               extra_inputs=["lengths"])
+    yield case("rnn_activations", "RNN", dirs=2, activations=["Relu", "LeakyRelu"],
+               activation_alpha=[0.1])
+    yield case("gru_activations", "GRU", activations=["HardSigmoid", "Softsign"],
+               activation_alpha=[0.3], activation_beta=[0.4])
+    yield case("lstm_peepholes_initial", "LSTM", extra_inputs=["lengths", "h0", "c0", "p"])
+    yield case("lstm_activations", "LSTM",
+               activations=["Sigmoid", "ScaledTanh", "Affine"],
+               activation_alpha=[0.9, 0.5], activation_beta=[1.1, 0.2])
+
+
 CASES = [skip_norm_cases, activation_cases, attention_cases, multi_head_attention_cases,
-         embedding_cases, rotary_cases, quantized_matmul_cases]
+         embedding_cases, rotary_cases, quantized_matmul_cases, recurrent_cases]
 
 
 def ort_outputs(case, work):

@@ -37,6 +37,7 @@ struct ConvertOnnxToTscPass
       populateNormalizationConverters(c);
       populateIndexingConverters(c);
       populateConvolutionConverters(c);
+      populateRecurrentConverters(c);
       populateContribConverters(c);
       populateContribAttentionConverters(c);
       populateContribQuantizationConverters(c);

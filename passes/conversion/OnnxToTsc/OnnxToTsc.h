@@ -30,6 +30,7 @@ void populateElementwiseMathConverters(ForeignConverters &converters);
 void populateNormalizationConverters(ForeignConverters &converters);
 void populateIndexingConverters(ForeignConverters &converters);
 void populateConvolutionConverters(ForeignConverters &converters);
+void populateRecurrentConverters(ForeignConverters &converters);
 /// ONNX Runtime's contrib ops (com.microsoft) and its standard-domain
 /// SimplifiedLayerNormalization.
 void populateContribConverters(ForeignConverters &converters);
