@@ -39,10 +39,38 @@ bool sameDim(const SymbolicShapes &shapes, Value a, unsigned i, Value b,
   return sa && sb && (*sa)[i] == (*sb)[j];
 }
 
+/// The [B, Hkv, S, D] source of K/V heads repeated for grouped-query
+/// attention, given the [B, Hkv, n, S, D] expansion that exporters write for
+/// repeat_kv: expand(unsqueeze(kv, 2)) with `kv` static in its heads.
+Value repeatSource(Value expanded) {
+  auto expand = expanded.getDefiningOp<ExpandOp>();
+  if (!expand || !singleUse(expanded))
+    return {};
+  auto unsqueeze = expand.getInput().getDefiningOp<UnsqueezeOp>();
+  if (!unsqueeze || unsqueeze.getDims() != ArrayRef<int64_t>{2} ||
+      !isRank4(unsqueeze.getInput()))
+    return {};
+  auto source = cast<RankedTensorType>(unsqueeze.getInput().getType());
+  RankedTensorType type = expand.getType();
+  if (source.isDynamicDim(1) || type.isDynamicDim(2) ||
+      type.getDimSize(1) != source.getDimSize(1))
+    return {};
+  return unsqueeze.getInput();
+}
+
+/// The heads of `x` (dim 1, static for the tensors attention fuses).
+int64_t headsOf(Value x) {
+  return cast<RankedTensorType>(x.getType()).getDimSize(1);
+}
+
 /// K from Kᵀ written as a 3-D transpose, as PyTorch's dynamo exporter spells
 /// `k.transpose(-2, -1)` of a [B, H, S, D] tensor:
 /// reshape(transpose(reshape(K, [B*H, S, D]), [0, 2, 1]), [B, H, D, S]).
-Value keyFromFlattenedTranspose(Value kt) {
+/// With grouped-query attention the inner reshape may read the repetition
+/// [B, Hkv, n, S, D] directly (repeat_kv's own reshape folded into it); K
+/// is then the unrepeated [B, Hkv, S, D] tensor and `unrepeated` is set.
+Value keyFromFlattenedTranspose(Value kt, bool &unrepeated) {
+  unrepeated = false;
   auto outer = kt.getDefiningOp<ReshapeOp>();
   if (!outer || !isRank4(kt))
     return {};
@@ -50,10 +78,24 @@ Value keyFromFlattenedTranspose(Value kt) {
   if (!t || t.getPerm() != ArrayRef<int64_t>{0, 2, 1})
     return {};
   auto inner = t.getInput().getDefiningOp<ReshapeOp>();
-  if (!inner || !isRank4(inner.getInput()))
+  if (!inner)
     return {};
   Value k = inner.getInput(), flat = inner.getResult();
   SymbolicShapes shapes(kt.getParentRegion()->getParentOp());
+  if (Value source = repeatSource(k)) {
+    // [B, Hkv, n, S, D] -> [*, S, D] -> [*, D, S] -> [B, Hkv*n, D, S]
+    auto expanded = cast<RankedTensorType>(k.getType());
+    if (sameDim(shapes, flat, 1, k, 3) && sameDim(shapes, flat, 2, k, 4) &&
+        sameDim(shapes, kt, 0, k, 0) &&
+        headsOf(kt) == expanded.getDimSize(1) * expanded.getDimSize(2) &&
+        sameDim(shapes, kt, 2, k, 4) && sameDim(shapes, kt, 3, k, 3)) {
+      unrepeated = true;
+      return source;
+    }
+    return {};
+  }
+  if (!isRank4(k))
+    return {};
   // [B, H, S, D] -> [*, S, D] -> [*, D, S] -> [B, H, D, S]
   if (sameDim(shapes, flat, 1, k, 2) && sameDim(shapes, flat, 2, k, 3) &&
       sameDim(shapes, kt, 0, k, 0) && sameDim(shapes, kt, 1, k, 1) &&
@@ -66,9 +108,9 @@ Value keyFromFlattenedTranspose(Value kt) {
 /// tensor (K is its input), or turning [B, S, H, D] into [B, H, D, S], the
 /// head split and the transposition in one (K is its input with perm
 /// [0, 2, 1, 3], `needsTranspose`), or the flattened form above.
-Value keyFromTransposed(Value kt, bool &needsTranspose) {
+Value keyFromTransposed(Value kt, bool &needsTranspose, bool &unrepeated) {
   needsTranspose = false;
-  if (Value k = keyFromFlattenedTranspose(kt))
+  if (Value k = keyFromFlattenedTranspose(kt, unrepeated))
     return k;
   auto t = kt.getDefiningOp<TransposeOp>();
   if (!t || !isRank4(t.getInput()))
@@ -88,23 +130,38 @@ Value unrepeatedHeads(Value kv) {
   auto reshape = kv.getDefiningOp<ReshapeOp>();
   if (!reshape || !singleUse(kv))
     return kv;
-  auto expand = reshape.getInput().getDefiningOp<ExpandOp>();
-  if (!expand || !singleUse(expand.getResult()))
+  Value source = repeatSource(reshape.getInput());
+  if (!source)
     return kv;
-  auto unsqueeze = expand.getInput().getDefiningOp<UnsqueezeOp>();
-  if (!unsqueeze || unsqueeze.getDims() != ArrayRef<int64_t>{2} ||
-      !isRank4(unsqueeze.getInput()))
-    return kv;
-  auto source = cast<RankedTensorType>(unsqueeze.getInput().getType());
-  auto expanded = expand.getType();
-  auto result = cast<RankedTensorType>(kv.getType());
   // [B, Hkv, 1, S, D] -> [B, Hkv, n, S, D] -> [B, Hkv*n, S, D]
-  int64_t heads = source.getDimSize(1), repeat = expanded.getDimSize(2);
-  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(repeat) ||
-      result.getDimSize(1) != heads * repeat ||
-      expanded.getDimSize(1) != heads)
+  auto expanded = cast<RankedTensorType>(reshape.getInput().getType());
+  if (headsOf(kv) != expanded.getDimSize(1) * expanded.getDimSize(2))
     return kv;
-  return unsqueeze.getInput();
+  return source;
+}
+
+/// The probabilities of softmax(x) · V as the matmul's left operand reads
+/// them: the softmax itself, or the softmax behind the guard that PyTorch's
+/// exporters put on scaled_dot_product_attention,
+/// where(is_nan(p), 0, p) with p = softmax(x). The guard zeroes the rows
+/// whose scores are all -inf, which is what tsc.attention gives a query
+/// whose keys are all masked; it differs only where the scores themselves
+/// hold NaN or +inf (non-finite activations), where the guard also zeroes
+/// and tsc.attention propagates them.
+SoftmaxOp probabilities(Value p) {
+  if (auto softmax = p.getDefiningOp<SoftmaxOp>())
+    return singleUse(p) ? softmax : SoftmaxOp();
+  auto guard = p.getDefiningOp<WhereOp>();
+  if (!guard || !singleUse(p) || !isSplat(guard.getTrueValue(), 0.0))
+    return {};
+  auto isNan = guard.getCondition().getDefiningOp<IsNanOp>();
+  auto softmax = guard.getFalseValue().getDefiningOp<SoftmaxOp>();
+  if (!isNan || !softmax || isNan.getInput() != softmax.getResult() ||
+      !singleUse(isNan.getResult()) ||
+      !hasUsesIgnoringBindings(softmax.getResult(), 2) ||
+      guard.getType() != softmax.getType())
+    return {};
+  return softmax;
 }
 
 /// softmax(mask(Q·Kᵀ · scale)) · V -> tsc.attention.
@@ -112,10 +169,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(MatmulOp pv, PatternRewriter &rw) const override {
-    auto softmax = pv.getLhs().getDefiningOp<SoftmaxOp>();
+    SoftmaxOp softmax = probabilities(pv.getLhs());
     Value v = pv.getRhs();
     if (!softmax || !isRank4(v) || !isRank4(pv.getLhs()) ||
-        softmax.getAxis() != 3 || !singleUse(softmax.getResult()))
+        softmax.getAxis() != 3)
       return failure();
     Type element = pv.getType().getElementType();
 
@@ -193,12 +250,15 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
         kt = parts->second;
       }
     }
-    bool transposeKey = false;
-    Value k = keyFromTransposed(kt, transposeKey);
+    bool transposeKey = false, keyUnrepeated = false;
+    Value k = keyFromTransposed(kt, transposeKey, keyUnrepeated);
     if (!k)
       return failure();
     Value repeatedValue = v;
     v = unrepeatedHeads(v);
+    // A key found unrepeated has no repeated form to fall back on.
+    if (keyUnrepeated && headsOf(k) != headsOf(v))
+      return failure();
     // The products were valid, so the operands agree on batch, heads and
     // head dims, and the masks broadcast to the scores without widening
     // them: the fused op's checks hold. Only now does the rewrite build.
@@ -214,12 +274,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
                               rw.getDenseI64ArrayAttr({0, 2, 1, 3}));
     }
     Value repeatedKey = k;
-    k = unrepeatedHeads(k);
+    if (!keyUnrepeated)
+      k = unrepeatedHeads(k);
     // Grouped-query only when K and V both drop their repetition.
-    auto heads = [](Value x) {
-      return cast<RankedTensorType>(x.getType()).getDimSize(1);
-    };
-    if (heads(k) != heads(v)) {
+    if (headsOf(k) != headsOf(v)) {
       k = repeatedKey;
       v = repeatedValue;
     }
