@@ -827,21 +827,54 @@ std::string plan::getSourceNodes(const PlanStep &step, unsigned limit) {
   return text;
 }
 
+/// The module scope nested inside a node's NameLoc (the ONNX importer's,
+/// from the dynamo exporter's metadata), if any.
+static std::optional<StringRef> scopeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    if (auto scope = dyn_cast<NameLoc>(name.getChildLoc()))
+      return scope.getName().strref();
+    return std::nullopt;
+  }
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::optional<StringRef> scope = scopeName(inner))
+        return scope;
+  return std::nullopt;
+}
+
+/// The prefix of `path` up to its first numbered part, split at `separator`:
+/// "/model/layers.0" of "/model/layers.0/attn/MatMul" ('/', parts like
+/// "layers.0"), "model.layers.0" of "model.layers.0.self_attn" ('.', a part
+/// "0" after a named one); "" if there is none.
+static StringRef numberedPrefix(StringRef path, char separator) {
+  SmallVector<StringRef> parts;
+  path.split(parts, separator);
+  size_t length = 0;
+  for (auto [i, part] : llvm::enumerate(parts)) {
+    length += part.size() + 1;
+    bool numbered;
+    if (separator == '.') {
+      numbered = i > 0 && !parts[i - 1].empty() && !part.empty() &&
+                 llvm::all_of(part, llvm::isDigit);
+    } else {
+      auto [stem, number] = part.rsplit('.');
+      numbered = !stem.empty() && !number.empty() &&
+                 llvm::all_of(number, llvm::isDigit);
+    }
+    if (numbered)
+      return path.take_front(length - 1);
+  }
+  return "";
+}
+
 std::string plan::getLayer(const PlanStep &step) {
   for (Operation *op : step.ops) {
-    std::optional<StringRef> name = sourceName(op->getLoc());
-    if (!name)
-      continue;
-    SmallVector<StringRef> parts;
-    name->split(parts, '/');
-    size_t length = 0;
-    for (StringRef part : parts) {
-      length += part.size() + 1;
-      auto [stem, number] = part.rsplit('.');
-      if (!stem.empty() && !number.empty() &&
-          llvm::all_of(number, llvm::isDigit))
-        return name->take_front(length - 1).str();
-    }
+    if (std::optional<StringRef> name = sourceName(op->getLoc()))
+      if (StringRef layer = numberedPrefix(*name, '/'); !layer.empty())
+        return layer.str();
+    if (std::optional<StringRef> scope = scopeName(op->getLoc()))
+      if (StringRef layer = numberedPrefix(*scope, '.'); !layer.empty())
+        return layer.str();
   }
   return "";
 }
