@@ -13,6 +13,7 @@
 #include "dialects/tsc/IR/TscConvolutionOps.h"
 #include "dialects/tsc/IR/TscOps.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -734,6 +735,11 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
       ValueRange shape = producer->getOperands().drop_front();
       return shape[type.getDynamicDimIndex(dim)];
     }
+    // A slice's result dims are its sizes (a fused projection split into
+    // Q, K and V: the sizes are the symbols the split read).
+    if (auto slice = dyn_cast_or_null<SliceOp>(producer))
+      return getMixedValues(slice.getStaticSizes(), slice.getSizes(),
+                            getContext())[dim];
     // A dim bound to a single symbol is that symbol's value, when the
     // declaration precedes this op in the same block (it then dominates it).
     for (Operation *user : input.getUsers()) {
