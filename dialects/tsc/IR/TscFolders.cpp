@@ -9,8 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/tsc/IR/ConstantData.h"
-#include "dialects/tsc/IR/TscOpUtils.h"
 #include "dialects/tsc/IR/TscConvolutionOps.h"
+#include "dialects/tsc/IR/TscLayoutCanonicalize.h"
+#include "dialects/tsc/IR/TscOpUtils.h"
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -68,6 +69,7 @@ struct EraseDeadBinding : OpRewritePattern<BindShapeOp> {
 void TscDialect::getCanonicalizationPatterns(RewritePatternSet &results) const {
   populateWithGenerated(results);
   results.add<DivideOneToReciprocal>(getContext());
+  populateLayoutCanonicalizations(results);
 }
 
 void BindShapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
