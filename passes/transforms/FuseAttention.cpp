@@ -176,23 +176,26 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
       return failure();
     Type element = pv.getType().getElementType();
 
-    // Masks, from the outside in: `+ additive` and `where(keep, ., -big)`.
+    // Masks, from the outside in: `+ additive` (a padding mask, or a
+    // position bias and then a mask: MPNet adds both) and
+    // `where(keep, ., -big)`.
     Value scores = softmax.getInput();
-    Value additive, keep;
+    SmallVector<Value, 2> additives;
+    Value keep;
     double fill = 0.0;
-    for (int step = 0; step < 2; ++step) {
+    for (int step = 0; step < 3; ++step) {
       if (auto add = scores.getDefiningOp<AddOp>(); add && singleUse(scores)) {
         // The scores side is the one that is rank 4 with the result's type.
         auto parts = commuted(add, [&](Value x) {
           return x.getType() == add.getType() && x.getDefiningOp() &&
                  !isa<ConstantOp>(x.getDefiningOp());
         });
-        if (!parts || additive)
+        if (!parts || additives.size() == 2)
           break;
         Value mask = parts->second;
         if (cast<RankedTensorType>(mask.getType()).getElementType() != element)
           break;
-        additive = mask;
+        additives.push_back(mask);
         scores = parts->first;
         continue;
       }
@@ -281,6 +284,22 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
       k = repeatedKey;
       v = repeatedValue;
     }
+    // Additive terms, both broadcasting to the scores, add up to one
+    // (reassociated: (s + a) + b becomes s + (a + b)).
+    auto broadcastType = [&](Type a, Type b) {
+      SmallVector<Type> types;
+      if (failed(inferElementwiseResult(std::nullopt, {a, b},
+                                        /*comparison=*/false, types)))
+        llvm_unreachable(
+            "masks that broadcast to the scores broadcast together");
+      return cast<RankedTensorType>(types.front());
+    };
+    Value additive = additives.empty() ? Value() : additives.front();
+    if (additives.size() == 2)
+      additive = AddOp::create(
+          rw, loc,
+          broadcastType(additives[0].getType(), additives[1].getType()),
+          additives[0], additives[1]);
     // One mask: where `keep` is false the scores were replaced by `fill`
     // (finfo.min); keep that value on top of the additive mask.
     Value mask = additive;
@@ -293,14 +312,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
               RankedTensorType::get({}, element),
               rw.getFloatAttr(element, fill)));
       // Both broadcast to the scores, so they broadcast together.
-      SmallVector<Type> types;
       auto keepShape = cast<RankedTensorType>(keep.getType()).clone(element);
-      if (failed(inferElementwiseResult(std::nullopt,
-                                        {keepShape, additive.getType()},
-                                        /*comparison=*/false, types)))
-        llvm_unreachable("masks that broadcast to the scores broadcast together");
-      auto combined = cast<RankedTensorType>(types.front());
-      mask = WhereOp::create(rw, loc, combined, keep, additive, blocked);
+      mask =
+          WhereOp::create(rw, loc, broadcastType(keepShape, additive.getType()),
+                          keep, additive, blocked);
     }
     SmallVector<Value> operands = {q, k, v};
     if (mask)

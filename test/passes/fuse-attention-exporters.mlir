@@ -118,3 +118,42 @@ func.func @leaves_flattened_repeat_with_full_value(%q: tensor<2x4x6x8xf32>, %k: 
   %o = tsc.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
   return %o : tensor<2x4x6x8xf32>
 }
+
+// -----
+
+// MPNet: a relative position bias and then the padding mask added to the
+// scores; the two become one additive mask.
+// CHECK-LABEL: func.func @fuses_bias_and_mask
+// CHECK-SAME:    (%[[Q:.+]]: tensor<?x4x?x8xf32>, %[[K:.+]]: tensor<?x4x?x8xf32>, %[[V:.+]]: tensor<?x4x?x8xf32>, %[[BIAS:.+]]: tensor<?x4x?x?xf32>, %[[M:.+]]: tensor<?x1x1x?xf32>)
+// CHECK:         %[[MASK:.+]] = tsc.add %[[M]], %[[BIAS]] : (tensor<?x1x1x?xf32>, tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+// CHECK:         %[[O:.+]] = tsc.attention %[[Q]], %[[K]], %[[V]] mask %[[MASK]] scale = 0.35355339664408242
+// CHECK-NOT:     tsc.softmax
+// CHECK:         return %[[O]]
+func.func @fuses_bias_and_mask(%q: tensor<?x4x?x8xf32>, %k: tensor<?x4x?x8xf32>, %v: tensor<?x4x?x8xf32>, %bias: tensor<?x4x?x?xf32>, %mask: tensor<?x1x1x?xf32>) -> tensor<?x4x?x8xf32> {
+  %sqrt_d = tsc.constant dense<2.82842708> : tensor<f32>
+  %kt = tsc.transpose %k perm = [0, 1, 3, 2] : (tensor<?x4x?x8xf32>) -> tensor<?x4x8x?xf32>
+  %s = tsc.matmul %q, %kt : (tensor<?x4x?x8xf32>, tensor<?x4x8x?xf32>) -> tensor<?x4x?x?xf32>
+  %d = tsc.div %s, %sqrt_d : (tensor<?x4x?x?xf32>, tensor<f32>) -> tensor<?x4x?x?xf32>
+  %b = tsc.add %d, %bias : (tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+  %m = tsc.add %b, %mask : (tensor<?x4x?x?xf32>, tensor<?x1x1x?xf32>) -> tensor<?x4x?x?xf32>
+  %p = tsc.softmax %m axis = 3 : tensor<?x4x?x?xf32>
+  %o = tsc.matmul %p, %v : (tensor<?x4x?x?xf32>, tensor<?x4x?x8xf32>) -> tensor<?x4x?x8xf32>
+  return %o : tensor<?x4x?x8xf32>
+}
+
+// -----
+
+// A third additive term is more than the pattern reads: nothing fuses.
+// CHECK-LABEL: func.func @leaves_three_additive_terms
+// CHECK-NOT:     tsc.attention
+// CHECK:         tsc.softmax
+func.func @leaves_three_additive_terms(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x6x8xf32>, %v: tensor<2x4x6x8xf32>, %a: tensor<2x4x6x6xf32>, %b: tensor<2x4x6x6xf32>, %c: tensor<2x4x6x6xf32>) -> tensor<2x4x6x8xf32> {
+  %kt = tsc.transpose %k perm = [0, 1, 3, 2] : (tensor<2x4x6x8xf32>) -> tensor<2x4x8x6xf32>
+  %s = tsc.matmul %q, %kt : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %s1 = tsc.add %s, %a : (tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %s2 = tsc.add %s1, %b : (tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %s3 = tsc.add %s2, %c : (tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = tsc.softmax %s3 axis = 3 : tensor<2x4x6x6xf32>
+  %o = tsc.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  return %o : tensor<2x4x6x8xf32>
+}
