@@ -137,9 +137,39 @@ struct FoldTransposesAroundReshape : OpRewritePattern<TransposeOp> {
   }
 };
 
+/// Whether `op` moves only dims of static size 1: the elements stay in
+/// row-major order (a single K/V head moved between the [B, S, H, D] and
+/// [B, H, S, D] layouts).
+bool movesOnlyUnitDims(TransposeOp op) {
+  RankedTensorType input = op.getInput().getType();
+  SmallVector<int64_t> kept;
+  for (int64_t p : op.getPerm())
+    if (input.getDimSize(p) != 1)
+      kept.push_back(p);
+  return llvm::is_sorted(kept);
+}
+
+/// reshape(transpose(x)) -> reshape(x) when the transpose moves only dims
+/// of size 1: a reshape reads the elements in row-major order, which such a
+/// transpose keeps. (Sinking a single K/V head's transpose through a rotary
+/// embedding leaves this pair.)
+struct ReshapeOfUnitDimTranspose : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rw) const override {
+    auto transpose = op.getInput().getDefiningOp<TransposeOp>();
+    if (!transpose || !movesOnlyUnitDims(transpose))
+      return failure();
+    rw.modifyOpInPlace(
+        op, [&] { op.getInputMutable().assign(transpose.getInput()); });
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tsc::populateLayoutCanonicalizations(RewritePatternSet &patterns) {
-  patterns.add<CancelTransposesAroundUnary, FoldTransposesAroundReshape>(
-      patterns.getContext());
+  patterns.add<CancelTransposesAroundUnary, FoldTransposesAroundReshape,
+               ReshapeOfUnitDimTranspose>(patterns.getContext());
 }

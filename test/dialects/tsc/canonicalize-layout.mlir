@@ -73,3 +73,30 @@ func.func @keeps_transposes_around_other_reshapes(%x: tensor<2x4x4x32xf32>, %y: 
   %r3 = tsc.transpose %f3 perm = [1, 0, 2] : (tensor<?x?x32xf32>) -> tensor<?x?x32xf32>
   return %r, %r2, %r3 : tensor<2x16x32xf32>, tensor<2x64x8xf32>, tensor<?x?x32xf32>
 }
+
+// -----
+
+// A reshape reads a transpose that moves only a dim of size 1 (a single
+// K/V head) in the same row-major order as its input.
+// CHECK-LABEL: func.func @reshape_skips_unit_dim_transpose
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x?x1x8xf32>, %[[B:.+]]: index, %[[S:.+]]: index)
+// CHECK-NOT:     tsc.transpose
+// CHECK:         %[[R:.+]] = tsc.reshape %[[X]][%[[B]], %[[S]]] : tensor<?x?x1x8xf32> -> tensor<?x?x8xf32>
+// CHECK:         return %[[R]]
+func.func @reshape_skips_unit_dim_transpose(%x: tensor<?x?x1x8xf32>, %b: index, %s: index) -> tensor<?x?x8xf32> {
+  %t = tsc.transpose %x perm = [0, 2, 1, 3] : (tensor<?x?x1x8xf32>) -> tensor<?x1x?x8xf32>
+  %r = tsc.reshape %t [%b, %s] : tensor<?x1x?x8xf32> -> tensor<?x?x8xf32>
+  return %r : tensor<?x?x8xf32>
+}
+
+// -----
+
+// With two heads the transpose reorders elements: it stays.
+// CHECK-LABEL: func.func @reshape_keeps_head_transpose
+// CHECK:         %[[T:.+]] = tsc.transpose
+// CHECK:         tsc.reshape %[[T]]
+func.func @reshape_keeps_head_transpose(%x: tensor<?x?x2x8xf32>, %b: index, %s: index) -> tensor<?x?x16xf32> {
+  %t = tsc.transpose %x perm = [0, 2, 1, 3] : (tensor<?x?x2x8xf32>) -> tensor<?x2x?x8xf32>
+  %r = tsc.reshape %t [%b, %s] : tensor<?x2x?x8xf32> -> tensor<?x?x16xf32>
+  return %r : tensor<?x?x16xf32>
+}
