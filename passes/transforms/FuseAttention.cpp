@@ -486,6 +486,37 @@ struct SinkHeadSwap : RewritePattern {
   }
 };
 
+/// split(transpose(x)) -> transpose of each part of split(x), for a
+/// [0, 2, 1, 3] transpose only the split reads: GPT-NeoX splits one fused
+/// QKV projection after the head transpose, and the parts' transposes then
+/// sink through the rotary embedding to the attention, which absorbs them.
+struct SinkHeadSwapThroughSplit : OpRewritePattern<SplitOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SplitOp op,
+                                PatternRewriter &rw) const override {
+    Value source = headSwapSource(op.getInput());
+    if (!source || !singleUse(op.getInput()))
+      return failure();
+    SmallVector<Type> types;
+    for (Type type : op.getResultTypes())
+      types.push_back(swapped(type));
+    OperationState state(op.getLoc(), op->getName());
+    state.addOperands(source);
+    state.addTypes(types);
+    state.addAttributes(op->getAttrs());
+    state.attributes.set("axis", rw.getI64IntegerAttr(kHeadSwap[op.getAxis()]));
+    Operation *split = rw.create(state);
+    SmallVector<Value> parts;
+    for (auto [part, type] :
+         llvm::zip(split->getResults(), op.getResultTypes()))
+      parts.push_back(TransposeOp::create(rw, op.getLoc(), type, part,
+                                          rw.getDenseI64ArrayAttr(kHeadSwap)));
+    rw.replaceOp(op, parts);
+    return success();
+  }
+};
+
 /// attention(transpose(q), transpose(k), transpose(v)) with transposes
 /// [0, 2, 1, 3] -> transpose(attention(q, k, v) bshd); the transpose back
 /// cancels against a [0, 2, 1, 3] transpose of the result. A transposed
@@ -521,7 +552,8 @@ struct FuseAttentionPass
     : public tsc::impl::FuseAttentionPassBase<FuseAttentionPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FuseAttention, SinkHeadSwap, AbsorbHeadSwaps>(&getContext());
+    patterns.add<FuseAttention, SinkHeadSwap, SinkHeadSwapThroughSplit,
+                 AbsorbHeadSwaps>(&getContext());
     BindShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -157,3 +157,35 @@ func.func @leaves_three_additive_terms(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x6
   %o = tsc.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
   return %o : tensor<2x4x6x8xf32>
 }
+
+// -----
+
+// GPT-NeoX (dynamo): one fused QKV projection transposed to heads, then
+// split into Q, K and V; the transpose moves below the split and the
+// attention absorbs the parts' transposes.
+// CHECK-LABEL: func.func @absorbs_transpose_before_split
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x6x4x24xf32>)
+// CHECK:         %[[P:.+]]:3 = tsc.split %[[X]] axis = 3 sizes = [8, 8, 8] : tensor<2x6x4x24xf32> -> tensor<2x6x4x8xf32>, tensor<2x6x4x8xf32>, tensor<2x6x4x8xf32>
+// CHECK:         %[[O:.+]] = tsc.attention %[[P]]#0, %[[P]]#1, %[[P]]#2 bshd
+// CHECK-NOT:     tsc.transpose
+// CHECK:         return %[[O]]
+func.func @absorbs_transpose_before_split(%x: tensor<2x6x4x24xf32>) -> tensor<2x6x4x8xf32> {
+  %t = tsc.transpose %x perm = [0, 2, 1, 3] : (tensor<2x6x4x24xf32>) -> tensor<2x4x6x24xf32>
+  %qkv:3 = tsc.split %t axis = 3 sizes = [8, 8, 8] : tensor<2x4x6x24xf32> -> tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>
+  %o = tsc.attention %qkv#0, %qkv#1, %qkv#2 : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  %r = tsc.transpose %o perm = [0, 2, 1, 3] : (tensor<2x4x6x8xf32>) -> tensor<2x6x4x8xf32>
+  return %r : tensor<2x6x4x8xf32>
+}
+
+// -----
+
+// A transpose that something besides the split reads stays where it is.
+// CHECK-LABEL: func.func @keeps_shared_transpose_before_split
+// CHECK:         %[[T:.+]] = tsc.transpose
+// CHECK:         tsc.split %[[T]]
+func.func @keeps_shared_transpose_before_split(%x: tensor<2x6x4x24xf32>) -> (tensor<2x4x6x8xf32>, tensor<2x4x6x24xf32>) {
+  %t = tsc.transpose %x perm = [0, 2, 1, 3] : (tensor<2x6x4x24xf32>) -> tensor<2x4x6x24xf32>
+  %qkv:3 = tsc.split %t axis = 3 sizes = [8, 8, 8] : tensor<2x4x6x24xf32> -> tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>
+  %o = tsc.attention %qkv#0, %qkv#1, %qkv#2 : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  return %o, %t : tensor<2x4x6x8xf32>, tensor<2x4x6x24xf32>
+}
