@@ -164,6 +164,23 @@ SoftmaxOp probabilities(Value p) {
   return softmax;
 }
 
+/// The value of a scale factor computed from constants: a splat, or the
+/// square root, reciprocal square root or reciprocal of one (Falcon's
+/// TorchScript export scales Q and Kᵀ by sqrt(rsqrt(d)), unfolded).
+std::optional<double> scaleConstant(Value value) {
+  if (std::optional<double> v = splatValue(value))
+    return v;
+  Operation *op = value ? value.getDefiningOp() : nullptr;
+  if (!isa_and_nonnull<SqrtOp, RsqrtOp, ReciprocalOp>(op))
+    return std::nullopt;
+  std::optional<double> x = scaleConstant(op->getOperand(0));
+  if (!x || *x <= 0.0)
+    return std::nullopt;
+  if (isa<SqrtOp>(op))
+    return std::sqrt(*x);
+  return isa<RsqrtOp>(op) ? 1.0 / std::sqrt(*x) : 1.0 / *x;
+}
+
 /// softmax(mask(Q·Kᵀ · scale)) · V -> tsc.attention.
 struct FuseAttention : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -215,16 +232,17 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     // Scale: s / c or s * c.
     double scale = 1.0;
     if (auto div = scores.getDefiningOp<DivOp>(); div && singleUse(scores)) {
-      std::optional<double> c = splatValue(div.getRhs());
+      std::optional<double> c = scaleConstant(div.getRhs());
       if (!c || *c == 0.0)
         return failure();
       scale = 1.0 / *c;
       scores = div.getLhs();
     } else if (auto mul = scores.getDefiningOp<MulOp>(); mul && singleUse(scores)) {
-      auto parts = commuted(mul, [](Value x) { return splatValue(x).has_value(); });
+      auto parts =
+          commuted(mul, [](Value x) { return scaleConstant(x).has_value(); });
       if (!parts)
         return failure();
-      scale = *splatValue(parts->first);
+      scale = *scaleConstant(parts->first);
       scores = parts->second;
     }
 
@@ -235,9 +253,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     Value q = qk.getLhs();
     // A query scaled before the product folds into the scale.
     if (auto mul = q.getDefiningOp<MulOp>(); mul && singleUse(q)) {
-      auto parts = commuted(mul, [](Value x) { return splatValue(x).has_value(); });
+      auto parts =
+          commuted(mul, [](Value x) { return scaleConstant(x).has_value(); });
       if (parts && isRank4(parts->second) && parts->second.getType() == q.getType()) {
-        scale *= *splatValue(parts->first);
+        scale *= *scaleConstant(parts->first);
         q = parts->second;
       }
     }
@@ -246,10 +265,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     Value kt = qk.getRhs();
     if (auto mul = kt.getDefiningOp<MulOp>(); mul && singleUse(kt)) {
       auto parts =
-          commuted(mul, [](Value x) { return splatValue(x).has_value(); });
+          commuted(mul, [](Value x) { return scaleConstant(x).has_value(); });
       if (parts && isRank4(parts->second) &&
           parts->second.getType() == kt.getType()) {
-        scale *= *splatValue(parts->first);
+        scale *= *scaleConstant(parts->first);
         kt = parts->second;
       }
     }

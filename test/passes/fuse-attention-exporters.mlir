@@ -189,3 +189,41 @@ func.func @keeps_shared_transpose_before_split(%x: tensor<2x6x4x24xf32>) -> (ten
   %o = tsc.attention %qkv#0, %qkv#1, %qkv#2 : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
   return %o, %t : tensor<2x4x6x8xf32>, tensor<2x4x6x24xf32>
 }
+
+// -----
+
+// Falcon (TorchScript): Q and Kᵀ each scaled by sqrt(rsqrt(d)), computed
+// from the constant d; the scales multiply to 1/sqrt(d) = 1/8.
+// CHECK-LABEL: func.func @fuses_scale_computed_from_constant
+// CHECK-SAME:    (%[[Q:.+]]: tensor<2x4x6x8xf32>, %[[K:.+]]: tensor<2x4x6x8xf32>, %[[V:.+]]: tensor<2x4x6x8xf32>)
+// CHECK:         %[[O:.+]] = tsc.attention %[[Q]], %[[K]], %[[V]] scale = 0.12500000000000{{[0-9]*}}
+// CHECK:         return %[[O]]
+func.func @fuses_scale_computed_from_constant(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x6x8xf32>, %v: tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32> {
+  %d = tsc.constant dense<64.0> : tensor<1xf32>
+  %r = tsc.rsqrt %d : tensor<1xf32>
+  %root = tsc.sqrt %r : tensor<1xf32>
+  %kt = tsc.transpose %k perm = [0, 1, 3, 2] : (tensor<2x4x6x8xf32>) -> tensor<2x4x8x6xf32>
+  %qs = tsc.mul %q, %root : (tensor<2x4x6x8xf32>, tensor<1xf32>) -> tensor<2x4x6x8xf32>
+  %kts = tsc.mul %kt, %root : (tensor<2x4x8x6xf32>, tensor<1xf32>) -> tensor<2x4x8x6xf32>
+  %s = tsc.matmul %qs, %kts : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = tsc.softmax %s axis = 3 : tensor<2x4x6x6xf32>
+  %o = tsc.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  return %o : tensor<2x4x6x8xf32>
+}
+
+// -----
+
+// A scale computed from a run-time value is not a constant: the scores'
+// scaling stays outside and nothing fuses.
+// CHECK-LABEL: func.func @leaves_runtime_scale
+// CHECK-NOT:     tsc.attention
+// CHECK:         tsc.softmax
+func.func @leaves_runtime_scale(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x6x8xf32>, %v: tensor<2x4x6x8xf32>, %d: tensor<1xf32>) -> tensor<2x4x6x8xf32> {
+  %root = tsc.rsqrt %d : tensor<1xf32>
+  %kt = tsc.transpose %k perm = [0, 1, 3, 2] : (tensor<2x4x6x8xf32>) -> tensor<2x4x8x6xf32>
+  %s = tsc.matmul %q, %kt : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %ss = tsc.mul %s, %root : (tensor<2x4x6x6xf32>, tensor<1xf32>) -> tensor<2x4x6x6xf32>
+  %p = tsc.softmax %ss axis = 3 : tensor<2x4x6x6xf32>
+  %o = tsc.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  return %o : tensor<2x4x6x8xf32>
+}
