@@ -12,6 +12,7 @@
 #include "dialects/tsc/IR/TscLayoutCanonicalize.h"
 #include "dialects/tsc/IR/TscOps.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -167,9 +168,60 @@ struct ReshapeOfUnitDimTranspose : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// transpose(gather_nd(transpose(x), [[i]])) -> slice(x) when the inner
+/// transpose brings dim `a` of x to the front, gather_nd takes its index
+/// `i` (a constant tuple of one entry, batch_dims 0: the [1, ...] slice at
+/// i) and the outer transpose puts every dim back. Falcon's dynamo export
+/// picks the shared K and V heads out of the fused QKV projection so:
+/// `qkv[..., -2:-1, :]` through a transpose to the front and back.
+struct FoldTransposedGatherNdToSlice : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp outer,
+                                PatternRewriter &rw) const override {
+    auto gather = outer.getInput().getDefiningOp<GatherNdOp>();
+    if (!gather || gather.getBatchDims() != 0)
+      return failure();
+    auto inner = gather.getData().getDefiningOp<TransposeOp>();
+    DenseIntElementsAttr indices;
+    if (!inner || !matchPattern(gather.getIndices(), m_Constant(&indices)) ||
+        indices.getType().getShape() != ArrayRef<int64_t>{1, 1})
+      return failure();
+    SmallVector<int64_t> composed;
+    for (int64_t p : outer.getPerm())
+      composed.push_back(inner.getPerm()[p]);
+    if (!isIdentity(composed))
+      return failure();
+    Value x = inner.getInput();
+    RankedTensorType type = inner.getInput().getType();
+    int64_t axis = inner.getPerm()[0];
+    int64_t size = type.getDimSize(axis);
+    int64_t index = (*indices.getValues<APInt>().begin()).getSExtValue();
+    if (ShapedType::isDynamic(size) || index < -size || index >= size)
+      return failure();
+    if (index < 0)
+      index += size;
+    Location loc = outer.getLoc();
+    SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+    SmallVector<int64_t> sizes(type.getShape());
+    offsets[axis] = index;
+    sizes[axis] = 1;
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(
+            DimOp::create(rw, loc, x, rw.getI64IntegerAttr(d)));
+    rw.replaceOpWithNewOp<SliceOp>(outer, outer.getType(), x, ValueRange(),
+                                   dynamicSizes, ValueRange(), offsets, sizes,
+                                   strides);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tsc::populateLayoutCanonicalizations(RewritePatternSet &patterns) {
   patterns.add<CancelTransposesAroundUnary, FoldTransposesAroundReshape,
-               ReshapeOfUnitDimTranspose>(patterns.getContext());
+               ReshapeOfUnitDimTranspose, FoldTransposedGatherNdToSlice>(
+      patterns.getContext());
 }

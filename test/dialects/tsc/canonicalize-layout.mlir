@@ -100,3 +100,40 @@ func.func @reshape_keeps_head_transpose(%x: tensor<?x?x2x8xf32>, %b: index, %s: 
   %r = tsc.reshape %t [%b, %s] : tensor<?x2x?x8xf32> -> tensor<?x?x16xf32>
   return %r : tensor<?x?x16xf32>
 }
+
+// -----
+
+// Falcon (dynamo): K's shared head picked out of the fused QKV projection
+// as qkv[..., -2:-1, :] through a transpose of that dim to the front, a
+// gather_nd of index -2 and a transpose back: a slice.
+// CHECK-LABEL: func.func @folds_transposed_gather_nd_to_slice
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x6x2x4x8xf32>)
+// CHECK-NOT:     tsc.transpose
+// CHECK-NOT:     tsc.gather_nd
+// CHECK:         %[[B:.+]] = tsc.dim %[[X]], 0
+// CHECK:         %[[S:.+]] = tsc.slice %[[X]] [0, 0, 0, 2, 0] [%[[B]], 6, 2, 1, 8] [1, 1, 1, 1, 1] : tensor<?x6x2x4x8xf32> to tensor<?x6x2x1x8xf32>
+// CHECK:         return %[[S]]
+func.func @folds_transposed_gather_nd_to_slice(%x: tensor<?x6x2x4x8xf32>) -> tensor<?x6x2x1x8xf32> {
+  %i = tsc.constant dense<-2> : tensor<1x1xi64>
+  %t = tsc.transpose %x perm = [3, 0, 1, 2, 4] : (tensor<?x6x2x4x8xf32>) -> tensor<4x?x6x2x8xf32>
+  %g = tsc.gather_nd %t[%i] batch_dims = 0 : (tensor<4x?x6x2x8xf32>, tensor<1x1xi64>) -> tensor<1x?x6x2x8xf32>
+  %r = tsc.transpose %g perm = [1, 2, 3, 0, 4] : (tensor<1x?x6x2x8xf32>) -> tensor<?x6x2x1x8xf32>
+  return %r : tensor<?x6x2x1x8xf32>
+}
+
+// -----
+
+// Not a slice of x's layout when the outer transpose leaves dims moved,
+// nor with two indices per tuple.
+// CHECK-LABEL: func.func @keeps_other_gather_nd_transposes
+// CHECK-COUNT-2: tsc.gather_nd
+func.func @keeps_other_gather_nd_transposes(%x: tensor<2x3x4xf32>) -> (tensor<2x1x3xf32>, tensor<3x1xf32>) {
+  %i = tsc.constant dense<1> : tensor<1x1xi64>
+  %t = tsc.transpose %x perm = [2, 0, 1] : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  %g = tsc.gather_nd %t[%i] batch_dims = 0 : (tensor<4x2x3xf32>, tensor<1x1xi64>) -> tensor<1x2x3xf32>
+  %r = tsc.transpose %g perm = [1, 0, 2] : (tensor<1x2x3xf32>) -> tensor<2x1x3xf32>
+  %j = tsc.constant dense<[[1, 0]]> : tensor<1x2xi64>
+  %g2 = tsc.gather_nd %t[%j] batch_dims = 0 : (tensor<4x2x3xf32>, tensor<1x2xi64>) -> tensor<1x3xf32>
+  %r2 = tsc.transpose %g2 perm = [1, 0] : (tensor<1x3xf32>) -> tensor<3x1xf32>
+  return %r, %r2 : tensor<2x1x3xf32>, tensor<3x1xf32>
+}
