@@ -25,6 +25,14 @@ bool isIdentity(ArrayRef<int64_t> perm) {
   return llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()));
 }
 
+/// Whether transposing by `outer` after `inner` puts every dim back.
+bool undoes(TransposeOp outer, TransposeOp inner) {
+  SmallVector<int64_t> composed;
+  for (int64_t p : outer.getPerm())
+    composed.push_back(inner.getPerm()[p]);
+  return isIdentity(composed);
+}
+
 /// Whether `value`'s users, besides shape bindings, are just `op`.
 bool onlyUsedBy(Value value, Operation *op) {
   return llvm::all_of(value.getUsers(), [&](Operation *user) {
@@ -48,10 +56,7 @@ struct CancelTransposesAroundUnary : OpRewritePattern<TransposeOp> {
     auto inner = unary->getOperand(0).getDefiningOp<TransposeOp>();
     if (!inner)
       return failure();
-    SmallVector<int64_t> composed;
-    for (int64_t p : outer.getPerm())
-      composed.push_back(inner.getPerm()[p]);
-    if (!isIdentity(composed))
+    if (!undoes(outer, inner))
       return failure();
     OperationState state(unary->getLoc(), unary->getName());
     state.addOperands(inner.getInput());
@@ -187,10 +192,7 @@ struct FoldTransposedGatherNdToSlice : OpRewritePattern<TransposeOp> {
     if (!inner || !matchPattern(gather.getIndices(), m_Constant(&indices)) ||
         indices.getType().getShape() != ArrayRef<int64_t>{1, 1})
       return failure();
-    SmallVector<int64_t> composed;
-    for (int64_t p : outer.getPerm())
-      composed.push_back(inner.getPerm()[p]);
-    if (!isIdentity(composed))
+    if (!undoes(outer, inner))
       return failure();
     Value x = inner.getInput();
     RankedTensorType type = inner.getInput().getType();
