@@ -246,6 +246,9 @@ LogicalResult printModelDiagnostic(Diagnostic &diag) {
     name = named.getName().str();
     loc = named.getChildLoc();
   }
+  // A module scope the importer nests inside the node's name.
+  while (auto scope = dyn_cast<NameLoc>(loc))
+    loc = scope.getChildLoc();
   auto file = dyn_cast<FileLineColLoc>(loc);
   if (!file || file.getLine() != 0)
     return failure();

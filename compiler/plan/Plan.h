@@ -153,8 +153,9 @@ uint64_t estimateTraffic(const Plan &plan, const PlanStep &step);
 
 /// The model layer a step belongs to, from its ops' source names: the node
 /// path up to the first component numbered like `layers.3` or `h.3`
-/// ("/encoder/layer.3"); empty for the embedding, the head and anything
-/// unnamed.
+/// ("/encoder/layer.3"), else the module scope up to its first number
+/// ("model.layers.3", which the dynamo exporter records per node); empty
+/// for the embedding, the head and anything unnamed.
 std::string getLayer(const PlanStep &step);
 
 /// The source nodes of a step's ops, comma-separated, for messages

@@ -23,6 +23,48 @@ namespace {
 
 using Shape = SmallVector<AffineExpr>;
 
+/// `expr` as a monomial: a constant times a product of symbols (their
+/// positions, sorted), if it is one.
+std::optional<std::pair<int64_t, SmallVector<unsigned>>>
+monomial(AffineExpr expr) {
+  if (auto c = dyn_cast<AffineConstantExpr>(expr))
+    return std::make_pair(c.getValue(), SmallVector<unsigned>());
+  if (auto s = dyn_cast<AffineSymbolExpr>(expr))
+    return std::make_pair(int64_t(1), SmallVector<unsigned>{s.getPosition()});
+  auto mul = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!mul || mul.getKind() != AffineExprKind::Mul)
+    return std::nullopt;
+  auto lhs = monomial(mul.getLHS()), rhs = monomial(mul.getRHS());
+  if (!lhs || !rhs)
+    return std::nullopt;
+  llvm::append_range(lhs->second, rhs->second);
+  llvm::sort(lhs->second);
+  return std::make_pair(lhs->first * rhs->first, std::move(lhs->second));
+}
+
+/// `a / b` when both are monomials and `b` divides `a` exactly (its
+/// coefficient divides a's, its symbols are among a's), else null.
+AffineExpr exactQuotient(AffineExpr a, AffineExpr b) {
+  auto num = monomial(a), den = monomial(b);
+  if (!num || !den || den->first <= 0 || num->first % den->first != 0 ||
+      isa<AffineConstantExpr>(b))
+    return {};
+  SmallVector<unsigned> rest;
+  auto it = den->second.begin(), end = den->second.end();
+  for (unsigned symbol : num->second) {
+    if (it != end && *it == symbol)
+      ++it;
+    else
+      rest.push_back(symbol);
+  }
+  if (it != end)
+    return {};
+  AffineExpr q = getAffineConstantExpr(num->first / den->first, a.getContext());
+  for (unsigned symbol : rest)
+    q = q * getAffineSymbolExpr(symbol, a.getContext());
+  return q;
+}
+
 /// Derives symbolic shapes op by op. Expressions are over the function's
 /// symbols in declaration order (SymbolicShapes positions).
 class ShapeDeriver {
@@ -121,8 +163,12 @@ private:
           return bothOr([](AffineExpr a, AffineExpr b) { return a * b; });
         })
         // Sizes are non-negative, so truncating division is floor division.
+        // A product of symbols divided by a product of some of them (a
+        // reshape's -1: the element count over the other dims) is exact.
         .Case<arith::DivSIOp, arith::DivUIOp, arith::FloorDivSIOp>(
             [&](Operation *) {
+              if (AffineExpr exact = bothOr(exactQuotient))
+                return exact;
               return byConstant(
                   [](AffineExpr a, int64_t b) { return a.floorDiv(b); });
             })

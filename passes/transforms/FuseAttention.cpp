@@ -39,10 +39,38 @@ bool sameDim(const SymbolicShapes &shapes, Value a, unsigned i, Value b,
   return sa && sb && (*sa)[i] == (*sb)[j];
 }
 
+/// The [B, Hkv, S, D] source of K/V heads repeated for grouped-query
+/// attention, given the [B, Hkv, n, S, D] expansion that exporters write for
+/// repeat_kv: expand(unsqueeze(kv, 2)) with `kv` static in its heads.
+Value repeatSource(Value expanded) {
+  auto expand = expanded.getDefiningOp<ExpandOp>();
+  if (!expand || !singleUse(expanded))
+    return {};
+  auto unsqueeze = expand.getInput().getDefiningOp<UnsqueezeOp>();
+  if (!unsqueeze || unsqueeze.getDims() != ArrayRef<int64_t>{2} ||
+      !isRank4(unsqueeze.getInput()))
+    return {};
+  auto source = cast<RankedTensorType>(unsqueeze.getInput().getType());
+  RankedTensorType type = expand.getType();
+  if (source.isDynamicDim(1) || type.isDynamicDim(2) ||
+      type.getDimSize(1) != source.getDimSize(1))
+    return {};
+  return unsqueeze.getInput();
+}
+
+/// The heads of `x` (dim 1, static for the tensors attention fuses).
+int64_t headsOf(Value x) {
+  return cast<RankedTensorType>(x.getType()).getDimSize(1);
+}
+
 /// K from Kᵀ written as a 3-D transpose, as PyTorch's dynamo exporter spells
 /// `k.transpose(-2, -1)` of a [B, H, S, D] tensor:
 /// reshape(transpose(reshape(K, [B*H, S, D]), [0, 2, 1]), [B, H, D, S]).
-Value keyFromFlattenedTranspose(Value kt) {
+/// With grouped-query attention the inner reshape may read the repetition
+/// [B, Hkv, n, S, D] directly (repeat_kv's own reshape folded into it); K
+/// is then the unrepeated [B, Hkv, S, D] tensor and `unrepeated` is set.
+Value keyFromFlattenedTranspose(Value kt, bool &unrepeated) {
+  unrepeated = false;
   auto outer = kt.getDefiningOp<ReshapeOp>();
   if (!outer || !isRank4(kt))
     return {};
@@ -50,10 +78,24 @@ Value keyFromFlattenedTranspose(Value kt) {
   if (!t || t.getPerm() != ArrayRef<int64_t>{0, 2, 1})
     return {};
   auto inner = t.getInput().getDefiningOp<ReshapeOp>();
-  if (!inner || !isRank4(inner.getInput()))
+  if (!inner)
     return {};
   Value k = inner.getInput(), flat = inner.getResult();
   SymbolicShapes shapes(kt.getParentRegion()->getParentOp());
+  if (Value source = repeatSource(k)) {
+    // [B, Hkv, n, S, D] -> [*, S, D] -> [*, D, S] -> [B, Hkv*n, D, S]
+    auto expanded = cast<RankedTensorType>(k.getType());
+    if (sameDim(shapes, flat, 1, k, 3) && sameDim(shapes, flat, 2, k, 4) &&
+        sameDim(shapes, kt, 0, k, 0) &&
+        headsOf(kt) == expanded.getDimSize(1) * expanded.getDimSize(2) &&
+        sameDim(shapes, kt, 2, k, 4) && sameDim(shapes, kt, 3, k, 3)) {
+      unrepeated = true;
+      return source;
+    }
+    return {};
+  }
+  if (!isRank4(k))
+    return {};
   // [B, H, S, D] -> [*, S, D] -> [*, D, S] -> [B, H, D, S]
   if (sameDim(shapes, flat, 1, k, 2) && sameDim(shapes, flat, 2, k, 3) &&
       sameDim(shapes, kt, 0, k, 0) && sameDim(shapes, kt, 1, k, 1) &&
@@ -66,9 +108,9 @@ Value keyFromFlattenedTranspose(Value kt) {
 /// tensor (K is its input), or turning [B, S, H, D] into [B, H, D, S], the
 /// head split and the transposition in one (K is its input with perm
 /// [0, 2, 1, 3], `needsTranspose`), or the flattened form above.
-Value keyFromTransposed(Value kt, bool &needsTranspose) {
+Value keyFromTransposed(Value kt, bool &needsTranspose, bool &unrepeated) {
   needsTranspose = false;
-  if (Value k = keyFromFlattenedTranspose(kt))
+  if (Value k = keyFromFlattenedTranspose(kt, unrepeated))
     return k;
   auto t = kt.getDefiningOp<TransposeOp>();
   if (!t || !isRank4(t.getInput()))
@@ -88,23 +130,55 @@ Value unrepeatedHeads(Value kv) {
   auto reshape = kv.getDefiningOp<ReshapeOp>();
   if (!reshape || !singleUse(kv))
     return kv;
-  auto expand = reshape.getInput().getDefiningOp<ExpandOp>();
-  if (!expand || !singleUse(expand.getResult()))
+  Value source = repeatSource(reshape.getInput());
+  if (!source)
     return kv;
-  auto unsqueeze = expand.getInput().getDefiningOp<UnsqueezeOp>();
-  if (!unsqueeze || unsqueeze.getDims() != ArrayRef<int64_t>{2} ||
-      !isRank4(unsqueeze.getInput()))
-    return kv;
-  auto source = cast<RankedTensorType>(unsqueeze.getInput().getType());
-  auto expanded = expand.getType();
-  auto result = cast<RankedTensorType>(kv.getType());
   // [B, Hkv, 1, S, D] -> [B, Hkv, n, S, D] -> [B, Hkv*n, S, D]
-  int64_t heads = source.getDimSize(1), repeat = expanded.getDimSize(2);
-  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(repeat) ||
-      result.getDimSize(1) != heads * repeat ||
-      expanded.getDimSize(1) != heads)
+  auto expanded = cast<RankedTensorType>(reshape.getInput().getType());
+  if (headsOf(kv) != expanded.getDimSize(1) * expanded.getDimSize(2))
     return kv;
-  return unsqueeze.getInput();
+  return source;
+}
+
+/// The probabilities of softmax(x) · V as the matmul's left operand reads
+/// them: the softmax itself, or the softmax behind the guard that PyTorch's
+/// exporters put on scaled_dot_product_attention,
+/// where(is_nan(p), 0, p) with p = softmax(x). The guard zeroes the rows
+/// whose scores are all -inf, which is what tsc.attention gives a query
+/// whose keys are all masked; it differs only where the scores themselves
+/// hold NaN or +inf (non-finite activations), where the guard also zeroes
+/// and tsc.attention propagates them.
+SoftmaxOp probabilities(Value p) {
+  if (auto softmax = p.getDefiningOp<SoftmaxOp>())
+    return singleUse(p) ? softmax : SoftmaxOp();
+  auto guard = p.getDefiningOp<WhereOp>();
+  if (!guard || !singleUse(p) || !isSplat(guard.getTrueValue(), 0.0))
+    return {};
+  auto isNan = guard.getCondition().getDefiningOp<IsNanOp>();
+  auto softmax = guard.getFalseValue().getDefiningOp<SoftmaxOp>();
+  if (!isNan || !softmax || isNan.getInput() != softmax.getResult() ||
+      !singleUse(isNan.getResult()) ||
+      !hasUsesIgnoringBindings(softmax.getResult(), 2) ||
+      guard.getType() != softmax.getType())
+    return {};
+  return softmax;
+}
+
+/// The value of a scale factor computed from constants: a splat, or the
+/// square root, reciprocal square root or reciprocal of one (Falcon's
+/// TorchScript export scales Q and Kᵀ by sqrt(rsqrt(d)), unfolded).
+std::optional<double> scaleConstant(Value value) {
+  if (std::optional<double> v = splatValue(value))
+    return v;
+  Operation *op = value ? value.getDefiningOp() : nullptr;
+  if (!isa_and_nonnull<SqrtOp, RsqrtOp, ReciprocalOp>(op))
+    return std::nullopt;
+  std::optional<double> x = scaleConstant(op->getOperand(0));
+  if (!x || *x <= 0.0)
+    return std::nullopt;
+  if (isa<SqrtOp>(op))
+    return std::sqrt(*x);
+  return isa<RsqrtOp>(op) ? 1.0 / std::sqrt(*x) : 1.0 / *x;
 }
 
 /// softmax(mask(Q·Kᵀ · scale)) · V -> tsc.attention.
@@ -112,30 +186,33 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(MatmulOp pv, PatternRewriter &rw) const override {
-    auto softmax = pv.getLhs().getDefiningOp<SoftmaxOp>();
+    SoftmaxOp softmax = probabilities(pv.getLhs());
     Value v = pv.getRhs();
     if (!softmax || !isRank4(v) || !isRank4(pv.getLhs()) ||
-        softmax.getAxis() != 3 || !singleUse(softmax.getResult()))
+        softmax.getAxis() != 3)
       return failure();
     Type element = pv.getType().getElementType();
 
-    // Masks, from the outside in: `+ additive` and `where(keep, ., -big)`.
+    // Masks, from the outside in: `+ additive` (a padding mask, or a
+    // position bias and then a mask: MPNet adds both) and
+    // `where(keep, ., -big)`.
     Value scores = softmax.getInput();
-    Value additive, keep;
+    SmallVector<Value, 2> additives;
+    Value keep;
     double fill = 0.0;
-    for (int step = 0; step < 2; ++step) {
+    for (int step = 0; step < 3; ++step) {
       if (auto add = scores.getDefiningOp<AddOp>(); add && singleUse(scores)) {
         // The scores side is the one that is rank 4 with the result's type.
         auto parts = commuted(add, [&](Value x) {
           return x.getType() == add.getType() && x.getDefiningOp() &&
                  !isa<ConstantOp>(x.getDefiningOp());
         });
-        if (!parts || additive)
+        if (!parts || additives.size() == 2)
           break;
         Value mask = parts->second;
         if (cast<RankedTensorType>(mask.getType()).getElementType() != element)
           break;
-        additive = mask;
+        additives.push_back(mask);
         scores = parts->first;
         continue;
       }
@@ -155,16 +232,17 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     // Scale: s / c or s * c.
     double scale = 1.0;
     if (auto div = scores.getDefiningOp<DivOp>(); div && singleUse(scores)) {
-      std::optional<double> c = splatValue(div.getRhs());
+      std::optional<double> c = scaleConstant(div.getRhs());
       if (!c || *c == 0.0)
         return failure();
       scale = 1.0 / *c;
       scores = div.getLhs();
     } else if (auto mul = scores.getDefiningOp<MulOp>(); mul && singleUse(scores)) {
-      auto parts = commuted(mul, [](Value x) { return splatValue(x).has_value(); });
+      auto parts =
+          commuted(mul, [](Value x) { return scaleConstant(x).has_value(); });
       if (!parts)
         return failure();
-      scale = *splatValue(parts->first);
+      scale = *scaleConstant(parts->first);
       scores = parts->second;
     }
 
@@ -175,9 +253,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     Value q = qk.getLhs();
     // A query scaled before the product folds into the scale.
     if (auto mul = q.getDefiningOp<MulOp>(); mul && singleUse(q)) {
-      auto parts = commuted(mul, [](Value x) { return splatValue(x).has_value(); });
+      auto parts =
+          commuted(mul, [](Value x) { return scaleConstant(x).has_value(); });
       if (parts && isRank4(parts->second) && parts->second.getType() == q.getType()) {
-        scale *= *splatValue(parts->first);
+        scale *= *scaleConstant(parts->first);
         q = parts->second;
       }
     }
@@ -186,19 +265,22 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     Value kt = qk.getRhs();
     if (auto mul = kt.getDefiningOp<MulOp>(); mul && singleUse(kt)) {
       auto parts =
-          commuted(mul, [](Value x) { return splatValue(x).has_value(); });
+          commuted(mul, [](Value x) { return scaleConstant(x).has_value(); });
       if (parts && isRank4(parts->second) &&
           parts->second.getType() == kt.getType()) {
-        scale *= *splatValue(parts->first);
+        scale *= *scaleConstant(parts->first);
         kt = parts->second;
       }
     }
-    bool transposeKey = false;
-    Value k = keyFromTransposed(kt, transposeKey);
+    bool transposeKey = false, keyUnrepeated = false;
+    Value k = keyFromTransposed(kt, transposeKey, keyUnrepeated);
     if (!k)
       return failure();
     Value repeatedValue = v;
     v = unrepeatedHeads(v);
+    // A key found unrepeated has no repeated form to fall back on.
+    if (keyUnrepeated && headsOf(k) != headsOf(v))
+      return failure();
     // The products were valid, so the operands agree on batch, heads and
     // head dims, and the masks broadcast to the scores without widening
     // them: the fused op's checks hold. Only now does the rewrite build.
@@ -214,15 +296,29 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
                               rw.getDenseI64ArrayAttr({0, 2, 1, 3}));
     }
     Value repeatedKey = k;
-    k = unrepeatedHeads(k);
+    if (!keyUnrepeated)
+      k = unrepeatedHeads(k);
     // Grouped-query only when K and V both drop their repetition.
-    auto heads = [](Value x) {
-      return cast<RankedTensorType>(x.getType()).getDimSize(1);
-    };
-    if (heads(k) != heads(v)) {
+    if (headsOf(k) != headsOf(v)) {
       k = repeatedKey;
       v = repeatedValue;
     }
+    // Additive terms, both broadcasting to the scores, add up to one
+    // (reassociated: (s + a) + b becomes s + (a + b)).
+    auto broadcastType = [&](Type a, Type b) {
+      SmallVector<Type> types;
+      if (failed(inferElementwiseResult(std::nullopt, {a, b},
+                                        /*comparison=*/false, types)))
+        llvm_unreachable(
+            "masks that broadcast to the scores broadcast together");
+      return cast<RankedTensorType>(types.front());
+    };
+    Value additive = additives.empty() ? Value() : additives.front();
+    if (additives.size() == 2)
+      additive = AddOp::create(
+          rw, loc,
+          broadcastType(additives[0].getType(), additives[1].getType()),
+          additives[0], additives[1]);
     // One mask: where `keep` is false the scores were replaced by `fill`
     // (finfo.min); keep that value on top of the additive mask.
     Value mask = additive;
@@ -235,14 +331,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
               RankedTensorType::get({}, element),
               rw.getFloatAttr(element, fill)));
       // Both broadcast to the scores, so they broadcast together.
-      SmallVector<Type> types;
       auto keepShape = cast<RankedTensorType>(keep.getType()).clone(element);
-      if (failed(inferElementwiseResult(std::nullopt,
-                                        {keepShape, additive.getType()},
-                                        /*comparison=*/false, types)))
-        llvm_unreachable("masks that broadcast to the scores broadcast together");
-      auto combined = cast<RankedTensorType>(types.front());
-      mask = WhereOp::create(rw, loc, combined, keep, additive, blocked);
+      mask =
+          WhereOp::create(rw, loc, broadcastType(keepShape, additive.getType()),
+                          keep, additive, blocked);
     }
     SmallVector<Value> operands = {q, k, v};
     if (mask)
@@ -413,6 +505,37 @@ struct SinkHeadSwap : RewritePattern {
   }
 };
 
+/// split(transpose(x)) -> transpose of each part of split(x), for a
+/// [0, 2, 1, 3] transpose only the split reads: GPT-NeoX splits one fused
+/// QKV projection after the head transpose, and the parts' transposes then
+/// sink through the rotary embedding to the attention, which absorbs them.
+struct SinkHeadSwapThroughSplit : OpRewritePattern<SplitOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SplitOp op,
+                                PatternRewriter &rw) const override {
+    Value source = headSwapSource(op.getInput());
+    if (!source || !singleUse(op.getInput()))
+      return failure();
+    SmallVector<Type> types;
+    for (Type type : op.getResultTypes())
+      types.push_back(swapped(type));
+    OperationState state(op.getLoc(), op->getName());
+    state.addOperands(source);
+    state.addTypes(types);
+    state.addAttributes(op->getAttrs());
+    state.attributes.set("axis", rw.getI64IntegerAttr(kHeadSwap[op.getAxis()]));
+    Operation *split = rw.create(state);
+    SmallVector<Value> parts;
+    for (auto [part, type] :
+         llvm::zip(split->getResults(), op.getResultTypes()))
+      parts.push_back(TransposeOp::create(rw, op.getLoc(), type, part,
+                                          rw.getDenseI64ArrayAttr(kHeadSwap)));
+    rw.replaceOp(op, parts);
+    return success();
+  }
+};
+
 /// attention(transpose(q), transpose(k), transpose(v)) with transposes
 /// [0, 2, 1, 3] -> transpose(attention(q, k, v) bshd); the transpose back
 /// cancels against a [0, 2, 1, 3] transpose of the result. A transposed
@@ -448,7 +571,8 @@ struct FuseAttentionPass
     : public tsc::impl::FuseAttentionPassBase<FuseAttentionPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FuseAttention, SinkHeadSwap, AbsorbHeadSwaps>(&getContext());
+    patterns.add<FuseAttention, SinkHeadSwap, SinkHeadSwapThroughSplit,
+                 AbsorbHeadSwaps>(&getContext());
     BindShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

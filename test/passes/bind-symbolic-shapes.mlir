@@ -153,6 +153,50 @@ func.func @reshape_product(%x: tensor<?x?x768xf32>) -> tensor<?x768xf32> {
 
 // -----
 
+// A reshape's -1 as exporters compute it: the element count over the
+// other dims, (b * s * 32) / (b * 4 * 8), a product of symbols divided by
+// some of them, is exact.
+// CHECK-DAG:   #[[M:.+]] = affine_map<()[s0, s1] -> (s0 * 4, s1, 8)>
+// CHECK-LABEL: func.func @reshape_exact_quotient
+// CHECK:         %[[B:.+]] = tsc.symbol "batch"
+// CHECK:         %[[S:.+]] = tsc.symbol "seq"
+// CHECK:         %[[Y:.+]] = tsc.reshape
+// CHECK-NEXT:    tsc.bind_shape %[[Y]][%[[B]], %[[S]]], #[[M]] : tensor<?x?x8xf32>
+func.func @reshape_exact_quotient(%x: tensor<?x4x?x8xf32>) -> tensor<?x?x8xf32> {
+  %b = tsc.symbol "batch" [1, 8]
+  %s = tsc.symbol "seq" [1, 512]
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  tsc.bind_shape %x[%b, %s], affine_map<()[s0, s1] -> (s0, 4, s1, 8)> : tensor<?x4x?x8xf32>
+  %bh = arith.muli %b, %c4 : index
+  %bs = arith.muli %b, %s : index
+  %n = arith.muli %bs, %c32 : index
+  %d = arith.muli %bh, %c8 : index
+  %rest = arith.divui %n, %d : index
+  %y = tsc.reshape %x [%bh, %rest] : tensor<?x4x?x8xf32> -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
+
+// -----
+
+// Only an exact quotient: s / b is not a product of symbols.
+// CHECK-LABEL: func.func @reshape_inexact_quotient
+// CHECK:         tsc.reshape
+// CHECK-NOT:     tsc.bind_shape
+// CHECK:         return
+func.func @reshape_inexact_quotient(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %b = tsc.symbol "batch" [1, 8]
+  %s = tsc.symbol "seq" [1, 512]
+  tsc.bind_shape %x[%b, %s], affine_map<()[s0, s1] -> (s0, s1)> : tensor<?x?xf32>
+  %q = arith.divui %s, %b : index
+  %n = arith.muli %b, %b : index
+  %y = tsc.reshape %x [%q, %n] : tensor<?x?xf32> -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
 // CHECK-DAG:   #[[M:.+]] = affine_map<()[s0, s1] -> (s0, 12, s1, 64)>
 // CHECK-LABEL: func.func @transpose
 // CHECK:         %[[B:.+]] = tsc.symbol "batch"

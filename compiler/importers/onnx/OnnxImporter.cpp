@@ -19,6 +19,7 @@
 #include "llvm/Support/Path.h"
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/unknown_field_set.h>
 #include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -106,6 +107,41 @@ int64_t elementBytes(int type) {
   default:
     return 1;
   }
+}
+
+/// NodeProto.metadata_props (ONNX 1.16), newer than the ONNX library tsc
+/// builds against, which keeps it among a node's unknown fields.
+constexpr int kNodeMetadataField = 9;
+
+/// The innermost module a node of PyTorch's dynamo exporter comes from
+/// ("model.layers.0.self_attn"), or "". The exporter records the module
+/// path in metadata "pkg.torch.onnx.name_scopes" as a Python list of
+/// strings: the scopes from the root, then the FX node's own name.
+std::string moduleScope(const onnx::NodeProto &node) {
+  const google::protobuf::UnknownFieldSet &fields =
+      node.GetReflection()->GetUnknownFields(node);
+  for (int i = 0; i < fields.field_count(); ++i) {
+    const google::protobuf::UnknownField &field = fields.field(i);
+    onnx::StringStringEntryProto entry;
+    if (field.number() != kNodeMetadataField ||
+        field.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED ||
+        !entry.ParseFromString(field.length_delimited()) ||
+        entry.key() != "pkg.torch.onnx.name_scopes")
+      continue;
+    SmallVector<StringRef> scopes;
+    StringRef rest = entry.value();
+    while (true) {
+      size_t open = rest.find('\'');
+      size_t close =
+          open == StringRef::npos ? StringRef::npos : rest.find('\'', open + 1);
+      if (close == StringRef::npos)
+        break;
+      scopes.push_back(rest.slice(open + 1, close));
+      rest = rest.drop_front(close + 1);
+    }
+    return scopes.size() >= 2 ? scopes[scopes.size() - 2].str() : "";
+  }
+  return "";
 }
 
 class Importer {
@@ -478,7 +514,12 @@ Location Importer::nodeLoc(const onnx::NodeProto &node, size_t index) {
   std::string name = node.name().empty()
                          ? node.op_type() + "_" + std::to_string(index)
                          : node.name();
-  return NameLoc::get(builder.getStringAttr(name), fileLoc);
+  // The module scope, where the exporter gives one, is a NameLoc inside
+  // the node's: the plan's per-layer report reads layers from it.
+  Location inner = fileLoc;
+  if (std::string scope = moduleScope(node); !scope.empty())
+    inner = NameLoc::get(builder.getStringAttr(scope), fileLoc);
+  return NameLoc::get(builder.getStringAttr(name), inner);
 }
 
 LogicalResult Importer::importNode(onnx::NodeProto &node) {

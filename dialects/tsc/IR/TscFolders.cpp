@@ -9,10 +9,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/tsc/IR/ConstantData.h"
-#include "dialects/tsc/IR/TscOpUtils.h"
 #include "dialects/tsc/IR/TscConvolutionOps.h"
+#include "dialects/tsc/IR/TscLayoutCanonicalize.h"
+#include "dialects/tsc/IR/TscOpUtils.h"
 #include "dialects/tsc/IR/TscOps.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -67,6 +69,7 @@ struct EraseDeadBinding : OpRewritePattern<BindShapeOp> {
 void TscDialect::getCanonicalizationPatterns(RewritePatternSet &results) const {
   populateWithGenerated(results);
   results.add<DivideOneToReciprocal>(getContext());
+  populateLayoutCanonicalizations(results);
 }
 
 void BindShapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
@@ -734,6 +737,11 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
       ValueRange shape = producer->getOperands().drop_front();
       return shape[type.getDynamicDimIndex(dim)];
     }
+    // A slice's result dims are its sizes (a fused projection split into
+    // Q, K and V: the sizes are the symbols the split read).
+    if (auto slice = dyn_cast_or_null<SliceOp>(producer))
+      return getMixedValues(slice.getStaticSizes(), slice.getSizes(),
+                            getContext())[dim];
     // A dim bound to a single symbol is that symbol's value, when the
     // declaration precedes this op in the same block (it then dominates it).
     for (Operation *user : input.getUsers()) {

@@ -286,6 +286,23 @@ func.func @fold_dim_of_reshape(%x: tensor<?x768xf32>, %a: index, %b: index) -> (
 
 // -----
 
+// A dim of a slice is its size: Q, K and V split from a fused projection
+// read the sizes the split was given.
+// CHECK-LABEL: func.func @fold_dim_of_slice
+// CHECK-SAME:    (%{{.+}}: tensor<?x?x96xf32>, %[[B:.+]]: index, %[[S:.+]]: index)
+// CHECK-DAG:     %[[C32:.+]] = arith.constant 32 : index
+// CHECK-NOT:     tsc.dim
+// CHECK:         return %[[B]], %[[S]], %[[C32]]
+func.func @fold_dim_of_slice(%x: tensor<?x?x96xf32>, %b: index, %s: index) -> (index, index, index) {
+  %q = tsc.slice %x [0, 0, 0] [%b, %s, 32] [1, 1, 1] : tensor<?x?x96xf32> to tensor<?x?x32xf32>
+  %d0 = tsc.dim %q, 0 : tensor<?x?x32xf32>
+  %d1 = tsc.dim %q, 1 : tensor<?x?x32xf32>
+  %d2 = tsc.dim %q, 2 : tensor<?x?x32xf32>
+  return %d0, %d1, %d2 : index, index, index
+}
+
+// -----
+
 // CHECK-LABEL: func.func @fold_dim_of_expand
 // CHECK-SAME:    (%{{.+}}: tensor<1x4xf32>, %[[N:.+]]: index)
 // CHECK-NOT:     tsc.dim

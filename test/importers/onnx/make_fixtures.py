@@ -56,6 +56,22 @@ def main():
     onnx.save(model([helper.make_node("Identity", ["x"], ["y"])], [f8], [f8_out],
                     opset=21), out / "float8.onnx")
 
+    # Nodes as PyTorch's dynamo exporter names them (no layer in the name),
+    # with the module scopes it records in their metadata: two layers of
+    # MatMul + Relu.
+    nodes, h = [], "x"
+    for layer in range(2):
+        scopes = ["", "model", f"model.layers.{layer}", f"model.layers.{layer}.mlp"]
+        for op, inputs, fx in (("MatMul", [h, "weight"], "linear"), ("Relu", None, "relu")):
+            k = len(nodes)
+            node = helper.make_node(op, inputs or [f"t{k - 1}"], [f"t{k}"], name=f"node_{fx}_{k}")
+            helper.set_metadata_props(node, {
+                "pkg.torch.onnx.name_scopes": repr(scopes + [f"{fx}_{k}"])})
+            nodes.append(node)
+        h = f"t{len(nodes) - 1}"
+    nodes[-1].output[0] = "y"
+    onnx.save(model(nodes, [x], [y], [weight]), out / "scoped.onnx")
+
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,229 @@
+//===- TscLayoutCanonicalize.cpp - transposes cancelling across ops -------===//
+//
+// Exporters move between layouts and back around ops that do not care:
+// a convolution's NCHW output flattened and transposed back to tokens (ViT's
+// patch embedding), an activation between two transposes of a 1-D
+// convolution's output (Whisper). These rewrites remove such pairs; each
+// replaces two transposes by at most a reshape (a view) and never adds data
+// movement.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/tsc/IR/TscLayoutCanonicalize.h"
+#include "dialects/tsc/IR/TscOps.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+namespace {
+
+/// Whether `perm` is the identity.
+bool isIdentity(ArrayRef<int64_t> perm) {
+  return llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()));
+}
+
+/// Whether transposing by `outer` after `inner` puts every dim back.
+bool undoes(TransposeOp outer, TransposeOp inner) {
+  SmallVector<int64_t> composed;
+  for (int64_t p : outer.getPerm())
+    composed.push_back(inner.getPerm()[p]);
+  return isIdentity(composed);
+}
+
+/// Whether `value`'s users, besides shape bindings, are just `op`.
+bool onlyUsedBy(Value value, Operation *op) {
+  return llvm::all_of(value.getUsers(), [&](Operation *user) {
+    return user == op || isa<BindShapeOp>(user);
+  });
+}
+
+/// transpose(unary(transpose(x))) -> unary(x) when the transposes undo each
+/// other and the unary op is elementwise: it computes the same in any
+/// layout.
+struct CancelTransposesAroundUnary : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp outer,
+                                PatternRewriter &rw) const override {
+    Operation *unary = outer.getInput().getDefiningOp();
+    if (!unary || !unary->hasTrait<OpTrait::tsc::Elementwise>() ||
+        unary->getNumOperands() != 1 || unary->getNumResults() != 1 ||
+        !onlyUsedBy(unary->getResult(0), outer))
+      return failure();
+    auto inner = unary->getOperand(0).getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    if (!undoes(outer, inner))
+      return failure();
+    OperationState state(unary->getLoc(), unary->getName());
+    state.addOperands(inner.getInput());
+    state.addTypes(outer.getType());
+    state.addAttributes(unary->getAttrs());
+    rw.replaceOp(outer, rw.create(state)->getResults());
+    return success();
+  }
+};
+
+/// The dims of `from` that make up each dim of `to`, when a reshape from
+/// `from` to `to` only merges runs of adjacent dims. A dynamic dim must be
+/// its own run on both sides, and there may be one only: with a single
+/// unknown on each side, equal element counts make them equal.
+std::optional<SmallVector<SmallVector<int64_t>>>
+mergedRuns(RankedTensorType from, RankedTensorType to) {
+  if (from.getNumDynamicDims() > 1 ||
+      from.getNumDynamicDims() != to.getNumDynamicDims())
+    return std::nullopt;
+  SmallVector<SmallVector<int64_t>> runs;
+  int64_t i = 0, rank = from.getRank();
+  for (int64_t size : to.getShape()) {
+    SmallVector<int64_t> run;
+    if (ShapedType::isDynamic(size)) {
+      if (i == rank || !from.isDynamicDim(i))
+        return std::nullopt;
+      run.push_back(i++);
+    } else {
+      int64_t product = 1;
+      while (i < rank && !from.isDynamicDim(i) &&
+             (run.empty() || product < size)) {
+        product *= from.getDimSize(i);
+        run.push_back(i++);
+      }
+      // Trailing 1s join the run they follow.
+      while (i < rank && product == size && from.getDimSize(i) == 1 &&
+             runs.size() + 1 == static_cast<size_t>(to.getRank()))
+        run.push_back(i++);
+      if (run.empty() || product != size)
+        return std::nullopt;
+    }
+    runs.push_back(std::move(run));
+  }
+  if (i != rank)
+    return std::nullopt;
+  return runs;
+}
+
+/// transpose(reshape(transpose(x))) -> reshape(x) when the reshape merges
+/// runs of adjacent dims and the outer transpose, moving those runs, puts
+/// every dim of x back in place. ViT's patch embedding writes it: the
+/// [B, H, W, C] convolution output transposed to [B, C, H, W], flattened to
+/// [B, C, H*W] and transposed to [B, H*W, C] tokens.
+struct FoldTransposesAroundReshape : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp outer,
+                                PatternRewriter &rw) const override {
+    auto reshape = outer.getInput().getDefiningOp<ReshapeOp>();
+    if (!reshape)
+      return failure();
+    auto inner = reshape.getInput().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    std::optional<SmallVector<SmallVector<int64_t>>> runs =
+        mergedRuns(inner.getType(), reshape.getType());
+    if (!runs)
+      return failure();
+    SmallVector<int64_t> order;
+    for (int64_t p : outer.getPerm())
+      for (int64_t d : (*runs)[p])
+        order.push_back(inner.getPerm()[d]);
+    if (!isIdentity(order))
+      return failure();
+    // The result's dynamic dims are the reshape's, in the outer order.
+    RankedTensorType merged = reshape.getType();
+    SmallVector<Value> dynamic;
+    for (int64_t p : outer.getPerm())
+      if (merged.isDynamicDim(p))
+        dynamic.push_back(reshape.getShape()[merged.getDynamicDimIndex(p)]);
+    rw.replaceOpWithNewOp<ReshapeOp>(outer, outer.getType(), inner.getInput(),
+                                     dynamic);
+    return success();
+  }
+};
+
+/// Whether `op` moves only dims of static size 1: the elements stay in
+/// row-major order (a single K/V head moved between the [B, S, H, D] and
+/// [B, H, S, D] layouts).
+bool movesOnlyUnitDims(TransposeOp op) {
+  RankedTensorType input = op.getInput().getType();
+  SmallVector<int64_t> kept;
+  for (int64_t p : op.getPerm())
+    if (input.getDimSize(p) != 1)
+      kept.push_back(p);
+  return llvm::is_sorted(kept);
+}
+
+/// reshape(transpose(x)) -> reshape(x) when the transpose moves only dims
+/// of size 1: a reshape reads the elements in row-major order, which such a
+/// transpose keeps. (Sinking a single K/V head's transpose through a rotary
+/// embedding leaves this pair.)
+struct ReshapeOfUnitDimTranspose : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rw) const override {
+    auto transpose = op.getInput().getDefiningOp<TransposeOp>();
+    if (!transpose || !movesOnlyUnitDims(transpose))
+      return failure();
+    rw.modifyOpInPlace(
+        op, [&] { op.getInputMutable().assign(transpose.getInput()); });
+    return success();
+  }
+};
+
+/// transpose(gather_nd(transpose(x), [[i]])) -> slice(x) when the inner
+/// transpose brings dim `a` of x to the front, gather_nd takes its index
+/// `i` (a constant tuple of one entry, batch_dims 0: the [1, ...] slice at
+/// i) and the outer transpose puts every dim back. Falcon's dynamo export
+/// picks the shared K and V heads out of the fused QKV projection so:
+/// `qkv[..., -2:-1, :]` through a transpose to the front and back.
+struct FoldTransposedGatherNdToSlice : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp outer,
+                                PatternRewriter &rw) const override {
+    auto gather = outer.getInput().getDefiningOp<GatherNdOp>();
+    if (!gather || gather.getBatchDims() != 0)
+      return failure();
+    auto inner = gather.getData().getDefiningOp<TransposeOp>();
+    DenseIntElementsAttr indices;
+    if (!inner || !matchPattern(gather.getIndices(), m_Constant(&indices)) ||
+        indices.getType().getShape() != ArrayRef<int64_t>{1, 1})
+      return failure();
+    if (!undoes(outer, inner))
+      return failure();
+    Value x = inner.getInput();
+    RankedTensorType type = inner.getInput().getType();
+    int64_t axis = inner.getPerm()[0];
+    int64_t size = type.getDimSize(axis);
+    int64_t index = (*indices.getValues<APInt>().begin()).getSExtValue();
+    if (ShapedType::isDynamic(size) || index < -size || index >= size)
+      return failure();
+    if (index < 0)
+      index += size;
+    Location loc = outer.getLoc();
+    SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+    SmallVector<int64_t> sizes(type.getShape());
+    offsets[axis] = index;
+    sizes[axis] = 1;
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(
+            DimOp::create(rw, loc, x, rw.getI64IntegerAttr(d)));
+    rw.replaceOpWithNewOp<SliceOp>(outer, outer.getType(), x, ValueRange(),
+                                   dynamicSizes, ValueRange(), offsets, sizes,
+                                   strides);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tsc::populateLayoutCanonicalizations(RewritePatternSet &patterns) {
+  patterns.add<CancelTransposesAroundUnary, FoldTransposesAroundReshape,
+               ReshapeOfUnitDimTranspose, FoldTransposedGatherNdToSlice>(
+      patterns.getContext());
+}
