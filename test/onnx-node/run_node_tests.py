@@ -19,7 +19,8 @@ outputs by relative L2 `|out - ref|_2 / |ref|_2` over the finite reference
 values, at most 1e-4 (1e-3 for float16, 1e-2 for bfloat16, which
 tsc-run reads and writes as float32), with NaN and infinities in the same
 places (max |out| <= 1e-6 where the reference is all zero); integer and bool
-outputs exactly. Its manifest is run-exclusions.txt, with the same rules.
+outputs exactly, and the 8-bit floats (which tsc-run reads and writes as
+uint8 arrays of their bits) bit for bit. Its manifest is run-exclusions.txt, with the same rules.
 
 With --gpu-loop-mapping the run mode compiles each case's host kernels with
 the CUDA target's loop structure (tiles of 256 with bounds guards, one-

@@ -67,7 +67,8 @@ std::optional<Format> getFormat(Type type) {
   return std::nullopt;
 }
 
-/// Integer helpers over one signless integer type.
+/// Integer helpers over one signless integer type; an operand is a value or
+/// a constant of the type.
 struct Bits {
   OpBuilder &b;
   Location loc;
@@ -76,38 +77,30 @@ struct Bits {
   Value c(uint64_t v) const {
     return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
   }
-  Value andi(Value x, Value y) const {
-    return arith::AndIOp::create(b, loc, x, y);
+  Value operand(Value v) const { return v; }
+  Value operand(uint64_t v) const { return c(v); }
+  template <typename OpTy, typename... Operands>
+  Value make(Operands... operands) const {
+    return OpTy::create(b, loc, operand(operands)...);
   }
-  Value andi(Value x, uint64_t y) const { return andi(x, c(y)); }
-  Value ori(Value x, Value y) const {
-    return arith::OrIOp::create(b, loc, x, y);
+
+  template <typename Y> Value andi(Value x, Y y) const {
+    return make<arith::AndIOp>(x, y);
   }
-  Value shr(Value x, Value y) const {
-    return arith::ShRUIOp::create(b, loc, x, y);
+  Value ori(Value x, Value y) const { return make<arith::OrIOp>(x, y); }
+  template <typename Y> Value shr(Value x, Y y) const {
+    return make<arith::ShRUIOp>(x, y);
   }
-  Value shr(Value x, uint64_t y) const { return shr(x, c(y)); }
-  Value shl(Value x, Value y) const {
-    return arith::ShLIOp::create(b, loc, x, y);
+  template <typename Y> Value shl(Value x, Y y) const {
+    return make<arith::ShLIOp>(x, y);
   }
-  Value shl(Value x, uint64_t y) const { return shl(x, c(y)); }
-  Value add(Value x, Value y) const {
-    return arith::AddIOp::create(b, loc, x, y);
+  Value add(Value x, Value y) const { return make<arith::AddIOp>(x, y); }
+  Value sub(Value x, Value y) const { return make<arith::SubIOp>(x, y); }
+  template <typename Y> Value cmp(arith::CmpIPredicate p, Value x, Y y) const {
+    return arith::CmpIOp::create(b, loc, p, x, operand(y));
   }
-  Value sub(Value x, Value y) const {
-    return arith::SubIOp::create(b, loc, x, y);
-  }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) const {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value cmp(arith::CmpIPredicate p, Value x, uint64_t y) const {
-    return cmp(p, x, c(y));
-  }
-  Value select(Value cond, Value x, Value y) const {
-    return arith::SelectOp::create(b, loc, cond, x, y);
-  }
-  Value select(Value cond, uint64_t x, Value y) const {
-    return select(cond, c(x), y);
+  template <typename X> Value select(Value cond, X x, Value y) const {
+    return arith::SelectOp::create(b, loc, cond, operand(x), y);
   }
   Value extend(Value i1) const {
     return arith::ExtUIOp::create(b, loc, type, i1);
