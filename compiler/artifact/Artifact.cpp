@@ -262,11 +262,17 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 
 /// The oldest format version that has what `plan` uses besides its target:
 /// the GEMM flags are 1.2's, GEMMs on fp16 or bf16 operands 1.3's, unsigned
-/// 16-, 32- and 64-bit values 1.4's.
+/// 16-, 32- and 64-bit values 1.4's, 8-bit float values 1.5's.
 static uint16_t planMinor(const Plan &plan) {
-  for (const PlanValue &v : plan.values)
+  uint16_t minor = 0;
+  for (const PlanValue &v : plan.values) {
+    if (v.dtype >= DType::F8E4M3FN)
+      return 5;
     if (v.dtype == DType::U16 || v.dtype == DType::U32 || v.dtype == DType::U64)
-      return 4;
+      minor = 4;
+  }
+  if (minor)
+    return minor;
   for (const PlanStep &s : plan.steps)
     if (s.kind == PlanStep::Kind::Gemm &&
         plan.values[s.c].dtype != DType::F32)

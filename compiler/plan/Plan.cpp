@@ -40,6 +40,16 @@ FailureOr<DType> plan::getDType(Type type) {
     return DType::U32;
   if (type.isUnsignedInteger(64))
     return DType::U64;
+  if (isa<Float8E4M3FNType>(type))
+    return DType::F8E4M3FN;
+  if (isa<Float8E4M3FNUZType>(type))
+    return DType::F8E4M3FNUZ;
+  if (isa<Float8E5M2Type>(type))
+    return DType::F8E5M2;
+  if (isa<Float8E5M2FNUZType>(type))
+    return DType::F8E5M2FNUZ;
+  if (isa<Float8E8M0FNUType>(type))
+    return DType::F8E8M0;
   return failure();
 }
 
@@ -61,6 +71,11 @@ int64_t plan::getDTypeSize(DType dtype) {
   case DType::I8:
   case DType::U8:
   case DType::Bool:
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+  case DType::F8E8M0:
     return 1;
   }
   llvm_unreachable("unknown dtype");

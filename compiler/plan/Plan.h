@@ -34,7 +34,12 @@ enum class DType : uint8_t {
   Bool,
   U16,
   U32,
-  U64
+  U64,
+  F8E4M3FN,
+  F8E4M3FNUZ,
+  F8E5M2,
+  F8E5M2FNUZ,
+  F8E8M0
 };
 enum class Storage : uint8_t { Input = 1, Output, Weight, Arena, View };
 

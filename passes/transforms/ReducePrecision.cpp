@@ -98,14 +98,14 @@ struct ReducePrecisionPass
     auto constant = value.getDefiningOp<ConstantOp>();
     if (!constant)
       return CastOp::create(b, value.getLoc(), type, value,
-                            /*saturate=*/true);
+                            /*saturate=*/true, ExponentRoundingAttr());
     Value &converted = constants[value];
     if (!converted) {
       Attribute attr =
           convertFloatConstant(constant.getValue(), type, /*saturate=*/true);
       if (!attr)
         return CastOp::create(b, value.getLoc(), type, value,
-                              /*saturate=*/true);
+                              /*saturate=*/true, ExponentRoundingAttr());
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfter(constant);
       converted = ConstantOp::create(b, constant.getLoc(), type,
@@ -251,7 +251,7 @@ struct ReducePrecisionPass
       if (std::optional<RankedTensorType> t =
               halved(operand.get().getType(), half)) {
         operand.set(CastOp::create(b, ret->getLoc(), *t, operand.get(),
-                                    /*saturate=*/true));
+                                   /*saturate=*/true, ExponentRoundingAttr()));
         results[operand.getOperandNumber()] = *t;
       }
     func.setType(FunctionType::get(func.getContext(), inputs, results));

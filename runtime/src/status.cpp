@@ -71,6 +71,11 @@ size_t dtypeSize(uint32_t dtype) {
     return 8;
   case TSC_DTYPE_I8:
   case TSC_DTYPE_U8:
+  case TSC_DTYPE_F8E4M3FN:
+  case TSC_DTYPE_F8E4M3FNUZ:
+  case TSC_DTYPE_F8E5M2:
+  case TSC_DTYPE_F8E5M2FNUZ:
+  case TSC_DTYPE_F8E8M0:
   case TSC_DTYPE_BOOL:
     return 1;
   default:
@@ -154,6 +159,16 @@ const char *tsc_dtype_name(tsc_dtype_t dtype) {
     return "u32";
   case TSC_DTYPE_U64:
     return "u64";
+  case TSC_DTYPE_F8E4M3FN:
+    return "f8e4m3fn";
+  case TSC_DTYPE_F8E4M3FNUZ:
+    return "f8e4m3fnuz";
+  case TSC_DTYPE_F8E5M2:
+    return "f8e5m2";
+  case TSC_DTYPE_F8E5M2FNUZ:
+    return "f8e5m2fnuz";
+  case TSC_DTYPE_F8E8M0:
+    return "f8e8m0";
   default:
     return nullptr;
   }

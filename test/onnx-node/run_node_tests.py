@@ -19,7 +19,8 @@ outputs by relative L2 `|out - ref|_2 / |ref|_2` over the finite reference
 values, at most 1e-4 (1e-3 for float16, 1e-2 for bfloat16, which
 tsc-run reads and writes as float32), with NaN and infinities in the same
 places (max |out| <= 1e-6 where the reference is all zero); integer and bool
-outputs exactly. Its manifest is run-exclusions.txt, with the same rules.
+outputs exactly, and the 8-bit floats (which tsc-run reads and writes as
+uint8 arrays of their bits) bit for bit. Its manifest is run-exclusions.txt, with the same rules.
 
 With --gpu-loop-mapping the run mode compiles each case's host kernels with
 the CUDA target's loop structure (tiles of 256 with bounds guards, one-
@@ -134,6 +135,20 @@ def run_case(tsc, path):
 
 # Relative L2 bound per float dtype (DESIGN.md, Numerics: fp32 at 1e-4).
 TOLERANCE = {"float16": 1e-3, "bfloat16": 1e-2}
+# The 8-bit floats of ml_dtypes, which tsc-run reads and writes as |u1 .npy
+# holding their bits (docs/onnx.md); their outputs are compared bit for bit.
+FLOAT8 = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+          "float8_e8m0fnu")
+
+
+def as_npy(array):
+    """`array` as tsc-run reads and writes it: bf16 as float32, the 8-bit
+    floats as their bits."""
+    if array.dtype.name == "bfloat16":
+        return array.astype(np.float32)
+    if array.dtype.name in FLOAT8:
+        return array.view(np.uint8)
+    return array
 DEFAULT_TOLERANCE = 1e-4
 # Failures of run mode that are known limitations, by the text they contain.
 RUN_LIMITATIONS = (
@@ -196,6 +211,8 @@ def compare(out, ref, name, ref_dtype=None):
     tolerance = TOLERANCE.get(ref_dtype or ref.dtype.name, DEFAULT_TOLERANCE)
     if ref.dtype.name == "bfloat16" and out.dtype == np.float32:
         ref = ref.astype(np.float32)  # tsc-run writes bf16 as <f4
+    if ref.dtype.name in FLOAT8 and out.dtype == np.uint8:
+        ref = ref.view(np.uint8)  # and 8-bit floats as their bits
     if out.dtype != ref.dtype:
         return f"dtype: output '{name}' is {out.dtype}, expected {ref.dtype}"
     if out.shape != ref.shape:
@@ -268,9 +285,7 @@ def prepare_case(case, work):
         for dim, size in zip(info.type.tensor_type.shape.dim, array.shape):
             if dim.dim_param:
                 symbols[dim.dim_param] = max(symbols.get(dim.dim_param, 1), size)
-        if array.dtype.name == "bfloat16":  # tsc-run reads bf16 as <f4
-            array = array.astype(np.float32)
-        np.save(work / f"input_{k}.npy", array)
+        np.save(work / f"input_{k}.npy", as_npy(array))
         run_args += ["--input", f"{info.name}=input_{k}.npy"]
     dims = []
     for name, size in sorted(symbols.items()):
@@ -450,8 +465,7 @@ def ptx_case(tsc, case, work, bundle=None):
     described = []
     for k, (info, ref) in enumerate(zip(case.model.graph.output, outputs)):
         dtype = ref.dtype.name
-        np.save(folder / f"expected_{k}.npy",
-                ref.astype(np.float32) if dtype == "bfloat16" else ref)
+        np.save(folder / f"expected_{k}.npy", as_npy(ref))
         described.append({"name": info.name, "file": sanitize(info.name) + ".npy",
                           "expected": f"expected_{k}.npy", "dtype": dtype})
     (folder / "case.json").write_text(json.dumps(

@@ -141,11 +141,16 @@ TEST(dtypes) {
   CHECK(tsc_dtype_size(TSC_DTYPE_U16) == 2 &&
         tsc_dtype_size(TSC_DTYPE_U32) == 4 &&
         tsc_dtype_size(TSC_DTYPE_U64) == 8);
+  for (tsc_dtype_t f8 :
+       {TSC_DTYPE_F8E4M3FN, TSC_DTYPE_F8E4M3FNUZ, TSC_DTYPE_F8E5M2,
+        TSC_DTYPE_F8E5M2FNUZ, TSC_DTYPE_F8E8M0})
+    CHECK(tsc_dtype_size(f8) == 1 && tsc_dtype_name(f8) != nullptr);
   CHECK(tsc_dtype_size(tsc_dtype_t(0)) == 0 &&
-        tsc_dtype_size(tsc_dtype_t(14)) == 0 &&
-        tsc_dtype_name(tsc_dtype_t(14)) == nullptr);
+        tsc_dtype_size(tsc_dtype_t(19)) == 0 &&
+        tsc_dtype_name(tsc_dtype_t(19)) == nullptr);
   CHECK(std::strcmp(tsc_dtype_name(TSC_DTYPE_F16), "f16") == 0);
   CHECK(std::strcmp(tsc_dtype_name(TSC_DTYPE_U64), "u64") == 0);
+  CHECK(std::strcmp(tsc_dtype_name(TSC_DTYPE_F8E5M2FNUZ), "f8e5m2fnuz") == 0);
 }
 
 // --- Devices: libcuda through dlopen

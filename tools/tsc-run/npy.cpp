@@ -224,6 +224,8 @@ void writeNpy(const std::string &path, const Tensor &tensor) {
   bool bf16 = tensor.dtype() == TSC_DTYPE_BF16;
   if (bf16)
     descr = "<f4";
+  if (isFloat8(tensor.dtype()))
+    descr = "|u1"; // the bits: NumPy has no 8-bit floats
   if (!descr)
     fail(path, "cannot write dtype " + std::to_string(int(tensor.dtype())));
   std::string shape = "(";
@@ -258,6 +260,10 @@ void writeNpy(const std::string &path, const Tensor &tensor) {
   }
   if (!out.flush())
     fail(path, std::string("cannot write: ") + std::strerror(errno));
+}
+
+bool isFloat8(tsc_dtype_t dtype) {
+  return dtype >= TSC_DTYPE_F8E4M3FN && dtype <= TSC_DTYPE_F8E8M0;
 }
 
 } // namespace tsc::run

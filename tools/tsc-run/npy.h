@@ -14,9 +14,14 @@ namespace tsc::run {
 /// std::runtime_error naming the file.
 Tensor readNpy(const std::string &path);
 
-/// Writes `tensor` as a .npy file; bf16 is written as <f4 (exactly), since
-/// NumPy has no bf16. Throws std::runtime_error naming the file.
+/// Writes `tensor` as a .npy file; bf16 is written as <f4 (exactly), and the
+/// 8-bit floats as |u1 holding their bits, since NumPy has neither. Throws
+/// std::runtime_error naming the file.
 void writeNpy(const std::string &path, const Tensor &tensor);
+
+/// Whether `dtype` is one of the 8-bit floats (TSC_DTYPE_F8*), which .npy
+/// files hold as |u1 bits (ml_dtypes arrays viewed as uint8).
+bool isFloat8(tsc_dtype_t dtype);
 
 /// bf16 <-> f32 conversions (round to nearest even), used for bf16 inputs given
 /// as <f4.

@@ -38,7 +38,8 @@ options:
   --int-range LO..HI      random integer inputs are uniform in [LO, HI) (default 0..2)
   --seed N                seed of the random inputs (default 0)
   --output-dir DIR        write each output as DIR/NAME.npy (NAME with characters
-                          other than [A-Za-z0-9_.-] replaced by '_'); bf16 as <f4
+                          other than [A-Za-z0-9_.-] replaced by '_'); bf16 as <f4,
+                          8-bit floats as |u1 holding their bits (inputs too)
   --threads N             threads of the session (GEMMs and the kernels'
                           parallel loops), 0 = all cores (default 0)
   --bench N               after the warmup runs, time N runs and print min, median,
@@ -245,6 +246,7 @@ Tensor randomTensor(tsc_dtype_t dtype, const std::vector<int64_t> &dims,
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
   std::uniform_int_distribution<int64_t> integer(o.intLo, o.intHi - 1);
   std::uniform_int_distribution<int> boolean(0, 1);
+  std::uniform_int_distribution<unsigned> smallCode(0, 255);
   for (size_t i = 0; i < n; ++i) {
     switch (dtype) {
     case TSC_DTYPE_F32:
@@ -286,6 +288,21 @@ Tensor randomTensor(tsc_dtype_t dtype, const std::vector<int64_t> &dims,
     case TSC_DTYPE_BOOL:
       t.data<uint8_t>()[i] = uint8_t(boolean(rng));
       break;
+    case TSC_DTYPE_F8E8M0:
+      // Powers of two from 2^-3 to 2^3.
+      t.data<uint8_t>()[i] = uint8_t(124 + smallCode(rng) % 7);
+      break;
+    case TSC_DTYPE_F8E4M3FN:
+    case TSC_DTYPE_F8E4M3FNUZ:
+    case TSC_DTYPE_F8E5M2:
+    case TSC_DTYPE_F8E5M2FNUZ: {
+      // Magnitudes below 2 (codes under 0x40 in all four), either sign but
+      // never 0x80, the NaN of the FNUZ types.
+      uint8_t code = uint8_t(smallCode(rng) & 0x3F);
+      t.data<uint8_t>()[i] =
+          code ? uint8_t(code | (smallCode(rng) & 0x80)) : code;
+      break;
+    }
     default:
       throw std::runtime_error("cannot make random data of dtype " +
                                std::to_string(int(dtype)));
@@ -300,6 +317,13 @@ Tensor toBf16(const Tensor &f32) {
   size_t n = f32.byteSize() / sizeof(float);
   for (size_t i = 0; i < n; ++i)
     t.data<uint16_t>()[i] = run::floatToBf16(f32.data<float>()[i]);
+  return t;
+}
+
+// An 8-bit float input is given as |u1 holding its bits.
+Tensor reinterpret(const Tensor &bytes, tsc_dtype_t dtype) {
+  Tensor t = Tensor::createHost(dtype, bytes.dims());
+  std::memcpy(t.data(), bytes.data(), bytes.byteSize());
   return t;
 }
 
@@ -387,6 +411,8 @@ int runMain(const Options &o) {
     Tensor t = run::readNpy(file);
     if (model.inputDtype(i) == TSC_DTYPE_BF16 && t.dtype() == TSC_DTYPE_F32)
       t = toBf16(t);
+    if (run::isFloat8(model.inputDtype(i)) && t.dtype() == TSC_DTYPE_U8)
+      t = reinterpret(t, model.inputDtype(i));
     if (!given.emplace(name, t).second)
       throw std::runtime_error("--input " + name + " given twice");
   }

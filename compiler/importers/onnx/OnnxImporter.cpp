@@ -42,7 +42,8 @@ StringRef dataTypeName(int type) {
       "INT16",     "INT32",   "INT64",      "STRING",      "BOOL",
       "FLOAT16",   "DOUBLE",  "UINT32",     "UINT64",      "COMPLEX64",
       "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-      "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1", "FLOAT8E8M0"};
+      "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1", "FLOAT8E8M0",
+      "UINT2",     "INT2"};
   if (type >= 0 && type < static_cast<int>(std::size(names)))
     return names[type];
   return "UNKNOWN";
@@ -78,10 +79,20 @@ Type elementType(MLIRContext *ctx, int type) {
     return b.getIntegerType(32, /*isSigned=*/false);
   case onnx::TensorProto::UINT64:
     return b.getIntegerType(64, /*isSigned=*/false);
+  case 17: // FLOAT8E4M3FN
+    return b.getType<Float8E4M3FNType>();
+  case 18: // FLOAT8E4M3FNUZ
+    return b.getType<Float8E4M3FNUZType>();
+  case 19: // FLOAT8E5M2
+    return b.getType<Float8E5M2Type>();
+  case 20: // FLOAT8E5M2FNUZ
+    return b.getType<Float8E5M2FNUZType>();
   case 21: // UINT4
     return b.getIntegerType(4, /*isSigned=*/false);
   case 22: // INT4
     return b.getIntegerType(4);
+  case 24: // FLOAT8E8M0
+    return b.getType<Float8E8M0FNUType>();
   default:
     return {};
   }

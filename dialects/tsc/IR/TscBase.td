@@ -73,14 +73,26 @@ def Tsc_IntTensor : RankedTensorOf<[AnySignlessInteger, AnyUnsignedInteger]>;
 def Tsc_BoolTensor : RankedTensorOf<[I1]>;
 def Tsc_NumericTensor
     : RankedTensorOf<[AnyFloat, AnySignlessInteger, AnyUnsignedInteger]>;
-/// Element types that hold quantized values: 4-, 8- and 16-bit integers.
+/// Element types that hold quantized values: 2-, 4-, 8- and 16-bit integers,
+/// the 8-bit floats and the 4-bit float (ONNX QuantizeLinear's outputs).
 def Tsc_QuantizedTensor
-    : RankedTensorOf<[I<4>, I8, I16, UI<4>, UI8, UI16, SI<4>, SI8, SI16]>;
+    : RankedTensorOf<[I<2>, I<4>, I8, I16, UI<2>, UI<4>, UI8, UI16, SI<2>,
+                      SI<4>, SI8, SI16, F8E4M3FN, F8E4M3FNUZ, F8E5M2,
+                      F8E5M2FNUZ, F4E2M1FN]>;
 def Tsc_Scalar : AnyTypeOf<[Index, AnySignlessInteger, AnyFloat]>;
 
 //===----------------------------------------------------------------------===//
 // Enums
 //===----------------------------------------------------------------------===//
+
+def Tsc_ExponentRounding : I32EnumAttr<"ExponentRounding",
+    "how a cast to f8E8M0FNU (a power of two) rounds (ONNX Cast's round_mode)", [
+      I32EnumAttrCase<"up", 0>,
+      I32EnumAttrCase<"down", 1>,
+      I32EnumAttrCase<"nearest", 2>
+    ]> {
+  let cppNamespace = "::mlir::tsc";
+}
 
 def Tsc_GeluApproximation : I32EnumAttr<"GeluApproximation",
     "how tsc.gelu evaluates the Gaussian CDF", [

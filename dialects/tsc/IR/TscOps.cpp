@@ -168,10 +168,18 @@ LogicalResult CastOp::verify() {
   if (in.getShape() != out.getShape())
     return emitOpError("changes the shape from ")
            << in << " to " << out << "; cast converts element types only";
-  if (getSaturate() && !(isa<FloatType>(in.getElementType()) &&
-                         isa<FloatType>(out.getElementType())))
-    return emitOpError("saturate applies to float-to-float casts, not ")
+  // An 8-bit float result saturates from any type (ONNX Cast's rules).
+  bool eightBitFloat = isa<FloatType>(out.getElementType()) &&
+                       out.getElementType().getIntOrFloatBitWidth() == 8;
+  if (getSaturate() && !eightBitFloat &&
+      !(isa<FloatType>(in.getElementType()) &&
+        isa<FloatType>(out.getElementType())))
+    return emitOpError("saturate applies to float-to-float casts and casts "
+                       "to 8-bit floats, not ")
            << in.getElementType() << " to " << out.getElementType();
+  if (getRoundMode() && !isa<Float8E8M0FNUType>(out.getElementType()))
+    return emitOpError("round_mode applies to casts to f8E8M0FNU, not to ")
+           << out.getElementType();
   return success();
 }
 
@@ -459,6 +467,9 @@ LogicalResult QuantizeOp::verify() {
     return emitOpError("result shape differs from input shape");
   if (getScale().getType().getElementType() != in.getElementType())
     return emitOpError("scale element type must match the input's");
+  if (getSaturate() && !isa<FloatType>(out.getElementType()))
+    return emitOpError("saturate applies to float results, not ")
+           << out.getElementType();
   return verifyQuantParams(*this, in, getScale(), getZeroPoint(),
                            out.getElementType(), getAxis(), getGroupSize());
 }

@@ -245,15 +245,28 @@ def Tsc_CastOp : Tsc_Op<"cast", [Pure, Tsc_Elementwise,
     largest finite value instead of infinity (`--precision=fp16` converting
     an exported mask of -3.4e38).
 
+    The 8-bit floats (f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ) follow ONNX
+    Cast: rounding to nearest even, and with `saturate` infinities and values
+    past the range become the largest finite value; without it they become
+    infinity (f8E5M2) or NaN (the others, which have no infinity). A cast to
+    f8E8M0FNU keeps the exponent, rounding as `round_mode` says (default
+    `up`); with `saturate` it stops at the largest power of two instead of
+    NaN. f4E2M1FN saturates always: it has neither infinity nor NaN.
+
     ```mlir
     %m = tsc.cast %mask : tensor<?x?xi64> to tensor<?x?xf32>
     %h = tsc.cast %m saturate : tensor<?x?xf32> to tensor<?x?xf16>
+    %e = tsc.cast %m saturate round_mode = nearest
+        : tensor<?x?xf32> to tensor<?x?xf8E8M0FNU>
     ```
   }];
-  let arguments = (ins Tsc_Tensor:$input, UnitAttr:$saturate);
+  let arguments = (ins Tsc_Tensor:$input, UnitAttr:$saturate,
+                       OptionalAttr<Tsc_ExponentRounding>:$round_mode);
   let results = (outs Tsc_Tensor:$result);
-  let assemblyFormat =
-      "$input (`saturate` $saturate^)? attr-dict `:` type($input) `to` type($result)";
+  let assemblyFormat = [{
+    $input (`saturate` $saturate^)? (`round_mode` `=` $round_mode^)? attr-dict
+    `:` type($input) `to` type($result)
+  }];
   let hasVerifier = 1;
   let hasFolder = 1;
 }
@@ -842,7 +855,9 @@ def Tsc_QuantizeOp : Tsc_Op<"quantize", [Pure, Tsc_ShapeOfFirstOperand]> {
     per channel; with `axis` and `group_size` the scale has the input's shape
     except `ceil(input.shape[axis] / group_size)` along `axis` (per group).
     `zero_point`, when present, has the scale's shape and the result's element
-    type; absent means 0.
+    type; absent means 0. A float result (8- or 4-bit) is
+    `cast(x / scale + zero_point)` without rounding to an integer first, with
+    `saturate` as `tsc.cast` has it.
 
     ```mlir
     %q = tsc.quantize %w, %s axis = 0 group_size = 32
@@ -852,11 +867,12 @@ def Tsc_QuantizeOp : Tsc_Op<"quantize", [Pure, Tsc_ShapeOfFirstOperand]> {
   let arguments = (ins Tsc_FloatTensor:$input, Tsc_FloatTensor:$scale,
                        Optional<Tsc_QuantizedTensor>:$zero_point,
                        OptionalAttr<I64Attr>:$axis,
-                       OptionalAttr<I64Attr>:$group_size);
+                       OptionalAttr<I64Attr>:$group_size,
+                       UnitAttr:$saturate);
   let results = (outs Tsc_QuantizedTensor:$result);
   let assemblyFormat = [{
     $input `,` $scale (`,` $zero_point^)? (`axis` `=` $axis^)?
-    (`group_size` `=` $group_size^)? attr-dict `:`
+    (`group_size` `=` $group_size^)? (`saturate` $saturate^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;

@@ -148,16 +148,51 @@ Type fromonnx::onnxElementType(MLIRContext *ctx, int64_t type) {
     return b.getIntegerType(64, /*isSigned=*/false);
   case 16:
     return b.getBF16Type();
+  case 17:
+    return b.getType<Float8E4M3FNType>();
+  case 18:
+    return b.getType<Float8E4M3FNUZType>();
+  case 19:
+    return b.getType<Float8E5M2Type>();
+  case 20:
+    return b.getType<Float8E5M2FNUZType>();
   case 21:
     return b.getIntegerType(4, /*isSigned=*/false);
   case 22:
     return b.getIntegerType(4);
+  case 24:
+    return b.getType<Float8E8M0FNUType>();
   default:
     return {};
   }
 }
 
 namespace {
+
+/// Cast and CastLike: `saturate` (default 1, since opset 19) for the 8-bit
+/// floats, `round_mode` (default "up", since opset 24) for float8e8m0; the
+/// other casts have neither.
+FailureOr<Values> castWithAttributes(ForeignNode &node, Value x, Type element) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getElementType() == element)
+    return Values{x};
+  bool eightBitFloat =
+      isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8;
+  if (!eightBitFloat)
+    return Values{castTo(node, x, element)};
+  RewriterBase &rw = node.getRewriter();
+  auto op = CastOp::create(rw, node.getLoc(), type.clone(element), x);
+  if (node.getInt("saturate", 1))
+    op.setSaturate(true);
+  if (isa<Float8E8M0FNUType>(element)) {
+    StringRef mode = node.getString("round_mode", "up");
+    std::optional<ExponentRounding> rounding = symbolizeExponentRounding(mode);
+    if (!rounding)
+      return node.fail("unknown round_mode '" + mode + "'");
+    op.setRoundMode(*rounding);
+  }
+  return Values{op.getResult()};
+}
 
 FailureOr<Values> convertCast(ForeignNode &node) {
   auto x = node.input(0);
@@ -168,7 +203,7 @@ FailureOr<Values> convertCast(ForeignNode &node) {
   if (!element)
     return node.fail("cast to ONNX data type " + Twine(to) +
                      " is not supported");
-  return Values{castTo(node, *x, element)};
+  return castWithAttributes(node, *x, element);
 }
 
 FailureOr<Values> convertCastLike(ForeignNode &node) {
@@ -176,7 +211,7 @@ FailureOr<Values> convertCastLike(ForeignNode &node) {
   auto like = node.input(1);
   if (failed(x) || failed(like))
     return failure();
-  return Values{castTo(node, *x, like->getType().getElementType())};
+  return castWithAttributes(node, *x, like->getType().getElementType());
 }
 
 FailureOr<Values> convertIdentity(ForeignNode &node) {

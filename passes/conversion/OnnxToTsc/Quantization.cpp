@@ -137,6 +137,14 @@ FailureOr<QuantParams> quantParams(ForeignNode &node, RankedTensorType data) {
   return params;
 }
 
+/// Element types QuantizeLinear produces (tsc.quantize's result types).
+bool isQuantizedElementType(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return llvm::is_contained({2u, 4u, 8u, 16u}, integer.getWidth());
+  return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+             Float8E5M2FNUZType, Float4E2M1FNType>(type);
+}
+
 /// Runs the verifier on a freshly built op: quantization parameter shapes are
 /// checked there, once.
 template <typename OpTy>
@@ -154,26 +162,28 @@ FailureOr<Values> convertQuantize(ForeignNode &node) {
   if (failed(params))
     return failure();
   RewriterBase &rw = node.getRewriter();
+  // precision (opset 25) asks for x / scale in another float type.
+  if (int64_t precision = node.getInt("precision", 0);
+      precision && onnxElementType(node.getContext(), precision) !=
+                       x->getType().getElementType())
+    return node.fail("precision " + Twine(precision) +
+                     " other than the input's type is not supported");
   Type element;
-  if (params->zeroPoint)
+  if (params->zeroPoint) {
     element = cast<RankedTensorType>(params->zeroPoint.getType()).getElementType();
-  else if (int64_t dtype = node.getInt("output_dtype", 0); dtype == 3)
-    element = rw.getIntegerType(8);
-  else if (dtype == 22)
-    element = rw.getIntegerType(4);
-  else if (dtype == 21)
-    element = rw.getIntegerType(4, /*isSigned=*/false);
-  else if (dtype == 4)
-    element = rw.getIntegerType(16, /*isSigned=*/false);
-  else if (dtype == 5)
-    element = rw.getIntegerType(16);
-  else if (dtype == 0 || dtype == 2)
-    element = rw.getIntegerType(8, /*isSigned=*/false);
-  else
-    return node.fail("output_dtype " + Twine(dtype) + " is not supported");
+  } else {
+    // Without a zero point the result is output_dtype's, uint8 by default.
+    int64_t dtype = node.getInt("output_dtype", 0);
+    element = onnxElementType(node.getContext(), dtype ? dtype : 2);
+    if (!element || !isQuantizedElementType(element))
+      return node.fail("output_dtype " + Twine(dtype) + " is not supported");
+  }
   auto op = QuantizeOp::create(rw, node.getLoc(), x->getType().clone(element),
                                *x, params->scale, params->zeroPoint,
                                params->axis, params->groupSize);
+  // saturate (default 1, since opset 19) concerns the 8-bit float results.
+  if (isa<FloatType>(element) && node.getInt("saturate", 1))
+    op.setSaturate(true);
   return checked(node, op);
 }
 

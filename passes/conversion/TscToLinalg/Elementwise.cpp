@@ -518,10 +518,16 @@ struct CastPattern : OpRewritePattern<CastOp> {
     Type from = op.getInput().getType().getElementType();
     Type to = op.getType().getElementType();
     bool saturate = op.getSaturate();
+    MinifloatCast how;
+    how.saturate = saturate;
+    how.roundMode = op.getRoundMode().value_or(ExponentRounding::up);
     return replaceWithElementwise(
         rewriter, op,
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
           Value x = toSignless(b, loc, args[0]);
+          if (isMinifloat(from) || isMinifloat(to))
+            return fromSignless(b, loc,
+                                convertMinifloat(b, loc, x, from, to, how), to);
           if (saturate)
             x = saturateTo(b, loc, x, cast<FloatType>(to));
           return fromSignless(b, loc, convertScalar(b, loc, x, from, to), to);

@@ -83,13 +83,49 @@ Value dequantize(OpBuilder &b, Location loc, Value input, Value scale,
   return mapWithParams(
       b, loc, input, scale, zeroPoint, axis, group, resultType,
       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value q = widen(nb, l, args[0], quantized);
-        if (zeroPoint)
-          q = arith::SubIOp::create(nb, l, q, widen(nb, l, args[2], quantized));
-        Value x = arith::SIToFPOp::create(nb, l, f, q);
+        Value x;
+        if (isa<FloatType>(quantized)) {
+          // 8- and 4-bit floats: exactly to f, the zero point subtracted
+          // there.
+          x = convertScalar(nb, l, args[0], quantized, f);
+          if (zeroPoint)
+            x = arith::SubFOp::create(
+                nb, l, x, convertScalar(nb, l, args[2], quantized, f));
+        } else {
+          Value q = widen(nb, l, args[0], quantized);
+          if (zeroPoint)
+            q = arith::SubIOp::create(nb, l, q,
+                                      widen(nb, l, args[2], quantized));
+          x = arith::SIToFPOp::create(nb, l, f, q);
+        }
         Value s = convertScalar(nb, l, args[1], scaleElement, f);
         return convertScalar(nb, l, arith::MulFOp::create(nb, l, x, s), f,
                              element);
+      });
+}
+
+/// ONNX QuantizeLinear into an 8- or 4-bit float: `x / scale + zero_point`
+/// rounded to the input's type (halves compute in f32 and round there, as
+/// the reference's numpy does), then converted, saturating as the op says.
+Value quantizeToFloat(OpBuilder &b, QuantizeOp op) {
+  Type quantized = op.getType().getElementType();
+  Type element = op.getInput().getType().getElementType();
+  Type f = getAccumulatorType(element);
+  MinifloatCast how;
+  how.saturate = op.getSaturate();
+  Value zeroPoint = op.getZeroPoint();
+  return mapWithParams(
+      b, op.getLoc(), op.getInput(), op.getScale(), zeroPoint, op.getAxis(),
+      op.getGroupSize(), op.getType(),
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value x = convertScalar(nb, l, args[0], element, f);
+        Value s = convertScalar(nb, l, args[1], element, f);
+        Value r = arith::DivFOp::create(nb, l, x, s);
+        if (zeroPoint)
+          r = arith::AddFOp::create(
+              nb, l, r, convertScalar(nb, l, args[2], quantized, f));
+        r = convertScalar(nb, l, r, f, element);
+        return convertMinifloat(nb, l, r, element, quantized, how);
       });
 }
 
@@ -101,6 +137,10 @@ struct QuantizePattern : OpRewritePattern<QuantizeOp> {
     Type quantized = resultType.getElementType();
     Type element = op.getInput().getType().getElementType();
     Type f = getAccumulatorType(element);
+    if (isa<FloatType>(quantized)) {
+      rewriter.replaceOp(op, quantizeToFloat(rewriter, op));
+      return success();
+    }
     auto integer = cast<IntegerType>(quantized);
     unsigned width = integer.getWidth();
     bool isUnsigned = integer.isUnsigned();

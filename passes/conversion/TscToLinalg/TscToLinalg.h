@@ -12,6 +12,8 @@
 #ifndef TSC_PASSES_CONVERSION_TSCTOLINALG_TSCTOLINALG_H
 #define TSC_PASSES_CONVERSION_TSCTOLINALG_TSCTOLINALG_H
 
+#include "dialects/tsc/IR/TscOps.h"
+
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Builders.h"
@@ -84,6 +86,22 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 /// Converts scalar `v` to `to` with ONNX Cast semantics (float→int
 /// truncates; to bool is `!= 0`; unsigned ints convert as unsigned).
 Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to);
+
+/// How a conversion to an 8- or 4-bit float treats what the type cannot
+/// hold (tsc.cast's `saturate` and `round_mode`).
+struct MinifloatCast {
+  bool saturate = false;
+  ExponentRounding roundMode = ExponentRounding::up;
+};
+
+/// Whether `type` is an 8- or 4-bit float (f8E4M3FN, f8E4M3FNUZ, f8E5M2,
+/// f8E5M2FNUZ, f8E8M0FNU, f4E2M1FN), which convert in software.
+bool isMinifloat(Type type);
+
+/// Converts scalar `v` (signless) from `from` to `to`, one of them a
+/// minifloat, by ONNX Cast's rules for it (Minifloat.cpp).
+Value convertMinifloat(OpBuilder &b, Location loc, Value v, Type from, Type to,
+                       const MinifloatCast &how);
 
 /// Builds a `linalg.generic` reading `inputs` through `inputMaps` and
 /// writing `init` through `initMap`, with `iterators` over the loops; `body`

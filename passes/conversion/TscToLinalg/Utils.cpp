@@ -95,6 +95,8 @@ Value tolinalg::convertScalar(OpBuilder &b, Location loc, Value v, Type from,
   // `from` and `to` carry the signedness; the values and ops are signless.
   if (from == to)
     return v;
+  if (isMinifloat(from) || isMinifloat(to))
+    return convertMinifloat(b, loc, v, from, to, MinifloatCast());
   Type signlessFrom = getSignlessType(from), signlessTo = getSignlessType(to);
   auto fromInt = dyn_cast<IntegerType>(from);
   auto toInt = dyn_cast<IntegerType>(to);

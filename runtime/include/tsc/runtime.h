@@ -42,7 +42,7 @@ extern "C" {
 /* The version of this API: incremented whenever a function, an enumerator or
  * an options field is added. Compare tsc_api_version() with TSC_API_VERSION to
  * detect a library older than the header a program was compiled with. */
-#define TSC_API_VERSION 4
+#define TSC_API_VERSION 5
 
 /// Returns the API version the library implements (TSC_API_VERSION when built).
 TSC_API uint32_t tsc_api_version(void);
@@ -108,6 +108,15 @@ typedef enum tsc_dtype_e {
   TSC_DTYPE_U16 = 11,  /* since API version 4 */
   TSC_DTYPE_U32 = 12,
   TSC_DTYPE_U64 = 13,
+  /* 8-bit floats, one byte each, as ONNX and ml_dtypes define them (since
+   * API version 5): E4M3 without infinity (NaN S.1111.111), E4M3 and E5M2
+   * with no -0 (0x80 is the NaN), IEEE-like E5M2, and E8M0: a power of two
+   * 2^(e - 127), 0xFF NaN. */
+  TSC_DTYPE_F8E4M3FN = 14,
+  TSC_DTYPE_F8E4M3FNUZ = 15,
+  TSC_DTYPE_F8E5M2 = 16,
+  TSC_DTYPE_F8E5M2FNUZ = 17,
+  TSC_DTYPE_F8E8M0 = 18,
   TSC_DTYPE_MAX_ENUM =
       0x7FFFFFFF /* not a dtype: see TSC_STATUS_CODE_MAX_ENUM */
 } tsc_dtype_t;

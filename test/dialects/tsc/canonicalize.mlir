@@ -338,3 +338,20 @@ func.func @no_fold_cast_out_of_range() -> tensor<2xi8> {
   %c = tsc.cast %f : tensor<2xf32> to tensor<2xi8>
   return %c : tensor<2xi8>
 }
+
+// -----
+
+// Casts to and from the 8-bit floats stay for the kernels, which implement
+// ONNX's rules for them (saturation, NaN codes); through f32 and back is the
+// value itself.
+// CHECK-LABEL: func.func @keep_minifloat_casts
+// CHECK-SAME:    (%[[X:.+]]: tensor<2xf8E4M3FN>)
+// CHECK:         %[[C:.+]] = tsc.cast %{{.+}} saturate : tensor<2xf32> to tensor<2xf8E4M3FN>
+// CHECK:         return %[[C]], %[[X]]
+func.func @keep_minifloat_casts(%x: tensor<2xf8E4M3FN>) -> (tensor<2xf8E4M3FN>, tensor<2xf8E4M3FN>) {
+  %f = tsc.constant dense<[1.0e6, 0.3]> : tensor<2xf32>
+  %c = tsc.cast %f saturate : tensor<2xf32> to tensor<2xf8E4M3FN>
+  %w = tsc.cast %x : tensor<2xf8E4M3FN> to tensor<2xf32>
+  %n = tsc.cast %w : tensor<2xf32> to tensor<2xf8E4M3FN>
+  return %c, %n : tensor<2xf8E4M3FN>, tensor<2xf8E4M3FN>
+}

@@ -28,6 +28,22 @@ func.func @cast_static_to_dynamic(%x: tensor<4xf32>) {
 
 // -----
 
+func.func @cast_round_mode_not_e8m0(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tsc.cast' op round_mode applies to casts to f8E8M0FNU, not to 'f8E4M3FN'}}
+  %y = tsc.cast %x saturate round_mode = up : tensor<4xf32> to tensor<4xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @cast_saturate_int_to_f16(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'tsc.cast' op saturate applies to float-to-float casts and casts to 8-bit floats, not 'i32' to 'f16'}}
+  %y = tsc.cast %x saturate : tensor<4xi32> to tensor<4xf16>
+  return
+}
+
+// -----
+
 func.func @add_shapes_do_not_broadcast(%x: tensor<2x3xf32>, %y: tensor<4xf32>) {
   // expected-error @+2 {{operand shapes do not broadcast: dim 1 is 3 in one operand and 4 in another}}
   // expected-error @+1 {{'tsc.add' op failed to infer returned types}}

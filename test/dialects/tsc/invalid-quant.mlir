@@ -194,3 +194,11 @@ func.func @quantized_matmul_groups_along_n(%x: tensor<?x768xf32>, %w: tensor<768
   %y = tsc.quantized_matmul %x, %w, %s axis = 1 group_size = 32 : (tensor<?x768xf32>, tensor<768x3072xi4>, tensor<768x96xf32>) -> tensor<?x3072xf32>
   return
 }
+
+// -----
+
+func.func @quantize_saturate_integer(%x: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{'tsc.quantize' op saturate applies to float results, not 'i8'}}
+  %q = tsc.quantize %x, %s saturate : (tensor<4xf32>, tensor<f32>) -> tensor<4xi8>
+  return
+}
