@@ -28,7 +28,8 @@
 
 namespace mlir::tsc::foreign {
 
-/// Whether `op` comes from a TorchScript archive (domains `aten`, `prim`).
+/// Whether `op` comes from a TorchScript or torch.export archive (domains
+/// `aten`, `prim`, and torch.export's other namespaces).
 bool isTorchDomain(ForeignOp op);
 
 /// One node being converted: its inputs and attributes, op creation checked

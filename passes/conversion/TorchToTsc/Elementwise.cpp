@@ -273,6 +273,14 @@ FailureOr<Values> convertIdentity(ForeignNode &node) {
   return Values{*x};
 }
 
+/// _to_copy(x, *, dtype, layout, device, ...): torch.export's `to`.
+FailureOr<Values> convertToCopy(ForeignNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  return results(castToDtypeArg(node, *x, 1));
+}
+
 /// aten::to: the dtype argument's position depends on the overload; the
 /// `other` overloads take the other tensor's type; device moves are no-ops.
 FailureOr<Values> convertTo(ForeignNode &node) {
@@ -328,6 +336,11 @@ void fromtorch::populateElementwiseConverters(ForeignConverters &c) {
   c.add("aten::ge", 0, convertCompare<LessOp, /*negate=*/true>);
   c.add("aten::logical_and", 0, convertBinary<AndOp>);
   c.add("aten::logical_or", 0, convertBinary<OrOp>);
+  // `&` and `|` on masks (torch.export spells them __and__, __or__).
+  for (const char *name : {"aten::__and__", "aten::bitwise_and"})
+    c.add(name, 0, convertBinary<AndOp>);
+  for (const char *name : {"aten::__or__", "aten::bitwise_or"})
+    c.add(name, 0, convertBinary<OrOp>);
   c.add("aten::logical_not", 0, convertLogicalNot);
   c.add("aten::bitwise_not", 0, convertLogicalNot);
   c.add("aten::neg", 0, convertUnary<NegOp>);
@@ -352,9 +365,11 @@ void fromtorch::populateElementwiseConverters(ForeignConverters &c) {
   c.add("aten::clamp_max", 0, convertClamp);
   c.add("aten::masked_fill", 0, convertMaskedFill);
   c.add("aten::to", 0, convertTo);
+  c.add("aten::_to_copy", 0, convertToCopy);
   c.add("aten::type_as", 0, convertTypeAs);
-  for (const char *identity : {"aten::dropout", "aten::feature_dropout",
-                               "aten::contiguous", "aten::clone",
-                               "aten::detach"})
+  for (const char *identity :
+       {"aten::dropout", "aten::feature_dropout", "aten::contiguous",
+        "aten::clone", "aten::detach", "aten::detach_", "aten::alias",
+        "aten::lift_fresh_copy"})
     c.add(identity, 0, convertIdentity);
 }

@@ -162,6 +162,103 @@ FailureOr<Values> convertReduce(ForeignNode &node) {
   return results(node.create<OpTy>({input}, properties));
 }
 
+/// scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal,
+/// *, scale, enable_gqa): tsc.attention in the [B, H, S, D] layout. A bool
+/// mask keeps where true and a float mask is added, as in both. torch
+/// aligns a causal mask at the top left and tsc at the end: they agree when
+/// query and key have one length, so other lengths are refused.
+FailureOr<Values> convertScaledDotProductAttention(ForeignNode &node) {
+  auto q = node.input(0);
+  auto k = node.input(1);
+  auto v = node.input(2);
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  FailureOr<double> dropout = scalarArg(node, 4, 0.0);
+  FailureOr<int64_t> causal =
+      node.hasInput(5) ? intArg(node, 5) : FailureOr<int64_t>(0);
+  if (failed(dropout) || failed(causal))
+    return failure();
+  if (*dropout != 0.0)
+    return node.fail("dropout_p must be 0 in inference");
+  if (q->getType().getRank() != 4 || k->getType().getRank() != 4)
+    return node.fail("query and key must have rank 4 ([B, H, S, D])");
+  int64_t sq = q->getType().getDimSize(2), skv = k->getType().getDimSize(2);
+  if (*causal && (ShapedType::isDynamic(sq) || ShapedType::isDynamic(skv)
+                      ? node.dimSize(*q, 2) != node.dimSize(*k, 2)
+                      : sq != skv))
+    return node.fail("is_causal with queries and keys of different lengths "
+                     "is not supported");
+  SmallVector<Value> operands = {*q, *k, *v};
+  if (node.hasInput(3)) {
+    auto mask = node.input(3);
+    if (failed(mask))
+      return failure();
+    operands.push_back(*mask);
+  }
+  AttentionOp::Properties properties;
+  RewriterBase &rw = node.getRewriter();
+  if (*causal)
+    properties.causal = rw.getUnitAttr();
+  if (node.hasInput(6)) {
+    FailureOr<double> scale = node.constantScalar(6);
+    if (failed(scale))
+      return failure();
+    properties.scale = rw.getF64FloatAttr(*scale);
+  }
+  return results(node.create<AttentionOp>(operands, properties));
+}
+
+/// _native_batch_norm_legit_no_training(x, weight?, bias?, running_mean,
+/// running_var, momentum, eps): (x - mean) / sqrt(var + eps) * w + b per
+/// channel (dim 1); its other two results (saved statistics) are empty in
+/// inference and must be unused.
+FailureOr<Values> convertBatchNormInference(ForeignNode &node) {
+  for (unsigned i = 1; i < node.getOp().getNumResults(); ++i)
+    if (node.isOutputUsed(i))
+      return node.fail("result #" + Twine(i) +
+                       " (saved statistics) is not supported");
+  auto x = node.input(0);
+  auto mean = node.input(3);
+  auto variance = node.input(4);
+  FailureOr<double> eps = scalarArg(node, 6, 1e-5);
+  if (failed(x) || failed(mean) || failed(variance) || failed(eps))
+    return failure();
+  int64_t rank = x->getType().getRank();
+  if (rank < 2)
+    return node.fail("input must have a channel dim (rank >= 2)");
+  Type element = x->getType().getElementType();
+  RewriterBase &rw = node.getRewriter();
+  // [C] -> [C, 1, ...]: broadcast against [N, C, ...].
+  auto perChannel = [&](Value param) {
+    SmallVector<OpFoldResult> shape = {node.dimSize(param, 0)};
+    shape.append(rank - 2, rw.getIndexAttr(1));
+    return node.reshape(castTo(node, param, element), shape);
+  };
+  FailureOr<Value> variancePlusEps =
+      node.create<AddOp>({perChannel(*variance), node.scalar(element, *eps)});
+  if (failed(variancePlusEps))
+    return failure();
+  Value deviation =
+      SqrtOp::create(node.getRewriter(), node.getLoc(), *variancePlusEps);
+  FailureOr<Value> y = node.create<SubOp>({*x, perChannel(*mean)});
+  if (succeeded(y))
+    y = node.create<DivOp>({*y, deviation});
+  for (unsigned i : {1u, 2u}) {
+    if (failed(y) || !node.hasInput(i))
+      continue;
+    auto param = node.input(i);
+    if (failed(param))
+      return failure();
+    y = i == 1 ? node.create<MulOp>({*y, perChannel(*param)})
+               : node.create<AddOp>({*y, perChannel(*param)});
+  }
+  if (failed(y))
+    return failure();
+  Values out = {*y};
+  out.resize(node.getOp().getNumResults(), Value());
+  return out;
+}
+
 } // namespace
 
 void fromtorch::populateNNConverters(ForeignConverters &c) {
@@ -175,4 +272,8 @@ void fromtorch::populateNNConverters(ForeignConverters &c) {
   c.add("aten::layer_norm", 0, convertLayerNorm);
   c.add("aten::mean", 0, convertReduce<ReduceMeanOp>);
   c.add("aten::sum", 0, convertReduce<ReduceSumOp>);
+  c.add("aten::scaled_dot_product_attention", 0,
+        convertScaledDotProductAttention);
+  c.add("aten::_native_batch_norm_legit_no_training", 0,
+        convertBatchNormInference);
 }
