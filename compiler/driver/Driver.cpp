@@ -152,13 +152,24 @@ LogicalResult applyDimRanges(ModuleOp module,
     FailureOr<DimRangeOption> setting = parseDimOption(text);
     if (failed(setting))
       return failure();
-    bool found = false;
+    bool found = false, outside = false;
     std::set<std::string> known;
     module.walk([&](SymbolOp symbol) {
       known.insert(symbol.getSymbol().str());
       if (symbol.getSymbol() != setting->name)
         return;
       found = true;
+      auto exported =
+          symbol->getAttrOfType<DenseI64ArrayAttr>(kExportedRangeAttr);
+      if (exported && exported.size() == 2 &&
+          (setting->min < exported[0] || setting->max > exported[1])) {
+        llvm::errs() << "tsc: error: --dim " << text << ": the model was "
+                     << "exported for " << setting->name << " in ["
+                     << exported[0] << ", " << exported[1]
+                     << "]; --dim may narrow that range, not widen it\n";
+        outside = true;
+        return;
+      }
       Builder builder(symbol);
       symbol.setMinAttr(builder.getI64IntegerAttr(setting->min));
       symbol.setMaxAttr(builder.getI64IntegerAttr(setting->max));
@@ -166,6 +177,8 @@ LogicalResult applyDimRanges(ModuleOp module,
       // tightening them.
       symbol->setAttr("tsc.command_line", builder.getUnitAttr());
     });
+    if (outside)
+      return failure();
     if (!found) {
       llvm::errs() << "tsc: error: --dim " << text << ": the model has no "
                    << "symbolic dim named '" << setting->name << "'";

@@ -26,8 +26,8 @@ Value InputSymbols::symbolFor(StringRef name) {
   return symbol;
 }
 
-void InputSymbols::declare(StringRef name, int64_t min, int64_t max) {
-  symbols[name] =
+Value InputSymbols::declare(StringRef name, int64_t min, int64_t max) {
+  return symbols[name] =
       SymbolOp::create(builder, loc, name, static_cast<uint64_t>(min),
                        static_cast<uint64_t>(max));
 }

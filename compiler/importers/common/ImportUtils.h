@@ -38,7 +38,7 @@ public:
   void bind(Value arg, ArrayRef<InputDim> dims);
   /// Declares symbol `name` with its own range (a model that records one),
   /// before any input binds it.
-  void declare(StringRef name, int64_t min, int64_t max);
+  Value declare(StringRef name, int64_t min, int64_t max);
 
 private:
   Value symbolFor(StringRef name);

@@ -215,7 +215,10 @@ LogicalResult ArchiveImporter::declareSymbols(const json::Object &program) {
               << "]";
       return failure();
     }
-    symbols.declare(name, min, max);
+    // The program is valid in this range only: --dim may narrow it.
+    Value symbol = symbols.declare(name, min, max);
+    symbol.getDefiningOp()->setAttr(kExportedRangeAttr,
+                                    builder.getDenseI64ArrayAttr({min, max}));
   }
   return success();
 }

@@ -43,6 +43,10 @@ struct TorchExportImportOptions {
 constexpr int64_t kMinTorchExportSchema = 8;
 constexpr int64_t kMaxTorchExportSchema = 8;
 
+/// The attribute of a tsc.symbol holding the range `[min, max]` the archive
+/// was exported for; the driver refuses a `--dim` outside it.
+constexpr llvm::StringLiteral kExportedRangeAttr = "tsc.exported_range";
+
 /// Whether `path` is a zip file holding a torch.export program
 /// (`*/models/*.json`): how the driver tells a `.pt2` archive from a
 /// TorchScript one, whatever the extension.
