@@ -2,10 +2,10 @@
 """End-to-end numerics of torch.export archives (.pt2): tsc + tsc-run against
 torch eager.
 
-For the BERT-, GPT-2- and Llama-style architectures of the corpus
-(corpus/architectures.py: tiny seeded Hugging Face configurations whose
-wrapped forward returns the last hidden state and the one after the first
-layer), and any other corpus architecture named with --only:
+For the corpus architectures that compile from .pt2 (DEFAULT_MODELS: BERT-,
+GPT-2- and Llama-style ones among them; corpus/architectures.py: tiny seeded
+Hugging Face configurations whose wrapped forward returns the last hidden
+state and the one after the first layer), or those named with --only:
   - exports the model with `torch.export.export(..., dynamic_shapes=...)`,
     batch and sequence dynamic (Dim `batch` in [1, 8], `seq` in [1, 64]),
     and saves it with `torch.export.save`;
@@ -48,7 +48,8 @@ from checks import Failure  # noqa: E402
 TOLERANCE = 1e-4
 SIZES = ((1, 7), (3, 64))
 BATCH_MAX = 8
-DEFAULT_MODELS = ("bert", "gpt2", "llama")
+DEFAULT_MODELS = ("bert", "albert", "electra", "bart-encoder", "t5-encoder", "gpt2", "llama",
+                  "mistral", "gemma", "qwen2")
 
 
 def export(arch, model, path):

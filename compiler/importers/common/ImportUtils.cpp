@@ -28,8 +28,8 @@ Value InputSymbols::symbolFor(StringRef name) {
 
 Value InputSymbols::declare(StringRef name, int64_t min, int64_t max) {
   return symbols[name] =
-      SymbolOp::create(builder, loc, name, static_cast<uint64_t>(min),
-                       static_cast<uint64_t>(max));
+             SymbolOp::create(builder, loc, name, static_cast<uint64_t>(min),
+                              static_cast<uint64_t>(max));
 }
 
 void InputSymbols::bind(Value arg, ArrayRef<InputDim> dims) {

@@ -36,7 +36,8 @@ FailureOr<Values> convertMatmul(ForeignNode &node) {
   return results(node.create<MatmulOp>({*a, *b}));
 }
 
-/// addmm(input, a, b, beta, alpha) = beta * input + alpha * (a @ b).
+/// addmm(input, a, b, beta, alpha) = beta * input + alpha * (a @ b); the
+/// same for baddbmm on batches.
 FailureOr<Values> convertAddmm(ForeignNode &node) {
   auto c = node.input(0);
   auto a = node.input(1);
@@ -259,6 +260,32 @@ FailureOr<Values> convertBatchNormInference(ForeignNode &node) {
   return out;
 }
 
+/// cumsum(x, dim, dtype): integers and bools sum in int64 unless a dtype is
+/// given, as in torch.
+FailureOr<Values> convertCumsum(ForeignNode &node) {
+  auto x = node.input(0);
+  FailureOr<int64_t> dim = intArg(node, 1);
+  if (failed(x) || failed(dim))
+    return failure();
+  int64_t rank = x->getType().getRank();
+  if (rank == 0)
+    return node.fail("the input must have rank at least 1");
+  FailureOr<int64_t> axis = node.axis(*dim, rank);
+  RewriterBase &rw = node.getRewriter();
+  Type element = x->getType().getElementType();
+  FailureOr<Type> type =
+      dtypeArg(node, 2, isa<IntegerType>(element) ? rw.getI64Type() : element);
+  if (failed(axis) || failed(type))
+    return failure();
+  Value input = castTo(node, *x, *type);
+  auto op =
+      CumSumOp::create(rw, node.getLoc(), input.getType(), input, Value(),
+                       rw.getI64IntegerAttr(*axis), UnitAttr(), UnitAttr());
+  if (failed(node.verifyCreated(op)))
+    return failure();
+  return Values{op.getResult()};
+}
+
 } // namespace
 
 void fromtorch::populateNNConverters(ForeignConverters &c) {
@@ -267,11 +294,13 @@ void fromtorch::populateNNConverters(ForeignConverters &c) {
   c.add("aten::mm", 0, convertMatmul);
   c.add("aten::bmm", 0, convertMatmul);
   c.add("aten::addmm", 0, convertAddmm);
+  c.add("aten::baddbmm", 0, convertAddmm);
   c.add("aten::softmax", 0, convertSoftmax<SoftmaxOp>);
   c.add("aten::log_softmax", 0, convertSoftmax<LogSoftmaxOp>);
   c.add("aten::layer_norm", 0, convertLayerNorm);
   c.add("aten::mean", 0, convertReduce<ReduceMeanOp>);
   c.add("aten::sum", 0, convertReduce<ReduceSumOp>);
+  c.add("aten::cumsum", 0, convertCumsum);
   c.add("aten::scaled_dot_product_attention", 0,
         convertScaledDotProductAttention);
   c.add("aten::_native_batch_norm_legit_no_training", 0,

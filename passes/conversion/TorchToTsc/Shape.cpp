@@ -159,6 +159,16 @@ FailureOr<Values> convertExpand(ForeignNode &node) {
   return results(buildExpand(node, *x, *shape));
 }
 
+/// numpy_T (`x.T`): the dims reversed.
+FailureOr<Values> convertNumpyT(ForeignNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  SmallVector<int64_t> perm(
+      llvm::reverse(llvm::seq<int64_t>(0, x->getType().getRank())));
+  return results(node.transpose(*x, perm));
+}
+
 FailureOr<Values> convertExpandAs(ForeignNode &node) {
   auto x = node.input(0);
   auto other = node.input(1);
@@ -598,6 +608,8 @@ void fromtorch::populateShapeConverters(ForeignConverters &c) {
   c.add("aten::squeeze", 0, convertSqueeze);
   c.add("aten::expand", 0, convertExpand);
   c.add("aten::expand_as", 0, convertExpandAs);
+  c.add("aten::broadcast_to", 0, convertExpand);
+  c.add("aten::numpy_T", 0, convertNumpyT);
   c.add("aten::repeat_interleave", 0, convertRepeatInterleave);
   c.add("aten::cat", 0, convertCat);
   c.add("aten::concat", 0, convertCat);

@@ -7,7 +7,7 @@
   is `s<N>`): the symbol is renamed `batch` in model.json so that tests can
   name it. x.npy (batch 5) and y.npy (torch eager's output) go with it.
 - unknown-ops.pt2: a model whose submodules call ops tsc has no converter
-  for (cumsum in `blocks.0`, flip in `head`).
+  for (roll in `blocks.0`, flip in `head`).
 - Damaged copies of mlp.pt2: truncated.pt2 (its first half),
   not-a-zip.pt2 (text), no-model.pt2 (no models/model.json),
   missing-weight.pt2 (the entry of `l1.weight` left out),
@@ -40,7 +40,7 @@ class Mlp(torch.nn.Module):
 
 class Block(torch.nn.Module):
     def forward(self, x):
-        return torch.cumsum(x, dim=1)
+        return torch.roll(x, shifts=1, dims=1)
 
 
 class Head(torch.nn.Module):
