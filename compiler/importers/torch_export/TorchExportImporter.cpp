@@ -52,6 +52,35 @@ std::string symbolOfExpression(StringRef expr) {
   return expr.str();
 }
 
+/// Nesting deeper than this in a JSON entry is refused before parsing:
+/// LLVM's parser recurses once per level, so a hostile file could exhaust
+/// the stack. Programs nest a few levels per subgraph.
+constexpr size_t kMaxJsonDepth = 512;
+
+/// Whether the arrays and objects of `text` nest deeper than `limit` (text
+/// inside strings skipped).
+bool nestsDeeperThan(StringRef text, size_t limit) {
+  size_t depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit)
+        return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 class ArchiveImporter {
 public:
   ArchiveImporter(MLIRContext *ctx, const TorchExportImportOptions &options)
@@ -132,8 +161,13 @@ FailureOr<json::Value> ArchiveImporter::readJson(StringRef name,
     error() << reason;
     return failure();
   }
-  llvm::Expected<json::Value> parsed =
-      json::parse(StringRef(bytes->data(), bytes->size()));
+  StringRef text(bytes->data(), bytes->size());
+  if (nestsDeeperThan(text, kMaxJsonDepth)) {
+    error() << "entry '" << entry << "' nests deeper than " << kMaxJsonDepth
+            << " levels";
+    return failure();
+  }
+  llvm::Expected<json::Value> parsed = json::parse(text);
   if (!parsed) {
     error() << "entry '" << entry
             << "' is not valid JSON: " << llvm::toString(parsed.takeError());
@@ -240,11 +274,21 @@ ArchiveImporter::tensorType(const json::Object *meta, const Twine &what,
     return failure();
   }
   SmallVector<int64_t> shape;
+  uint64_t staticElements = 1;
   for (const json::Value &size : *sizes) {
     const json::Object *dim = size.getAsObject();
     std::optional<int64_t> value =
         dim ? dim->getInteger("as_int") : std::nullopt;
     if (value && *value >= 0) {
+      // Sizes come from the file: a product past 2^48 elements is no tensor
+      // tsc compiles, and would overflow element counts further on.
+      constexpr uint64_t kMaxElements = uint64_t(1) << 48;
+      if (*value > 0 &&
+          static_cast<uint64_t>(*value) > kMaxElements / staticElements) {
+        error() << what << " has more than 2^48 elements";
+        return failure();
+      }
+      staticElements *= std::max<int64_t>(*value, 1);
       shape.push_back(*value);
       if (dims)
         dims->push_back(*value);

@@ -12,7 +12,7 @@
   not-a-zip.pt2 (text), no-model.pt2 (no models/model.json),
   missing-weight.pt2 (the entry of `l1.weight` left out),
   short-weight.pt2 (that entry 8 bytes short), schema-99.pt2 (schema
-  version 99.0).
+  version 99.0), deep.pt2 (model.json nesting 100,000 lists deep).
 
 Usage (PyTorch 2.x environment): make_archives.py DIR
 """
@@ -129,6 +129,10 @@ def main():
         program["schema_version"] = {"major": 99, "minor": 0}
         entries[name] = json.dumps(program).encode()
 
+    def nest_deeply(entries):
+        entries[model_json(entries)] = b"[" * 100000 + b"]" * 100000
+
+    rewrite(out / "mlp.pt2", out / "deep.pt2", nest_deeply)
     rewrite(out / "mlp.pt2", out / "no-model.pt2", drop_model)
     rewrite(out / "mlp.pt2", out / "missing-weight.pt2", drop_weight)
     rewrite(out / "mlp.pt2", out / "short-weight.pt2", shorten_weight)
