@@ -6,6 +6,9 @@
   torch.export.save. The archive does not record the Dim's name (its symbol
   is `s<N>`): the symbol is renamed `batch` in model.json so that tests can
   name it. x.npy (batch 5) and y.npy (torch eager's output) go with it.
+- sym.pt2: shape arithmetic on the symbolic batch (`x.shape[0] * 2`: the
+  nodes sym_size.int and Python's operator.mul) feeding a reshape and an
+  arange; sym-x.npy (batch 5) and sym-y.npy (torch eager's output).
 - unknown-ops.pt2: a model whose submodules call ops tsc has no converter
   for (roll in `blocks.0`, flip in `head`).
 - Damaged copies of mlp.pt2: truncated.pt2 (its first half),
@@ -36,6 +39,12 @@ class Mlp(torch.nn.Module):
 
     def forward(self, x):
         return self.l2(torch.relu(self.l1(x))) * self.scale
+
+
+class SymOps(torch.nn.Module):
+    def forward(self, x):
+        n = x.shape[0] * 2
+        return torch.relu(x.reshape(n, 2)) + torch.arange(n).unsqueeze(1)
 
 
 class Block(torch.nn.Module):
@@ -138,6 +147,11 @@ def main():
     rewrite(out / "mlp.pt2", out / "short-weight.pt2", shorten_weight)
     rewrite(out / "mlp.pt2", out / "schema-99.pt2", bump_schema)
 
+    sym_x = torch.randn(5, 4)
+    np.save(out / "sym-x.npy", sym_x.numpy())
+    np.save(out / "sym-y.npy", SymOps()(sym_x).numpy())
+    save(SymOps(), (torch.randn(3, 4),), out / "sym.pt2",
+         {"x": {0: torch.export.Dim("batch", min=1, max=16)}})
     save(UnknownOps().eval(), (torch.randn(2, 6),), out / "unknown-ops.pt2")
 
 
