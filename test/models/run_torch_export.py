@@ -49,7 +49,7 @@ TOLERANCE = 1e-4
 SIZES = ((1, 7), (3, 64))
 BATCH_MAX = 8
 DEFAULT_MODELS = ("bert", "albert", "electra", "bart-encoder", "t5-encoder", "gpt2", "llama",
-                  "mistral", "gemma", "qwen2")
+                  "mistral", "gemma", "qwen2", "falcon", "vit", "whisper-encoder")
 
 
 def export(arch, model, path):
@@ -61,6 +61,7 @@ def export(arch, model, path):
     args = tuple(torch.from_numpy(example[n]) for n in names)
     batch = torch.export.Dim("batch", min=1, max=BATCH_MAX)
     seq = torch.export.Dim("seq", min=1, max=architectures.POSITIONS)
+    # Vision and speech models have a fixed sequence: the batch only.
     dims = {0: batch, 1: seq} if arch.modality == "text" else {0: batch}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -81,6 +81,15 @@ bool ForeignNode::isOutputUsed(unsigned i) {
   return i < op.getNumResults() && !op.getResult(i).use_empty();
 }
 
+FailureOr<Value> ForeignNode::optionalInput(unsigned i) {
+  if (!hasInput(i))
+    return Value();
+  FailureOr<TypedValue<RankedTensorType>> value = input(i);
+  if (failed(value))
+    return failure();
+  return Value(*value);
+}
+
 int64_t ForeignNode::getInt(StringRef name, int64_t defaultValue) {
   if (auto attr = op.getSourceAttributes().getAs<IntegerAttr>(name))
     return attr.getInt();

@@ -61,6 +61,9 @@ public:
   /// Input `i` as a ranked tensor; fails if it is missing or its producer is
   /// not converted yet.
   FailureOr<TypedValue<RankedTensorType>> input(unsigned i);
+  /// Input `i` when it is given, null when it is omitted (an optional bias
+  /// or mask); fails as `input` does.
+  FailureOr<Value> optionalInput(unsigned i);
   /// Whether output `i` has uses.
   bool isOutputUsed(unsigned i);
 

@@ -260,6 +260,55 @@ FailureOr<Values> convertBatchNormInference(ForeignNode &node) {
   return out;
 }
 
+/// conv1d/conv2d/conv3d(x, weight, bias, stride, padding, dilation, groups)
+/// and convolution(x, weight, bias, stride, padding, dilation, transposed,
+/// output_padding, groups); one-entry lists apply to every spatial dim.
+/// String paddings ("same") are not supported.
+FailureOr<Values> convertConvolution(ForeignNode &node) {
+  bool general = node.getOp().getOpType() == "convolution";
+  auto x = node.input(0);
+  auto w = node.input(1);
+  if (failed(x) || failed(w))
+    return failure();
+  int64_t spatial = w->getType().getRank() - 2;
+  if (spatial < 1 || x->getType().getRank() != spatial + 2)
+    return node.fail("needs an [N, C, spatial...] input and an [F, C, k...] "
+                     "weight");
+  if (general) {
+    FailureOr<int64_t> transposed = intArg(node, 6);
+    if (failed(transposed))
+      return failure();
+    if (*transposed)
+      return node.fail("transposed convolution is not supported");
+  }
+  FailureOr<Value> bias = node.optionalInput(2);
+  if (failed(bias))
+    return failure();
+  auto list = [&](unsigned i) -> FailureOr<SmallVector<int64_t>> {
+    FailureOr<SmallVector<int64_t>> values = node.constantInts(i);
+    if (failed(values))
+      return node.fail("argument #" + Twine(i) +
+                       " must be a constant int list (string paddings are "
+                       "not supported)");
+    if (values->size() == 1)
+      values->assign(spatial, values->front());
+    if (static_cast<int64_t>(values->size()) != spatial)
+      return node.fail("argument #" + Twine(i) + " has " +
+                       Twine(values->size()) + " entries for " +
+                       Twine(spatial) + " spatial dims");
+    return values;
+  };
+  FailureOr<SmallVector<int64_t>> stride = list(3), padding = list(4),
+                                  dilation = list(5);
+  FailureOr<int64_t> groups = intArg(node, general ? 8 : 6);
+  if (failed(stride) || failed(padding) || failed(dilation) || failed(groups))
+    return failure();
+  SmallVector<int64_t> pads(*padding);
+  pads.append(padding->begin(), padding->end());
+  return results(
+      buildConvolution(node, *x, *w, *bias, *stride, pads, *dilation, *groups));
+}
+
 /// cumsum(x, dim, dtype): integers and bools sum in int64 unless a dtype is
 /// given, as in torch.
 FailureOr<Values> convertCumsum(ForeignNode &node) {
@@ -301,6 +350,9 @@ void fromtorch::populateNNConverters(ForeignConverters &c) {
   c.add("aten::mean", 0, convertReduce<ReduceMeanOp>);
   c.add("aten::sum", 0, convertReduce<ReduceSumOp>);
   c.add("aten::cumsum", 0, convertCumsum);
+  for (const char *name :
+       {"aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::convolution"})
+    c.add(name, 0, convertConvolution);
   c.add("aten::scaled_dot_product_attention", 0,
         convertScaledDotProductAttention);
   c.add("aten::_native_batch_norm_legit_no_training", 0,

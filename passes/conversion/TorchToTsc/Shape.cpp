@@ -414,8 +414,9 @@ FailureOr<Values> convertGather(ForeignNode &node) {
 
 /// index.Tensor(x, [i0, i1, ...]): advanced indexing by integer tensors on
 /// x's leading dims, as a gather_nd of the indices broadcast against each
-/// other and stacked on a new last dim. Masks (bool indices) and indices
-/// after a skipped dim (None) are not supported.
+/// other and stacked on a new last dim; x[:, ..., idx], one index after
+/// skipped dims, as a gather. Masks (bool indices) and other mixes of
+/// skipped dims and indices are not supported.
 FailureOr<Values> convertIndex(ForeignNode &node) {
   auto data = node.input(0);
   if (failed(data))
@@ -423,10 +424,27 @@ FailureOr<Values> convertIndex(ForeignNode &node) {
   auto list = node.getOp().getInputs()[1].getDefiningOp<ForeignOp>();
   if (!list || list.getOpType() != "ListConstruct")
     return node.fail("indices must be a list built in the graph");
+  // x[:, ..., idx] (dims skipped, then one index tensor) is a gather along
+  // the indexed dim, whose result puts idx's dims in its place.
+  ValueRange entries = list.getInputs();
+  auto skipped = llvm::find_if(
+      entries, [](Value v) { return !v.getDefiningOp<NoneOp>(); });
+  if (skipped != entries.begin() && skipped != entries.end() &&
+      std::next(skipped) == entries.end()) {
+    Value entry = *skipped;
+    auto index = dyn_cast<TypedValue<RankedTensorType>>(entry);
+    if (!index || entry.getDefiningOp<ForeignOp>())
+      return node.fail("an index comes from a node not converted yet");
+    int64_t axis = skipped - entries.begin();
+    if (axis >= data->getType().getRank())
+      return node.fail("more indices than dims");
+    return results(buildGather(node, *data, index, axis));
+  }
   SmallVector<Value> indices;
-  for (Value index : list.getInputs()) {
+  for (Value index : entries) {
     if (index.getDefiningOp<NoneOp>())
-      return node.fail("indexing after a skipped dim (None) is not supported");
+      return node.fail("indexing with skipped dims (None) other than "
+                       "x[:, ..., idx] is not supported");
     if (index.getDefiningOp<ForeignOp>())
       return node.fail("an index comes from a node not converted yet");
     auto type = dyn_cast<RankedTensorType>(index.getType());
