@@ -18,6 +18,12 @@ config.substitutions.append(("%tsc_src_root", config.tsc_src_root))
 config.substitutions.append(("%tsc_obj_root", config.tsc_obj_root))
 # The project's Python environment (tools/setup.sh), for fixture scripts.
 config.substitutions.append(("%python", config.tsc_python))
+# PyTorch 2 (tools/torch-python over the .venv-torch environment setup.sh
+# makes), for fixtures written by torch.export.
+if os.path.exists(os.path.join(config.tsc_src_root, ".venv-torch", "bin", "python")):
+    config.available_features.add("torch2")
+    config.substitutions.append(
+        ("%torch_python", os.path.join(config.tsc_src_root, "tools", "torch-python")))
 # tsc reads TorchScript archives only when built with libtorch.
 if config.tsc_torchscript:
     config.available_features.add("torchscript")

@@ -113,6 +113,14 @@ start=$SECONDS
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
   --xunit "$results/corpus.xml" || status=1
 echo "test: suite 'corpus' took $((SECONDS - start))s"
+# The BERT-, GPT-2- and Llama-style corpus models exported by torch.export
+# with dynamic batch and sequence, compiled from their .pt2 archives (no
+# --input) and run at two shapes against torch eager.
+start=$SECONDS
+"$root/tools/torch-python" "$root/test/models/run_torch_export.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
+  --xunit "$results/torch-export.xml" || status=1
+echo "test: suite 'torch-export' took $((SECONDS - start))s"
 start=$SECONDS
 "$root/.venv/bin/python" "$root/test/models/run_errors.py" \
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \

@@ -8,6 +8,7 @@
 #include "compiler/target/cuda/CudaCodegen.h"
 #include "compiler/target/host/HostCodegen.h"
 #include "compiler/importers/onnx/OnnxImporter.h"
+#include "compiler/importers/torch_export/TorchExportImporter.h"
 #include "compiler/importers/torchscript/TorchScriptImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/tsc/IR/TscOps.h"
@@ -41,8 +42,8 @@ struct DriverOptions {
   cl::OptionCategory category{"tsc options"};
   cl::opt<std::string> input{
       cl::Positional, cl::Required,
-      cl::desc("<model: .onnx, .onnxtxt (textual ONNX), .pt/.pth "
-               "(TorchScript archive) or .mlir>"),
+      cl::desc("<model: .onnx, .onnxtxt (textual ONNX), .pt2 (torch.export "
+               "archive), .pt/.pth (TorchScript archive) or .mlir>"),
       cl::cat(category)};
   cl::opt<std::string> output{"o", cl::desc("Output file ('-' for stdout)"),
                               cl::value_desc("file"), cl::init("-"),
@@ -151,13 +152,24 @@ LogicalResult applyDimRanges(ModuleOp module,
     FailureOr<DimRangeOption> setting = parseDimOption(text);
     if (failed(setting))
       return failure();
-    bool found = false;
+    bool found = false, outside = false;
     std::set<std::string> known;
     module.walk([&](SymbolOp symbol) {
       known.insert(symbol.getSymbol().str());
       if (symbol.getSymbol() != setting->name)
         return;
       found = true;
+      auto exported =
+          symbol->getAttrOfType<DenseI64ArrayAttr>(kExportedRangeAttr);
+      if (exported && exported.size() == 2 &&
+          (setting->min < exported[0] || setting->max > exported[1])) {
+        llvm::errs() << "tsc: error: --dim " << text << ": the model was "
+                     << "exported for " << setting->name << " in ["
+                     << exported[0] << ", " << exported[1]
+                     << "]; --dim may narrow that range, not widen it\n";
+        outside = true;
+        return;
+      }
       Builder builder(symbol);
       symbol.setMinAttr(builder.getI64IntegerAttr(setting->min));
       symbol.setMaxAttr(builder.getI64IntegerAttr(setting->max));
@@ -165,6 +177,8 @@ LogicalResult applyDimRanges(ModuleOp module,
       // tightening them.
       symbol->setAttr("tsc.command_line", builder.getUnitAttr());
     });
+    if (outside)
+      return failure();
     if (!found) {
       llvm::errs() << "tsc: error: --dim " << text << ": the model has no "
                    << "symbolic dim named '" << setting->name << "'";
@@ -187,7 +201,19 @@ OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context,
                                   llvm::SourceMgr &sourceMgr,
                                   ArrayRef<std::string> inputSpecs) {
   StringRef extension = llvm::sys::path::extension(path);
-  if (extension == ".pt" || extension == ".pth") {
+  auto adopt = [](FailureOr<OwningOpRef<ModuleOp>> module) {
+    return failed(module) ? OwningOpRef<ModuleOp>() : std::move(*module);
+  };
+  // torch.export archives by extension, or by content when saved as .pt.
+  bool torchExport =
+      extension == ".pt2" || ((extension == ".pt" || extension == ".pth") &&
+                              isTorchExportArchive(path));
+  if (torchExport && inputSpecs.empty()) {
+    TorchExportImportOptions options;
+    options.path = path.str();
+    return adopt(importTorchExportModel(&context, options));
+  }
+  if (!torchExport && (extension == ".pt" || extension == ".pth")) {
     TorchScriptImportOptions options;
     options.path = path.str();
     for (StringRef text : inputSpecs) {
@@ -199,11 +225,7 @@ OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context,
       }
       options.inputs.push_back(std::move(*spec));
     }
-    FailureOr<OwningOpRef<ModuleOp>> module =
-        importTorchScriptModel(&context, options);
-    if (failed(module))
-      return nullptr;
-    return std::move(*module);
+    return adopt(importTorchScriptModel(&context, options));
   }
   if (!inputSpecs.empty()) {
     llvm::errs() << "tsc: error: --input applies to TorchScript archives "
@@ -214,16 +236,13 @@ OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context,
   if (extension == ".onnx" || extension == ".onnxtxt") {
     OnnxImportOptions options;
     options.path = path.str();
-    FailureOr<OwningOpRef<ModuleOp>> module =
-        importOnnxModel(&context, options);
-    if (failed(module))
-      return nullptr;
-    return std::move(*module);
+    return adopt(importOnnxModel(&context, options));
   }
   if (extension != ".mlir") {
     llvm::errs() << "tsc: error: " << path << ": unsupported input format '"
                  << extension
-                 << "' (tsc reads .onnx, .onnxtxt, .pt, .pth and .mlir)\n";
+                 << "' (tsc reads .onnx, .onnxtxt, .pt2, .pt, .pth and "
+                    ".mlir)\n";
     return nullptr;
   }
   std::string message;

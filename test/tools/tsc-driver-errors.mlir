@@ -19,7 +19,7 @@
 // RANGE: tsc: error: --dim seq=9..3: expected NAME=MIN..MAX with 0 <= MIN <= MAX
 // RANGE-SYNTAX: tsc: error: --dim seq: expected NAME=MIN..MAX
 // MISSING: tsc: error: cannot open input file '{{.*}}missing.mlir'
-// FORMAT: tsc: error: {{.*}}model.caffemodel: unsupported input format '.caffemodel' (tsc reads .onnx, .onnxtxt, .pt, .pth and .mlir)
+// FORMAT: tsc: error: {{.*}}model.caffemodel: unsupported input format '.caffemodel' (tsc reads .onnx, .onnxtxt, .pt2, .pt, .pth and .mlir)
 // INPUT-NOT-TORCH: tsc: error: --input applies to TorchScript archives (.pt); {{.*}}tsc-driver-errors.mlir records its input shapes itself
 // SYNTAX: syntax-error.mlir:4:{{[0-9]+}}: error:
 // UNBOUND: unbound-dim.mlir:2:{{[0-9]+}}: error: argument #0 ('tensor<?x4xf32>') has dynamic dims but no tsc.bind_shape

@@ -26,6 +26,12 @@ Value InputSymbols::symbolFor(StringRef name) {
   return symbol;
 }
 
+Value InputSymbols::declare(StringRef name, int64_t min, int64_t max) {
+  return symbols[name] =
+             SymbolOp::create(builder, loc, name, static_cast<uint64_t>(min),
+                              static_cast<uint64_t>(max));
+}
+
 void InputSymbols::bind(Value arg, ArrayRef<InputDim> dims) {
   SmallVector<Value> operands;
   SmallVector<AffineExpr> exprs;
@@ -133,4 +139,17 @@ ElementsAttr tsc::weightAttr(RankedTensorType type, ArrayRef<char> bytes,
   return weightAttr(
       type, HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, /*align=*/64),
       name, maxInlineElements);
+}
+
+void tsc::finishForward(OpBuilder &builder, func::FuncOp func,
+                        ValueRange results, Location loc) {
+  func::ReturnOp::create(builder, loc, results);
+  // The entry block's arguments: the function's type has none yet.
+  func.setType(builder.getFunctionType(func.front().getArgumentTypes(),
+                                       TypeRange(results)));
+  for (auto [i, arg] : llvm::enumerate(func.getArguments()))
+    func.setArgAttr(i, "tsc.name", cast<NameLoc>(arg.getLoc()).getName());
+  for (unsigned i = 0, e = results.size(); i < e; ++i)
+    func.setResultAttr(i, "tsc.name",
+                       builder.getStringAttr("output_" + std::to_string(i)));
 }

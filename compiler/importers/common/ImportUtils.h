@@ -9,6 +9,7 @@
 #ifndef TSC_COMPILER_IMPORTERS_COMMON_IMPORTUTILS_H
 #define TSC_COMPILER_IMPORTERS_COMMON_IMPORTUTILS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
@@ -35,6 +36,9 @@ public:
   /// Binds the dynamic dims of `arg` (whose shape has `kDynamic` exactly
   /// where `dims` holds a name) to their symbols with a `tsc.bind_shape`.
   void bind(Value arg, ArrayRef<InputDim> dims);
+  /// Declares symbol `name` with its own range (a model that records one),
+  /// before any input binds it.
+  Value declare(StringRef name, int64_t min, int64_t max);
 
 private:
   Value symbolFor(StringRef name);
@@ -83,6 +87,13 @@ ElementsAttr weightAttr(RankedTensorType type, AsmResourceBlob blob,
 /// The same from `bytes`, copied into a 64-byte aligned blob.
 ElementsAttr weightAttr(RankedTensorType type, ArrayRef<char> bytes,
                         StringRef name, int64_t maxInlineElements);
+
+/// Ends `func`, whose entry block holds the inputs (each located by a
+/// NameLoc with its name), by returning `results`: its type, and the
+/// `tsc.name` of every argument (its name) and result (`output_N`, as
+/// TorchScript and torch.export programs do not name their results).
+void finishForward(OpBuilder &builder, func::FuncOp func, ValueRange results,
+                   Location loc);
 
 } // namespace mlir::tsc
 

@@ -545,17 +545,7 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
             << "' returns a value tsc could not import";
     return failure();
   }
-  func::ReturnOp::create(builder, fileLoc, results);
-  SmallVector<Type> resultTypes;
-  for (Value result : results)
-    resultTypes.push_back(result.getType());
-  func.setType(builder.getFunctionType(
-      SmallVector<Type>(body->getArgumentTypes()), resultTypes));
-  for (auto [i, arg] : llvm::enumerate(func.getArguments()))
-    func.setArgAttr(i, "tsc.name", cast<NameLoc>(arg.getLoc()).getName());
-  for (unsigned i = 0, e = results.size(); i < e; ++i)
-    func.setResultAttr(i, "tsc.name",
-                       builder.getStringAttr("output_" + std::to_string(i)));
+  finishForward(builder, func, results, fileLoc);
   return module;
 }
 

@@ -484,3 +484,67 @@ FailureOr<NormStatistics> foreign::buildNorm(ForeignNode &node, Value x,
   out.invStdDev = RsqrtOp::create(rw, loc, *shifted);
   return out;
 }
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// An ungrouped convolution as im2col and a GEMM: the windows
+/// `[N, out..., C * K]` times the weight `[F, C * K]`ᵀ plus bias, then the
+/// channels moved back in front of the spatial dims.
+static FailureOr<Value> convAsGemm(ForeignNode &node, Value x,
+                                   TypedValue<RankedTensorType> w, Value bias,
+                                   ArrayRef<int64_t> strides,
+                                   ArrayRef<int64_t> pads,
+                                   ArrayRef<int64_t> dilations) {
+  RewriterBase &rw = node.getRewriter();
+  ArrayRef<int64_t> kernel = w.getType().getShape().drop_front(2);
+  int64_t spatial = static_cast<int64_t>(kernel.size());
+  Im2colOp::Properties props;
+  props.kernel_shape = rw.getDenseI64ArrayAttr(kernel);
+  props.strides = rw.getDenseI64ArrayAttr(strides);
+  props.pads = rw.getDenseI64ArrayAttr(pads);
+  props.dilations = rw.getDenseI64ArrayAttr(dilations);
+  FailureOr<Value> patches = node.create<Im2colOp>({x}, props);
+  if (failed(patches))
+    return failure();
+  RankedTensorType wType = w.getType();
+  int64_t depth = wType.getNumElements() / wType.getDimSize(0);
+  SmallVector<OpFoldResult> rows = node.sizes(*patches);
+  rows.resize(1 + spatial);
+  rows.push_back(rw.getIndexAttr(depth));
+  Value weight = node.reshape(
+      w, {rw.getIndexAttr(wType.getDimSize(0)), rw.getIndexAttr(depth)});
+  LinearOp::Properties linear;
+  linear.operandSegmentSizes = {1, 1, bias ? 1 : 0, 0};
+  SmallVector<Value> operands{node.reshape(*patches, rows), weight};
+  if (bias)
+    operands.push_back(bias);
+  FailureOr<Value> y = node.create<LinearOp>(operands, linear);
+  if (failed(y))
+    return failure();
+  SmallVector<int64_t> perm{0, 1 + spatial};
+  for (int64_t i = 1; i <= spatial; ++i)
+    perm.push_back(i);
+  return node.transpose(*y, perm);
+}
+
+FailureOr<Value>
+foreign::buildConvolution(ForeignNode &node, Value x,
+                          TypedValue<RankedTensorType> w, Value bias,
+                          ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                          ArrayRef<int64_t> dilations, int64_t group) {
+  if (group == 1 &&
+      isa<FloatType>(cast<RankedTensorType>(x.getType()).getElementType()))
+    return convAsGemm(node, x, w, bias, strides, pads, dilations);
+  RewriterBase &rw = node.getRewriter();
+  ConvOp::Properties props;
+  props.strides = rw.getDenseI64ArrayAttr(strides);
+  props.pads = rw.getDenseI64ArrayAttr(pads);
+  props.dilations = rw.getDenseI64ArrayAttr(dilations);
+  props.group = rw.getI64IntegerAttr(group);
+  SmallVector<Value> operands{x, w};
+  if (bias)
+    operands.push_back(bias);
+  return node.create<ConvOp>(operands, props);
+}

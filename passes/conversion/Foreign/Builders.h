@@ -54,6 +54,15 @@ FailureOr<Value> buildGather(ForeignNode &node,
 FailureOr<Value> buildRange(ForeignNode &node, Type element,
                             ArrayRef<OpFoldResult> bounds);
 
+/// A convolution of `x` [N, C, spatial...] with `w` [F, C / group, k...]
+/// plus an optional `bias` [F], `pads` as ONNX gives them (all begins, then
+/// all ends): ungrouped float ones as im2col and a GEMM, others as tsc.conv.
+FailureOr<Value> buildConvolution(ForeignNode &node, Value x,
+                                  TypedValue<RankedTensorType> w, Value bias,
+                                  ArrayRef<int64_t> strides,
+                                  ArrayRef<int64_t> pads,
+                                  ArrayRef<int64_t> dilations, int64_t group);
+
 /// GELU of `x` with ONNX's and torch's `approximate` spelling ("none",
 /// "tanh").
 FailureOr<Value> buildGelu(ForeignNode &node, Value x, StringRef approximate);

@@ -16,7 +16,10 @@ using namespace mlir::tsc;
 using namespace mlir::tsc::foreign;
 
 bool foreign::isTorchDomain(ForeignOp op) {
-  return op.getDomain() == "aten" || op.getDomain() == "prim";
+  // torch.export archives add the namespaces of other torch.ops
+  // (`higher_order`, `prims`) and of Python builtins (`torch.sym_max`).
+  return llvm::is_contained({"aten", "prim", "prims", "higher_order", "torch"},
+                            op.getDomain());
 }
 
 /// The op's name in messages: `Gelu` for the ONNX standard domain,
@@ -76,6 +79,15 @@ FailureOr<TypedValue<RankedTensorType>> ForeignNode::input(unsigned i) {
 
 bool ForeignNode::isOutputUsed(unsigned i) {
   return i < op.getNumResults() && !op.getResult(i).use_empty();
+}
+
+FailureOr<Value> ForeignNode::optionalInput(unsigned i) {
+  if (!hasInput(i))
+    return Value();
+  FailureOr<TypedValue<RankedTensorType>> value = input(i);
+  if (failed(value))
+    return failure();
+  return Value(*value);
 }
 
 int64_t ForeignNode::getInt(StringRef name, int64_t defaultValue) {

@@ -28,7 +28,8 @@
 
 namespace mlir::tsc::foreign {
 
-/// Whether `op` comes from a TorchScript archive (domains `aten`, `prim`).
+/// Whether `op` comes from a TorchScript or torch.export archive (domains
+/// `aten`, `prim`, and torch.export's other namespaces).
 bool isTorchDomain(ForeignOp op);
 
 /// One node being converted: its inputs and attributes, op creation checked
@@ -60,6 +61,9 @@ public:
   /// Input `i` as a ranked tensor; fails if it is missing or its producer is
   /// not converted yet.
   FailureOr<TypedValue<RankedTensorType>> input(unsigned i);
+  /// Input `i` when it is given, null when it is omitted (an optional bias
+  /// or mask); fails as `input` does.
+  FailureOr<Value> optionalInput(unsigned i);
   /// Whether output `i` has uses.
   bool isOutputUsed(unsigned i);
 

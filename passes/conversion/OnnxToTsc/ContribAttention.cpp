@@ -19,15 +19,6 @@ using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
 using namespace mlir::tsc::foreign;
 
-FailureOr<Value> fromonnx::optionalInput(ForeignNode &node, unsigned i) {
-  if (!node.hasInput(i))
-    return Value();
-  auto value = node.input(i);
-  if (failed(value))
-    return failure();
-  return Value(*value);
-}
-
 namespace {
 
 using Values = SmallVector<Value>;
@@ -202,7 +193,7 @@ FailureOr<Values> convertAttention(ForeignNode &node) {
   FailureOr<Value> projected = node.create<MatmulOp>({*input, *weights});
   if (failed(projected))
     return failure();
-  FailureOr<Value> bias = optionalInput(node, 2);
+  FailureOr<Value> bias = node.optionalInput(2);
   if (failed(bias))
     return failure();
   if (*bias)
@@ -236,8 +227,8 @@ FailureOr<Values> convertAttention(ForeignNode &node) {
       return failure();
     pastKey = *key, pastValue = *value;
   }
-  FailureOr<Value> keyMask = optionalInput(node, 3);
-  FailureOr<Value> bias2 = optionalInput(node, 5);
+  FailureOr<Value> keyMask = node.optionalInput(3);
+  FailureOr<Value> bias2 = node.optionalInput(5);
   if (failed(keyMask) || failed(bias2))
     return failure();
   FailureOr<Values> out =
@@ -273,9 +264,9 @@ FailureOr<Values> convertMultiHeadAttention(ForeignNode &node) {
   if (node.isOutputUsed(3))
     return node.fail("the qk output is not supported");
   int64_t heads = node.getInt("num_heads", 0);
-  FailureOr<Value> key = optionalInput(node, 1);
-  FailureOr<Value> value = optionalInput(node, 2);
-  FailureOr<Value> bias = optionalInput(node, 3);
+  FailureOr<Value> key = node.optionalInput(1);
+  FailureOr<Value> value = node.optionalInput(2);
+  FailureOr<Value> bias = node.optionalInput(3);
   if (failed(key) || failed(value) || failed(bias))
     return failure();
   RewriterBase &rw = node.getRewriter();
@@ -367,10 +358,10 @@ FailureOr<Values> convertMultiHeadAttention(ForeignNode &node) {
       k = *kh, v = *vh;
     }
   }
-  FailureOr<Value> keyMask = optionalInput(node, 4);
-  FailureOr<Value> attentionBias = optionalInput(node, 5);
-  FailureOr<Value> pastKey = optionalInput(node, 6);
-  FailureOr<Value> pastValue = optionalInput(node, 7);
+  FailureOr<Value> keyMask = node.optionalInput(4);
+  FailureOr<Value> attentionBias = node.optionalInput(5);
+  FailureOr<Value> pastKey = node.optionalInput(6);
+  FailureOr<Value> pastValue = node.optionalInput(7);
   if (failed(keyMask) || failed(attentionBias) || failed(pastKey) ||
       failed(pastValue))
     return failure();
@@ -397,7 +388,7 @@ FailureOr<Values> convertEmbedLayerNorm(ForeignNode &node) {
   if (failed(sum))
     return failure();
   // Positions: the given ids ([B, S] or [1, S]), else 0 .. S-1.
-  FailureOr<Value> positionIds = optionalInput(node, 8);
+  FailureOr<Value> positionIds = node.optionalInput(8);
   if (failed(positionIds))
     return failure();
   Value positions = *positionIds;
@@ -435,7 +426,7 @@ FailureOr<Values> convertEmbedLayerNorm(ForeignNode &node) {
   Value maskIndex;
   if (node.isOutputUsed(1)) {
     Type i32 = node.getRewriter().getI32Type();
-    FailureOr<Value> mask = optionalInput(node, 7);
+    FailureOr<Value> mask = node.optionalInput(7);
     if (failed(mask))
       return failure();
     if (*mask) {

@@ -143,56 +143,6 @@ FailureOr<Value> addChannelBias(ForeignNode &node, Value y, Value bias) {
   return node.create<AddOp>({y, node.reshape(bias, sizes)});
 }
 
-/// An ungrouped convolution as im2col and a GEMM: the windows
-/// `[N, out..., C * K]` times the weight `[F, C * K]`ᵀ plus bias, then the
-/// channels moved back in front of the spatial dims.
-FailureOr<Value> convAsGemm(ForeignNode &node, Value x,
-                            TypedValue<RankedTensorType> w, Value bias,
-                            const WindowAttrs &win) {
-  int64_t spatial = static_cast<int64_t>(win.kernel.size());
-  Im2colOp::Properties props;
-  props.kernel_shape = i64s(node, win.kernel);
-  props.strides = i64s(node, win.strides);
-  props.pads = i64s(node, win.pads);
-  props.dilations = i64s(node, win.dilations);
-  FailureOr<Value> patches = node.create<Im2colOp>({x}, props);
-  if (failed(patches))
-    return failure();
-  RankedTensorType wType = w.getType();
-  int64_t depth = wType.getNumElements() / wType.getDimSize(0);
-  SmallVector<OpFoldResult> rows = node.sizes(*patches);
-  rows.resize(1 + spatial);
-  rows.push_back(node.getRewriter().getIndexAttr(depth));
-  Value weight =
-      node.reshape(w, {node.getRewriter().getIndexAttr(wType.getDimSize(0)),
-                       node.getRewriter().getIndexAttr(depth)});
-  LinearOp::Properties linear;
-  linear.operandSegmentSizes = {1, 1, bias ? 1 : 0, 0};
-  SmallVector<Value> operands{node.reshape(*patches, rows), weight};
-  if (bias)
-    operands.push_back(bias);
-  FailureOr<Value> y = node.create<LinearOp>(operands, linear);
-  if (failed(y))
-    return failure();
-  SmallVector<int64_t> perm{0, 1 + spatial};
-  for (int64_t i = 1; i <= spatial; ++i)
-    perm.push_back(i);
-  return node.transpose(*y, perm);
-}
-
-FailureOr<Value> directConv(ForeignNode &node, Value x, Value w, Value bias,
-                            const WindowAttrs &win, int64_t group) {
-  ConvOp::Properties props;
-  props.strides = i64s(node, win.strides);
-  props.pads = i64s(node, win.pads);
-  props.dilations = i64s(node, win.dilations);
-  props.group = node.getRewriter().getI64IntegerAttr(group);
-  SmallVector<Value> operands{x, w};
-  if (bias)
-    operands.push_back(bias);
-  return node.create<ConvOp>(operands, props);
-}
-
 FailureOr<Values> convertConv(ForeignNode &node) {
   auto x = imageInput(node, 0);
   if (failed(x))
@@ -200,17 +150,15 @@ FailureOr<Values> convertConv(ForeignNode &node) {
   auto w = weightInput(node, 1, x->getType());
   if (failed(w))
     return failure();
-  FailureOr<Value> bias = optionalInput(node, 2);
+  FailureOr<Value> bias = node.optionalInput(2);
   if (failed(bias))
     return failure();
   FailureOr<WindowAttrs> win =
       readWindow(node, x->getType(), w->getType().getShape().drop_front(2));
   if (failed(win))
     return failure();
-  int64_t group = node.getInt("group", 1);
-  if (group == 1 && isa<FloatType>(x->getType().getElementType()))
-    return results(convAsGemm(node, *x, *w, *bias, *win));
-  return results(directConv(node, *x, *w, *bias, *win, group));
+  return results(buildConvolution(node, *x, *w, *bias, win->strides, win->pads,
+                                  win->dilations, node.getInt("group", 1)));
 }
 
 /// `q - zero_point` in i32; a 1-D zero point (one per output channel of a
@@ -257,10 +205,10 @@ FailureOr<Values> convertCausalConvWithState(ForeignNode &node) {
     return node.fail("activation '" + activation +
                      "' is not one of 'silu', 'swish', 'none'");
   RewriterBase &rw = node.getRewriter();
-  FailureOr<Value> bias = optionalInput(node, 2);
+  FailureOr<Value> bias = node.optionalInput(2);
   if (failed(bias))
     return failure();
-  FailureOr<Value> pastInput = optionalInput(node, 3);
+  FailureOr<Value> pastInput = node.optionalInput(3);
   if (failed(pastInput))
     return failure();
   Value past = *pastInput;
@@ -278,7 +226,8 @@ FailureOr<Values> convertCausalConvWithState(ForeignNode &node) {
   if (failed(padded))
     return failure();
   WindowAttrs win{{k}, {1}, {1}, {0, 0}};
-  FailureOr<Value> y = directConv(node, *padded, *w, *bias, win, channels);
+  FailureOr<Value> y = buildConvolution(node, *padded, *w, *bias, win.strides,
+                                        win.pads, win.dilations, channels);
   if (failed(y))
     return failure();
   if (activation != "none")
@@ -337,7 +286,7 @@ FailureOr<Value> integerConv(ForeignNode &node, unsigned xIndex,
       return node.fail("x_zero_point must be a scalar (per-tensor)");
   }
   FailureOr<Value> bias =
-      biasIndex ? optionalInput(node, *biasIndex) : FailureOr<Value>(Value());
+      biasIndex ? node.optionalInput(*biasIndex) : FailureOr<Value>(Value());
   if (failed(bias))
     return failure();
   FailureOr<WindowAttrs> win =
@@ -348,7 +297,9 @@ FailureOr<Value> integerConv(ForeignNode &node, unsigned xIndex,
   FailureOr<Value> ws = subtractZeroPoint(node, *w, wZeroPoint);
   if (failed(xs) || failed(ws))
     return failure();
-  return directConv(node, *xs, *ws, *bias, *win, node.getInt("group", 1));
+  return buildConvolution(node, *xs, cast<TypedValue<RankedTensorType>>(*ws),
+                          *bias, win->strides, win->pads, win->dilations,
+                          node.getInt("group", 1));
 }
 
 FailureOr<Values> convertConvInteger(ForeignNode &node) {
@@ -547,7 +498,7 @@ FailureOr<Values> convertConvTranspose(ForeignNode &node) {
                                   kernel, *strides, *dilations, *pads, image);
   if (failed(y))
     return failure();
-  FailureOr<Value> bias = optionalInput(node, 2);
+  FailureOr<Value> bias = node.optionalInput(2);
   if (failed(bias))
     return failure();
   return results(addChannelBias(node, *y, *bias));

@@ -53,9 +53,6 @@ buildDynamicQuantize(ForeignNode &node, TypedValue<RankedTensorType> x);
 FailureOr<Value> buildZeroPointShift(ForeignNode &node, Value x, unsigned zp,
                                      bool perRow);
 
-/// Input `i` of `node`, or a null value when the node omits it.
-FailureOr<Value> optionalInput(ForeignNode &node, unsigned i);
-
 /// QLinear ops' output: rint(`acc` (i32) * `multiplier` + zero point)
 /// computed in f64 as ONNX's definition does, saturated to the type of the
 /// zero point input `zeroPointInput` (`element` without it).

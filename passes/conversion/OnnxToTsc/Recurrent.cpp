@@ -365,13 +365,13 @@ FailureOr<Values> convertRecurrent(ForeignNode &node, Cell cell) {
   Type f = cast<RankedTensorType>(x.getType()).getElementType();
   // Optional inputs: B (3), sequence_lens (4), initial_h (5), and for LSTM
   // initial_c (6) and P (7).
-  FailureOr<Value> bias = optionalInput(node, 3);
-  FailureOr<Value> lengths = optionalInput(node, 4);
-  FailureOr<Value> h0 = optionalInput(node, 5);
+  FailureOr<Value> bias = node.optionalInput(3);
+  FailureOr<Value> lengths = node.optionalInput(4);
+  FailureOr<Value> h0 = node.optionalInput(5);
   FailureOr<Value> c0 =
-      cell == Cell::Lstm ? optionalInput(node, 6) : FailureOr<Value>(Value());
+      cell == Cell::Lstm ? node.optionalInput(6) : FailureOr<Value>(Value());
   FailureOr<Value> peep =
-      cell == Cell::Lstm ? optionalInput(node, 7) : FailureOr<Value>(Value());
+      cell == Cell::Lstm ? node.optionalInput(7) : FailureOr<Value>(Value());
   if (failed(bias) || failed(lengths) || failed(h0) || failed(c0) ||
       failed(peep))
     return failure();

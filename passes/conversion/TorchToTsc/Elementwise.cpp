@@ -273,6 +273,38 @@ FailureOr<Values> convertIdentity(ForeignNode &node) {
   return Values{*x};
 }
 
+/// An in-place op (`x.add_(y)`, left by torch.export) as its functional
+/// form, when nothing reads `x` after it: then the mutation is not seen.
+template <ConvertFn functional>
+FailureOr<Values> convertInPlace(ForeignNode &node) {
+  ForeignOp op = node.getOp();
+  if (op.getInputs().empty())
+    return node.fail("needs the tensor it updates");
+  for (Operation *user : op.getInputs()[0].getUsers())
+    if (user != op && user->getBlock() == op->getBlock() &&
+        op->isBeforeInBlock(user))
+      return node.fail("updates a tensor read again afterwards (export the "
+                       "program in functional form: "
+                       "ExportedProgram.run_decompositions())");
+  return functional(node);
+}
+
+/// min(x, other) and max(x, other); the reductions are other overloads.
+template <typename OpTy> FailureOr<Values> convertMinMax(ForeignNode &node) {
+  if (overload(node) != "other")
+    return node.fail("overload '" + overload(node) +
+                     "' is not supported (min/max of two tensors are)");
+  return convertBinary<OpTy>(node);
+}
+
+/// _to_copy(x, *, dtype, layout, device, ...): torch.export's `to`.
+FailureOr<Values> convertToCopy(ForeignNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  return results(castToDtypeArg(node, *x, 1));
+}
+
 /// aten::to: the dtype argument's position depends on the overload; the
 /// `other` overloads take the other tensor's type; device moves are no-ops.
 FailureOr<Values> convertTo(ForeignNode &node) {
@@ -318,6 +350,12 @@ void fromtorch::populateElementwiseConverters(ForeignConverters &c) {
   c.add("aten::floor_divide", 0, convertDiv);
   c.add("aten::floordiv", 0, convertDiv);
   c.add("aten::maximum", 0, convertBinary<MaxOp>);
+  c.add("aten::max", 0, convertMinMax<MaxOp>);
+  c.add("aten::min", 0, convertMinMax<MinOp>);
+  c.add("aten::add_", 0, convertInPlace<convertAddSub<AddOp>>);
+  c.add("aten::sub_", 0, convertInPlace<convertAddSub<SubOp>>);
+  c.add("aten::mul_", 0, convertInPlace<convertBinary<MulOp>>);
+  c.add("aten::div_", 0, convertInPlace<convertDiv>);
   c.add("aten::minimum", 0, convertBinary<MinOp>);
   c.add("aten::pow", 0, convertPow);
   c.add("aten::eq", 0, convertCompare<EqualOp>);
@@ -328,6 +366,11 @@ void fromtorch::populateElementwiseConverters(ForeignConverters &c) {
   c.add("aten::ge", 0, convertCompare<GreaterEqualOp>);
   c.add("aten::logical_and", 0, convertBinary<AndOp>);
   c.add("aten::logical_or", 0, convertBinary<OrOp>);
+  // `&` and `|` on masks (torch.export spells them __and__, __or__).
+  for (const char *name : {"aten::__and__", "aten::bitwise_and"})
+    c.add(name, 0, convertBinary<AndOp>);
+  for (const char *name : {"aten::__or__", "aten::bitwise_or"})
+    c.add(name, 0, convertBinary<OrOp>);
   c.add("aten::logical_not", 0, convertLogicalNot);
   c.add("aten::bitwise_not", 0, convertLogicalNot);
   c.add("aten::neg", 0, convertUnary<NegOp>);
@@ -352,9 +395,11 @@ void fromtorch::populateElementwiseConverters(ForeignConverters &c) {
   c.add("aten::clamp_max", 0, convertClamp);
   c.add("aten::masked_fill", 0, convertMaskedFill);
   c.add("aten::to", 0, convertTo);
+  c.add("aten::_to_copy", 0, convertToCopy);
   c.add("aten::type_as", 0, convertTypeAs);
-  for (const char *identity : {"aten::dropout", "aten::feature_dropout",
-                               "aten::contiguous", "aten::clone",
-                               "aten::detach"})
+  for (const char *identity :
+       {"aten::dropout", "aten::feature_dropout", "aten::contiguous",
+        "aten::clone", "aten::detach", "aten::detach_", "aten::alias",
+        "aten::lift_fresh_copy"})
     c.add(identity, 0, convertIdentity);
 }

@@ -159,6 +159,16 @@ FailureOr<Values> convertExpand(ForeignNode &node) {
   return results(buildExpand(node, *x, *shape));
 }
 
+/// numpy_T (`x.T`): the dims reversed.
+FailureOr<Values> convertNumpyT(ForeignNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  SmallVector<int64_t> perm(
+      llvm::reverse(llvm::seq<int64_t>(0, x->getType().getRank())));
+  return results(node.transpose(*x, perm));
+}
+
 FailureOr<Values> convertExpandAs(ForeignNode &node) {
   auto x = node.input(0);
   auto other = node.input(1);
@@ -204,9 +214,16 @@ FailureOr<Values> convertCat(ForeignNode &node) {
   auto tensors = tensorList(node, 0);
   if (failed(tensors))
     return failure();
+  bool stack = node.getOp().getOpType() == "stack";
+  // cat skips 1-D empty tensors whatever the others' rank (torch's legacy
+  // rule; an empty cache of a past key or value).
+  if (!stack &&
+      llvm::any_of(*tensors, [](auto t) { return t.getType().getRank() > 1; }))
+    llvm::erase_if(*tensors, [](auto t) {
+      return t.getType().getRank() == 1 && t.getType().getDimSize(0) == 0;
+    });
   if (tensors->empty())
     return node.fail("needs at least one tensor");
-  bool stack = node.getOp().getOpType() == "stack";
   int64_t rank = tensors->front().getType().getRank() + (stack ? 1 : 0);
   FailureOr<int64_t> dim = dimArg(node, 1, rank);
   if (failed(dim))
@@ -381,6 +398,102 @@ FailureOr<Values> convertEmbedding(ForeignNode &node) {
   return results(buildGather(node, *data, *indices, axis));
 }
 
+/// gather(x, dim, index, sparse_grad): one element along `dim` per index.
+FailureOr<Values> convertGather(ForeignNode &node) {
+  auto data = node.input(0);
+  auto indices = node.input(2);
+  if (failed(data) || failed(indices))
+    return failure();
+  FailureOr<int64_t> dim = dimArg(node, 1, data->getType().getRank());
+  if (failed(dim))
+    return failure();
+  GatherElementsOp::Properties properties;
+  properties.axis = node.getRewriter().getI64IntegerAttr(*dim);
+  return results(node.create<GatherElementsOp>({*data, *indices}, properties));
+}
+
+/// index.Tensor(x, [i0, i1, ...]): advanced indexing by integer tensors on
+/// x's leading dims, as a gather_nd of the indices broadcast against each
+/// other and stacked on a new last dim; x[:, ..., idx], one index after
+/// skipped dims, as a gather. Masks (bool indices) and other mixes of
+/// skipped dims and indices are not supported.
+FailureOr<Values> convertIndex(ForeignNode &node) {
+  auto data = node.input(0);
+  if (failed(data))
+    return failure();
+  auto list = node.getOp().getInputs()[1].getDefiningOp<ForeignOp>();
+  if (!list || list.getOpType() != "ListConstruct")
+    return node.fail("indices must be a list built in the graph");
+  // x[:, ..., idx] (dims skipped, then one index tensor) is a gather along
+  // the indexed dim, whose result puts idx's dims in its place.
+  ValueRange entries = list.getInputs();
+  auto skipped = llvm::find_if(
+      entries, [](Value v) { return !v.getDefiningOp<NoneOp>(); });
+  if (skipped != entries.begin() && skipped != entries.end() &&
+      std::next(skipped) == entries.end()) {
+    Value entry = *skipped;
+    auto index = dyn_cast<TypedValue<RankedTensorType>>(entry);
+    if (!index || entry.getDefiningOp<ForeignOp>())
+      return node.fail("an index comes from a node not converted yet");
+    int64_t axis = skipped - entries.begin();
+    if (axis >= data->getType().getRank())
+      return node.fail("more indices than dims");
+    return results(buildGather(node, *data, index, axis));
+  }
+  SmallVector<Value> indices;
+  for (Value index : entries) {
+    if (index.getDefiningOp<NoneOp>())
+      return node.fail("indexing with skipped dims (None) other than "
+                       "x[:, ..., idx] is not supported");
+    if (index.getDefiningOp<ForeignOp>())
+      return node.fail("an index comes from a node not converted yet");
+    auto type = dyn_cast<RankedTensorType>(index.getType());
+    if (!type || !isa<IntegerType>(type.getElementType()) ||
+        type.getElementType().isInteger(1))
+      return node.fail("indices must be integer tensors (masks are not "
+                       "supported)");
+    indices.push_back(castTo(node, index, node.getRewriter().getI64Type()));
+  }
+  if (indices.empty() ||
+      static_cast<int64_t>(indices.size()) > data->getType().getRank())
+    return node.fail("needs 1 to rank(x) indices");
+  // Broadcast the indices against each other: adding the others times 0.
+  Value zero = node.scalar(node.getRewriter().getI64Type(), 0);
+  Value broadcast;
+  for (Value index : indices) {
+    FailureOr<Value> term = node.create<MulOp>({index, zero});
+    if (failed(term))
+      return failure();
+    FailureOr<Value> sum =
+        broadcast ? node.create<AddOp>({broadcast, *term}) : term;
+    if (failed(sum))
+      return failure();
+    broadcast = *sum;
+  }
+  SmallVector<Value> stacked;
+  for (Value index : indices) {
+    FailureOr<Value> full = node.create<AddOp>({index, broadcast});
+    if (failed(full))
+      return failure();
+    SmallVector<OpFoldResult> shape = node.sizes(*full);
+    shape.push_back(node.getRewriter().getIndexAttr(1));
+    stacked.push_back(node.reshape(*full, shape));
+  }
+  Value tuples = stacked.front();
+  if (stacked.size() > 1) {
+    ConcatOp::Properties properties;
+    properties.axis = node.getRewriter().getI64IntegerAttr(
+        cast<RankedTensorType>(stacked.front().getType()).getRank() - 1);
+    FailureOr<Value> concat = node.create<ConcatOp>(stacked, properties);
+    if (failed(concat))
+      return failure();
+    tuples = *concat;
+  }
+  GatherNdOp::Properties properties;
+  properties.batch_dims = node.getRewriter().getI64IntegerAttr(0);
+  return results(node.create<GatherNdOp>({*data, tuples}, properties));
+}
+
 /// arange(end), arange(start, end), arange(start, end, step).
 FailureOr<Values> convertArange(ForeignNode &node) {
   StringRef which = overload(node);
@@ -513,6 +626,8 @@ void fromtorch::populateShapeConverters(ForeignConverters &c) {
   c.add("aten::squeeze", 0, convertSqueeze);
   c.add("aten::expand", 0, convertExpand);
   c.add("aten::expand_as", 0, convertExpandAs);
+  c.add("aten::broadcast_to", 0, convertExpand);
+  c.add("aten::numpy_T", 0, convertNumpyT);
   c.add("aten::repeat_interleave", 0, convertRepeatInterleave);
   c.add("aten::cat", 0, convertCat);
   c.add("aten::concat", 0, convertCat);
@@ -527,6 +642,8 @@ void fromtorch::populateShapeConverters(ForeignConverters &c) {
   c.add("aten::embedding", 0, convertEmbedding);
   c.add("aten::index_select", 0, convertEmbedding);
   c.add("aten::arange", 0, convertArange);
+  c.add("aten::gather", 0, convertGather);
+  c.add("aten::index", 0, convertIndex);
   c.add("aten::zeros", 0, convertFactory<0>);
   c.add("aten::ones", 0, convertFactory<1>);
   c.add("aten::full", 0, convertFactory<0>);

@@ -326,6 +326,10 @@ FailureOr<Values> convertLen(ForeignNode &node) {
                             list->getType().getDimSize(0))};
 }
 
+/// Checks torch.export records (_assert_tensor_metadata and the like):
+/// no results, nothing to compute.
+FailureOr<Values> convertToNothing(ForeignNode &node) { return Values{}; }
+
 } // namespace
 
 void fromtorch::populatePrimConverters(ForeignConverters &c) {
@@ -341,6 +345,10 @@ void fromtorch::populatePrimConverters(ForeignConverters &c) {
   c.add("aten::size", 0, convertSize);
   c.add("aten::dim", 0, convertDim);
   c.add("aten::numel", 0, convertNumel);
+  // torch.export's symbolic size ops.
+  c.add("aten::sym_size", 0, convertSize);
+  c.add("aten::sym_numel", 0, convertNumel);
+  c.add("aten::_assert_tensor_metadata", 0, convertToNothing);
   c.add("aten::__getitem__", 0, convertGetItem);
   c.add("aten::len", 0, convertLen);
 }
