@@ -70,9 +70,13 @@ FailureOr<Values> convertFlatten(ForeignNode &node) {
 
 /// Tile as a broadcast: `x` [d0, d1, ...] viewed as [1, d0, 1, d1, ...],
 /// expanded to [r0, d0, r1, d1, ...] and merged to [r0 * d0, r1 * d1, ...].
+/// Tile: each dim d repeated repeats[d] times, as x viewed [1, n0, 1, n1,
+/// ...], broadcast to [r0, n0, r1, n1, ...] and merged. Repeats are
+/// constants or shape arithmetic over the symbols (DeBERTa tiles by a count
+/// derived from the sequence length).
 FailureOr<Values> convertTile(ForeignNode &node) {
   auto x = node.input(0);
-  FailureOr<SmallVector<int64_t>> repeats = constantList(node, 1);
+  FailureOr<SmallVector<OpFoldResult>> repeats = node.shapeElements(1);
   if (failed(x) || failed(repeats))
     return failure();
   int64_t rank = x->getType().getRank();
@@ -81,16 +85,19 @@ FailureOr<Values> convertTile(ForeignNode &node) {
                      " entries for a rank-" + Twine(rank) + " input");
   RewriterBase &rw = node.getRewriter();
   SmallVector<OpFoldResult> interleaved, expanded, merged;
+  bool identity = true;
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t r = (*repeats)[d];
-    if (r < 0)
-      return node.fail("repeats has the negative entry " + Twine(r));
+    OpFoldResult r = asIndex(node, (*repeats)[d]);
+    std::optional<int64_t> constant = constantOf(r);
+    if (constant && *constant < 0)
+      return node.fail("repeats has the negative entry " + Twine(*constant));
+    identity &= constant == 1;
     OpFoldResult size = node.dimSize(*x, d);
     interleaved.append({rw.getIndexAttr(1), size});
-    expanded.append({rw.getIndexAttr(r), size});
-    merged.push_back(node.multiply(rw.getIndexAttr(r), size));
+    expanded.append({r, size});
+    merged.push_back(node.multiply(r, size));
   }
-  if (llvm::all_of(*repeats, [](int64_t r) { return r == 1; }))
+  if (identity)
     return Values{*x};
   Value view = node.reshape(*x, interleaved);
   FailureOr<Value> broadcast =
