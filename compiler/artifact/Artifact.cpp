@@ -42,44 +42,6 @@ public:
   }
 };
 
-/// Postfix code of `expr` (docs/artifact-format.md, "Expressions").
-LogicalResult encode(AffineExpr expr, Writer &w) {
-  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
-    w.u8(0x01);
-    w.i64(c.getValue());
-    return success();
-  }
-  if (auto s = dyn_cast<AffineSymbolExpr>(expr)) {
-    w.u8(0x02);
-    w.u32(s.getPosition());
-    return success();
-  }
-  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!bin || failed(encode(bin.getLHS(), w)) ||
-      failed(encode(bin.getRHS(), w)))
-    return failure();
-  switch (expr.getKind()) {
-  case AffineExprKind::Add:
-    w.u8(0x10);
-    break;
-  case AffineExprKind::Mul:
-    w.u8(0x11);
-    break;
-  case AffineExprKind::FloorDiv:
-    w.u8(0x12);
-    break;
-  case AffineExprKind::CeilDiv:
-    w.u8(0x13);
-    break;
-  case AffineExprKind::Mod:
-    w.u8(0x14);
-    break;
-  default:
-    return failure();
-  }
-  return success();
-}
-
 /// The plan; with `device`, kernel steps are its launches.
 FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
                                         const cuda::DeviceCode *device) {
@@ -94,11 +56,11 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
   }
   w.u32(plan.exprs.size());
   for (AffineExpr expr : plan.exprs) {
-    Writer code;
-    if (failed(encode(expr, code)))
+    std::vector<uint8_t> code;
+    if (failed(encodeAffineExpr(expr, code)))
       return failure();
-    w.u32(code.bytes.size());
-    w.bytes.insert(w.bytes.end(), code.bytes.begin(), code.bytes.end());
+    w.u32(code.size());
+    w.bytes.insert(w.bytes.end(), code.begin(), code.end());
   }
   w.u32(plan.values.size());
   for (const PlanValue &v : plan.values) {
@@ -193,6 +155,20 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
       break;
     }
   }
+  // Format 1.6: the symbols bound from data, in the order they are defined;
+  // plans without them end here, readable by older runtimes.
+  size_t definitions = llvm::count_if(
+      plan.symbols, [](const PlanSymbol &s) { return !s.definition.empty(); });
+  if (!definitions)
+    return std::move(w.bytes);
+  w.u32(definitions);
+  for (auto [j, s] : llvm::enumerate(plan.symbols)) {
+    if (s.definition.empty())
+      continue;
+    w.u32(j);
+    w.u32(s.definition.size());
+    w.bytes.insert(w.bytes.end(), s.definition.begin(), s.definition.end());
+  }
   return std::move(w.bytes);
 }
 
@@ -262,8 +238,12 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 
 /// The oldest format version that has what `plan` uses besides its target:
 /// the GEMM flags are 1.2's, GEMMs on fp16 or bf16 operands 1.3's, unsigned
-/// 16-, 32- and 64-bit values 1.4's, 8-bit float values 1.5's.
+/// 16-, 32- and 64-bit values 1.4's, 8-bit float values 1.5's, symbols
+/// bound from data 1.6's.
 static uint16_t planMinor(const Plan &plan) {
+  if (llvm::any_of(plan.symbols,
+                   [](const PlanSymbol &s) { return !s.definition.empty(); }))
+    return 6;
   uint16_t minor = 0;
   for (const PlanValue &v : plan.values) {
     if (v.dtype >= DType::F8E4M3FN)

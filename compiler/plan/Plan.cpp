@@ -685,10 +685,15 @@ void Planner::planArena() {
 }
 
 FailureOr<Plan> Planner::run() {
-  for (SymbolOp symbol : shapes.getSymbols())
-    plan.symbols.push_back({symbol.getSymbol().str(),
-                            static_cast<int64_t>(symbol.getMin()),
-                            static_cast<int64_t>(symbol.getMax())});
+  for (SymbolOp symbol : shapes.getSymbols()) {
+    PlanSymbol &s = plan.symbols.emplace_back();
+    s.name = symbol.getSymbol().str();
+    s.min = symbol.getLowest();
+    s.max = symbol.getHighest();
+    if (symbol.isBoundFromData() &&
+        failed(encodeSymbolDefinition(symbol, shapes, s.definition)))
+      return failure();
+  }
   // Inputs.
   for (BlockArgument arg : func.getArguments()) {
     auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tsc.name");
@@ -707,7 +712,7 @@ FailureOr<Plan> Planner::run() {
       if (auto sym = dyn_cast<AffineSymbolExpr>(plan.exprs[d]))
         bound.set(sym.getPosition());
   for (auto [i, symbol] : llvm::enumerate(plan.symbols))
-    if (!bound.test(i))
+    if (!bound.test(i) && symbol.definition.empty())
       return func.emitError() << "symbol '" << symbol.name
                               << "' is not the size of any input dim, so a "
                                  "run cannot determine it";

@@ -19,6 +19,11 @@
 #include <string>
 #include <vector>
 
+namespace mlir::tsc {
+class SymbolOp;
+class SymbolicShapes;
+} // namespace mlir::tsc
+
 namespace mlir::tsc::plan {
 
 enum class DType : uint8_t {
@@ -57,6 +62,10 @@ int64_t getDTypeSize(DType dtype);
 struct PlanSymbol {
   std::string name;
   int64_t min, max;
+  /// Format 1.6: the postfix code defining a symbol bound from data (an
+  /// input's element, or a computation over earlier symbols); empty for a
+  /// symbol an input dim binds.
+  std::vector<uint8_t> definition;
 };
 
 struct PlanValue {
@@ -148,6 +157,13 @@ struct PlanOptions {
   bool fuseKernels = true;
 };
 
+/// Appends the postfix code of `expr` (docs/artifact-format.md).
+LogicalResult encodeAffineExpr(AffineExpr expr, std::vector<uint8_t> &code);
+/// Appends the code defining `symbol`, one bound from data; errors at the op
+/// whose value the code cannot compute.
+LogicalResult encodeSymbolDefinition(SymbolOp symbol,
+                                     const SymbolicShapes &shapes,
+                                     std::vector<uint8_t> &code);
 /// Plans `func` (after the fuse phase). Errors are emitted on the op at fault.
 FailureOr<Plan> buildPlan(func::FuncOp func, const PlanOptions &options);
 

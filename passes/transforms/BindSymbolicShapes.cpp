@@ -292,6 +292,12 @@ private:
               }
               return out;
             })
+        .Case([&](ReduceWindowOp op) -> std::optional<Shape> {
+          Shape out;
+          for (Value size : op.getSizes())
+            out.push_back(exprOf(size));
+          return out;
+        })
         .Case([&](TopKOp op) -> std::optional<Shape> {
           std::optional<Shape> out = shapeOf(op.getInput());
           if (out)

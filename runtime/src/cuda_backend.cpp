@@ -403,7 +403,8 @@ tsc_status_t createCudaSession(tsc_model_s &model,
   for (size_t j = 0; j < maxima.size(); ++j)
     maxima[j] = plan.symbols[j].max;
   Layout largest;
-  if (tsc_status_t status = computeLayout(model, maxima.data(), largest))
+  if (tsc_status_t status =
+          computeLayout(model, maxima.data(), largest, /*bounds=*/true))
     return status;
   session->inputs.assign(plan.inputs.size(), 0);
   session->outputs.assign(plan.outputs.size(), 0);

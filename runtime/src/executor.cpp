@@ -23,13 +23,16 @@ namespace {
 class LayoutBuilder {
 public:
   LayoutBuilder(const tsc_model_s &model, const int64_t *symbols,
-                Layout &layout)
-      : model_(model), plan_(model.plan), symbols_(symbols), layout_(layout) {}
+                Layout &layout, bool boundsOnly)
+      : model_(model), plan_(model.plan), symbols_(symbols), layout_(layout),
+        boundsOnly_(boundsOnly) {}
 
   tsc_status_t build() {
     tsc_status_t status = nullptr;
     if ((status = evaluate()) || (status = sizeValues()))
       return status;
+    if (boundsOnly_)
+      return nullptr;
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
       const Step &s = plan_.steps[i];
       if (s.kind == StepKind::Gemm && (status = checkGemm(i, s.gemm)))
@@ -94,7 +97,7 @@ private:
             static_cast<unsigned long long>(plan_.arenaSize)));
     }
     // Views after all values are sized: a view's base may come later.
-    for (size_t i = 0; i < count; ++i) {
+    for (size_t i = 0; i < count && !boundsOnly_; ++i) {
       const Value &v = plan_.values[i];
       if (v.storage == Storage::View &&
           layout_.elements[i] != layout_.elements[v.ref])
@@ -165,6 +168,7 @@ private:
   const Plan &plan_;
   const int64_t *symbols_;
   Layout &layout_;
+  bool boundsOnly_;
 };
 
 void runGemmF32(const GemmStep &g, const Layout &layout,
@@ -276,8 +280,10 @@ std::string describeSymbols(const Plan &plan, const int64_t *symbols) {
 }
 
 tsc_status_t computeLayout(const tsc_model_s &model, const int64_t *symbols,
-                           Layout &out) {
-  return LayoutBuilder(model, symbols, out).build();
+                           Layout &out, bool bounds) {
+  return LayoutBuilder(model, symbols, out,
+                       bounds && !model.plan.definitionOrder.empty())
+      .build();
 }
 
 void executeSteps(const tsc_model_s &model, const Layout &layout,

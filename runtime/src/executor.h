@@ -24,8 +24,12 @@ std::string describeSymbols(const Plan &plan, const int64_t *symbols);
 /// that dims are >= 0, views match their base's element count, arena values
 /// fit in the arena, and gemm and copy operands fit in their values. Errors
 /// are the artifact's fault: DATA_LOSS naming the file and the symbol values.
+/// With `bounds` (at load time, at the ends of the symbols' ranges), a plan
+/// whose symbols are not independent (format 1.6: some are defined from
+/// others) is checked only for dims >= 0 and arena bounds: its views and
+/// operands agree at each run's values, where the run checks them.
 tsc_status_t computeLayout(const tsc_model_s &model, const int64_t *symbols,
-                           Layout &out);
+                           Layout &out, bool bounds = false);
 
 /// Runs the steps in order over the values at `addresses`. `scratch` is
 /// reused for kernels' buffer arrays.

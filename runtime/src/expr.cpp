@@ -5,34 +5,25 @@
 #include "artifact.h"
 #include "internal.h"
 
+#include <algorithm>
+
 namespace tsc::rt {
 namespace {
 
-enum Op : uint8_t {
-  kConst = 0x01,
-  kSymbol = 0x02,
-  kAdd = 0x10,
-  kMul = 0x11,
-  kFloorDiv = 0x12,
-  kCeilDiv = 0x13,
-  kMod = 0x14,
-};
+using namespace expr_code;
 
-size_t immediateSize(uint8_t op) {
-  return op == kConst ? 8 : op == kSymbol ? 4 : 0;
-}
-
-bool isBinary(uint8_t op) { return op >= kAdd && op <= kMod; }
+bool isBinary(uint8_t op) { return op >= kAdd && op <= kLt; }
 
 } // namespace
 
 bool checkExpr(const uint8_t *code, size_t size, uint32_t symbolCount,
-               Expr &out, std::string &error) {
+               Expr &out, std::string &error, uint32_t inputCount) {
   size_t depth = 0;
   bool usesSymbols = false;
   for (size_t pc = 0; pc < size;) {
     uint8_t op = code[pc];
-    if (op != kConst && op != kSymbol && !isBinary(op)) {
+    if (op != kConst && op != kSymbol && op != kElement && op != kSelect &&
+        !isBinary(op)) {
       error = formatString("unknown code 0x%02x at byte %zu", op, pc);
       return false;
     }
@@ -50,12 +41,24 @@ bool checkExpr(const uint8_t *code, size_t size, uint32_t symbolCount,
       }
       usesSymbols = true;
     }
-    if (isBinary(op)) {
-      if (depth < 2) {
+    if (op == kElement) {
+      uint32_t input = loadU32(code + pc + 1);
+      if (input >= inputCount) {
+        error = inputCount
+                    ? "input " + std::to_string(input) + " out of range (" +
+                          std::to_string(inputCount) + " inputs)"
+                    : "an element read outside a symbol definition";
+        return false;
+      }
+      usesSymbols = true;
+    }
+    if (isBinary(op) || op == kSelect) {
+      size_t operands = op == kSelect ? 3 : 2;
+      if (depth < operands) {
         error = "stack underflow at byte " + std::to_string(pc);
         return false;
       }
-      --depth;
+      depth -= operands - 1;
     } else if (++depth > kExprStackDepth) {
       error = "stack deeper than " + std::to_string(kExprStackDepth);
       return false;
@@ -75,8 +78,28 @@ bool checkExpr(const uint8_t *code, size_t size, uint32_t symbolCount,
   return true;
 }
 
+bool isElementRead(const Expr &expr, uint32_t &input, uint32_t &element) {
+  if (expr.size != 9 || expr.code[0] != kElement)
+    return false;
+  input = loadU32(expr.code + 1);
+  element = loadU32(expr.code + 5);
+  return true;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> elementReads(const Expr &expr) {
+  std::vector<std::pair<uint32_t, uint32_t>> reads;
+  for (size_t pc = 0; pc < expr.size;) {
+    uint8_t op = expr.code[pc];
+    if (op == kElement)
+      reads.emplace_back(loadU32(expr.code + pc + 1),
+                         loadU32(expr.code + pc + 5));
+    pc += 1 + immediateSize(op);
+  }
+  return reads;
+}
+
 bool evalExpr(const Expr &expr, const int64_t *symbols, int64_t &out,
-              const char *&error) {
+              const char *&error, const ElementReader *reader) {
   int64_t stack[kExprStackDepth];
   size_t depth = 0;
   const uint8_t *code = expr.code;
@@ -92,8 +115,32 @@ bool evalExpr(const Expr &expr, const int64_t *symbols, int64_t &out,
       pc += 4;
       continue;
     }
+    if (op == kElement) {
+      if (!reader) {
+        error = "no input data to read";
+        return false;
+      }
+      if (!reader->read(loadU32(code + pc), loadU32(code + pc + 4),
+                        stack[depth++], error))
+        return false;
+      pc += 8;
+      continue;
+    }
+    if (op == kSelect) {
+      depth -= 2;
+      stack[depth - 1] =
+          stack[depth - 1] != 0 ? stack[depth] : stack[depth + 1];
+      continue;
+    }
     int64_t b = stack[--depth];
     int64_t &a = stack[depth - 1];
+    if (op == kMin || op == kMax || op == kEq || op == kLt) {
+      a = op == kMin   ? std::min(a, b)
+          : op == kMax ? std::max(a, b)
+          : op == kEq  ? int64_t(a == b)
+                       : int64_t(a < b);
+      continue;
+    }
     if (op == kAdd || op == kMul) {
       bool overflow = op == kAdd ? __builtin_add_overflow(a, b, &a)
                                  : __builtin_mul_overflow(a, b, &a);
@@ -138,6 +185,24 @@ std::string printExpr(const Expr &expr, const std::vector<Symbol> &symbols) {
       pc += 4;
       continue;
     }
+    if (op == kElement) {
+      stack.push_back({"input" + std::to_string(loadU32(code + pc)) + "[" +
+                           std::to_string(loadU32(code + pc + 4)) + "]",
+                       false});
+      pc += 8;
+      continue;
+    }
+    if (op == kSelect) {
+      auto f = stack.back();
+      stack.pop_back();
+      auto t = stack.back();
+      stack.pop_back();
+      auto c = stack.back();
+      stack.pop_back();
+      stack.push_back(
+          {operand(c) + " ? " + operand(t) + " : " + operand(f), true});
+      continue;
+    }
     auto b = stack.back();
     stack.pop_back();
     auto a = stack.back();
@@ -154,6 +219,17 @@ std::string printExpr(const Expr &expr, const std::vector<Symbol> &symbols) {
       break;
     case kCeilDiv:
       stack.push_back({"ceildiv(" + a.first + ", " + b.first + ")", false});
+      break;
+    case kMin:
+    case kMax:
+      stack.push_back({std::string(op == kMin ? "min(" : "max(") + a.first +
+                           ", " + b.first + ")",
+                       false});
+      break;
+    case kEq:
+    case kLt:
+      stack.push_back(
+          {operand(a) + (op == kEq ? " == " : " < ") + operand(b), true});
       break;
     default:
       stack.push_back({operand(a) + " mod " + operand(b), true});

@@ -17,12 +17,20 @@ namespace tsc::rt {
 
 constexpr size_t kExprStackDepth = 64;
 
-struct Symbol {
-  std::string name;
-  int64_t min = 0, max = 0;
+/// Reads element `element` of input `input` as an i64, for expressions that
+/// define symbols from data (format 1.6, code 0x03); false with the reason
+/// in `error` when it cannot.
+struct ElementReader {
+  virtual bool read(uint32_t input, uint32_t element, int64_t &out,
+                    const char *&error) const = 0;
+
+protected:
+  ~ElementReader() = default;
 };
 
 /// One expression, its code borrowed from the PLAN section.
+struct Symbol;
+
 struct Expr {
   const uint8_t *code = nullptr;
   size_t size = 0;
@@ -32,20 +40,60 @@ struct Expr {
   bool constant = false;
 };
 
-/// Checks that `code` decodes into known operations with whole immediates,
-/// symbol indices below `symbolCount`, and a stack that never underflows,
-/// never exceeds kExprStackDepth and ends with one value. Fills the code,
-/// bareSymbol and constant fields of `out`; on failure returns the reason.
-bool checkExpr(const uint8_t *code, size_t size, uint32_t symbolCount,
-               Expr &out, std::string &error);
+struct Symbol {
+  std::string name;
+  int64_t min = 0, max = 0;
+  /// Format 1.6: the symbol is defined by this expression (over the inputs'
+  /// data and earlier symbols) rather than bound by an input dim.
+  bool defined = false;
+  Expr definition;
+};
 
-/// Evaluates checked code. Fails, with the reason in `error`, on i64
-/// overflow or a division or modulo by a non-positive value.
+/// Checks that `code` decodes into known operations with whole immediates,
+/// symbol indices below `symbolCount`, input indices below `inputCount`
+/// (element reads are allowed only where it is nonzero: in symbol
+/// definitions), and a stack that never underflows, never exceeds
+/// kExprStackDepth and ends with one value. Fills the code, bareSymbol and
+/// constant fields of `out`; on failure returns the reason.
+bool checkExpr(const uint8_t *code, size_t size, uint32_t symbolCount,
+               Expr &out, std::string &error, uint32_t inputCount = 0);
+
+/// Evaluates checked code; element reads go to `reader`. Fails, with the
+/// reason in `error`, on i64 overflow, a division or modulo by a
+/// non-positive value, or a failed read.
 bool evalExpr(const Expr &expr, const int64_t *symbols, int64_t &out,
-              const char *&error);
+              const char *&error, const ElementReader *reader = nullptr);
+
+/// The input and element an expression reads when it is exactly one element
+/// read (code 0x03), else false.
+bool isElementRead(const Expr &expr, uint32_t &input, uint32_t &element);
+
+/// The (input, element) pairs that checked code reads.
+std::vector<std::pair<uint32_t, uint32_t>> elementReads(const Expr &expr);
 
 /// Infix text of checked code, e.g. "2 * seq" or "ceildiv(seq, 64)".
 std::string printExpr(const Expr &expr, const std::vector<Symbol> &symbols);
+
+namespace expr_code {
+enum : uint8_t {
+  kConst = 0x01,
+  kSymbol = 0x02,
+  kElement = 0x03, // format 1.6: u32 input, u32 element
+  kAdd = 0x10,
+  kMul = 0x11,
+  kFloorDiv = 0x12,
+  kCeilDiv = 0x13,
+  kMod = 0x14,
+  kMin = 0x15, // format 1.6, as are the rest
+  kMax = 0x16,
+  kEq = 0x17,
+  kLt = 0x18,
+  kSelect = 0x19, // pop f, t, c; push c != 0 ? t : f
+};
+inline size_t immediateSize(uint8_t op) {
+  return op == kConst ? 8 : op == kSymbol ? 4 : op == kElement ? 8 : 0;
+}
+} // namespace expr_code
 
 } // namespace tsc::rt
 

@@ -51,7 +51,8 @@ tsc_status_t finishLoad(tsc_model_s &model) {
   for (bool atMax : {false, true}) {
     for (size_t j = 0; j < symbols.size(); ++j)
       symbols[j] = atMax ? plan.symbols[j].max : plan.symbols[j].min;
-    if ((status = computeLayout(model, symbols.data(), layout)))
+    if ((status = computeLayout(model, symbols.data(), layout,
+                                /*bounds=*/true)))
       return status;
   }
 

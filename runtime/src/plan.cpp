@@ -187,6 +187,34 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       s.destination = r.u32("copy destination");
     }
   }
+  // Format 1.6: symbols defined from the inputs' data and other symbols.
+  if (r.ok() && minor >= 6) {
+    uint32_t definitionCount = r.count(4 + 4 + 1, "definition_count");
+    for (uint32_t i = 0; i < definitionCount && r.ok(); ++i) {
+      uint32_t j = r.u32("definition symbol");
+      uint32_t n = r.u32("definition byte_count");
+      const uint8_t *code = r.bytes(n, "definition code");
+      if (!r.ok())
+        break;
+      if (j >= symbolCount || plan.symbols[j].defined)
+        return statusf(TSC_STATUS_DATA_LOSS,
+                       "%s: PLAN: definition %u is of symbol %u, which %s "
+                       "(corrupt artifact)",
+                       name, i, j,
+                       j >= symbolCount ? "does not exist"
+                                        : "is defined twice");
+      std::string error;
+      Symbol &symbol = plan.symbols[j];
+      if (!checkExpr(code, n, symbolCount, symbol.definition, error,
+                     uint32_t(plan.inputs.size())))
+        return statusf(TSC_STATUS_DATA_LOSS,
+                       "%s: PLAN: definition of symbol '%s': %s (corrupt "
+                       "artifact)",
+                       name, symbol.name.c_str(), error.c_str());
+      symbol.defined = true;
+      plan.definitionOrder.push_back(j);
+    }
+  }
   if (!r.ok())
     return corrupt();
   // A newer minor version may append fields; this one ends here.

@@ -89,7 +89,62 @@ struct Plan {
   uint64_t arenaSize = 0;
   std::vector<Port> inputs, outputs;
   std::vector<Step> steps;
+  /// Format 1.6: the defined symbols, in the order the run evaluates them.
+  std::vector<uint32_t> definitionOrder;
 };
+
+/// Whether symbols may be read from elements of `dtype` (format 1.6).
+inline bool isIntegerDtype(uint8_t dtype) {
+  switch (dtype) {
+  case TSC_DTYPE_I8:
+  case TSC_DTYPE_U8:
+  case TSC_DTYPE_I16:
+  case TSC_DTYPE_U16:
+  case TSC_DTYPE_I32:
+  case TSC_DTYPE_U32:
+  case TSC_DTYPE_I64:
+  case TSC_DTYPE_U64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Element `i` of integer host data of `dtype`, as an i64; false for a u64
+/// above INT64_MAX.
+inline bool loadIntegerElement(uint8_t dtype, const void *data, size_t i,
+                               int64_t &out) {
+  switch (dtype) {
+  case TSC_DTYPE_I8:
+    out = static_cast<const int8_t *>(data)[i];
+    return true;
+  case TSC_DTYPE_U8:
+    out = static_cast<const uint8_t *>(data)[i];
+    return true;
+  case TSC_DTYPE_I16:
+    out = static_cast<const int16_t *>(data)[i];
+    return true;
+  case TSC_DTYPE_U16:
+    out = static_cast<const uint16_t *>(data)[i];
+    return true;
+  case TSC_DTYPE_I32:
+    out = static_cast<const int32_t *>(data)[i];
+    return true;
+  case TSC_DTYPE_U32:
+    out = static_cast<const uint32_t *>(data)[i];
+    return true;
+  case TSC_DTYPE_I64:
+    out = static_cast<const int64_t *>(data)[i];
+    return true;
+  case TSC_DTYPE_U64: {
+    uint64_t u = static_cast<const uint64_t *>(data)[i];
+    out = static_cast<int64_t>(u);
+    return u <= uint64_t(INT64_MAX);
+  }
+  default:
+    return false;
+  }
+}
 
 /// Every value's address for one run: inputs and outputs from `input(i)` and
 /// `output(i)`, weights and arena values at their offsets from `weights` and

@@ -43,7 +43,8 @@ private:
         return corrupt(formatString("symbol %zu has an empty name", j));
       if (!names.insert(s.name).second)
         return corrupt("two symbols named '" + s.name + "'");
-      if (s.min < 0 || s.min > s.max)
+      // Symbols defined from data (1.6) may be negative (an axis, a -1).
+      if ((s.min < 0 && !s.defined) || s.min > s.max)
         return corrupt(formatString(
             "symbol '%s' has range [%lld, %lld]", s.name.c_str(),
             static_cast<long long>(s.min), static_cast<long long>(s.max)));
@@ -165,6 +166,41 @@ private:
       for (uint32_t d : plan_.values[p.value].dims)
         if (plan_.exprs[d].bareSymbol >= 0)
           bound[size_t(plan_.exprs[d].bareSymbol)] = true;
+    // Format 1.6: a definition may use the symbols input dims bind and those
+    // defined before it, and read elements of integer inputs of static shape.
+    for (uint32_t j : plan_.definitionOrder) {
+      const Symbol &symbol = plan_.symbols[j];
+      if (bound[j])
+        return corrupt("symbol '" + symbol.name +
+                       "' is both bound by an input dim and defined");
+      const Expr &e = symbol.definition;
+      for (size_t pc = 0; pc < e.size;) {
+        uint8_t op = e.code[pc];
+        if (op == expr_code::kSymbol && !bound[loadU32(e.code + pc + 1)])
+          return corrupt("the definition of symbol '" + symbol.name +
+                         "' uses a symbol not bound before it");
+        pc += 1 + expr_code::immediateSize(op);
+      }
+      for (auto [input, element] : elementReads(e)) {
+        const Value &v = plan_.values[plan_.inputs[input].value];
+        int64_t count = 1;
+        bool known = true;
+        for (uint32_t d : v.dims) {
+          int64_t size = 0;
+          const char *error = nullptr;
+          known = known && plan_.exprs[d].constant &&
+                  evalExpr(plan_.exprs[d], nullptr, size, error);
+          count *= known ? size : 1;
+        }
+        if (!known || !isIntegerDtype(v.dtype) || element >= count)
+          return corrupt("the definition of symbol '" + symbol.name +
+                         "' reads element " + std::to_string(element) +
+                         " of input '" + plan_.inputs[input].name +
+                         "', which is not an integer input of static shape "
+                         "holding it");
+      }
+      bound[j] = true;
+    }
     for (size_t j = 0; j < bound.size(); ++j)
       if (!bound[j])
         return corrupt("symbol '" + plan_.symbols[j].name +

@@ -114,6 +114,57 @@ void replace(tsc_tensor_t *&slot, tsc_tensor_t *tensor) {
   slot = tensor;
 }
 
+// Reads the elements of bound inputs for symbol definitions: integer inputs
+// the caller passed in host memory (like TensorRT's shape tensors).
+struct InputElements final : ElementReader {
+  const tsc_session_s &s;
+  explicit InputElements(const tsc_session_s &s) : s(s) {}
+  bool read(uint32_t input, uint32_t element, int64_t &out,
+            const char *&error) const override {
+    const tsc_tensor_t *t = s.inputs[input];
+    if (t->location != TSC_LOCATION_HOST) {
+      error = "the input is in device memory; inputs that give shapes or "
+              "axes must be in host memory";
+      return false;
+    }
+    if (!loadIntegerElement(uint8_t(t->dtype), t->data, element, out)) {
+      error = "the element does not fit an i64";
+      return false;
+    }
+    return true;
+  }
+};
+
+// Format 1.6: evaluates the symbols defined from the inputs' data and other
+// symbols, in order, each checked against its range.
+tsc_status_t defineSymbols(tsc_session_s &s) {
+  const Plan &plan = s.model->plan;
+  InputElements reader(s);
+  for (uint32_t j : plan.definitionOrder) {
+    const Symbol &sym = plan.symbols[j];
+    int64_t value = 0;
+    const char *error = nullptr;
+    uint32_t input = 0, element = 0;
+    bool read = isElementRead(sym.definition, input, element);
+    std::string from =
+        read ? formatString("input '%s' element %u",
+                            plan.inputs[input].name.c_str(), element)
+             : printExpr(sym.definition, plan.symbols);
+    if (!evalExpr(sym.definition, s.symbols.data(), value, error, &reader))
+      return statusf(TSC_STATUS_INVALID_ARGUMENT,
+                     "symbol '%s' (%s) cannot be evaluated: %s",
+                     sym.name.c_str(), from.c_str(), error);
+    if (value < sym.min || value > sym.max)
+      return statusf(
+          TSC_STATUS_OUT_OF_RANGE,
+          "symbol '%s' (%s) is %lld, outside [%lld, %lld]", sym.name.c_str(),
+          from.c_str(), static_cast<long long>(value),
+          static_cast<long long>(sym.min), static_cast<long long>(sym.max));
+    s.symbols[j] = value;
+  }
+  return nullptr;
+}
+
 // Binds every symbol from the inputs' bare-symbol dims
 // (docs/artifact-format.md, "Symbols from inputs"), then checks every other
 // input dim against its expression.
@@ -162,6 +213,8 @@ tsc_status_t resolveInputs(tsc_session_s &s) {
       s.binder[size_t(j)] = int64_t(i << 32 | d);
     }
   }
+  if (tsc_status_t status = defineSymbols(s))
+    return status;
   if (tsc_status_t status = computeLayout(model, s.symbols.data(), s.layout))
     return status;
   for (size_t i = 0; i < plan.inputs.size(); ++i) {

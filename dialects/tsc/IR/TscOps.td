@@ -40,7 +40,7 @@ class Tsc_InferredOp<string mnemonic, list<Trait> traits = []>
 // Symbolic dimensions
 //===----------------------------------------------------------------------===//
 
-def Tsc_SymbolOp : Tsc_Op<"symbol", [Pure,
+def Tsc_SymbolOp : Tsc_Op<"symbol", [Pure, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "declares a named symbolic dimension and its range";
   let description = [{
@@ -49,14 +49,47 @@ def Tsc_SymbolOp : Tsc_Op<"symbol", [Pure,
     name dynamic dims, and index arithmetic on it expresses derived sizes.
     A function declares each symbol name once.
 
+    A plain symbol is the size of some input dim, which binds it at run time.
+    Two other kinds are bound from data, as TensorRT's shape tensors are:
+    `from %input[i]` reads element `i` of the integer graph input `%input`
+    (a value the model takes at run time, e.g. a Reshape's shape or a
+    reduction's axes; the caller passes that input in host memory), and
+    `= %v` defines the symbol as the index computation `%v` over other
+    symbols, dims and constants (`arith` add, sub, mul, div, rem, min, max,
+    cmpi, select and casts), which need not be affine. Such symbols may have a
+    negative `min`; a run whose value falls outside `[min, max]` fails naming
+    the symbol. The memory planner plans at `max`, as for every symbol.
+
     ```mlir
     %batch = tsc.symbol "batch" [1, 64]
     %seq = tsc.symbol "seq" [1, 512]
+    %a0 = tsc.symbol "axes[0]" [-3, 2] from %axes[0] : tensor<1xi64>
+    %r1 = tsc.symbol "r1" [0, 1] = %is1
     ```
   }];
-  let arguments = (ins StrAttr:$symbol, I64Attr:$min, I64Attr:$max);
+  let arguments = (ins StrAttr:$symbol, I64Attr:$min, I64Attr:$max,
+                       Optional<Index>:$definition,
+                       Optional<Tsc_Tensor>:$source,
+                       OptionalAttr<I64Attr>:$element);
   let results = (outs Index:$result);
-  let assemblyFormat = "$symbol ` ` `[` $min `,` $max `]` attr-dict";
+  let assemblyFormat = [{
+    $symbol ` ` `[` $min `,` $max `]` (`=` $definition^)?
+    (`from` $source^ `[` $element `]` `:` type($source))? attr-dict
+  }];
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$symbol, "uint64_t":$min,
+                   "uint64_t":$max), [{
+      build($_builder, $_state, symbol, min, max, ::mlir::Value(),
+            ::mlir::Value(), ::mlir::IntegerAttr());
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// Bound from the data of an input or defined by a computation, not by
+    /// an input dim.
+    bool isBoundFromData() { return getDefinition() || getSource(); }
+    int64_t getLowest() { return static_cast<int64_t>(getMin()); }
+    int64_t getHighest() { return static_cast<int64_t>(getMax()); }
+  }];
   let hasVerifier = 1;
 }
 

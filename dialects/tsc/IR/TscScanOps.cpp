@@ -96,3 +96,24 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
   results.push_back(type.clone(shape, IntegerType::get(context, 64)));
   return success();
 }
+
+LogicalResult ReduceWindowOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getType());
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(getWindow().size()) != rank ||
+      static_cast<int64_t>(getSizes().size()) != rank)
+    return emitOpError("needs one window and one size per input dim (")
+           << rank << "), got " << getWindow().size() << " and "
+           << getSizes().size();
+  if (result.getRank() != rank ||
+      result.getElementType() != input.getElementType())
+    return emitOpError("result must have the input's rank and element type");
+  if (!llvm::is_contained(
+          ArrayRef<StringRef>{"sum", "mean", "prod", "max", "min", "logsumexp"},
+          getKind()))
+    return emitOpError("unknown kind '") << getKind() << "'";
+  if (getKind() == "logsumexp" && !isa<FloatType>(input.getElementType()))
+    return emitOpError("logsumexp needs a float input");
+  return success();
+}

@@ -19,6 +19,35 @@
 def Tsc_ReduceProdOp
     : Tsc_ReduceOp<"reduce_prod", "product", [Tsc_KeepsF32ForRange]>;
 
+def Tsc_ReduceWindowOp : Tsc_Op<"reduce_window", [Pure, AttrSizedOperandSegments,
+    Tsc_KeepsF32ForRange]> {
+  let summary = "a reduction whose reduced dims are known only at run time";
+  let description = [{
+    `result[j] = kind over k < window of input[j + k]`, for every dim at once:
+    a dim with `window = input.dim` is reduced to size 1, a dim with window 1
+    is kept. This is how a reduction over axes given at run time (ONNX's
+    `axes` as a graph input) runs: the converter defines each dim's window
+    and result size as symbols bound from the axes' values, so `sizes[i]`
+    must equal `input.dim[i] - window[i] + 1`. `kind` is `sum`, `mean`,
+    `prod`, `max`, `min` or `logsumexp` (log of the sum of exponentials,
+    shifted by each window's maximum); sums and products of half floats
+    accumulate in f32. An empty window gives the reduction's identity.
+
+    ```mlir
+    %s = tsc.reduce_window %x window [%w0, %w1] sizes [%n0, %n1] kind = "sum"
+        : (tensor<3x2xf32>) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tsc_NumericTensor:$input, Variadic<Index>:$window,
+                       Variadic<Index>:$sizes, StrAttr:$kind);
+  let results = (outs Tsc_NumericTensor:$result);
+  let assemblyFormat = [{
+    $input `window` `[` $window `]` `sizes` `[` $sizes `]` `kind` `=` $kind
+    attr-dict `:` functional-type($input, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Index reductions
 //===----------------------------------------------------------------------===//

@@ -23,10 +23,29 @@ LogicalResult SymbolOp::verify() {
   auto max = static_cast<int64_t>(getMax());
   if (getSymbol().empty())
     return emitOpError("symbol name must not be empty");
-  if (min < 0 || min > max)
+  if (getDefinition() && getSource())
+    return emitOpError("symbol '")
+           << getSymbol() << "' is both defined and read from an input";
+  if (static_cast<bool>(getSource()) != getElement().has_value())
+    return emitOpError("symbol '")
+           << getSymbol() << "' needs both a source input and an element";
+  if ((!isBoundFromData() && min < 0) || min > max)
     return emitOpError("range [")
            << min << ", " << max << "] of symbol '" << getSymbol()
-           << "' must satisfy 0 <= min <= max";
+           << "' must satisfy " << (isBoundFromData() ? "" : "0 <= ")
+           << "min <= max";
+  if (Value source = getSource()) {
+    auto type = cast<RankedTensorType>(source.getType());
+    int64_t element = static_cast<int64_t>(*getElement());
+    if (!isa<BlockArgument>(source))
+      return emitOpError("symbol '")
+             << getSymbol() << "' must be read from a function argument";
+    if (!type.hasStaticShape() || !isa<IntegerType>(type.getElementType()) ||
+        element < 0 || element >= type.getNumElements())
+      return emitOpError("symbol '")
+             << getSymbol() << "' reads element " << element << " of " << type
+             << "; it needs a static integer tensor holding it";
+  }
   for (Operation &other : (*this)->getBlock()->getOperations()) {
     auto symbol = dyn_cast<SymbolOp>(&other);
     if (symbol && symbol != *this && symbol.getSymbol() == getSymbol())

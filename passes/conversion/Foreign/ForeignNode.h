@@ -32,6 +32,10 @@ namespace mlir::tsc::foreign {
 /// `aten`, `prim`, and torch.export's other namespaces).
 bool isTorchDomain(ForeignOp op);
 
+/// The largest value a symbol read from data may take where nothing else
+/// bounds it (a size a model takes at run time), as for symbolic dims.
+constexpr int64_t kDefaultValueMax = 4096;
+
 /// One node being converted: its inputs and attributes, op creation checked
 /// against result inference, and failure reporting. The same for every
 /// importer; converters of one framework may add free helpers over it.
@@ -84,6 +88,31 @@ public:
   /// constants or `i64` scalars; fails when they are not known (yet).
   FailureOr<SmallVector<OpFoldResult>> shapeElements(unsigned i);
 
+  /// Whether input `i` is a graph input (a function argument) of a static
+  /// integer type with at most 16 elements: a value the model takes at run
+  /// time where a shape or axes are expected.
+  bool isRuntimeInts(unsigned i);
+  /// The elements of such an input as index values: one symbol per element,
+  /// bound from the input's data at run time (`tsc.symbol ... from`), its
+  /// range narrowed to [min, max] (a run with a value outside fails naming
+  /// the symbol). Fails, naming the input, when `isRuntimeInts(i)` is false.
+  FailureOr<SmallVector<Value>> runtimeInts(unsigned i, int64_t min,
+                                            int64_t max);
+  /// A symbol named after this node and `what`, defined as the index
+  /// computation `value` (selects and comparisons allowed), with range
+  /// [min, max].
+  Value defineSymbol(const Twine &what, Value value, int64_t min, int64_t max);
+  /// For dims chosen at run time: `flags[d]` is 1 where an axis of the
+  /// `axes` symbols (normalized against `flags.size()`) names dim d, else 0;
+  /// `distinct` is true when no two axes name the same dim.
+  void markAxes(ArrayRef<Value> axes, SmallVectorImpl<Value> &flags,
+                Value &distinct);
+  /// The sizes of the dims of `shape` whose `dropped` flag is 0, in order,
+  /// as `keptCount` symbols (-1 where `valid` is false, which a run rejects
+  /// naming the symbol and `why`).
+  SmallVector<OpFoldResult> keptDims(ArrayRef<int64_t> shape,
+                                     ArrayRef<Value> dropped, Value valid,
+                                     int64_t keptCount, StringRef why);
   /// Normalizes a possibly negative axis against `rank`.
   FailureOr<int64_t> axis(int64_t axis, int64_t rank);
   /// Normalizes and sorts a list of axes against `rank`; an axis listed twice

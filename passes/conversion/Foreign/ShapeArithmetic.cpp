@@ -309,7 +309,11 @@ bool isSize(Value value, int depth = 0) {
     return false;
   if (auto cast = value.getDefiningOp<arith::IndexCastOp>())
     return isSize(cast.getIn(), depth + 1);
-  if (value.getDefiningOp<SymbolOp>() || value.getDefiningOp<DimOp>())
+  // A symbol read from data (an entry of a shape given at run time) may be
+  // -1 where its range says so.
+  if (auto symbol = value.getDefiningOp<SymbolOp>())
+    return symbol.getLowest() >= 0;
+  if (value.getDefiningOp<DimOp>())
     return true;
   IntegerAttr constant;
   if (matchPattern(value, m_Constant(&constant)))

@@ -1,10 +1,13 @@
 //===- Reduction.cpp - ONNX reductions, scans, top-k, softmax, layer norms ===//
 
 #include "passes/conversion/Foreign/Builders.h"
+#include "passes/conversion/Foreign/IndexMath.h"
 #include "passes/conversion/OnnxToTsc/Compose.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 
@@ -24,6 +27,8 @@ struct ReduceOperands {
   TypedValue<RankedTensorType> x;
   SmallVector<int64_t> dims;
   bool keepdim;
+  /// The axes are a graph input, read when the model runs (`dims` is empty).
+  bool runtimeAxes = false;
 };
 
 /// The axes come from an attribute (up to opset 17 for all but ReduceSum)
@@ -34,6 +39,11 @@ FailureOr<ReduceOperands> reduceOperands(ForeignNode &node, bool axesAsInput) {
     return failure();
   int64_t rank = x->getType().getRank();
   SmallVector<int64_t> axes;
+  bool keepdims = node.getInt("keepdims", 1) != 0;
+  if (axesAsInput && rank > 0 && node.isRuntimeInts(1) &&
+      cast<RankedTensorType>(node.getOp().getInputs()[1].getType())
+              .getNumElements() > 0)
+    return ReduceOperands{*x, {}, keepdims, /*runtimeAxes=*/true};
   if (axesAsInput) {
     if (node.hasInput(1)) {
       FailureOr<SmallVector<int64_t>> values = node.constantInts(1);
@@ -55,12 +65,91 @@ FailureOr<ReduceOperands> reduceOperands(ForeignNode &node, bool axesAsInput) {
   return ReduceOperands{*x, *dims, keepdim};
 }
 
+/// `x` reduced (`kind` as tsc.reduce_window names it) over the axes that
+/// input #1 gives at run time. Each dim's window and result size are symbols
+/// defined from the axes' values: the dim's size and 1 where an axis names
+/// it, 1 and the size elsewhere. Without `keepdim`, the result is a view
+/// with the kept dims, whose sizes are symbols too (-1 for repeated axes,
+/// which the run rejects).
+MaybeValue reduceAtRuntime(ForeignNode &node, MaybeValue x, StringRef kind,
+                           bool keepdim) {
+  if (failed(x))
+    return failure();
+  RewriterBase &rw = node.getRewriter();
+  Location loc = node.getLoc();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  if (!type.hasStaticShape())
+    return node.fail("axes given at run time need an input of static shape; "
+                     "this one is " +
+                     llvm::formatv("{0}", type).str());
+  FailureOr<SmallVector<Value>> axes = node.runtimeInts(1, -rank, rank - 1);
+  if (failed(axes))
+    return failure();
+  int64_t count = axes->size();
+  if (!keepdim && count > rank)
+    return node.fail(Twine(count) + " axes for a rank-" + Twine(rank) +
+                     " input");
+  IndexMath im{rw, loc};
+  auto c = [&](int64_t v) { return im.c(v); };
+  auto pick = [&](Value condition, Value yes, Value no) {
+    return im.select(condition, yes, no);
+  };
+  auto equal = [&](Value a, Value b) { return im.eq(a, b); };
+  // reduced[d] is 1 where some axis names dim d, else 0.
+  SmallVector<Value> reduced(rank);
+  Value distinct;
+  node.markAxes(*axes, reduced, distinct);
+  SmallVector<Value> window, sizes;
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = type.getDimSize(d);
+    if (n == 1) {
+      window.push_back(c(1));
+      sizes.push_back(c(1));
+      shape.push_back(1);
+      continue;
+    }
+    int64_t lo = std::min<int64_t>(n, 1), hi = std::max<int64_t>(n, 1);
+    Value is = equal(reduced[d], c(1));
+    window.push_back(node.defineSymbol("window of dim " + Twine(d),
+                                       pick(is, c(n), c(1)), lo, hi));
+    sizes.push_back(node.defineSymbol("reduced size of dim " + Twine(d),
+                                      pick(is, c(1), c(n)), lo, hi));
+    shape.push_back(ShapedType::kDynamic);
+  }
+  Value result = ReduceWindowOp::create(
+      rw, loc, RankedTensorType::get(shape, type.getElementType()), *x, window,
+      sizes, rw.getStringAttr(kind));
+  if (keepdim)
+    return result;
+  // Result dim m is the m-th dim no axis names.
+  SmallVector<OpFoldResult> keptSizes = node.keptDims(
+      type.getShape(), reduced, distinct, rank - count, "repeated axes");
+  return node.reshape(result, keptSizes);
+}
+
+template <typename OpTy> constexpr StringLiteral windowKind() {
+  if constexpr (std::is_same_v<OpTy, ReduceSumOp>)
+    return "sum";
+  else if constexpr (std::is_same_v<OpTy, ReduceMeanOp>)
+    return "mean";
+  else if constexpr (std::is_same_v<OpTy, ReduceMaxOp>)
+    return "max";
+  else if constexpr (std::is_same_v<OpTy, ReduceMinOp>)
+    return "min";
+  else
+    return "prod";
+}
+
 template <typename OpTy, bool axesAsInput>
 FailureOr<Values> convertReduce(ForeignNode &node) {
   FailureOr<ReduceOperands> operands = reduceOperands(node, axesAsInput);
   if (failed(operands))
     return failure();
-  auto [x, dims, keepdim] = *operands;
+  auto [x, dims, keepdim, runtimeAxes] = *operands;
+  if (runtimeAxes)
+    return results(reduceAtRuntime(node, x, windowKind<OpTy>(), keepdim));
   if (dims.empty())
     return Values{x};
   return results(reduce<OpTy>(node, x, dims, keepdim));
@@ -75,7 +164,24 @@ enum class SumOf { L1, L2, LogSum, LogSumExp, SumSquare };
 /// as the reference evaluates a reduction over an empty axis list
 /// (np.sum(np.abs(x), axis=())).
 MaybeValue buildSumOf(ForeignNode &node, SumOf kind, Value x,
-                      ArrayRef<int64_t> dims, bool keepdim) {
+                      ArrayRef<int64_t> dims, bool keepdim, bool runtimeAxes) {
+  if (runtimeAxes) {
+    auto sum = [&](MaybeValue v) {
+      return reduceAtRuntime(node, v, "sum", keepdim);
+    };
+    switch (kind) {
+    case SumOf::L1:
+      return sum(unary<AbsOp>(node, x));
+    case SumOf::SumSquare:
+      return sum(binary<MulOp>(node, x, x));
+    case SumOf::L2:
+      return unary<SqrtOp>(node, sum(binary<MulOp>(node, x, x)));
+    case SumOf::LogSum:
+      return unary<LogOp>(node, sum(x));
+    case SumOf::LogSumExp:
+      return reduceAtRuntime(node, x, "logsumexp", keepdim);
+    }
+  }
   bool reduces = !dims.empty();
   auto sum = [&](MaybeValue v, bool keep) {
     return reduces ? reduce<ReduceSumOp>(node, v, dims, keep) : v;
@@ -120,7 +226,7 @@ FailureOr<Values> convertSumOf(ForeignNode &node) {
   FailureOr<ReduceOperands> operands = reduceOperands(node, axesAsInput);
   if (failed(operands))
     return failure();
-  auto [x, dims, keepdim] = *operands;
+  auto [x, dims, keepdim, runtimeAxes] = *operands;
   Type element = x.getType().getElementType();
   // Integer inputs (allowed before opset 28) go through f64 where a log or
   // a square root follows, and back, truncating as the reference's astype.
@@ -130,7 +236,7 @@ FailureOr<Values> convertSumOf(ForeignNode &node) {
   Value input = x;
   if (viaFloat)
     input = castTo(node, x, Float64Type::get(node.getContext()));
-  MaybeValue y = buildSumOf(node, kind, input, dims, keepdim);
+  MaybeValue y = buildSumOf(node, kind, input, dims, keepdim, runtimeAxes);
   if (failed(y))
     return failure();
   return Values{castTo(node, *y, element)};

@@ -1,7 +1,8 @@
 //===- Shape.cpp - ONNX shape ops: reshape, slice, gather, expand, ... ----===//
 
-#include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 #include "passes/conversion/Foreign/Builders.h"
+#include "passes/conversion/Foreign/IndexMath.h"
+#include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -15,10 +16,69 @@ namespace {
 
 using Values = SmallVector<Value>;
 
+/// The static element count of `x`, or a failure naming the input that
+/// gives the shape at run time.
+FailureOr<int64_t> staticCount(ForeignNode &node, RankedTensorType type,
+                               unsigned runtimeInput) {
+  if (type.hasStaticShape())
+    return type.getNumElements();
+  return node.fail("input #" + Twine(runtimeInput) +
+                   " is a graph input, read at run time; that needs input #0 "
+                   "to have a static shape");
+}
+
+/// Reshape to a shape the model takes at run time: each result dim is a
+/// symbol defined from the shape's elements, with ONNX's 0 (copy the input's
+/// dim, unless `allowzero`) and -1 (the rest of the element count). A shape
+/// that does not hold the input's elements makes every dim -1, which the run
+/// rejects naming the symbol.
+FailureOr<Value> reshapeAtRuntime(ForeignNode &node,
+                                  TypedValue<RankedTensorType> x,
+                                  bool allowZero) {
+  RankedTensorType type = x.getType();
+  FailureOr<int64_t> count = staticCount(node, type, 1);
+  if (failed(count))
+    return failure();
+  // An empty input reshapes to any shape holding a 0 (allowzero), whose
+  // other dims are bounded by the default range of a symbolic dim.
+  int64_t most = *count ? *count : kDefaultValueMax;
+  FailureOr<SmallVector<Value>> shape = node.runtimeInts(1, -1, most);
+  if (failed(shape))
+    return failure();
+  IndexMath im{node.getRewriter(), node.getLoc()};
+  SmallVector<Value> sizes;
+  Value known = im.c(1), inferred = im.c(0);
+  for (auto [i, v] : llvm::enumerate(*shape)) {
+    Value size = v;
+    if (!allowZero && static_cast<int64_t>(i) < type.getRank())
+      size = im.select(im.eq(v, im.c(0)), im.c(type.getDimSize(i)), v);
+    Value isInferred = im.eq(v, im.c(-1));
+    inferred = im.add(inferred, im.indicator(isInferred));
+    known = im.mul(known, im.select(isInferred, im.c(1), size));
+    sizes.push_back(size);
+  }
+  Value rest = im.div(im.c(*count), im.max(known, im.c(1)));
+  Value total = im.c(1);
+  for (Value &size : sizes) {
+    size = im.select(im.eq(size, im.c(-1)), rest, size);
+    total = im.mul(total, size);
+  }
+  Value valid = im.select(im.lt(inferred, im.c(2)), im.eq(total, im.c(*count)),
+                          im.eq(im.c(0), im.c(1)));
+  SmallVector<OpFoldResult> dims;
+  for (auto [i, size] : llvm::enumerate(sizes))
+    dims.push_back(node.defineSymbol(
+        "dim " + Twine(i) + " (-1: the shape does not fit the input)",
+        im.select(valid, size, im.c(-1)), 0, most));
+  return node.reshape(x, dims);
+}
+
 FailureOr<Values> convertReshape(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
+  if (node.isRuntimeInts(1))
+    return results(reshapeAtRuntime(node, *x, node.getInt("allowzero", 0)));
   FailureOr<SmallVector<OpFoldResult>> shape = node.shapeElements(1);
   if (failed(shape))
     return failure();
@@ -130,12 +190,67 @@ FailureOr<Values> convertSplit(ForeignNode &node) {
   return buildSplit(node, *x, *axis, sizes);
 }
 
+/// Squeeze or Unsqueeze of the axes that input #1 gives at run time: a view
+/// whose dims are symbols defined from the axes.
+FailureOr<Value> squeezeAtRuntime(ForeignNode &node,
+                                  TypedValue<RankedTensorType> x,
+                                  bool unsqueeze) {
+  RankedTensorType type = x.getType();
+  if (failed(staticCount(node, type, 1)))
+    return failure();
+  int64_t count = cast<RankedTensorType>(node.getOp().getInputs()[1].getType())
+                      .getNumElements();
+  int64_t rank = type.getRank(), outRank = rank + (unsqueeze ? count : -count);
+  if (outRank < 0)
+    return node.fail(Twine(count) + " axes for a rank-" + Twine(rank) +
+                     " input");
+  int64_t axesRank = unsqueeze ? outRank : rank;
+  FailureOr<SmallVector<Value>> axes =
+      node.runtimeInts(1, -axesRank, axesRank - 1);
+  if (failed(axes))
+    return failure();
+  IndexMath im{node.getRewriter(), node.getLoc()};
+  SmallVector<Value> flags(axesRank);
+  Value distinct;
+  node.markAxes(*axes, flags, distinct);
+  if (!unsqueeze) {
+    // The squeezed dims must have size 1.
+    Value valid = distinct;
+    for (auto [d, n] : llvm::enumerate(type.getShape()))
+      if (n != 1)
+        valid =
+            im.select(im.eq(flags[d], im.c(1)), im.eq(im.c(0), im.c(1)), valid);
+    return node.reshape(x, node.keptDims(type.getShape(), flags, valid, outRank,
+                                         "repeated axes or a dim not of "
+                                         "size 1"));
+  }
+  // Result dim p is 1 where an axis names it, else the next input dim.
+  int64_t hi = 1;
+  for (int64_t n : type.getShape())
+    hi = std::max(hi, n);
+  SmallVector<OpFoldResult> dims;
+  Value before = im.c(0); // input dims placed before p
+  for (int64_t p = 0; p < outRank; ++p) {
+    Value size = im.c(0);
+    for (auto [d, n] : llvm::enumerate(type.getShape()))
+      size = im.add(size, im.select(im.eq(before, im.c(d)), im.c(n), im.c(0)));
+    size = im.select(im.eq(flags[p], im.c(1)), im.c(1), size);
+    before = im.add(before, im.sub(im.c(1), flags[p]));
+    dims.push_back(node.defineSymbol("dim " + Twine(p) + " (-1: repeated axes)",
+                                     im.select(distinct, size, im.c(-1)), 0,
+                                     hi));
+  }
+  return node.reshape(x, dims);
+}
+
 FailureOr<Values> convertSqueeze(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
   RankedTensorType type = x->getType();
   SmallVector<int64_t> dims;
+  if (node.isRuntimeInts(1))
+    return results(squeezeAtRuntime(node, *x, /*unsqueeze=*/false));
   if (node.hasInput(1)) {
     FailureOr<SmallVector<int64_t>> axes = node.constantInts(1);
     if (failed(axes))
@@ -156,6 +271,8 @@ FailureOr<Values> convertSqueeze(ForeignNode &node) {
 
 FailureOr<Values> convertUnsqueeze(ForeignNode &node) {
   auto x = node.input(0);
+  if (succeeded(x) && node.isRuntimeInts(1))
+    return results(squeezeAtRuntime(node, *x, /*unsqueeze=*/true));
   FailureOr<SmallVector<int64_t>> axes = node.constantInts(1);
   if (failed(x) || failed(axes))
     return failure();

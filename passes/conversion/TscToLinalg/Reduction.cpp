@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -170,6 +171,26 @@ Value combineReduction(OpBuilder &b, Location loc, ReduceKind kind, Value x,
   llvm_unreachable("unknown reduction");
 }
 
+/// A reduction's accumulator `acc` (of type `accType`) as the result
+/// element: divided by `count` (an index) for a mean, narrowed to `element`.
+Value finishReduction(OpBuilder &b, Location l, Value acc, Value count,
+                      Type accType, Type element, bool isUnsigned) {
+  Value v = toSignless(b, l, acc);
+  bool flt = isa<FloatType>(element);
+  if (count && flt) {
+    Value wide = arith::IndexCastOp::create(b, l, b.getI64Type(), count);
+    v = arith::DivFOp::create(b, l, v,
+                              arith::SIToFPOp::create(b, l, accType, wide));
+  } else if (count) {
+    Value n = arith::IndexCastOp::create(b, l, v.getType(), count);
+    v = isUnsigned ? Value(arith::DivUIOp::create(b, l, v, n))
+                   : Value(arith::DivSIOp::create(b, l, v, n));
+  }
+  if (flt)
+    v = narrowTo(b, l, v, element);
+  return fromSignless(b, l, v, element);
+}
+
 template <typename OpTy, ReduceKind kind>
 struct ReducePattern : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
@@ -230,28 +251,183 @@ struct ReducePattern : OpRewritePattern<OpTy> {
         count = getElementCount(rewriter, loc, input, dims);
       SmallVector<AffineMap> identityMap = {AffineMap::getMultiDimIdentityMap(
           collapsedShape.size(), rewriter.getContext())};
-      result = mapOver(
-          rewriter, loc, reduced, collapsedType, reduced, identityMap,
-          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-            Value v = toSignless(b, l, args[0]);
-            if (mean && flt) {
-              Value wide =
-                  arith::IndexCastOp::create(b, l, b.getI64Type(), count);
-              v = arith::DivFOp::create(
-                  b, l, v, arith::SIToFPOp::create(b, l, acc, wide));
-            } else if (mean) {
-              Value n = arith::IndexCastOp::create(b, l, v.getType(), count);
-              v = isUnsigned ? Value(arith::DivUIOp::create(b, l, v, n))
-                             : Value(arith::DivSIOp::create(b, l, v, n));
-            }
-            if (flt)
-              v = narrowTo(b, l, v, element);
-            return fromSignless(b, l, v, element);
-          });
+      result =
+          mapOver(rewriter, loc, reduced, collapsedType, reduced, identityMap,
+                  [&](OpBuilder &b, Location l, ValueRange args) {
+                    return finishReduction(b, l, args[0], count, acc, element,
+                                           isUnsigned);
+                  });
     }
     if (op.getKeepdim())
       result = insertUnitDims(rewriter, loc, result, resultType, isUnit);
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// reduce_window: reductions over dims chosen at run time
+//===----------------------------------------------------------------------===//
+
+/// result[j] = kind over k < window of input[j + k]: a generic over the
+/// result's dims (parallel) and the window's (reduction). linalg takes each
+/// loop's extent from an operand indexed by that loop alone, so the window's
+/// extents come from a slice of the input of the window's sizes, which the
+/// body never reads (its loads are dead once lowered to loops).
+struct ReduceWindowPattern : OpRewritePattern<ReduceWindowOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReduceWindowOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = inputType.getElementType();
+    int64_t rank = inputType.getRank();
+    MLIRContext *ctx = rw.getContext();
+    bool lse = op.getKind() == "logsumexp";
+    ReduceKind kind = llvm::StringSwitch<ReduceKind>(op.getKind())
+                          .Case("sum", ReduceKind::Sum)
+                          .Case("mean", ReduceKind::Mean)
+                          .Case("prod", ReduceKind::Prod)
+                          .Case("min", ReduceKind::Min)
+                          .Default(ReduceKind::Max);
+    bool isUnsigned = element.isUnsignedInteger() || element.isInteger(1);
+    bool flt = isa<FloatType>(element);
+
+    // An input with a static 0 dim: every window is empty (or there are no
+    // windows), so the result is the reduction's identity; a mean is 0 / 0.
+    if (llvm::is_contained(inputType.getShape(), 0)) {
+      Value fill;
+      if (lse)
+        fill = floatInfinity(rw, loc, element, /*negative=*/true);
+      else if (kind == ReduceKind::Mean && flt)
+        fill = arith::ConstantOp::create(
+            rw, loc,
+            rw.getFloatAttr(
+                element,
+                APFloat::getNaN(cast<FloatType>(element).getFloatSemantics())));
+      else
+        fill = fromSignless(rw, loc,
+                            reductionIdentity(rw, loc, kind,
+                                              getSignlessType(element),
+                                              isUnsigned),
+                            element);
+      rw.replaceOp(op, createFilled(rw, loc, resultType,
+                                    getAsOpFoldResult(op.getSizes()), fill));
+      return success();
+    }
+
+    SmallVector<AffineExpr> shifted, window, kept;
+    for (int64_t d = 0; d < rank; ++d) {
+      shifted.push_back(getAffineDimExpr(d, ctx) +
+                        getAffineDimExpr(rank + d, ctx));
+      window.push_back(getAffineDimExpr(rank + d, ctx));
+      kept.push_back(getAffineDimExpr(d, ctx));
+    }
+    auto map = [&](ArrayRef<AffineExpr> exprs) {
+      return AffineMap::get(2 * rank, 0, exprs, ctx);
+    };
+    SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+    iterators.append(rank, IteratorType::reduction);
+    SmallVector<OpFoldResult> zeros(rank, rw.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(rank, rw.getIndexAttr(1));
+    Value carrier = tensor::ExtractSliceOp::create(
+        rw, loc, input, zeros, getAsOpFoldResult(op.getWindow()), ones);
+    SmallVector<OpFoldResult> sizes = getAsOpFoldResult(op.getSizes());
+
+    // One pass: `combine(x, extras..., acc)` over each window into a tensor
+    // of `accType` filled with `identity`; `extras` have the result's shape.
+    auto pass =
+        [&](Type accType, Value identity, ValueRange extras,
+            function_ref<Value(OpBuilder &, Location, ValueRange)> combine) {
+          SmallVector<Value> inputs = {input, carrier};
+          llvm::append_range(inputs, extras);
+          SmallVector<AffineMap> maps = {map(shifted), map(window)};
+          maps.append(extras.size(), map(kept));
+          Value init = createFilled(
+              rw, loc, RankedTensorType::get(resultType.getShape(), accType),
+              sizes, identity);
+          return buildGeneric(rw, loc, inputs, maps, init, map(kept), iterators,
+                              [&](OpBuilder &b, Location l, ValueRange args) {
+                                SmallVector<Value> operands = {args[0]};
+                                llvm::append_range(operands,
+                                                   args.drop_front(2));
+                                return combine(b, l, operands);
+                              });
+        };
+    auto identityOf = [&](ReduceKind k, Type acc) {
+      return fromSignless(
+          rw, loc,
+          reductionIdentity(rw, loc, k, getSignlessType(acc), isUnsigned), acc);
+    };
+    SmallVector<AffineMap> keptMaps(
+        2, AffineMap::getMultiDimIdentityMap(rank, ctx));
+
+    if (lse) {
+      // log(sum e^(x - m)) + m with m each window's maximum (0 where it is
+      // infinite, which gives the reference's -inf and +inf).
+      Type acc = getAccumulatorType(element);
+      Value max = pass(
+          element, identityOf(ReduceKind::Max, element), {},
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            return Value(arith::MaximumFOp::create(b, l, args.back(), args[0]));
+          });
+      auto shiftOf = [&](OpBuilder &b, Location l, Value m) -> Value {
+        m = extendTo(b, l, m, acc);
+        Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT,
+                                             math::AbsFOp::create(b, l, m),
+                                             floatInfinity(b, l, acc, false));
+        return arith::SelectOp::create(b, l, finite, m,
+                                       scalarConstant(b, l, acc, 0));
+      };
+      Value sum = pass(
+          acc, scalarConstant(rw, loc, acc, 0), max,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value x = extendTo(b, l, args[0], acc);
+            Value e = math::ExpOp::create(
+                b, l, arith::SubFOp::create(b, l, x, shiftOf(b, l, args[1])));
+            return Value(arith::AddFOp::create(b, l, args[2], e));
+          });
+      rw.replaceOp(op, mapOver(rw, loc, sum, resultType, {sum, max}, keptMaps,
+                               [&](OpBuilder &b, Location l, ValueRange args) {
+                                 Value y = arith::AddFOp::create(
+                                     b, l, math::LogOp::create(b, l, args[0]),
+                                     shiftOf(b, l, args[1]));
+                                 return narrowTo(b, l, y, element);
+                               }));
+      return success();
+    }
+
+    bool mean = kind == ReduceKind::Mean;
+    Type acc = (kind == ReduceKind::Sum || kind == ReduceKind::Prod || mean)
+                   ? getAccumulatorType(element)
+                   : element;
+    Value reduced = pass(acc, identityOf(kind, acc), {},
+                         [&](OpBuilder &b, Location l, ValueRange args) {
+                           Value x = toSignless(b, l, args[0]);
+                           if (flt)
+                             x = extendTo(b, l, x, acc);
+                           Value y = combineReduction(b, l, kind, x,
+                                                      toSignless(b, l, args[1]),
+                                                      isUnsigned);
+                           return fromSignless(b, l, y, acc);
+                         });
+    if (!mean && acc == element) {
+      rw.replaceOp(op, reduced);
+      return success();
+    }
+    Value count = arith::ConstantIndexOp::create(rw, loc, 1);
+    for (Value w : op.getWindow())
+      count = arith::MulIOp::create(rw, loc, count, w);
+    rw.replaceOp(op, mapOver(rw, loc, reduced, resultType, reduced,
+                             AffineMap::getMultiDimIdentityMap(rank, ctx),
+                             [&](OpBuilder &b, Location l, ValueRange args) {
+                               return finishReduction(b, l, args[0],
+                                                      mean ? count : Value(),
+                                                      acc, element, isUnsigned);
+                             }));
     return success();
   }
 };
@@ -570,7 +746,7 @@ void mlir::tsc::populateTscReductionToLinalgPatterns(
            ReducePattern<ReduceMeanOp, ReduceKind::Mean>,
            ReducePattern<ReduceMaxOp, ReduceKind::Max>,
            ReducePattern<ReduceMinOp, ReduceKind::Min>,
-           ReducePattern<ReduceProdOp, ReduceKind::Prod>,
+           ReducePattern<ReduceProdOp, ReduceKind::Prod>, ReduceWindowPattern,
            ArgReducePattern<ArgMaxOp, ReduceKind::Max>,
            ArgReducePattern<ArgMinOp, ReduceKind::Min>,
            SoftmaxPattern<SoftmaxOp, false>, SoftmaxPattern<LogSoftmaxOp, true>,

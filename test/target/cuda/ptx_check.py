@@ -113,6 +113,11 @@ def decode_plan(data):
                                  "source": r.str()}))
         else:
             raise ValueError(f"unknown step kind {kind}")
+    # Format 1.6: symbols defined from the inputs' data, when there are any.
+    plan["definitions"] = []
+    if r.pos != len(data):
+        plan["definitions"] = [(r.take("I"), r.bytes(r.take("I")))
+                               for _ in range(r.take("I"))]
     if r.pos != len(data):
         raise ValueError(f"{len(data) - r.pos} bytes after the last step")
     plan["steps"] = steps
@@ -152,12 +157,13 @@ def inspect(path):
     except (ValueError, KeyError, struct.error, UnicodeDecodeError) as e:
         return None, f"undecodable artifact: {e}"
     # 1.2 has the CUDA section; GEMMs on fp16/bf16 operands are 1.3's,
-    # u16/u32/u64 values 1.4's, 8-bit float values 1.5's.
+    # u16/u32/u64 values 1.4's, 8-bit float values 1.5's, symbols defined
+    # from data 1.6's.
     half_gemm = any(plan["values"][fields["fields"][2]][0] != DTYPE_F32
                     for kind, fields in plan["steps"] if kind in (2, 4))
     wide_unsigned = any(value[0] in DTYPES_1_4 for value in plan["values"])
     float8 = any(value[0] in DTYPES_1_5 for value in plan["values"])
-    expected = ((1, 5) if float8 else (1, 4) if wide_unsigned
+    expected = ((1, 6) if plan["definitions"] else (1, 5) if float8 else (1, 4) if wide_unsigned
                 else (1, 3) if half_gemm else (1, 2))
     if parts["version"] != expected:
         return None, f"format version {parts['version']}, expected {expected}"

@@ -1,0 +1,249 @@
+//===- SymbolDefinitions.cpp - postfix code of plan expressions -----------===//
+//
+// docs/artifact-format.md, "Expressions": dims are affine expressions of the
+// symbols; symbols bound from data (format 1.6) are defined by code that may
+// also read input elements, compare and select.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/plan/Plan.h"
+
+#include "dialects/tsc/IR/SymbolicShape.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::plan;
+
+namespace {
+
+enum Code : uint8_t {
+  kConst = 0x01,
+  kSymbol = 0x02,
+  kElement = 0x03,
+  kAdd = 0x10,
+  kMul = 0x11,
+  kFloorDiv = 0x12,
+  kCeilDiv = 0x13,
+  kMod = 0x14,
+  kMin = 0x15,
+  kMax = 0x16,
+  kEq = 0x17,
+  kLt = 0x18,
+  kSelect = 0x19,
+};
+
+template <typename T> void put(std::vector<uint8_t> &code, T value) {
+  uint8_t raw[sizeof(T)];
+  std::memcpy(raw, &value, sizeof(T));
+  code.insert(code.end(), raw, raw + sizeof(T));
+}
+
+void pushConstant(std::vector<uint8_t> &code, int64_t value) {
+  code.push_back(kConst);
+  put(code, value);
+}
+
+/// Encodes the scalar computation `value` of a symbol's definition.
+class DefinitionEncoder {
+public:
+  DefinitionEncoder(const SymbolicShapes &shapes, std::vector<uint8_t> &code)
+      : shapes(shapes), code(code) {}
+
+  LogicalResult encode(Value value, int depth = 0) {
+    if (depth > 256)
+      return fail(value, "is nested too deeply");
+    if (std::optional<unsigned> position = shapes.getPosition(value)) {
+      code.push_back(kSymbol);
+      put(code, static_cast<uint32_t>(*position));
+      return success();
+    }
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return fail(value, "is a block argument");
+    auto operand = [&](unsigned i) {
+      return encode(def->getOperand(i), depth + 1);
+    };
+    auto both = [&](uint8_t op) -> LogicalResult {
+      if (failed(operand(0)) || failed(operand(1)))
+        return failure();
+      code.push_back(op);
+      return success();
+    };
+    // a - b as a + (-1 * b); `swap` encodes b first.
+    auto difference = [&](Value a, Value b) -> LogicalResult {
+      if (failed(encode(a, depth + 1)) || failed(encode(b, depth + 1)))
+        return failure();
+      pushConstant(code, -1);
+      code.push_back(kMul);
+      code.push_back(kAdd);
+      return success();
+    };
+    return TypeSwitch<Operation *, LogicalResult>(def)
+        .Case([&](arith::ConstantOp op) -> LogicalResult {
+          auto attr = dyn_cast<IntegerAttr>(op.getValue());
+          if (!attr)
+            return fail(value, "is not an integer constant");
+          pushConstant(code, attr.getType().isInteger(1)
+                                 ? int64_t(attr.getValue().getBoolValue())
+                                 : attr.getValue().getSExtValue());
+          return success();
+        })
+        .Case([&](DimOp op) -> LogicalResult {
+          std::optional<SmallVector<AffineExpr>> shape =
+              shapes.getShape(op.getInput());
+          if (!shape)
+            return fail(value, "is a dim of a tensor without a known shape");
+          return encodeAffineExpr((*shape)[op.getDim()], code);
+        })
+        .Case<arith::IndexCastOp, arith::ExtSIOp, arith::ExtUIOp>(
+            [&](Operation *) { return operand(0); })
+        .Case([&](arith::AddIOp) { return both(kAdd); })
+        .Case([&](arith::MulIOp) { return both(kMul); })
+        .Case([&](arith::AndIOp) { return both(kMul); }) // on i1: 0 or 1
+        .Case([&](arith::OrIOp) { return both(kMax); })  // on i1
+        .Case([&](arith::SubIOp op) {
+          return difference(op.getLhs(), op.getRhs());
+        })
+        .Case([&](arith::XOrIOp op) -> LogicalResult {
+          IntegerAttr one;
+          if (!op.getType().isInteger(1) ||
+              !matchPattern(op.getRhs(), m_Constant(&one)) ||
+              !one.getValue().getBoolValue())
+            return fail(value, "is an xor other than a boolean's negation");
+          pushConstant(code, 1);
+          if (failed(encode(op.getLhs(), depth + 1)))
+            return failure();
+          pushConstant(code, -1);
+          code.push_back(kMul);
+          code.push_back(kAdd);
+          return success();
+        })
+        .Case<arith::FloorDivSIOp, arith::DivSIOp>(
+            [&](Operation *) { return both(kFloorDiv); })
+        .Case([&](arith::CeilDivSIOp) { return both(kCeilDiv); })
+        .Case([&](arith::RemSIOp) { return both(kMod); })
+        .Case([&](arith::MinSIOp) { return both(kMin); })
+        .Case([&](arith::MaxSIOp) { return both(kMax); })
+        .Case([&](arith::SelectOp op) -> LogicalResult {
+          if (failed(operand(0)) || failed(operand(1)) || failed(operand(2)))
+            return failure();
+          code.push_back(kSelect);
+          return success();
+        })
+        .Case([&](arith::CmpIOp op) -> LogicalResult {
+          Value a = op.getLhs(), b = op.getRhs();
+          auto lessThan = [&](Value x, Value y, int64_t plus) -> LogicalResult {
+            // x < y + plus
+            if (failed(encode(x, depth + 1)) || failed(encode(y, depth + 1)))
+              return failure();
+            if (plus) {
+              pushConstant(code, plus);
+              code.push_back(kAdd);
+            }
+            code.push_back(kLt);
+            return success();
+          };
+          switch (op.getPredicate()) {
+          case arith::CmpIPredicate::eq:
+            return both(kEq);
+          case arith::CmpIPredicate::ne:
+            pushConstant(code, 1);
+            if (failed(both(kEq)))
+              return failure();
+            pushConstant(code, -1);
+            code.push_back(kMul);
+            code.push_back(kAdd);
+            return success();
+          case arith::CmpIPredicate::slt:
+            return lessThan(a, b, 0);
+          case arith::CmpIPredicate::sle:
+            return lessThan(a, b, 1);
+          case arith::CmpIPredicate::sgt:
+            return lessThan(b, a, 0);
+          case arith::CmpIPredicate::sge:
+            return lessThan(b, a, 1);
+          default:
+            return fail(value, "is an unsigned comparison");
+          }
+        })
+        .Default([&](Operation *op) {
+          return fail(value, ("comes from '" + op->getName().getStringRef() +
+                              "', which a plan cannot evaluate")
+                                 .str());
+        });
+  }
+
+private:
+  LogicalResult fail(Value value, const std::string &why) {
+    if (!reported) {
+      reported = true;
+      if (Operation *op = value.getDefiningOp())
+        op->emitError("a symbol's definition uses a value that ") << why;
+      else
+        emitError(value.getLoc(), "a symbol's definition uses a value that ")
+            << why;
+    }
+    return failure();
+  }
+
+  const SymbolicShapes &shapes;
+  std::vector<uint8_t> &code;
+  bool reported = false;
+};
+
+} // namespace
+
+LogicalResult plan::encodeAffineExpr(AffineExpr expr,
+                                     std::vector<uint8_t> &code) {
+  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+    pushConstant(code, c.getValue());
+    return success();
+  }
+  if (auto s = dyn_cast<AffineSymbolExpr>(expr)) {
+    code.push_back(kSymbol);
+    put(code, static_cast<uint32_t>(s.getPosition()));
+    return success();
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin || failed(encodeAffineExpr(bin.getLHS(), code)) ||
+      failed(encodeAffineExpr(bin.getRHS(), code)))
+    return failure();
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    code.push_back(kAdd);
+    return success();
+  case AffineExprKind::Mul:
+    code.push_back(kMul);
+    return success();
+  case AffineExprKind::FloorDiv:
+    code.push_back(kFloorDiv);
+    return success();
+  case AffineExprKind::CeilDiv:
+    code.push_back(kCeilDiv);
+    return success();
+  case AffineExprKind::Mod:
+    code.push_back(kMod);
+    return success();
+  default:
+    return failure();
+  }
+}
+
+LogicalResult plan::encodeSymbolDefinition(SymbolOp symbol,
+                                           const SymbolicShapes &shapes,
+                                           std::vector<uint8_t> &code) {
+  if (Value source = symbol.getSource()) {
+    code.push_back(kElement);
+    put(code,
+        static_cast<uint32_t>(cast<BlockArgument>(source).getArgNumber()));
+    put(code, static_cast<uint32_t>(*symbol.getElement()));
+    return success();
+  }
+  return DefinitionEncoder(shapes, code).encode(symbol.getDefinition());
+}

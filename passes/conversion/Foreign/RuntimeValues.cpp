@@ -1,0 +1,151 @@
+//===- RuntimeValues.cpp - shapes and axes the model takes at run time ----===//
+//
+// A model may take a Reshape's shape, a reduction's axes or a TopK's k as a
+// graph input. Its elements become symbols bound from the input's data when
+// the model runs (TensorRT's shape tensors), and what depends on them
+// non-affinely (a -1 in a shape, a negative axis) becomes symbols defined by
+// index computations over those; the runtime evaluates both before planning
+// a run's shapes, and the memory planner plans at their maxima.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/conversion/Foreign/ForeignNode.h"
+#include "passes/conversion/Foreign/IndexMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::foreign;
+
+namespace {
+
+/// A symbol name not yet declared in `block`: `base`, else `base#2`, ...
+std::string uniqueSymbolName(Block *block, const std::string &base) {
+  auto taken = [&](StringRef name) {
+    return llvm::any_of(block->getOps<SymbolOp>(), [&](SymbolOp symbol) {
+      return symbol.getSymbol() == name;
+    });
+  };
+  std::string name = base;
+  for (int n = 2; taken(name); ++n)
+    name = base + "#" + std::to_string(n);
+  return name;
+}
+
+} // namespace
+
+bool ForeignNode::isRuntimeInts(unsigned i) {
+  if (!hasInput(i))
+    return false;
+  auto arg = dyn_cast<BlockArgument>(op.getInputs()[i]);
+  if (!arg)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(arg.getType());
+  return type && type.hasStaticShape() && type.getRank() <= 1 &&
+         type.getNumElements() <= 16 &&
+         isa<IntegerType>(type.getElementType()) &&
+         !type.getElementType().isInteger(1);
+}
+
+FailureOr<SmallVector<Value>> ForeignNode::runtimeInts(unsigned i, int64_t min,
+                                                       int64_t max) {
+  if (!isRuntimeInts(i))
+    return fail("input #" + Twine(i) +
+                " must be a constant or a small integer graph input");
+  auto arg = cast<BlockArgument>(op.getInputs()[i]);
+  Block *block = arg.getOwner();
+  auto func = cast<func::FuncOp>(block->getParentOp());
+  auto nameAttr =
+      func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tsc.name");
+  std::string input =
+      nameAttr ? nameAttr.str() : "input" + std::to_string(arg.getArgNumber());
+  int64_t count = cast<RankedTensorType>(arg.getType()).getNumElements();
+  SmallVector<Value> elements;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(block);
+  for (int64_t e = 0; e < count; ++e) {
+    SymbolOp symbol;
+    for (SymbolOp existing : block->getOps<SymbolOp>())
+      if (existing.getSource() == arg &&
+          static_cast<int64_t>(*existing.getElement()) == e)
+        symbol = existing;
+    if (symbol) {
+      // Another node reads the same element: both ranges hold.
+      int64_t lo = std::max(min, symbol.getLowest());
+      int64_t hi = std::min(max, symbol.getHighest());
+      if (lo > hi)
+        return fail("input '" + input + "' element " + Twine(e) +
+                    " would need to lie in [" + Twine(min) + ", " + Twine(max) +
+                    "] and in [" + Twine(symbol.getLowest()) + ", " +
+                    Twine(symbol.getHighest()) + "] for another node");
+      rewriter.modifyOpInPlace(symbol, [&] {
+        symbol.setMinAttr(rewriter.getI64IntegerAttr(lo));
+        symbol.setMaxAttr(rewriter.getI64IntegerAttr(hi));
+      });
+    } else {
+      std::string name = uniqueSymbolName(
+          block,
+          count == 1 && cast<RankedTensorType>(arg.getType()).getRank() == 0
+              ? input
+              : input + "[" + std::to_string(e) + "]");
+      symbol =
+          SymbolOp::create(rewriter, getLoc(), name, static_cast<uint64_t>(min),
+                           static_cast<uint64_t>(max), Value(), arg,
+                           rewriter.getI64IntegerAttr(e));
+    }
+    elements.push_back(symbol.getResult());
+  }
+  return elements;
+}
+
+Value ForeignNode::defineSymbol(const Twine &what, Value value, int64_t min,
+                                int64_t max) {
+  Block *block = rewriter.getInsertionBlock();
+  std::string name = uniqueSymbolName(block, getName() + ": " + what.str());
+  return SymbolOp::create(rewriter, getLoc(), name, static_cast<uint64_t>(min),
+                          static_cast<uint64_t>(max), value, Value(),
+                          IntegerAttr());
+}
+
+void ForeignNode::markAxes(ArrayRef<Value> axes, SmallVectorImpl<Value> &flags,
+                           Value &distinct) {
+  IndexMath im{rewriter, getLoc()};
+  int64_t rank = flags.size();
+  for (Value &flag : flags)
+    flag = im.c(0);
+  for (Value axis : axes) {
+    Value normalized = im.normalizeAxis(axis, rank);
+    for (int64_t d = 0; d < rank; ++d)
+      flags[d] = im.select(im.eq(normalized, im.c(d)), im.c(1), flags[d]);
+  }
+  Value marked = im.c(0);
+  for (Value flag : flags)
+    marked = im.add(marked, flag);
+  distinct = im.eq(marked, im.c(axes.size()));
+}
+
+SmallVector<OpFoldResult> ForeignNode::keptDims(ArrayRef<int64_t> shape,
+                                                ArrayRef<Value> dropped,
+                                                Value valid, int64_t keptCount,
+                                                StringRef why) {
+  IndexMath im{rewriter, getLoc()};
+  int64_t lo = INT64_MAX, hi = 0;
+  for (int64_t n : shape)
+    lo = std::min(lo, n), hi = std::max(hi, n);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t m = 0; m < keptCount; ++m) {
+    // Dim d is the m-th kept one when it is kept and m dims are kept before.
+    Value size = im.c(0), before = im.c(0);
+    for (auto [d, n] : llvm::enumerate(shape)) {
+      Value kept = im.sub(im.c(1), dropped[d]);
+      size = im.add(size, im.mul(kept, im.select(im.eq(before, im.c(m)),
+                                                 im.c(n), im.c(0))));
+      before = im.add(before, kept);
+    }
+    sizes.push_back(defineSymbol("dim " + Twine(m) + " (-1: " + why + ")",
+                                 im.select(valid, size, im.c(-1)),
+                                 std::min<int64_t>(lo, hi), hi));
+  }
+  return sizes;
+}
