@@ -10,6 +10,7 @@
 
 #include "artifact.h"
 #include "expr.h"
+#include "half.h"
 
 #include <string>
 #include <vector>
@@ -93,7 +94,8 @@ struct Plan {
   std::vector<uint32_t> definitionOrder;
 };
 
-/// Whether symbols may be read from elements of `dtype` (format 1.6).
+/// Whether symbols may be read from elements of `dtype` (format 1.6):
+/// integers, and floats (truncated toward zero, as ONNX reads OneHot's depth).
 inline bool isIntegerDtype(uint8_t dtype) {
   switch (dtype) {
   case TSC_DTYPE_I8:
@@ -104,16 +106,22 @@ inline bool isIntegerDtype(uint8_t dtype) {
   case TSC_DTYPE_U32:
   case TSC_DTYPE_I64:
   case TSC_DTYPE_U64:
+  case TSC_DTYPE_F32:
+  case TSC_DTYPE_F64:
+  case TSC_DTYPE_F16:
+  case TSC_DTYPE_BF16:
     return true;
   default:
     return false;
   }
 }
 
-/// Element `i` of integer host data of `dtype`, as an i64; false for a u64
-/// above INT64_MAX.
+/// Element `i` of host data of `dtype` as an i64 (floats truncated toward
+/// zero); false when it does not fit (a u64 above INT64_MAX, a NaN, an
+/// infinity or a float out of range).
 inline bool loadIntegerElement(uint8_t dtype, const void *data, size_t i,
                                int64_t &out) {
+  double f = 0;
   switch (dtype) {
   case TSC_DTYPE_I8:
     out = static_cast<const int8_t *>(data)[i];
@@ -141,9 +149,26 @@ inline bool loadIntegerElement(uint8_t dtype, const void *data, size_t i,
     out = static_cast<int64_t>(u);
     return u <= uint64_t(INT64_MAX);
   }
+  case TSC_DTYPE_F32:
+    f = static_cast<const float *>(data)[i];
+    break;
+  case TSC_DTYPE_F64:
+    f = static_cast<const double *>(data)[i];
+    break;
+  case TSC_DTYPE_F16:
+    f = halfToFloat(static_cast<const uint16_t *>(data)[i]);
+    break;
+  case TSC_DTYPE_BF16:
+    f = bf16ToFloat(static_cast<const uint16_t *>(data)[i]);
+    break;
   default:
     return false;
   }
+  // NaN fails both comparisons.
+  if (!(f > -9.2e18 && f < 9.2e18))
+    return false;
+  out = static_cast<int64_t>(f);
+  return true;
 }
 
 /// Every value's address for one run: inputs and outputs from `input(i)` and

@@ -196,7 +196,7 @@ private:
           return corrupt("the definition of symbol '" + symbol.name +
                          "' reads element " + std::to_string(element) +
                          " of input '" + plan_.inputs[input].name +
-                         "', which is not an integer input of static shape "
+                         "', which is not a numeric input of static shape "
                          "holding it");
       }
       bound[j] = true;

@@ -128,7 +128,7 @@ struct InputElements final : ElementReader {
       return false;
     }
     if (!loadIntegerElement(uint8_t(t->dtype), t->data, element, out)) {
-      error = "the element does not fit an i64";
+      error = "the element is not a number that fits an i64";
       return false;
     }
     return true;

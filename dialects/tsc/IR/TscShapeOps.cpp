@@ -40,11 +40,11 @@ LogicalResult SymbolOp::verify() {
     if (!isa<BlockArgument>(source))
       return emitOpError("symbol '")
              << getSymbol() << "' must be read from a function argument";
-    if (!type.hasStaticShape() || !isa<IntegerType>(type.getElementType()) ||
+    if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
         element < 0 || element >= type.getNumElements())
       return emitOpError("symbol '")
              << getSymbol() << "' reads element " << element << " of " << type
-             << "; it needs a static integer tensor holding it";
+             << "; it needs a static numeric tensor holding it";
   }
   for (Operation &other : (*this)->getBlock()->getOperations()) {
     auto symbol = dyn_cast<SymbolOp>(&other);

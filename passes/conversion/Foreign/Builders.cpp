@@ -275,8 +275,15 @@ FailureOr<Value> foreign::buildSlice(ForeignNode &node,
         node.getLoc(), node.toIndex(endIndex),
         arith::ConstantIndexOp::create(rw, node.getLoc(), *start));
   }
-  SmallVector<int64_t> shape = ForeignNode::staticShape(sizes);
-  auto resultType = type.clone(shape);
+  return buildSliceOp(node, x, offsets, sizes, strides);
+}
+
+Value foreign::buildSliceOp(ForeignNode &node, TypedValue<RankedTensorType> x,
+                            ArrayRef<OpFoldResult> offsets,
+                            ArrayRef<OpFoldResult> sizes,
+                            ArrayRef<OpFoldResult> strides) {
+  RewriterBase &rw = node.getRewriter();
+  auto resultType = x.getType().clone(ForeignNode::staticShape(sizes));
   SmallVector<Value> dynOffsets, dynSizes, dynStrides;
   SmallVector<int64_t> staticOffsets, staticSizes, staticStrides;
   auto split = [&](ArrayRef<OpFoldResult> list, SmallVector<Value> &dyn,
@@ -293,9 +300,8 @@ FailureOr<Value> foreign::buildSlice(ForeignNode &node,
   split(offsets, dynOffsets, staticOffsets);
   split(sizes, dynSizes, staticSizes);
   split(strides, dynStrides, staticStrides);
-  return Value(SliceOp::create(rw, node.getLoc(), resultType, x, dynOffsets,
-                               dynSizes, dynStrides, staticOffsets,
-                               staticSizes, staticStrides));
+  return SliceOp::create(rw, node.getLoc(), resultType, x, dynOffsets, dynSizes,
+                         dynStrides, staticOffsets, staticSizes, staticStrides);
 }
 
 FailureOr<SmallVector<Value>>

@@ -18,6 +18,12 @@ OpFoldResult asIndex(ForeignNode &node, OpFoldResult element);
 FailureOr<Value> buildReshape(ForeignNode &node, TypedValue<RankedTensorType> x,
                               ArrayRef<OpFoldResult> shape, bool zeroCopiesDim);
 
+/// `tsc.slice` of `x` with these offsets, sizes and strides (constants or
+/// index values), its result as static as they allow.
+Value buildSliceOp(ForeignNode &node, TypedValue<RankedTensorType> x,
+                   ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+                   ArrayRef<OpFoldResult> strides);
+
 /// Python/ONNX slicing of `x` along `axes`: start and end clamped to the dim,
 /// negative values counting from the end, a nonzero constant step. With
 /// run-time bounds: step 1, a constant non-negative start, and an end that

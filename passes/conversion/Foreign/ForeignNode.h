@@ -91,13 +91,19 @@ public:
   /// Whether input `i` is a graph input (a function argument) of a static
   /// integer type with at most 16 elements: a value the model takes at run
   /// time where a shape or axes are expected.
-  bool isRuntimeInts(unsigned i);
+  /// With `floats`, a float input counts too (its elements truncated toward
+  /// zero when read, as ONNX reads OneHot's depth).
+  bool isRuntimeInts(unsigned i, bool floats = false);
   /// The elements of such an input as index values: one symbol per element,
   /// bound from the input's data at run time (`tsc.symbol ... from`), its
   /// range narrowed to [min, max] (a run with a value outside fails naming
   /// the symbol). Fails, naming the input, when `isRuntimeInts(i)` is false.
   FailureOr<SmallVector<Value>> runtimeInts(unsigned i, int64_t min,
-                                            int64_t max);
+                                            int64_t max, bool floats = false);
+  /// The elements of input `i` as sizes: shape arithmetic (shapeElements)
+  /// or, for a graph input, symbols read at run time in [min, max].
+  FailureOr<SmallVector<OpFoldResult>> sizeElements(unsigned i, int64_t min,
+                                                    int64_t max);
   /// A symbol named after this node and `what`, defined as the index
   /// computation `value` (selects and comparisons allowed), with range
   /// [min, max].

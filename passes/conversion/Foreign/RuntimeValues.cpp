@@ -35,7 +35,7 @@ std::string uniqueSymbolName(Block *block, const std::string &base) {
 
 } // namespace
 
-bool ForeignNode::isRuntimeInts(unsigned i) {
+bool ForeignNode::isRuntimeInts(unsigned i, bool floats) {
   if (!hasInput(i))
     return false;
   auto arg = dyn_cast<BlockArgument>(op.getInputs()[i]);
@@ -44,13 +44,14 @@ bool ForeignNode::isRuntimeInts(unsigned i) {
   auto type = dyn_cast<RankedTensorType>(arg.getType());
   return type && type.hasStaticShape() && type.getRank() <= 1 &&
          type.getNumElements() <= 16 &&
-         isa<IntegerType>(type.getElementType()) &&
-         !type.getElementType().isInteger(1);
+         ((isa<IntegerType>(type.getElementType()) &&
+           !type.getElementType().isInteger(1)) ||
+          (floats && isa<FloatType>(type.getElementType())));
 }
 
-FailureOr<SmallVector<Value>> ForeignNode::runtimeInts(unsigned i, int64_t min,
-                                                       int64_t max) {
-  if (!isRuntimeInts(i))
+FailureOr<SmallVector<Value>>
+ForeignNode::runtimeInts(unsigned i, int64_t min, int64_t max, bool floats) {
+  if (!isRuntimeInts(i, floats))
     return fail("input #" + Twine(i) +
                 " must be a constant or a small integer graph input");
   auto arg = cast<BlockArgument>(op.getInputs()[i]);
@@ -97,6 +98,16 @@ FailureOr<SmallVector<Value>> ForeignNode::runtimeInts(unsigned i, int64_t min,
     elements.push_back(symbol.getResult());
   }
   return elements;
+}
+
+FailureOr<SmallVector<OpFoldResult>>
+ForeignNode::sizeElements(unsigned i, int64_t min, int64_t max) {
+  if (!isRuntimeInts(i))
+    return shapeElements(i);
+  FailureOr<SmallVector<Value>> values = runtimeInts(i, min, max);
+  if (failed(values))
+    return failure();
+  return SmallVector<OpFoldResult>(values->begin(), values->end());
 }
 
 Value ForeignNode::defineSymbol(const Twine &what, Value value, int64_t min,

@@ -76,7 +76,8 @@ FailureOr<Values> convertFlatten(ForeignNode &node) {
 /// derived from the sequence length).
 FailureOr<Values> convertTile(ForeignNode &node) {
   auto x = node.input(0);
-  FailureOr<SmallVector<OpFoldResult>> repeats = node.shapeElements(1);
+  FailureOr<SmallVector<OpFoldResult>> repeats =
+      node.sizeElements(1, 0, kDefaultValueMax);
   if (failed(x) || failed(repeats))
     return failure();
   int64_t rank = x->getType().getRank();
@@ -262,12 +263,25 @@ FailureOr<Values> convertOneHot(ForeignNode &node) {
   if (axis < 0 || axis > rank)
     return node.fail("axis " + Twine(node.getInt("axis", -1)) +
                      " is out of range for rank-" + Twine(rank) + " indices");
-  FailureOr<double> depthValue = node.constantScalar(1);
-  if (failed(depthValue))
-    return failure();
-  auto depth = static_cast<int64_t>(*depthValue);
-  if (depth < 1)
-    return node.fail("depth must be positive, got " + Twine(depth));
+  // A depth the model takes at run time is a symbol read from it.
+  Value runtimeDepth;
+  int64_t depth = ShapedType::kDynamic;
+  if (node.isRuntimeInts(1, /*floats=*/true)) {
+    FailureOr<SmallVector<Value>> read =
+        node.runtimeInts(1, 1, kDefaultValueMax, /*floats=*/true);
+    if (failed(read))
+      return failure();
+    if (read->size() != 1)
+      return node.fail("depth must have one element");
+    runtimeDepth = read->front();
+  } else {
+    FailureOr<double> depthValue = node.constantScalar(1);
+    if (failed(depthValue))
+      return failure();
+    depth = static_cast<int64_t>(*depthValue);
+    if (depth < 1)
+      return node.fail("depth must be positive, got " + Twine(depth));
+  }
   if (values->getType().getNumElements() != 2)
     return node.fail("values must hold [off_value, on_value]");
 
@@ -278,8 +292,11 @@ FailureOr<Values> convertOneHot(ForeignNode &node) {
   if (node.getVersion() >= 11) {
     FailureOr<Value> negative =
         node.create<LessOp>({index, node.scalar(i64, 0)});
-    FailureOr<Value> shifted =
-        node.create<AddOp>({index, node.scalar(i64, depth)});
+    Value depthTensor =
+        runtimeDepth ? buildShapeTensor(rw, node.getLoc(), {runtimeDepth},
+                                        /*scalar=*/true, i64)
+                     : node.scalar(i64, depth);
+    FailureOr<Value> shifted = node.create<AddOp>({index, depthTensor});
     if (failed(negative) || failed(shifted))
       return failure();
     FailureOr<Value> wrapped =
@@ -295,13 +312,24 @@ FailureOr<Values> convertOneHot(ForeignNode &node) {
     return failure();
   SmallVector<int64_t> positionShape(rank + 1, 1);
   positionShape[axis] = depth;
-  SmallVector<APInt> positionValues;
-  for (int64_t p = 0; p < depth; ++p)
-    positionValues.push_back(APInt(64, p));
-  Value positions = ConstantOp::create(
-      rw, node.getLoc(),
-      DenseIntElementsAttr::get(RankedTensorType::get(positionShape, i64),
-                                positionValues));
+  Value positions;
+  if (runtimeDepth) {
+    FailureOr<Value> range = buildRange(
+        node, i64, {rw.getIndexAttr(0), runtimeDepth, rw.getIndexAttr(1)});
+    if (failed(range))
+      return failure();
+    SmallVector<OpFoldResult> sizes(rank + 1, rw.getIndexAttr(1));
+    sizes[axis] = runtimeDepth;
+    positions = node.reshape(*range, sizes);
+  } else {
+    SmallVector<APInt> positionValues;
+    for (int64_t p = 0; p < depth; ++p)
+      positionValues.push_back(APInt(64, p));
+    positions = ConstantOp::create(
+        rw, node.getLoc(),
+        DenseIntElementsAttr::get(RankedTensorType::get(positionShape, i64),
+                                  positionValues));
+  }
   FailureOr<Value> hot = node.create<EqualOp>({*column, positions});
   if (failed(hot))
     return failure();

@@ -40,18 +40,21 @@ FailureOr<ReduceOperands> reduceOperands(ForeignNode &node, bool axesAsInput) {
   int64_t rank = x->getType().getRank();
   SmallVector<int64_t> axes;
   bool keepdims = node.getInt("keepdims", 1) != 0;
-  if (axesAsInput && rank > 0 && node.isRuntimeInts(1) &&
+  // Axes a graph input gives: read at run time, unless there are none.
+  bool runtime = axesAsInput && node.isRuntimeInts(1);
+  if (runtime && rank > 0 &&
       cast<RankedTensorType>(node.getOp().getInputs()[1].getType())
               .getNumElements() > 0)
     return ReduceOperands{*x, {}, keepdims, /*runtimeAxes=*/true};
-  if (axesAsInput) {
+  if (axesAsInput && !runtime) {
     if (node.hasInput(1)) {
       FailureOr<SmallVector<int64_t>> values = node.constantInts(1);
       if (failed(values))
         return failure();
       axes = *values;
     }
-  } else if (std::optional<SmallVector<int64_t>> values = node.getInts("axes")) {
+  } else if (std::optional<SmallVector<int64_t>> values =
+                 node.getInts("axes")) {
     axes = *values;
   }
   bool keepdim = node.getInt("keepdims", 1) != 0;
@@ -362,7 +365,24 @@ FailureOr<Values> convertTopK(ForeignNode &node) {
   if (failed(x))
     return failure();
   int64_t k;
-  if (node.getVersion() < 10) {
+  // k given at run time: the whole axis sorted, then its first k, with k a
+  // symbol read from the input (at most the axis's size).
+  Value runtimeK;
+  if (node.getVersion() >= 10 && node.isRuntimeInts(1)) {
+    FailureOr<int64_t> axis =
+        node.axis(node.getInt("axis", -1), x->getType().getRank());
+    if (failed(axis))
+      return failure();
+    k = x->getType().getDimSize(*axis);
+    if (ShapedType::isDynamic(k))
+      return node.fail("k given at run time needs a static axis");
+    FailureOr<SmallVector<Value>> values = node.runtimeInts(1, 0, k);
+    if (failed(values))
+      return failure();
+    if (values->size() != 1)
+      return node.fail("k must have one element");
+    runtimeK = values->front();
+  } else if (node.getVersion() < 10) {
     if (!node.hasAttr("k"))
       return node.fail("the attribute k is required before opset 10");
     k = node.getInt("k", 0);
@@ -401,7 +421,19 @@ FailureOr<Values> convertTopK(ForeignNode &node) {
   state.addTypes(types);
   state.useProperties(properties);
   Operation *op = rw.create(state);
-  return Values{op->getResult(0), op->getResult(1)};
+  if (!runtimeK)
+    return Values{op->getResult(0), op->getResult(1)};
+  Values out;
+  for (Value sorted : op->getResults()) {
+    auto type = cast<RankedTensorType>(sorted.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), rw.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = node.sizes(sorted);
+    SmallVector<OpFoldResult> strides(type.getRank(), rw.getIndexAttr(1));
+    sizes[*axis] = runtimeK;
+    out.push_back(buildSliceOp(node, cast<TypedValue<RankedTensorType>>(sorted),
+                               offsets, sizes, strides));
+  }
+  return out;
 }
 
 template <typename OpTy>

@@ -158,6 +158,45 @@ FailureOr<Values> convertSlice(ForeignNode &node) {
   return results(buildSlice(node, *x, *starts, *ends, axes, steps));
 }
 
+/// Split into the sizes input #1 gives at run time: each part's size is a
+/// symbol read from it, -1 (rejected by the run) unless they add up to the
+/// axis's size.
+FailureOr<Values> splitAtRuntime(ForeignNode &node,
+                                 TypedValue<RankedTensorType> x, int64_t axis) {
+  int64_t dim = x.getType().getDimSize(axis);
+  if (ShapedType::isDynamic(dim))
+    return node.fail("split sizes given at run time need a static axis");
+  FailureOr<SmallVector<Value>> parts = node.runtimeInts(1, 0, dim);
+  if (failed(parts))
+    return failure();
+  if (static_cast<int64_t>(parts->size()) != node.getOp().getNumResults())
+    return node.fail("split sizes do not match the " +
+                     Twine(node.getOp().getNumResults()) + " outputs");
+  IndexMath im{node.getRewriter(), node.getLoc()};
+  Value total = im.c(0);
+  for (Value part : *parts)
+    total = im.add(total, part);
+  Value valid = im.eq(total, im.c(dim));
+  RewriterBase &rw = node.getRewriter();
+  int64_t rank = x.getType().getRank();
+  Values out;
+  Value offset = im.c(0);
+  for (auto [i, part] : llvm::enumerate(*parts)) {
+    Value size = node.defineSymbol("part " + Twine(i) +
+                                       " (-1: the sizes do not add up to " +
+                                       Twine(dim) + ")",
+                                   im.select(valid, part, im.c(-1)), 0, dim);
+    SmallVector<OpFoldResult> offsets(rank, rw.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = node.sizes(x);
+    SmallVector<OpFoldResult> strides(rank, rw.getIndexAttr(1));
+    offsets[axis] = offset;
+    sizes[axis] = size;
+    out.push_back(buildSliceOp(node, x, offsets, sizes, strides));
+    offset = im.add(offset, size);
+  }
+  return out;
+}
+
 FailureOr<Values> convertSplit(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
@@ -168,6 +207,8 @@ FailureOr<Values> convertSplit(ForeignNode &node) {
     return failure();
   int64_t outputs = node.getOp().getNumResults();
   SmallVector<int64_t> sizes;
+  if (node.isRuntimeInts(1))
+    return splitAtRuntime(node, *x, *axis);
   if (node.hasInput(1)) {
     FailureOr<SmallVector<int64_t>> values = node.constantInts(1);
     if (failed(values))
@@ -285,11 +326,55 @@ FailureOr<Values> convertUnsqueeze(ForeignNode &node) {
   return results(node.create<UnsqueezeOp>({*x}, properties));
 }
 
+/// Expand to a shape input #1 gives at run time: each result dim is a
+/// symbol, the requested size where the input's dim is 1 (or missing), the
+/// input's dim where 1 or that dim is requested, and -1 otherwise, which the
+/// run rejects.
+FailureOr<Value> expandAtRuntime(ForeignNode &node,
+                                 TypedValue<RankedTensorType> x) {
+  RankedTensorType type = x.getType();
+  if (failed(staticCount(node, type, 1)))
+    return failure();
+  FailureOr<SmallVector<Value>> shape =
+      node.runtimeInts(1, 0, kDefaultValueMax);
+  if (failed(shape))
+    return failure();
+  IndexMath im{node.getRewriter(), node.getLoc()};
+  int64_t rank = std::max<int64_t>(type.getRank(), shape->size());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t xd = d - (rank - type.getRank());
+    int64_t sd = d - (rank - static_cast<int64_t>(shape->size()));
+    if (sd < 0) {
+      sizes.push_back(node.dimSize(x, xd));
+      continue;
+    }
+    Value v = (*shape)[sd];
+    int64_t n = xd < 0 ? 1 : type.getDimSize(xd);
+    Value size = v;
+    if (n != 1)
+      size = im.select(im.eq(v, im.c(1)), im.c(n),
+                       im.select(im.eq(v, im.c(n)), im.c(n), im.c(-1)));
+    sizes.push_back(node.defineSymbol(
+        "dim " + Twine(d) + " (-1: cannot broadcast " + Twine(n) + ")", size, 0,
+        std::max<int64_t>(n, kDefaultValueMax)));
+  }
+  // Built here rather than by buildExpand, which would take a static dim for
+  // granted and drop its check.
+  return Value(ExpandOp::create(node.getRewriter(), node.getLoc(),
+                                type.clone(ForeignNode::staticShape(sizes)), x,
+                                node.dynamicSizes(sizes)));
+}
+
 /// numpy broadcast of `x` with the requested shape.
 FailureOr<Values> convertExpand(ForeignNode &node) {
   auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  if (node.isRuntimeInts(1))
+    return results(expandAtRuntime(node, *x));
   FailureOr<SmallVector<OpFoldResult>> shape = node.shapeElements(1);
-  if (failed(x) || failed(shape))
+  if (failed(shape))
     return failure();
   return results(buildExpand(node, *x, *shape));
 }
@@ -316,7 +401,8 @@ FailureOr<Values> convertSize(ForeignNode &node) {
 }
 
 FailureOr<Values> convertConstantOfShape(ForeignNode &node) {
-  FailureOr<SmallVector<OpFoldResult>> shape = node.shapeElements(0);
+  FailureOr<SmallVector<OpFoldResult>> shape =
+      node.sizeElements(0, 0, kDefaultValueMax);
   if (failed(shape))
     return failure();
   RewriterBase &rw = node.getRewriter();
