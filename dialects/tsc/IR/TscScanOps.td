@@ -34,7 +34,7 @@ def Tsc_ReduceWindowOp : Tsc_Op<"reduce_window", [Pure, AttrSizedOperandSegments
     accumulate in f32. An empty window gives the reduction's identity.
 
     ```mlir
-    %s = tsc.reduce_window %x window [%w0, %w1] sizes [%n0, %n1] kind = "sum"
+    %s = tsc.reduce_window %x window[%w0, %w1] sizes[%n0, %n1] kind = "sum"
         : (tensor<3x2xf32>) -> tensor<?x?xf32>
     ```
   }];

@@ -15,7 +15,12 @@ using namespace mlir::tsc::util;
 //===----------------------------------------------------------------------===//
 
 void SymbolOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
-  setNameFn(getResult(), getSymbol());
+  // Symbols bound from data have descriptive names ("axes[0]", "Reshape_1:
+  // dim 0 (...)"); their SSA names are the input's name or "def".
+  if (getDefinition())
+    setNameFn(getResult(), "def");
+  else
+    setNameFn(getResult(), getSymbol().split('[').first);
 }
 
 LogicalResult SymbolOp::verify() {

@@ -18,6 +18,32 @@ func.func @symbol_negative_min() {
 
 // -----
 
+// Symbols bound from data may be negative; min <= max still holds.
+func.func @data_symbol_min_greater_than_max(%axes: tensor<1xi64>) {
+  // expected-error @+1 {{'tsc.symbol' op range [2, -3] of symbol 'axes[0]' must satisfy min <= max}}
+  %a = tsc.symbol "axes[0]" [2, -3] from %axes[0] : tensor<1xi64>
+  return
+}
+
+// -----
+
+func.func @data_symbol_element_out_of_range(%axes: tensor<2xi64>) {
+  // expected-error @+1 {{'tsc.symbol' op symbol 'axes[2]' reads element 2 of 'tensor<2xi64>'; it needs a static numeric tensor holding it}}
+  %a = tsc.symbol "axes[2]" [-3, 2] from %axes[2] : tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @data_symbol_not_an_argument() {
+  %c = tsc.constant dense<[1]> : tensor<1xi64>
+  // expected-error @+1 {{'tsc.symbol' op symbol 'c[0]' must be read from a function argument}}
+  %a = tsc.symbol "c[0]" [0, 4] from %c[0] : tensor<1xi64>
+  return
+}
+
+// -----
+
 func.func @symbol_empty_name() {
   // expected-error @+1 {{'tsc.symbol' op symbol name must not be empty}}
   %s = tsc.symbol "" [1, 4]

@@ -174,3 +174,24 @@ func.func @dim_and_shape_of(%x: tensor<?x?x768xf32>) -> (index, tensor<3xi64>) {
   %s = tsc.shape_of %x : (tensor<?x?x768xf32>) -> tensor<3xi64>
   return %d, %s : index, tensor<3xi64>
 }
+
+// -----
+
+// Symbols bound from data and a reduction over windows sized by them.
+// CHECK-LABEL: func.func @symbols_from_data
+// CHECK:         %[[A:.+]] = tsc.symbol "axes[0]" [-2, 1] from %{{.+}}[0] : tensor<1xi64>
+// CHECK:         %[[W:.+]] = tsc.symbol "w" [1, 3] = %{{.+}}
+// CHECK:         tsc.reduce_window %{{.+}} window[%[[W]], %{{.+}}] sizes[%{{.+}}, %{{.+}}] kind = "max" : (tensor<3x4xf32>) -> tensor<?x4xf32>
+func.func @symbols_from_data(%x: tensor<3x4xf32>, %axes: tensor<1xi64>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %a = tsc.symbol "axes[0]" [-2, 1] from %axes[0] : tensor<1xi64>
+  %is0 = arith.cmpi eq, %a, %c0 : index
+  %v = arith.select %is0, %c3, %c1 : index
+  %w = tsc.symbol "w" [1, 3] = %v
+  %n = arith.select %is0, %c1, %c3 : index
+  %s = tsc.symbol "n" [1, 3] = %n
+  %y = tsc.reduce_window %x window[%w, %c1] sizes[%s, %c1] kind = "max" : (tensor<3x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
