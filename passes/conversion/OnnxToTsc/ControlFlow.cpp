@@ -94,6 +94,8 @@ FailureOr<Values> convertIf(ForeignNode &node) {
     return failure();
   if (cond->getType().getNumElements() != 1)
     return node.fail("the condition must hold one element");
+  if ((*thenBranch)->getNumArguments() || (*elseBranch)->getNumArguments())
+    return node.fail("a branch declares inputs; If's branches take none");
   DenseIntElementsAttr folded;
   if (matchPattern(*cond, m_Constant(&folded)))
     return cloneSubgraph(node,
