@@ -85,11 +85,22 @@ def explain(case, stderr):
     model = case.model
     graph_inputs = {i.name for i in model.graph.input} - \
         {t.name for t in model.graph.initializer}
-    m = re.search(r"ONNX node '[^']*' \((\w+), opset (\d+)\): input #(\d+) "
+    m = re.search(r"ONNX node '([^']*)' \((\w+), opset (\d+)\): input #(\d+) "
                   r"(must be a constant|\(a shape\) is not a constant)", stderr)
     if m:
-        op, index = m.group(1), int(m.group(3))
-        producers = {out: n for n in model.graph.node for out in n.output}
+        name, op, index = m.group(1), m.group(2), int(m.group(4))
+
+        def all_nodes(graph):
+            """The graph's nodes and those of its subgraphs (If branches,
+            Loop and Scan bodies), which read the enclosing values."""
+            for n in graph.node:
+                yield n
+                for attr in n.attribute:
+                    if attr.HasField("g"):
+                        yield from all_nodes(attr.g)
+
+        nodes = list(all_nodes(model.graph))
+        producers = {out: n for n in nodes for out in n.output}
 
         def runtime_source(name, seen=()):
             """The graph input `name` is computed from, if any."""
@@ -104,7 +115,13 @@ def explain(case, stderr):
                     return found
             return None
 
-        for node in model.graph.node:
+        # The node the message names: by its name, or by tsc's `Op_K` for
+        # the K-th node imported (subgraphs' nodes counted after theirs).
+        named = [n for n in nodes if n.name and n.name == name]
+        k = re.fullmatch(re.escape(op) + r"_(\d+)", name)
+        if not named and k and int(k.group(1)) < len(nodes):
+            named = [nodes[int(k.group(1))]]
+        for node in named + nodes:
             if node.op_type == op and index < len(node.input):
                 source = runtime_source(node.input[index])
                 if source:

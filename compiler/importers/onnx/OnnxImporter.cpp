@@ -179,8 +179,11 @@ private:
   FailureOr<AsmResourceBlob> readExternalData(const onnx::TensorProto &tensor,
                                               int64_t expected);
   FailureOr<Attribute> convertAttribute(onnx::AttributeProto &attr,
-                                        const onnx::NodeProto &node);
+                                        const onnx::NodeProto &node,
+                                        unsigned &numSubgraphs);
   LogicalResult importNode(onnx::NodeProto &node);
+  LogicalResult importSubgraph(onnx::GraphProto &graph, Region &region,
+                               Location loc);
   Location nodeLoc(const onnx::NodeProto &node, size_t index);
 
   MLIRContext *ctx;
@@ -483,7 +486,8 @@ FailureOr<ElementsAttr> Importer::tensorAttr(onnx::TensorProto &tensor) {
 }
 
 FailureOr<Attribute> Importer::convertAttribute(onnx::AttributeProto &attr,
-                                                const onnx::NodeProto &node) {
+                                                const onnx::NodeProto &node,
+                                                unsigned &numSubgraphs) {
   switch (attr.type()) {
   case onnx::AttributeProto::FLOAT:
     return Attribute(builder.getF32FloatAttr(attr.f()));
@@ -510,9 +514,12 @@ FailureOr<Attribute> Importer::convertAttribute(onnx::AttributeProto &attr,
     return Attribute(*value);
   }
   case onnx::AttributeProto::GRAPH:
+    // The index of the node's region that importSubgraph fills.
+    return Attribute(builder.getIndexAttr(numSubgraphs++));
   case onnx::AttributeProto::GRAPHS:
-    // Control flow is not supported; keep a marker so the op is reported.
-    return Attribute(builder.getStringAttr("<subgraph>"));
+    // No standard op takes a list of graphs; keep a marker so the op is
+    // reported.
+    return Attribute(builder.getStringAttr("<subgraphs>"));
   default:
     error() << "node '" << node.name() << "' (" << node.op_type()
             << "): attribute '" << attr.name() << "' has unsupported type "
@@ -562,8 +569,9 @@ LogicalResult Importer::importNode(onnx::NodeProto &node) {
     inputs.push_back(value);
   }
   SmallVector<NamedAttribute> attrs;
+  unsigned numSubgraphs = 0;
   for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
-    FailureOr<Attribute> value = convertAttribute(attr, node);
+    FailureOr<Attribute> value = convertAttribute(attr, node, numSubgraphs);
     if (failed(value))
       return failure();
     attrs.push_back(builder.getNamedAttr(attr.name(), *value));
@@ -573,7 +581,9 @@ LogicalResult Importer::importNode(onnx::NodeProto &node) {
   SmallVector<Type> resultTypes;
   for (const std::string &name : node.output()) {
     Type type = builder.getNoneType();
-    if (const onnx::ValueInfoProto *info = valueInfos.lookup(name)) {
+    // Subgraph outputs may be declared without a type.
+    const onnx::ValueInfoProto *info = valueInfos.lookup(name);
+    if (info && info->type().value_case() != onnx::TypeProto::VALUE_NOT_SET) {
       FailureOr<Type> converted = convertType(info->type(), "'" + name + "'");
       if (failed(converted))
         return failure();
@@ -581,13 +591,64 @@ LogicalResult Importer::importNode(onnx::NodeProto &node) {
     }
     resultTypes.push_back(type);
   }
-  auto foreign = ForeignOp::create(
-      builder, loc, resultTypes, domain, node.op_type(),
-      static_cast<uint64_t>(opset->second), inputs,
-      builder.getDictionaryAttr(attrs));
+  auto foreign =
+      ForeignOp::create(builder, loc, resultTypes, domain, node.op_type(),
+                        static_cast<uint64_t>(opset->second), inputs,
+                        builder.getDictionaryAttr(attrs), numSubgraphs);
+  for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
+    if (attr.type() != onnx::AttributeProto::GRAPH)
+      continue;
+    auto index =
+        cast<IntegerAttr>(foreign.getSourceAttributes().get(attr.name()));
+    if (failed(importSubgraph(*attr.mutable_g(),
+                              foreign.getSubgraphs()[index.getInt()], loc)))
+      return failure();
+  }
   for (auto [name, result] : llvm::zip_equal(node.output(), foreign.getResults()))
     if (!name.empty())
       values[name] = result;
+  return success();
+}
+
+LogicalResult Importer::importSubgraph(onnx::GraphProto &graph, Region &region,
+                                       Location loc) {
+  OpBuilder::InsertionGuard guard(builder);
+  Block *block = builder.createBlock(&region);
+  // The subgraph sees the enclosing scopes' values; its own names shadow
+  // them and end with it.
+  llvm::StringMap<Value> outer = values;
+  for (const auto *infos : {&graph.value_info(), &graph.output()})
+    for (const onnx::ValueInfoProto &info : *infos)
+      valueInfos[info.name()] = &info;
+  // Formal inputs are typed where the node is converted, from what it
+  // binds to them (a Scan body sees slices, a Loop body its carried values).
+  for (const onnx::ValueInfoProto &input : graph.input())
+    values[input.name()] = block->addArgument(
+        builder.getNoneType(),
+        NameLoc::get(builder.getStringAttr(input.name()), loc));
+  for (onnx::TensorProto &init : *graph.mutable_initializer()) {
+    FailureOr<Value> constant = importInitializer(init);
+    if (failed(constant))
+      return failure();
+    values[init.name()] = *constant;
+  }
+  for (onnx::NodeProto &node : *graph.mutable_node())
+    if (failed(importNode(node)))
+      return failure();
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    Value value = values.lookup(output.name());
+    if (!value) {
+      emitError(loc) << "subgraph '" << graph.name() << "' of node '"
+                     << cast<NameLoc>(loc).getName().str() << "': output '"
+                     << output.name()
+                     << "' is not produced by any node, input or initializer";
+      return failure();
+    }
+    results.push_back(value);
+  }
+  YieldOp::create(builder, loc, results);
+  values = std::move(outer);
   return success();
 }
 

@@ -192,7 +192,8 @@ GraphImporter::importArgument(Argument arg, Location loc,
     operands.push_back(ForeignOp::create(builder, loc,
                                          TypeRange{builder.getNoneType()},
                                          "prim", "ListConstruct", 0, elements,
-                                         builder.getDictionaryAttr({}))
+                                         builder.getDictionaryAttr({}),
+                                         /*subgraphsCount=*/0)
                            .getResult(0));
     return success();
   };
@@ -310,7 +311,8 @@ GraphImporter::importArgument(Argument arg, Location loc,
     operands.push_back(ForeignOp::create(builder, loc,
                                          TypeRange{builder.getNoneType()},
                                          "prim", "ListConstruct", 0, elements,
-                                         builder.getDictionaryAttr({}))
+                                         builder.getDictionaryAttr({}),
+                                         /*subgraphsCount=*/0)
                            .getResult(0));
     return success();
   }
@@ -533,7 +535,8 @@ LogicalResult GraphImporter::importNode(const json::Object &node,
   }
   SmallVector<Type> resultTypes(names.size(), builder.getNoneType());
   auto foreign = ForeignOp::create(builder, loc, resultTypes, domain, op, 0,
-                                   operands, builder.getDictionaryAttr(attrs));
+                                   operands, builder.getDictionaryAttr(attrs),
+                                   /*subgraphsCount=*/0);
   for (auto [name, result] : llvm::zip(names, foreign.getResults()))
     if (name)
       values[*name] = result;

@@ -407,14 +407,14 @@ LogicalResult Importer::importConstant(jit::Node *node) {
   } else {
     // Anything else (tensor lists, custom classes) stays a foreign constant
     // and is reported if something reads it.
-    result = ForeignOp::create(builder, loc, TypeRange{builder.getNoneType()},
-                               "prim", "Constant",
-                               static_cast<uint64_t>(kTorchOperatorVersion),
-                               ValueRange{},
-                               builder.getDictionaryAttr(builder.getNamedAttr(
-                                   "type", builder.getStringAttr(
-                                               output->type()->repr_str()))))
-                 .getResult(0);
+    result =
+        ForeignOp::create(
+            builder, loc, TypeRange{builder.getNoneType()}, "prim", "Constant",
+            static_cast<uint64_t>(kTorchOperatorVersion), ValueRange{},
+            builder.getDictionaryAttr(builder.getNamedAttr(
+                "type", builder.getStringAttr(output->type()->repr_str()))),
+            /*subgraphsCount=*/0)
+            .getResult(0);
   }
   values[output] = result;
   return success();
@@ -499,7 +499,7 @@ LogicalResult Importer::importNode(jit::Node *node) {
   auto foreign = ForeignOp::create(
       builder, loc, resultTypes, kind.ns().toUnqualString(),
       kind.toUnqualString(), static_cast<uint64_t>(kTorchOperatorVersion),
-      operands, builder.getDictionaryAttr(attrs));
+      operands, builder.getDictionaryAttr(attrs), /*subgraphsCount=*/0);
   for (auto [output, result] : llvm::zip(outputs, foreign.getResults()))
     values[output] = result;
   return success();

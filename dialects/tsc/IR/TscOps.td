@@ -132,16 +132,48 @@ def Tsc_ForeignOp : Tsc_Op<"foreign"> {
     %y = tsc.foreign "onnx" "Gelu" version 20 (%x) {approximate = "tanh"}
         : (tensor<?x768xf32>) -> tensor<?x768xf32>
     ```
+
+    A node's graph attributes (ONNX `If`, `Loop`, `Scan`) are its
+    `subgraphs`: the attribute's value is the region's index (`0 : index`).
+    A subgraph's block arguments are its formal inputs, typed `none` (the
+    values bound to them are known only where the node is converted); its
+    nodes read the enclosing graph's values directly, and `tsc.yield`
+    returns its outputs.
+
+    ```mlir
+    %y = tsc.foreign "onnx" "If" version 11 (%c) {else_branch = 1 : index,
+        then_branch = 0 : index} subgraphs {
+      tsc.yield %a : tensor<2xf32>
+    }, {
+      tsc.yield %b : tensor<2xf32>
+    } : (tensor<i1>) -> none
+    ```
   }];
   let arguments = (ins StrAttr:$domain, StrAttr:$op_type, I64Attr:$version,
                        Variadic<AnyType>:$inputs,
                        DictionaryAttr:$source_attributes);
   let results = (outs Variadic<AnyType>:$outputs);
+  let regions = (region VariadicRegion<AnyRegion>:$subgraphs);
   let assemblyFormat = [{
     $domain $op_type `version` $version ` ` `(` $inputs `)` $source_attributes
-    attr-dict `:` functional-type($inputs, $outputs)
+    (`subgraphs` $subgraphs^)? attr-dict `:` functional-type($inputs, $outputs)
   }];
   let hasVerifier = 1;
+}
+
+def Tsc_YieldOp : Tsc_Op<"yield", [Pure, Terminator,
+    HasParent<"ForeignOp">]> {
+  let summary = "the outputs of a foreign op's subgraph";
+  let description = [{
+    Ends a subgraph region of `tsc.foreign` (an ONNX `If` branch, a `Loop`
+    or `Scan` body) with the subgraph's outputs, in order.
+
+    ```mlir
+    tsc.yield %sum, %out : tensor<2xf32>, tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
 def Tsc_NoneOp : Tsc_Op<"none", [Pure]> {

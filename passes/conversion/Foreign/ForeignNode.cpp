@@ -77,6 +77,25 @@ FailureOr<TypedValue<RankedTensorType>> ForeignNode::input(unsigned i) {
   return fail("input #" + Twine(i) + " is not a ranked tensor");
 }
 
+FailureOr<Block *> ForeignNode::subgraph(StringRef name) {
+  auto index =
+      dyn_cast_or_null<IntegerAttr>(op.getSourceAttributes().get(name));
+  if (!index || !index.getType().isIndex() ||
+      index.getInt() >= static_cast<int64_t>(op.getSubgraphs().size()) ||
+      op.getSubgraphs()[index.getInt()].empty())
+    return fail("graph attribute '" + name + "' is missing");
+  return &op.getSubgraphs()[index.getInt()].front();
+}
+
+/// Set on the function while the driver's second round runs: everything
+/// that folds has folded.
+static constexpr StringLiteral kSettled = "tsc.foreign_settled";
+
+bool ForeignNode::isSettled() {
+  auto func = op->getParentOfType<func::FuncOp>();
+  return diagnose || (func && func->hasAttr(kSettled));
+}
+
 bool ForeignNode::isOutputUsed(unsigned i) {
   return i < op.getNumResults() && !op.getResult(i).use_empty();
 }
@@ -478,6 +497,11 @@ LogicalResult foreign::convertForeignOps(
     function_ref<bool(ForeignOp)> owns, StringRef framework,
     bool allowUnsupported) {
   (void)applyPatternsGreedily(func, patterns);
+  // A second round for the converters that wait for the fixpoint (the
+  // values still not constant stay so) and for what they unblock.
+  func->setAttr(kSettled, UnitAttr::get(func.getContext()));
+  (void)applyPatternsGreedily(func, patterns);
+  func->removeAttr(kSettled);
 
   // What is left: ask each node once more with diagnostics on, skipping
   // nodes that only wait for an unconverted producer, and collect the op
@@ -491,8 +515,9 @@ LogicalResult foreign::convertForeignOps(
       unsupported;
   bool failedAny = false;
   SmallVector<ForeignOp> leftovers;
+  // Nodes inside a subgraph are reported by the node that holds it.
   func.walk([&](ForeignOp op) {
-    if (owns(op))
+    if (owns(op) && !op->getParentOfType<ForeignOp>())
       leftovers.push_back(op);
   });
   for (ForeignOp op : leftovers) {

@@ -78,6 +78,13 @@ public:
   bool hasAttr(StringRef name) {
     return static_cast<bool>(op.getSourceAttributes().get(name));
   }
+  /// The region of graph attribute `name` (ONNX If's branches, Loop's and
+  /// Scan's body); fails when the node has no such subgraph.
+  FailureOr<Block *> subgraph(StringRef name);
+  /// Whether conversion and folding have reached their fixpoint: an input
+  /// that is not constant now never will be. Converters that can choose a
+  /// run-time form (If with a run-time condition) wait for this.
+  bool isSettled();
 
   /// The integer values of a constant input `i` (dense literal); fails if it
   /// is not constant (yet).

@@ -36,13 +36,8 @@ FailureOr<Value> fromonnx::mergeHeads(ForeignNode &node, Value x) {
                                          node.dimSize(*t, 3))});
 }
 
-namespace {
-
-using Values = SmallVector<Value>;
-
-/// `x` with each of its `heads` heads (dim 1) repeated `times` times in a
-/// row, [h0, h0, h1, h1, ...]: grouped-query K/V for the query heads.
-FailureOr<Value> repeatHeads(ForeignNode &node, Value x, int64_t times) {
+FailureOr<Value> fromonnx::repeatHeads(ForeignNode &node, Value x,
+                                       int64_t times) {
   if (times == 1)
     return x;
   RewriterBase &rw = node.getRewriter();
@@ -58,6 +53,10 @@ FailureOr<Value> repeatHeads(ForeignNode &node, Value x, int64_t times) {
       *repeated, {sizes[0], node.multiply(sizes[1], rw.getIndexAttr(times)),
                   sizes[2], sizes[3]});
 }
+
+namespace {
+
+using Values = SmallVector<Value>;
 
 /// `x` reshaped to rank 4 with its elements on `dim` ([n, 1, 1, 1] for
 /// dim 0, [1, 1, n, 1] for dim 2, [1, 1, 1, n] for dim 3).
@@ -587,10 +586,85 @@ FailureOr<Values> convertContribRotaryEmbedding(ForeignNode &node) {
   return buildRotaryEmbedding(node, *x, *cosCache, *sinCache, positions);
 }
 
+/// ai.onnx.preview FlexAttention: Q K^T * scale in the softmax precision,
+/// score_mod, softmax, prob_mod, times V, cast back to V's type. The
+/// modifier subgraphs are cloned in; what follows them is built as foreign
+/// ONNX nodes, converted once the clones are.
+FailureOr<Values> convertFlexAttention(ForeignNode &node) {
+  FailureOr<TypedValue<RankedTensorType>> q = node.input(0);
+  FailureOr<TypedValue<RankedTensorType>> k = node.input(1);
+  FailureOr<TypedValue<RankedTensorType>> v = node.input(2);
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  if (q->getType().getRank() != 4 || k->getType().getRank() != 4 ||
+      v->getType().getRank() != 4)
+    return node.fail("Q, K and V must be rank 4");
+  int64_t qHeads = q->getType().getDimSize(1);
+  int64_t kvHeads = k->getType().getDimSize(1);
+  int64_t headSize = q->getType().getDimSize(3);
+  if (ShapedType::isDynamic(qHeads) || ShapedType::isDynamic(kvHeads) ||
+      ShapedType::isDynamic(headSize) || kvHeads <= 0 || qHeads % kvHeads != 0)
+    return node.fail("the head counts must be static, Q's a multiple of K's");
+  Type element = q->getType().getElementType();
+  Type compute = element;
+  if (node.hasAttr("softmax_precision")) {
+    compute =
+        onnxElementType(node.getContext(), node.getInt("softmax_precision", 1));
+    if (!compute || !isa<FloatType>(compute))
+      return node.fail("softmax_precision must be a floating-point type");
+  } else if (element.getIntOrFloatBitWidth() < 32) {
+    compute = Float32Type::get(node.getContext());
+  }
+  double scale = node.getFloat("scale", 0.0f);
+  if (!node.hasAttr("scale"))
+    scale = 1.0 / std::sqrt(static_cast<double>(headSize));
+  int64_t group = qHeads / kvHeads;
+  FailureOr<Value> keys = repeatHeads(node, *k, group);
+  FailureOr<Value> values = repeatHeads(node, *v, group);
+  if (failed(keys) || failed(values))
+    return failure();
+  FailureOr<Value> kT =
+      node.transpose(castTo(node, *keys, compute), {0, 1, 3, 2});
+  if (failed(kT))
+    return failure();
+  FailureOr<Value> scores =
+      node.create<MatmulOp>({castTo(node, *q, compute), *kT});
+  if (failed(scores))
+    return failure();
+  scores = node.create<MulOp>({*scores, node.scalar(compute, scale)});
+  if (failed(scores))
+    return failure();
+  auto modify = [&](StringRef name, Value x) -> FailureOr<Value> {
+    if (!node.hasAttr(name))
+      return x;
+    FailureOr<Block *> body = node.subgraph(name);
+    if (failed(body))
+      return failure();
+    if ((*body)->getNumArguments() != 1 ||
+        (*body)->getTerminator()->getNumOperands() != 1)
+      return node.fail(name + " must take one input and yield one output");
+    return cloneSubgraph(node, *body, ValueRange(x)).front();
+  };
+  RewriterBase &rw = node.getRewriter();
+  FailureOr<Value> modified = modify("score_mod", *scores);
+  if (failed(modified))
+    return failure();
+  Value probs =
+      buildForeignNode(node, "Softmax", 13, {*modified},
+                       {rw.getNamedAttr("axis", rw.getI64IntegerAttr(-1))});
+  FailureOr<Value> modifiedProbs = modify("prob_mod", probs);
+  if (failed(modifiedProbs))
+    return failure();
+  Value y = buildForeignNode(node, "MatMul", 13,
+                             {*modifiedProbs, castTo(node, *values, compute)});
+  return Values{buildForeignNode(node, "CastLike", 15, {y, *v})};
+}
+
 } // namespace
 
 void fromonnx::populateAttentionConverters(ForeignConverters &c) {
   c.add("com.microsoft::RotaryEmbedding", 1, convertContribRotaryEmbedding);
   c.add("Attention", 23, convertAttention);
   c.add("RotaryEmbedding", 23, convertRotaryEmbedding);
+  c.add("ai.onnx.preview::FlexAttention", 1, convertFlexAttention);
 }

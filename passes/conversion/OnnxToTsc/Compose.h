@@ -53,6 +53,13 @@ MaybeValue reduce(ForeignNode &node, MaybeValue x, ArrayRef<int64_t> dims,
   return node.create<OpTy>({*x}, properties);
 }
 
+/// Entry `i` of dim `axis` of `x`, that dim dropped.
+MaybeValue entry(ForeignNode &node, MaybeValue x, int64_t i, int64_t axis = 0);
+/// `x` with a size-1 dim inserted at `dim`.
+MaybeValue insertDim(ForeignNode &node, MaybeValue x, int64_t dim);
+/// `xs` concatenated along `axis`.
+MaybeValue concat(ForeignNode &node, ArrayRef<Value> xs, int64_t axis);
+
 /// The element type of a ranked tensor value.
 inline Type elementTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();

@@ -38,6 +38,8 @@ struct ConvertOnnxToTscPass
       populateIndexingConverters(c);
       populateConvolutionConverters(c);
       populateRecurrentConverters(c);
+      populateControlFlowConverters(c);
+      populateLinearAttentionConverters(c);
       populateContribConverters(c);
       populateContribAttentionConverters(c);
       populateContribQuantizationConverters(c);

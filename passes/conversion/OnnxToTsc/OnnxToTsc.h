@@ -31,6 +31,20 @@ void populateNormalizationConverters(ForeignConverters &converters);
 void populateIndexingConverters(ForeignConverters &converters);
 void populateConvolutionConverters(ForeignConverters &converters);
 void populateRecurrentConverters(ForeignConverters &converters);
+/// If, Loop and Scan: their subgraphs spliced into the graph.
+void populateControlFlowConverters(ForeignConverters &converters);
+/// Clones subgraph `body` before the node with its formal inputs bound to
+/// `args`; returns the values it yields (foreign nodes' results until they
+/// are converted).
+SmallVector<Value> cloneSubgraph(ForeignNode &node, Block *body,
+                                 ValueRange args);
+/// A new foreign ONNX node `opType` of opset `version` before the node,
+/// with one result: for what follows values of cloned subgraphs, which have
+/// no types yet.
+Value buildForeignNode(ForeignNode &node, StringRef opType, int64_t version,
+                       ValueRange inputs, ArrayRef<NamedAttribute> attrs = {});
+/// LinearAttention (opset 27), its recurrence unrolled.
+void populateLinearAttentionConverters(ForeignConverters &converters);
 /// ONNX Runtime's contrib ops (com.microsoft) and its standard-domain
 /// SimplifiedLayerNormalization.
 void populateContribConverters(ForeignConverters &converters);
@@ -63,6 +77,9 @@ FailureOr<Value> buildRequantize(ForeignNode &node, Value acc, Value multiplier,
 FailureOr<Value> splitHeads(ForeignNode &node, Value x, int64_t heads);
 /// [B, H, S, D] -> [B, S, H*D].
 FailureOr<Value> mergeHeads(ForeignNode &node, Value x);
+/// `x` [B, H, S, D] with each head repeated `times` times in a row,
+/// [h0, h0, h1, h1, ...]: grouped-query K/V for the query heads.
+FailureOr<Value> repeatHeads(ForeignNode &node, Value x, int64_t times);
 /// Resize, GridSample and the family's other sampling ops (called by
 /// populateConvolutionConverters).
 void populateSamplingConverters(ForeignConverters &converters);

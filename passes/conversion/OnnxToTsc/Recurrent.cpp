@@ -25,6 +25,36 @@ using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
 using namespace mlir::tsc::foreign;
 
+MaybeValue fromonnx::entry(ForeignNode &node, MaybeValue x, int64_t i,
+                           int64_t axis) {
+  if (failed(x))
+    return failure();
+  RewriterBase &rw = node.getRewriter();
+  FailureOr<Value> slice =
+      buildSlice(node, cast<TypedValue<RankedTensorType>>(*x),
+                 {rw.getIndexAttr(i)}, {rw.getIndexAttr(i + 1)}, {axis}, {1});
+  if (failed(slice))
+    return failure();
+  SmallVector<OpFoldResult> sizes = node.sizes(*slice);
+  sizes.erase(sizes.begin() + axis);
+  return node.reshape(*slice, sizes);
+}
+
+MaybeValue fromonnx::insertDim(ForeignNode &node, MaybeValue x, int64_t dim) {
+  if (failed(x))
+    return failure();
+  SmallVector<OpFoldResult> sizes = node.sizes(*x);
+  sizes.insert(sizes.begin() + dim, node.getRewriter().getIndexAttr(1));
+  return node.reshape(*x, sizes);
+}
+
+MaybeValue fromonnx::concat(ForeignNode &node, ArrayRef<Value> xs,
+                            int64_t axis) {
+  ConcatOp::Properties properties;
+  properties.axis = node.getRewriter().getI64IntegerAttr(axis);
+  return node.create<ConcatOp>(xs, properties);
+}
+
 namespace {
 
 using Values = SmallVector<Value>;
@@ -151,35 +181,6 @@ MaybeValue lastSlice(ForeignNode &node, MaybeValue x, int64_t offset,
   return buildSlice(node, cast<TypedValue<RankedTensorType>>(*x),
                     {rw.getIndexAttr(offset)}, {rw.getIndexAttr(offset + size)},
                     {type.getRank() - 1}, {1});
-}
-
-/// Entry `i` of dim 0 of `x`, that dim dropped.
-MaybeValue entry(ForeignNode &node, MaybeValue x, int64_t i) {
-  if (failed(x))
-    return failure();
-  RewriterBase &rw = node.getRewriter();
-  FailureOr<Value> slice =
-      buildSlice(node, cast<TypedValue<RankedTensorType>>(*x),
-                 {rw.getIndexAttr(i)}, {rw.getIndexAttr(i + 1)}, {0}, {1});
-  if (failed(slice))
-    return failure();
-  SmallVector<OpFoldResult> sizes = node.sizes(*slice);
-  return node.reshape(*slice, ArrayRef(sizes).drop_front());
-}
-
-/// `x` with a size-1 dim inserted at `dim`.
-MaybeValue insertDim(ForeignNode &node, MaybeValue x, int64_t dim) {
-  if (failed(x))
-    return failure();
-  SmallVector<OpFoldResult> sizes = node.sizes(*x);
-  sizes.insert(sizes.begin() + dim, node.getRewriter().getIndexAttr(1));
-  return node.reshape(*x, sizes);
-}
-
-MaybeValue concat(ForeignNode &node, ArrayRef<Value> xs, int64_t axis) {
-  ConcatOp::Properties properties;
-  properties.axis = node.getRewriter().getI64IntegerAttr(axis);
-  return node.create<ConcatOp>(xs, properties);
 }
 
 /// What one direction of the recurrence reads.

@@ -144,6 +144,13 @@ func.func @bind_shape_disagreeing_bindings(%x: tensor<?xf32>) {
 
 // -----
 
+func.func @yield_outside_foreign(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tsc.yield' op expects parent op 'tsc.foreign'}}
+  tsc.yield %x : tensor<4xf32>
+}
+
+// -----
+
 func.func @foreign_empty_domain(%x: tensor<4xf32>) {
   // expected-error @+1 {{'tsc.foreign' op needs a non-empty domain and op type}}
   %y = tsc.foreign "" "Relu" version 14 (%x) {} : (tensor<4xf32>) -> tensor<4xf32>

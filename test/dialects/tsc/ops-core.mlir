@@ -55,6 +55,30 @@ func.func @bind_shape_static_and_repeated(%x: tensor<4x8xf32>, %y: tensor<?xf32>
 
 // -----
 
+// Graph attributes are regions; their nodes read outer values directly.
+// CHECK-LABEL: func.func @foreign_with_subgraphs
+// CHECK-SAME:    (%[[C:.+]]: tensor<i1>, %[[X:.+]]: tensor<2xf32>)
+// CHECK:         %[[Y:.+]] = tsc.foreign "onnx" "If" version 11 (%[[C]]) {else_branch = 1 : index, then_branch = 0 : index} subgraphs {
+// CHECK-NEXT:      %[[N:.+]] = tsc.foreign "onnx" "Neg" version 11 (%[[X]]) {} : (tensor<2xf32>) -> none
+// CHECK-NEXT:      tsc.yield %[[N]] : none
+// CHECK-NEXT:    }, {
+// CHECK-NEXT:    ^bb0(%[[A:.+]]: none):
+// CHECK-NEXT:      tsc.yield %[[A]] : none
+// CHECK-NEXT:    } : (tensor<i1>) -> none
+func.func @foreign_with_subgraphs(%c: tensor<i1>, %x: tensor<2xf32>) -> none {
+  %y = tsc.foreign "onnx" "If" version 11 (%c) {else_branch = 1 : index,
+      then_branch = 0 : index} subgraphs {
+    %n = tsc.foreign "onnx" "Neg" version 11 (%x) {} : (tensor<2xf32>) -> none
+    tsc.yield %n : none
+  }, {
+  ^bb0(%a: none):
+    tsc.yield %a : none
+  } : (tensor<i1>) -> none
+  return %y : none
+}
+
+// -----
+
 // CHECK-LABEL: func.func @foreign_with_none
 // CHECK-SAME:    (%[[X:.+]]: tensor<4xf32>, %[[MAX:.+]]: tensor<f32>)
 // CHECK:         %[[NONE:.+]] = tsc.none
