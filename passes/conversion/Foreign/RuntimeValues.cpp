@@ -39,7 +39,7 @@ bool ForeignNode::isRuntimeInts(unsigned i, bool floats) {
   if (!hasInput(i))
     return false;
   auto arg = dyn_cast<BlockArgument>(op.getInputs()[i]);
-  if (!arg)
+  if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()))
     return false;
   auto type = dyn_cast<RankedTensorType>(arg.getType());
   return type && type.hasStaticShape() && type.getRank() <= 1 &&
