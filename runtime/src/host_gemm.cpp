@@ -43,7 +43,9 @@ memory::desc matrixDesc(memory::data_type type, int64_t batch, int64_t rows,
                         int64_t cols, int64_t ld, int64_t stride,
                         bool transposed) {
   int64_t count = batch > 1 && stride == 0 ? 1 : batch;
-  int64_t batchStride = count == 1 ? rows * cols : stride;
+  // One matrix: its dense size, whatever the plan says (oneDNN's brgemm
+  // matmul refuses a zero stride and falls back to a slower gemm).
+  int64_t batchStride = count == 1 ? (transposed ? cols : rows) * ld : stride;
   return memory::desc(Dims{count, rows, cols}, type,
                       transposed ? Dims{batchStride, 1, ld}
                                  : Dims{batchStride, ld, 1});
@@ -97,6 +99,7 @@ struct HostGemms::Impl {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   std::map<size_t, StepState> steps;
+  std::vector<bool> readElsewhere; // per value: see findPlainReads
   // Widened operands of half-precision steps run in f32, per value.
   std::vector<std::vector<float>> wide;
 
@@ -123,8 +126,8 @@ struct HostGemms::Impl {
                 : matrixDesc(t, shape.batch, shape.k, shape.n, shape.ldb,
                              shape.strideB, g.transB);
     e.preparedB = bDesc != nullptr;
-    e.c = memory::desc(Dims{shape.batch, shape.m, shape.n}, t,
-                       Dims{shape.strideC, shape.ldc, 1});
+    e.c = matrixDesc(t, shape.batch, shape.m, shape.n, shape.ldc,
+                     shape.strideC, false);
     dnnl::primitive_attr attr;
     dnnl::post_ops ops;
     if (g.alpha != 1.0f)
@@ -183,12 +186,18 @@ struct HostGemms::Impl {
     memory to(s.preparedDesc, engine, s.prepared.get());
     dnnl::reorder(from, to).execute(stream, from, to);
     stream.wait();
+    // Not held twice (the mapped file and the prepared copy) when nothing
+    // else reads it.
+    const Value &b = model.plan.values[g.b];
+    if (!readElsewhere[g.b])
+      model.artifact.releasePages(model.artifact.weights().data + b.offset,
+                                  size_t(b.byteSize));
     s.cache.push_back(std::move(e));
     return nullptr;
   }
 
-  /// Chooses a step's compute type and prepares its weight at the maxima.
-  tsc_status_t prepare(size_t step, const GemmStep &g, const Layout &max) {
+  /// Chooses a step's compute type and whether its B is a weight to prepare.
+  void choose(size_t step, const GemmStep &g, const Layout &max) {
     StepState &s = steps[step];
     s.g = &g;
     s.dtype = model.plan.values[g.c].dtype;
@@ -205,9 +214,30 @@ struct HostGemms::Impl {
         s.widen = true;
       }
     }
-    if (s.weightB)
-      return prepareWeight(step, s, shape);
-    return nullptr;
+  }
+
+  /// Marks the values that steps read other than as a GEMM's B weight.
+  void findPlainReads() {
+    const Plan &plan = model.plan;
+    readElsewhere.assign(plan.values.size(), false);
+    auto reads = [&](uint32_t v) {
+      if (v != kNone)
+        readElsewhere[plan.values[v].root] = true;
+    };
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      const Step &step = plan.steps[i];
+      for (uint32_t v : step.buffers)
+        reads(v);
+      if (step.kind == StepKind::Copy)
+        reads(step.source);
+      if (step.kind != StepKind::Gemm)
+        continue;
+      const GemmStep &g = step.gemm;
+      for (uint32_t v : {g.a, g.c, g.bias, g.residual})
+        reads(v);
+      if (!steps.at(i).weightB)
+        reads(g.b);
+    }
   }
 
   Entry &entryFor(StepState &s, const Shape &shape) {
@@ -366,11 +396,21 @@ tsc_status_t HostGemms::create(const tsc_model_s &model,
   if (tsc_status_t status = computeLayout(model, maxima.data(), max))
     return status;
   auto impl = std::make_unique<Impl>(model);
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    if (plan.steps[i].kind != StepKind::Gemm)
+  try {
+    for (size_t i = 0; i < plan.steps.size(); ++i)
+      if (plan.steps[i].kind == StepKind::Gemm)
+        impl->choose(i, plan.steps[i].gemm, max);
+  } catch (const dnnl::error &e) {
+    return statusf(TSC_STATUS_UNAVAILABLE,
+                   "%s: oneDNN cannot make its matmuls: %s",
+                   model.artifact.name().c_str(), e.what());
+  }
+  impl->findPlainReads();
+  for (auto &[i, s] : impl->steps) {
+    if (!s.weightB)
       continue;
     try {
-      if (tsc_status_t status = impl->prepare(i, plan.steps[i].gemm, max))
+      if (tsc_status_t status = impl->prepareWeight(i, s, shapeOf(*s.g, max)))
         return status;
     } catch (const dnnl::error &e) {
       return statusf(TSC_STATUS_UNAVAILABLE,
