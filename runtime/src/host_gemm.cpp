@@ -126,8 +126,8 @@ struct HostGemms::Impl {
                 : matrixDesc(t, shape.batch, shape.k, shape.n, shape.ldb,
                              shape.strideB, g.transB);
     e.preparedB = bDesc != nullptr;
-    e.c = matrixDesc(t, shape.batch, shape.m, shape.n, shape.ldc,
-                     shape.strideC, false);
+    e.c = matrixDesc(t, shape.batch, shape.m, shape.n, shape.ldc, shape.strideC,
+                     false);
     dnnl::primitive_attr attr;
     dnnl::post_ops ops;
     if (g.alpha != 1.0f)
