@@ -10,8 +10,11 @@
 #include <climits>
 #include <cstring>
 
-// LLVM's OpenMP runtime, which the HOST code links and which also serves
-// libdnnl's GNU OpenMP calls (see CMakeLists.txt).
+#include <dlfcn.h>
+
+// The first OpenMP runtime in the process's scope: LLVM's libomp, which the
+// HOST code links and which also serves libdnnl's GNU OpenMP calls (see
+// CMakeLists.txt), unless the program loaded libgomp before the runtime.
 extern "C" void omp_set_num_threads(int threads);
 
 namespace tsc::rt {
@@ -228,7 +231,20 @@ tsc_status_t executeSteps(const tsc_model_s &model, const Layout &layout,
   return nullptr;
 }
 
-void setHostThreads(int threads) { omp_set_num_threads(threads); }
+void setHostThreads(int threads) {
+  // The kernels' runtime by name, in case libgomp came first and took the
+  // global binding (then libdnnl uses libgomp's pool, set by the call below).
+  using SetThreads = void (*)(int);
+  static const SetThreads libomp = [] {
+    void *handle = dlopen("libomp.so.5", RTLD_LAZY | RTLD_NOLOAD);
+    return handle ? reinterpret_cast<SetThreads>(
+                        dlsym(handle, "omp_set_num_threads"))
+                  : nullptr;
+  }();
+  omp_set_num_threads(threads);
+  if (libomp && libomp != &omp_set_num_threads)
+    libomp(threads);
+}
 
 tsc_status_t checkHostGemms(const tsc_model_s &model) {
 #if TSC_RUNTIME_HAS_ONEDNN
