@@ -196,13 +196,17 @@ struct HostGemms::Impl {
     return nullptr;
   }
 
-  /// Chooses a step's compute type and whether its B is a weight to prepare.
-  void choose(size_t step, const GemmStep &g, const Layout &max) {
+  /// Chooses a step's compute type and whether its B is a weight to prepare
+  /// at `max`, the layout at the symbols' maxima (null: prepare nothing, and
+  /// choose the type at the first run).
+  void choose(size_t step, const GemmStep &g, const Layout *max) {
     StepState &s = steps[step];
     s.g = &g;
     s.dtype = model.plan.values[g.c].dtype;
+    if (!max)
+      return;
     const Value &b = model.plan.values[g.b];
-    const Shape shape = shapeOf(g, max);
+    const Shape shape = shapeOf(g, *max);
     s.weightB = model.plan.values[b.root].storage == Storage::Weight &&
                 b.root == g.b && (shape.batch <= 1 || shape.strideB == 0) &&
                 shape.m > 0 && shape.n > 0 && shape.k > 0;
@@ -259,8 +263,17 @@ struct HostGemms::Impl {
         }
       }
     }
-    if (!fits)
-      made = makeEntry(s, shape, nullptr);
+    if (!fits) {
+      try {
+        made = makeEntry(s, shape, nullptr);
+      } catch (const dnnl::error &) {
+        // No half-precision primitive here (when choose could not probe).
+        if (s.dtype == TSC_DTYPE_F32 || s.widen)
+          throw;
+        s.widen = true;
+        made = makeEntry(s, shape, nullptr);
+      }
+    }
     if (s.cache.size() < kShapesPerStep)
       return s.cache.emplace_back(std::move(made));
     Entry &slot = s.cache[s.nextEvict];
@@ -289,12 +302,13 @@ struct HostGemms::Impl {
   void execute(StepState &s, const Shape &shape, const Layout &layout,
                const std::vector<void *> &addresses) {
     const GemmStep &g = *s.g;
-    const size_t elementBytes = s.widen ? 4 : dtypeSize(s.dtype);
     void *a = addresses[g.a], *b = addresses[g.b], *c = addresses[g.c];
     void *bias = g.bias == kNone ? nullptr : addresses[g.bias];
     void *residual = g.residual == kNone ? nullptr : addresses[g.residual];
     std::vector<uint32_t> done;
+    // First: making the primitive may settle s.widen.
     Entry *entry = shape.k == 0 ? nullptr : &entryFor(s, shape);
+    const size_t elementBytes = s.widen ? 4 : dtypeSize(s.dtype);
     if (s.widen) {
       if (wide.size() < addresses.size())
         wide.resize(addresses.size());
@@ -392,14 +406,18 @@ tsc_status_t HostGemms::create(const tsc_model_s &model,
   std::vector<int64_t> maxima;
   for (const Symbol &symbol : plan.symbols)
     maxima.push_back(symbol.max);
+  // A plan whose symbols are defined from others (format 1.6) need not be
+  // consistent with every symbol at its maximum: then no weight is prepared
+  // ahead, and each step gets its primitives at run time.
   Layout max;
-  if (tsc_status_t status = computeLayout(model, maxima.data(), max))
-    return status;
+  tsc_status_t status = computeLayout(model, maxima.data(), max);
+  const Layout *atMaxima = status ? nullptr : &max;
+  tsc_status_free(status);
   auto impl = std::make_unique<Impl>(model);
   try {
     for (size_t i = 0; i < plan.steps.size(); ++i)
       if (plan.steps[i].kind == StepKind::Gemm)
-        impl->choose(i, plan.steps[i].gemm, max);
+        impl->choose(i, plan.steps[i].gemm, atMaxima);
   } catch (const dnnl::error &e) {
     return statusf(TSC_STATUS_UNAVAILABLE,
                    "%s: oneDNN cannot make its matmuls: %s",
