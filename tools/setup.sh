@@ -22,7 +22,7 @@ phase() { # phase NAME: prints the time the previous phase took
 # --- Debian packages ----------------------------------------------------------
 packages=(
   build-essential cmake ninja-build ccache clang lld-22 python3 python3-venv
-  python3-numpy python3-torch libopenblas-dev libomp5-14
+  python3-numpy python3-torch libdnnl-dev libomp5-14
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   protobuf-compiler libprotobuf-dev libonnx-dev libgtest-dev libtorch-dev
   libminizip-dev

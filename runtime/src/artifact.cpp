@@ -235,4 +235,14 @@ tsc_status_t Artifact::validate() {
   return nullptr;
 }
 
+void Artifact::releasePages(const uint8_t *data, size_t size) const {
+  if (!mapping_)
+    return;
+  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = (uintptr_t(data) + page - 1) / page * page;
+  uintptr_t end = (uintptr_t(data) + size) / page * page;
+  if (end > begin)
+    madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+}
+
 } // namespace tsc::rt

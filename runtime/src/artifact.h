@@ -61,6 +61,11 @@ public:
   const SectionView &weights() const { return weights_; }
   const SectionView &cuda() const { return cuda_; }
 
+  /// Drops the resident pages wholly inside [data, data + size) of a mapped
+  /// file (a later read faults them in again); does nothing to borrowed
+  /// memory. For weights that a session has copied into another layout.
+  void releasePages(const uint8_t *data, size_t size) const;
+
 private:
   tsc_status_t validate();
 

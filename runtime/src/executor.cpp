@@ -4,18 +4,18 @@
 
 #include <chrono>
 
-#include "half.h"
+#include "host_gemm.h"
 #include "internal.h"
 
 #include <climits>
 #include <cstring>
 
-#if TSC_RUNTIME_HAS_OPENBLAS
-#include <cblas.h>
-// Declared by OpenBLAS's cblas.h, but not by every cblas.h; the same
-// declaration twice is harmless.
-extern "C" void openblas_set_num_threads(int num_threads);
-#endif
+#include <dlfcn.h>
+
+// The first OpenMP runtime in the process's scope: LLVM's libomp, which the
+// HOST code links and which also serves libdnnl's GNU OpenMP calls (see
+// CMakeLists.txt), unless the program loaded libgomp before the runtime.
+extern "C" void omp_set_num_threads(int threads);
 
 namespace tsc::rt {
 namespace {
@@ -171,101 +171,6 @@ private:
   bool boundsOnly_;
 };
 
-void runGemmF32(const GemmStep &g, const Layout &layout,
-                const std::vector<void *> &addresses);
-
-/// A GEMM on fp16 or bf16 operands: the CPU has no half-precision BLAS, so
-/// each operand is widened to f32 (values that are one operand twice share
-/// one copy, keeping an in-place residual in place), the f32 GEMM runs, and
-/// C is rounded back. Accumulation is f32, as on the GPU.
-void runGemmHalf(const GemmStep &g, const Layout &layout,
-                 const std::vector<void *> &addresses, bool bf16) {
-  std::vector<void *> wide(addresses.size(), nullptr);
-  std::vector<std::vector<float>> copies;
-  for (uint32_t v : {g.a, g.b, g.c, g.bias, g.residual}) {
-    if (v == kNone || wide[v])
-      continue;
-    const uint16_t *from = static_cast<const uint16_t *>(addresses[v]);
-    std::vector<float> &to = copies.emplace_back(size_t(layout.elements[v]));
-    for (size_t i = 0; i < to.size(); ++i)
-      to[i] = bf16 ? bf16ToFloat(from[i]) : halfToFloat(from[i]);
-    wide[v] = to.data();
-  }
-  runGemmF32(g, layout, wide);
-  const float *from = static_cast<const float *>(wide[g.c]);
-  uint16_t *to = static_cast<uint16_t *>(addresses[g.c]);
-  for (int64_t i = 0; i < layout.elements[g.c]; ++i)
-    to[i] = bf16 ? floatToBf16(from[i]) : floatToHalf(from[i]);
-}
-
-void runGemm(const Plan &plan, const GemmStep &g, const Layout &layout,
-             const std::vector<void *> &addresses) {
-  uint8_t dtype = plan.values[g.c].dtype;
-  if (dtype == TSC_DTYPE_F32)
-    runGemmF32(g, layout, addresses);
-  else
-    runGemmHalf(g, layout, addresses, dtype == TSC_DTYPE_BF16);
-}
-
-void runGemmF32(const GemmStep &g, const Layout &layout,
-                const std::vector<void *> &addresses) {
-  const std::vector<int64_t> &e = layout.exprValues;
-  const int batch = int(e[g.batch]), m = int(e[g.m]), n = int(e[g.n]),
-            k = int(e[g.k]);
-  const int lda = int(e[g.lda]), ldb = int(e[g.ldb]), ldc = int(e[g.ldc]);
-  const int64_t strideA = e[g.strideA], strideB = e[g.strideB],
-                strideC = e[g.strideC];
-  const float *a = static_cast<const float *>(addresses[g.a]);
-  const float *b = static_cast<const float *>(addresses[g.b]);
-  float *c = static_cast<float *>(addresses[g.c]);
-  const float *bias =
-      g.bias == kNone ? nullptr : static_cast<const float *>(addresses[g.bias]);
-  const float *residual = g.residual == kNone
-                              ? nullptr
-                              : static_cast<const float *>(addresses[g.residual]);
-  if (m == 0 || n == 0)
-    return;
-  // The epilogue rides on the library's beta: C is seeded with the residual
-  // (unless it is C already) and the bias, then C = alpha·A·B + beta·C. A
-  // bias with beta != 0 and no residual is added after the call.
-  const bool seed = residual || (bias && g.beta == 0.0f);
-  const bool biasAfter = bias && !seed;
-  for (int i = 0; i < batch; ++i) {
-    float *ci = c + i * strideC;
-    if (seed) {
-      const float *ri = residual ? residual + i * strideC : nullptr;
-      for (int r = 0; r < m; ++r) {
-        float *row = ci + int64_t(r) * ldc;
-        const float *from = ri ? ri + int64_t(r) * ldc : nullptr;
-        if (from && from != row)
-          std::memcpy(row, from, sizeof(float) * size_t(n));
-        if (bias && from)
-          for (int j = 0; j < n; ++j)
-            row[j] += bias[j];
-        else if (bias)
-          std::memcpy(row, bias, sizeof(float) * size_t(n));
-      }
-    }
-    // A seeded bias stands in for beta·C = 0.
-    const float beta = seed && !residual ? 1.0f : g.beta;
-#if TSC_RUNTIME_HAS_OPENBLAS
-    cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans,
-                g.transB ? CblasTrans : CblasNoTrans, m, n, k, g.alpha,
-                a + i * strideA, lda, b + i * strideB, ldb, beta, ci, ldc);
-#else
-    // checkHostGemms refused the model at load.
-    (void)a, (void)b, (void)lda, (void)ldb, (void)ldc, (void)k, (void)strideA,
-        (void)strideB, (void)beta;
-#endif
-    if (biasAfter)
-      for (int r = 0; r < m; ++r) {
-        float *row = ci + int64_t(r) * ldc;
-        for (int j = 0; j < n; ++j)
-          row[j] += bias[j];
-      }
-  }
-}
-
 } // namespace
 
 std::string describeSymbols(const Plan &plan, const int64_t *symbols) {
@@ -286,10 +191,11 @@ tsc_status_t computeLayout(const tsc_model_s &model, const int64_t *symbols,
       .build();
 }
 
-void executeSteps(const tsc_model_s &model, const Layout &layout,
-                  const std::vector<void *> &addresses, const int64_t *symbols,
-                  std::vector<void *> &scratch,
-                  std::vector<double> *stepTimes) {
+tsc_status_t executeSteps(const tsc_model_s &model, const Layout &layout,
+                          const std::vector<void *> &addresses,
+                          const int64_t *symbols, HostGemms *gemms,
+                          std::vector<void *> &scratch,
+                          std::vector<double> *stepTimes) {
   using Clock = std::chrono::steady_clock;
   const Plan &plan = model.plan;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
@@ -305,7 +211,12 @@ void executeSteps(const tsc_model_s &model, const Layout &layout,
       model.kernels[i](scratch.data(), symbols);
       break;
     case StepKind::Gemm:
-      runGemm(plan, s.gemm, layout, addresses);
+#if TSC_RUNTIME_HAS_ONEDNN
+      if (tsc_status_t status = gemms->run(i, layout, addresses))
+        return status;
+#else
+      (void)gemms; // checkHostGemms refused the model at load.
+#endif
       break;
     case StepKind::Launch:
       // checkPlan allows launches only in "cuda" plans, which run in
@@ -323,24 +234,32 @@ void executeSteps(const tsc_model_s &model, const Layout &layout,
           std::chrono::duration<double, std::milli>(Clock::now() - start)
               .count();
   }
+  return nullptr;
 }
 
-void setBlasThreads(int threads) {
-#if TSC_RUNTIME_HAS_OPENBLAS
-  openblas_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
+void setHostThreads(int threads) {
+  // The kernels' runtime by name, in case libgomp came first and took the
+  // global binding (then libdnnl uses libgomp's pool, set by the call below).
+  using SetThreads = void (*)(int);
+  static const SetThreads libomp = [] {
+    void *handle = dlopen("libomp.so.5", RTLD_LAZY | RTLD_NOLOAD);
+    return handle ? reinterpret_cast<SetThreads>(
+                        dlsym(handle, "omp_set_num_threads"))
+                  : nullptr;
+  }();
+  omp_set_num_threads(threads);
+  if (libomp && libomp != &omp_set_num_threads)
+    libomp(threads);
 }
 
 tsc_status_t checkHostGemms(const tsc_model_s &model) {
-#if TSC_RUNTIME_HAS_OPENBLAS
+#if TSC_RUNTIME_HAS_ONEDNN
   (void)model;
   return nullptr;
 #else
   return statusf(TSC_STATUS_UNAVAILABLE,
                  "%s: the plan has GEMM steps, and this runtime was built "
-                 "without OpenBLAS (build it with libopenblas-dev installed)",
+                 "without oneDNN (build it with libdnnl-dev installed)",
                  model.artifact.name().c_str());
 #endif
 }

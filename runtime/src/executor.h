@@ -31,20 +31,25 @@ std::string describeSymbols(const Plan &plan, const int64_t *symbols);
 tsc_status_t computeLayout(const tsc_model_s &model, const int64_t *symbols,
                            Layout &out, bool bounds = false);
 
-/// Runs the steps in order over the values at `addresses`. `scratch` is
-/// reused for kernels' buffer arrays.
-/// `stepTimes`, when not null, accumulates each step's milliseconds.
-void executeSteps(const tsc_model_s &model, const Layout &layout,
-                  const std::vector<void *> &addresses, const int64_t *symbols,
-                  std::vector<void *> &scratch,
-                  std::vector<double> *stepTimes = nullptr);
+class HostGemms;
+
+/// Runs the steps in order over the values at `addresses`, GEMM steps through
+/// `gemms` (the session's; null when the plan has none). `scratch` is reused
+/// for kernels' buffer arrays. `stepTimes`, when not null, accumulates each
+/// step's milliseconds.
+tsc_status_t executeSteps(const tsc_model_s &model, const Layout &layout,
+                          const std::vector<void *> &addresses,
+                          const int64_t *symbols, HostGemms *gemms,
+                          std::vector<void *> &scratch,
+                          std::vector<double> *stepTimes = nullptr);
 
 /// UNAVAILABLE when the host plan of `model` has GEMM steps and the runtime
-/// was built without OpenBLAS (a standalone build on a machine without it).
+/// was built without oneDNN (a standalone build on a machine without it).
 tsc_status_t checkHostGemms(const tsc_model_s &model);
 
-/// Sets OpenBLAS's (process-wide) thread count.
-void setBlasThreads(int threads);
+/// Sets the calling thread's OpenMP thread count: the one pool that the
+/// kernels and oneDNN's matmuls share.
+void setHostThreads(int threads);
 
 } // namespace tsc::rt
 

@@ -101,16 +101,7 @@ tsc_status_t HostCode::load(const SectionView &host, const std::string &file) {
     return statusf(TSC_STATUS_UNAVAILABLE, "%s: cannot load the HOST code: %s",
                    name, error ? error : "unknown dlopen error");
   }
-  // Kernels with parallel loops run them on OpenMP threads (the object links
-  // libomp); the session's thread count applies to them too.
-  setOmpThreads_ = reinterpret_cast<void (*)(int)>(
-      dlsym(handle_, "omp_set_num_threads"));
   return nullptr;
-}
-
-void HostCode::setThreads(int threads) const {
-  if (setOmpThreads_)
-    setOmpThreads_(threads);
 }
 
 tsc_status_t HostCode::resolve(const std::string &function, size_t step,

@@ -27,14 +27,9 @@ public:
   tsc_status_t resolve(const std::string &function, size_t step,
                        const std::string &file, KernelFn &out) const;
 
-  /// Sets the thread count of the object's parallel loops (OpenMP), if it
-  /// has any; process-wide for OpenMP, like OpenBLAS's.
-  void setThreads(int threads) const;
-
 private:
   void *handle_ = nullptr;
   int fd_ = -1; // the memory file the object was loaded from
-  void (*setOmpThreads_)(int) = nullptr;
 };
 
 } // namespace tsc::rt

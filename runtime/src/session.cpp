@@ -2,6 +2,7 @@
 
 #include "cuda_backend.h"
 #include "executor.h"
+#include "host_gemm.h"
 #include "internal.h"
 #include "model.h"
 
@@ -28,6 +29,9 @@ struct tsc_session_s {
       binder; // per symbol: input * 2^32 + dim, -1 when unbound
   Layout layout;
   std::vector<void *> addresses, scratch;
+  // Host models with GEMM steps: their oneDNN primitives and weights.
+  std::unique_ptr<HostGemms> gemms;
+  mutable std::string gemmLibrary; // tsc_session_gemm_library's text
   bool profile = false;
   std::vector<double> stepTimes; // ms per step, summed over runs
   uint64_t runs = 0;
@@ -313,11 +317,11 @@ tsc_status_t run(tsc_session_s &s) {
       return status;
   } else {
     computeAddresses(s);
-    if (s.model->hasGemm)
-      setBlasThreads(s.threads);
-    s.model->host.setThreads(s.threads);
-    executeSteps(*s.model, s.layout, s.addresses, s.symbols.data(), s.scratch,
-                 s.profile ? &s.stepTimes : nullptr);
+    setHostThreads(s.threads);
+    if ((status = executeSteps(*s.model, s.layout, s.addresses,
+                               s.symbols.data(), s.gemms.get(), s.scratch,
+                               s.profile ? &s.stepTimes : nullptr)))
+      return status;
   }
   s.haveOutputs = true;
   ++s.runs;
@@ -396,6 +400,13 @@ tsc_status_t tsc_session_create(tsc_model_t *model,
                      "%s: cannot allocate the %llu-byte arena",
                      model->artifact.name().c_str(),
                      static_cast<unsigned long long>(plan.arenaSize));
+#if TSC_RUNTIME_HAS_ONEDNN
+    // Weights are prepared here, with the session's threads.
+    setHostThreads(session->threads);
+    if (model->hasGemm)
+      if (tsc_status_t status = HostGemms::create(*model, session->gemms))
+        return status;
+#endif
     *out_session = session.release();
     return nullptr;
   });
@@ -504,6 +515,18 @@ double tsc_session_step_time(const tsc_session_t *session, size_t index) {
 
 uint64_t tsc_session_run_count(const tsc_session_t *session) {
   return session ? session->runs : 0;
+}
+
+const char *tsc_session_gemm_library(const tsc_session_t *session) {
+#if TSC_RUNTIME_HAS_ONEDNN
+  if (!session || !session->gemms)
+    return nullptr;
+  session->gemmLibrary = session->gemms->describe();
+  return session->gemmLibrary.c_str();
+#else
+  (void)session;
+  return nullptr;
+#endif
 }
 
 } // extern "C"

@@ -333,6 +333,7 @@ TEST(fixture_copy_runs) {
   y2 = tsc::Tensor();
   s.run();
   CHECK(s.output("y").data() == second);
+  CHECK(tsc_session_gemm_library(s.get()) == nullptr); // no GEMM steps
 }
 
 TEST(fixture_copy_caller_output) {
@@ -424,6 +425,19 @@ TEST(fixture_gemm_runs) {
     CHECK(std::fabs(y.data<float>()[i] - expected[i]) < 1e-5f);
   tsc::Tensor idsOut = s.output("ids_out");
   CHECK(std::memcmp(idsOut.data(), ids.data(), 80) == 0);
+  // The weight was prepared at batch 4 (the maximum); batch 1 is a third
+  // shape of the same step.
+  s.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {1, 3}, x.data(), 12));
+  s.bindInput("ids",
+              tsc::Tensor::wrapHost(TSC_DTYPE_I64, {1, 5}, ids.data(), 40));
+  s.run();
+  y = s.output("y");
+  CHECK((y.dims() == std::vector<int64_t>{1, 4}));
+  for (size_t i = 0; i < 4; ++i)
+    CHECK(std::fabs(y.data<float>()[i] - expected[i]) < 1e-5f);
+  const char *library = tsc_session_gemm_library(s.get());
+  CHECK(library && std::strncmp(library, "oneDNN ", 7) == 0 &&
+        std::strstr(library, ", ISA "));
 }
 
 TEST(fixture_gemm_f16_runs) {

@@ -373,6 +373,8 @@ void printProfile(const Model &model, const Session &session) {
   double runs = double(std::max<uint64_t>(session.runCount(), 1));
   std::printf("profile: mean ms per run over %llu runs\n",
               static_cast<unsigned long long>(session.runCount()));
+  if (const char *gemms = tsc_session_gemm_library(session.get()))
+    std::printf("gemm: %s\n", gemms);
   for (const auto &[name, entry] : rows)
     std::printf("  %10.3f  %3d x %s\n", entry.first / runs, entry.second,
                 name.c_str());

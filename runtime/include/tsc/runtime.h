@@ -42,7 +42,7 @@ extern "C" {
 /* The version of this API: incremented whenever a function, an enumerator or
  * an options field is added. Compare tsc_api_version() with TSC_API_VERSION to
  * detect a library older than the header a program was compiled with. */
-#define TSC_API_VERSION 5
+#define TSC_API_VERSION 6
 
 /// Returns the API version the library implements (TSC_API_VERSION when built).
 TSC_API uint32_t tsc_api_version(void);
@@ -304,10 +304,9 @@ typedef struct tsc_session_s tsc_session_t;
 
 typedef struct tsc_session_options_s {
   size_t struct_size; /* sizeof(tsc_session_options_t), set by _init */
-  /* Host threads for the run; 0 (default) = all online cores. GEMMs run in
-   * OpenBLAS, whose thread count is process-wide: each run sets it
-   * (openblas_set_num_threads), which affects other OpenBLAS users in the
-   * process. */
+  /* Host threads for the run; 0 (default) = all online cores. Kernels and
+   * GEMMs (oneDNN) share one OpenMP pool; each run sets the calling
+   * thread's OpenMP thread count (omp_set_num_threads). */
   int32_t thread_count;
   /* Nonzero: time every step of every run (tsc_session_step_time). On CUDA
    * this synchronizes after every step, and a device error names its step. */
@@ -370,6 +369,12 @@ TSC_API double tsc_session_step_time(const tsc_session_t *session,
                                      size_t index);
 /// Number of runs `session` has completed.
 TSC_API uint64_t tsc_session_run_count(const tsc_session_t *session);
+/// API version 6. The library a host session's "gemm" steps run in, the ISA
+/// it dispatches to on this CPU and the implementations its primitives use so
+/// far, e.g. "oneDNN 2.6.3, ISA avx512_core_amx: brg:avx512_core_amx x48";
+/// NULL for a session without host GEMM steps. Valid until the next call on
+/// the session.
+TSC_API const char *tsc_session_gemm_library(const tsc_session_t *session);
 
 #ifdef __cplusplus
 } /* extern "C" */

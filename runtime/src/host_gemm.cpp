@@ -1,0 +1,485 @@
+//===- host_gemm.cpp - a host session's GEMM steps as oneDNN matmuls ------===//
+
+#include "host_gemm.h"
+
+#include "half.h"
+#include "internal.h"
+#include "model.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+namespace tsc::rt {
+namespace {
+
+using dnnl::memory;
+using Dims = memory::dims;
+
+/// One GEMM's sizes, leading dimensions and strides at some symbol values.
+struct Shape {
+  int64_t batch = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+  bool operator==(const Shape &o) const {
+    return batch == o.batch && m == o.m && n == o.n && k == o.k &&
+           lda == o.lda && ldb == o.ldb && ldc == o.ldc &&
+           strideA == o.strideA && strideB == o.strideB && strideC == o.strideC;
+  }
+};
+
+Shape shapeOf(const GemmStep &g, const Layout &layout) {
+  const std::vector<int64_t> &e = layout.exprValues;
+  return {e[g.batch], e[g.m],   e[g.n],       e[g.k],       e[g.lda],
+          e[g.ldb],   e[g.ldc], e[g.strideA], e[g.strideB], e[g.strideC]};
+}
+
+/// A batch of rows × cols matrices, `transposed` when stored cols × rows,
+/// with leading dimension ld. A zero stride between problems broadcasts one
+/// matrix over the batch.
+memory::desc matrixDesc(memory::data_type type, int64_t batch, int64_t rows,
+                        int64_t cols, int64_t ld, int64_t stride,
+                        bool transposed) {
+  int64_t count = batch > 1 && stride == 0 ? 1 : batch;
+  // One matrix: its dense size, whatever the plan says (oneDNN's brgemm
+  // matmul refuses a zero stride and falls back to a slower gemm).
+  int64_t batchStride = count == 1 ? (transposed ? cols : rows) * ld : stride;
+  return memory::desc(Dims{count, rows, cols}, type,
+                      transposed ? Dims{batchStride, 1, ld}
+                                 : Dims{batchStride, ld, 1});
+}
+
+memory::data_type dnnlType(uint8_t dtype) {
+  switch (dtype) {
+  case TSC_DTYPE_BF16:
+    return memory::data_type::bf16;
+  case TSC_DTYPE_F16:
+    return memory::data_type::f16;
+  default:
+    return memory::data_type::f32;
+  }
+}
+
+/// A primitive for one shape, and whether its B is the prepared weight.
+struct Entry {
+  Shape shape;
+  dnnl::matmul primitive;
+  bool preparedB = false;
+  memory::desc a, b, c, bias;
+  bool biasArg = false; // bias as the matmul's bias, else a binary post-op
+};
+
+struct AlignedFree {
+  void operator()(void *p) const { std::free(p); }
+};
+
+/// One GEMM step's state.
+struct StepState {
+  const GemmStep *g = nullptr;
+  uint8_t dtype = TSC_DTYPE_F32; // of C (and A, B)
+  /// The primitive computes in f32 on operands widened from fp16/bf16.
+  bool widen = false;
+  /// B is a weight, reordered into `preparedDesc` at `prepared`.
+  bool weightB = false;
+  memory::desc preparedDesc;
+  std::unique_ptr<void, AlignedFree> prepared;
+  std::vector<Entry> cache;
+  size_t nextEvict = 0;
+  std::string impl; // the implementation of the latest primitive
+};
+
+constexpr size_t kShapesPerStep = 8;
+
+} // namespace
+
+struct HostGemms::Impl {
+  const tsc_model_s &model;
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+  std::map<size_t, StepState> steps;
+  std::vector<bool> readElsewhere; // per value: see findPlainReads
+  // Widened operands of half-precision steps run in f32, per value.
+  std::vector<std::vector<float>> wide;
+
+  explicit Impl(const tsc_model_s &m) : model(m) {}
+
+  std::string where(size_t step) const {
+    return formatString("%s: step %zu (gemm)", model.artifact.name().c_str(),
+                        step);
+  }
+
+  memory::data_type computeType(const StepState &s) const {
+    return s.widen ? memory::data_type::f32 : dnnlType(s.dtype);
+  }
+
+  /// The primitive for `shape`; B in `bDesc` when given, else plain.
+  Entry makeEntry(StepState &s, const Shape &shape, const memory::desc *bDesc) {
+    const GemmStep &g = *s.g;
+    const memory::data_type t = computeType(s);
+    Entry e;
+    e.shape = shape;
+    e.a = matrixDesc(t, shape.batch, shape.m, shape.k, shape.lda, shape.strideA,
+                     g.transA);
+    e.b = bDesc ? *bDesc
+                : matrixDesc(t, shape.batch, shape.k, shape.n, shape.ldb,
+                             shape.strideB, g.transB);
+    e.preparedB = bDesc != nullptr;
+    e.c = matrixDesc(t, shape.batch, shape.m, shape.n, shape.ldc, shape.strideC,
+                     false);
+    dnnl::primitive_attr attr;
+    dnnl::post_ops ops;
+    if (g.alpha != 1.0f)
+      attr.set_output_scales(0, {g.alpha});
+    if (g.beta != 0.0f)
+      ops.append_sum(g.beta);
+    if (g.bias != kNone) {
+      memory::data_type biasType =
+          s.widen ? memory::data_type::f32
+                  : dnnlType(model.plan.values[g.bias].dtype);
+      e.bias =
+          memory::desc(Dims{1, 1, shape.n}, biasType, memory::format_tag::abc);
+      // The output scale would scale the bias too; a post-op adds it after.
+      e.biasArg = g.alpha == 1.0f;
+      if (!e.biasArg)
+        ops.append_binary(dnnl::algorithm::binary_add, e.bias);
+    }
+    attr.set_post_ops(ops);
+    dnnl::matmul::desc desc = e.biasArg
+                                  ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c)
+                                  : dnnl::matmul::desc(e.a, e.b, e.c);
+    dnnl::matmul::primitive_desc pd(desc, attr, engine);
+    e.primitive = dnnl::matmul(pd);
+    e.b = pd.weights_desc(); // `any` resolved
+    s.impl = pd.impl_info_str();
+    return e;
+  }
+
+  /// The weight as f32 (widened) or as stored, in a plain layout.
+  tsc_status_t prepareWeight(size_t step, StepState &s, const Shape &max) {
+    const GemmStep &g = *s.g;
+    const memory::data_type t = computeType(s);
+    memory::desc plain =
+        matrixDesc(t, max.batch, max.k, max.n, max.ldb, max.strideB, g.transB);
+    memory::desc any(plain.dims(), t, memory::format_tag::any);
+    Entry e = makeEntry(s, max, &any);
+    s.preparedDesc = e.b;
+    const void *stored = model.artifact.weights().data +
+                         model.plan.values[model.plan.values[g.b].root].offset;
+    std::vector<float> widened;
+    if (s.widen) {
+      const uint16_t *from = static_cast<const uint16_t *>(stored);
+      widened.resize(size_t(model.plan.values[g.b].byteSize / 2));
+      for (size_t i = 0; i < widened.size(); ++i)
+        widened[i] = s.dtype == TSC_DTYPE_BF16 ? bf16ToFloat(from[i])
+                                               : halfToFloat(from[i]);
+      stored = widened.data();
+    }
+    size_t bytes = (s.preparedDesc.get_size() + 63) / 64 * 64;
+    s.prepared.reset(std::aligned_alloc(64, bytes ? bytes : 64));
+    if (!s.prepared)
+      return statusf(TSC_STATUS_RESOURCE_EXHAUSTED,
+                     "%s: cannot allocate %zu bytes for the prepared weight",
+                     where(step).c_str(), bytes);
+    memory from(plain, engine, const_cast<void *>(stored));
+    memory to(s.preparedDesc, engine, s.prepared.get());
+    dnnl::reorder(from, to).execute(stream, from, to);
+    stream.wait();
+    // Not held twice (the mapped file and the prepared copy) when nothing
+    // else reads it.
+    const Value &b = model.plan.values[g.b];
+    if (!readElsewhere[g.b])
+      model.artifact.releasePages(model.artifact.weights().data + b.offset,
+                                  size_t(b.byteSize));
+    s.cache.push_back(std::move(e));
+    return nullptr;
+  }
+
+  /// Chooses a step's compute type and whether its B is a weight to prepare
+  /// at `max`, the layout at the symbols' maxima (null: prepare nothing, and
+  /// choose the type at the first run).
+  void choose(size_t step, const GemmStep &g, const Layout *max) {
+    StepState &s = steps[step];
+    s.g = &g;
+    s.dtype = model.plan.values[g.c].dtype;
+    if (!max)
+      return;
+    const Value &b = model.plan.values[g.b];
+    const Shape shape = shapeOf(g, *max);
+    s.weightB = model.plan.values[b.root].storage == Storage::Weight &&
+                b.root == g.b && (shape.batch <= 1 || shape.strideB == 0) &&
+                shape.m > 0 && shape.n > 0 && shape.k > 0;
+    if (s.dtype != TSC_DTYPE_F32) {
+      // A half-precision primitive where the CPU has one.
+      try {
+        makeEntry(s, shape, nullptr);
+      } catch (const dnnl::error &) {
+        s.widen = true;
+      }
+    }
+  }
+
+  /// Marks the values that steps read other than as a GEMM's B weight.
+  void findPlainReads() {
+    const Plan &plan = model.plan;
+    readElsewhere.assign(plan.values.size(), false);
+    auto reads = [&](uint32_t v) {
+      if (v != kNone)
+        readElsewhere[plan.values[v].root] = true;
+    };
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      const Step &step = plan.steps[i];
+      for (uint32_t v : step.buffers)
+        reads(v);
+      if (step.kind == StepKind::Copy)
+        reads(step.source);
+      if (step.kind != StepKind::Gemm)
+        continue;
+      const GemmStep &g = step.gemm;
+      for (uint32_t v : {g.a, g.c, g.bias, g.residual})
+        reads(v);
+      if (!steps.at(i).weightB)
+        reads(g.b);
+    }
+  }
+
+  Entry &entryFor(StepState &s, const Shape &shape) {
+    for (Entry &e : s.cache)
+      if (e.shape == shape)
+        return e;
+    Entry made;
+    bool fits = false;
+    if (s.weightB) {
+      // The prepared weight serves every shape whose B it matches.
+      memory::desc plainB =
+          matrixDesc(computeType(s), shape.batch, shape.k, shape.n, shape.ldb,
+                     shape.strideB, s.g->transB);
+      if (plainB.dims() == s.preparedDesc.dims()) {
+        try {
+          made = makeEntry(s, shape, &s.preparedDesc);
+          fits = true;
+        } catch (const dnnl::error &) {
+        }
+      }
+    }
+    if (!fits) {
+      try {
+        made = makeEntry(s, shape, nullptr);
+      } catch (const dnnl::error &) {
+        // No half-precision primitive here (when choose could not probe).
+        if (s.dtype == TSC_DTYPE_F32 || s.widen)
+          throw;
+        s.widen = true;
+        made = makeEntry(s, shape, nullptr);
+      }
+    }
+    if (s.cache.size() < kShapesPerStep)
+      return s.cache.emplace_back(std::move(made));
+    Entry &slot = s.cache[s.nextEvict];
+    s.nextEvict = (s.nextEvict + 1) % kShapesPerStep;
+    slot = std::move(made);
+    return slot;
+  }
+
+  /// The f32 copy of a half-precision value, made once per run and value.
+  float *widened(uint32_t value, const Layout &layout,
+                 const std::vector<void *> &addresses, uint8_t dtype,
+                 std::vector<uint32_t> &done) {
+    std::vector<float> &to = wide[value];
+    for (uint32_t v : done)
+      if (v == value)
+        return to.data();
+    to.resize(size_t(layout.elements[value]));
+    const uint16_t *from = static_cast<const uint16_t *>(addresses[value]);
+    for (size_t i = 0; i < to.size(); ++i)
+      to[i] =
+          dtype == TSC_DTYPE_BF16 ? bf16ToFloat(from[i]) : halfToFloat(from[i]);
+    done.push_back(value);
+    return to.data();
+  }
+
+  void execute(StepState &s, const Shape &shape, const Layout &layout,
+               const std::vector<void *> &addresses) {
+    const GemmStep &g = *s.g;
+    void *a = addresses[g.a], *b = addresses[g.b], *c = addresses[g.c];
+    void *bias = g.bias == kNone ? nullptr : addresses[g.bias];
+    void *residual = g.residual == kNone ? nullptr : addresses[g.residual];
+    std::vector<uint32_t> done;
+    // First: making the primitive may settle s.widen.
+    Entry *entry = shape.k == 0 ? nullptr : &entryFor(s, shape);
+    const size_t elementBytes = s.widen ? 4 : dtypeSize(s.dtype);
+    if (s.widen) {
+      if (wide.size() < addresses.size())
+        wide.resize(addresses.size());
+      a = widened(g.a, layout, addresses, s.dtype, done);
+      if (!(entry && entry->preparedB))
+        b = widened(g.b, layout, addresses, s.dtype, done);
+      if (bias)
+        bias = widened(g.bias, layout, addresses, s.dtype, done);
+      if (residual)
+        residual = widened(g.residual, layout, addresses, s.dtype, done);
+      // C is read by the sum post-op, and written either way.
+      c = g.beta != 0.0f && !residual
+              ? widened(g.c, layout, addresses, s.dtype, done)
+              : (wide[g.c].resize(size_t(layout.elements[g.c])),
+                 wide[g.c].data());
+      if (residual && g.residual == g.c)
+        residual = c;
+    }
+    // The residual is the sum post-op's operand: C is seeded with it.
+    if (residual && residual != c)
+      for (int64_t i = 0; i < shape.batch; ++i)
+        for (int64_t r = 0; r < shape.m; ++r) {
+          size_t at = size_t(i * shape.strideC + r * shape.ldc) * elementBytes;
+          std::memcpy(static_cast<uint8_t *>(c) + at,
+                      static_cast<const uint8_t *>(residual) + at,
+                      size_t(shape.n) * elementBytes);
+        }
+    if (entry)
+      runPrimitive(s, *entry, a, b, c, bias);
+    else
+      epilogueOnly(s, shape, c, bias);
+    if (s.widen) {
+      const float *from = static_cast<const float *>(c);
+      uint16_t *to = static_cast<uint16_t *>(addresses[g.c]);
+      for (int64_t i = 0; i < layout.elements[g.c]; ++i)
+        to[i] = s.dtype == TSC_DTYPE_BF16 ? floatToBf16(from[i])
+                                          : floatToHalf(from[i]);
+    }
+  }
+
+  void runPrimitive(StepState &s, Entry &e, void *a, void *b, void *c,
+                    void *bias) {
+    std::unordered_map<int, memory> args;
+    args.emplace(DNNL_ARG_SRC, memory(e.a, engine, a));
+    args.emplace(DNNL_ARG_WEIGHTS,
+                 memory(e.b, engine, e.preparedB ? s.prepared.get() : b));
+    args.emplace(DNNL_ARG_DST, memory(e.c, engine, c));
+    if (bias && e.biasArg)
+      args.emplace(DNNL_ARG_BIAS, memory(e.bias, engine, bias));
+    else if (bias) // post-op 0 is the sum when there is one
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(s.g->beta != 0.0f ? 1 : 0) |
+                       DNNL_ARG_SRC_1,
+                   memory(e.bias, engine, bias));
+    e.primitive.execute(stream, args);
+    stream.wait();
+  }
+
+  /// k = 0: the product is zero, C = beta·C (+ bias).
+  void epilogueOnly(const StepState &s, const Shape &shape, void *c,
+                    const void *bias) {
+    const bool f32 = s.widen || s.dtype == TSC_DTYPE_F32;
+    for (int64_t i = 0; i < shape.batch; ++i)
+      for (int64_t r = 0; r < shape.m; ++r)
+        for (int64_t j = 0; j < shape.n; ++j) {
+          int64_t at = i * shape.strideC + r * shape.ldc + j;
+          float old = 0, add = 0;
+          if (f32) {
+            old = static_cast<float *>(c)[at];
+            add = bias ? static_cast<const float *>(bias)[j] : 0.0f;
+          } else {
+            auto toFloat = [&](uint16_t h) {
+              return s.dtype == TSC_DTYPE_BF16 ? bf16ToFloat(h)
+                                               : halfToFloat(h);
+            };
+            old = toFloat(static_cast<uint16_t *>(c)[at]);
+            add = bias ? toFloat(static_cast<const uint16_t *>(bias)[j]) : 0.0f;
+          }
+          float value = (s.g->beta != 0.0f ? s.g->beta * old : 0.0f) + add;
+          if (f32)
+            static_cast<float *>(c)[at] = value;
+          else
+            static_cast<uint16_t *>(c)[at] = s.dtype == TSC_DTYPE_BF16
+                                                 ? floatToBf16(value)
+                                                 : floatToHalf(value);
+        }
+  }
+};
+
+HostGemms::HostGemms(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HostGemms::~HostGemms() = default;
+
+tsc_status_t HostGemms::create(const tsc_model_s &model,
+                               std::unique_ptr<HostGemms> &out) {
+  const Plan &plan = model.plan;
+  std::vector<int64_t> maxima;
+  for (const Symbol &symbol : plan.symbols)
+    maxima.push_back(symbol.max);
+  // A plan whose symbols are defined from others (format 1.6) need not be
+  // consistent with every symbol at its maximum: then no weight is prepared
+  // ahead, and each step gets its primitives at run time.
+  Layout max;
+  tsc_status_t status = computeLayout(model, maxima.data(), max);
+  const Layout *atMaxima = status ? nullptr : &max;
+  tsc_status_free(status);
+  auto impl = std::make_unique<Impl>(model);
+  try {
+    for (size_t i = 0; i < plan.steps.size(); ++i)
+      if (plan.steps[i].kind == StepKind::Gemm)
+        impl->choose(i, plan.steps[i].gemm, atMaxima);
+  } catch (const dnnl::error &e) {
+    return statusf(TSC_STATUS_UNAVAILABLE,
+                   "%s: oneDNN cannot make its matmuls: %s",
+                   model.artifact.name().c_str(), e.what());
+  }
+  impl->findPlainReads();
+  for (auto &[i, s] : impl->steps) {
+    if (!s.weightB)
+      continue;
+    try {
+      if (tsc_status_t status = impl->prepareWeight(i, s, shapeOf(*s.g, max)))
+        return status;
+    } catch (const dnnl::error &e) {
+      return statusf(TSC_STATUS_UNAVAILABLE,
+                     "%s: oneDNN cannot make its matmul: %s",
+                     impl->where(i).c_str(), e.what());
+    }
+  }
+  out.reset(new HostGemms(std::move(impl)));
+  return nullptr;
+}
+
+tsc_status_t HostGemms::run(size_t step, const Layout &layout,
+                            const std::vector<void *> &addresses) {
+  StepState &s = impl_->steps.at(step);
+  const Shape shape = shapeOf(*s.g, layout);
+  if (shape.batch == 0 || shape.m == 0 || shape.n == 0)
+    return nullptr;
+  try {
+    impl_->execute(s, shape, layout, addresses);
+  } catch (const dnnl::error &e) {
+    return statusf(
+        TSC_STATUS_INTERNAL,
+        "%s: oneDNN failed on batch, m, n, k = %lld, %lld, %lld, %lld: %s",
+        impl_->where(step).c_str(), static_cast<long long>(shape.batch),
+        static_cast<long long>(shape.m), static_cast<long long>(shape.n),
+        static_cast<long long>(shape.k), e.what());
+  }
+  return nullptr;
+}
+
+std::string HostGemms::describe() const {
+  const dnnl_version_t *v = dnnl_version();
+  std::string text =
+      formatString("oneDNN %d.%d.%d", v->major, v->minor, v->patch);
+  static const std::map<dnnl::cpu_isa, const char *> names = {
+      {dnnl::cpu_isa::sse41, "sse41"},
+      {dnnl::cpu_isa::avx, "avx"},
+      {dnnl::cpu_isa::avx2, "avx2"},
+      {dnnl::cpu_isa::avx2_vnni, "avx2_vnni"},
+      {dnnl::cpu_isa::avx512_core, "avx512_core"},
+      {dnnl::cpu_isa::avx512_core_vnni, "avx512_core_vnni"},
+      {dnnl::cpu_isa::avx512_core_bf16, "avx512_core_bf16"},
+      {dnnl::cpu_isa::avx512_core_amx, "avx512_core_amx"}};
+  auto isa = names.find(dnnl::get_effective_cpu_isa());
+  text += formatString(", ISA %s:", isa == names.end() ? "other" : isa->second);
+  std::map<std::string, int> impls;
+  for (const auto &[step, state] : impl_->steps)
+    ++impls[state.impl];
+  for (const auto &[name, count] : impls)
+    text += formatString(" %s x%d", name.c_str(), count);
+  return text;
+}
+
+} // namespace tsc::rt
