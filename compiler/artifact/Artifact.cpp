@@ -239,17 +239,20 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// The oldest format version that has what `plan` uses besides its target:
 /// the GEMM flags are 1.2's, GEMMs on fp16 or bf16 operands 1.3's, unsigned
 /// 16-, 32- and 64-bit values 1.4's, 8-bit float values 1.5's, symbols
-/// bound from data 1.6's.
+/// bound from data 1.6's, packed sub-byte values 1.7's.
 static uint16_t planMinor(const Plan &plan) {
+  for (const PlanValue &v : plan.values)
+    if (v.dtype >= DType::U4)
+      return 7;
   if (llvm::any_of(plan.symbols,
                    [](const PlanSymbol &s) { return !s.definition.empty(); }))
     return 6;
   uint16_t minor = 0;
   for (const PlanValue &v : plan.values) {
     if (v.dtype >= DType::F8E4M3FN)
-      return 5;
+      minor = 5;
     if (v.dtype == DType::U16 || v.dtype == DType::U32 || v.dtype == DType::U64)
-      minor = 4;
+      minor = std::max<uint16_t>(minor, 4);
   }
   if (minor)
     return minor;
