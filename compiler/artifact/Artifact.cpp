@@ -42,6 +42,12 @@ public:
   }
 };
 
+/// Whether `plan` has values of the packed sub-byte types (format 1.7).
+bool hasPackedValues(const Plan &plan) {
+  return llvm::any_of(plan.values,
+                      [](const PlanValue &v) { return v.dtype >= DType::U4; });
+}
+
 /// The plan; with `device`, kernel steps are its launches.
 FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
                                         const cuda::DeviceCode *device) {
@@ -156,10 +162,11 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
     }
   }
   // Format 1.6: the symbols bound from data, in the order they are defined;
-  // plans without them end here, readable by older runtimes.
+  // plans without them end here, readable by older runtimes, unless they
+  // are 1.7 or newer (packed values), whose readers expect the count.
   size_t definitions = llvm::count_if(
       plan.symbols, [](const PlanSymbol &s) { return !s.definition.empty(); });
-  if (!definitions)
+  if (!definitions && !hasPackedValues(plan))
     return std::move(w.bytes);
   w.u32(definitions);
   for (auto [j, s] : llvm::enumerate(plan.symbols)) {
@@ -241,9 +248,8 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// 16-, 32- and 64-bit values 1.4's, 8-bit float values 1.5's, symbols
 /// bound from data 1.6's, packed sub-byte values 1.7's.
 static uint16_t planMinor(const Plan &plan) {
-  for (const PlanValue &v : plan.values)
-    if (v.dtype >= DType::U4)
-      return 7;
+  if (hasPackedValues(plan))
+    return 7;
   if (llvm::any_of(plan.symbols,
                    [](const PlanSymbol &s) { return !s.definition.empty(); }))
     return 6;
