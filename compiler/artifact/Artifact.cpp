@@ -42,6 +42,12 @@ public:
   }
 };
 
+/// Whether `plan` has values of the packed sub-byte types (format 1.7).
+bool hasPackedValues(const Plan &plan) {
+  return llvm::any_of(plan.values,
+                      [](const PlanValue &v) { return v.dtype >= DType::U4; });
+}
+
 /// The plan; with `device`, kernel steps are its launches.
 FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
                                         const cuda::DeviceCode *device) {
@@ -156,10 +162,11 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
     }
   }
   // Format 1.6: the symbols bound from data, in the order they are defined;
-  // plans without them end here, readable by older runtimes.
+  // plans without them end here, readable by older runtimes, unless they
+  // are 1.7 or newer (packed values), whose readers expect the count.
   size_t definitions = llvm::count_if(
       plan.symbols, [](const PlanSymbol &s) { return !s.definition.empty(); });
-  if (!definitions)
+  if (!definitions && !hasPackedValues(plan))
     return std::move(w.bytes);
   w.u32(definitions);
   for (auto [j, s] : llvm::enumerate(plan.symbols)) {
@@ -239,17 +246,19 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// The oldest format version that has what `plan` uses besides its target:
 /// the GEMM flags are 1.2's, GEMMs on fp16 or bf16 operands 1.3's, unsigned
 /// 16-, 32- and 64-bit values 1.4's, 8-bit float values 1.5's, symbols
-/// bound from data 1.6's.
+/// bound from data 1.6's, packed sub-byte values 1.7's.
 static uint16_t planMinor(const Plan &plan) {
+  if (hasPackedValues(plan))
+    return 7;
   if (llvm::any_of(plan.symbols,
                    [](const PlanSymbol &s) { return !s.definition.empty(); }))
     return 6;
   uint16_t minor = 0;
   for (const PlanValue &v : plan.values) {
     if (v.dtype >= DType::F8E4M3FN)
-      return 5;
+      minor = 5;
     if (v.dtype == DType::U16 || v.dtype == DType::U32 || v.dtype == DType::U64)
-      minor = 4;
+      minor = std::max<uint16_t>(minor, 4);
   }
   if (minor)
     return minor;

@@ -50,24 +50,34 @@ FailureOr<DType> plan::getDType(Type type) {
     return DType::F8E5M2FNUZ;
   if (isa<Float8E8M0FNUType>(type))
     return DType::F8E8M0;
+  if (type.isUnsignedInteger(4))
+    return DType::U4;
+  if (type.isSignlessInteger(4))
+    return DType::I4;
+  if (isa<Float4E2M1FNType>(type))
+    return DType::F4E2M1;
+  if (type.isUnsignedInteger(2))
+    return DType::U2;
+  if (type.isSignlessInteger(2))
+    return DType::I2;
   return failure();
 }
 
-int64_t plan::getDTypeSize(DType dtype) {
+int64_t plan::getDTypeBits(DType dtype) {
   switch (dtype) {
   case DType::F64:
   case DType::I64:
   case DType::U64:
-    return 8;
+    return 64;
   case DType::F32:
   case DType::I32:
   case DType::U32:
-    return 4;
+    return 32;
   case DType::F16:
   case DType::BF16:
   case DType::I16:
   case DType::U16:
-    return 2;
+    return 16;
   case DType::I8:
   case DType::U8:
   case DType::Bool:
@@ -76,10 +86,47 @@ int64_t plan::getDTypeSize(DType dtype) {
   case DType::F8E5M2:
   case DType::F8E5M2FNUZ:
   case DType::F8E8M0:
-    return 1;
+    return 8;
+  case DType::U4:
+  case DType::I4:
+  case DType::F4E2M1:
+    return 4;
+  case DType::U2:
+  case DType::I2:
+    return 2;
   }
   llvm_unreachable("unknown dtype");
 }
+
+namespace {
+
+/// Whether `type` is a sub-byte type the artifact packs (not i1: bool takes
+/// a byte).
+bool isPackedType(Type type) {
+  unsigned bits = type.getIntOrFloatBitWidth();
+  return bits > 1 && bits < 8;
+}
+
+/// The elements of `dense` (of a packed type) as the artifact holds them:
+/// 8 / bits a byte, the first in the low bits. MLIR keeps a byte each.
+std::vector<char> packedBytes(DenseElementsAttr dense) {
+  auto type = cast<ShapedType>(dense.getType());
+  unsigned bits = type.getElementTypeBitWidth();
+  std::vector<char> bytes(llvm::divideCeil(type.getNumElements() * bits, 8));
+  auto pack = [&](int64_t i, const APInt &value) {
+    bytes[i * bits / 8] |= char(value.getZExtValue() << (i * bits % 8));
+  };
+  if (isa<FloatType>(type.getElementType())) {
+    for (auto [i, value] : llvm::enumerate(dense.getValues<APFloat>()))
+      pack(i, value.bitcastToAPInt());
+  } else {
+    for (auto [i, value] : llvm::enumerate(dense.getValues<APInt>()))
+      pack(i, value);
+  }
+  return bytes;
+}
+
+} // namespace
 
 std::optional<unsigned> Plan::lookup(Value v) const {
   auto it = valueIndex.find(v);
@@ -167,12 +214,12 @@ FailureOr<unsigned> Planner::addValue(Value v, Storage storage,
   value.value = v;
   value.dtype = *dtype;
   value.storage = storage;
-  int64_t bytes = getDTypeSize(*dtype);
+  int64_t elements = 1;
   for (auto [expr, max] : llvm::zip(*shape, *maxShape)) {
     value.dims.push_back(exprId(expr));
-    bytes *= std::max<int64_t>(max, 0);
+    elements *= std::max<int64_t>(max, 0);
   }
-  value.byteSize = bytes;
+  value.byteSize = llvm::divideCeil(elements * getDTypeBits(*dtype), 8);
   unsigned index = plan.values.size();
   plan.values.push_back(value);
   if (v)
@@ -194,6 +241,8 @@ LogicalResult Planner::addWeight(ConstantOp op) {
     uint64_t count = type.getNumElements();
     if (type.getElementType().isInteger(1))
       bytes = count;
+    else if (isPackedType(type.getElementType()))
+      bytes = packedBytes(dense).size();
     else if (dense.isSplat())
       bytes = count * dense.getRawData().size();
     else
@@ -759,6 +808,10 @@ void plan::forEachWeightPiece(const PlanWeight &weight,
     return;
   }
   auto dense = cast<DenseElementsAttr>(weight.value);
+  if (isPackedType(dense.getElementType())) {
+    write(packedBytes(dense));
+    return;
+  }
   if (dense.getElementType().isInteger(1)) {
     std::vector<char> bytes;
     for (bool b : dense.getValues<bool>())

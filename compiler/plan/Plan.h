@@ -44,7 +44,12 @@ enum class DType : uint8_t {
   F8E4M3FNUZ,
   F8E5M2,
   F8E5M2FNUZ,
-  F8E8M0
+  F8E8M0,
+  U4,
+  I4,
+  F4E2M1,
+  U2,
+  I2
 };
 enum class Storage : uint8_t { Input = 1, Output, Weight, Arena, View };
 
@@ -56,8 +61,9 @@ constexpr uint64_t kAlignment = 64;
 /// The artifact's element code for `type`; failure for types the runtime has
 /// no code for.
 FailureOr<DType> getDType(Type type);
-/// Bytes per element of `dtype`.
-int64_t getDTypeSize(DType dtype);
+/// Bits per element of `dtype`; the sub-byte types are packed, a dense
+/// tensor of n elements taking ceil(n * bits / 8) bytes.
+int64_t getDTypeBits(DType dtype);
 
 struct PlanSymbol {
   std::string name;

@@ -83,7 +83,7 @@ private:
           return corrupt(
               formatString("value %zu has more than 2^63 elements", i));
       }
-      if (!mulNonNegative(elements, int64_t(dtypeSize(v.dtype)), bytes))
+      if (!denseBytes(elements, v.dtype, bytes))
         return corrupt(formatString("value %zu has more than 2^63 bytes", i));
       layout_.elements[i] = elements;
       layout_.bytes[i] = uint64_t(bytes);

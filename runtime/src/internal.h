@@ -44,12 +44,23 @@ tsc_status_t statusf(tsc_status_code_t code, const char *format, ...)
 std::string formatString(const char *format, ...)
     __attribute__((format(printf, 1, 2)));
 
-/// Bytes per element, 0 when `dtype` is not a tsc_dtype_t.
-size_t dtypeSize(uint32_t dtype);
+/// Bits per element, 0 when `dtype` is not a tsc_dtype_t.
+size_t dtypeBits(uint32_t dtype);
 
 /// a × b, or false on overflow of i64 or a negative operand.
 inline bool mulNonNegative(int64_t a, int64_t b, int64_t &out) {
   return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &out);
+}
+
+/// The bytes of `elements` dense elements of `dtype` (sub-byte types packed:
+/// ceil(elements × bits / 8)), or false on overflow or a negative count.
+inline bool denseBytes(int64_t elements, uint32_t dtype, int64_t &out) {
+  int64_t bits = 0;
+  if (!mulNonNegative(elements, int64_t(dtypeBits(dtype)), bits) ||
+      bits > INT64_MAX - 7)
+    return false;
+  out = (bits + 7) / 8;
+  return true;
 }
 
 /// Creates a host tensor that owns new 64-byte aligned memory.

@@ -70,7 +70,7 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
   for (uint32_t i = 0; i < valueCount && r.ok(); ++i) {
     Value &v = plan.values[i];
     v.dtype = r.u8("value dtype");
-    if (r.ok() && dtypeSize(v.dtype) == 0)
+    if (r.ok() && dtypeBits(v.dtype) == 0)
       return unknown("dtype", v.dtype);
     uint8_t storage = r.u8("value storage");
     if (r.ok() && (storage < 1 || storage > 5))

@@ -119,7 +119,7 @@ private:
                 formatString("weight value %zu has an invalid dim", i));
         }
         int64_t bytes = 0;
-        if (!mulNonNegative(elements, int64_t(dtypeSize(v.dtype)), bytes) ||
+        if (!denseBytes(elements, v.dtype, bytes) ||
             uint64_t(bytes) != v.byteSize)
           return corrupt(
               formatString("weight value %zu has %lld elements but %llu bytes",

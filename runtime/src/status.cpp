@@ -54,21 +54,21 @@ tsc_status_t statusf(tsc_status_code_t code, const char *format, ...) {
   }
 }
 
-size_t dtypeSize(uint32_t dtype) {
+size_t dtypeBits(uint32_t dtype) {
   switch (dtype) {
   case TSC_DTYPE_F32:
   case TSC_DTYPE_I32:
   case TSC_DTYPE_U32:
-    return 4;
+    return 32;
   case TSC_DTYPE_F16:
   case TSC_DTYPE_BF16:
   case TSC_DTYPE_I16:
   case TSC_DTYPE_U16:
-    return 2;
+    return 16;
   case TSC_DTYPE_F64:
   case TSC_DTYPE_I64:
   case TSC_DTYPE_U64:
-    return 8;
+    return 64;
   case TSC_DTYPE_I8:
   case TSC_DTYPE_U8:
   case TSC_DTYPE_F8E4M3FN:
@@ -77,7 +77,14 @@ size_t dtypeSize(uint32_t dtype) {
   case TSC_DTYPE_F8E5M2FNUZ:
   case TSC_DTYPE_F8E8M0:
   case TSC_DTYPE_BOOL:
-    return 1;
+    return 8;
+  case TSC_DTYPE_U4:
+  case TSC_DTYPE_I4:
+  case TSC_DTYPE_F4E2M1:
+    return 4;
+  case TSC_DTYPE_U2:
+  case TSC_DTYPE_I2:
+    return 2;
   default:
     return 0;
   }
@@ -129,7 +136,12 @@ const char *tsc_status_code_name(tsc_status_code_t code) {
   }
 }
 
-size_t tsc_dtype_size(tsc_dtype_t dtype) { return tsc::rt::dtypeSize(dtype); }
+size_t tsc_dtype_size(tsc_dtype_t dtype) {
+  size_t bits = tsc::rt::dtypeBits(dtype);
+  return bits % 8 ? 0 : bits / 8;
+}
+
+size_t tsc_dtype_bits(tsc_dtype_t dtype) { return tsc::rt::dtypeBits(dtype); }
 
 const char *tsc_dtype_name(tsc_dtype_t dtype) {
   switch (dtype) {
@@ -169,6 +181,16 @@ const char *tsc_dtype_name(tsc_dtype_t dtype) {
     return "f8e5m2fnuz";
   case TSC_DTYPE_F8E8M0:
     return "f8e8m0";
+  case TSC_DTYPE_U4:
+    return "u4";
+  case TSC_DTYPE_I4:
+    return "i4";
+  case TSC_DTYPE_F4E2M1:
+    return "f4e2m1";
+  case TSC_DTYPE_U2:
+    return "u2";
+  case TSC_DTYPE_I2:
+    return "i2";
   default:
     return nullptr;
   }

@@ -14,21 +14,22 @@ constexpr size_t kAlignment = 64;
 // Checks dtype and dims and computes the dense byte size.
 tsc_status_t checkShape(tsc_dtype_t dtype, size_t rank, const int64_t *dims,
                         size_t &bytes) {
-  size_t elementSize = dtypeSize(dtype);
-  if (!elementSize)
+  if (!dtypeBits(dtype))
     return statusf(TSC_STATUS_INVALID_ARGUMENT, "unknown dtype %d", int(dtype));
   if (rank && !dims)
     return statusf(TSC_STATUS_INVALID_ARGUMENT, "dims is NULL for rank %zu",
                    rank);
-  int64_t total = int64_t(elementSize);
+  int64_t elements = 1, total = 0;
   for (size_t d = 0; d < rank; ++d) {
     if (dims[d] < 0)
       return statusf(TSC_STATUS_INVALID_ARGUMENT, "dim %zu is %lld", d,
                      static_cast<long long>(dims[d]));
-    if (!mulNonNegative(total, dims[d], total))
+    if (!mulNonNegative(elements, dims[d], elements))
       return makeStatus(TSC_STATUS_OUT_OF_RANGE,
                         "tensor size overflows 64 bits");
   }
+  if (!denseBytes(elements, dtype, total))
+    return makeStatus(TSC_STATUS_OUT_OF_RANGE, "tensor size overflows 64 bits");
   bytes = size_t(total);
   return nullptr;
 }

@@ -155,7 +155,10 @@ TOLERANCE = {"float16": 1e-3, "bfloat16": 1e-2}
 # The 8-bit floats of ml_dtypes, which tsc-run reads and writes as |u1 .npy
 # holding their bits (docs/onnx.md); their outputs are compared bit for bit.
 FLOAT8 = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
-          "float8_e8m0fnu")
+          "float8_e8m0fnu", "float4_e2m1fn")
+# The packed integers of ml_dtypes, which tsc-run reads and writes one element
+# a byte: as int8 or uint8 values.
+PACKED_INT = {"int4": np.int8, "int2": np.int8, "uint4": np.uint8, "uint2": np.uint8}
 
 
 def as_npy(array):
@@ -165,6 +168,8 @@ def as_npy(array):
         return array.astype(np.float32)
     if array.dtype.name in FLOAT8:
         return array.view(np.uint8)
+    if array.dtype.name in PACKED_INT:
+        return array.astype(PACKED_INT[array.dtype.name])
     return array
 DEFAULT_TOLERANCE = 1e-4
 # Failures of run mode that are known limitations, by the text they contain.
@@ -229,7 +234,9 @@ def compare(out, ref, name, ref_dtype=None):
     if ref.dtype.name == "bfloat16" and out.dtype == np.float32:
         ref = ref.astype(np.float32)  # tsc-run writes bf16 as <f4
     if ref.dtype.name in FLOAT8 and out.dtype == np.uint8:
-        ref = ref.view(np.uint8)  # and 8-bit floats as their bits
+        ref = ref.view(np.uint8)  # and 8-bit and 4-bit floats as their bits
+    if ref.dtype.name in PACKED_INT and out.dtype == PACKED_INT[ref.dtype.name]:
+        ref = ref.astype(out.dtype)  # and packed integers a byte each
     if out.dtype != ref.dtype:
         return f"dtype: output '{name}' is {out.dtype}, expected {ref.dtype}"
     if out.shape != ref.shape:

@@ -39,9 +39,21 @@ TEST(dtypes) {
        {TSC_DTYPE_F8E4M3FN, TSC_DTYPE_F8E4M3FNUZ, TSC_DTYPE_F8E5M2,
         TSC_DTYPE_F8E5M2FNUZ, TSC_DTYPE_F8E8M0})
     CHECK(tsc_dtype_size(f8) == 1 && tsc_dtype_name(f8) != nullptr);
+  // The packed types share bytes: no byte size, a bit size.
+  for (tsc_dtype_t packed : {TSC_DTYPE_U4, TSC_DTYPE_I4, TSC_DTYPE_F4E2M1})
+    CHECK(tsc_dtype_size(packed) == 0 && tsc_dtype_bits(packed) == 4 &&
+          tsc_dtype_name(packed) != nullptr);
+  for (tsc_dtype_t packed : {TSC_DTYPE_U2, TSC_DTYPE_I2})
+    CHECK(tsc_dtype_size(packed) == 0 && tsc_dtype_bits(packed) == 2 &&
+          tsc_dtype_name(packed) != nullptr);
+  CHECK(tsc_dtype_bits(TSC_DTYPE_BOOL) == 8 &&
+        tsc_dtype_bits(TSC_DTYPE_F64) == 64);
   CHECK(tsc_dtype_size(tsc_dtype_t(0)) == 0 &&
-        tsc_dtype_size(tsc_dtype_t(19)) == 0 &&
-        tsc_dtype_name(tsc_dtype_t(19)) == nullptr);
+        tsc_dtype_bits(tsc_dtype_t(0)) == 0 &&
+        tsc_dtype_size(tsc_dtype_t(24)) == 0 &&
+        tsc_dtype_bits(tsc_dtype_t(24)) == 0 &&
+        tsc_dtype_name(tsc_dtype_t(24)) == nullptr);
+  CHECK(std::strcmp(tsc_dtype_name(TSC_DTYPE_F4E2M1), "f4e2m1") == 0);
   CHECK(std::strcmp(tsc_dtype_name(TSC_DTYPE_F16), "f16") == 0);
   CHECK(std::strcmp(tsc_dtype_name(TSC_DTYPE_U64), "u64") == 0);
   CHECK(std::strcmp(tsc_dtype_name(TSC_DTYPE_F8E5M2FNUZ), "f8e5m2fnuz") == 0);
@@ -96,6 +108,14 @@ TEST(tensor_create_host) {
   int64_t empty[] = {0, 7};
   CHECK(tsc_tensor_create_host(TSC_DTYPE_I8, 2, empty, &t) == nullptr);
   CHECK(tsc_tensor_byte_size(t) == 0 && tsc_tensor_data(t) != nullptr);
+  tsc_tensor_release(t);
+
+  // Packed: ceil(n * bits / 8) bytes, 15 int4 in 8, 15 int2 in 4.
+  CHECK(tsc_tensor_create_host(TSC_DTYPE_I4, 2, dims, &t) == nullptr);
+  CHECK(tsc_tensor_byte_size(t) == 8);
+  tsc_tensor_release(t);
+  CHECK(tsc_tensor_create_host(TSC_DTYPE_U2, 2, dims, &t) == nullptr);
+  CHECK(tsc_tensor_byte_size(t) == 4);
   tsc_tensor_release(t);
 }
 

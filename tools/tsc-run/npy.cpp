@@ -215,7 +215,9 @@ Tensor readNpy(const std::string &path) {
   return tensor;
 }
 
-void writeNpy(const std::string &path, const Tensor &tensor) {
+void writeNpy(const std::string &path, const Tensor &packedOrNot) {
+  Tensor tensor =
+      isPacked(packedOrNot.dtype()) ? unpackTensor(packedOrNot) : packedOrNot;
   std::vector<int64_t> dims = tensor.dims();
   const char *descr = nullptr;
   for (const Descr &d : kDescrs)
@@ -264,6 +266,70 @@ void writeNpy(const std::string &path, const Tensor &tensor) {
 
 bool isFloat8(tsc_dtype_t dtype) {
   return dtype >= TSC_DTYPE_F8E4M3FN && dtype <= TSC_DTYPE_F8E8M0;
+}
+
+bool isPacked(tsc_dtype_t dtype) {
+  return dtype >= TSC_DTYPE_U4 && dtype <= TSC_DTYPE_I2;
+}
+
+namespace {
+
+bool isSignedPacked(tsc_dtype_t dtype) {
+  return dtype == TSC_DTYPE_I4 || dtype == TSC_DTYPE_I2;
+}
+
+int64_t elementCount(const std::vector<int64_t> &dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+} // namespace
+
+Tensor packTensor(const Tensor &bytes, tsc_dtype_t dtype,
+                  const std::string &what) {
+  unsigned bits = unsigned(tsc_dtype_bits(dtype));
+  bool isSigned = isSignedPacked(dtype);
+  if (bytes.dtype() != (isSigned ? TSC_DTYPE_I8 : TSC_DTYPE_U8))
+    throw std::runtime_error(
+        what + ": a " + tsc_dtype_name(dtype) + " input is given as " +
+        (isSigned ? "|i1" : "|u1") + ", not " + tsc_dtype_name(bytes.dtype()));
+  Tensor t = Tensor::createHost(dtype, bytes.dims());
+  std::memset(t.data(), 0, t.byteSize());
+  int lo = isSigned ? -(1 << (bits - 1)) : 0;
+  int hi = isSigned ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
+  auto *out = t.data<uint8_t>();
+  int64_t n = elementCount(bytes.dims());
+  for (int64_t i = 0; i < n; ++i) {
+    int v =
+        isSigned ? int(bytes.data<int8_t>()[i]) : int(bytes.data<uint8_t>()[i]);
+    if (v < lo || v > hi)
+      throw std::runtime_error(what + ": element " + std::to_string(i) +
+                               " is " + std::to_string(v) + ", outside " +
+                               tsc_dtype_name(dtype) + "'s " +
+                               std::to_string(lo) + ".." + std::to_string(hi));
+    unsigned code = unsigned(v) & ((1u << bits) - 1);
+    out[i * bits / 8] |= uint8_t(code << (i * bits % 8));
+  }
+  return t;
+}
+
+Tensor unpackTensor(const Tensor &tensor) {
+  tsc_dtype_t dtype = tensor.dtype();
+  unsigned bits = unsigned(tsc_dtype_bits(dtype));
+  bool isSigned = isSignedPacked(dtype);
+  Tensor t =
+      Tensor::createHost(isSigned ? TSC_DTYPE_I8 : TSC_DTYPE_U8, tensor.dims());
+  const auto *in = tensor.data<uint8_t>();
+  int64_t n = elementCount(tensor.dims());
+  for (int64_t i = 0; i < n; ++i) {
+    unsigned code = (in[i * bits / 8] >> (i * bits % 8)) & ((1u << bits) - 1);
+    // Sign-extend from `bits`.
+    t.data<uint8_t>()[i] =
+        uint8_t(isSigned && code >> (bits - 1) ? code | (0xFFu << bits) : code);
+  }
+  return t;
 }
 
 } // namespace tsc::run

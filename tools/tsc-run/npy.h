@@ -14,14 +14,29 @@ namespace tsc::run {
 /// std::runtime_error naming the file.
 Tensor readNpy(const std::string &path);
 
-/// Writes `tensor` as a .npy file; bf16 is written as <f4 (exactly), and the
-/// 8-bit floats as |u1 holding their bits, since NumPy has neither. Throws
+/// Writes `tensor` as a .npy file; bf16 is written as <f4 (exactly), the
+/// 8-bit floats as |u1 holding their bits, and the packed sub-byte types one
+/// element a byte (unpackTensor), since NumPy has none of them. Throws
 /// std::runtime_error naming the file.
 void writeNpy(const std::string &path, const Tensor &tensor);
 
 /// Whether `dtype` is one of the 8-bit floats (TSC_DTYPE_F8*), which .npy
 /// files hold as |u1 bits (ml_dtypes arrays viewed as uint8).
 bool isFloat8(tsc_dtype_t dtype);
+
+/// Whether `dtype` is packed several elements to a byte (TSC_DTYPE_U4, _I4,
+/// _F4E2M1, _U2, _I2).
+bool isPacked(tsc_dtype_t dtype);
+/// A tensor of packed `dtype` from `bytes` (|i1 or |u1), one element a byte:
+/// the signed integers as values (-8..7 for i4), the unsigned ones as
+/// values (0..15 for u4), f4e2m1 as its bits (ml_dtypes' float4_e2m1fn
+/// viewed as uint8). Throws std::runtime_error naming `what` for a value
+/// the type cannot hold.
+Tensor packTensor(const Tensor &bytes, tsc_dtype_t dtype,
+                  const std::string &what);
+/// The elements of packed `tensor` one a byte, as packTensor takes them:
+/// i8 (sign-extended) for i4 and i2, u8 for the others.
+Tensor unpackTensor(const Tensor &tensor);
 
 /// bf16 <-> f32 conversions (round to nearest even), used for bf16 inputs given
 /// as <f4.

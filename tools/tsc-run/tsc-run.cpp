@@ -39,7 +39,9 @@ options:
   --seed N                seed of the random inputs (default 0)
   --output-dir DIR        write each output as DIR/NAME.npy (NAME with characters
                           other than [A-Za-z0-9_.-] replaced by '_'); bf16 as <f4,
-                          8-bit floats as |u1 holding their bits (inputs too)
+                          8-bit floats as |u1 holding their bits, i4/i2 as |i1,
+                          u4/u2 as |u1, f4e2m1 as |u1 bits, one element a byte
+                          (inputs too)
   --threads N             threads of the session (GEMMs and the kernels'
                           parallel loops), 0 = all cores (default 0)
   --bench N               after the warmup runs, time N runs and print min, median,
@@ -242,11 +244,17 @@ std::vector<int64_t> chooseSymbols(const Model &model, const Options &o,
 Tensor randomTensor(tsc_dtype_t dtype, const std::vector<int64_t> &dims,
                     const Options &o, std::mt19937_64 &rng) {
   Tensor t = Tensor::createHost(dtype, dims);
+  std::uniform_int_distribution<unsigned> smallCode(0, 255);
+  if (run::isPacked(dtype)) {
+    // Every code of the packed types is a number: uniform bytes.
+    for (size_t i = 0; i < t.byteSize(); ++i)
+      t.data<uint8_t>()[i] = uint8_t(smallCode(rng));
+    return t;
+  }
   size_t n = t.byteSize() / tsc_dtype_size(dtype);
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
   std::uniform_int_distribution<int64_t> integer(o.intLo, o.intHi - 1);
   std::uniform_int_distribution<int> boolean(0, 1);
-  std::uniform_int_distribution<unsigned> smallCode(0, 255);
   for (size_t i = 0; i < n; ++i) {
     switch (dtype) {
     case TSC_DTYPE_F32:
@@ -415,6 +423,8 @@ int runMain(const Options &o) {
       t = toBf16(t);
     if (run::isFloat8(model.inputDtype(i)) && t.dtype() == TSC_DTYPE_U8)
       t = reinterpret(t, model.inputDtype(i));
+    if (run::isPacked(model.inputDtype(i)))
+      t = run::packTensor(t, model.inputDtype(i), "--input " + name);
     if (!given.emplace(name, t).second)
       throw std::runtime_error("--input " + name + " given twice");
   }

@@ -91,15 +91,37 @@ Type elementType(MLIRContext *ctx, int type) {
     return b.getIntegerType(4, /*isSigned=*/false);
   case 22: // INT4
     return b.getIntegerType(4);
+  case 23: // FLOAT4E2M1
+    return b.getType<Float4E2M1FNType>();
   case 24: // FLOAT8E8M0
     return b.getType<Float8E8M0FNUType>();
+  case 25: // UINT2
+    return b.getIntegerType(2, /*isSigned=*/false);
+  case 26: // INT2
+    return b.getIntegerType(2);
   default:
     return {};
   }
 }
 
-/// Bytes per element in raw_data for the types elementType() accepts; 4-bit
-/// types are packed two to a byte and handled separately.
+/// Bits per element of the types ONNX packs several to a byte (the low bits
+/// first), or 0.
+unsigned packedBits(int type) {
+  switch (type) {
+  case 21: // UINT4
+  case 22: // INT4
+  case 23: // FLOAT4E2M1
+    return 4;
+  case 25: // UINT2
+  case 26: // INT2
+    return 2;
+  default:
+    return 0;
+  }
+}
+
+/// Bytes per element in raw_data for the types elementType() accepts that
+/// packedBits() does not.
 int64_t elementBytes(int type) {
   switch (type) {
   case onnx::TensorProto::DOUBLE:
@@ -396,9 +418,9 @@ Importer::readExternalData(const onnx::TensorProto &tensor, int64_t expected) {
 FailureOr<AsmResourceBlob> Importer::readTensorData(onnx::TensorProto &tensor,
                                                     int64_t numElements) {
   int type = tensor.data_type();
-  bool packed4 = type == 21 || type == 22;
-  int64_t expected =
-      packed4 ? (numElements + 1) / 2 : numElements * elementBytes(type);
+  unsigned bits = packedBits(type);
+  int64_t expected = bits ? llvm::divideCeil(numElements * bits, 8)
+                          : numElements * elementBytes(type);
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
     return readExternalData(tensor, expected);
   std::string what = "initializer '" + tensor.name() + "'";
@@ -440,7 +462,7 @@ FailureOr<AsmResourceBlob> Importer::readTensorData(onnx::TensorProto &tensor,
     break;
   default:
     for (int32_t v : tensor.int32_data()) {
-      if (packed4) {
+      if (bits) { // one packed byte per int32
         append(&v, 1);
         continue;
       }

@@ -160,8 +160,14 @@ Type fromonnx::onnxElementType(MLIRContext *ctx, int64_t type) {
     return b.getIntegerType(4, /*isSigned=*/false);
   case 22:
     return b.getIntegerType(4);
+  case 23:
+    return b.getType<Float4E2M1FNType>();
   case 24:
     return b.getType<Float8E8M0FNUType>();
+  case 25:
+    return b.getIntegerType(2, /*isSigned=*/false);
+  case 26:
+    return b.getIntegerType(2);
   default:
     return {};
   }

@@ -122,6 +122,13 @@ Value tolinalg::convertScalar(OpBuilder &b, Location loc, Value v, Type from,
     return arith::SIToFPOp::create(b, loc, to, v);
   }
   if (toInt) {
+    // To the sub-byte integers as ml_dtypes (ONNX's reference) converts:
+    // toward zero to a 32-bit integer, whose low bits are the result (9.0
+    // as ui4 is 9, -9.0 is 7). fptosi straight to i4 would be poison.
+    if (toInt.getWidth() < 8) {
+      Value wide = arith::FPToSIOp::create(b, loc, b.getI32Type(), v);
+      return arith::TruncIOp::create(b, loc, signlessTo, wide);
+    }
     if (toInt.isUnsigned())
       return arith::FPToUIOp::create(b, loc, signlessTo, v);
     return arith::FPToSIOp::create(b, loc, signlessTo, v);

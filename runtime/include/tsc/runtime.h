@@ -117,12 +117,27 @@ typedef enum tsc_dtype_e {
   TSC_DTYPE_F8E5M2 = 16,
   TSC_DTYPE_F8E5M2FNUZ = 17,
   TSC_DTYPE_F8E8M0 = 18,
+  /* Sub-byte types, packed as ONNX packs them (since API version 6): two
+   * 4-bit or four 2-bit elements a byte, the first in the low bits, a
+   * tensor of n elements in ceil(n * bits / 8) bytes. Signed integers are
+   * two's complement; F4E2M1 is ONNX's float4e2m1 (1 sign, 2 exponent, 1
+   * mantissa bits, no infinity or NaN). */
+  TSC_DTYPE_U4 = 19,
+  TSC_DTYPE_I4 = 20,
+  TSC_DTYPE_F4E2M1 = 21,
+  TSC_DTYPE_U2 = 22,
+  TSC_DTYPE_I2 = 23,
   TSC_DTYPE_MAX_ENUM =
       0x7FFFFFFF /* not a dtype: see TSC_STATUS_CODE_MAX_ENUM */
 } tsc_dtype_t;
 
-/// Bytes per element; 0 for a value that is not a tsc_dtype_t.
+/// Bytes per element; 0 for a value that is not a tsc_dtype_t and for the
+/// packed sub-byte types, whose elements share bytes (see tsc_dtype_bits).
 TSC_API size_t tsc_dtype_size(tsc_dtype_t dtype);
+/// Bits per element (4 for TSC_DTYPE_I4, 8 for TSC_DTYPE_BOOL); 0 for a value
+/// that is not a tsc_dtype_t. A dense tensor of n elements takes
+/// ceil(n * bits / 8) bytes. (API version 6.)
+TSC_API size_t tsc_dtype_bits(tsc_dtype_t dtype);
 /// The short name ("f32", "bf16", "bool"); NULL for a value that is not a
 /// tsc_dtype_t.
 TSC_API const char *tsc_dtype_name(tsc_dtype_t dtype);

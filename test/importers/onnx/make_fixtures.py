@@ -60,10 +60,24 @@ def main():
     (out / "truncated.onnx").write_bytes(data[: len(data) // 2])
 
     # An input of an element type tsc does not support.
-    u2 = helper.make_tensor_value_info("x", TensorProto.UINT2, [4])
-    u2_out = helper.make_tensor_value_info("y", TensorProto.UINT2, [4])
-    onnx.save(model([helper.make_node("Identity", ["x"], ["y"])], [u2], [u2_out],
-                    opset=25), out / "uint2.onnx")
+    c64 = helper.make_tensor_value_info("x", TensorProto.COMPLEX64, [4])
+    c64_out = helper.make_tensor_value_info("y", TensorProto.COMPLEX64, [4])
+    onnx.save(model([helper.make_node("Identity", ["x"], ["y"])], [c64], [c64_out],
+                    opset=25), out / "complex64.onnx")
+
+    # A packed type (four 2-bit elements a byte): an input of 5 elements, an
+    # initializer in raw bytes (2 of them) and one in int32_data (one packed
+    # byte an entry); then one whose int32_data is a byte short.
+    u2 = helper.make_tensor_value_info("x", TensorProto.UINT2, [5])
+    u2_outs = [helper.make_tensor_value_info(n, TensorProto.UINT2, [5]) for n in "ywv"]
+    raw = helper.make_tensor("w", TensorProto.UINT2, [5], b"\xe4\x01", raw=True)
+    typed = helper.make_tensor("v", TensorProto.UINT2, [5], [0, 1, 2, 3, 1])
+    assert list(typed.int32_data) == [0xE4, 0x01]
+    onnx.save(model([helper.make_node("Identity", ["x"], ["y"])], [u2], u2_outs,
+                    [raw, typed], opset=25), out / "uint2.onnx")
+    del typed.int32_data[1]
+    onnx.save(model([helper.make_node("Identity", ["x"], ["y"])], [u2], u2_outs,
+                    [raw, typed], opset=25), out / "uint2-short.onnx")
 
     # The 8-bit floats: an input, an initializer in raw bytes and one in
     # int32_data (ONNX's typed field for them), and Casts.

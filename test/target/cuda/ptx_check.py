@@ -26,6 +26,7 @@ CHIPS = ("sm_80", "sm_90")
 DTYPE_F32 = 1  # tsc_dtype_t TSC_DTYPE_F32 (runtime/include/tsc/runtime.h)
 DTYPES_1_4 = (11, 12, 13)  # u16, u32, u64: values of format 1.4
 DTYPES_1_5 = (14, 15, 16, 17, 18)  # the 8-bit floats: values of format 1.5
+DTYPES_1_7 = (19, 20, 21, 22, 23)  # u4, i4, f4e2m1, u2, i2 (packed): format 1.7
 DTYPES = {2: "f16", 3: "bf16"}  # GEMMs on half operands, as --dump shows them
 
 
@@ -158,12 +159,14 @@ def inspect(path):
         return None, f"undecodable artifact: {e}"
     # 1.2 has the CUDA section; GEMMs on fp16/bf16 operands are 1.3's,
     # u16/u32/u64 values 1.4's, 8-bit float values 1.5's, symbols defined
-    # from data 1.6's.
+    # from data 1.6's, packed sub-byte values 1.7's.
     half_gemm = any(plan["values"][fields["fields"][2]][0] != DTYPE_F32
                     for kind, fields in plan["steps"] if kind in (2, 4))
     wide_unsigned = any(value[0] in DTYPES_1_4 for value in plan["values"])
     float8 = any(value[0] in DTYPES_1_5 for value in plan["values"])
-    expected = ((1, 6) if plan["definitions"] else (1, 5) if float8 else (1, 4) if wide_unsigned
+    packed = any(value[0] in DTYPES_1_7 for value in plan["values"])
+    expected = ((1, 7) if packed else (1, 6) if plan["definitions"] else (1, 5) if float8
+                else (1, 4) if wide_unsigned
                 else (1, 3) if half_gemm else (1, 2))
     if parts["version"] != expected:
         return None, f"format version {parts['version']}, expected {expected}"
