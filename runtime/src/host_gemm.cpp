@@ -308,7 +308,7 @@ struct HostGemms::Impl {
     std::vector<uint32_t> done;
     // First: making the primitive may settle s.widen.
     Entry *entry = shape.k == 0 ? nullptr : &entryFor(s, shape);
-    const size_t elementBytes = s.widen ? 4 : dtypeSize(s.dtype);
+    const size_t elementBytes = s.widen ? 4 : dtypeBits(s.dtype) / 8;
     if (s.widen) {
       if (wide.size() < addresses.size())
         wide.resize(addresses.size());
