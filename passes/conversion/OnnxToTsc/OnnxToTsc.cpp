@@ -38,6 +38,7 @@ struct ConvertOnnxToTscPass
       populateIndexingConverters(c);
       populateConvolutionConverters(c);
       populateRecurrentConverters(c);
+      populateSignalConverters(c);
       populateContribConverters(c);
       populateContribAttentionConverters(c);
       populateContribQuantizationConverters(c);

@@ -63,6 +63,8 @@ FailureOr<Value> buildRequantize(ForeignNode &node, Value acc, Value multiplier,
 FailureOr<Value> splitHeads(ForeignNode &node, Value x, int64_t heads);
 /// [B, H, S, D] -> [B, S, H*D].
 FailureOr<Value> mergeHeads(ForeignNode &node, Value x);
+/// DFT, the window functions (Hann, Hamming, Blackman) and Det.
+void populateSignalConverters(ForeignConverters &converters);
 /// Resize, GridSample and the family's other sampling ops (called by
 /// populateConvolutionConverters).
 void populateSamplingConverters(ForeignConverters &converters);
