@@ -40,6 +40,7 @@ struct ConvertOnnxToTscPass
       populateRecurrentConverters(c);
       populateControlFlowConverters(c);
       populateLinearAttentionConverters(c);
+      populateSignalConverters(c);
       populateContribConverters(c);
       populateContribAttentionConverters(c);
       populateContribQuantizationConverters(c);

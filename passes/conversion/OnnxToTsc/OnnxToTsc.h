@@ -80,6 +80,8 @@ FailureOr<Value> mergeHeads(ForeignNode &node, Value x);
 /// `x` [B, H, S, D] with each head repeated `times` times in a row,
 /// [h0, h0, h1, h1, ...]: grouped-query K/V for the query heads.
 FailureOr<Value> repeatHeads(ForeignNode &node, Value x, int64_t times);
+/// DFT, the window functions (Hann, Hamming, Blackman) and Det.
+void populateSignalConverters(ForeignConverters &converters);
 /// Resize, GridSample and the family's other sampling ops (called by
 /// populateConvolutionConverters).
 void populateSamplingConverters(ForeignConverters &converters);
