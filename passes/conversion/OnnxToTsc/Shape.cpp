@@ -131,11 +131,113 @@ FailureOr<Values> convertConcat(ForeignNode &node) {
   return results(node.create<ConcatOp>(inputs, properties));
 }
 
+/// Slice with starts, ends, axes or steps that graph inputs give at run
+/// time: per dim, the listed axis's bounds (or the whole dim) clamped as
+/// ONNX specifies, computed from symbols read from the inputs; the result's
+/// size per dim is a symbol (-1 for a step of 0, which the run rejects).
+FailureOr<Value> sliceAtRuntime(ForeignNode &node,
+                                TypedValue<RankedTensorType> x) {
+  RankedTensorType type = x.getType();
+  if (failed(staticCount(node, type, 1)))
+    return failure();
+  int64_t rank = type.getRank();
+  IndexMath im{node.getRewriter(), node.getLoc()};
+  // Input i's elements as index values: constants or symbols read at run
+  // time; `fallback` when the input is omitted.
+  auto elements = [&](unsigned i, int64_t min, int64_t max,
+                      std::optional<SmallVector<Value>> fallback)
+      -> FailureOr<SmallVector<Value>> {
+    if (!node.hasInput(i) && fallback)
+      return *fallback;
+    if (node.isRuntimeInts(i))
+      return node.runtimeInts(i, min, max);
+    FailureOr<SmallVector<int64_t>> values = node.constantInts(i);
+    if (failed(values))
+      return failure();
+    SmallVector<Value> out;
+    for (int64_t v : *values)
+      out.push_back(im.c(v));
+    return out;
+  };
+  FailureOr<SmallVector<Value>> starts =
+      elements(1, INT64_MIN, INT64_MAX, std::nullopt);
+  FailureOr<SmallVector<Value>> ends =
+      elements(2, INT64_MIN, INT64_MAX, std::nullopt);
+  if (failed(starts) || failed(ends))
+    return failure();
+  size_t count = starts->size();
+  SmallVector<Value> defaultAxes, defaultSteps;
+  for (size_t m = 0; m < count; ++m) {
+    defaultAxes.push_back(im.c(m));
+    defaultSteps.push_back(im.c(1));
+  }
+  FailureOr<SmallVector<Value>> axes =
+      elements(3, -rank, rank - 1, defaultAxes);
+  FailureOr<SmallVector<Value>> steps =
+      elements(4, INT64_MIN, INT64_MAX, defaultSteps);
+  if (failed(axes) || failed(steps))
+    return failure();
+  if (ends->size() != count || axes->size() != count || steps->size() != count)
+    return node.fail("starts, ends, axes and steps differ in length");
+  RewriterBase &rw = node.getRewriter();
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = type.getDimSize(d);
+    Value cn = im.c(n);
+    // Bounds clamped to [-n - 1, n + 1] first, so nothing below overflows.
+    auto bound = [&](Value v) {
+      return im.max(im.min(v, im.c(n + 1)), im.c(-n - 1));
+    };
+    Value listed = im.c(0), start = im.c(0), end = im.c(0), step = im.c(0);
+    for (size_t m = 0; m < count; ++m) {
+      Value is =
+          im.indicator(im.eq(im.normalizeAxis((*axes)[m], rank), im.c(d)));
+      listed = im.max(listed, is);
+      start = im.add(start, im.mul(is, bound((*starts)[m])));
+      end = im.add(end, im.mul(is, bound((*ends)[m])));
+      step =
+          im.add(step, im.mul(is, im.max(im.min((*steps)[m], cn), im.c(-n))));
+    }
+    Value unlisted = im.sub(im.c(1), listed);
+    end = im.add(end, im.mul(unlisted, cn));
+    step = im.add(step, unlisted);
+    auto wrap = [&](Value v) {
+      return im.select(im.lt(v, im.c(0)), im.add(v, cn), v);
+    };
+    auto clamp = [&](Value v, int64_t lo, int64_t hi) {
+      return im.max(im.min(v, im.c(hi)), im.c(lo));
+    };
+    Value s = wrap(start), e = wrap(end);
+    Value forward = im.lt(im.c(0), step), backward = im.lt(step, im.c(0));
+    Value sF = clamp(s, 0, n), eF = clamp(e, 0, n);
+    Value sB = clamp(s, 0, n - 1), eB = clamp(e, -1, n - 1);
+    Value countF = arith::CeilDivSIOp::create(rw, node.getLoc(),
+                                              im.max(im.sub(eF, sF), im.c(0)),
+                                              im.max(step, im.c(1)));
+    Value countB = arith::CeilDivSIOp::create(
+        rw, node.getLoc(), im.max(im.sub(sB, eB), im.c(0)),
+        im.max(im.sub(im.c(0), step), im.c(1)));
+    Value size =
+        im.select(forward, countF, im.select(backward, countB, im.c(-1)));
+    Value sizeSymbol =
+        node.defineSymbol("dim " + Twine(d) + " (-1: a step of 0)", size, 0, n);
+    offsets.push_back(
+        im.select(im.lt(im.c(0), size), im.select(forward, sF, sB), im.c(0)));
+    sizes.push_back(sizeSymbol);
+    strides.push_back(step);
+  }
+  return buildSliceOp(node, x, offsets, sizes, strides);
+}
+
 /// ONNX Slice: starts, ends and optional axes and steps as inputs.
 FailureOr<Values> convertSlice(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
+  if (node.getVersion() >= 10 &&
+      llvm::any_of(llvm::seq<unsigned>(1, 5),
+                   [&](unsigned i) { return node.isRuntimeInts(i); }))
+    return results(sliceAtRuntime(node, *x));
   FailureOr<SmallVector<OpFoldResult>> starts = node.shapeElements(1);
   FailureOr<SmallVector<OpFoldResult>> ends = node.shapeElements(2);
   if (failed(starts) || failed(ends))

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/conversion/Foreign/Builders.h"
+#include "passes/conversion/Foreign/IndexMath.h"
 #include "passes/conversion/OnnxToTsc/Compose.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
@@ -194,7 +195,71 @@ enum class WindowKind { Hann, Hamming, Blackman };
 /// HannWindow, HammingWindow, BlackmanWindow (17): a constant of the
 /// length input #0, periodic (the default: the length + 1 symmetric window
 /// without its last sample) or symmetric, of output_datatype (float).
+/// A window whose size the model takes at run time: the same formula over
+/// a range of that size (a symbol read from the input), in f64.
+template <WindowKind kind>
+MaybeValue windowAtRuntime(ForeignNode &node, Type element, bool periodic) {
+  FailureOr<SmallVector<Value>> read = node.runtimeInts(0, 0, kDefaultValueMax);
+  if (failed(read))
+    return failure();
+  if (read->size() != 1)
+    return node.fail("the size must be one integer");
+  RewriterBase &rw = node.getRewriter();
+  IndexMath im{rw, node.getLoc()};
+  Value size = read->front();
+  Type f64 = rw.getF64Type(), i64 = rw.getI64Type();
+  FailureOr<Value> range =
+      buildRange(node, i64, {rw.getIndexAttr(0), size, rw.getIndexAttr(1)});
+  if (failed(range))
+    return failure();
+  // The period (size, or size - 1 when symmetric) as a 0-d f64; a window of
+  // one element is its i = 0 term whatever it is divided by.
+  Value period = im.max(periodic ? size : im.sub(size, im.c(1)), im.c(1));
+  Value n = castTo(node,
+                   buildShapeTensor(rw, node.getLoc(), {period},
+                                    /*scalar=*/true, i64),
+                   f64);
+  MaybeValue a = binary<DivOp>(node,
+                               binary<MulOp>(node, castTo(node, *range, f64),
+                                             node.scalar(f64, 2.0 * M_PI)),
+                               n);
+  auto cosine = [&](double times) {
+    return unary<CosOp>(node, binary<MulOp>(node, a, node.scalar(f64, times)));
+  };
+  auto term = [&](double c, double times) {
+    return binary<MulOp>(node, cosine(times), node.scalar(f64, c));
+  };
+  MaybeValue w;
+  switch (kind) {
+  case WindowKind::Hann:
+    w = binary<SubOp>(node, node.scalar(f64, 0.5), term(0.5, 1));
+    break;
+  case WindowKind::Hamming:
+    w = binary<SubOp>(node, node.scalar(f64, 25.0 / 46.0),
+                      term(21.0 / 46.0, 1));
+    break;
+  case WindowKind::Blackman:
+    w = binary<AddOp>(node,
+                      binary<SubOp>(node, node.scalar(f64, 0.42), term(0.5, 1)),
+                      term(0.08, 2));
+    break;
+  }
+  if (failed(w))
+    return failure();
+  return castTo(node, *w, element);
+}
+
 template <WindowKind kind> FailureOr<Values> convertWindow(ForeignNode &node) {
+  if (node.isRuntimeInts(0)) {
+    Type element =
+        onnxElementType(node.getContext(), node.getInt("output_datatype", 1));
+    if (!element)
+      return node.fail("output_datatype " +
+                       Twine(node.getInt("output_datatype", 1)) +
+                       " is not a type tsc has");
+    return results(
+        windowAtRuntime<kind>(node, element, node.getInt("periodic", 1) != 0));
+  }
   FailureOr<SmallVector<int64_t>> values = node.constantInts(0);
   if (failed(values))
     return failure();
