@@ -127,6 +127,15 @@ start=$SECONDS
   --xunit "$results/runtime-errors.xml" || status=1
 echo "test: suite 'runtime-errors' took $((SECONDS - start))s"
 
+# Hostile models, options and files (issue 24): each case its error, and a
+# fixed-seed mutation smoke run of 240 mutants (no signal, no hang, no
+# artifact the runtime crashes on). Longer runs: --mutants N --seed S.
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/reliability/run_reliability.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
+  --xunit "$results/reliability.xml" || status=1
+echo "test: suite 'reliability' took $((SECONDS - start))s"
+
 # Count test cases from the xUnit reports (stdlib only).
 /usr/bin/python3 - "$results" <<'PY' || status=1
 import pathlib, sys, xml.etree.ElementTree as ET

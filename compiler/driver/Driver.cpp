@@ -120,6 +120,12 @@ struct DriverOptions {
                "forward, e.g. --input input_ids=i64[batch,seq] (named dims "
                "are symbols; ranges from --dim)"),
       cl::value_desc("NAME=TYPE[DIMS]"), cl::cat(category)};
+  cl::opt<bool> allowExternalDataOutside{
+      "allow-external-data-outside",
+      cl::desc("Let an ONNX model's external data lie outside its folder "
+               "(absolute paths, '..', symbolic links): only for trusted "
+               "models"),
+      cl::init(false), cl::cat(category)};
   cl::opt<bool> printWeights{
       "print-weights",
       cl::desc("Print weight blobs in full instead of eliding them"),
@@ -195,11 +201,12 @@ LogicalResult applyDimRanges(ModuleOp module,
   return success();
 }
 
-/// Reads the model named by `path` into a module, by its extension.
-/// `inputSpecs` are the --input settings (TorchScript only).
-OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context,
-                                  llvm::SourceMgr &sourceMgr,
-                                  ArrayRef<std::string> inputSpecs) {
+/// Reads the model named by --input-file into a module, by its extension.
+OwningOpRef<ModuleOp> importModel(const DriverOptions &driverOptions,
+                                  MLIRContext &context,
+                                  llvm::SourceMgr &sourceMgr) {
+  StringRef path = driverOptions.input;
+  ArrayRef<std::string> inputSpecs = driverOptions.inputs;
   StringRef extension = llvm::sys::path::extension(path);
   auto adopt = [](FailureOr<OwningOpRef<ModuleOp>> module) {
     return failed(module) ? OwningOpRef<ModuleOp>() : std::move(*module);
@@ -236,6 +243,7 @@ OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context,
   if (extension == ".onnx" || extension == ".onnxtxt") {
     OnnxImportOptions options;
     options.path = path.str();
+    options.allowExternalDataOutside = driverOptions.allowExternalDataOutside;
     return adopt(importOnnxModel(&context, options));
   }
   if (extension != ".mlir") {
@@ -584,7 +592,7 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   ScopedDiagnosticHandler modelDiagnostics(&context, printModelDiagnostic);
 
-  OwningOpRef<ModuleOp> module = importModel(options.input, context, sourceMgr, options.inputs);
+  OwningOpRef<ModuleOp> module = importModel(options, context, sourceMgr);
   if (!module || failed(applyDimRanges(*module, options.dims)))
     return 1;
 

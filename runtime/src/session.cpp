@@ -51,6 +51,9 @@ struct tsc_session_s {
 
 namespace {
 
+/// A session's thread count is at most this many per online core.
+constexpr long kMaxThreadsPerCore = 4;
+
 std::string shapeText(const int64_t *dims, size_t rank) {
   std::string text = "[";
   for (size_t d = 0; d < rank; ++d)
@@ -360,16 +363,23 @@ tsc_status_t tsc_session_create(tsc_model_t *model,
                                                     : sizeof(options));
     options.struct_size = sizeof(options);
   }
-  if (options.thread_count < 0)
-    return statusf(TSC_STATUS_INVALID_ARGUMENT, "thread_count is %d",
-                   int(options.thread_count));
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores < 1)
+    cores = 1;
+  // More threads than cores only contend; far more would exhaust the
+  // process's resources inside the OpenMP runtime, which aborts.
+  long maxThreads = kMaxThreadsPerCore * cores;
+  if (options.thread_count < 0 || options.thread_count > maxThreads)
+    return statusf(TSC_STATUS_INVALID_ARGUMENT,
+                   "thread_count is %d; this machine has %ld cores, and a "
+                   "session takes 1 to %ld threads (0: one per core)",
+                   int(options.thread_count), cores, maxThreads);
   return guarded([&]() -> tsc_status_t {
     auto session = std::make_unique<tsc_session_s>();
     tsc_model_retain(model);
     session->model = model;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    session->threads = options.thread_count ? int(options.thread_count)
-                                            : int(cores > 0 ? cores : 1);
+    session->threads =
+        options.thread_count ? int(options.thread_count) : int(cores);
     session->profile = options.profile != 0;
     session->stepTimes.assign(model->plan.steps.size(), 0.0);
     const Plan &plan = model->plan;

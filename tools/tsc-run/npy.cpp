@@ -31,6 +31,25 @@ constexpr Descr kDescrs[] = {
   throw std::runtime_error(path + ": " + what);
 }
 
+/// The bytes an array of `shape` and whole-byte `dtype` holds; false when a
+/// dim is negative or the count overflows 64 bits.
+bool dataBytes(tsc_dtype_t dtype, const std::vector<int64_t> &shape,
+               uint64_t &bytes) {
+  uint64_t n = tsc_dtype_size(dtype);
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, uint64_t(d), &n))
+      return false;
+  bytes = n;
+  return true;
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string text = "(";
+  for (size_t d = 0; d < shape.size(); ++d)
+    text += (d ? ", " : "") + std::to_string(shape[d]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
 // The header is a Python dict literal: {'descr': '<f4', 'fortran_order': False,
 // 'shape': (2, 3), }
 class HeaderParser {
@@ -205,12 +224,22 @@ Tensor readNpy(const std::string &path) {
       dtype = d.dtype;
   if (!dtype)
     fail(path, "dtype '" + descr + "' is not supported");
-  Tensor tensor = Tensor::createHost(dtype, shape);
+  // The header's claim is checked against the file before anything of
+  // that size is allocated.
   size_t dataStart = start + headerLength;
-  if (bytes.size() - dataStart < tensor.byteSize())
-    fail(path, "truncated: " + std::to_string(tensor.byteSize()) +
-                   " data bytes expected, " +
-                   std::to_string(bytes.size() - dataStart) + " present");
+  uint64_t expected = 0;
+  if (!dataBytes(dtype, shape, expected))
+    fail(path, "shape " + shapeString(shape) + " is too large");
+  uint64_t present = bytes.size() - dataStart;
+  if (present < expected)
+    fail(path, "truncated: " + std::to_string(expected) +
+                   " data bytes expected, " + std::to_string(present) +
+                   " present");
+  if (present > expected)
+    fail(path, std::to_string(present - expected) +
+                   " bytes after the data that shape " + shapeString(shape) +
+                   " holds (" + std::to_string(expected) + " bytes)");
+  Tensor tensor = Tensor::createHost(dtype, shape);
   std::memcpy(tensor.data(), bytes.data() + dataStart, tensor.byteSize());
   return tensor;
 }

@@ -219,9 +219,17 @@ std::vector<int64_t> chooseSymbols(const Model &model, const Options &o,
           "--dim " + name + ": the model has no symbol '" + name +
           "' (symbols: " + (valid.empty() ? "none" : valid) + ")");
     }
+    // Checked before any input of that size is made.
+    if (value < model.symbolMin(j) || value > model.symbolMax(j))
+      throw std::runtime_error(
+          "--dim " + name + "=" + std::to_string(value) +
+          ": outside the range the model was compiled for, [" +
+          std::to_string(model.symbolMin(j)) + ", " +
+          std::to_string(model.symbolMax(j)) + "]");
     values[j] = value;
     set[j] = true;
   }
+  std::vector<bool> fromDim = set;
   for (size_t i = 0; i < model.inputCount(); ++i) {
     auto it = given.find(model.inputName(i));
     if (it == given.end())
@@ -229,7 +237,16 @@ std::vector<int64_t> chooseSymbols(const Model &model, const Options &o,
     std::vector<int64_t> dims = it->second.dims();
     for (size_t d = 0; d < dims.size() && d < model.inputRank(i); ++d) {
       int64_t j = model.inputDimSymbol(i, d);
-      if (j >= 0 && !set[size_t(j)]) {
+      if (j < 0)
+        continue;
+      // A --dim that a given input contradicts would be ignored: say so.
+      if (fromDim[size_t(j)] && values[size_t(j)] != dims[d])
+        throw std::runtime_error("--dim " + model.symbolName(size_t(j)) + "=" +
+                                 std::to_string(values[size_t(j)]) +
+                                 ", but input '" + model.inputName(i) +
+                                 "' has " + std::to_string(dims[d]) +
+                                 " there (dim " + std::to_string(d) + ")");
+      if (!set[size_t(j)]) {
         values[size_t(j)] = dims[d];
         set[size_t(j)] = true;
       }

@@ -2,6 +2,7 @@
 
 #include "compiler/importers/onnx/OnnxImporter.h"
 #include "compiler/importers/common/ImportUtils.h"
+#include "dialects/tsc/IR/TscAttrNames.h"
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,7 +23,6 @@
 #include <google/protobuf/unknown_field_set.h>
 #include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <cerrno>
 #include <climits>
@@ -191,6 +191,7 @@ private:
   InFlightDiagnostic error() { return emitError(fileLoc); }
   LogicalResult readModel();
   LogicalResult checkOpsets();
+  LogicalResult checkGraph();
   FailureOr<Type> convertType(const onnx::TypeProto &type, StringRef what);
   FailureOr<Value> declareInput(const onnx::ValueInfoProto &input,
                                 Block &body);
@@ -295,6 +296,82 @@ LogicalResult Importer::checkOpsets() {
   return success();
 }
 
+/// The graph's structure as ONNX's IR defines it, checked before anything
+/// reads the graph: what breaks it would give an artifact the runtime
+/// refuses or runs wrongly.
+LogicalResult Importer::checkGraph() {
+  const onnx::GraphProto &graph = model.graph();
+  if (graph.output().empty()) {
+    error() << "the graph has no outputs: a model must compute something";
+    return failure();
+  }
+  llvm::StringSet<> outputs;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    if (output.name().empty()) {
+      error() << "a graph output has no name";
+      return failure();
+    }
+    if (!outputs.insert(output.name()).second) {
+      error() << "graph output '" << output.name() << "' is listed twice";
+      return failure();
+    }
+  }
+  // Every tensor has one producer: an input, an initializer or one node.
+  llvm::StringMap<std::string> producers;
+  llvm::StringSet<> inputs;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (input.name().empty()) {
+      error() << "a graph input has no name";
+      return failure();
+    }
+    if (!inputs.insert(input.name()).second) {
+      error() << "graph input '" << input.name() << "' is listed twice";
+      return failure();
+    }
+    producers[input.name()] = "graph input '" + input.name() + "'";
+  }
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    std::string what = "initializer '" + init.name() + "'";
+    if (init.name().empty()) {
+      error() << "an initializer has no name";
+      return failure();
+    }
+    // ONNX's IR: an input with an initializer of its name is an input whose
+    // default value is the initializer. tsc compiles the default in.
+    if (inputs.contains(init.name())) {
+      emitWarning(fileLoc)
+          << "graph input '" << init.name()
+          << "' has an initializer of the same name: tsc compiles the "
+             "initializer's value in as a constant, and the artifact takes "
+             "no input '"
+          << init.name() << "'";
+      continue;
+    }
+    auto [it, added] = producers.try_emplace(init.name(), what);
+    if (!added) {
+      error() << "tensor '" << init.name() << "' is defined twice: by "
+              << it->second << " and by another " << what;
+      return failure();
+    }
+  }
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    std::string what = (node.name().empty() ? "node #" + std::to_string(index)
+                                            : "node '" + node.name() + "'") +
+                       " (" + node.op_type() + ")";
+    for (const std::string &name : node.output()) {
+      if (name.empty())
+        continue; // an optional output left out
+      auto [it, added] = producers.try_emplace(name, what);
+      if (!added) {
+        error() << "tensor '" << name << "' is written by " << what
+                << " but is already defined by " << it->second;
+        return failure();
+      }
+    }
+  }
+  return success();
+}
+
 FailureOr<Type> Importer::convertType(const onnx::TypeProto &type,
                                       StringRef what) {
   if (!type.has_tensor_type()) {
@@ -313,9 +390,14 @@ FailureOr<Type> Importer::convertType(const onnx::TypeProto &type,
   if (!tensor.has_shape())
     return Type(UnrankedTensorType::get(element));
   SmallVector<int64_t> shape;
-  for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim())
+  for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
+    if (dim.has_dim_value() && dim.dim_value() < 0) {
+      error() << what << " has a dim of size " << dim.dim_value();
+      return failure();
+    }
     shape.push_back(dim.has_dim_value() ? dim.dim_value()
                                         : ShapedType::kDynamic);
+  }
   return Type(RankedTensorType::get(shape, element));
 }
 
@@ -372,15 +454,19 @@ Importer::readExternalData(const onnx::TensorProto &tensor, int64_t expected) {
     return failure();
   }
   // As onnx's checker requires: the side file is in the model's folder or
-  // below it, never wherever a location would lead.
+  // below it, never wherever a location (or a symbolic link) would lead,
+  // unless the user allows it.
   namespace path = llvm::sys::path;
-  if (path::is_absolute(location) || path::has_root_name(location) ||
-      llvm::is_contained(
-          llvm::make_range(path::begin(location), path::end(location)), "..")) {
-    error() << what << ": external data location '" << location
-            << "' is not a path inside the model's folder";
+  auto outside = [&](StringRef why) {
+    error() << what << ": external data location '" << location << "' " << why
+            << " (pass --allow-external-data-outside if the model is trusted)";
     return failure();
-  }
+  };
+  if (!options.allowExternalDataOutside &&
+      (path::is_absolute(location) || path::has_root_name(location) ||
+       llvm::is_contained(
+           llvm::make_range(path::begin(location), path::end(location)), "..")))
+    return outside("is not a path inside the model's folder");
   if (offset < 0) {
     error() << what << ": negative external data offset";
     return failure();
@@ -392,6 +478,18 @@ Importer::readExternalData(const onnx::TensorProto &tensor, int64_t expected) {
   }
   SmallString<256> file(path::parent_path(options.path));
   path::append(file, location);
+  if (!options.allowExternalDataOutside) {
+    // Symbolic links resolved: the real file must lie below the real folder.
+    SmallString<256> realFolder, realFile;
+    StringRef folder = path::parent_path(options.path);
+    if (!llvm::sys::fs::real_path(folder.empty() ? "." : folder, realFolder) &&
+        !llvm::sys::fs::real_path(file, realFile)) {
+      path::append(realFolder, "");
+      if (!StringRef(realFile).starts_with(realFolder))
+        return outside("leads outside the model's folder, to '" +
+                       realFile.str().str() + "'");
+    }
+  }
   std::shared_ptr<MappedFile> &mapped = dataFiles[file];
   if (!mapped) {
     std::string reason;
@@ -675,14 +773,11 @@ LogicalResult Importer::importSubgraph(onnx::GraphProto &graph, Region &region,
 }
 
 FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
-  if (failed(readModel()) || failed(checkOpsets()))
+  // No libonnx routine that trusts the message (shape inference, the
+  // checker) runs on it: their preconditions are what a hostile model
+  // breaks. Types come from the declarations and from conversion.
+  if (failed(readModel()) || failed(checkOpsets()) || failed(checkGraph()))
     return failure();
-  // Best effort: fills value_info for the ops this libonnx knows, so the
-  // import phase shows types. Nothing depends on it.
-  try {
-    onnx::shape_inference::InferShapes(model);
-  } catch (const std::exception &) {
-  }
 
   const onnx::GraphProto &graph = model.graph();
   for (const auto *infos : {&graph.value_info(), &graph.output()})
@@ -736,9 +831,18 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
   func::ReturnOp::create(builder, fileLoc, results);
   SmallVector<Type> argTypes(body->getArgumentTypes());
   func.setType(builder.getFunctionType(argTypes, resultTypes));
-  // Record the output names for the artifact's I/O signature.
-  for (auto [i, output] : llvm::enumerate(graph.output()))
+  // Record the output names for the artifact's I/O signature, and the
+  // declared types, which conversion checks against the computed ones.
+  for (auto [i, output] : llvm::enumerate(graph.output())) {
     func.setResultAttr(i, "tsc.name", builder.getStringAttr(output.name()));
+    if (output.type().value_case() == onnx::TypeProto::VALUE_NOT_SET)
+      continue;
+    FailureOr<Type> declared =
+        convertType(output.type(), "graph output '" + output.name() + "'");
+    if (failed(declared))
+      return failure();
+    func.setResultAttr(i, kDeclaredTypeAttr, TypeAttr::get(*declared));
+  }
   for (auto [i, arg] : llvm::enumerate(func.getArguments()))
     func.setArgAttr(i, "tsc.name",
                     cast<NameLoc>(arg.getLoc()).getName());

@@ -28,6 +28,10 @@ struct OnnxImportOptions {
   /// Initializers with at most this many elements become `dense` literals
   /// (shape constants stay readable and foldable); larger ones are blobs.
   int64_t maxInlineElements = 64;
+  /// External data may lie outside the model's folder (absolute paths, `..`,
+  /// symbolic links leading out). Off: a model from elsewhere cannot make
+  /// the compiler embed files of the build machine in its artifact.
+  bool allowExternalDataOutside = false;
 };
 
 /// Newest `ai.onnx` opset the importer accepts (that of the pinned onnx

@@ -1,6 +1,7 @@
 //===- ForeignNode.cpp - node helpers, registry and conversion driver ----===//
 
 #include "passes/conversion/Foreign/ForeignNode.h"
+#include "dialects/tsc/IR/TscAttrNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -491,6 +492,40 @@ static bool waitsFor(Value input) {
          llvm::any_of(producer.getInputs(), waitsFor);
 }
 
+/// A declared output type (kDeclaredTypeAttr) must agree with the computed
+/// one: the element type, the rank and every dim both know statically. An
+/// artifact whose outputs differ from what the model promises would mislead
+/// whoever reads them.
+static LogicalResult checkDeclaredTypes(func::FuncOp func) {
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+    auto declared = func.getResultAttrOfType<TypeAttr>(i, kDeclaredTypeAttr);
+    if (!declared)
+      continue;
+    func.removeResultAttr(
+        i, StringAttr::get(func.getContext(), kDeclaredTypeAttr));
+    auto want = dyn_cast<ShapedType>(declared.getValue());
+    auto have = dyn_cast<ShapedType>(func.getResultTypes()[i]);
+    if (!want || !have)
+      continue;
+    bool agrees = want.getElementType() == have.getElementType();
+    if (agrees && want.hasRank() && have.hasRank()) {
+      agrees = want.getRank() == have.getRank();
+      for (int64_t d = 0; agrees && d < want.getRank(); ++d)
+        agrees = want.isDynamicDim(d) || have.isDynamicDim(d) ||
+                 want.getDimSize(d) == have.getDimSize(d);
+    }
+    if (agrees)
+      continue;
+    auto name = func.getResultAttrOfType<StringAttr>(i, "tsc.name");
+    return emitError(func.getLoc())
+           << "graph output '"
+           << (name ? name.getValue() : "#" + Twine(i).str())
+           << "' is declared as " << want << ", but the graph computes "
+           << have;
+  }
+  return success();
+}
+
 LogicalResult foreign::convertForeignOps(
     func::FuncOp func, const ForeignConverters &converters,
     const FrozenRewritePatternSet &patterns,
@@ -579,7 +614,7 @@ LogicalResult foreign::convertForeignOps(
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
                                  ret.getOperandTypes()));
-  return success();
+  return checkDeclaredTypes(func);
 }
 
 void ForeignConversion::initialize(

@@ -34,6 +34,8 @@ OpFoldResult dimProduct(ForeignNode &node, Value x, int64_t begin,
 /// The integers of constant input `i`, from a constant or from a shape
 /// computation that folded to constants.
 FailureOr<SmallVector<int64_t>> constantList(ForeignNode &node, unsigned i) {
+  if (failed(node.input(i)))
+    return failure();
   if (std::optional<SmallVector<OpFoldResult>> elements =
           getShapeElements(node.getOp().getInputs()[i])) {
     SmallVector<int64_t> values;

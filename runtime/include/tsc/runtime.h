@@ -319,7 +319,8 @@ typedef struct tsc_session_s tsc_session_t;
 
 typedef struct tsc_session_options_s {
   size_t struct_size; /* sizeof(tsc_session_options_t), set by _init */
-  /* Host threads for the run; 0 (default) = all online cores. Kernels and
+  /* Host threads for the run; 0 (default) = all online cores; more than 4
+   * per online core is refused (INVALID_ARGUMENT). Kernels and
    * GEMMs (oneDNN) share one OpenMP pool; each run sets the calling
    * thread's OpenMP thread count (omp_set_num_threads). */
   int32_t thread_count;
