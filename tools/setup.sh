@@ -25,7 +25,7 @@ packages=(
   python3-numpy python3-torch libdnnl-dev libomp5-14
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   protobuf-compiler libprotobuf-dev libonnx-dev libgtest-dev libtorch-dev
-  libminizip-dev
+  libminizip-dev libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

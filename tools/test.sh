@@ -136,6 +136,16 @@ start=$SECONDS
   --xunit "$results/reliability.xml" || status=1
 echo "test: suite 'reliability' took $((SECONDS - start))s"
 
+# The runtime under ASan + UBSan (its own tree, build-sanitize/, from
+# runtime/): libFuzzer on the artifact loader and the .npy reader (30 s each;
+# longer runs in docs/testing.md), the runtime's unit tests, tsc-run's error
+# suite and a fixed sample of node tests run by the sanitized tsc-run.
+start=$SECONDS
+"$root/.venv/bin/python" "$root/test/reliability/run_sanitized.py" \
+  --tsc "$build/bin/tsc" --seconds 30 --node-filter test_reduce \
+  --xunit "$results/sanitized.xml" || status=1
+echo "test: suite 'sanitized' took $((SECONDS - start))s"
+
 # Count test cases from the xUnit reports (stdlib only).
 /usr/bin/python3 - "$results" <<'PY' || status=1
 import pathlib, sys, xml.etree.ElementTree as ET

@@ -69,6 +69,10 @@ tsc_status_t finishLoad(tsc_model_s &model) {
     return status;
   if (!hasKernels)
     return nullptr;
+#ifdef TSC_RUNTIME_FUZZING
+  // Fuzzed bytes are never loaded as code.
+  return nullptr;
+#endif
   // The ISA check comes before dlopen: the object's constructors may already
   // use the instructions.
   if ((status = checkIsa(plan.isa, file)) ||

@@ -25,9 +25,11 @@ import struct
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 
 import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from checks_report import Checks  # noqa: E402
 
 HEADER = struct.Struct("<8sHHIQQ24sII")  # docs/artifact-format.md, 64 bytes
 SECTION = struct.Struct("<4sIQQII")  # 32 bytes
@@ -88,18 +90,8 @@ def main():
     parser.add_argument("--keep", help="work in this folder and keep it")
     args = parser.parse_args()
 
-    suite = ET.Element("testsuite", name="runtime-errors")
-    failed = 0
-
-    def record(name, problem):
-        nonlocal failed
-        case = ET.SubElement(suite, "testcase", classname="runtime-errors", name=name)
-        if problem:
-            failed += 1
-            ET.SubElement(case, "failure", message=problem)
-            print(f"FAIL: {name}: {problem}")
-        else:
-            print(f"ok: {name}")
+    checks = Checks("runtime-errors")
+    record = checks.record
 
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(args.keep or tmp)
@@ -111,7 +103,7 @@ def main():
                               capture_output=True, text=True)
         if proc.returncode:
             record("compile", f"tsc failed: {proc.stderr.strip().splitlines()[:1]}")
-            return finish(suite, failed, args.xunit)
+            return checks.finish(args.xunit)
 
         def npy(name, array):
             path = work / f"{name}.npy"
@@ -165,7 +157,7 @@ def main():
             found, table, count = sections(blob)
         except (ValueError, struct.error) as e:
             record("section table", f"cannot read the artifact's header: {e}")
-            return finish(suite, failed, args.xunit)
+            return checks.finish(args.xunit)
         damaged = {
             "truncated to half": blob[:len(blob) // 2],
             "truncated inside the header": blob[:32],
@@ -188,16 +180,7 @@ def main():
             if "file size" in name:  # a reader may compare sizes before checksums
                 words += ("truncated",)
             expect_error(name, path, good, *words)
-    return finish(suite, failed, args.xunit)
-
-
-def finish(suite, failed, xunit):
-    suite.set("tests", str(len(suite)))
-    suite.set("failures", str(failed))
-    if xunit:
-        ET.ElementTree(suite).write(xunit)
-    print(f"runtime-errors: {len(suite)} checks, {len(suite) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return checks.finish(args.xunit)
 
 
 if __name__ == "__main__":

@@ -41,11 +41,13 @@ import random
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from checks_report import Checks  # noqa: E402
 
 TIME_LIMIT = 60  # seconds per tsc or tsc-run process
 
@@ -329,18 +331,8 @@ def main():
     parser.add_argument("--keep", help="work in this folder and keep it")
     args = parser.parse_args()
 
-    suite = ET.Element("testsuite", name="reliability")
-    failed = 0
-
-    def record(name, problem, quiet=False):
-        nonlocal failed
-        case = ET.SubElement(suite, "testcase", classname="reliability", name=name)
-        if problem:
-            failed += 1
-            ET.SubElement(case, "failure", message=problem)
-            print(f"FAIL: {name}: {problem}")
-        elif not quiet:
-            print(f"ok: {name}")
+    checks = Checks("reliability")
+    record = checks.record
 
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(args.keep or tmp)
@@ -383,12 +375,7 @@ def main():
               f"{len(compiled)} compiled and ran or were refused by tsc-run, "
               f"{sum(1 for p in outcomes if p)} misbehaved")
 
-    suite.set("tests", str(len(suite)))
-    suite.set("failures", str(failed))
-    if args.xunit:
-        ET.ElementTree(suite).write(args.xunit)
-    print(f"reliability: {len(suite)} checks, {len(suite) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return checks.finish(args.xunit)
 
 
 if __name__ == "__main__":

@@ -188,6 +188,10 @@ Tensor readNpy(const std::string &path) {
     fail(path, std::string("cannot open: ") + std::strerror(errno));
   std::string bytes((std::istreambuf_iterator<char>(in)),
                     std::istreambuf_iterator<char>());
+  return parseNpy(bytes, path);
+}
+
+Tensor parseNpy(const std::string &bytes, const std::string &path) {
   if (bytes.size() < 10 ||
       bytes.compare(0, kMagicSize, kMagic, kMagicSize) != 0)
     fail(path, "not a .npy file (bad magic)");

@@ -13,6 +13,8 @@ namespace tsc::run {
 /// <f4 <f2 <f8 |i1 |u1 <i2 <i4 <i8 |b1) into a new host tensor. Throws
 /// std::runtime_error naming the file.
 Tensor readNpy(const std::string &path);
+/// The same from the file's bytes; `path` names them in messages.
+Tensor parseNpy(const std::string &bytes, const std::string &path);
 
 /// Writes `tensor` as a .npy file; bf16 is written as <f4 (exactly), the
 /// 8-bit floats as |u1 holding their bits, and the packed sub-byte types one

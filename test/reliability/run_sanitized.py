@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""The runtime under AddressSanitizer + UndefinedBehaviorSanitizer, and its
+libFuzzer targets (issue 24).
+
+Configures and builds a tree of its own (default build-sanitize/) from
+runtime/ (the standalone runtime project) with clang, `-fsanitize=address,
+undefined -fno-sanitize-recover=all` and TSC_RUNTIME_FUZZ=ON, which gives a
+sanitized libtsc_runtime.so, tsc-run and tsc-runtime-tests, and two fuzz
+targets (runtime/fuzz/): tsc-fuzz-artifact (tsc_model_load_from_memory with
+checksums skipped and no code loaded) and tsc-fuzz-npy (tsc-run's .npy
+reader). Then, each one test case:
+
+- `fuzz-<target>`: SECONDS seconds of libFuzzer from seeds made here (small
+  models compiled by the main build's tsc, fp32 and int, with and without
+  GEMM steps, and .npy files of several dtypes and shapes) plus the committed
+  regressions (runtime/fuzz/regressions/<target>/); fails on any crash, leak,
+  sanitizer report or timeout; prints the executions and their rate;
+- `regressions-<target>`: every committed regression input, run once;
+- `sanitized-runtime-tests`: tsc-runtime-tests on make_artifact.py's fixtures;
+- `sanitized-runtime-errors`: test/models/run_errors.py with the sanitized
+  tsc-run (damaged artifacts, wrong inputs);
+- `sanitized-node-run`: the node tests whose name matches NODE_FILTER, compiled
+  by the main build's tsc and run by the sanitized tsc-run against their
+  expected outputs (a fixed sample: the full run is test/onnx-node's suite);
+each clean only when no sanitizer reported anything (exit status and
+"Sanitizer" in stderr are both checked).
+
+Usage: run_sanitized.py --tsc build/bin/tsc [--build build-sanitize]
+                        [--seconds 60] [--node-filter test_a] [--xunit FILE]
+"""
+import argparse
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "test"))
+from checks_report import Checks  # noqa: E402
+FUZZERS = ("artifact", "npy")
+SANITIZE = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+ENV = dict(os.environ,
+           ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1",
+           UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+
+
+def build(tree):
+    llvm = "/usr/lib/llvm-22"
+    if not (tree / "build.ninja").exists():
+        subprocess.run(
+            ["cmake", "-G", "Ninja", "-S", str(ROOT / "runtime"), "-B", str(tree),
+             "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DCMAKE_C_COMPILER=clang",
+             "-DCMAKE_CXX_COMPILER=clang++", "-DCMAKE_C_COMPILER_LAUNCHER=ccache",
+             "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", f"-DCMAKE_C_FLAGS={SANITIZE}",
+             f"-DCMAKE_CXX_FLAGS={SANITIZE}",
+             f"-DCMAKE_EXE_LINKER_FLAGS=--ld-path={llvm}/bin/ld.lld",
+             f"-DCMAKE_SHARED_LINKER_FLAGS=--ld-path={llvm}/bin/ld.lld",
+             "-DTSC_RUNTIME_FUZZ=ON", "-DTSC_RUNTIME_BUILD_TESTS=ON"],
+            check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", str(tree)], check=True,
+                   env=dict(os.environ, CCACHE_BASEDIR=str(ROOT), CCACHE_NOHASHDIR="1"))
+
+
+def seeds(tsc, work):
+    """Seed corpora: artifacts of small models, .npy files."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(0)
+    art = work / "seeds-artifact"
+    npy = work / "seeds-npy"
+    art.mkdir()
+    npy.mkdir()
+    models = {
+        # A GEMM step with a bias: PLAN gemm fields, WGHT.
+        "linear": ([helper.make_node("MatMul", ["x", "w"], ["m"]),
+                    helper.make_node("Add", ["m", "b"], ["y"])],
+                   [numpy_helper.from_array(rng.standard_normal((8, 4)).astype(np.float32), "w"),
+                    numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "b")],
+                   TensorProto.FLOAT, TensorProto.FLOAT),
+        # Kernels only, symbols, an integer input.
+        "gather": ([helper.make_node("Gather", ["t", "x"], ["g"], axis=0),
+                    helper.make_node("Softmax", ["g"], ["y"], axis=-1)],
+                   [numpy_helper.from_array(rng.standard_normal((16, 8)).astype(np.float32), "t")],
+                   TensorProto.INT64, TensorProto.FLOAT),
+    }
+    for name, (nodes, inits, in_type, out_type) in models.items():
+        graph = helper.make_graph(
+            nodes, name, [helper.make_tensor_value_info("x", in_type, ["batch", 8])],
+            [helper.make_tensor_value_info("y", out_type, None)], inits)
+        path = work / f"{name}.onnx"
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                  str(path))
+        for flags, suffix in (([], ""), (["--dim", "batch=1..4"], "-ranged")):
+            subprocess.run([str(tsc), str(path), "-o", str(art / f"{name}{suffix}.tscm")]
+                           + flags, check=True, capture_output=True)
+    for i, array in enumerate([np.ones((2, 3), np.float32), np.arange(5, dtype=np.int64),
+                               np.zeros((1, 2, 2), np.float16), np.array(True),
+                               np.ones((0, 4), np.uint8), np.full((3,), 7, np.int32)]):
+        np.save(npy / f"seed{i}.npy", array)
+    return {"artifact": art, "npy": npy}
+
+
+def sanitizer_problem(proc):
+    text = proc.stderr if isinstance(proc.stderr, str) else proc.stderr.decode("utf-8", "replace")
+    if proc.returncode < 0:
+        return f"killed by signal {-proc.returncode}: {text[-1500:]}"
+    if "Sanitizer" in text or "runtime error:" in text:
+        return f"sanitizer report: {text[-3000:]}"
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tsc", required=True, help="the main build's tsc (makes seeds)")
+    parser.add_argument("--build", default=str(ROOT / "build-sanitize"))
+    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--node-filter", default="test_a")
+    parser.add_argument("--xunit")
+    args = parser.parse_args()
+
+    checks = Checks("sanitized")
+    record = checks.record
+
+    tree = pathlib.Path(args.build)
+    try:
+        build(tree)
+    except subprocess.CalledProcessError as e:
+        record("build", f"the sanitized build failed: {e}")
+        return checks.finish(args.xunit)
+    record("build", None, str(tree))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        corpora = seeds(pathlib.Path(args.tsc), work)
+        for target in FUZZERS:
+            fuzzer = tree / f"tsc-fuzz-{target}"
+            regressions = ROOT / "runtime" / "fuzz" / "regressions" / target
+            found = sorted(regressions.glob("*")) if regressions.is_dir() else []
+            if found:
+                proc = subprocess.run([str(fuzzer)] + [str(p) for p in found],
+                                      capture_output=True, text=True, env=ENV)
+                record(f"regressions-{target}",
+                       sanitizer_problem(proc) or (f"exit status {proc.returncode}: "
+                                                   f"{proc.stderr[-1500:]}"
+                                                   if proc.returncode else None),
+                       f"{len(found)} inputs")
+            corpus = work / f"corpus-{target}"
+            shutil.copytree(corpora[target], corpus)
+            artifacts = work / f"crashes-{target}"
+            artifacts.mkdir()
+            proc = subprocess.run(
+                [str(fuzzer), str(corpus), f"-max_total_time={args.seconds}",
+                 "-timeout=10", "-rss_limit_mb=4096", "-max_len=65536",
+                 f"-artifact_prefix={artifacts}/", "-print_final_stats=1"],
+                capture_output=True, text=True, env=ENV)
+            runs = re.search(r"stat::number_of_executed_units:\s*(\d+)", proc.stderr)
+            rate = re.search(r"stat::average_exec_per_sec:\s*(\d+)", proc.stderr)
+            note = (f"{runs.group(1) if runs else '?'} executions in {args.seconds} s "
+                    f"({rate.group(1) if rate else '?'}/s)")
+            crashes = sorted(p.name for p in artifacts.iterdir())
+            problem = None
+            if proc.returncode or crashes:
+                problem = (f"exit status {proc.returncode}, inputs {crashes} (copy them "
+                           f"to runtime/fuzz/regressions/{target}/): {proc.stderr[-3000:]}")
+            record(f"fuzz-{target}", problem, note)
+
+        tests = tree / "tsc-runtime-tests"
+        fixtures = work / "fixtures"
+        fixtures.mkdir()
+        kernel = ROOT / "test" / "runtime" / "Inputs" / "scale_kernel.c"
+        subprocess.run(["cc", "-shared", "-fPIC", "-O1", str(kernel), "-o",
+                        str(fixtures / "scale.so")], check=True)
+        subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-DTSC_SCALE_BY_THREE", str(kernel),
+                        "-o", str(fixtures / "scale3.so")], check=True)
+        subprocess.run([sys.executable, str(ROOT / "test" / "runtime" / "make_artifact.py"),
+                        str(fixtures), "--host-object", str(fixtures / "scale.so"),
+                        "--second-host-object", str(fixtures / "scale3.so")], check=True)
+        proc = subprocess.run([str(tests), str(fixtures)], capture_output=True, text=True,
+                              env=ENV)
+        fails = [l for l in proc.stdout.splitlines() if l.startswith("FAIL")]
+        record("sanitized-runtime-tests",
+               sanitizer_problem(proc) or (f"exit {proc.returncode}, {fails[:5]}"
+                                           if proc.returncode or fails else None),
+               f"{proc.stdout.count('PASS')} passed")
+
+        runs = [("sanitized-runtime-errors",
+                 [sys.executable, str(ROOT / "test" / "models" / "run_errors.py"),
+                  "--tsc", args.tsc, "--tsc-run", str(tree / "tsc-run")]),
+                ("sanitized-node-run",
+                 [sys.executable, str(ROOT / "test" / "onnx-node" / "run_node_tests.py"),
+                  "--run", "--tsc", args.tsc, "--tsc-run", str(tree / "tsc-run"),
+                  "--filter", args.node_filter])]
+        for name, cmd in runs:
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=ENV)
+            # The suites report their own failures; a sanitizer report in a
+            # child's stderr shows up in theirs.
+            problem = sanitizer_problem(proc) or (
+                f"exit status {proc.returncode}: {(proc.stdout + proc.stderr)[-3000:]}"
+                if proc.returncode else None)
+            if not problem and "Sanitizer" in proc.stdout:
+                problem = f"sanitizer report: {proc.stdout[-3000:]}"
+            record(name, problem, (proc.stdout.strip().splitlines() or [""])[-1])
+    return checks.finish(args.xunit)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
