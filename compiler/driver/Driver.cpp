@@ -653,7 +653,10 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
       return 1;
     // Without the report's baselines, nothing shares the weights that GEMM
     // merging replaces: they are freed group by group.
-    buildFusePhase(fuse, /*freeReplacedWeights=*/!options.report);
+    // cuBLASLt's GELU epilogue is the tanh approximation: with a CUDA
+    // target, an exact GELU stays its own kernel.
+    buildFusePhase(fuse, /*freeReplacedWeights=*/!options.report,
+                   /*erfGeluEpilogue=*/targets->cuda.empty());
     if (failed(fuse.run(*module)))
       return 1;
     // The Q/K/V and gate/up weights that merged GEMMs replaced.

@@ -57,7 +57,7 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   if (options.until == Phase::Graph)
     return;
   if (options.fuse)
-    buildFusePhase(pm);
+    buildFusePhase(pm, /*freeReplacedWeights=*/false, options.erfGeluEpilogue);
   if (options.precision == "fp16" || options.precision == "bf16")
     buildPrecisionPhase(pm, options.precision == "fp16" ? "f16" : "bf16",
                         options.precisionIO == "storage");
@@ -80,7 +80,8 @@ void tsc::buildPrecisionPhase(OpPassManager &pm, StringRef type, bool convertIO,
   pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
 }
 
-void tsc::buildFusePhase(OpPassManager &pm, bool freeReplacedWeights) {
+void tsc::buildFusePhase(OpPassManager &pm, bool freeReplacedWeights,
+                         bool erfGeluEpilogue) {
   // fuse: norms first, so their square roots are not mistaken for parts of
   // other formulas; then GELU and SiLU.
   pm.addNestedPass<func::FuncOp>(createFuseNormsPass());
@@ -89,10 +90,13 @@ void tsc::buildFusePhase(OpPassManager &pm, bool freeReplacedWeights) {
   // transposes.
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createFuseAttentionPass());
-  // fuse: bias and residual adds into the GEMMs, then projections of one
-  // input (Q/K/V, gate/up) as one GEMM, the weights and biases concatenated
-  // at compile time (and the originals freed group by group when asked).
-  pm.addNestedPass<func::FuncOp>(createFuseGemmEpiloguesPass());
+  // fuse: bias adds, GELUs and residual adds into the GEMMs (after
+  // FuseActivations made the GELUs), then projections of one input (Q/K/V,
+  // gate/up) as one GEMM, the weights and biases concatenated at compile
+  // time (and the originals freed group by group when asked).
+  FuseGemmEpiloguesPassOptions epilogues;
+  epilogues.erfGelu = erfGeluEpilogue;
+  pm.addNestedPass<func::FuncOp>(createFuseGemmEpiloguesPass(epilogues));
   MergeGemmsPassOptions merge;
   merge.freeReplacedWeights = freeReplacedWeights;
   pm.addNestedPass<func::FuncOp>(createMergeGemmsPass(merge));

@@ -48,6 +48,12 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       llvm::cl::desc("fp32 (default), or fp16/bf16: float tensors stored in "
                      "half precision after the fuse phase"),
       llvm::cl::init("fp32")};
+  Option<bool> erfGeluEpilogue{
+      *this, "erf-gelu-epilogue",
+      llvm::cl::desc("Fold exact (erf) GELUs into GEMM epilogues (off for "
+                     "CUDA targets: cuBLASLt's GELU epilogue is the tanh "
+                     "approximation only)"),
+      llvm::cl::init(true)};
   Option<std::string> precisionIO{
       *this, "precision-io",
       llvm::cl::desc("model (default: float inputs and outputs keep the "
@@ -61,8 +67,11 @@ void buildTscPipeline(OpPassManager &pm, const TscPipelineOptions &options);
 
 /// The fuse phase alone, for a module that went through the graph phase.
 /// With `freeReplacedWeights` (nothing outside the module shares its
-/// weights), the weights that GEMM merging replaces are freed as it goes.
-void buildFusePhase(OpPassManager &pm, bool freeReplacedWeights = false);
+/// weights), the weights that GEMM merging replaces are freed as it goes;
+/// without `erfGeluEpilogue` (a target whose GEMM library has no exact GELU
+/// epilogue), erf GELUs stay their own ops.
+void buildFusePhase(OpPassManager &pm, bool freeReplacedWeights = false,
+                    bool erfGeluEpilogue = true);
 
 /// Half-precision storage (`type` f16 or bf16) for a module after the fuse
 /// phase: `--precision=fp16|bf16`; with `convertIO` the function's float

@@ -305,7 +305,18 @@ bool Planner::tryGemm(Operation *op) {
   auto idx = [&](Value v) { return plan.lookup(v); };
   Value lhs, rhs, bias, residual;
   bool transB = false;
+  uint8_t activation = 0;
   if (auto linear = dyn_cast<LinearOp>(op)) {
+    switch (linear.getActivation()) {
+    case GemmActivation::none:
+      break;
+    case GemmActivation::gelu:
+      activation = 1;
+      break;
+    case GemmActivation::gelu_tanh:
+      activation = 2;
+      break;
+    }
     lhs = linear.getInput();
     rhs = linear.getWeight();
     bias = linear.getBias();
@@ -365,6 +376,7 @@ bool Planner::tryGemm(Operation *op) {
   step.b = *idx(rhs);
   step.c = *c;
   step.bias = bias ? *idx(bias) : ~0u;
+  step.activation = activation;
   if (residual) {
     // C = A·B + R: with beta = 1 the library accumulates onto R, in place
     // when nothing reads R afterwards.

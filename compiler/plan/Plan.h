@@ -114,6 +114,9 @@ struct PlanStep {
   unsigned batch = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0,
            strideA = 0, strideB = 0, strideC = 0;
   float alpha = 1.0f, beta = 0.0f;
+  /// Gemm: the activation applied before beta·R, as the artifact codes it
+  /// (format 1.8: 0 none, 1 GELU through erf, 2 GELU by tanh).
+  uint8_t activation = 0;
   /// Copy: source and destination.
   unsigned source = 0, destination = 0;
 };

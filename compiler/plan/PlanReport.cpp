@@ -267,6 +267,9 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
       what = "gemm";
       if (step.bias != ~0u)
         what += "+bias";
+      // The activation codes of the artifact (format 1.8).
+      if (step.activation)
+        what += step.activation == 1 ? "+gelu" : "+gelu_tanh";
       if (step.residual != ~0u)
         what += plan.root(step.c) == plan.root(step.residual)
                     ? "+residual (in place)"

@@ -1,4 +1,4 @@
-//===- FuseGemmEpilogues.cpp - bias and residual adds into the GEMM -------===//
+//===- FuseGemmEpilogues.cpp - bias, GELU and residual into the GEMM ------===//
 
 #include "passes/Passes.h"
 #include "passes/transforms/MatchUtils.h"
@@ -32,10 +32,13 @@ struct MatmulByWeight : OpRewritePattern<MatmulOp> {
   }
 };
 
-/// The linear op an add may absorb: its only use is the add.
+/// The linear op an add or an activation may absorb: its only use is that
+/// op, and it has neither a residual nor an activation (which come last in
+/// the epilogue).
 LinearOp absorbable(Value v) {
   auto linear = v.getDefiningOp<LinearOp>();
-  if (!linear || !hasUsesIgnoringBindings(v, 1) || linear.getResidual())
+  if (!linear || !hasUsesIgnoringBindings(v, 1) || linear.getResidual() ||
+      linear.getActivation() != GemmActivation::none)
     return {};
   return linear;
 }
@@ -88,14 +91,55 @@ struct FoldResidual : OpRewritePattern<AddOp> {
   }
 };
 
+/// gelu(linear(x, W, b)) -> linear(x, W, b) with the GELU as its
+/// activation, also through a reshape between them (GPT-2's Conv1D runs
+/// on [B·S, K] rows: gelu(reshape(linear)) -> reshape(linear with GELU)).
+/// An exact GELU folds only when `erfGelu`: a GEMM library whose epilogue
+/// is the tanh approximation must not stand in for it.
+struct FoldGelu : OpRewritePattern<GeluOp> {
+  FoldGelu(MLIRContext *context, bool erfGelu)
+      : OpRewritePattern(context), erfGelu(erfGelu) {}
+  LogicalResult matchAndRewrite(GeluOp op, PatternRewriter &rw) const override {
+    Value input = op.getInput();
+    auto reshape = input.getDefiningOp<ReshapeOp>();
+    if (reshape && hasUsesIgnoringBindings(input, 1))
+      input = reshape.getInput();
+    else
+      reshape = {};
+    LinearOp linear = absorbable(input);
+    if (!linear)
+      return rw.notifyMatchFailure(op, "not the only use of a plain linear");
+    bool tanh = op.getApproximate() == GeluApproximation::tanh;
+    if (!tanh && !erfGelu)
+      return rw.notifyMatchFailure(op, "no erf GELU epilogue for the target");
+    auto fused = LinearOp::create(
+        rw, linear.getLoc(), linear.getType(), linear.getInput(),
+        linear.getWeight(), linear.getBias(), /*residual=*/Value(),
+        linear.getWeightKn(),
+        tanh ? GemmActivation::gelu_tanh : GemmActivation::gelu);
+    if (reshape)
+      rw.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), fused,
+                                       reshape.getShape());
+    else
+      rw.replaceOp(op, fused);
+    return success();
+  }
+  bool erfGelu;
+};
+
 struct FuseGemmEpiloguesPass
     : public tsc::impl::FuseGemmEpiloguesPassBase<FuseGemmEpiloguesPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<MatmulByWeight>(&getContext());
-    // Bias before residual: an add of [N] is a bias even when N-shaped
-    // residuals would also type-check (a 1-D linear).
-    patterns.add<FoldBias>(&getContext(), /*benefit=*/2);
+    // Bias before the activation and the residual: an add of [N] is a bias
+    // even when N-shaped residuals would also type-check (a 1-D linear), and
+    // a GELU folds after the bias it follows (absorbable refuses a bias
+    // after an activation).
+    patterns.add<FoldBias>(&getContext(), /*benefit=*/3);
+    patterns.add<FoldGelu>(&getContext(), erfGelu.getValue());
     patterns.add<FoldResidual>(&getContext(), /*benefit=*/1);
     BindShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

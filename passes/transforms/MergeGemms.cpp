@@ -98,8 +98,9 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
   }
 
   void mergeAll(ReplacedWeights &replaced) {
-    // Group by the input, the weight layout, K and the element type.
-    using Key = std::tuple<Value, unsigned, int64_t, Type>;
+    // Group by the input, the weight layout, K, the element type and the
+    // activation (one GEMM applies one to all its columns).
+    using Key = std::tuple<Value, unsigned, int64_t, Type, GemmActivation>;
     llvm::MapVector<Key, SmallVector<Gemm>> groups;
     getOperation().walk([&](LinearOp op) {
       auto weight = op.getWeight().getDefiningOp<ConstantOp>();
@@ -108,8 +109,8 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
           (op.getBias() && !op.getBias().getDefiningOp<ConstantOp>()))
         return;
       Key key{op.getInput(), op.getWeightKn() ? 1u : 0u,
-              type.getDimSize(op.getInputFeaturesDim()),
-              type.getElementType()};
+              type.getDimSize(op.getInputFeaturesDim()), type.getElementType(),
+              op.getActivation()};
       groups[key].push_back({op, weight});
     });
     for (auto &[key, gemms] : groups)
@@ -176,7 +177,8 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
     shape.back() = total;
     auto product = LinearOp::create(builder, loc, sample.getType().clone(shape),
                                     sample.getInput(), weight, bias,
-                                    /*residual=*/Value(), sample.getWeightKn());
+                                    /*residual=*/Value(), sample.getWeightKn(),
+                                    sample.getActivation());
     SmallVector<Type> pieces;
     for (Gemm &g : gemms)
       pieces.push_back(g.op.getType());

@@ -359,6 +359,24 @@ tsc_status_t checkCudaPlan(const tsc_model_s &model) {
                      "%s: step %zu: a GEMM with a residual, a bias and beta "
                      "%g is not supported on CUDA",
                      model.artifact.name().c_str(), i, double(g.beta));
+    if (plan.steps[i].kind != StepKind::Gemm ||
+        GemmActivation(g.activation) == GemmActivation::None)
+      continue;
+    // cuBLASLt's GELU epilogue is the tanh approximation, and it applies to
+    // the whole of alpha·A·B + beta·C + bias: neither an exact GELU nor one
+    // followed by a residual is what it computes (tsc writes neither for
+    // CUDA targets).
+    if (GemmActivation(g.activation) != GemmActivation::GeluTanh)
+      return statusf(TSC_STATUS_UNIMPLEMENTED,
+                     "%s: step %zu: a GEMM with an exact (erf) GELU epilogue "
+                     "is not supported on CUDA (cuBLASLt's GELU is the tanh "
+                     "approximation)",
+                     model.artifact.name().c_str(), i);
+    if (g.residual != kNone || g.beta != 0.0f)
+      return statusf(TSC_STATUS_UNIMPLEMENTED,
+                     "%s: step %zu: a GEMM with a GELU epilogue and a residual "
+                     "(or beta %g) is not supported on CUDA",
+                     model.artifact.name().c_str(), i, double(g.beta));
   }
   return nullptr;
 }
@@ -456,8 +474,12 @@ tsc_status_t CudaSession::prepareGemm(size_t step, const GemmStep &g,
   // op); the bias runs along cuBLASLt's rows, our n.
   int32_t transLtA = g.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   int32_t transLtB = g.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  // checkCudaPlan let through no activation but the tanh GELU.
+  bool gelu = GemmActivation(g.activation) == GemmActivation::GeluTanh;
   uint32_t epilogue =
-      g.bias != kNone ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+      g.bias != kNone
+          ? (gelu ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
+          : (gelu ? CUBLASLT_EPILOGUE_GELU : CUBLASLT_EPILOGUE_DEFAULT);
   // fp32 compute and scale on f32, f16 or bf16 operands (all alike, checked
   // at load); TF32 only where the plan allows it (--precision=tf32).
   uint8_t dtype = model->plan.values[g.c].dtype;

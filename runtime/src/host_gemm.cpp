@@ -8,6 +8,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -92,6 +93,23 @@ struct StepState {
 
 constexpr size_t kShapesPerStep = 8;
 
+/// A GEMM epilogue's activation of `x`, as oneDNN's eltwise post-ops
+/// compute it.
+float activate(GemmActivation activation, float x) {
+  switch (activation) {
+  case GemmActivation::None:
+    break;
+  case GemmActivation::Gelu:
+    return 0.5f * x * (1.0f + std::erf(x * float(M_SQRT1_2)));
+  case GemmActivation::GeluTanh: {
+    const float sqrt2OverPi = 0.7978845608028654f;
+    return 0.5f * x *
+           (1.0f + std::tanh(sqrt2OverPi * (x + 0.044715f * x * x * x)));
+  }
+  }
+  return x;
+}
+
 } // namespace
 
 struct HostGemms::Impl {
@@ -132,8 +150,7 @@ struct HostGemms::Impl {
     dnnl::post_ops ops;
     if (g.alpha != 1.0f)
       attr.set_output_scales(0, {g.alpha});
-    if (g.beta != 0.0f)
-      ops.append_sum(g.beta);
+    // The epilogue in the plan's order: bias, activation, then beta·C.
     if (g.bias != kNone) {
       memory::data_type biasType =
           s.widen ? memory::data_type::f32
@@ -145,6 +162,18 @@ struct HostGemms::Impl {
       if (!e.biasArg)
         ops.append_binary(dnnl::algorithm::binary_add, e.bias);
     }
+    switch (GemmActivation(g.activation)) {
+    case GemmActivation::None:
+      break;
+    case GemmActivation::Gelu:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+      break;
+    case GemmActivation::GeluTanh:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
+      break;
+    }
+    if (g.beta != 0.0f)
+      ops.append_sum(g.beta);
     attr.set_post_ops(ops);
     dnnl::matmul::desc desc = e.biasArg
                                   ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c)
@@ -358,15 +387,14 @@ struct HostGemms::Impl {
     args.emplace(DNNL_ARG_DST, memory(e.c, engine, c));
     if (bias && e.biasArg)
       args.emplace(DNNL_ARG_BIAS, memory(e.bias, engine, bias));
-    else if (bias) // post-op 0 is the sum when there is one
-      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(s.g->beta != 0.0f ? 1 : 0) |
-                       DNNL_ARG_SRC_1,
+    else if (bias) // the first post-op
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
                    memory(e.bias, engine, bias));
     e.primitive.execute(stream, args);
     stream.wait();
   }
 
-  /// k = 0: the product is zero, C = beta·C (+ bias).
+  /// k = 0: the product is zero, C = act(bias) + beta·C.
   void epilogueOnly(const StepState &s, const Shape &shape, void *c,
                     const void *bias) {
     const bool f32 = s.widen || s.dtype == TSC_DTYPE_F32;
@@ -386,7 +414,8 @@ struct HostGemms::Impl {
             old = toFloat(static_cast<uint16_t *>(c)[at]);
             add = bias ? toFloat(static_cast<const uint16_t *>(bias)[j]) : 0.0f;
           }
-          float value = (s.g->beta != 0.0f ? s.g->beta * old : 0.0f) + add;
+          float value = activate(GemmActivation(s.g->activation), add) +
+                        (s.g->beta != 0.0f ? s.g->beta * old : 0.0f);
           if (f32)
             static_cast<float *>(c)[at] = value;
           else

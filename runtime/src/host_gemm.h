@@ -14,11 +14,11 @@ namespace tsc::rt {
 /// The GEMM steps of one host session, each a oneDNN matmul primitive.
 /// Created with the session: a B operand that is a weight is reordered once
 /// into the layout the primitive prefers at the symbols' maxima, and the
-/// primitives are cached per shape. Bias, residual and beta ride as
-/// post-ops; alpha as the output scale. fp16/bf16 steps run on half-precision
-/// primitives where the CPU has them, else on f32 ones with the weight
-/// widened once and the other operands per run. Thread safety: one run at a
-/// time, like its session.
+/// primitives are cached per shape. Bias, the activation (GELU), residual
+/// and beta ride as post-ops, in that order; alpha as the output scale.
+/// fp16/bf16 steps run on half-precision primitives where the CPU has them,
+/// else on f32 ones with the weight widened once and the other operands per
+/// run. Thread safety: one run at a time, like its session.
 class HostGemms {
 public:
   ~HostGemms();

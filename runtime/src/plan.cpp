@@ -170,9 +170,16 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       g.transA = r.u8("gemm trans_a") != 0;
       g.transB = r.u8("gemm trans_b") != 0;
       uint16_t flags = r.u16("gemm flags");
-      if (r.ok() && (flags & ~1u))
+      // Bit 0: TF32 (1.2); bits 8-15: the activation (1.8).
+      uint16_t known = minor >= 8 ? 0xFF01u : 1u;
+      if (r.ok() && (flags & ~known))
         return unknown("gemm flags", flags);
       g.tf32 = flags & 1;
+      g.activation = uint8_t(flags >> 8);
+      // checkPlan calls an unknown one corruption, unless a newer version
+      // may have added it.
+      if (r.ok() && newer && g.activation > kLastGemmActivation)
+        return unknown("gemm activation", g.activation);
       for (uint32_t *e : {&g.batch, &g.m, &g.n, &g.k, &g.lda, &g.ldb, &g.ldc,
                           &g.strideA, &g.strideB, &g.strideC})
         if (tsc_status_t status =

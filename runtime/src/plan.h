@@ -42,6 +42,11 @@ struct Port {
   uint32_t value = 0;
 };
 
+/// Format 1.8, GEMM flags bits 8-15: what a GEMM applies to
+/// alpha·op(A)·op(B) + bias before it adds beta·R.
+enum class GemmActivation : uint8_t { None = 0, Gelu = 1, GeluTanh = 2 };
+constexpr uint8_t kLastGemmActivation = uint8_t(GemmActivation::GeluTanh);
+
 struct GemmStep {
   uint32_t a = 0, b = 0, c = 0, bias = kNone;
   // Format 1.1, step kind 4: C = alpha·op(A)·op(B) + beta·R (+ bias), R in
@@ -50,6 +55,9 @@ struct GemmStep {
   bool transA = false, transB = false;
   /// Format 1.2, flags bit 0: the inputs may be rounded to TF32 (CUDA).
   bool tf32 = false;
+  /// Format 1.8, flags bits 8-15: a GemmActivation, as read (checkPlan
+  /// refuses one it does not know).
+  uint8_t activation = 0;
   // Expression indices.
   uint32_t batch = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
   uint32_t strideA = 0, strideB = 0, strideC = 0;

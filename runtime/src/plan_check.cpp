@@ -292,6 +292,10 @@ private:
             (g.residual != kNone &&
              (status = checkGemmOperand(i, "residual", g.residual, false, g.a))))
           return status;
+        if (g.activation > kLastGemmActivation)
+          return corrupt(
+              formatString("step %zu (gemm) has unknown activation %u", i,
+                           unsigned(g.activation)));
         break;
       }
       case StepKind::Copy:

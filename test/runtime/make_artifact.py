@@ -369,6 +369,46 @@ def gemm_residual_artifact(rng, dtype=F32):
     return p, weights, w_vals, b_vals
 
 
+GELU, GELU_TANH = 1, 2  # GEMM activations, flags bits 8-15 (format 1.8)
+
+
+def gelu(v, activation):
+    """The GEMM activation `activation` of v, in double precision."""
+    if activation == GELU:
+        return 0.5 * v * (1 + math.erf(v / math.sqrt(2)))
+    return 0.5 * v * (1 + math.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
+
+
+def gemm_gelu_artifact(rng, activations=(GELU, GELU_TANH, GELU)):
+    """GEMMs with an activation (format 1.8), x: [2, 3] and r: [2, 4] inputs.
+
+    y = act0(x @ w + b), z = act1(x @ w + b), u = act2(x @ w + b) + r (step
+    kind 4: the activation comes before the residual). w's columns are scaled
+    so that x @ w + b spans the GELU's curved part, negative and positive.
+    Returns the plan (ending with the definition count, as 1.8 plans do), the
+    WGHT bytes, w and b.
+    """
+    p = Plan()
+    x = p.input("x", F32, [const(2), const(3)])
+    r = p.input("r", F32, [const(2), const(4)])
+    outs = [p.output(name, F32, [const(2), const(4)]) for name in ("y", "z", "u")]
+    w_vals = [round(rng.uniform(-2, 2), 3) for _ in range(12)]
+    b_vals = [round(rng.uniform(-1, 1), 3) for _ in range(4)]
+    weights = struct.pack("<12f", *w_vals).ljust(64, b"\0") + struct.pack("<4f", *b_vals)
+    w = p.weight(F32, [const(3), const(4)], 0, 48)
+    b = p.weight(F32, [const(4)], 64, 16)
+    shape = dict(m=const(2), n=const(4), k=const(3), lda=const(3), ldb=const(4), ldc=const(4))
+    p.gemm(x, w, outs[0], b, flags=activations[0] << 8, **shape)
+    p.gemm(x, w, outs[1], b, flags=activations[1] << 8, **shape)
+    p.gemm_residual(r, x, w, outs[2], b, beta=1.0, flags=activations[2] << 8, **shape)
+    return p, weights, w_vals, b_vals
+
+
+def with_definitions(plan):
+    """The PLAN bytes of a 1.7-or-newer plan: the steps, then no definitions."""
+    return plan.encode() + struct.pack("<I", 0)
+
+
 def kernel_artifact(isa=0, function="scale_by_two"):
     """y[n] = 2 * x[n], n in [1, 64], by a host kernel."""
     p = Plan(isa=isa)
@@ -446,6 +486,43 @@ def make(args):
         z1 = [round_half(xw[i] + b[i % 4], dtype) for i in range(8)]
         write_npy(os.path.join(args.outdir, f"residual_{suffix}_z_expected.npy"), F32, (2, 4),
                   [xw[i] + z1[i] for i in range(8)])
+    # GEMM activations (format 1.8): erf and tanh GELUs, the first before a
+    # residual; expected outputs in double precision.
+    plan, weights, w, b = gemm_gelu_artifact(random.Random(2))
+    out("gemm-gelu.tscm", container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)],
+                                    minor=8))
+    gx = [round(rng.uniform(-1, 1), 3) for _ in range(2 * 3)]
+    gr = [round(rng.uniform(-1, 1), 3) for _ in range(2 * 4)]
+    pre = [sum(gx[i * 3 + kk] * w[kk * 4 + c] for kk in range(3)) + b[c]
+           for i in range(2) for c in range(4)]
+    write_npy(os.path.join(args.outdir, "gelu_x.npy"), F32, (2, 3), gx)
+    write_npy(os.path.join(args.outdir, "gelu_r.npy"), F32, (2, 4), gr)
+    for name, activation, residual in (("y", GELU, None), ("z", GELU_TANH, None),
+                                       ("u", GELU, gr)):
+        write_npy(os.path.join(args.outdir, f"gelu_{name}_expected.npy"), F32, (2, 4),
+                  [gelu(v, activation) + (residual[i] if residual else 0)
+                   for i, v in enumerate(pre)])
+    # cuBLASLt's GELU epilogue is the tanh approximation: a CUDA plan takes
+    # a tanh GELU without a residual, and refuses an exact one.
+    plan, weights = gemm_gelu_artifact(random.Random(2), (GELU_TANH, GELU_TANH, 0))[:2]
+    plan.target = "cuda"
+    out("cuda-gemm-gelu-tanh.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights),
+                   (b"CUDA", cuda_section([(90, 12000)], []))], minor=8))
+    plan, weights = gemm_gelu_artifact(random.Random(2), (GELU_TANH, GELU, 0))[:2]
+    plan.target = "cuda"
+    out("cuda-gemm-gelu-erf.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights),
+                   (b"CUDA", cuda_section([(90, 12000)], []))], minor=8))
+    # An activation code nobody knows, and one in a 1.7 file (whose flags
+    # have no activation bits).
+    plan, weights = gemm_gelu_artifact(random.Random(2), (GELU, 7, GELU))[:2]
+    out("gemm-activation.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=8))
+    plan, weights = gemm_gelu_artifact(random.Random(2))[:2]
+    out("gemm-activation-minor7.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=7))
+
     mixed, mixed_weights = gemm_residual_artifact(random.Random(1), F16)[:2]
     mixed.values[0] = struct.pack("<BBHI", F32, 1, 0, 2) + mixed.values[0][8:]
     out("gemm-mixed-dtype.tscm",

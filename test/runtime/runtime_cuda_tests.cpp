@@ -292,6 +292,21 @@ TEST(fake_cuda_gemm) {
   // layouts of different types within one matmul).
   checkHalfGemm("f16", TSC_DTYPE_F16, 1.0f / 1024, "cuda-");
   checkHalfGemm("bf16", TSC_DTYPE_BF16, 1.0f / 128, "cuda-");
+
+  // A tanh GELU epilogue (format 1.8) is cuBLASLt's GELU_BIAS (an exact
+  // one is refused at load: runtime_tests.cpp).
+  tsc::Model gelu = tsc::Model::load(path("cuda-gemm-gelu-tanh.tscm"));
+  std::vector<float> gx = expectedFloats("gelu_x.npy", 6);
+  std::vector<float> gr = expectedFloats("gelu_r.npy", 8);
+  std::vector<float> gz = expectedFloats("gelu_z_expected.npy", 8);
+  tsc::Session g(gelu);
+  g.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 3}, gx.data(), 24));
+  g.bindInput("r", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 4}, gr.data(), 32));
+  g.run();
+  for (size_t i = 0; i < 8; ++i) {
+    CHECK(std::fabs(g.output("y").data<float>()[i] - gz[i]) < 1e-5f);
+    CHECK(std::fabs(g.output("z").data<float>()[i] - gz[i]) < 1e-5f);
+  }
 }
 
 // Runs last: everything the tests made is gone from the device.

@@ -287,6 +287,13 @@ TEST(fixtures_corrupt) {
       {"expr-underflow.tscm", TSC_STATUS_DATA_LOSS, "stack underflow"},
       {"plan-truncated.tscm", TSC_STATUS_DATA_LOSS, "step_count 1"},
       {"gemm-flags.tscm", TSC_STATUS_DATA_LOSS, "unknown gemm flags 2"},
+      {"gemm-activation.tscm", TSC_STATUS_DATA_LOSS,
+       "step 1 (gemm) has unknown activation 7"},
+      {"gemm-activation-minor7.tscm", TSC_STATUS_DATA_LOSS,
+       "unknown gemm flags 256"},
+      {"cuda-gemm-gelu-erf.tscm", TSC_STATUS_UNIMPLEMENTED,
+       "step 1: a GEMM with an exact (erf) GELU epilogue is not supported on "
+       "CUDA"},
       {"kernel-no-host.tscm", TSC_STATUS_DATA_LOSS, "no HOST section"},
       {"vulkan-target.tscm", TSC_STATUS_UNIMPLEMENTED, "target 'vulkan'"},
       {"cuda-no-section.tscm", TSC_STATUS_DATA_LOSS,

@@ -102,4 +102,13 @@ def Tsc_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let cppNamespace = "::mlir::tsc";
 }
 
+def Tsc_GemmActivation : I32EnumAttr<"GemmActivation",
+    "what tsc.linear applies to x·Wᵀ + b before adding its residual", [
+      I32EnumAttrCase<"none", 0>,
+      I32EnumAttrCase<"gelu", 1>,
+      I32EnumAttrCase<"gelu_tanh", 2>
+    ]> {
+  let cppNamespace = "::mlir::tsc";
+}
+
 #endif // TSC_BASE_TD

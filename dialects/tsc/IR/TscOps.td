@@ -463,22 +463,32 @@ def Tsc_MatmulOp : Tsc_InferredOp<"matmul", [Tsc_AlwaysHalf]> {
 
 def Tsc_LinearOp : Tsc_InferredOp<"linear", [AttrSizedOperandSegments,
                                              Tsc_AlwaysHalf]> {
-  let summary = "fully connected layer with its GEMM epilogue: x · Wᵀ + b + r";
+  let summary = "fully connected layer with its GEMM epilogue: act(x · Wᵀ + b) + r";
   let description = [{
     `input [..., K]` times the transpose of `weight [N, K]`, plus the optional
     `bias [N]`, giving `[..., N]` (PyTorch's `nn.Linear`). With `weight_kn`
     the weight is stored `[K, N]` and used as it is (ONNX's MatMul by an
     initializer); both layouts are GEMMs without a copy of the weight.
 
-    The optional `residual` has the result's type and is added last: the
-    residual connection of a transformer block, folded into the GEMM by
-    `tsc-fuse-gemm-epilogues` so that a library writes `x·Wᵀ + b + r` in
-    one pass over the output (on the host: C seeded with `r` and `b`, then
-    `beta = 1`).
+    The optional `activation` is applied to `x·Wᵀ + b`: `gelu` is the exact
+    GELU `x·Φ(x)` through erf, `gelu_tanh` its tanh approximation (tsc.gelu's
+    `approximate = tanh`), `none` (the default) nothing. It is the GELU after
+    a transformer's first FFN GEMM, folded in by `tsc-fuse-gemm-epilogues`
+    so that the GEMM's epilogue applies it instead of a pass of its own over
+    the `[tokens, 4·hidden]` result.
+
+    The optional `residual` has the result's type and is added last, after
+    the activation: the residual connection of a transformer block, folded
+    into the GEMM by `tsc-fuse-gemm-epilogues` so that a library writes
+    `act(x·Wᵀ + b) + r` in one pass over the output (on the host: the
+    residual as oneDNN's sum post-op, `beta = 1`).
 
     ```mlir
     %y = tsc.linear %x, %w, %b : (tensor<?x?x768xf32>, tensor<3072x768xf32>,
         tensor<3072xf32>) -> tensor<?x?x3072xf32>
+    %g = tsc.linear %x, %w, %b activation = gelu_tanh
+        : (tensor<?x?x768xf32>, tensor<3072x768xf32>, tensor<3072xf32>)
+        -> tensor<?x?x3072xf32>
     %z = tsc.linear %x, %w2, %b2 residual %r {weight_kn}
         : (tensor<?x?x3072xf32>, tensor<3072x768xf32>, tensor<768xf32>,
            tensor<?x?x768xf32>) -> tensor<?x?x768xf32>
@@ -487,10 +497,13 @@ def Tsc_LinearOp : Tsc_InferredOp<"linear", [AttrSizedOperandSegments,
   let arguments = (ins Tsc_FloatTensor:$input, Tsc_FloatTensor:$weight,
                        Optional<Tsc_FloatTensor>:$bias,
                        Optional<Tsc_FloatTensor>:$residual,
-                       UnitAttr:$weight_kn);
+                       UnitAttr:$weight_kn,
+                       DefaultValuedAttr<Tsc_GemmActivation,
+                           "::mlir::tsc::GemmActivation::none">:$activation);
   let results = (outs Tsc_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $weight (`,` $bias^)? (`residual` $residual^)? attr-dict `:`
+    $input `,` $weight (`,` $bias^)? (`residual` $residual^)?
+    (`activation` `=` $activation^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let extraClassDeclaration = [{

@@ -106,6 +106,34 @@ struct MatmulPattern : OpRewritePattern<MatmulOp> {
 // linear
 //===----------------------------------------------------------------------===//
 
+/// act(acc) (+ residual) element by element, in the accumulator's type:
+/// the epilogue of a linear whose activation sits between its bias and its
+/// residual.
+Value applyActivation(OpBuilder &b, Location loc, Value acc,
+                      GemmActivation activation, Value residual) {
+  auto accType = cast<RankedTensorType>(acc.getType());
+  Type accElement = accType.getElementType();
+  bool tanh = activation == GemmActivation::gelu_tanh;
+  SmallVector<Value> operands = {acc};
+  Type residualElement;
+  if (residual) {
+    operands.push_back(residual);
+    residualElement =
+        cast<RankedTensorType>(residual.getType()).getElementType();
+  }
+  // Same shapes throughout: nothing broadcasts, so this cannot fail.
+  return *buildElementwise(
+      b, loc, accType, operands,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value y = buildGelu(nb, l, args[0], tanh);
+        if (residual)
+          y = arith::AddFOp::create(
+              nb, l, y,
+              convertScalar(nb, l, args[1], residualElement, accElement));
+        return y;
+      });
+}
+
 struct LinearPattern : OpRewritePattern<LinearOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LinearOp op,
@@ -137,9 +165,14 @@ struct LinearPattern : OpRewritePattern<LinearOp> {
     AffineMap outMap = AffineMap::get(loops, 0, outExprs, context);
 
     // The residual and the bias start the accumulation, as a GEMM with C
-    // seeded from them and beta = 1 does.
+    // seeded from them and beta = 1 does. With an activation, which comes
+    // between them, the bias alone does, and the residual is added after it.
     Value init;
+    GemmActivation activation = op.getActivation();
     Value residual = op.getResidual();
+    Value lateResidual;
+    if (activation != GemmActivation::none)
+      std::swap(residual, lateResidual);
     if (bias || residual) {
       Value empty = createEmptyOfSizes(rewriter, loc, accType, sizes);
       AffineMap rank = AffineMap::getMultiDimIdentityMap(outer + 1, context);
@@ -182,6 +215,8 @@ struct LinearPattern : OpRewritePattern<LinearOp> {
                            b, l, toAccumulator(b, l, args[0], element, acc),
                            toAccumulator(b, l, args[1], element, acc), args[2]);
                      });
+    if (activation != GemmActivation::none)
+      result = applyActivation(rewriter, loc, result, activation, lateResidual);
     rewriter.replaceOp(op,
                        finishContraction(rewriter, loc, result, resultType));
     return success();

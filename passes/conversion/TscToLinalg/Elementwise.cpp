@@ -158,32 +158,8 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x,
         return arith::XOrIOp::create(b, loc, x, scalarConstant(b, loc, type, 1));
       })
       .Case([&](GeluOp gelu) -> Value {
-        Value half = scalarConstant(b, loc, type, 0.5);
-        Value one = scalarConstant(b, loc, type, 1.0);
-        Value inner;
-        if (gelu.getApproximate() == GeluApproximation::tanh) {
-          // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-          Value x3 = arith::MulFOp::create(
-              b, loc, x, arith::MulFOp::create(b, loc, x, x));
-          Value poly = arith::AddFOp::create(
-              b, loc, x,
-              arith::MulFOp::create(b, loc, scalarConstant(b, loc, type, 0.044715),
-                                    x3));
-          inner = math::TanhOp::create(
-              b, loc,
-              arith::MulFOp::create(
-                  b, loc, scalarConstant(b, loc, type, std::sqrt(2.0 / M_PI)),
-                  poly));
-        } else {
-          // 0.5 x (1 + erf(x / sqrt(2)))
-          inner = math::ErfOp::create(
-              b, loc,
-              arith::MulFOp::create(b, loc, x,
-                                    scalarConstant(b, loc, type, M_SQRT1_2)));
-        }
-        return arith::MulFOp::create(
-            b, loc, arith::MulFOp::create(b, loc, half, x),
-            arith::AddFOp::create(b, loc, one, inner));
+        return buildGelu(b, loc, x,
+                         gelu.getApproximate() == GeluApproximation::tanh);
       })
       .Case([&](ClipOp clip) -> Value {
         Value r = x;
@@ -536,6 +512,34 @@ struct CastPattern : OpRewritePattern<CastOp> {
 };
 
 } // namespace
+
+Value tolinalg::buildGelu(OpBuilder &b, Location loc, Value x, bool tanh) {
+  Type type = x.getType();
+  Value half = scalarConstant(b, loc, type, 0.5);
+  Value one = scalarConstant(b, loc, type, 1.0);
+  Value inner;
+  if (tanh) {
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    Value x3 =
+        arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
+    Value poly = arith::AddFOp::create(
+        b, loc, x,
+        arith::MulFOp::create(b, loc, scalarConstant(b, loc, type, 0.044715),
+                              x3));
+    inner = math::TanhOp::create(
+        b, loc,
+        arith::MulFOp::create(
+            b, loc, scalarConstant(b, loc, type, std::sqrt(2.0 / M_PI)), poly));
+  } else {
+    // 0.5 x (1 + erf(x / sqrt(2)))
+    inner = math::ErfOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, x,
+                              scalarConstant(b, loc, type, M_SQRT1_2)));
+  }
+  return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, half, x),
+                               arith::AddFOp::create(b, loc, one, inner));
+}
 
 void mlir::tsc::populateTscElementwiseToLinalgPatterns(
     RewritePatternSet &patterns) {

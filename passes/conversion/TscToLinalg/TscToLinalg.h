@@ -80,6 +80,10 @@ FailureOr<Value> buildElementwise(
     OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange operands,
     function_ref<Value(OpBuilder &, Location, ValueRange)> body);
 
+/// GELU of float scalar `x`: `x·Φ(x)` through erf, or by the tanh
+/// approximation when `tanh` (tsc.gelu, and tsc.linear's activation).
+Value buildGelu(OpBuilder &b, Location loc, Value x, bool tanh);
+
 /// A scalar of `type` (float or integer) with value `value`.
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 

@@ -188,6 +188,22 @@ func.func @linear_weight_element_type(%x: tensor<?x768xf32>, %w: tensor<3072x768
 
 // -----
 
+func.func @linear_unknown_activation(%x: tensor<?x768xf32>, %w: tensor<3072x768xf32>) {
+  // expected-error @+1 {{invalid properties {activation = 7 : i32, operandSegmentSizes = array<i32: 1, 1, 0, 0>} for op tsc.linear: Invalid attribute `activation` in property conversion: 7 : i32}}
+  %y = "tsc.linear"(%x, %w) <{activation = 7 : i32, operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : (tensor<?x768xf32>, tensor<3072x768xf32>) -> tensor<?x3072xf32>
+  return
+}
+
+// -----
+
+func.func @linear_activation_keyword(%x: tensor<?x768xf32>, %w: tensor<3072x768xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'activation' [none, gelu, gelu_tanh]}}
+  %y = tsc.linear %x, %w activation = swish : (tensor<?x768xf32>, tensor<3072x768xf32>) -> tensor<?x3072xf32>
+  return
+}
+
+// -----
+
 func.func @linear_bias_wrong_size(%x: tensor<?x768xf32>, %w: tensor<3072x768xf32>, %b: tensor<768xf32>) {
   // expected-error @+2 {{bias must be a 1-D tensor of 3072 'f32', got 'tensor<768xf32>'}}
   // expected-error @+1 {{'tsc.linear' op failed to infer returned types}}

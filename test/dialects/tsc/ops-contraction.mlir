@@ -69,6 +69,26 @@ func.func @linear_bias_and_no_bias(%x: tensor<?x?x768xf32>, %w: tensor<3072x768x
 
 // -----
 
+// The GEMM epilogue's activation, alone and before a residual.
+// CHECK-LABEL: func.func @linear_activation
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x768xf32>, %[[W:.+]]: tensor<3072x768xf32>, %[[B:.+]]: tensor<3072xf32>, %[[R:.+]]: tensor<?x3072xf32>)
+// CHECK:         %[[Y:.+]] = tsc.linear %[[X]], %[[W]], %[[B]] activation = gelu : (tensor<?x768xf32>, tensor<3072x768xf32>, tensor<3072xf32>) -> tensor<?x3072xf32>
+// CHECK:         %[[Z:.+]] = tsc.linear %[[X]], %[[W]] residual %[[R]] activation = gelu_tanh : (tensor<?x768xf32>, tensor<3072x768xf32>, tensor<?x3072xf32>) -> tensor<?x3072xf32>
+// CHECK:         %[[N:.+]] = tsc.linear %[[X]], %[[W]] : (tensor<?x768xf32>, tensor<3072x768xf32>) -> tensor<?x3072xf32>
+// CHECK:         return %[[Y]], %[[Z]], %[[N]]
+func.func @linear_activation(%x: tensor<?x768xf32>, %w: tensor<3072x768xf32>, %b: tensor<3072xf32>, %r: tensor<?x3072xf32>)
+    -> (tensor<?x3072xf32>, tensor<?x3072xf32>, tensor<?x3072xf32>) {
+  %y = tsc.linear %x, %w, %b activation = gelu
+      : (tensor<?x768xf32>, tensor<3072x768xf32>, tensor<3072xf32>) -> tensor<?x3072xf32>
+  %z = tsc.linear %x, %w residual %r activation = gelu_tanh
+      : (tensor<?x768xf32>, tensor<3072x768xf32>, tensor<?x3072xf32>) -> tensor<?x3072xf32>
+  %n = tsc.linear %x, %w activation = none
+      : (tensor<?x768xf32>, tensor<3072x768xf32>) -> tensor<?x3072xf32>
+  return %y, %z, %n : tensor<?x3072xf32>, tensor<?x3072xf32>, tensor<?x3072xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @reductions
 // CHECK-SAME:    (%[[X:.+]]: tensor<?x?x768xf32>, %[[I:.+]]: tensor<4x5x6xi32>)
 // CHECK:         %[[A:.+]] = tsc.reduce_sum %[[X]] dims = [2] keepdim : (tensor<?x?x768xf32>) -> tensor<?x?x1xf32>

@@ -8,13 +8,15 @@
  * (an ELF) or PTX (text). Kernels run by name: the fake knows
  * "scale_by_two" (y[i] = 2 x[i] for i < n; params x, y, n), the kernel of
  * make_artifact.py's CUDA fixture. cublasLtMatmul computes the column-major
- * D = alpha op(A) op(B) + beta C (+ bias per row), as cuBLASLt documents.
+ * D = alpha op(A) op(B) + beta C (+ bias per row), as cuBLASLt documents;
+ * the GELU epilogues (32, 36 with the bias) by the tanh approximation.
  *
  * Environment: FAKE_CUDA_CC (compute capability, default 90),
  * FAKE_CUDA_DRIVER (cuDriverGetVersion, default 12040), FAKE_CUDA_FAIL
  * (a kernel name whose launches fail with CUDA_ERROR_LAUNCH_FAILED).
  * fake_cuda_counter(NAME) reads what happened, for the tests' checks. */
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -579,8 +581,12 @@ static void run_matmul(Work *w) {
         float value = alpha * (float)sum;
         if (beta != 0)
           value += beta * at(c, lc, i, row, col);
-        if (d->epilogue == 4)
+        if (d->epilogue & 4)
           value += load_element(bias, ld->type, (int64_t)row);
+        if (d->epilogue & 32)
+          value = 0.5f * value *
+                  (1.0f + tanhf(0.7978845608f *
+                                (value + 0.044715f * value * value * value)));
         store_element(out, ld->type,
                       i * ld->stride + (int64_t)col * ld->ld + (int64_t)row, value);
       }
@@ -603,8 +609,11 @@ EXPORT int cublasLtMatmul(void *h, Desc *d, const void *alpha, const void *a,
   if (k != kb || m != ld->rows || n != ld->cols || lc->rows != m ||
       lc->cols != n || la->batch != ld->batch || lb->batch != ld->batch ||
       la->type != ld->type || lb->type != ld->type || lc->type != ld->type ||
-      (d->epilogue == 4 && !d->bias) || !workspace)
+      ((d->epilogue & 4) && !d->bias) || !workspace)
     return 7;
+  if (d->epilogue != 1 && d->epilogue != 4 && d->epilogue != 32 &&
+      d->epilogue != 36)
+    return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
   const uint64_t *need = algo;
   const void *operands[4] = {a, b, c, out};
   for (int i = 0; i < 4; ++i)

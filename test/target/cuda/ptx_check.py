@@ -159,13 +159,19 @@ def inspect(path):
         return None, f"undecodable artifact: {e}"
     # 1.2 has the CUDA section; GEMMs on fp16/bf16 operands are 1.3's,
     # u16/u32/u64 values 1.4's, 8-bit float values 1.5's, symbols defined
-    # from data 1.6's, packed sub-byte values 1.7's.
+    # from data 1.6's, packed sub-byte values 1.7's, GEMM activations (flags
+    # bits 8-15) 1.8's.
     half_gemm = any(plan["values"][fields["fields"][2]][0] != DTYPE_F32
                     for kind, fields in plan["steps"] if kind in (2, 4))
+    activations = [fields["fields"][6] >> 8 for kind, fields in plan["steps"] if kind in (2, 4)]
+    # cuBLASLt's GELU epilogue is the tanh approximation (2): an exact GELU
+    # (1) must stay a kernel of its own on CUDA.
+    if any(a not in (0, 2) for a in activations):
+        return None, f"GEMM activations {sorted(set(activations))} in a CUDA plan (only 2, tanh GELU)"
     wide_unsigned = any(value[0] in DTYPES_1_4 for value in plan["values"])
     float8 = any(value[0] in DTYPES_1_5 for value in plan["values"])
     packed = any(value[0] in DTYPES_1_7 for value in plan["values"])
-    expected = ((1, 7) if packed else (1, 6) if plan["definitions"] else (1, 5) if float8
+    expected = ((1, 8) if any(activations) else (1, 7) if packed else (1, 6) if plan["definitions"] else (1, 5) if float8
                 else (1, 4) if wide_unsigned
                 else (1, 3) if half_gemm else (1, 2))
     if parts["version"] != expected:
