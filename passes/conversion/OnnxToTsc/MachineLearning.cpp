@@ -436,10 +436,13 @@ FailureOr<Values> convertTreeEnsemble(ForeignNode &node) {
                                       })));
 
   // Reached [N, leaves]: no node on the leaf's path went the other way.
-  auto onPath = [&](int64_t k, bool taken) {
-    for (auto [id, way] : paths[k % leaves])
+  // Entry k of a [nodes, leaves] mask is node k / leaves, leaf k % leaves;
+  // `along` marks the nodes on each leaf's path, `way` those of them whose
+  // true branch the path takes.
+  auto onPath = [&](int64_t k, bool trueBranchOnly) {
+    for (auto [id, tookTrue] : paths[k % leaves])
       if (id == k / leaves)
-        return !taken || way;
+        return !trueBranchOnly || tookTrue;
     return false;
   };
   Value along =
