@@ -636,9 +636,11 @@ std::string cuda::findPtxas() {
 LogicalResult cuda::assemble(DeviceModule &module, const TargetInfo &target,
                              StringRef ptxas, Location loc) {
   SmallString<128> ptxPath, cubinPath, logPath;
-  if (llvm::sys::fs::createTemporaryFile("tsc-" + module.name, "ptx", ptxPath) ||
-      llvm::sys::fs::createTemporaryFile("tsc-" + module.name, "cubin",
-                                         cubinPath) ||
+  // A fused kernel's name lists its ops and can pass the 255 bytes a file
+  // name may have: its start is enough to tell the files apart.
+  std::string prefix = "tsc-" + StringRef(module.name).take_front(64).str();
+  if (llvm::sys::fs::createTemporaryFile(prefix, "ptx", ptxPath) ||
+      llvm::sys::fs::createTemporaryFile(prefix, "cubin", cubinPath) ||
       llvm::sys::fs::createTemporaryFile("tsc-ptxas", "log", logPath))
     return emitError(loc) << "cannot create temporary files for ptxas";
   llvm::scope_exit cleanup([&] {

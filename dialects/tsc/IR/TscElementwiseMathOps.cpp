@@ -1,4 +1,4 @@
-//===- TscElementwiseMathOps.cpp - folders of the ElementwiseMath ops ---===//
+//===- TscElementwiseMathOps.cpp - ElementwiseMath folders, verifiers ---===//
 //
 // Modulo folds on small constants: exporters compute head-count remainders
 // from static shapes (ONNX Attention's function body), and the ops that read
@@ -52,4 +52,25 @@ OpFoldResult FmodOp::fold(FoldAdaptor adaptor) {
 OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
   return foldRemainder(adaptor.getLhs(), adaptor.getRhs(), getType(),
                        /*floored=*/true);
+}
+
+/// The width of `type` as ONNX stores it: a bool takes a byte.
+static unsigned storedBitWidth(Type type) {
+  return type.isInteger(1) ? 8 : type.getIntOrFloatBitWidth();
+}
+
+LogicalResult BitcastOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (in.getShape() != out.getShape())
+    return emitOpError("changes the shape from ")
+           << in << " to " << out << "; bitcast keeps the shape";
+  if (!in.getElementType().isIntOrFloat() ||
+      !out.getElementType().isIntOrFloat() ||
+      storedBitWidth(in.getElementType()) !=
+          storedBitWidth(out.getElementType()))
+    return emitOpError("reinterprets ")
+           << in.getElementType() << " as " << out.getElementType()
+           << "; both element types must have the same width";
+  return success();
 }

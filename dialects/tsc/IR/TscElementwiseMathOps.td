@@ -215,4 +215,30 @@ def Tsc_ShiftRightOp : Tsc_BinaryOp<"shift_right", "x >> y", Tsc_IntTensor> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Bit reinterpretation
+//===----------------------------------------------------------------------===//
+
+def Tsc_BitcastOp : Tsc_Op<"bitcast", [Pure, Tsc_Elementwise,
+    Tsc_ShapeOfFirstOperand, Tsc_Fusible]> {
+  let summary = "elementwise reinterpretation of the bits as another type";
+  let description = [{
+    Keeps each element's bits and reads them as the result's element type,
+    which has the same width (ONNX `BitCast`): `1.0 : f32` becomes
+    `1065353216 : i32`. `i1` counts as a byte, as ONNX stores bool: a bool
+    becomes 0 or 1, a byte becomes true where it is nonzero. The shape is
+    kept. No precision policy: a half pass must not change the bits read.
+
+    ```mlir
+    %i = tsc.bitcast %x : tensor<?x3xf32> to tensor<?x3xi32>
+    ```
+  }];
+  let arguments = (ins Tsc_Tensor:$input);
+  let results = (outs Tsc_Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TSCELEMENTWISEMATHOPS_TD

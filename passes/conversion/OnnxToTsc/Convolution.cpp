@@ -14,6 +14,8 @@
 
 #include "dialects/tsc/IR/TscConvolutionOps.h"
 #include "passes/conversion/Foreign/Builders.h"
+#include "passes/conversion/Foreign/IndexMath.h"
+#include "passes/conversion/OnnxToTsc/Compose.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -504,21 +506,152 @@ FailureOr<Values> convertConvTranspose(ForeignNode &node) {
   return results(addChannelBias(node, *y, *bias));
 }
 
+/// Col2Im whose image_shape or block_shape the model takes at run time:
+/// each input element's place in the image [N, C * prod(image)] is computed
+/// elementwise from symbols read from those inputs, and one scatter-add sums
+/// the elements there (those landing in the padding skipped). The channel
+/// count C = dim 1 / prod(block_shape) is a symbol too; a run whose shapes
+/// do not fit the input (C not whole, another block count than L) fails
+/// naming it.
+MaybeValue col2imAtRuntime(ForeignNode &node, TypedValue<RankedTensorType> x,
+                           int64_t spatial, ArrayRef<int64_t> strides,
+                           ArrayRef<int64_t> dilations,
+                           ArrayRef<int64_t> pads) {
+  RankedTensorType type = x.getType();
+  if (type.isDynamicDim(1) || type.isDynamicDim(2))
+    return node.fail("with a run-time image_shape or block_shape, dims 1 and "
+                     "2 of the input must be static");
+  int64_t rows = type.getDimSize(1), blocks = type.getDimSize(2);
+  // Blocks cover at most stride * L + dilation * (rows - 1) + 1 pixels
+  // along a dim: the image symbols' range, which the planner sizes for.
+  int64_t most = 1;
+  for (int64_t i = 0; i < spatial; ++i)
+    most = std::max(most, strides[i] * blocks + dilations[i] * (rows - 1) + 1);
+  FailureOr<SmallVector<OpFoldResult>> image = node.sizeElements(1, 1, most);
+  FailureOr<SmallVector<OpFoldResult>> block = node.sizeElements(2, 1, rows);
+  if (failed(image) || failed(block))
+    return failure();
+  RewriterBase &rw = node.getRewriter();
+  Location loc = node.getLoc();
+  IndexMath im{rw, loc};
+  Type i64 = rw.getI64Type();
+  SmallVector<Value> img, blk, counts;
+  // Conditions as index selects: the ops symbol definitions may use.
+  Value no = im.eq(im.c(0), im.c(1)), valid = im.eq(im.c(0), im.c(0));
+  Value perBlock = im.c(1), blockCount = im.c(1);
+  for (int64_t i = 0; i < spatial; ++i) {
+    img.push_back(node.toIndex((*image)[i]));
+    blk.push_back(node.toIndex((*block)[i]));
+    Value reach =
+        im.add(im.mul(im.c(dilations[i]), im.sub(blk[i], im.c(1))), im.c(1));
+    Value span =
+        im.sub(im.add(img[i], im.c(pads[i] + pads[spatial + i])), reach);
+    counts.push_back(im.add(im.div(span, im.c(strides[i])), im.c(1)));
+    valid = im.select(im.lt(span, im.c(0)), no, valid);
+    perBlock = im.mul(perBlock, blk[i]);
+    blockCount = im.mul(blockCount, counts[i]);
+  }
+  Value channels = im.div(im.c(rows), perBlock);
+  valid = im.select(im.eq(im.mul(channels, perBlock), im.c(rows)), valid, no);
+  valid = im.select(im.eq(blockCount, im.c(blocks)), valid, no);
+  channels = node.defineSymbol("channels", im.select(valid, channels, im.c(-1)),
+                               1, rows);
+  Value total = channels;
+  int64_t mostTotal = rows;
+  for (int64_t i = 0; i < spatial; ++i) {
+    total = im.mul(total, img[i]);
+    mostTotal *= most;
+  }
+  total = node.defineSymbol("image elements", total, 1, mostTotal);
+
+  // Per element [rows, blocks] of the input: its channel, its offset in the
+  // block and the block's position, digit by digit (row-major).
+  auto scalar = [&](Value v) -> Value {
+    return buildShapeTensor(rw, loc, {v}, /*scalar=*/true, i64);
+  };
+  auto column = [&](int64_t n, ArrayRef<OpFoldResult> shape) -> MaybeValue {
+    FailureOr<Value> range = buildRange(
+        node, i64,
+        {rw.getIndexAttr(0), rw.getIndexAttr(n), rw.getIndexAttr(1)});
+    if (failed(range))
+      return failure();
+    return node.reshape(*range, shape);
+  };
+  MaybeValue row = column(rows, {rw.getIndexAttr(rows), rw.getIndexAttr(1)});
+  MaybeValue position =
+      column(blocks, {rw.getIndexAttr(1), rw.getIndexAttr(blocks)});
+  MaybeValue flat = binary<DivOp>(node, row, scalar(perBlock));
+  MaybeValue offset = binary<ModOp>(node, row, scalar(perBlock));
+  SmallVector<MaybeValue> offsets(spatial, failure()),
+      positions(spatial, failure());
+  for (int64_t i = spatial - 1; i >= 0; --i) {
+    offsets[i] = binary<ModOp>(node, offset, scalar(blk[i]));
+    offset = binary<DivOp>(node, offset, scalar(blk[i]));
+    positions[i] = binary<ModOp>(node, position, scalar(counts[i]));
+    position = binary<DivOp>(node, position, scalar(counts[i]));
+  }
+  MaybeValue inside = failure();
+  auto constant = [&](int64_t v) { return node.scalar(i64, v); };
+  for (int64_t i = 0; i < spatial; ++i) {
+    MaybeValue at = binary<SubOp>(
+        node,
+        binary<AddOp>(node,
+                      binary<MulOp>(node, positions[i], constant(strides[i])),
+                      binary<MulOp>(node, offsets[i], constant(dilations[i]))),
+        constant(pads[i]));
+    Value size = scalar(img[i]);
+    MaybeValue within =
+        binary<AndOp>(node, binary<GreaterEqualOp>(node, at, constant(0)),
+                      binary<LessOp>(node, at, size));
+    inside = i == 0 ? within : binary<AndOp>(node, inside, within);
+    flat = binary<AddOp>(node, binary<MulOp>(node, flat, size), at);
+  }
+  // Out of range (the padding): skipped by the scatter.
+  MaybeValue index = select(node, inside, flat, scalar(total));
+  if (failed(index))
+    return failure();
+  OpFoldResult batch = node.dimSize(x, 0);
+  OpFoldResult elements = rw.getIndexAttr(rows * blocks);
+  FailureOr<Value> indices =
+      buildExpand(node,
+                  cast<TypedValue<RankedTensorType>>(
+                      node.reshape(*index, {rw.getIndexAttr(1), elements})),
+                  {batch, elements});
+  if (failed(indices))
+    return failure();
+  Value updates = node.reshape(x, {batch, elements});
+  Value zeros = buildFilled(
+      node, {batch, total},
+      DenseElementsAttr::get(RankedTensorType::get({}, type.getElementType()),
+                             rw.getZeroAttr(type.getElementType())));
+  ScatterElementsOp::Properties properties;
+  properties.axis = rw.getI64IntegerAttr(1);
+  properties.reduction =
+      ScatterReductionAttr::get(node.getContext(), ScatterReduction::add);
+  FailureOr<Value> sum =
+      node.create<ScatterElementsOp>({zeros, *indices, updates}, properties);
+  if (failed(sum))
+    return failure();
+  SmallVector<OpFoldResult> shape{batch, channels};
+  shape.append(image->begin(), image->end());
+  return node.reshape(*sum, shape);
+}
+
 FailureOr<Values> convertCol2Im(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
-  FailureOr<SmallVector<int64_t>> image = node.constantInts(1);
-  if (failed(image))
-    return failure();
-  FailureOr<SmallVector<int64_t>> block = node.constantInts(2);
-  if (failed(block))
-    return failure();
-  int64_t spatial = static_cast<int64_t>(image->size());
   RankedTensorType type = x->getType();
-  if (type.getRank() != 3 || static_cast<int64_t>(block->size()) != spatial)
-    return node.fail("input must be [N, C * prod(block_shape), L] and "
-                     "image_shape and block_shape of one length");
+  if (type.getRank() != 3)
+    return node.fail("input must be [N, C * prod(block_shape), L]");
+  // The spatial rank: the length of image_shape (static in either form).
+  auto imageShape = node.input(1);
+  if (failed(imageShape))
+    return failure();
+  if (imageShape->getType().getRank() != 1 ||
+      imageShape->getType().isDynamicDim(0))
+    return node.fail("image_shape must be a 1-D tensor of static length");
+  int64_t spatial = imageShape->getType().getDimSize(0);
   FailureOr<SmallVector<int64_t>> strides =
       intList(node, "strides", spatial, 1);
   FailureOr<SmallVector<int64_t>> dilations =
@@ -526,6 +659,17 @@ FailureOr<Values> convertCol2Im(ForeignNode &node) {
   FailureOr<SmallVector<int64_t>> pads = intList(node, "pads", 2 * spatial, 0);
   if (failed(strides) || failed(dilations) || failed(pads))
     return failure();
+  if (node.isRuntimeInts(1) || node.isRuntimeInts(2))
+    return results(
+        col2imAtRuntime(node, *x, spatial, *strides, *dilations, *pads));
+  FailureOr<SmallVector<int64_t>> image = node.constantInts(1);
+  if (failed(image))
+    return failure();
+  FailureOr<SmallVector<int64_t>> block = node.constantInts(2);
+  if (failed(block))
+    return failure();
+  if (static_cast<int64_t>(block->size()) != spatial)
+    return node.fail("image_shape and block_shape must have one length");
   // L is the product of the block counts along each dim.
   SmallVector<OpFoldResult> sizes{node.dimSize(*x, 0), node.dimSize(*x, 1)};
   int64_t count = 1;

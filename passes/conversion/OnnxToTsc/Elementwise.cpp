@@ -200,16 +200,24 @@ FailureOr<Values> castWithAttributes(ForeignNode &node, Value x, Type element) {
   return Values{op.getResult()};
 }
 
+/// The element type attribute `to` names (Cast, BitCast).
+FailureOr<Type> targetType(ForeignNode &node, StringRef what) {
+  int64_t to = node.getInt("to", 0);
+  Type element = onnxElementType(node.getContext(), to);
+  if (!element)
+    return node.fail(what + " to ONNX data type " + Twine(to) +
+                     " is not supported");
+  return element;
+}
+
 FailureOr<Values> convertCast(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
     return failure();
-  int64_t to = node.getInt("to", 0);
-  Type element = onnxElementType(node.getContext(), to);
-  if (!element)
-    return node.fail("cast to ONNX data type " + Twine(to) +
-                     " is not supported");
-  return castWithAttributes(node, *x, element);
+  FailureOr<Type> element = targetType(node, "cast");
+  if (failed(element))
+    return failure();
+  return castWithAttributes(node, *x, *element);
 }
 
 FailureOr<Values> convertCastLike(ForeignNode &node) {
@@ -218,6 +226,22 @@ FailureOr<Values> convertCastLike(ForeignNode &node) {
   if (failed(x) || failed(like))
     return failure();
   return castWithAttributes(node, *x, like->getType().getElementType());
+}
+
+/// BitCast (opset 26): the same bits read as `to`, whose width must be the
+/// input's (a bool is a byte).
+FailureOr<Values> convertBitCast(ForeignNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Type> element = targetType(node, "bitcast");
+  if (failed(element))
+    return failure();
+  auto op = BitcastOp::create(node.getRewriter(), node.getLoc(),
+                              x->getType().clone(*element), *x);
+  if (failed(node.verifyCreated(op)))
+    return failure();
+  return Values{op.getResult()};
 }
 
 FailureOr<Values> convertIdentity(ForeignNode &node) {
@@ -313,6 +337,7 @@ void fromonnx::populateElementwiseConverters(ForeignConverters &c) {
   c.add("Clip", 11, convertClip);
   c.add("Cast", 9, convertCast);
   c.add("CastLike", 15, convertCastLike);
+  c.add("BitCast", 26, convertBitCast);
   c.add("Identity", 1, convertIdentity);
   c.add("Dropout", 7, convertDropout);
   c.add("Constant", 9, convertConstant);

@@ -148,7 +148,60 @@ FailureOr<Values> convertQLinearMatMul(ForeignNode &node) {
                                  a->getType().getElementType()));
 }
 
-/// One-operand einsum: sum the labels missing from the output, then permute.
+/// Replaces a label that `labels` repeats (a diagonal, `ii`) by one dim at
+/// the end holding the diagonal's entries, until every label is unique: the
+/// two dims moved last and merged, and the entries k * (n + 1) gathered
+/// (exact, where a mask and a sum would turn an infinity into NaN).
+LogicalResult takeDiagonals(ForeignNode &node, Value &value,
+                            std::string &labels) {
+  RewriterBase &rw = node.getRewriter();
+  for (size_t p = 0; p < labels.size(); ++p) {
+    size_t q = labels.find(labels[p], p + 1);
+    if (q == std::string::npos)
+      continue;
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t n = type.getDimSize(p);
+    if (ShapedType::isDynamic(n) || type.getDimSize(q) != n)
+      return node.fail("a repeated label '" + Twine(labels[p]) +
+                       "' needs dims of one static size");
+    SmallVector<int64_t> perm;
+    std::string rest;
+    for (size_t d = 0; d < labels.size(); ++d)
+      if (d != p && d != q) {
+        perm.push_back(d);
+        rest += labels[d];
+      }
+    perm.append({static_cast<int64_t>(p), static_cast<int64_t>(q)});
+    FailureOr<Value> moved = node.transpose(value, perm);
+    if (failed(moved))
+      return failure();
+    SmallVector<OpFoldResult> sizes;
+    for (size_t d = 0; d + 2 < perm.size(); ++d)
+      sizes.push_back(node.dimSize(*moved, d));
+    sizes.push_back(rw.getIndexAttr(n * n));
+    Value merged = node.reshape(*moved, sizes);
+    SmallVector<int64_t> diagonal;
+    for (int64_t k = 0; k < n; ++k)
+      diagonal.push_back(k * (n + 1));
+    Value indices = ConstantOp::create(
+        rw, node.getLoc(),
+        DenseElementsAttr::get(RankedTensorType::get({n}, rw.getI64Type()),
+                               ArrayRef<int64_t>(diagonal)));
+    FailureOr<Value> gathered =
+        buildGather(node, cast<TypedValue<RankedTensorType>>(merged),
+                    cast<TypedValue<RankedTensorType>>(indices),
+                    static_cast<int64_t>(sizes.size()) - 1);
+    if (failed(gathered))
+      return failure();
+    value = *gathered;
+    labels = rest + labels[p];
+    p = static_cast<size_t>(-1); // labels changed: look again from the start
+  }
+  return success();
+}
+
+/// One-operand einsum: take diagonals, sum the labels missing from the
+/// output, then permute.
 FailureOr<Values> convertUnaryEinsum(ForeignNode &node, std::string labels,
                                      const std::string &out) {
   auto x = node.input(0);
@@ -157,11 +210,11 @@ FailureOr<Values> convertUnaryEinsum(ForeignNode &node, std::string labels,
   if (static_cast<int64_t>(labels.size()) != x->getType().getRank())
     return node.fail("equation does not match the operand rank");
   Value value = *x;
+  if (failed(takeDiagonals(node, value, labels)))
+    return failure();
   SmallVector<int64_t> summed;
   std::string kept;
   for (auto [i, l] : llvm::enumerate(labels)) {
-    if (llvm::count(labels, l) != 1)
-      return node.fail("repeated labels (diagonals) are not supported");
     if (llvm::is_contained(out, l))
       kept += l;
     else
@@ -188,36 +241,79 @@ FailureOr<Values> convertUnaryEinsum(ForeignNode &node, std::string labels,
   return Values{*permuted};
 }
 
-/// Two-operand einsum without ellipses or repeated labels in one operand:
-/// labels only in one operand and not in the output are summed first; the
-/// rest becomes a batched matmul over [batch, free, contracted] layouts.
+/// `equation` with each `...` spelled as labels of its own: the digits
+/// '0', '1', ... (never einsum labels) for the broadcast dims, aligned at
+/// the right across operands as numpy aligns them. An implicit output gets
+/// the `...` dims first, then the labels that appear once, in order.
+FailureOr<std::pair<SmallVector<std::string>, std::string>>
+expandEllipses(ForeignNode &node, StringRef equation) {
+  auto [inputsPart, outPart] = equation.split("->");
+  SmallVector<StringRef> parts;
+  inputsPart.split(parts, ',');
+  if (parts.size() != node.getNumInputs() || parts.size() > 2)
+    return node.fail("only one- and two-operand einsum is supported");
+  SmallVector<std::string> terms;
+  SmallVector<int64_t> broadcast;
+  int64_t most = 0;
+  for (auto [i, part] : llvm::enumerate(parts)) {
+    terms.push_back(part.str());
+    broadcast.push_back(0);
+    if (!part.contains("..."))
+      continue;
+    auto x = node.input(i);
+    if (failed(x))
+      return failure();
+    broadcast.back() =
+        x->getType().getRank() - static_cast<int64_t>(part.size() - 3);
+    if (broadcast.back() < 0 || broadcast.back() > 10)
+      return node.fail("equation '" + equation +
+                       "' does not match the operand ranks");
+    most = std::max(most, broadcast.back());
+  }
+  auto spelled = [](int64_t from, int64_t to) {
+    std::string labels;
+    for (int64_t d = from; d < to; ++d)
+      labels += static_cast<char>('0' + d);
+    return labels;
+  };
+  for (auto [term, count] : llvm::zip(terms, broadcast)) {
+    size_t at = term.find("...");
+    if (at != std::string::npos)
+      term.replace(at, 3, spelled(most - count, most));
+  }
+  std::string out = outPart.str();
+  if (!equation.contains("->")) {
+    // Implicit output: labels that appear once, in alphabetical order.
+    out = spelled(0, most);
+    for (char l = 'A'; l <= 'z'; ++l)
+      if (llvm::count(inputsPart, l) == 1)
+        out += l;
+  } else if (size_t at = out.find("..."); at != std::string::npos) {
+    out.replace(at, 3, spelled(0, most));
+  }
+  return std::make_pair(terms, out);
+}
+
+/// Einsum of one or two operands: diagonals taken first; labels only in
+/// one operand and not in the output are summed; the rest becomes a batched
+/// matmul over [batch, free, contracted] layouts.
 FailureOr<Values> convertEinsum(ForeignNode &node) {
   std::string equation;
   for (char ch : node.getString("equation", ""))
     if (!isspace(static_cast<unsigned char>(ch)))
       equation += ch;
-  StringRef eq(equation);
-  if (eq.contains("..."))
-    return node.fail("einsum with '...' is not supported");
-  auto [inputsPart, outPart] = eq.split("->");
-  SmallVector<StringRef> terms;
-  inputsPart.split(terms, ',');
-  if (terms.size() != node.getNumInputs() || terms.size() > 2)
-    return node.fail("only one- and two-operand einsum is supported");
-  std::string out = outPart.str();
-  if (!eq.contains("->")) {
-    // Implicit output: labels that appear once, in alphabetical order.
-    for (char l = 'A'; l <= 'z'; ++l)
-      if (llvm::count(inputsPart, l) == 1)
-        out += l;
-  }
+  auto spelled = expandEllipses(node, equation);
+  if (failed(spelled))
+    return failure();
+  SmallVector<std::string> terms = spelled->first;
+  std::string out = spelled->second;
   if (terms.size() == 1)
-    return convertUnaryEinsum(node, terms[0].str(), out);
+    return convertUnaryEinsum(node, terms[0], out);
   auto a = node.input(0);
   auto b = node.input(1);
   if (failed(a) || failed(b))
     return failure();
-  std::string lhsLabels = terms[0].str(), rhsLabels = terms[1].str();
+  std::string lhsLabels = terms[0], rhsLabels = terms[1];
   Value lhs = *a, rhs = *b;
   for (auto [labels, value] :
        {std::pair<std::string *, Value *>{&lhsLabels, &lhs},
@@ -226,9 +322,8 @@ FailureOr<Values> convertEinsum(ForeignNode &node) {
         cast<RankedTensorType>(value->getType()).getRank())
       return node.fail("equation '" + equation +
                        "' does not match the operand ranks");
-    for (char l : *labels)
-      if (llvm::count(*labels, l) != 1)
-        return node.fail("repeated labels (diagonals) are not supported");
+    if (failed(takeDiagonals(node, *value, *labels)))
+      return failure();
   }
   // Sum out labels that appear in one operand only and not in the output.
   auto sumOut = [&](std::string &labels, Value &value,

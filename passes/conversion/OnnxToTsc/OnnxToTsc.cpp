@@ -41,6 +41,7 @@ struct ConvertOnnxToTscPass
       populateControlFlowConverters(c);
       populateLinearAttentionConverters(c);
       populateSignalConverters(c);
+      populateMachineLearningConverters(c);
       populateContribConverters(c);
       populateContribAttentionConverters(c);
       populateContribQuantizationConverters(c);

@@ -82,6 +82,9 @@ FailureOr<Value> mergeHeads(ForeignNode &node, Value x);
 FailureOr<Value> repeatHeads(ForeignNode &node, Value x, int64_t times);
 /// DFT, the window functions (Hann, Hamming, Blackman) and Det.
 void populateSignalConverters(ForeignConverters &converters);
+/// TfIdfVectorizer (integer pools) and ai.onnx.ml's ArrayFeatureExtractor
+/// and TreeEnsemble.
+void populateMachineLearningConverters(ForeignConverters &converters);
 /// Resize, GridSample and the family's other sampling ops (called by
 /// populateConvolutionConverters).
 void populateSamplingConverters(ForeignConverters &converters);

@@ -1,10 +1,12 @@
-//===- Signal.cpp - ONNX DFT, window functions and Det --------------------===//
+//===- Signal.cpp - ONNX DFT, STFT, windows, MelWeightMatrix and Det -----===//
 //
 // The signal ops have compile-time lengths in the models tsc takes, so their
 // trigonometry is evaluated here in double precision: DFT becomes one matmul
 // with a constant twiddle matrix (exact to f32 rounding for the lengths
 // models use; an FFT would only pay off for long signals), a window function
 // a constant. Det of small static matrices is Leibniz's permutation sum.
+// STFT and MelWeightMatrix may take their sizes as graph inputs: their
+// twiddles and triangles are then computed at run time from symbols.
 //
 //===----------------------------------------------------------------------===//
 
@@ -249,16 +251,24 @@ MaybeValue windowAtRuntime(ForeignNode &node, Type element, bool periodic) {
   return castTo(node, *w, element);
 }
 
+/// The element type `output_datatype` names (default float).
+FailureOr<Type> outputDatatype(ForeignNode &node) {
+  Type element =
+      onnxElementType(node.getContext(), node.getInt("output_datatype", 1));
+  if (!element)
+    return node.fail("output_datatype " +
+                     Twine(node.getInt("output_datatype", 1)) +
+                     " is not a type tsc has");
+  return element;
+}
+
 template <WindowKind kind> FailureOr<Values> convertWindow(ForeignNode &node) {
   if (node.isRuntimeInts(0)) {
-    Type element =
-        onnxElementType(node.getContext(), node.getInt("output_datatype", 1));
-    if (!element)
-      return node.fail("output_datatype " +
-                       Twine(node.getInt("output_datatype", 1)) +
-                       " is not a type tsc has");
+    FailureOr<Type> element = outputDatatype(node);
+    if (failed(element))
+      return failure();
     return results(
-        windowAtRuntime<kind>(node, element, node.getInt("periodic", 1) != 0));
+        windowAtRuntime<kind>(node, *element, node.getInt("periodic", 1) != 0));
   }
   FailureOr<SmallVector<int64_t>> values = node.constantInts(0);
   if (failed(values))
@@ -268,12 +278,10 @@ template <WindowKind kind> FailureOr<Values> convertWindow(ForeignNode &node) {
   int64_t size = values->front();
   if (size < 0)
     return node.fail("the size " + Twine(size) + " is negative");
-  Type element =
-      onnxElementType(node.getContext(), node.getInt("output_datatype", 1));
-  if (!element)
-    return node.fail("output_datatype " +
-                     Twine(node.getInt("output_datatype", 1)) +
-                     " is not a type tsc has");
+  FailureOr<Type> outType = outputDatatype(node);
+  if (failed(outType))
+    return failure();
+  Type element = *outType;
   bool periodic = node.getInt("periodic", 1) != 0;
   double n = static_cast<double>(periodic ? size : size - 1);
   SmallVector<double> window;
@@ -301,6 +309,251 @@ template <WindowKind kind> FailureOr<Values> convertWindow(ForeignNode &node) {
   return Values{ConstantOp::create(
       node.getRewriter(), node.getLoc(),
       DenseElementsAttr::get(RankedTensorType::get({size}, element), ints))};
+}
+
+//===----------------------------------------------------------------------===//
+// MelWeightMatrix
+//===----------------------------------------------------------------------===//
+
+/// MelWeightMatrix (17): [dft_length / 2 + 1, num_mel_bins] triangles over
+/// the mel scale, computed in f64 as ONNX's reference does (its mel step
+/// divides by num_mel_bins + 2, and the band edges are floored to bins).
+/// The sizes may be graph inputs (symbols read at run time) or constants.
+FailureOr<Values> convertMelWeightMatrix(ForeignNode &node) {
+  FailureOr<Type> outType = outputDatatype(node);
+  if (failed(outType))
+    return failure();
+  Type element = *outType;
+  FailureOr<SmallVector<OpFoldResult>> melRead =
+      node.sizeElements(0, 1, kDefaultValueMax);
+  FailureOr<SmallVector<OpFoldResult>> dftRead =
+      node.sizeElements(1, 1, 2 * kDefaultValueMax);
+  if (failed(melRead) || failed(dftRead))
+    return failure();
+  if (melRead->size() != 1 || dftRead->size() != 1)
+    return node.fail("num_mel_bins and dft_length must be scalars");
+  SmallVector<TypedValue<RankedTensorType>> in;
+  for (unsigned i = 0; i < 5; ++i) {
+    auto v = node.input(i);
+    if (failed(v))
+      return failure();
+    if (v->getType().getNumElements() != 1)
+      return node.fail("input #" + Twine(i) + " must be a scalar");
+    in.push_back(*v);
+  }
+  RewriterBase &rw = node.getRewriter();
+  IndexMath im{rw, node.getLoc()};
+  Type f64 = rw.getF64Type(), i64 = rw.getI64Type();
+  Value mel = node.toIndex(melRead->front());
+  Value dft = node.toIndex(dftRead->front());
+  OpFoldResult bins =
+      constantOf(dftRead->front())
+          ? OpFoldResult(rw.getIndexAttr(*constantOf(dftRead->front()) / 2 + 1))
+          : OpFoldResult(node.defineSymbol(
+                "spectrogram bins", im.add(im.div(dft, im.c(2)), im.c(1)), 1,
+                kDefaultValueMax + 1));
+  auto scalarOf = [&](unsigned i) -> MaybeValue {
+    return castTo(node, node.reshape(in[i], {}), f64);
+  };
+  auto c = [&](double v) { return Value(node.scalar(f64, v)); };
+  auto toMel = [&](MaybeValue hertz) {
+    return binary<MulOp>(
+        node,
+        unary<LogOp>(node, binary<AddOp>(
+                               node, binary<DivOp>(node, hertz, c(700)), c(1))),
+        c(2595 / std::log(10.0)));
+  };
+  MaybeValue low = toMel(scalarOf(3)), high = toMel(scalarOf(4));
+  MaybeValue step = binary<DivOp>(node, binary<SubOp>(node, high, low),
+                                  binary<AddOp>(node, scalarOf(0), c(2)));
+  // The band edges: mel_bins + 2 points, back to hertz, floored to bins.
+  FailureOr<Value> points = buildRange(
+      node, i64,
+      {rw.getIndexAttr(0), im.add(mel, im.c(2)), rw.getIndexAttr(1)});
+  if (failed(points))
+    return failure();
+  MaybeValue hertz = binary<MulOp>(
+      node,
+      binary<SubOp>(
+          node,
+          unary<ExpOp>(
+              node,
+              binary<MulOp>(
+                  node,
+                  binary<AddOp>(
+                      node,
+                      binary<MulOp>(node, castTo(node, *points, f64), step),
+                      low),
+                  c(std::log(10.0) / 2595))),
+          c(1)),
+      c(700));
+  MaybeValue edges = unary<FloorOp>(
+      node,
+      binary<DivOp>(
+          node,
+          binary<MulOp>(node, binary<AddOp>(node, scalarOf(1), c(1)), hertz),
+          scalarOf(2)));
+  if (failed(edges))
+    return failure();
+  auto band = [&](int64_t from) -> MaybeValue {
+    return insertDim(node,
+                     buildSliceOp(node,
+                                  cast<TypedValue<RankedTensorType>>(*edges),
+                                  {rw.getIndexAttr(from)}, {OpFoldResult(mel)},
+                                  {rw.getIndexAttr(1)}),
+                     0);
+  };
+  MaybeValue left = band(0), center = band(1), right = band(2);
+  FailureOr<Value> rows =
+      buildRange(node, i64, {rw.getIndexAttr(0), bins, rw.getIndexAttr(1)});
+  if (failed(rows))
+    return failure();
+  MaybeValue j = insertDim(node, castTo(node, *rows, f64), 1);
+  // Rising edge on [left, center], falling on [center, right), which wins
+  // where both hold; a band of no width is 1 at its center.
+  MaybeValue rising = binary<DivOp>(node, binary<SubOp>(node, j, left),
+                                    binary<SubOp>(node, center, left));
+  MaybeValue falling = binary<DivOp>(node, binary<SubOp>(node, right, j),
+                                     binary<SubOp>(node, right, center));
+  // lo <= j (and j <= hi where `closed`, else j < hi), on a band of width.
+  auto edge = [&](MaybeValue lo, MaybeValue hi, bool closed) {
+    MaybeValue below =
+        closed ? binary<LessEqualOp>(node, j, hi) : binary<LessOp>(node, j, hi);
+    return binary<AndOp>(
+        node, binary<AndOp>(node, binary<GreaterEqualOp>(node, j, lo), below),
+        binary<GreaterOp>(node, hi, lo));
+  };
+  MaybeValue onRise = edge(left, center, /*closed=*/true);
+  MaybeValue onFall = edge(center, right, /*closed=*/false);
+  MaybeValue atCenter = binary<AndOp>(node, binary<EqualOp>(node, j, center),
+                                      binary<EqualOp>(node, center, left));
+  MaybeValue w =
+      select(node, onFall, falling,
+             select(node, onRise, rising, select(node, atCenter, c(1), c(0))));
+  if (failed(w))
+    return failure();
+  return Values{castTo(node, *w, element)};
+}
+
+//===----------------------------------------------------------------------===//
+// STFT
+//===----------------------------------------------------------------------===//
+
+/// STFT (17) of `signal` [batch, length, 1 or 2]: frames of `frame_length`
+/// samples `frame_step` apart (gathered), times the window, and a DFT of
+/// each as two matmuls with a twiddle matrix built from the frame length:
+/// [batch, frames, bins, 2]. The step and length may be graph inputs
+/// (symbols read at run time) or constants.
+FailureOr<Values> convertStft(ForeignNode &node) {
+  auto signal = node.input(0);
+  if (failed(signal))
+    return failure();
+  RankedTensorType type = signal->getType();
+  Type element = type.getElementType();
+  if (type.getRank() != 3 || type.isDynamicDim(1) || type.isDynamicDim(2) ||
+      type.getDimSize(2) < 1 || type.getDimSize(2) > 2 ||
+      !isa<FloatType>(element))
+    return node.fail("the signal must be float [batch, length, 1 or 2] of "
+                     "static length");
+  int64_t length = type.getDimSize(1);
+  bool complexIn = type.getDimSize(2) == 2;
+  FailureOr<Value> window = node.optionalInput(2);
+  if (failed(window))
+    return failure();
+  FailureOr<SmallVector<OpFoldResult>> stepRead =
+      node.sizeElements(1, 1, length);
+  if (failed(stepRead) || stepRead->size() != 1)
+    return failed(stepRead) ? failure()
+                            : node.fail("frame_step must be a scalar");
+  OpFoldResult frameLength = node.getRewriter().getIndexAttr(length);
+  if (node.hasInput(3)) {
+    FailureOr<SmallVector<OpFoldResult>> read = node.sizeElements(3, 1, length);
+    if (failed(read) || read->size() != 1)
+      return failed(read) ? failure()
+                          : node.fail("frame_length must be a scalar");
+    frameLength = read->front();
+  } else if (*window) {
+    frameLength = node.dimSize(*window, 0);
+  }
+  bool onesided = node.getInt("onesided", 1) != 0;
+  if (onesided && complexIn)
+    return node.fail("a one-sided STFT needs a real signal");
+  RewriterBase &rw = node.getRewriter();
+  IndexMath im{rw, node.getLoc()};
+  Type f64 = rw.getF64Type(), i64 = rw.getI64Type();
+  Value step = node.toIndex(stepRead->front());
+  Value size = node.toIndex(frameLength);
+  std::optional<int64_t> knownStep = constantOf(stepRead->front()),
+                         knownSize = constantOf(frameLength);
+  OpFoldResult frames, bins = frameLength;
+  if (knownStep && knownSize) {
+    if (*knownSize > length)
+      return node.fail("the frame length " + Twine(*knownSize) +
+                       " exceeds the signal's " + Twine(length));
+    frames = rw.getIndexAttr((length - *knownSize) / *knownStep + 1);
+  } else {
+    // A run whose frame does not fit the signal fails naming the symbol.
+    Value count = im.add(im.div(im.sub(im.c(length), size), step), im.c(1));
+    frames = node.defineSymbol(
+        "frames", im.select(im.lt(im.c(length), size), im.c(-1), count), 1,
+        length);
+  }
+  if (onesided)
+    bins = knownSize ? OpFoldResult(rw.getIndexAttr(*knownSize / 2 + 1))
+                     : OpFoldResult(node.defineSymbol(
+                           "bins", im.add(im.div(size, im.c(2)), im.c(1)), 1,
+                           length / 2 + 1));
+  auto range = [&](OpFoldResult n) {
+    return buildRange(node, i64, {rw.getIndexAttr(0), n, rw.getIndexAttr(1)});
+  };
+  FailureOr<Value> frameIds = range(frames), sampleIds = range(frameLength),
+                   binIds = range(bins);
+  if (failed(frameIds) || failed(sampleIds) || failed(binIds))
+    return failure();
+  auto scalar = [&](Value v) -> Value {
+    return buildShapeTensor(rw, node.getLoc(), {v}, /*scalar=*/true, i64);
+  };
+  // [frames, frame_length] sample positions, gathered: [batch, frames,
+  // frame_length, 1 or 2].
+  MaybeValue positions = binary<AddOp>(
+      node, insertDim(node, binary<MulOp>(node, *frameIds, scalar(step)), 1),
+      insertDim(node, *sampleIds, 0));
+  if (failed(positions))
+    return failure();
+  FailureOr<Value> samples = buildGather(
+      node, *signal, cast<TypedValue<RankedTensorType>>(*positions), 1);
+  if (failed(samples))
+    return failure();
+  MaybeValue framed = *samples;
+  if (*window)
+    framed = binary<MulOp>(node, framed,
+                           insertDim(node, castTo(node, *window, element), 1));
+  // Twiddles [frame_length, bins]: the angle -2 pi (n k mod N) / N.
+  MaybeValue turns =
+      binary<ModOp>(node,
+                    binary<MulOp>(node, insertDim(node, *sampleIds, 1),
+                                  insertDim(node, *binIds, 0)),
+                    scalar(size));
+  MaybeValue angle =
+      binary<DivOp>(node,
+                    binary<MulOp>(node, castTo(node, *turns, f64),
+                                  Value(node.scalar(f64, -2 * M_PI))),
+                    castTo(node, scalar(size), f64));
+  if (failed(angle))
+    return failure();
+  MaybeValue cosine = castTo(node, *unary<CosOp>(node, angle), element);
+  MaybeValue sine = castTo(node, *unary<SinOp>(node, angle), element);
+  auto part = [&](int64_t c) { return entry(node, framed, c, 3); };
+  MaybeValue re = binary<MatmulOp>(node, part(0), cosine);
+  MaybeValue im_ = binary<MatmulOp>(node, part(0), sine);
+  if (complexIn) {
+    re = binary<SubOp>(node, re, binary<MatmulOp>(node, part(1), sine));
+    im_ = binary<AddOp>(node, im_, binary<MatmulOp>(node, part(1), cosine));
+  }
+  if (failed(re) || failed(im_))
+    return failure();
+  return results(
+      concat(node, {*insertDim(node, re, 3), *insertDim(node, im_, 3)}, 3));
 }
 
 //===----------------------------------------------------------------------===//
@@ -369,4 +622,6 @@ void fromonnx::populateSignalConverters(ForeignConverters &c) {
   c.add("HammingWindow", 17, convertWindow<WindowKind::Hamming>);
   c.add("BlackmanWindow", 17, convertWindow<WindowKind::Blackman>);
   c.add("Det", 11, convertDet);
+  c.add("MelWeightMatrix", 17, convertMelWeightMatrix);
+  c.add("STFT", 17, convertStft);
 }

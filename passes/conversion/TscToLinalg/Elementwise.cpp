@@ -420,9 +420,9 @@ struct ElementwisePattern
   using OpTraitRewritePattern::OpTraitRewritePattern;
   LogicalResult matchAndRewrite(Operation *operation,
                                 PatternRewriter &rewriter) const override {
-    if (isa<WhereOp, CastOp>(operation) || operation->getNumOperands() == 0 ||
-        operation->getNumOperands() > 2 || operation->getNumResults() != 1 ||
-        !hasScalarBody(operation))
+    if (isa<WhereOp, CastOp, BitcastOp>(operation) ||
+        operation->getNumOperands() == 0 || operation->getNumOperands() > 2 ||
+        operation->getNumResults() != 1 || !hasScalarBody(operation))
       return failure();
     Type resultElement = getElementTypeOrSelf(operation->getResult(0));
     return replaceWithElementwise(
@@ -511,6 +511,34 @@ struct CastPattern : OpRewritePattern<CastOp> {
   }
 };
 
+/// The bits of each element read as the result type; a bool is a byte of 0
+/// or 1, and a byte is true where it is nonzero (ONNX BitCast).
+struct BitcastPattern : OpRewritePattern<BitcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BitcastOp op,
+                                PatternRewriter &rewriter) const override {
+    Type to = op.getType().getElementType();
+    Type signlessTo = getSignlessType(to);
+    return replaceWithElementwise(
+        rewriter, op,
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          Value x = toSignless(b, loc, args[0]);
+          Type byte = b.getI8Type();
+          if (x.getType().isInteger(1))
+            x = arith::ExtUIOp::create(b, loc, byte, x);
+          if (to.isInteger(1)) {
+            if (x.getType() != byte)
+              x = arith::BitcastOp::create(b, loc, byte, x);
+            return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                                         scalarConstant(b, loc, byte, 0));
+          }
+          if (x.getType() != signlessTo)
+            x = arith::BitcastOp::create(b, loc, signlessTo, x);
+          return fromSignless(b, loc, x, to);
+        });
+  }
+};
+
 } // namespace
 
 Value tolinalg::buildGelu(OpBuilder &b, Location loc, Value x, bool tanh) {
@@ -543,6 +571,6 @@ Value tolinalg::buildGelu(OpBuilder &b, Location loc, Value x, bool tanh) {
 
 void mlir::tsc::populateTscElementwiseToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ElementwisePattern, WherePattern, CastPattern>(
+  patterns.add<ElementwisePattern, WherePattern, CastPattern, BitcastPattern>(
       patterns.getContext());
 }

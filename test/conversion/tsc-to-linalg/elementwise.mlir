@@ -95,3 +95,23 @@ func.func @cast_f16_to_bf16(%x: tensor<4xf16>) -> tensor<4xbf16> {
   %y = tsc.cast %x : tensor<4xf16> to tensor<4xbf16>
   return %y : tensor<4xbf16>
 }
+
+// -----
+
+// bitcast keeps the bits: one arith.bitcast on signless types; a bool is a
+// byte of 0 or 1, and a byte reads as true where it is nonzero.
+// CHECK-LABEL: func.func @bitcast
+// CHECK:         linalg.generic
+// CHECK:           arith.bitcast %{{.+}} : f32 to i32
+// CHECK:         linalg.generic
+// CHECK:           arith.extui %{{.+}} : i1 to i8
+// CHECK:         linalg.generic
+// CHECK:           %[[BYTE:.+]] = arith.bitcast %{{.+}} : f8E4M3FN to i8
+// CHECK:           arith.cmpi ne, %[[BYTE]], %{{.+}} : i8
+func.func @bitcast(%x: tensor<4xf32>, %b: tensor<4xi1>, %f: tensor<4xf8E4M3FN>)
+    -> (tensor<4xui32>, tensor<4xui8>, tensor<4xi1>) {
+  %i = tsc.bitcast %x : tensor<4xf32> to tensor<4xui32>
+  %u = tsc.bitcast %b : tensor<4xi1> to tensor<4xui8>
+  %t = tsc.bitcast %f : tensor<4xf8E4M3FN> to tensor<4xi1>
+  return %i, %u, %t : tensor<4xui32>, tensor<4xui8>, tensor<4xi1>
+}

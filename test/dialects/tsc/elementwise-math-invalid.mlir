@@ -61,3 +61,19 @@ func.func @shift_left_not_broadcasting(%x: tensor<4xi32>, %y: tensor<3xi32>) {
   %z = tsc.shift_left %x, %y : (tensor<4xi32>, tensor<3xi32>) -> tensor<4xi32>
   return
 }
+
+// -----
+
+func.func @bitcast_of_other_width(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tsc.bitcast' op reinterprets 'f32' as 'f64'; both element types must have the same width}}
+  %y = tsc.bitcast %x : tensor<4xf32> to tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @bitcast_of_other_shape(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tsc.bitcast' op changes the shape from 'tensor<4xf32>' to 'tensor<2x2xi32>'; bitcast keeps the shape}}
+  %y = tsc.bitcast %x : tensor<4xf32> to tensor<2x2xi32>
+  return
+}

@@ -111,3 +111,14 @@ func.func @bitwise_and_shifts(%x: tensor<2x3xui16>, %y: tensor<3xui16>, %b: tens
   %bxor = tsc.bitwise_xor %b, %b : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
   return %shr, %bxor : tensor<2x3xui16>, tensor<3xi1>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @bitcast
+// CHECK:         tsc.bitcast %{{.+}} : tensor<?x3xf32> to tensor<?x3xi32>
+// CHECK:         tsc.bitcast %{{.+}} : tensor<4xi1> to tensor<4xui8>
+func.func @bitcast(%x: tensor<?x3xf32>, %b: tensor<4xi1>) -> (tensor<?x3xi32>, tensor<4xui8>) {
+  %i = tsc.bitcast %x : tensor<?x3xf32> to tensor<?x3xi32>
+  %u = tsc.bitcast %b : tensor<4xi1> to tensor<4xui8>
+  return %i, %u : tensor<?x3xi32>, tensor<4xui8>
+}
