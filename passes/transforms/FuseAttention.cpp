@@ -351,6 +351,138 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// Flattened heads: products over [B*H, S, D] computed over [B, H, S, D]
+//===----------------------------------------------------------------------===//
+
+/// Lifts the 3-D computation below a reshape [N, a, b] -> [B, H, a, b]
+/// (N = B*H) to 4-D: each matmul, transpose [0, 2, 1] and elementwise op of
+/// the tree, whose values nothing else uses, is rebuilt over [B, H, ., .],
+/// and the leaves are reshaped to it (or to [1, 1, ., .] when they
+/// broadcast along N). A leaf that was itself a reshape of a [B, H, ., .]
+/// tensor then folds back to it.
+class HeadLifter {
+public:
+  HeadLifter(const SymbolicShapes &shapes, ReshapeOp root)
+      : shapes(shapes), root(root) {}
+
+  /// Whether `x` (rank 3, its dim 0 N) is computed by an op the lifter
+  /// rebuilds over heads rather than reshapes.
+  bool descends(Value x) {
+    Operation *op = x.getDefiningOp();
+    if (!op || !singleUse(x) || op->getNumResults() != 1)
+      return false;
+    if (isa<MatmulOp>(op))
+      return llvm::all_of(op->getOperands(),
+                          [&](Value y) { return isFlat(y); });
+    if (auto t = dyn_cast<TransposeOp>(op))
+      return t.getPerm() == ArrayRef<int64_t>{0, 2, 1} && isFlat(t.getInput());
+    if (!op->hasTrait<OpTrait::tsc::Elementwise>() ||
+        (op->getNumOperands() > 1 &&
+         !op->hasTrait<OpTrait::tsc::Broadcasting>()))
+      return false;
+    return llvm::all_of(op->getOperands(), [&](Value y) {
+      auto type = cast<RankedTensorType>(y.getType());
+      return type.getRank() < 3 || isFlat(y) ||
+             (type.getRank() == 3 && type.getDimSize(0) == 1);
+    });
+  }
+
+  /// `x` over [B, H, ., .], or over [1, 1, ., .] if it broadcasts along N
+  /// (built before the root).
+  Value lift(PatternRewriter &rw, Value x) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getRank() < 3)
+      return x;
+    if (!isFlat(x) || !descends(x))
+      return reshapeToHeads(rw, x);
+    Operation *op = x.getDefiningOp();
+    SmallVector<Value> operands;
+    for (Value y : op->getOperands())
+      operands.push_back(lift(rw, y));
+    RankedTensorType lifted = headsType(x);
+    Location loc = root.getLoc();
+    if (isa<TransposeOp>(op))
+      return TransposeOp::create(rw, loc, lifted, operands[0],
+                                 rw.getDenseI64ArrayAttr({0, 1, 3, 2}));
+    OperationState state(loc, op->getName());
+    state.addOperands(operands);
+    state.addTypes(lifted);
+    state.addAttributes(op->getAttrs());
+    return rw.create(state)->getResult(0);
+  }
+
+private:
+  /// Whether `y` is rank 3 with the root's input's dim 0 (N).
+  bool isFlat(Value y) {
+    return cast<RankedTensorType>(y.getType()).getRank() == 3 &&
+           sameDim(shapes, y, 0, root.getInput(), 0);
+  }
+
+  /// [N, a, b] as [B, H, a, b]; a broadcast [1, a, b] as [1, 1, a, b].
+  RankedTensorType headsType(Value x) {
+    auto type = cast<RankedTensorType>(x.getType());
+    RankedTensorType heads = root.getType();
+    bool flat = isFlat(x);
+    return type.clone({flat ? heads.getDimSize(0) : 1,
+                       flat ? heads.getDimSize(1) : 1, type.getDimSize(1),
+                       type.getDimSize(2)});
+  }
+
+  /// The size of dim `d` of `x` as an index: the symbol it is (so that a
+  /// reshape back to a bound tensor folds), else the root's reshape operand
+  /// for the root's dims, else its `tsc.dim`.
+  Value sizeOf(PatternRewriter &rw, Value x, int64_t d) {
+    if (std::optional<SmallVector<AffineExpr>> shape = shapes.getShape(x))
+      if (auto symbol = dyn_cast<AffineSymbolExpr>((*shape)[d]))
+        return SymbolOp(shapes.getSymbols()[symbol.getPosition()]).getResult();
+    if (x == root.getResult())
+      return root.getShape()[root.getType().getDynamicDimIndex(d)];
+    return DimOp::create(rw, root.getLoc(), x, rw.getI64IntegerAttr(d));
+  }
+
+  Value reshapeToHeads(PatternRewriter &rw, Value x) {
+    RankedTensorType lifted = headsType(x);
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < 4; ++d)
+      if (lifted.isDynamicDim(d))
+        sizes.push_back(d < 2 ? sizeOf(rw, root.getResult(), d)
+                              : sizeOf(rw, x, d - 1));
+    return ReshapeOp::create(rw, root.getLoc(), lifted, x, sizes);
+  }
+
+  const SymbolicShapes &shapes;
+  ReshapeOp root;
+};
+
+/// reshape([N, a, b] -> [B, H, a, b]) of a product computed over flattened
+/// heads -> the product over [B, H, a, b] (HeadLifter): BLOOM computes its
+/// ALiBi attention as baddbmm(alibi, Q, Kᵀ) over [B*H, S, S] and reshapes
+/// the scores to [B, H, S, S] for the mask and softmax, then multiplies the
+/// probabilities, reshaped back, by V over [B*H, S, D]. Lifted, both
+/// products are 4-D and the attention pattern reads them.
+struct UnflattenHeads : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rw) const override {
+    Value input = op.getInput();
+    if (!isRank4(op.getResult()) ||
+        cast<RankedTensorType>(input.getType()).getRank() != 3)
+      return failure();
+    SymbolicShapes shapes(op->getParentRegion()->getParentOp());
+    // Equal trailing dims and equal element counts: dim 0 splits into two.
+    if (!sameDim(shapes, op, 2, input, 1) || !sameDim(shapes, op, 3, input, 2))
+      return failure();
+    HeadLifter lifter(shapes, op);
+    if (!lifter.descends(input))
+      return failure();
+    rw.setInsertionPoint(op);
+    rw.replaceOp(op, lifter.lift(rw, input));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Head layout: transposes [0, 2, 1, 3] sunk to attention and absorbed
 //===----------------------------------------------------------------------===//
 
@@ -571,8 +703,8 @@ struct FuseAttentionPass
     : public tsc::impl::FuseAttentionPassBase<FuseAttentionPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FuseAttention, SinkHeadSwap, SinkHeadSwapThroughSplit,
-                 AbsorbHeadSwaps>(&getContext());
+    patterns.add<UnflattenHeads, FuseAttention, SinkHeadSwap,
+                 SinkHeadSwapThroughSplit, AbsorbHeadSwaps>(&getContext());
     BindShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

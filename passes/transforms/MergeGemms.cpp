@@ -83,6 +83,48 @@ struct SplitHeadsAfterReshape : OpRewritePattern<SplitOp> {
   }
 };
 
+/// gather(x, j) along the next-to-last axis of x [..., n, d], with j a
+/// constant scalar -> piece j of split(reshape(x to [..., n * d])) along the
+/// last axis. BLOOM lays its fused projection out as [B, S, H, 3, D] and
+/// takes Q, K and V with such gathers, each a copy; the pieces of the split
+/// are strided slices of a view, which a kernel reads without one. (The
+/// gathers of one x give equal splits, which CSE merges.)
+struct GatherPieceAsSplit : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rw) const override {
+    RankedTensorType type = op.getData().getType();
+    int64_t rank = type.getRank();
+    DenseIntElementsAttr index;
+    if (rank < 2 || static_cast<int64_t>(op.getAxis()) != rank - 2 ||
+        type.isDynamicDim(rank - 2) || type.isDynamicDim(rank - 1) ||
+        !matchPattern(op.getIndices(), m_Constant(&index)) ||
+        index.getType().getRank() != 0)
+      return failure();
+    int64_t n = type.getDimSize(rank - 2), d = type.getDimSize(rank - 1);
+    int64_t j = index.getSplatValue<APInt>().getSExtValue();
+    if (j < 0 || j >= n)
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> sizes;
+    for (int64_t i = 0; i < rank - 2; ++i)
+      if (type.isDynamicDim(i))
+        sizes.push_back(
+            DimOp::create(rw, loc, op.getData(), rw.getI64IntegerAttr(i)));
+    SmallVector<int64_t> shape(type.getShape().drop_back(2));
+    shape.push_back(n * d);
+    auto whole =
+        ReshapeOp::create(rw, loc, type.clone(shape), op.getData(), sizes);
+    shape.back() = d;
+    SmallVector<Type> types(n, type.clone(shape));
+    auto pieces =
+        SplitOp::create(rw, loc, types, whole, rw.getI64IntegerAttr(rank - 2),
+                        rw.getDenseI64ArrayAttr(SmallVector<int64_t>(n, d)));
+    rw.replaceOp(op, pieces.getResult(j));
+    return success();
+  }
+};
+
 struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
   using Base::Base;
 
@@ -91,7 +133,7 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
     mergeAll(replaced);
     // Then split projections into heads without copies.
     RewritePatternSet patterns(&getContext());
-    patterns.add<SplitHeadsAfterReshape>(&getContext());
+    patterns.add<SplitHeadsAfterReshape, GatherPieceAsSplit>(&getContext());
     BindShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -102,12 +102,16 @@ func.func @fuses_dynamo_grouped_query_flattened_key(%q: tensor<2x4x6x8xf32>, %k:
 
 // -----
 
-// A key found unrepeated inside the flattening has no repeated form left:
-// with V holding all its heads (not a repetition) nothing fuses.
-// CHECK-LABEL: func.func @leaves_flattened_repeat_with_full_value
-// CHECK-NOT:     tsc.attention
-// CHECK:         tsc.softmax
-func.func @leaves_flattened_repeat_with_full_value(%q: tensor<2x4x6x8xf32>, %k: tensor<2x2x6x8xf32>, %v: tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32> {
+// A repeated key inside the flattening, with V holding all its heads (not
+// a repetition): the flattened transpose is lifted over the heads, so the
+// attention reads the repeated key, reshaped back to [B, H, S, D].
+// CHECK-LABEL: func.func @fuses_flattened_repeat_with_full_value
+// CHECK-SAME:    (%[[Q:[^:]+]]: tensor<2x4x6x8xf32>, %[[K:[^:]+]]: tensor<2x2x6x8xf32>, %[[V:[^:]+]]: tensor<2x4x6x8xf32>)
+// CHECK:         %[[E:.+]] = tsc.expand
+// CHECK:         %[[KR:.+]] = tsc.reshape %[[E]] : tensor<2x2x2x6x8xf32> -> tensor<2x4x6x8xf32>
+// CHECK:         tsc.attention %[[Q]], %[[KR]], %[[V]] scale = 1.000000e+00
+// CHECK-NOT:     tsc.softmax
+func.func @fuses_flattened_repeat_with_full_value(%q: tensor<2x4x6x8xf32>, %k: tensor<2x2x6x8xf32>, %v: tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32> {
   %k1 = tsc.unsqueeze %k dims = [2] : (tensor<2x2x6x8xf32>) -> tensor<2x2x1x6x8xf32>
   %k2 = tsc.expand %k1 : tensor<2x2x1x6x8xf32> -> tensor<2x2x2x6x8xf32>
   %k3 = tsc.reshape %k2 : tensor<2x2x2x6x8xf32> -> tensor<8x6x8xf32>
