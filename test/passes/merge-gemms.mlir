@@ -143,15 +143,32 @@ func.func @gathers_pieces_as_split(%x: tensor<2x6x4x3x8xf32>) -> (tensor<2x6x4x8
 // -----
 
 // Gathers that are no piece: along another axis, by a run-time index, or by
-// a 1-D index (which keeps the axis).
+// a 1-D index of two elements.
 // CHECK-LABEL: func.func @keeps_other_gathers
 // CHECK-COUNT-3: tsc.gather
 // CHECK-NOT:     tsc.split
-func.func @keeps_other_gathers(%x: tensor<2x6x4x3x8xf32>, %i: tensor<i64>) -> (tensor<2x6x3x8xf32>, tensor<2x6x4x8xf32>, tensor<2x6x4x1x8xf32>) {
+// CHECK-NOT:     tsc.slice
+func.func @keeps_other_gathers(%x: tensor<2x6x4x3x8xf32>, %i: tensor<i64>) -> (tensor<2x6x3x8xf32>, tensor<2x6x4x8xf32>, tensor<2x6x4x2x8xf32>) {
   %i0 = tsc.constant dense<0> : tensor<i64>
-  %i1 = tsc.constant dense<[1]> : tensor<1xi64>
+  %i02 = tsc.constant dense<[0, 2]> : tensor<2xi64>
   %a = tsc.gather %x[%i0] axis = 2 : (tensor<2x6x4x3x8xf32>, tensor<i64>) -> tensor<2x6x3x8xf32>
   %b = tsc.gather %x[%i] axis = 3 : (tensor<2x6x4x3x8xf32>, tensor<i64>) -> tensor<2x6x4x8xf32>
-  %c = tsc.gather %x[%i1] axis = 3 : (tensor<2x6x4x3x8xf32>, tensor<1xi64>) -> tensor<2x6x4x1x8xf32>
-  return %a, %b, %c : tensor<2x6x3x8xf32>, tensor<2x6x4x8xf32>, tensor<2x6x4x1x8xf32>
+  %c = tsc.gather %x[%i02] axis = 3 : (tensor<2x6x4x3x8xf32>, tensor<2xi64>) -> tensor<2x6x4x2x8xf32>
+  return %a, %b, %c : tensor<2x6x3x8xf32>, tensor<2x6x4x8xf32>, tensor<2x6x4x2x8xf32>
+}
+
+// -----
+
+// Falcon's TorchScript export takes K from its fused projection
+// [B, S, Hkv, n + 2, D] by a gather of the 1-D index [n]: the slice of size
+// 1 there, which a kernel reads in place.
+// CHECK-LABEL: func.func @gathers_one_as_slice
+// CHECK-SAME:    (%[[X:[^:]+]]: tensor<?x?x2x4x8xf32>)
+// CHECK:         %[[K:.+]] = tsc.slice %[[X]] [0, 0, 0, 2, 0] [%{{.+}}, %{{.+}}, 2, 1, 8] [1, 1, 1, 1, 1] : tensor<?x?x2x4x8xf32> to tensor<?x?x2x1x8xf32>
+// CHECK-NOT:     tsc.gather
+// CHECK:         return %[[K]]
+func.func @gathers_one_as_slice(%x: tensor<?x?x2x4x8xf32>) -> tensor<?x?x2x1x8xf32> {
+  %i = tsc.constant dense<[2]> : tensor<1xi64>
+  %k = tsc.gather %x[%i] axis = 3 : (tensor<?x?x2x4x8xf32>, tensor<1xi64>) -> tensor<?x?x2x1x8xf32>
+  return %k : tensor<?x?x2x1x8xf32>
 }
