@@ -181,6 +181,25 @@ std::optional<double> scaleConstant(Value value) {
   return isa<RsqrtOp>(op) ? 1.0 / std::sqrt(*x) : 1.0 / *x;
 }
 
+/// `x` without a scaling by a constant, x' * c or x' / c (rank 4, one use),
+/// multiplying `scale` by the factor; else `x` itself.
+Value unscaled(Value x, double &scale) {
+  Operation *op = x.getDefiningOp();
+  if (!isa_and_nonnull<MulOp, DivOp>(op) || !singleUse(x))
+    return x;
+  std::optional<std::pair<Value, Value>> parts;
+  if (isa<MulOp>(op))
+    parts = commuted(op, [](Value y) { return scaleConstant(y).has_value(); });
+  else if (scaleConstant(op->getOperand(1)).value_or(0.0) != 0.0)
+    parts = std::make_pair(op->getOperand(1), op->getOperand(0));
+  if (!parts || !isRank4(parts->second) ||
+      parts->second.getType() != x.getType())
+    return x;
+  double c = *scaleConstant(parts->first);
+  scale *= isa<MulOp>(op) ? c : 1.0 / c;
+  return parts->second;
+}
+
 /// softmax(mask(Q·Kᵀ · scale)) · V -> tsc.attention.
 struct FuseAttention : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -217,13 +236,20 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
         continue;
       }
       if (auto where = scores.getDefiningOp<WhereOp>(); where && singleUse(scores)) {
+        // where(keep, s, -big), or where(not(keep), -big, s) (DeBERTa).
+        Value kept = where.getCondition(), s = where.getTrueValue();
         std::optional<double> value = splatValue(where.getFalseValue());
-        if (!value || *value > -1e4 || keep ||
-            where.getTrueValue().getType() != where.getType())
+        auto negated = kept.getDefiningOp<NotOp>();
+        if (!value && negated) {
+          value = splatValue(where.getTrueValue());
+          kept = negated.getInput();
+          s = where.getFalseValue();
+        }
+        if (!value || *value > -1e4 || keep || s.getType() != where.getType())
           break;
         fill = *value;
-        keep = where.getCondition();
-        scores = where.getTrueValue();
+        keep = kept;
+        scores = s;
         continue;
       }
       break;
@@ -250,28 +276,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     if (!qk || !singleUse(scores) || !isRank4(qk.getLhs()) ||
         !isRank4(qk.getRhs()))
       return failure();
-    Value q = qk.getLhs();
-    // A query scaled before the product folds into the scale.
-    if (auto mul = q.getDefiningOp<MulOp>(); mul && singleUse(q)) {
-      auto parts =
-          commuted(mul, [](Value x) { return scaleConstant(x).has_value(); });
-      if (parts && isRank4(parts->second) && parts->second.getType() == q.getType()) {
-        scale *= *scaleConstant(parts->first);
-        q = parts->second;
-      }
-    }
-    // So does a key scaled before the product (the dynamo exporter scales
-    // both by sqrt(scale)).
-    Value kt = qk.getRhs();
-    if (auto mul = kt.getDefiningOp<MulOp>(); mul && singleUse(kt)) {
-      auto parts =
-          commuted(mul, [](Value x) { return scaleConstant(x).has_value(); });
-      if (parts && isRank4(parts->second) &&
-          parts->second.getType() == kt.getType()) {
-        scale *= *scaleConstant(parts->first);
-        kt = parts->second;
-      }
-    }
+    // A query or key scaled before the product folds into the scale (the
+    // dynamo exporter scales both by sqrt(scale); DeBERTa divides the key).
+    Value q = unscaled(qk.getLhs(), scale);
+    Value kt = unscaled(qk.getRhs(), scale);
     bool transposeKey = false, keyUnrepeated = false;
     Value k = keyFromTransposed(kt, transposeKey, keyUnrepeated);
     if (!k)
