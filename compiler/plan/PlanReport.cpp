@@ -10,6 +10,8 @@
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/IR/Location.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -214,26 +216,52 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
                         megabytes(unfused->arenaSize));
   }
 
-  // Per layer, in order of first appearance.
-  std::vector<std::pair<std::string, Totals>> layers;
+  // Per layer, in order of first appearance. A module applied more than
+  // once with the same weights (ALBERT shares one layer's weights across
+  // its layers) counts each application as a layer: an application ends
+  // where a GEMM step reads a weight that a GEMM step of the same
+  // application read (steps between its last GEMM and the next
+  // application's first count in the earlier one).
+  struct Layer {
+    std::string name;
+    Totals totals;
+    llvm::DenseSet<unsigned> weights;
+  };
+  std::vector<Layer> layers;
+  llvm::StringMap<unsigned> current, applications;
+  std::vector<std::string> stepLayers;
   Totals outside;
   for (const PlanStep &step : plan.steps) {
     std::string layer = getLayer(step);
     if (layer.empty()) {
       outside.add(plan, step);
+      stepLayers.emplace_back();
       continue;
     }
-    auto it = llvm::find_if(layers, [&](auto &l) { return l.first == layer; });
-    if (it == layers.end()) {
-      layers.emplace_back(layer, Totals());
-      it = std::prev(layers.end());
+    SmallVector<unsigned, 2> weights;
+    if (step.kind == PlanStep::Kind::Gemm)
+      for (unsigned v : {step.a, step.b})
+        if (plan.values[plan.root(v)].storage == Storage::Weight)
+          weights.push_back(plan.root(v));
+    auto it = current.find(layer);
+    if (it == current.end() || llvm::any_of(weights, [&](unsigned w) {
+          return layers[it->second].weights.contains(w);
+        })) {
+      unsigned n = ++applications[layer];
+      current[layer] = layers.size();
+      std::string name =
+          n == 1 ? layer : llvm::formatv("{0} #{1}", layer, n).str();
+      layers.push_back({name, Totals(), {}});
     }
-    it->second.add(plan, step);
+    Layer &l = layers[current[layer]];
+    l.totals.add(plan, step);
+    l.weights.insert(weights.begin(), weights.end());
+    stepLayers.push_back(l.name);
   }
   if (!layers.empty()) {
     unsigned most = 0;
-    for (auto &[name, t] : layers)
-      most = std::max(most, t.steps());
+    for (const Layer &l : layers)
+      most = std::max(most, l.totals.steps());
     os << "layers: " << layers.size() << ", at most " << most
        << " kernels + library calls each\n";
     auto line = [&](StringRef name, const Totals &t) {
@@ -242,8 +270,8 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
                           name, t.kernels, t.gemms, t.copies,
                           megabytes(t.traffic));
     };
-    for (auto &[name, t] : layers)
-      line(name, t);
+    for (const Layer &l : layers)
+      line(l.name, l.totals);
     line("(outside layers)", outside);
   }
   os << "arena: " << plan.arenaSize
@@ -280,6 +308,6 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
       break;
     }
     os << llvm::formatv("  {0,4} {1,-60} {2,12}  {3}\n", i, what,
-                        megabytes(estimateTraffic(plan, step)), getLayer(step));
+                        megabytes(estimateTraffic(plan, step)), stepLayers[i]);
   }
 }

@@ -56,40 +56,72 @@ Value overSqrt2(Value z) {
   return parts ? parts->second : Value();
 }
 
-/// sqrt(2/pi) * (x + 0.044715 * x^3): returns x.
-Value tanhArgument(Value z) {
-  auto outer = commuted(z.getDefiningOp<MulOp>(),
-                        [](Value w) { return isSplat(w, kSqrt2OverPi); });
-  if (!outer)
-    return {};
-  auto add = outer->second.getDefiningOp<AddOp>();
-  if (!add)
-    return {};
-  for (auto [lhs, rhs] : {std::pair{add.getLhs(), add.getRhs()},
-                          std::pair{add.getRhs(), add.getLhs()}}) {
-    Value x = lhs, cubic = rhs;
-    auto scaled = commuted(cubic.getDefiningOp<MulOp>(),
-                           [](Value w) { return isSplat(w, 0.044715); });
-    if (!scaled)
+/// Whether `v` is `coefficient * x^power`, its factors in any association,
+/// x repeated or raised by pow to a whole exponent.
+bool isMonomial(Value v, Value x, int64_t power, double coefficient) {
+  SmallVector<Value> terms = {v};
+  if (auto mul = v.getDefiningOp<MulOp>())
+    terms = factors(mul);
+  bool scaled = false;
+  int64_t degree = 0;
+  for (Value t : terms) {
+    if (t == x) {
+      ++degree;
       continue;
-    Value cube = scaled->second;
-    auto pow = cube.getDefiningOp<PowOp>();
-    if (pow && pow.getLhs() == x && isSplat(pow.getRhs(), 3.0, 0.0))
-      return x;
-    auto outerMul = cube.getDefiningOp<MulOp>();
-    if (outerMul) {
-      auto sq = commuted(outerMul, [&](Value w) { return w != x; });
-      if (sq && sq->second == x)
-        if (auto inner = sq->first.getDefiningOp<MulOp>())
-          if (inner.getLhs() == x && inner.getRhs() == x)
-            return x;
     }
+    if (auto pow = t.getDefiningOp<PowOp>(); pow && pow.getLhs() == x) {
+      std::optional<double> n = splatValue(pow.getRhs());
+      if (!n || *n < 1.0 || *n != std::round(*n))
+        return false;
+      degree += static_cast<int64_t>(*n);
+      continue;
+    }
+    if (scaled || !isSplat(t, coefficient))
+      return false;
+    scaled = true;
+  }
+  return scaled && degree == power;
+}
+
+/// The argument of tanh in GELU's approximation, returning x: either
+/// sqrt(2/pi) * (x + 0.044715 x^3) (GPT-2), or the same with x factored
+/// out, sqrt(2/pi) * x * (1 + 0.044715 x^2) (BLOOM), the products in any
+/// association.
+Value tanhArgument(Value z) {
+  auto mul = z.getDefiningOp<MulOp>();
+  if (!mul)
+    return {};
+  SmallVector<Value> terms = factors(mul);
+  auto k =
+      llvm::find_if(terms, [](Value t) { return isSplat(t, kSqrt2OverPi); });
+  if (k == terms.end())
+    return {};
+  terms.erase(k);
+  if (terms.size() == 1) {
+    auto add = terms[0].getDefiningOp<AddOp>();
+    if (!add)
+      return {};
+    for (auto [x, cubic] : {std::pair{add.getLhs(), add.getRhs()},
+                            std::pair{add.getRhs(), add.getLhs()}})
+      if (isMonomial(cubic, x, 3, 0.044715))
+        return x;
+    return {};
+  }
+  if (terms.size() != 2)
+    return {};
+  for (auto [x, poly] :
+       {std::pair{terms[0], terms[1]}, std::pair{terms[1], terms[0]}}) {
+    auto parts = commuted(poly.getDefiningOp<AddOp>(),
+                          [](Value w) { return isSplat(w, 1.0, 0.0); });
+    if (parts && isMonomial(parts->second, x, 2, 0.044715))
+      return x;
   }
   return {};
 }
 
 /// 0.5 * x * (1 + erf(x / sqrt 2)) and 0.5 * x * (1 + tanh(sqrt(2/pi) *
-/// (x + 0.044715 x^3))), in any association of the products.
+/// (x + 0.044715 x^3))) (tanhArgument's forms), in any association of the
+/// products.
 struct FuseGelu : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rw) const override {

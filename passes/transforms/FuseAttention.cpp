@@ -181,6 +181,25 @@ std::optional<double> scaleConstant(Value value) {
   return isa<RsqrtOp>(op) ? 1.0 / std::sqrt(*x) : 1.0 / *x;
 }
 
+/// `x` without a scaling by a constant, x' * c or x' / c (rank 4, one use),
+/// multiplying `scale` by the factor; else `x` itself.
+Value unscaled(Value x, double &scale) {
+  Operation *op = x.getDefiningOp();
+  if (!isa_and_nonnull<MulOp, DivOp>(op) || !singleUse(x))
+    return x;
+  std::optional<std::pair<Value, Value>> parts;
+  if (isa<MulOp>(op))
+    parts = commuted(op, [](Value y) { return scaleConstant(y).has_value(); });
+  else if (scaleConstant(op->getOperand(1)).value_or(0.0) != 0.0)
+    parts = std::make_pair(op->getOperand(1), op->getOperand(0));
+  if (!parts || !isRank4(parts->second) ||
+      parts->second.getType() != x.getType())
+    return x;
+  double c = *scaleConstant(parts->first);
+  scale *= isa<MulOp>(op) ? c : 1.0 / c;
+  return parts->second;
+}
+
 /// softmax(mask(Q·Kᵀ · scale)) · V -> tsc.attention.
 struct FuseAttention : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -217,13 +236,20 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
         continue;
       }
       if (auto where = scores.getDefiningOp<WhereOp>(); where && singleUse(scores)) {
+        // where(keep, s, -big), or where(not(keep), -big, s) (DeBERTa).
+        Value kept = where.getCondition(), s = where.getTrueValue();
         std::optional<double> value = splatValue(where.getFalseValue());
-        if (!value || *value > -1e4 || keep ||
-            where.getTrueValue().getType() != where.getType())
+        auto negated = kept.getDefiningOp<NotOp>();
+        if (!value && negated) {
+          value = splatValue(where.getTrueValue());
+          kept = negated.getInput();
+          s = where.getFalseValue();
+        }
+        if (!value || *value > -1e4 || keep || s.getType() != where.getType())
           break;
         fill = *value;
-        keep = where.getCondition();
-        scores = where.getTrueValue();
+        keep = kept;
+        scores = s;
         continue;
       }
       break;
@@ -250,28 +276,10 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     if (!qk || !singleUse(scores) || !isRank4(qk.getLhs()) ||
         !isRank4(qk.getRhs()))
       return failure();
-    Value q = qk.getLhs();
-    // A query scaled before the product folds into the scale.
-    if (auto mul = q.getDefiningOp<MulOp>(); mul && singleUse(q)) {
-      auto parts =
-          commuted(mul, [](Value x) { return scaleConstant(x).has_value(); });
-      if (parts && isRank4(parts->second) && parts->second.getType() == q.getType()) {
-        scale *= *scaleConstant(parts->first);
-        q = parts->second;
-      }
-    }
-    // So does a key scaled before the product (the dynamo exporter scales
-    // both by sqrt(scale)).
-    Value kt = qk.getRhs();
-    if (auto mul = kt.getDefiningOp<MulOp>(); mul && singleUse(kt)) {
-      auto parts =
-          commuted(mul, [](Value x) { return scaleConstant(x).has_value(); });
-      if (parts && isRank4(parts->second) &&
-          parts->second.getType() == kt.getType()) {
-        scale *= *scaleConstant(parts->first);
-        kt = parts->second;
-      }
-    }
+    // A query or key scaled before the product folds into the scale (the
+    // dynamo exporter scales both by sqrt(scale); DeBERTa divides the key).
+    Value q = unscaled(qk.getLhs(), scale);
+    Value kt = unscaled(qk.getRhs(), scale);
     bool transposeKey = false, keyUnrepeated = false;
     Value k = keyFromTransposed(kt, transposeKey, keyUnrepeated);
     if (!k)
@@ -346,6 +354,325 @@ struct FuseAttention : OpRewritePattern<MatmulOp> {
     properties.scale = rw.getF64FloatAttr(scale);
     state.useProperties(properties);
     rw.replaceOp(pv, rw.create(state)->getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Flattened heads: products over [B*H, S, D] computed over [B, H, S, D]
+//===----------------------------------------------------------------------===//
+
+/// The size of dim `d` of the bound value `x` as an index: the symbol it
+/// is (so that a reshape back to a tensor bound by it folds), else its
+/// `tsc.dim`.
+Value sizeOf(PatternRewriter &rw, Location loc, const SymbolicShapes &shapes,
+             Value x, int64_t d) {
+  if (std::optional<SmallVector<AffineExpr>> shape = shapes.getShape(x))
+    if (auto symbol = dyn_cast<AffineSymbolExpr>((*shape)[d]))
+      return SymbolOp(shapes.getSymbols()[symbol.getPosition()]).getResult();
+  return DimOp::create(rw, loc, x, rw.getI64IntegerAttr(d));
+}
+
+/// Lifts the 3-D computation below a reshape [N, a, b] -> [B, H, a, b]
+/// (N = B*H) to 4-D: each matmul, transpose [0, 2, 1] and elementwise op of
+/// the tree, whose values nothing else uses, is rebuilt over [B, H, ., .],
+/// and the leaves are reshaped to it (or to [1, 1, ., .] when they
+/// broadcast along N). A leaf that was itself a reshape of a [B, H, ., .]
+/// tensor then folds back to it.
+class HeadLifter {
+public:
+  HeadLifter(const SymbolicShapes &shapes, ReshapeOp root)
+      : shapes(shapes), root(root) {}
+
+  /// Whether `x` (rank 3, its dim 0 N) is computed by an op the lifter
+  /// rebuilds over heads rather than reshapes.
+  bool descends(Value x) {
+    Operation *op = x.getDefiningOp();
+    if (!op || !singleUse(x) || op->getNumResults() != 1)
+      return false;
+    if (isa<MatmulOp>(op))
+      return llvm::all_of(op->getOperands(),
+                          [&](Value y) { return isFlat(y); });
+    if (auto t = dyn_cast<TransposeOp>(op))
+      return t.getPerm() == ArrayRef<int64_t>{0, 2, 1} && isFlat(t.getInput());
+    if (!op->hasTrait<OpTrait::tsc::Elementwise>() ||
+        (op->getNumOperands() > 1 &&
+         !op->hasTrait<OpTrait::tsc::Broadcasting>()))
+      return false;
+    return llvm::all_of(op->getOperands(), [&](Value y) {
+      auto type = cast<RankedTensorType>(y.getType());
+      return type.getRank() < 3 || isFlat(y) ||
+             (type.getRank() == 3 && type.getDimSize(0) == 1);
+    });
+  }
+
+  /// `x` over [B, H, ., .], or over [1, 1, ., .] if it broadcasts along N
+  /// (built before the root).
+  Value lift(PatternRewriter &rw, Value x) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getRank() < 3)
+      return x;
+    if (!isFlat(x) || !descends(x))
+      return reshapeToHeads(rw, x);
+    Operation *op = x.getDefiningOp();
+    SmallVector<Value> operands;
+    for (Value y : op->getOperands())
+      operands.push_back(lift(rw, y));
+    RankedTensorType lifted = headsType(x);
+    Location loc = root.getLoc();
+    if (isa<TransposeOp>(op))
+      return TransposeOp::create(rw, loc, lifted, operands[0],
+                                 rw.getDenseI64ArrayAttr({0, 1, 3, 2}));
+    OperationState state(loc, op->getName());
+    state.addOperands(operands);
+    state.addTypes(lifted);
+    state.addAttributes(op->getAttrs());
+    return rw.create(state)->getResult(0);
+  }
+
+private:
+  /// Whether `y` is rank 3 with the root's input's dim 0 (N).
+  bool isFlat(Value y) {
+    return cast<RankedTensorType>(y.getType()).getRank() == 3 &&
+           sameDim(shapes, y, 0, root.getInput(), 0);
+  }
+
+  /// [N, a, b] as [B, H, a, b]; a broadcast [1, a, b] as [1, 1, a, b].
+  RankedTensorType headsType(Value x) {
+    auto type = cast<RankedTensorType>(x.getType());
+    RankedTensorType heads = root.getType();
+    bool flat = isFlat(x);
+    return type.clone({flat ? heads.getDimSize(0) : 1,
+                       flat ? heads.getDimSize(1) : 1, type.getDimSize(1),
+                       type.getDimSize(2)});
+  }
+
+  /// The size of dim `d` of `x` as an index (sizeOf), for the root's own
+  /// dims its reshape operand where they are no symbol.
+  Value sizeOfDim(PatternRewriter &rw, Value x, int64_t d) {
+    if (x == root.getResult()) {
+      std::optional<SmallVector<AffineExpr>> shape = shapes.getShape(x);
+      if (!shape || !isa<AffineSymbolExpr>((*shape)[d]))
+        return root.getShape()[root.getType().getDynamicDimIndex(d)];
+    }
+    return sizeOf(rw, root.getLoc(), shapes, x, d);
+  }
+
+  Value reshapeToHeads(PatternRewriter &rw, Value x) {
+    RankedTensorType lifted = headsType(x);
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < 4; ++d)
+      if (lifted.isDynamicDim(d))
+        sizes.push_back(d < 2 ? sizeOfDim(rw, root.getResult(), d)
+                              : sizeOfDim(rw, x, d - 1));
+    return ReshapeOp::create(rw, root.getLoc(), lifted, x, sizes);
+  }
+
+  const SymbolicShapes &shapes;
+  ReshapeOp root;
+};
+
+/// reshape([N, a, b] -> [B, H, a, b]) of a product computed over flattened
+/// heads -> the product over [B, H, a, b] (HeadLifter): BLOOM computes its
+/// ALiBi attention as baddbmm(alibi, Q, Kᵀ) over [B*H, S, S] and reshapes
+/// the scores to [B, H, S, S] for the mask and softmax, then multiplies the
+/// probabilities, reshaped back, by V over [B*H, S, D]. Lifted, both
+/// products are 4-D and the attention pattern reads them.
+struct UnflattenHeads : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rw) const override {
+    Value input = op.getInput();
+    if (!isRank4(op.getResult()) ||
+        cast<RankedTensorType>(input.getType()).getRank() != 3)
+      return failure();
+    SymbolicShapes shapes(op->getParentRegion()->getParentOp());
+    // Equal trailing dims and equal element counts: dim 0 splits into two.
+    if (!sameDim(shapes, op, 2, input, 1) || !sameDim(shapes, op, 3, input, 2))
+      return failure();
+    HeadLifter lifter(shapes, op);
+    if (!lifter.descends(input))
+      return failure();
+    rw.setInsertionPoint(op);
+    rw.replaceOp(op, lifter.lift(rw, input));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Grouped-query heads repeated in the [B, S, H, D] layout
+//===----------------------------------------------------------------------===//
+
+/// Whether `op` computes elementwise: of one operand, or of several that
+/// broadcast against each other.
+bool isElementwise(Operation *op) {
+  return op->hasTrait<OpTrait::tsc::Elementwise>() &&
+         (op->getNumOperands() == 1 ||
+          op->hasTrait<OpTrait::tsc::Broadcasting>());
+}
+
+/// K/V heads repeated in the [B, S, H, D] layout, and the work done on the
+/// repetition before attention reads it, rebuilt over the unrepeated heads.
+/// Falcon repeats the K/V heads of its fused projection, laid out
+/// [B, S, Hkv, n + 2, D], as reshape(expand([B, S, Hkv, 1, D]) to
+/// [B, S, Hkv, n, D]) -> [B, S, Hkv*n, D], and applies the rotary embedding
+/// to the repeated K: elementwise ops with operands that broadcast over the
+/// heads, slices that keep every head, concats along another dim. All of it
+/// commutes with the repetition.
+class HeadUnrepeater {
+public:
+  explicit HeadUnrepeater(const SymbolicShapes &shapes) : shapes(shapes) {}
+
+  /// Whether `x` [B, S, H, D] is such a repetition of `groups` (Hkv) heads,
+  /// or computed from ones with the same Hkv by ops that commute with it.
+  bool matches(Value x, int64_t &groups) {
+    if (Value y = repeatedFrom(x))
+      return agree(groups, cast<RankedTensorType>(y.getType()).getDimSize(2));
+    Operation *op = x.getDefiningOp();
+    if (!op || !singleUse(x) || op->getNumResults() != 1 || !isRank4(x))
+      return false;
+    if (auto slice = dyn_cast<SliceOp>(op))
+      return keepsHeads(slice) && matches(slice.getInput(), groups);
+    if (auto concat = dyn_cast<ConcatOp>(op))
+      return concat.getAxis() != 2 &&
+             llvm::all_of(concat.getInputs(),
+                          [&](Value y) { return matches(y, groups); });
+    if (!isElementwise(op))
+      return false;
+    bool repeated = false;
+    for (Value y : op->getOperands()) {
+      if (broadcastsOverHeads(y))
+        continue;
+      if (!matches(y, groups))
+        return false;
+      repeated = true;
+    }
+    return repeated;
+  }
+
+  /// `x` (matched) over the unrepeated heads, [B, S, Hkv, D].
+  Value unrepeat(PatternRewriter &rw, Value x) {
+    if (Value done = unrepeated.lookup(x))
+      return done;
+    Location loc = x.getLoc();
+    Value result;
+    if (Value y = repeatedFrom(x)) {
+      auto type = cast<RankedTensorType>(y.getType());
+      SmallVector<Value> sizes;
+      for (int64_t d : {0, 1})
+        if (type.isDynamicDim(d))
+          sizes.push_back(sizeOf(rw, loc, shapes, y, d));
+      result = ReshapeOp::create(
+          rw, loc,
+          type.clone({type.getDimSize(0), type.getDimSize(1),
+                      type.getDimSize(2), type.getDimSize(4)}),
+          y, sizes);
+    } else {
+      Operation *op = x.getDefiningOp();
+      SmallVector<Value> operands;
+      for (Value y : op->getOperands())
+        operands.push_back(broadcastsOverHeads(y) ? y : unrepeat(rw, y));
+      int64_t groups =
+          cast<RankedTensorType>(operands.front().getType()).getDimSize(2);
+      auto type = cast<RankedTensorType>(x.getType());
+      RankedTensorType fewer = type.clone(
+          {type.getDimSize(0), type.getDimSize(1), groups, type.getDimSize(3)});
+      if (auto slice = dyn_cast<SliceOp>(op)) {
+        SmallVector<int64_t> sizes(slice.getStaticSizes());
+        sizes[2] = groups;
+        result = SliceOp::create(rw, loc, fewer, operands[0],
+                                 slice.getOffsets(), slice.getSizes(),
+                                 slice.getStrides(), slice.getStaticOffsets(),
+                                 sizes, slice.getStaticStrides());
+      } else {
+        OperationState state(loc, op->getName());
+        state.addOperands(operands);
+        state.addTypes(fewer);
+        state.addAttributes(op->getAttrs());
+        result = rw.create(state)->getResult(0);
+      }
+    }
+    unrepeated[x] = result;
+    return result;
+  }
+
+private:
+  static bool agree(int64_t &groups, int64_t found) {
+    if (groups && groups != found)
+      return false;
+    groups = found;
+    return true;
+  }
+
+  /// The [B, S, Hkv, 1, D] source of a repetition
+  /// reshape(expand(y) to [B, S, Hkv, n, D]) -> [B, S, Hkv*n, D], or null.
+  Value repeatedFrom(Value x) {
+    auto reshape = x.getDefiningOp<ReshapeOp>();
+    auto expand =
+        reshape ? reshape.getInput().getDefiningOp<ExpandOp>() : ExpandOp();
+    if (!expand || !isRank4(x))
+      return {};
+    Value y = expand.getInput();
+    auto source = cast<RankedTensorType>(y.getType());
+    RankedTensorType wide = expand.getType();
+    RankedTensorType type = reshape.getType();
+    if (source.getRank() != 5 || wide.getRank() != 5 ||
+        source.isDynamicDim(2) || source.getDimSize(3) != 1 ||
+        wide.getDimSize(2) != source.getDimSize(2) || wide.isDynamicDim(3) ||
+        source.isDynamicDim(4) || wide.getDimSize(4) != source.getDimSize(4) ||
+        type.getDimSize(2) != source.getDimSize(2) * wide.getDimSize(3) ||
+        type.getDimSize(3) != source.getDimSize(4))
+      return {};
+    // Batch and sequence come through from the source, not broadcast.
+    if (!sameDim(shapes, x, 0, y, 0) || !sameDim(shapes, x, 1, y, 1))
+      return {};
+    return y;
+  }
+
+  /// A slice taking every head, in order.
+  static bool keepsHeads(SliceOp slice) {
+    RankedTensorType input = slice.getInput().getType();
+    return !input.isDynamicDim(2) && slice.getStaticOffsets()[2] == 0 &&
+           slice.getStaticSizes()[2] == input.getDimSize(2) &&
+           slice.getStaticStrides()[2] == 1;
+  }
+
+  /// Whether `y`, broadcasting against [B, S, H, D], is the same for every
+  /// head: padded to rank 4 with leading 1s, its dim 2 is a static 1.
+  static bool broadcastsOverHeads(Value y) {
+    auto type = cast<RankedTensorType>(y.getType());
+    int64_t rank = type.getRank();
+    return rank <= 4 && (rank < 2 || type.getDimSize(rank - 2) == 1);
+  }
+
+  const SymbolicShapes &shapes;
+  DenseMap<Value, Value> unrepeated;
+};
+
+/// attention(q, k, v) bshd with K and V heads repeated (HeadUnrepeater) ->
+/// attention(q, k', v') over the Hkv heads, grouped-query: the repetition,
+/// and the rotary embedding over it, are not computed.
+struct UnrepeatHeads : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rw) const override {
+    if (!op.getBshd())
+      return failure();
+    SymbolicShapes shapes(op->getParentRegion()->getParentOp());
+    HeadUnrepeater unrepeater(shapes);
+    int64_t groups = 0;
+    if (!unrepeater.matches(op.getKey(), groups) ||
+        !unrepeater.matches(op.getValue(), groups))
+      return failure();
+    rw.setInsertionPoint(op);
+    Value k = unrepeater.unrepeat(rw, op.getKey());
+    Value v = unrepeater.unrepeat(rw, op.getValue());
+    rw.modifyOpInPlace(op, [&] {
+      op.getKeyMutable().assign(k);
+      op.getValueMutable().assign(v);
+    });
     return success();
   }
 };
@@ -571,8 +898,8 @@ struct FuseAttentionPass
     : public tsc::impl::FuseAttentionPassBase<FuseAttentionPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FuseAttention, SinkHeadSwap, SinkHeadSwapThroughSplit,
-                 AbsorbHeadSwaps>(&getContext());
+    patterns.add<UnflattenHeads, FuseAttention, UnrepeatHeads, SinkHeadSwap,
+                 SinkHeadSwapThroughSplit, AbsorbHeadSwaps>(&getContext());
     BindShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -83,6 +83,93 @@ struct SplitHeadsAfterReshape : OpRewritePattern<SplitOp> {
   }
 };
 
+/// The index of `op` when it gathers by a constant of rank `indexRank` (0
+/// or 1) holding one element within the gathered axis' static size.
+std::optional<int64_t> constantIndex(GatherOp op, int64_t indexRank) {
+  RankedTensorType type = op.getData().getType();
+  DenseIntElementsAttr index;
+  if (type.isDynamicDim(op.getAxis()) ||
+      !matchPattern(op.getIndices(), m_Constant(&index)) ||
+      index.getType().getRank() != indexRank || index.getNumElements() != 1)
+    return std::nullopt;
+  int64_t j = (*index.value_begin<APInt>()).getSExtValue();
+  if (j < 0 || j >= type.getDimSize(op.getAxis()))
+    return std::nullopt;
+  return j;
+}
+
+/// The `tsc.dim` of each dynamic dim among the first `count` of `x`.
+SmallVector<Value> dynamicSizes(PatternRewriter &rw, Location loc, Value x,
+                                int64_t count) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < count; ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(DimOp::create(rw, loc, x, rw.getI64IntegerAttr(d)));
+  return sizes;
+}
+
+/// gather(x, j) along the next-to-last axis of x [..., n, d], with j a
+/// constant scalar -> piece j of split(reshape(x to [..., n * d])) along the
+/// last axis. BLOOM lays its fused projection out as [B, S, H, 3, D] and
+/// takes Q, K and V with such gathers, each a copy; the pieces of the split
+/// are strided slices of a view, which a kernel reads without one. (The
+/// gathers of one x give equal splits, which CSE merges.)
+struct GatherPieceAsSplit : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rw) const override {
+    RankedTensorType type = op.getData().getType();
+    int64_t rank = type.getRank();
+    if (rank < 2 || static_cast<int64_t>(op.getAxis()) != rank - 2 ||
+        type.isDynamicDim(rank - 1))
+      return failure();
+    std::optional<int64_t> j = constantIndex(op, 0);
+    if (!j)
+      return failure();
+    int64_t n = type.getDimSize(rank - 2), d = type.getDimSize(rank - 1);
+    Location loc = op.getLoc();
+    SmallVector<Value> sizes = dynamicSizes(rw, loc, op.getData(), rank - 2);
+    SmallVector<int64_t> shape(type.getShape().drop_back(2));
+    shape.push_back(n * d);
+    auto whole =
+        ReshapeOp::create(rw, loc, type.clone(shape), op.getData(), sizes);
+    shape.back() = d;
+    SmallVector<Type> types(n, type.clone(shape));
+    auto pieces =
+        SplitOp::create(rw, loc, types, whole, rw.getI64IntegerAttr(rank - 2),
+                        rw.getDenseI64ArrayAttr(SmallVector<int64_t>(n, d)));
+    rw.replaceOp(op, pieces.getResult(*j));
+    return success();
+  }
+};
+
+/// gather(x, [j]) along any axis, with [j] a constant 1-D index of one
+/// element -> the slice of size 1 at j, which a kernel reads in place where
+/// the gather copies (Falcon's TorchScript export takes its K and V heads
+/// from the fused projection so).
+struct GatherOneAsSlice : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rw) const override {
+    std::optional<int64_t> j = constantIndex(op, 1);
+    if (!j)
+      return failure();
+    RankedTensorType type = op.getData().getType();
+    int64_t axis = op.getAxis(), rank = type.getRank();
+    SmallVector<int64_t> offsets(rank, 0), sizes(type.getShape()),
+        strides(rank, 1);
+    offsets[axis] = *j;
+    sizes[axis] = 1;
+    SmallVector<Value> dynamic =
+        dynamicSizes(rw, op.getLoc(), op.getData(), rank);
+    rw.replaceOpWithNewOp<SliceOp>(op, op.getType(), op.getData(), ValueRange(),
+                                   dynamic, ValueRange(), offsets, sizes,
+                                   strides);
+    return success();
+  }
+};
+
 struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
   using Base::Base;
 
@@ -91,7 +178,8 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
     mergeAll(replaced);
     // Then split projections into heads without copies.
     RewritePatternSet patterns(&getContext());
-    patterns.add<SplitHeadsAfterReshape>(&getContext());
+    patterns.add<SplitHeadsAfterReshape, GatherPieceAsSplit, GatherOneAsSlice>(
+        &getContext());
     BindShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -102,12 +102,16 @@ func.func @fuses_dynamo_grouped_query_flattened_key(%q: tensor<2x4x6x8xf32>, %k:
 
 // -----
 
-// A key found unrepeated inside the flattening has no repeated form left:
-// with V holding all its heads (not a repetition) nothing fuses.
-// CHECK-LABEL: func.func @leaves_flattened_repeat_with_full_value
-// CHECK-NOT:     tsc.attention
-// CHECK:         tsc.softmax
-func.func @leaves_flattened_repeat_with_full_value(%q: tensor<2x4x6x8xf32>, %k: tensor<2x2x6x8xf32>, %v: tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32> {
+// A repeated key inside the flattening, with V holding all its heads (not
+// a repetition): the flattened transpose is lifted over the heads, so the
+// attention reads the repeated key, reshaped back to [B, H, S, D].
+// CHECK-LABEL: func.func @fuses_flattened_repeat_with_full_value
+// CHECK-SAME:    (%[[Q:[^:]+]]: tensor<2x4x6x8xf32>, %[[K:[^:]+]]: tensor<2x2x6x8xf32>, %[[V:[^:]+]]: tensor<2x4x6x8xf32>)
+// CHECK:         %[[E:.+]] = tsc.expand
+// CHECK:         %[[KR:.+]] = tsc.reshape %[[E]] : tensor<2x2x2x6x8xf32> -> tensor<2x4x6x8xf32>
+// CHECK:         tsc.attention %[[Q]], %[[KR]], %[[V]] scale = 1.000000e+00
+// CHECK-NOT:     tsc.softmax
+func.func @fuses_flattened_repeat_with_full_value(%q: tensor<2x4x6x8xf32>, %k: tensor<2x2x6x8xf32>, %v: tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32> {
   %k1 = tsc.unsqueeze %k dims = [2] : (tensor<2x2x6x8xf32>) -> tensor<2x2x1x6x8xf32>
   %k2 = tsc.expand %k1 : tensor<2x2x1x6x8xf32> -> tensor<2x2x2x6x8xf32>
   %k3 = tsc.reshape %k2 : tensor<2x2x2x6x8xf32> -> tensor<8x6x8xf32>
@@ -224,6 +228,47 @@ func.func @leaves_runtime_scale(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x6x8xf32>
   %s = tsc.matmul %q, %kt : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
   %ss = tsc.mul %s, %root : (tensor<2x4x6x6xf32>, tensor<1xf32>) -> tensor<2x4x6x6xf32>
   %p = tsc.softmax %ss axis = 3 : tensor<2x4x6x6xf32>
+  %o = tsc.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  return %o : tensor<2x4x6x8xf32>
+}
+
+// -----
+
+// DeBERTa-v2: the key divided by a constant before the product, a bias added
+// to Q·Kᵀ, and the mask written where(not(keep), finfo.min, scores).
+// CHECK-LABEL: func.func @fuses_divided_key_and_negated_mask
+// CHECK-SAME:    (%[[Q:[^:]+]]: tensor<2x4x6x8xf32>, %[[K:[^:]+]]: tensor<2x4x6x8xf32>, %[[V:[^:]+]]: tensor<2x4x6x8xf32>, %[[BIAS:[^:]+]]: tensor<2x4x6x6xf32>, %[[KEEP:[^:]+]]: tensor<2x1x6x6xi1>)
+// CHECK:         %[[MASK:.+]] = tsc.where %[[KEEP]], %[[BIAS]], %{{.+}}
+// CHECK:         %[[O:.+]] = tsc.attention %[[Q]], %[[K]], %[[V]] mask %[[MASK]] scale = 2.500000e-01
+// CHECK-NOT:     tsc.softmax
+// CHECK:         return %[[O]]
+func.func @fuses_divided_key_and_negated_mask(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x6x8xf32>, %v: tensor<2x4x6x8xf32>, %bias: tensor<2x4x6x6xf32>, %keep: tensor<2x1x6x6xi1>) -> tensor<2x4x6x8xf32> {
+  %four = tsc.constant dense<4.0> : tensor<f32>
+  %min = tsc.constant dense<-3.40282347E+38> : tensor<f32>
+  %kt = tsc.transpose %k perm = [0, 1, 3, 2] : (tensor<2x4x6x8xf32>) -> tensor<2x4x8x6xf32>
+  %ktd = tsc.div %kt, %four : (tensor<2x4x8x6xf32>, tensor<f32>) -> tensor<2x4x8x6xf32>
+  %s = tsc.matmul %q, %ktd : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %b = tsc.add %s, %bias : (tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %masked = tsc.not %keep : tensor<2x1x6x6xi1>
+  %m = tsc.where %masked, %min, %b : (tensor<2x1x6x6xi1>, tensor<f32>, tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = tsc.softmax %m axis = 3 : tensor<2x4x6x6xf32>
+  %o = tsc.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  return %o : tensor<2x4x6x8xf32>
+}
+
+// -----
+
+// where(not(c), 0, scores) fills with 0, not -inf: no mask, nothing fuses.
+// CHECK-LABEL: func.func @leaves_negated_where_with_zero_fill
+// CHECK-NOT:     tsc.attention
+// CHECK:         tsc.softmax
+func.func @leaves_negated_where_with_zero_fill(%q: tensor<2x4x6x8xf32>, %k: tensor<2x4x6x8xf32>, %v: tensor<2x4x6x8xf32>, %c: tensor<2x1x6x6xi1>) -> tensor<2x4x6x8xf32> {
+  %zero = tsc.constant dense<0.0> : tensor<f32>
+  %kt = tsc.transpose %k perm = [0, 1, 3, 2] : (tensor<2x4x6x8xf32>) -> tensor<2x4x8x6xf32>
+  %s = tsc.matmul %q, %kt : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %n = tsc.not %c : tensor<2x1x6x6xi1>
+  %m = tsc.where %n, %zero, %s : (tensor<2x1x6x6xi1>, tensor<f32>, tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = tsc.softmax %m axis = 3 : tensor<2x4x6x6xf32>
   %o = tsc.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
   return %o : tensor<2x4x6x8xf32>
 }

@@ -232,11 +232,16 @@ func.func @fuses_dynamo_flattened_key_transpose(%q: tensor<2x4x6x16xf32>, %k: te
 
 // -----
 
-// A flattened transpose that is not Kᵀ (its leading dims regrouped) stays.
-// CHECK-LABEL: func.func @leaves_regrouped_flattened_transpose
-// CHECK-NOT:     tsc.attention
-// CHECK:         return
-func.func @leaves_regrouped_flattened_transpose(%q: tensor<4x2x6x16xf32>, %k: tensor<2x4x6x16xf32>, %v: tensor<4x2x6x16xf32>) -> tensor<4x2x6x16xf32> {
+// A flattened transpose whose leading dims regroup ([2, 4] -> [8] -> [4, 2])
+// is Kᵀ of the regrouped key: the transpose is lifted over the heads, and
+// the attention reads the key reshaped to [4, 2, S, D].
+// CHECK-LABEL: func.func @fuses_regrouped_flattened_transpose
+// CHECK-SAME:    (%[[Q:[^:]+]]: tensor<4x2x6x16xf32>, %[[K:[^:]+]]: tensor<2x4x6x16xf32>, %[[V:[^:]+]]: tensor<4x2x6x16xf32>)
+// CHECK:         %[[KR:.+]] = tsc.reshape %[[K]] : tensor<2x4x6x16xf32> -> tensor<4x2x6x16xf32>
+// CHECK:         %[[O:.+]] = tsc.attention %[[Q]], %[[KR]], %[[V]] scale = 1.000000e+00
+// CHECK-NOT:     tsc.softmax
+// CHECK:         return %[[O]]
+func.func @fuses_regrouped_flattened_transpose(%q: tensor<4x2x6x16xf32>, %k: tensor<2x4x6x16xf32>, %v: tensor<4x2x6x16xf32>) -> tensor<4x2x6x16xf32> {
   %k3 = tsc.reshape %k : tensor<2x4x6x16xf32> -> tensor<8x6x16xf32>
   %kt3 = tsc.transpose %k3 perm = [0, 2, 1] : (tensor<8x6x16xf32>) -> tensor<8x16x6xf32>
   %kt = tsc.reshape %kt3 : tensor<8x16x6xf32> -> tensor<4x2x16x6xf32>

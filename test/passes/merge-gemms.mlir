@@ -117,3 +117,58 @@ func.func @keeps_split_first(%p: tensor<?x?x64xf32>, %b: index, %s: index) -> (t
   %yh = tsc.reshape %y[%b, %s] : tensor<?x?x32xf32> -> tensor<?x?x2x16xf32>
   return %qh, %k, %xh, %yh : tensor<?x?x4x8xf32>, tensor<?x?x32xf32>, tensor<?x?x4x8xf32>, tensor<?x?x2x16xf32>
 }
+
+// -----
+
+// BLOOM's fused projection laid out [B, S, H, 3, D], Q, K and V taken by
+// gathers along the 3: pieces of one split of the [B, S, H, 3 * D] view
+// (strided slices a kernel reads without a copy); each gather makes its
+// split, which the pipeline's CSE merges.
+// CHECK-LABEL: func.func @gathers_pieces_as_split
+// CHECK-SAME:    (%[[X:[^:]+]]: tensor<2x6x4x3x8xf32>)
+// CHECK:         %[[W0:.+]] = tsc.reshape %[[X]] : tensor<2x6x4x3x8xf32> -> tensor<2x6x4x24xf32>
+// CHECK:         %[[P0:.+]]:3 = tsc.split %[[W0]] axis = 3 sizes = [8, 8, 8]
+// CHECK:         %[[W2:.+]] = tsc.reshape %[[X]] : tensor<2x6x4x3x8xf32> -> tensor<2x6x4x24xf32>
+// CHECK:         %[[P2:.+]]:3 = tsc.split %[[W2]] axis = 3 sizes = [8, 8, 8]
+// CHECK-NOT:     tsc.gather
+// CHECK:         return %[[P0]]#0, %[[P2]]#2
+func.func @gathers_pieces_as_split(%x: tensor<2x6x4x3x8xf32>) -> (tensor<2x6x4x8xf32>, tensor<2x6x4x8xf32>) {
+  %i0 = tsc.constant dense<0> : tensor<i64>
+  %i2 = tsc.constant dense<2> : tensor<i64>
+  %q = tsc.gather %x[%i0] axis = 3 : (tensor<2x6x4x3x8xf32>, tensor<i64>) -> tensor<2x6x4x8xf32>
+  %v = tsc.gather %x[%i2] axis = 3 : (tensor<2x6x4x3x8xf32>, tensor<i64>) -> tensor<2x6x4x8xf32>
+  return %q, %v : tensor<2x6x4x8xf32>, tensor<2x6x4x8xf32>
+}
+
+// -----
+
+// Gathers that are no piece: along another axis, by a run-time index, or by
+// a 1-D index of two elements.
+// CHECK-LABEL: func.func @keeps_other_gathers
+// CHECK-COUNT-3: tsc.gather
+// CHECK-NOT:     tsc.split
+// CHECK-NOT:     tsc.slice
+func.func @keeps_other_gathers(%x: tensor<2x6x4x3x8xf32>, %i: tensor<i64>) -> (tensor<2x6x3x8xf32>, tensor<2x6x4x8xf32>, tensor<2x6x4x2x8xf32>) {
+  %i0 = tsc.constant dense<0> : tensor<i64>
+  %i02 = tsc.constant dense<[0, 2]> : tensor<2xi64>
+  %a = tsc.gather %x[%i0] axis = 2 : (tensor<2x6x4x3x8xf32>, tensor<i64>) -> tensor<2x6x3x8xf32>
+  %b = tsc.gather %x[%i] axis = 3 : (tensor<2x6x4x3x8xf32>, tensor<i64>) -> tensor<2x6x4x8xf32>
+  %c = tsc.gather %x[%i02] axis = 3 : (tensor<2x6x4x3x8xf32>, tensor<2xi64>) -> tensor<2x6x4x2x8xf32>
+  return %a, %b, %c : tensor<2x6x3x8xf32>, tensor<2x6x4x8xf32>, tensor<2x6x4x2x8xf32>
+}
+
+// -----
+
+// Falcon's TorchScript export takes K from its fused projection
+// [B, S, Hkv, n + 2, D] by a gather of the 1-D index [n]: the slice of size
+// 1 there, which a kernel reads in place.
+// CHECK-LABEL: func.func @gathers_one_as_slice
+// CHECK-SAME:    (%[[X:[^:]+]]: tensor<?x?x2x4x8xf32>)
+// CHECK:         %[[K:.+]] = tsc.slice %[[X]] [0, 0, 0, 2, 0] [%{{.+}}, %{{.+}}, 2, 1, 8] [1, 1, 1, 1, 1] : tensor<?x?x2x4x8xf32> to tensor<?x?x2x1x8xf32>
+// CHECK-NOT:     tsc.gather
+// CHECK:         return %[[K]]
+func.func @gathers_one_as_slice(%x: tensor<?x?x2x4x8xf32>) -> tensor<?x?x2x1x8xf32> {
+  %i = tsc.constant dense<[2]> : tensor<1xi64>
+  %k = tsc.gather %x[%i] axis = 3 : (tensor<?x?x2x4x8xf32>, tensor<1xi64>) -> tensor<?x?x2x1x8xf32>
+  return %k : tensor<?x?x2x1x8xf32>
+}
