@@ -91,6 +91,23 @@ struct FoldResidual : OpRewritePattern<AddOp> {
   }
 };
 
+/// Whether `gelu` (of `gate`) is multiplied by another linear of the same
+/// input: the gate and up projections of a gated MLP (GeGLU).
+static bool isGateOfGatedMlp(GeluOp gelu, LinearOp gate) {
+  for (Operation *user : gelu->getUsers()) {
+    auto mul = dyn_cast<MulOp>(user);
+    if (!mul)
+      continue;
+    Value other = mul.getLhs() == gelu.getResult() ? mul.getRhs() : mul.getLhs();
+    if (auto reshape = other.getDefiningOp<ReshapeOp>())
+      other = reshape.getInput();
+    auto up = other.getDefiningOp<LinearOp>();
+    if (up && up != gate && up.getInput() == gate.getInput())
+      return true;
+  }
+  return false;
+}
+
 /// gelu(linear(x, W, b)) -> linear(x, W, b) with the GELU as its
 /// activation, also through a reshape between them (GPT-2's Conv1D runs
 /// on [B·S, K] rows: gelu(reshape(linear)) -> reshape(linear with GELU)).
@@ -109,6 +126,11 @@ struct FoldGelu : OpRewritePattern<GeluOp> {
     LinearOp linear = absorbable(input);
     if (!linear)
       return rw.notifyMatchFailure(op, "not the only use of a plain linear");
+    // A gated MLP, gelu(gate(x)) * up(x): MergeGemms makes gate and up one
+    // GEMM (linears of one activation only), and the GELU fuses with the
+    // product into one kernel; folding it here would cost a GEMM call.
+    if (isGateOfGatedMlp(op, linear))
+      return rw.notifyMatchFailure(op, "the gate of a gated MLP");
     bool tanh = op.getApproximate() == GeluApproximation::tanh;
     if (!tanh && !erfGelu)
       return rw.notifyMatchFailure(op, "no erf GELU epilogue for the target");

@@ -100,3 +100,19 @@ func.func @near_misses(%x: tensor<2x4xf32>, %r: tensor<2x3xf32>) -> (tensor<2x3x
   %kg = tsc.gelu %kr : tensor<6xf32>
   return %a, %ag, %arg, %gb, %hr, %kr, %kg : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<6xf32>, tensor<6xf32>
 }
+
+// -----
+
+// A gated MLP (GeGLU): gelu(gate(x)) * up(x). The GELU stays out of the
+// gate's epilogue, so that MergeGemms can make gate and up one GEMM and the
+// GELU fuses with the product.
+// CHECK-LABEL: func.func @gated_mlp_gate_keeps_gelu
+// CHECK:         %[[G:.+]] = tsc.linear %{{.+}}, %{{.+}} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+// CHECK:         tsc.gelu %[[G]]
+func.func @gated_mlp_gate_keeps_gelu(%x: tensor<2x4xf32>, %wg: tensor<3x4xf32>, %wu: tensor<3x4xf32>) -> tensor<2x3xf32> {
+  %g = tsc.linear %x, %wg : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  %a = tsc.gelu %g : tensor<2x3xf32>
+  %u = tsc.linear %x, %wu : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  %y = tsc.mul %a, %u : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
