@@ -31,7 +31,7 @@ inline uint64_t loadU64(const uint8_t *p) {
 /// The format major version this runtime reads.
 constexpr uint16_t kFormatMajor = 1;
 /// The newest minor version this runtime knows all fields of.
-constexpr uint16_t kFormatMinor = 7;
+constexpr uint16_t kFormatMinor = 8;
 
 struct SectionView {
   const uint8_t *data = nullptr;
