@@ -110,6 +110,11 @@ public:
   /// the symbol). Fails, naming the input, when `isRuntimeInts(i)` is false.
   FailureOr<SmallVector<Value>> runtimeInts(unsigned i, int64_t min,
                                             int64_t max, bool floats = false);
+  /// The elements of `source` (a graph input, or a small static numeric
+  /// value a converter computed) as symbols named after `what`, read at run
+  /// time, each in [min, max].
+  FailureOr<SmallVector<Value>>
+  readElements(Value source, const std::string &what, int64_t min, int64_t max);
   /// The elements of input `i` as sizes: shape arithmetic (shapeElements)
   /// or, for a graph input, symbols read at run time in [min, max].
   FailureOr<SmallVector<OpFoldResult>> sizeElements(unsigned i, int64_t min,

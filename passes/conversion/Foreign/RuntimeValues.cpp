@@ -69,22 +69,28 @@ ForeignNode::runtimeInts(unsigned i, int64_t min, int64_t max, bool floats) {
                 " must be a constant or a small integer graph input or "
                 "computed value");
   Value source = op.getInputs()[i];
-  auto type = cast<RankedTensorType>(source.getType());
-  Block *block = source.getParentBlock();
-  std::string input;
   if (auto arg = dyn_cast<BlockArgument>(source)) {
-    auto func = cast<func::FuncOp>(block->getParentOp());
+    auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
     auto nameAttr =
         func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tsc.name");
-    input = nameAttr ? nameAttr.str()
-                     : "input" + std::to_string(arg.getArgNumber());
-  } else {
-    // Read right after the op computing it (format 1.8: the run defines the
-    // symbol after the step computing the value).
-    input = getName() + ": input #" + std::to_string(i);
+    return readElements(source,
+                        nameAttr ? nameAttr.str()
+                                 : "input" + std::to_string(arg.getArgNumber()),
+                        min, max);
   }
+  return readElements(source, getName() + ": input #" + std::to_string(i), min,
+                      max);
+}
+
+FailureOr<SmallVector<Value>>
+ForeignNode::readElements(Value source, const std::string &input, int64_t min,
+                          int64_t max) {
+  auto type = cast<RankedTensorType>(source.getType());
+  Block *block = source.getParentBlock();
   int64_t count = type.getNumElements();
   SmallVector<Value> elements;
+  // A computed value is read right after the op computing it (format 1.8:
+  // the run defines the symbol after the step computing the value).
   OpBuilder::InsertionGuard guard(rewriter);
   if (isa<BlockArgument>(source))
     rewriter.setInsertionPointToStart(block);
