@@ -55,6 +55,18 @@ bool hasGemmActivations(const Plan &plan) {
   });
 }
 
+/// Whether a run defines some symbol between steps (format 1.8).
+bool hasLateDefinitions(const Plan &plan) {
+  return llvm::any_of(plan.symbols,
+                      [](const PlanSymbol &s) { return s.afterStep >= 0; });
+}
+
+} // namespace
+
+static uint16_t planMinor(const Plan &plan);
+
+namespace {
+
 /// The plan; with `device`, kernel steps are its launches.
 FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
                                         const cuda::DeviceCode *device) {
@@ -175,8 +187,20 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
   // expect the count.
   size_t definitions = llvm::count_if(
       plan.symbols, [](const PlanSymbol &s) { return !s.definition.empty(); });
-  if (!definitions && !hasPackedValues(plan) && !hasGemmActivations(plan))
+  uint16_t minor = planMinor(plan);
+  if (!definitions && minor < 7)
     return std::move(w.bytes);
+  // Format 1.8: after which artifact step each definition is evaluated
+  // (a CUDA kernel step is its launches), 0xFFFFFFFF before the first.
+  std::vector<uint32_t> lastArtifactStep;
+  for (auto [i, s] : llvm::enumerate(plan.steps)) {
+    size_t count = device && s.kind == PlanStep::Kind::Kernel
+                       ? device->launches[i].size()
+                       : 1;
+    uint32_t before =
+        lastArtifactStep.empty() ? 0 : lastArtifactStep.back() + 1;
+    lastArtifactStep.push_back(before + count - 1);
+  }
   w.u32(definitions);
   for (auto [j, s] : llvm::enumerate(plan.symbols)) {
     if (s.definition.empty())
@@ -184,6 +208,8 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
     w.u32(j);
     w.u32(s.definition.size());
     w.bytes.insert(w.bytes.end(), s.definition.begin(), s.definition.end());
+    if (minor >= 8)
+      w.u32(s.afterStep < 0 ? 0xFFFFFFFFu : lastArtifactStep[s.afterStep]);
   }
   return std::move(w.bytes);
 }
@@ -256,9 +282,9 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// the GEMM flags are 1.2's, GEMMs on fp16 or bf16 operands 1.3's, unsigned
 /// 16-, 32- and 64-bit values 1.4's, 8-bit float values 1.5's, symbols
 /// bound from data 1.6's, packed sub-byte values 1.7's, GEMM activations
-/// 1.8's.
+/// and symbols defined between steps 1.8's.
 static uint16_t planMinor(const Plan &plan) {
-  if (hasGemmActivations(plan))
+  if (hasGemmActivations(plan) || hasLateDefinitions(plan))
     return 8;
   if (hasPackedValues(plan))
     return 7;

@@ -7,6 +7,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -152,6 +153,20 @@ bool isFusible(Operation *op) {
   return op->hasTrait<OpTrait::tsc::Fusible>() || isViewOp(op);
 }
 
+/// Whether a symbol reads a result of `op` (or a reshape of one) at run
+/// time: the step computing it ends there, so that the run can define the
+/// symbol before any op that uses it (format 1.8), and nothing joins it or
+/// moves before it.
+bool isReadBySymbol(Operation *op) {
+  std::function<bool(Value)> read = [&](Value v) {
+    return llvm::any_of(v.getUsers(), [&](Operation *user) {
+      return isa<SymbolOp>(user) ||
+             (isViewOp(user) && read(user->getResult(0)));
+    });
+  };
+  return llvm::any_of(op->getResults(), read);
+}
+
 /// Builds one plan; the methods fail after emitting an error on the op at
 /// fault.
 class Planner {
@@ -175,6 +190,9 @@ private:
   AffineExpr product(ArrayRef<unsigned> dims);
   LogicalResult addOutputs(func::ReturnOp ret);
   void planArena();
+  FailureOr<DenseMap<Value, unsigned>> findSourceSteps();
+  LogicalResult defineSymbols(const DenseMap<Value, unsigned> &sourceSteps);
+  LogicalResult checkDefinedBeforeUse();
   unsigned root(unsigned v) const { return plan.root(v); }
   /// The last step's index while it is a kernel that ops can still join.
   std::optional<unsigned> openGroup() const;
@@ -408,7 +426,9 @@ std::optional<unsigned> Planner::openGroup() const {
   if (plan.steps.empty())
     return std::nullopt;
   const PlanStep &last = plan.steps.back();
-  if (last.kind != PlanStep::Kind::Kernel || !llvm::all_of(last.ops, isFusible))
+  if (last.kind != PlanStep::Kind::Kernel ||
+      !llvm::all_of(last.ops, isFusible) ||
+      llvm::any_of(last.ops, isReadBySymbol))
     return std::nullopt;
   return plan.steps.size() - 1;
 }
@@ -746,14 +766,13 @@ void Planner::planArena() {
 }
 
 FailureOr<Plan> Planner::run() {
+  // The definitions of symbols bound from data are encoded once the values
+  // they read have their places.
   for (SymbolOp symbol : shapes.getSymbols()) {
     PlanSymbol &s = plan.symbols.emplace_back();
     s.name = symbol.getSymbol().str();
     s.min = symbol.getLowest();
     s.max = symbol.getHighest();
-    if (symbol.isBoundFromData() &&
-        failed(encodeSymbolDefinition(symbol, shapes, s.definition)))
-      return failure();
   }
   // Inputs.
   for (BlockArgument arg : func.getArguments()) {
@@ -773,7 +792,7 @@ FailureOr<Plan> Planner::run() {
       if (auto sym = dyn_cast<AffineSymbolExpr>(plan.exprs[d]))
         bound.set(sym.getPosition());
   for (auto [i, symbol] : llvm::enumerate(plan.symbols))
-    if (!bound.test(i) && symbol.definition.empty())
+    if (!bound.test(i) && !SymbolOp(shapes.getSymbols()[i]).isBoundFromData())
       return func.emitError() << "symbol '" << symbol.name
                               << "' is not the size of any input dim, so a "
                                  "run cannot determine it";
@@ -800,9 +819,128 @@ FailureOr<Plan> Planner::run() {
   }
   for (unsigned s : fusedSteps)
     finalizeKernel(plan.steps[s]);
+  FailureOr<DenseMap<Value, unsigned>> sourceSteps = findSourceSteps();
+  if (failed(sourceSteps))
+    return failure();
   dropDeadValues();
   planArena();
+  if (failed(defineSymbols(*sourceSteps)) || failed(checkDefinedBeforeUse()))
+    return failure();
   return std::move(plan);
+}
+
+/// The step that produces each computed value a symbol reads (format 1.8).
+FailureOr<DenseMap<Value, unsigned>> Planner::findSourceSteps() {
+  DenseMap<Value, unsigned> steps;
+  for (SymbolOp symbol : shapes.getSymbols()) {
+    Value source = symbol.getSource();
+    if (!source || isa<BlockArgument>(source) ||
+        matchPattern(source, m_Constant()))
+      continue;
+    std::optional<unsigned> index = plan.lookup(source);
+    if (!index)
+      return symbol.emitError("symbol '")
+             << symbol.getSymbol() << "' reads a value that has no buffer";
+    auto it = definingStep.find(*index);
+    if (it == definingStep.end())
+      it = definingStep.find(root(*index));
+    if (it == definingStep.end())
+      return symbol.emitError("symbol '")
+             << symbol.getSymbol() << "' reads a value that no step computes";
+    steps[source] = it->second;
+  }
+  return steps;
+}
+
+/// Encodes the definitions and when a run evaluates each: after the step
+/// computing the value it reads, or after the latest definition it uses.
+LogicalResult
+Planner::defineSymbols(const DenseMap<Value, unsigned> &sourceSteps) {
+  for (auto [j, declared] : llvm::enumerate(shapes.getSymbols())) {
+    SymbolOp symbol = declared;
+    PlanSymbol &s = plan.symbols[j];
+    if (!symbol.isBoundFromData())
+      continue;
+    if (failed(encodeSymbolDefinition(symbol, shapes, plan, s.definition)))
+      return failure();
+    if (Value source = symbol.getSource())
+      if (auto it = sourceSteps.find(source); it != sourceSteps.end())
+        s.afterStep = it->second;
+    for (unsigned used : getUsedSymbols(s.definition))
+      s.afterStep = std::max(s.afterStep, plan.symbols[used].afterStep);
+  }
+  return success();
+}
+
+/// Refuses a plan that would use a symbol before the run defines it: an
+/// input dim (checked before the first step) or a step ahead of the value
+/// the symbol is read from.
+LogicalResult Planner::checkDefinedBeforeUse() {
+  if (llvm::all_of(plan.symbols,
+                   [](const PlanSymbol &s) { return s.afterStep < 0; }))
+    return success();
+  auto symbolsOf = [&](AffineExpr expr, SmallVectorImpl<unsigned> &out) {
+    expr.walk([&](AffineExpr e) {
+      if (auto sym = dyn_cast<AffineSymbolExpr>(e))
+        out.push_back(sym.getPosition());
+    });
+  };
+  auto late = [&](ArrayRef<unsigned> used, int64_t step) -> const PlanSymbol * {
+    for (unsigned j : used)
+      if (plan.symbols[j].afterStep >= step)
+        return &plan.symbols[j];
+    return nullptr;
+  };
+  for (auto &[name, index] : plan.inputs) {
+    SmallVector<unsigned> used;
+    for (unsigned d : plan.values[index].dims)
+      symbolsOf(plan.exprs[d], used);
+    if (const PlanSymbol *s = late(used, 0))
+      return func.emitError() << "input '" << name << "' has a dim of symbol '"
+                              << s->name << "', which a run knows only after "
+                              << "step " << s->afterStep
+                              << " computes it; inputs are checked before the "
+                                 "first step";
+  }
+  for (auto [t, step] : llvm::enumerate(plan.steps)) {
+    SmallVector<unsigned> used;
+    auto addValue = [&](Value v) {
+      if (std::optional<SmallVector<AffineExpr>> shape = shapes.getShape(v))
+        for (AffineExpr e : *shape)
+          symbolsOf(e, used);
+    };
+    // Scalar operands: the symbols their index arithmetic reads.
+    std::function<void(Value, int)> addScalar = [&](Value v, int depth) {
+      if (std::optional<unsigned> j = shapes.getPosition(v)) {
+        used.push_back(*j);
+        return;
+      }
+      Operation *def = v.getDefiningOp();
+      if (!def || depth > 64)
+        return;
+      for (Value operand : def->getOperands())
+        isa<TensorType>(operand.getType()) ? addValue(operand)
+                                           : addScalar(operand, depth + 1);
+    };
+    for (Operation *op : step.ops) {
+      for (Value v : op->getOperands())
+        isa<TensorType>(v.getType()) ? addValue(v) : addScalar(v, 0);
+      for (Value v : op->getResults())
+        addValue(v);
+    }
+    for (unsigned v : {step.source, step.destination})
+      if (step.kind == PlanStep::Kind::Copy)
+        for (unsigned d : plan.values[v].dims)
+          symbolsOf(plan.exprs[d], used);
+    if (const PlanSymbol *s = late(used, t)) {
+      Operation *at = step.ops.empty() ? func.getOperation() : step.ops.front();
+      return at->emitError()
+             << "step " << t << " uses symbol '" << s->name
+             << "', which the run defines only after step " << s->afterStep
+             << " computes the value it is read from";
+    }
+  }
+  return success();
 }
 
 } // namespace

@@ -72,6 +72,10 @@ struct PlanSymbol {
   /// input's element, or a computation over earlier symbols); empty for a
   /// symbol an input dim binds.
   std::vector<uint8_t> definition;
+  /// Format 1.8: the step after which a run defines the symbol, for one
+  /// read from a value the graph computes (or defined from such a symbol);
+  /// -1 for one defined before the first step.
+  int64_t afterStep = -1;
 };
 
 struct PlanValue {
@@ -169,10 +173,15 @@ struct PlanOptions {
 /// Appends the postfix code of `expr` (docs/artifact-format.md).
 LogicalResult encodeAffineExpr(AffineExpr expr, std::vector<uint8_t> &code);
 /// Appends the code defining `symbol`, one bound from data; errors at the op
-/// whose value the code cannot compute.
+/// whose value the code cannot compute. An element of a computed value is
+/// read from its buffer in `plan` (format 1.8), an element of a constant is
+/// the constant.
 LogicalResult encodeSymbolDefinition(SymbolOp symbol,
                                      const SymbolicShapes &shapes,
+                                     const Plan &plan,
                                      std::vector<uint8_t> &code);
+/// The positions of the symbols that definition code reads.
+SmallVector<unsigned> getUsedSymbols(ArrayRef<uint8_t> code);
 /// Plans `func` (after the fuse phase). Errors are emitted on the op at fault.
 FailureOr<Plan> buildPlan(func::FuncOp func, const PlanOptions &options);
 

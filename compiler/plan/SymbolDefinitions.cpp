@@ -2,7 +2,8 @@
 //
 // docs/artifact-format.md, "Expressions": dims are affine expressions of the
 // symbols; symbols bound from data (format 1.6) are defined by code that may
-// also read input elements, compare and select.
+// also read input elements, compare and select, and (format 1.8) elements of
+// values the graph computes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,7 @@ enum Code : uint8_t {
   kConst = 0x01,
   kSymbol = 0x02,
   kElement = 0x03,
+  kValueElement = 0x04,
   kAdd = 0x10,
   kMul = 0x11,
   kFloorDiv = 0x12,
@@ -237,13 +239,64 @@ LogicalResult plan::encodeAffineExpr(AffineExpr expr,
 
 LogicalResult plan::encodeSymbolDefinition(SymbolOp symbol,
                                            const SymbolicShapes &shapes,
+                                           const Plan &plan,
                                            std::vector<uint8_t> &code) {
-  if (Value source = symbol.getSource()) {
+  Value source = symbol.getSource();
+  if (!source)
+    return DefinitionEncoder(shapes, code).encode(symbol.getDefinition());
+  auto element = static_cast<uint32_t>(*symbol.getElement());
+  if (auto arg = dyn_cast<BlockArgument>(source)) {
     code.push_back(kElement);
-    put(code,
-        static_cast<uint32_t>(cast<BlockArgument>(source).getArgNumber()));
-    put(code, static_cast<uint32_t>(*symbol.getElement()));
+    put(code, static_cast<uint32_t>(arg.getArgNumber()));
+    put(code, element);
     return success();
   }
-  return DefinitionEncoder(shapes, code).encode(symbol.getDefinition());
+  // A constant's element is known now: no read at run time.
+  DenseElementsAttr constant;
+  if (matchPattern(source, m_Constant(&constant))) {
+    Type type = constant.getElementType();
+    int64_t value = 0;
+    if (isa<FloatType>(type)) {
+      double f = constant.getValues<APFloat>()[element].convertToDouble();
+      if (!(f > -9.2e18 && f < 9.2e18))
+        return symbol.emitError("symbol '")
+               << symbol.getSymbol() << "' reads " << f
+               << ", which is not an integer size";
+      value = static_cast<int64_t>(f);
+    } else if (type.isInteger(1)) {
+      value = constant.getValues<bool>()[element];
+    } else {
+      APInt v = constant.getValues<APInt>()[element];
+      value = type.isUnsignedInteger() ? int64_t(v.getZExtValue())
+                                       : v.getSExtValue();
+    }
+    pushConstant(code, value);
+    return success();
+  }
+  std::optional<unsigned> index = plan.lookup(source);
+  if (!index)
+    return symbol.emitError("symbol '")
+           << symbol.getSymbol() << "' reads a value that has no buffer";
+  code.push_back(kValueElement);
+  put(code, static_cast<uint32_t>(*index));
+  put(code, element);
+  return success();
+}
+
+SmallVector<unsigned> plan::getUsedSymbols(ArrayRef<uint8_t> code) {
+  SmallVector<unsigned> used;
+  for (size_t at = 0; at < code.size();) {
+    uint8_t op = code[at++];
+    if (op == kSymbol) {
+      uint32_t position;
+      std::memcpy(&position, code.data() + at, sizeof(position));
+      if (!llvm::is_contained(used, position))
+        used.push_back(position);
+    }
+    at += op == kConst                            ? 8
+          : op == kSymbol                         ? 4
+          : op == kElement || op == kValueElement ? 8
+                                                  : 0;
+  }
+  return used;
 }

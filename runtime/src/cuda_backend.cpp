@@ -336,7 +336,8 @@ public:
   tsc_status_t prepareGemm(size_t step, const GemmStep &g,
                            const Layout &layout, GemmPlan &plan);
   tsc_status_t enqueueSteps(const Layout &layout, Prepared &prepared,
-                            std::vector<double> *stepTimes);
+                            std::vector<double> *stepTimes,
+                            const StepHook &hook = nullptr);
   tsc_status_t launch(size_t step, const LaunchStep &l, const Layout &layout);
   tsc_status_t gemm(size_t step, const GemmStep &g, const GemmPlan &plan);
 };
@@ -650,9 +651,9 @@ tsc_status_t CudaSession::launch(size_t step, const LaunchStep &l,
   return nullptr;
 }
 
-tsc_status_t CudaSession::enqueueSteps(const Layout &layout,
-                                       Prepared &prepared,
-                                       std::vector<double> *stepTimes) {
+tsc_status_t CudaSession::enqueueSteps(const Layout &layout, Prepared &prepared,
+                                       std::vector<double> *stepTimes,
+                                       const StepHook &hook) {
   using Clock = std::chrono::steady_clock;
   const Driver &d = driver();
   const Plan &plan = model->plan;
@@ -699,15 +700,55 @@ tsc_status_t CudaSession::enqueueSteps(const Layout &layout,
           std::chrono::duration<double, std::milli>(Clock::now() - start)
               .count();
     }
+    if (!hook || !plan.definesAfter[i])
+      continue;
+    // Format 1.8: symbols read from what the step computed. The hook copies
+    // the elements back (synchronously), and the GEMMs after the step are
+    // planned at the new sizes.
+    if (CUresult r = d.cuStreamSynchronize(stream); r != CUDA_SUCCESS)
+      return statusf(TSC_STATUS_INTERNAL,
+                     "%s: step %zu failed on the device with %s",
+                     file().c_str(), i, errorName(r).c_str());
+    if ((status = hook(i)))
+      return status;
+    for (size_t j = i + 1; j < plan.steps.size(); ++j)
+      if (plan.steps[j].kind == StepKind::Gemm &&
+          (status =
+               prepareGemm(j, plan.steps[j].gemm, layout, *prepared.gemms[j])))
+        return status;
   }
   return nullptr;
+}
+
+bool readCudaElement(CudaSession &session, uint32_t value, uint8_t dtype,
+                     uint32_t element, int64_t &out, const char *&error) {
+  const Driver &d = driver();
+  size_t bytes = dtypeBits(dtype) / 8;
+  uint8_t host[8] = {};
+  if (bytes == 0 || bytes > sizeof(host)) {
+    error = "the value is not of a numeric type";
+    return false;
+  }
+  ContextScope scope(session.state->context);
+  if (!scope.ok() ||
+      d.cuMemcpyDtoHAsync(host, session.addresses[value] + element * bytes,
+                          bytes, session.stream) != CUDA_SUCCESS ||
+      d.cuStreamSynchronize(session.stream) != CUDA_SUCCESS) {
+    error = "copying the element from the device failed";
+    return false;
+  }
+  if (!loadIntegerElement(dtype, host, 0, out)) {
+    error = "the element is not a number that fits an i64";
+    return false;
+  }
+  return true;
 }
 
 tsc_status_t runCuda(CudaSession &session, const Layout &layout,
                      const int64_t *symbols,
                      const std::vector<CudaBuffer> &inputs,
                      const std::vector<CudaBuffer> &outputs,
-                     std::vector<double> *stepTimes) {
+                     std::vector<double> *stepTimes, const StepHook &hook) {
   const Driver &d = driver();
   const tsc_model_s &model = *session.model;
   const Plan &plan = model.plan;
@@ -745,8 +786,12 @@ tsc_status_t runCuda(CudaSession &session, const Layout &layout,
                          r);
   }
 
-  // GEMM plans (and the graph) per set of symbol values.
+  // GEMM plans (and the graph) per set of symbol values. A plan defining
+  // symbols between steps (format 1.8) knows them only during the run: it
+  // plans its GEMMs then, and runs without a graph.
   std::vector<int64_t> key(symbols, symbols + plan.symbols.size());
+  if (hook)
+    session.prepared.erase(key);
   auto it = session.prepared.find(key);
   if (it == session.prepared.end()) {
     // Runs synchronize before returning: no graph dropped here is in use.
@@ -767,7 +812,7 @@ tsc_status_t runCuda(CudaSession &session, const Layout &layout,
   Prepared &ready = *it->second;
 
   tsc_status_t status = nullptr;
-  if (session.options.graphs && !stepTimes) {
+  if (session.options.graphs && !stepTimes && !hook) {
     if (!ready.graph) {
       CUresult r = d.cuStreamBeginCapture(session.stream,
                                           CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
@@ -790,7 +835,7 @@ tsc_status_t runCuda(CudaSession &session, const Layout &layout,
     if (CUresult r = d.cuGraphLaunch(ready.graph, session.stream);
         r != CUDA_SUCCESS)
       return driverError(file, "launching the run's CUDA graph", r);
-  } else if ((status = session.enqueueSteps(layout, ready, stepTimes))) {
+  } else if ((status = session.enqueueSteps(layout, ready, stepTimes, hook))) {
     d.cuStreamSynchronize(session.stream);
     return status;
   }

@@ -55,15 +55,25 @@ struct CudaBuffer {
 };
 
 /// Runs the plan at `symbols` (sized by `layout`): copies the inputs in
-/// (from host or device memory) to the staging buffers, runs the steps (replaying a graph when one was captured for these symbol
-/// values), copies the outputs out and waits for the stream. `stepTimes`
-/// (profiling) receives each step's milliseconds, measured with a
-/// synchronization after every step.
+/// (from host or device memory) to the staging buffers, runs the steps
+/// (replaying a graph when one was captured for these symbol values), copies
+/// the outputs out and waits for the stream. `stepTimes` (profiling) receives
+/// each step's milliseconds, measured with a synchronization after every step.
+/// `hook` (format 1.8: symbols defined between steps) runs after each step that
+/// defines some, once the stream has finished it; it may change `layout`,
+/// `symbols` and `outputs`.
 tsc_status_t runCuda(CudaSession &session, const Layout &layout,
                      const int64_t *symbols,
                      const std::vector<CudaBuffer> &inputs,
                      const std::vector<CudaBuffer> &outputs,
-                     std::vector<double> *stepTimes);
+                     std::vector<double> *stepTimes,
+                     const StepHook &hook = nullptr);
+
+/// Element `element` of plan value `value` (of `dtype`) copied back from the
+/// device as an i64, for a symbol defined from it (format 1.8); false with
+/// the reason in `error`.
+bool readCudaElement(CudaSession &session, uint32_t value, uint8_t dtype,
+                     uint32_t element, int64_t &out, const char *&error);
 
 /// The model's per-device state (modules, weights): freed with the model.
 struct CudaModelCache;

@@ -195,7 +195,8 @@ tsc_status_t executeSteps(const tsc_model_s &model, const Layout &layout,
                           const std::vector<void *> &addresses,
                           const int64_t *symbols, HostGemms *gemms,
                           std::vector<void *> &scratch,
-                          std::vector<double> *stepTimes) {
+                          std::vector<double> *stepTimes,
+                          const StepHook &hook) {
   using Clock = std::chrono::steady_clock;
   const Plan &plan = model.plan;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
@@ -233,6 +234,9 @@ tsc_status_t executeSteps(const tsc_model_s &model, const Layout &layout,
       (*stepTimes)[i] +=
           std::chrono::duration<double, std::milli>(Clock::now() - start)
               .count();
+    if (hook)
+      if (tsc_status_t status = hook(i))
+        return status;
   }
   return nullptr;
 }

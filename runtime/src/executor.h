@@ -5,6 +5,7 @@
 
 #include "model.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,15 +34,21 @@ tsc_status_t computeLayout(const tsc_model_s &model, const int64_t *symbols,
 
 class HostGemms;
 
+/// Called after each step with its index (format 1.8: symbols defined from
+/// the values it computed); a status stops the run.
+using StepHook = std::function<tsc_status_t(size_t)>;
+
 /// Runs the steps in order over the values at `addresses`, GEMM steps through
 /// `gemms` (the session's; null when the plan has none). `scratch` is reused
 /// for kernels' buffer arrays. `stepTimes`, when not null, accumulates each
-/// step's milliseconds.
+/// step's milliseconds. `hook`, when set, runs after each step and may
+/// change the layout, the addresses and the symbols the next steps see.
 tsc_status_t executeSteps(const tsc_model_s &model, const Layout &layout,
                           const std::vector<void *> &addresses,
                           const int64_t *symbols, HostGemms *gemms,
                           std::vector<void *> &scratch,
-                          std::vector<double> *stepTimes = nullptr);
+                          std::vector<double> *stepTimes = nullptr,
+                          const StepHook &hook = nullptr);
 
 /// UNAVAILABLE when the host plan of `model` has GEMM steps and the runtime
 /// was built without oneDNN (a standalone build on a machine without it).

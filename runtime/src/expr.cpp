@@ -17,13 +17,14 @@ bool isBinary(uint8_t op) { return op >= kAdd && op <= kLt; }
 } // namespace
 
 bool checkExpr(const uint8_t *code, size_t size, uint32_t symbolCount,
-               Expr &out, std::string &error, uint32_t inputCount) {
+               Expr &out, std::string &error, uint32_t inputCount,
+               uint32_t valueCount) {
   size_t depth = 0;
   bool usesSymbols = false;
   for (size_t pc = 0; pc < size;) {
     uint8_t op = code[pc];
-    if (op != kConst && op != kSymbol && op != kElement && op != kSelect &&
-        !isBinary(op)) {
+    if (op != kConst && op != kSymbol && op != kElement &&
+        op != kValueElement && op != kSelect && !isBinary(op)) {
       error = formatString("unknown code 0x%02x at byte %zu", op, pc);
       return false;
     }
@@ -41,13 +42,15 @@ bool checkExpr(const uint8_t *code, size_t size, uint32_t symbolCount,
       }
       usesSymbols = true;
     }
-    if (op == kElement) {
-      uint32_t input = loadU32(code + pc + 1);
-      if (input >= inputCount) {
-        error = inputCount
-                    ? "input " + std::to_string(input) + " out of range (" +
-                          std::to_string(inputCount) + " inputs)"
-                    : "an element read outside a symbol definition";
+    if (op == kElement || op == kValueElement) {
+      uint32_t index = loadU32(code + pc + 1);
+      uint32_t count = op == kElement ? inputCount : valueCount;
+      std::string what = op == kElement ? "input" : "value";
+      if (index >= count) {
+        error = count ? what + " " + std::to_string(index) +
+                            " out of range (" + std::to_string(count) + " " +
+                            what + "s)"
+                      : "an element read outside a symbol definition";
         return false;
       }
       usesSymbols = true;
@@ -86,11 +89,26 @@ bool isElementRead(const Expr &expr, uint32_t &input, uint32_t &element) {
   return true;
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> elementReads(const Expr &expr) {
+std::vector<uint32_t> exprSymbols(const Expr &expr) {
+  std::vector<uint32_t> used;
+  for (size_t pc = 0; pc < expr.size;) {
+    uint8_t op = expr.code[pc];
+    if (op == kSymbol) {
+      uint32_t j = loadU32(expr.code + pc + 1);
+      if (std::find(used.begin(), used.end(), j) == used.end())
+        used.push_back(j);
+    }
+    pc += 1 + immediateSize(op);
+  }
+  return used;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> elementReads(const Expr &expr,
+                                                        bool values) {
   std::vector<std::pair<uint32_t, uint32_t>> reads;
   for (size_t pc = 0; pc < expr.size;) {
     uint8_t op = expr.code[pc];
-    if (op == kElement)
+    if (op == (values ? kValueElement : kElement))
       reads.emplace_back(loadU32(expr.code + pc + 1),
                          loadU32(expr.code + pc + 5));
     pc += 1 + immediateSize(op);
@@ -115,13 +133,15 @@ bool evalExpr(const Expr &expr, const int64_t *symbols, int64_t &out,
       pc += 4;
       continue;
     }
-    if (op == kElement) {
+    if (op == kElement || op == kValueElement) {
       if (!reader) {
-        error = "no input data to read";
+        error = "no data to read";
         return false;
       }
-      if (!reader->read(loadU32(code + pc), loadU32(code + pc + 4),
-                        stack[depth++], error))
+      uint32_t index = loadU32(code + pc), element = loadU32(code + pc + 4);
+      if (!(op == kElement
+                ? reader->read(index, element, stack[depth++], error)
+                : reader->readValue(index, element, stack[depth++], error)))
         return false;
       pc += 8;
       continue;
@@ -185,8 +205,9 @@ std::string printExpr(const Expr &expr, const std::vector<Symbol> &symbols) {
       pc += 4;
       continue;
     }
-    if (op == kElement) {
-      stack.push_back({"input" + std::to_string(loadU32(code + pc)) + "[" +
+    if (op == kElement || op == kValueElement) {
+      stack.push_back({(op == kElement ? "input" : "value") +
+                           std::to_string(loadU32(code + pc)) + "[" +
                            std::to_string(loadU32(code + pc + 4)) + "]",
                        false});
       pc += 8;

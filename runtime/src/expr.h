@@ -23,6 +23,14 @@ constexpr size_t kExprStackDepth = 64;
 struct ElementReader {
   virtual bool read(uint32_t input, uint32_t element, int64_t &out,
                     const char *&error) const = 0;
+  /// Element `element` of plan value `value`, computed by an earlier step
+  /// (format 1.8, code 0x04).
+  virtual bool readValue(uint32_t value, uint32_t element, int64_t &out,
+                         const char *&error) const {
+    (void)value, (void)element, (void)out;
+    error = "no computed values to read";
+    return false;
+  }
 
 protected:
   ~ElementReader() = default;
@@ -47,16 +55,21 @@ struct Symbol {
   /// data and earlier symbols) rather than bound by an input dim.
   bool defined = false;
   Expr definition;
+  /// Format 1.8: the step after which a run evaluates the definition (one
+  /// reading a value that step computes); kNoStep before the first step.
+  uint32_t afterStep = 0xFFFFFFFFu;
 };
 
 /// Checks that `code` decodes into known operations with whole immediates,
 /// symbol indices below `symbolCount`, input indices below `inputCount`
-/// (element reads are allowed only where it is nonzero: in symbol
-/// definitions), and a stack that never underflows, never exceeds
-/// kExprStackDepth and ends with one value. Fills the code, bareSymbol and
-/// constant fields of `out`; on failure returns the reason.
+/// and value indices below `valueCount` (element reads are allowed only
+/// where these are nonzero: in symbol definitions), and a stack that never
+/// underflows, never exceeds kExprStackDepth and ends with one value. Fills
+/// the code, bareSymbol and constant fields of `out`; on failure returns the
+/// reason.
 bool checkExpr(const uint8_t *code, size_t size, uint32_t symbolCount,
-               Expr &out, std::string &error, uint32_t inputCount = 0);
+               Expr &out, std::string &error, uint32_t inputCount = 0,
+               uint32_t valueCount = 0);
 
 /// Evaluates checked code; element reads go to `reader`. Fails, with the
 /// reason in `error`, on i64 overflow, a division or modulo by a
@@ -68,8 +81,13 @@ bool evalExpr(const Expr &expr, const int64_t *symbols, int64_t &out,
 /// read (code 0x03), else false.
 bool isElementRead(const Expr &expr, uint32_t &input, uint32_t &element);
 
-/// The (input, element) pairs that checked code reads.
-std::vector<std::pair<uint32_t, uint32_t>> elementReads(const Expr &expr);
+/// The (input, element) pairs that checked code reads; with `values`, the
+/// (value, element) pairs of computed values (code 0x04) instead.
+std::vector<std::pair<uint32_t, uint32_t>> elementReads(const Expr &expr,
+                                                        bool values = false);
+
+/// The symbols that checked code reads.
+std::vector<uint32_t> exprSymbols(const Expr &expr);
 
 /// Infix text of checked code, e.g. "2 * seq" or "ceildiv(seq, 64)".
 std::string printExpr(const Expr &expr, const std::vector<Symbol> &symbols);
@@ -78,7 +96,8 @@ namespace expr_code {
 enum : uint8_t {
   kConst = 0x01,
   kSymbol = 0x02,
-  kElement = 0x03, // format 1.6: u32 input, u32 element
+  kElement = 0x03,      // format 1.6: u32 input, u32 element
+  kValueElement = 0x04, // format 1.8: u32 value, u32 element
   kAdd = 0x10,
   kMul = 0x11,
   kFloorDiv = 0x12,
@@ -91,7 +110,10 @@ enum : uint8_t {
   kSelect = 0x19, // pop f, t, c; push c != 0 ? t : f
 };
 inline size_t immediateSize(uint8_t op) {
-  return op == kConst ? 8 : op == kSymbol ? 4 : op == kElement ? 8 : 0;
+  return op == kConst                            ? 8
+         : op == kSymbol                         ? 4
+         : op == kElement || op == kValueElement ? 8
+                                                 : 0;
 }
 } // namespace expr_code
 

@@ -196,7 +196,8 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
   }
   // Format 1.6: symbols defined from the inputs' data and other symbols.
   if (r.ok() && minor >= 6) {
-    uint32_t definitionCount = r.count(4 + 4 + 1, "definition_count");
+    uint32_t definitionCount =
+        r.count(minor >= 8 ? 4 + 4 + 1 + 4 : 4 + 4 + 1, "definition_count");
     for (uint32_t i = 0; i < definitionCount && r.ok(); ++i) {
       uint32_t j = r.u32("definition symbol");
       uint32_t n = r.u32("definition byte_count");
@@ -210,10 +211,16 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
                        name, i, j,
                        j >= symbolCount ? "does not exist"
                                         : "is defined twice");
+      // Format 1.8: the step after which the run evaluates it.
+      uint32_t afterStep = minor >= 8 ? r.u32("definition after_step") : kNone;
+      if (!r.ok())
+        break;
       std::string error;
       Symbol &symbol = plan.symbols[j];
+      symbol.afterStep = afterStep;
       if (!checkExpr(code, n, symbolCount, symbol.definition, error,
-                     uint32_t(plan.inputs.size())))
+                     uint32_t(plan.inputs.size()),
+                     minor >= 8 ? uint32_t(plan.values.size()) : 0))
         return statusf(TSC_STATUS_DATA_LOSS,
                        "%s: PLAN: definition of symbol '%s': %s (corrupt "
                        "artifact)",
@@ -224,6 +231,20 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
   }
   if (!r.ok())
     return corrupt();
+  plan.definesAfter.assign(plan.steps.size(), false);
+  for (uint32_t j : plan.definitionOrder) {
+    uint32_t after = plan.symbols[j].afterStep;
+    if (after == kNone)
+      continue;
+    if (after >= plan.steps.size())
+      return statusf(TSC_STATUS_DATA_LOSS,
+                     "%s: PLAN: symbol '%s' is defined after step %u, but "
+                     "there are %zu steps (corrupt artifact)",
+                     name, plan.symbols[j].name.c_str(), after,
+                     plan.steps.size());
+    plan.definesAfter[after] = true;
+    plan.hasLateDefinitions = true;
+  }
   // A newer minor version may append fields; this one ends here.
   if (r.remaining() && !newer)
     return statusf(

@@ -100,6 +100,10 @@ struct Plan {
   std::vector<Step> steps;
   /// Format 1.6: the defined symbols, in the order the run evaluates them.
   std::vector<uint32_t> definitionOrder;
+  /// Format 1.8: per step, whether symbols are defined after it (from the
+  /// values it computes); whether any step has some.
+  std::vector<bool> definesAfter;
+  bool hasLateDefinitions = false;
 };
 
 /// Whether symbols may be read from elements of `dtype` (format 1.6):

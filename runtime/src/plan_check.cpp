@@ -199,8 +199,35 @@ private:
                          "', which is not a numeric input of static shape "
                          "holding it");
       }
+      // Format 1.8: an element of a computed value is read after the step
+      // that computes it, so no sooner than the symbols the code uses.
+      // (Whether the value holds the element is checked when it is read.)
+      auto when = [](uint32_t step) {
+        return int64_t(step == kNone ? -1 : step);
+      };
+      for (auto [value, element] : elementReads(e, /*values=*/true))
+        if (!isIntegerDtype(plan_.values[value].dtype) ||
+            symbol.afterStep == kNone)
+          return corrupt("the definition of symbol '" + symbol.name +
+                         "' reads value " + std::to_string(value) +
+                         (symbol.afterStep == kNone
+                              ? " before the first step"
+                              : ", which is not numeric"));
+      for (uint32_t k : exprSymbols(e))
+        if (when(plan_.symbols[k].afterStep) > when(symbol.afterStep))
+          return corrupt("the definition of symbol '" + symbol.name +
+                         "' uses symbol '" + plan_.symbols[k].name +
+                         "' before the run defines it");
       bound[j] = true;
     }
+    // Inputs are checked before the first step.
+    for (const Port &p : plan_.inputs)
+      for (uint32_t d : plan_.values[p.value].dims)
+        for (uint32_t k : exprSymbols(plan_.exprs[d]))
+          if (plan_.symbols[k].afterStep != kNone)
+            return corrupt("input '" + p.name + "' has a dim of symbol '" +
+                           plan_.symbols[k].name +
+                           "', which the run defines only after a step");
     for (size_t j = 0; j < bound.size(); ++j)
       if (!bound[j])
         return corrupt("symbol '" + plan_.symbols[j].name +

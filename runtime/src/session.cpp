@@ -25,6 +25,8 @@ struct tsc_session_s {
   bool haveOutputs = false;
   // Per-run state, kept to avoid allocating on every run.
   std::vector<int64_t> symbols;
+  // Format 1.8, per symbol: defined after a step and not yet in this run.
+  std::vector<bool> pending;
   std::vector<int64_t>
       binder; // per symbol: input * 2^32 + dim, -1 when unbound
   Layout layout;
@@ -122,10 +124,26 @@ void replace(tsc_tensor_t *&slot, tsc_tensor_t *tensor) {
 }
 
 // Reads the elements of bound inputs for symbol definitions: integer inputs
-// the caller passed in host memory (like TensorRT's shape tensors).
+// the caller passed in host memory (like TensorRT's shape tensors); and
+// (format 1.8) elements of values earlier steps of the run computed.
 struct InputElements final : ElementReader {
   const tsc_session_s &s;
   explicit InputElements(const tsc_session_s &s) : s(s) {}
+  bool readValue(uint32_t value, uint32_t element, int64_t &out,
+                 const char *&error) const override {
+    uint8_t dtype = s.model->plan.values[value].dtype;
+    if (int64_t(element) >= s.layout.elements[value]) {
+      error = "the value has fewer elements";
+      return false;
+    }
+    if (s.cuda)
+      return readCudaElement(*s.cuda, value, dtype, element, out, error);
+    if (!loadIntegerElement(dtype, s.addresses[value], element, out)) {
+      error = "the element is not a number that fits an i64";
+      return false;
+    }
+    return true;
+  }
   bool read(uint32_t input, uint32_t element, int64_t &out,
             const char *&error) const override {
     const tsc_tensor_t *t = s.inputs[input];
@@ -142,21 +160,40 @@ struct InputElements final : ElementReader {
   }
 };
 
+// The step's kernel or source nodes, for messages.
+std::string stepName(const Plan &plan, uint32_t i) {
+  const Step &step = plan.steps[i];
+  std::string what = step.kind == StepKind::Kernel   ? step.function
+                     : step.kind == StepKind::Launch ? step.launch.source
+                     : step.kind == StepKind::Gemm   ? std::string("gemm")
+                                                     : std::string("copy");
+  return formatString("step %u (%s)", i, what.c_str());
+}
+
 // Format 1.6: evaluates the symbols defined from the inputs' data and other
-// symbols, in order, each checked against its range.
-tsc_status_t defineSymbols(tsc_session_s &s) {
+// symbols, in order, each checked against its range: those defined before
+// the first step (`after` = kNone) or (format 1.8) after step `after`,
+// which computed the value they read.
+tsc_status_t defineSymbols(tsc_session_s &s, uint32_t after) {
   const Plan &plan = s.model->plan;
   InputElements reader(s);
   for (uint32_t j : plan.definitionOrder) {
     const Symbol &sym = plan.symbols[j];
+    if (sym.afterStep != after)
+      continue;
     int64_t value = 0;
     const char *error = nullptr;
     uint32_t input = 0, element = 0;
     bool read = isElementRead(sym.definition, input, element);
+    std::vector<std::pair<uint32_t, uint32_t>> computed =
+        elementReads(sym.definition, /*values=*/true);
     std::string from =
         read ? formatString("input '%s' element %u",
                             plan.inputs[input].name.c_str(), element)
-             : printExpr(sym.definition, plan.symbols);
+        : computed.size() == 1 && sym.definition.size == 9
+            ? formatString("element %u of the value computed by %s",
+                           computed[0].second, stepName(plan, after).c_str())
+            : printExpr(sym.definition, plan.symbols);
     if (!evalExpr(sym.definition, s.symbols.data(), value, error, &reader))
       return statusf(TSC_STATUS_INVALID_ARGUMENT,
                      "symbol '%s' (%s) cannot be evaluated: %s",
@@ -168,8 +205,18 @@ tsc_status_t defineSymbols(tsc_session_s &s) {
           from.c_str(), static_cast<long long>(value),
           static_cast<long long>(sym.min), static_cast<long long>(sym.max));
     s.symbols[j] = value;
+    s.pending[j] = false;
   }
   return nullptr;
+}
+
+// Whether a dim of value `v` uses a symbol the run has not defined yet.
+bool isPending(const tsc_session_s &s, const Value &v) {
+  for (uint32_t d : v.dims)
+    for (uint32_t j : exprSymbols(s.model->plan.exprs[d]))
+      if (s.pending[j])
+        return true;
+  return false;
 }
 
 // Binds every symbol from the inputs' bare-symbol dims
@@ -220,9 +267,20 @@ tsc_status_t resolveInputs(tsc_session_s &s) {
       s.binder[size_t(j)] = int64_t(i << 32 | d);
     }
   }
-  if (tsc_status_t status = defineSymbols(s))
+  if (tsc_status_t status = defineSymbols(s, kNone))
     return status;
-  if (tsc_status_t status = computeLayout(model, s.symbols.data(), s.layout))
+  // Symbols defined after a step stand at their maxima until then (format
+  // 1.8): the layout's sizes are bounds, checked in full once all are known.
+  bool late = false;
+  for (size_t j = 0; j < plan.symbols.size(); ++j) {
+    s.pending[j] = plan.symbols[j].afterStep != kNone;
+    if (s.pending[j]) {
+      s.symbols[j] = plan.symbols[j].max;
+      late = true;
+    }
+  }
+  if (tsc_status_t status =
+          computeLayout(model, s.symbols.data(), s.layout, /*bounds=*/late))
     return status;
   for (size_t i = 0; i < plan.inputs.size(); ++i) {
     const Value &v = plan.values[plan.inputs[i].value];
@@ -247,7 +305,10 @@ tsc_status_t resolveInputs(tsc_session_s &s) {
 }
 
 // Caller-bound outputs are checked; the others get a tensor at the resolved
-// shape, reusing last run's when nobody else holds it.
+// shape, reusing last run's when nobody else holds it. An output whose
+// shape the run knows only after some step (format 1.8) gets a tensor at
+// the symbols' maxima for now, and is prepared again then, before the step
+// that writes it.
 tsc_status_t prepareOutputs(tsc_session_s &s) {
   const Plan &plan = s.model->plan;
   std::vector<int64_t> dims;
@@ -257,7 +318,8 @@ tsc_status_t prepareOutputs(tsc_session_s &s) {
     dims.resize(v.dims.size());
     for (size_t d = 0; d < dims.size(); ++d)
       dims[d] = s.layout.exprValues[v.dims[d]];
-    if (tsc_tensor_t *bound = s.boundOutputs[i]) {
+    bool pending = isPending(s, v);
+    if (tsc_tensor_t *bound = s.boundOutputs[i]; bound && !pending) {
       if (tsc_status_t status = checkKind("output", p.name, v, bound))
         return status;
       if (bound->dims != dims)
@@ -268,6 +330,8 @@ tsc_status_t prepareOutputs(tsc_session_s &s) {
             shapeText(dims.data(), dims.size()).c_str());
       continue;
     }
+    if (s.boundOutputs[i])
+      continue;
     tsc_tensor_t *&current = s.outputs[i];
     if (current && current->refs.load(std::memory_order_acquire) == 1 &&
         current->dims == dims)
@@ -295,19 +359,52 @@ void computeAddresses(tsc_session_s &s) {
 
 // A CUDA model's run: the caller's tensors (host or device memory) go to
 // the backend, which copies them through its staging buffers.
-tsc_status_t runOnCuda(tsc_session_s &s) {
+// Where a CUDA run copies its outputs: set again after a step that
+// prepares the outputs again (format 1.8), as the copies come at the end.
+void locateCudaOutputs(tsc_session_s &s) {
   const Plan &plan = s.model->plan;
-  s.cudaInputs.resize(plan.inputs.size());
   s.cudaOutputs.resize(plan.outputs.size());
-  for (size_t i = 0; i < plan.inputs.size(); ++i)
-    s.cudaInputs[i] = {s.inputs[i]->data,
-                       s.inputs[i]->location == TSC_LOCATION_CUDA};
   for (size_t i = 0; i < plan.outputs.size(); ++i) {
     tsc_tensor_t *t = s.boundOutputs[i] ? s.boundOutputs[i] : s.outputs[i];
     s.cudaOutputs[i] = {t->data, t->location == TSC_LOCATION_CUDA};
   }
+}
+
+tsc_status_t runOnCuda(tsc_session_s &s, const StepHook &hook) {
+  const Plan &plan = s.model->plan;
+  s.cudaInputs.resize(plan.inputs.size());
+  for (size_t i = 0; i < plan.inputs.size(); ++i)
+    s.cudaInputs[i] = {s.inputs[i]->data,
+                       s.inputs[i]->location == TSC_LOCATION_CUDA};
+  locateCudaOutputs(s);
   return runCuda(*s.cuda, s.layout, s.symbols.data(), s.cudaInputs,
-                 s.cudaOutputs, s.profile ? &s.stepTimes : nullptr);
+                 s.cudaOutputs, s.profile ? &s.stepTimes : nullptr, hook);
+}
+
+void locateCudaOutputs(tsc_session_s &s);
+
+// Format 1.8: after step `i`, the symbols read from the values it computed
+// take their values; the layout, the outputs' shapes and (on the host) the
+// addresses follow.
+tsc_status_t afterStep(tsc_session_s &s, size_t i) {
+  const tsc_model_s &model = *s.model;
+  if (!model.plan.definesAfter[i])
+    return nullptr;
+  tsc_status_t status = defineSymbols(s, uint32_t(i));
+  if (status)
+    return status;
+  bool late = false;
+  for (bool p : s.pending)
+    late = late || p;
+  if ((status = computeLayout(model, s.symbols.data(), s.layout,
+                              /*bounds=*/late)) ||
+      (status = prepareOutputs(s)))
+    return status;
+  if (s.cuda)
+    locateCudaOutputs(s);
+  else
+    computeAddresses(s);
+  return nullptr;
 }
 
 tsc_status_t run(tsc_session_s &s) {
@@ -315,15 +412,18 @@ tsc_status_t run(tsc_session_s &s) {
   tsc_status_t status = nullptr;
   if ((status = resolveInputs(s)) || (status = prepareOutputs(s)))
     return status;
+  StepHook hook;
+  if (s.model->plan.hasLateDefinitions)
+    hook = [&s](size_t i) { return afterStep(s, i); };
   if (s.cuda) {
-    if ((status = runOnCuda(s)))
+    if ((status = runOnCuda(s, hook)))
       return status;
   } else {
     computeAddresses(s);
     setHostThreads(s.threads);
     if ((status = executeSteps(*s.model, s.layout, s.addresses,
                                s.symbols.data(), s.gemms.get(), s.scratch,
-                               s.profile ? &s.stepTimes : nullptr)))
+                               s.profile ? &s.stepTimes : nullptr, hook)))
       return status;
   }
   s.haveOutputs = true;
@@ -387,6 +487,7 @@ tsc_status_t tsc_session_create(tsc_model_t *model,
     session->boundOutputs.assign(plan.outputs.size(), nullptr);
     session->outputs.assign(plan.outputs.size(), nullptr);
     session->symbols.assign(plan.symbols.size(), 0);
+    session->pending.assign(plan.symbols.size(), false);
     if (model->isCuda()) {
       CudaSessionOptions cuda;
       cuda.device = options.cuda_device;

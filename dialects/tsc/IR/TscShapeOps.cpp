@@ -4,6 +4,7 @@
 #include "dialects/tsc/IR/TscOpUtils.h"
 #include "dialects/tsc/IR/TscOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AffineMap.h"
 
 using namespace mlir;
@@ -42,9 +43,13 @@ LogicalResult SymbolOp::verify() {
   if (Value source = getSource()) {
     auto type = cast<RankedTensorType>(source.getType());
     int64_t element = static_cast<int64_t>(*getElement());
-    if (!isa<BlockArgument>(source))
+    // A graph input is read before the first step; a computed value right
+    // after the step that produces it (the plan orders the definition).
+    if (auto arg = dyn_cast<BlockArgument>(source);
+        arg && !isa_and_nonnull<func::FuncOp>(arg.getOwner()->getParentOp()))
       return emitOpError("symbol '")
-             << getSymbol() << "' must be read from a function argument";
+             << getSymbol()
+             << "' must be read from a function argument or a computed value";
     if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
         element < 0 || element >= type.getNumElements())
       return emitOpError("symbol '")

@@ -95,18 +95,26 @@ public:
   /// constants or `i64` scalars; fails when they are not known (yet).
   FailureOr<SmallVector<OpFoldResult>> shapeElements(unsigned i);
 
-  /// Whether input `i` is a graph input (a function argument) of a static
-  /// integer type with at most 16 elements: a value the model takes at run
-  /// time where a shape or axes are expected.
+  /// Whether input `i` is a graph input (a function argument) or (once the
+  /// conversion has settled) a value the graph computes, not constant and
+  /// not an expression of known dims, of a static integer type with at most
+  /// 16 elements: a value known only at run time where a shape or axes are
+  /// expected.
   /// With `floats`, a float input counts too (its elements truncated toward
   /// zero when read, as ONNX reads OneHot's depth).
   bool isRuntimeInts(unsigned i, bool floats = false);
   /// The elements of such an input as index values: one symbol per element,
-  /// bound from the input's data at run time (`tsc.symbol ... from`), its
+  /// bound from the input's data at run time (`tsc.symbol ... from`; for a
+  /// computed value, right after the step computing it), its
   /// range narrowed to [min, max] (a run with a value outside fails naming
   /// the symbol). Fails, naming the input, when `isRuntimeInts(i)` is false.
   FailureOr<SmallVector<Value>> runtimeInts(unsigned i, int64_t min,
                                             int64_t max, bool floats = false);
+  /// The elements of `source` (a graph input, or a small static numeric
+  /// value a converter computed) as symbols named after `what`, read at run
+  /// time, each in [min, max].
+  FailureOr<SmallVector<Value>>
+  readElements(Value source, const std::string &what, int64_t min, int64_t max);
   /// The elements of input `i` as sizes: shape arithmetic (shapeElements)
   /// or, for a graph input, symbols read at run time in [min, max].
   FailureOr<SmallVector<OpFoldResult>> sizeElements(unsigned i, int64_t min,

@@ -1,8 +1,9 @@
 //===- RuntimeValues.cpp - shapes and axes the model takes at run time ----===//
 //
 // A model may take a Reshape's shape, a reduction's axes or a TopK's k as a
-// graph input. Its elements become symbols bound from the input's data when
-// the model runs (TensorRT's shape tensors), and what depends on them
+// graph input, or compute it. Its elements become symbols bound from the
+// input's data when the model runs (TensorRT's shape tensors), or from the
+// computed value right after the step computing it, and what depends on them
 // non-affinely (a -1 in a shape, a negative axis) becomes symbols defined by
 // index computations over those; the runtime evaluates both before planning
 // a run's shapes, and the memory planner plans at their maxima.
@@ -13,6 +14,7 @@
 #include "passes/conversion/Foreign/IndexMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -35,13 +37,24 @@ std::string uniqueSymbolName(Block *block, const std::string &base) {
 
 } // namespace
 
+/// A value the graph computes whose elements a run can read after the step
+/// computing it: not a constant, not an expression of known dims, and not a
+/// node still waiting for conversion (it may yet fold).
+static bool isComputedInts(ForeignNode &node, Value value) {
+  Operation *producer = value.getDefiningOp();
+  return producer && node.isSettled() && !isa<ForeignOp>(producer) &&
+         !matchPattern(value, m_Constant()) && !getShapeElements(value);
+}
+
 bool ForeignNode::isRuntimeInts(unsigned i, bool floats) {
   if (!hasInput(i))
     return false;
-  auto arg = dyn_cast<BlockArgument>(op.getInputs()[i]);
-  if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()))
+  Value value = op.getInputs()[i];
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (arg ? !isa<func::FuncOp>(arg.getOwner()->getParentOp())
+          : !isComputedInts(*this, value))
     return false;
-  auto type = dyn_cast<RankedTensorType>(arg.getType());
+  auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && type.hasStaticShape() && type.getRank() <= 1 &&
          type.getNumElements() <= 16 &&
          ((isa<IntegerType>(type.getElementType()) &&
@@ -53,22 +66,40 @@ FailureOr<SmallVector<Value>>
 ForeignNode::runtimeInts(unsigned i, int64_t min, int64_t max, bool floats) {
   if (!isRuntimeInts(i, floats))
     return fail("input #" + Twine(i) +
-                " must be a constant or a small integer graph input");
-  auto arg = cast<BlockArgument>(op.getInputs()[i]);
-  Block *block = arg.getOwner();
-  auto func = cast<func::FuncOp>(block->getParentOp());
-  auto nameAttr =
-      func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tsc.name");
-  std::string input =
-      nameAttr ? nameAttr.str() : "input" + std::to_string(arg.getArgNumber());
-  int64_t count = cast<RankedTensorType>(arg.getType()).getNumElements();
+                " must be a constant or a small integer graph input or "
+                "computed value");
+  Value source = op.getInputs()[i];
+  if (auto arg = dyn_cast<BlockArgument>(source)) {
+    auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    auto nameAttr =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tsc.name");
+    return readElements(source,
+                        nameAttr ? nameAttr.str()
+                                 : "input" + std::to_string(arg.getArgNumber()),
+                        min, max);
+  }
+  return readElements(source, getName() + ": input #" + std::to_string(i), min,
+                      max);
+}
+
+FailureOr<SmallVector<Value>>
+ForeignNode::readElements(Value source, const std::string &input, int64_t min,
+                          int64_t max) {
+  auto type = cast<RankedTensorType>(source.getType());
+  Block *block = source.getParentBlock();
+  int64_t count = type.getNumElements();
   SmallVector<Value> elements;
+  // A computed value is read right after the op computing it (format 1.8:
+  // the run defines the symbol after the step computing the value).
   OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPointToStart(block);
+  if (isa<BlockArgument>(source))
+    rewriter.setInsertionPointToStart(block);
+  else
+    rewriter.setInsertionPointAfterValue(source);
   for (int64_t e = 0; e < count; ++e) {
     SymbolOp symbol;
     for (SymbolOp existing : block->getOps<SymbolOp>())
-      if (existing.getSource() == arg &&
+      if (existing.getSource() == source &&
           static_cast<int64_t>(*existing.getElement()) == e)
         symbol = existing;
     if (symbol) {
@@ -76,7 +107,7 @@ ForeignNode::runtimeInts(unsigned i, int64_t min, int64_t max, bool floats) {
       int64_t lo = std::max(min, symbol.getLowest());
       int64_t hi = std::min(max, symbol.getHighest());
       if (lo > hi)
-        return fail("input '" + input + "' element " + Twine(e) +
+        return fail("'" + input + "' element " + Twine(e) +
                     " would need to lie in [" + Twine(min) + ", " + Twine(max) +
                     "] and in [" + Twine(symbol.getLowest()) + ", " +
                     Twine(symbol.getHighest()) + "] for another node");
@@ -85,15 +116,15 @@ ForeignNode::runtimeInts(unsigned i, int64_t min, int64_t max, bool floats) {
         symbol.setMaxAttr(rewriter.getI64IntegerAttr(hi));
       });
     } else {
-      std::string name = uniqueSymbolName(
-          block,
-          count == 1 && cast<RankedTensorType>(arg.getType()).getRank() == 0
-              ? input
-              : input + "[" + std::to_string(e) + "]");
+      std::string name =
+          uniqueSymbolName(block, count == 1 && type.getRank() == 0
+                                      ? input
+                                      : input + "[" + std::to_string(e) + "]");
       symbol =
           SymbolOp::create(rewriter, getLoc(), name, static_cast<uint64_t>(min),
-                           static_cast<uint64_t>(max), Value(), arg,
+                           static_cast<uint64_t>(max), Value(), source,
                            rewriter.getI64IntegerAttr(e));
+      rewriter.setInsertionPointAfter(symbol);
     }
     elements.push_back(symbol.getResult());
   }

@@ -129,7 +129,8 @@ FailureOr<Values> convertIf(ForeignNode &node) {
           "the condition is known only at run time and output #" + Twine(i) +
           " differs in type between the branches (" +
           llvm::formatv("{0} vs {1}", a.getType(), b.getType()).str() +
-          "); tsc computes both branches and selects");
+          "); tsc computes both branches and selects, which is not "
+          "supported for branches of different types");
     MaybeValue picked = select(node, scalarCond, a, b);
     if (failed(picked))
       return failure();

@@ -23,8 +23,8 @@ FailureOr<int64_t> staticCount(ForeignNode &node, RankedTensorType type,
   if (type.hasStaticShape())
     return type.getNumElements();
   return node.fail("input #" + Twine(runtimeInput) +
-                   " is a graph input, read at run time; that needs input #0 "
-                   "to have a static shape");
+                   " is read at run time; with it, a dynamic shape of input "
+                   "#0 is not supported");
 }
 
 /// Reshape to a shape the model takes at run time: each result dim is a
@@ -321,7 +321,7 @@ FailureOr<Values> convertSplit(ForeignNode &node) {
   } else {
     int64_t dim = type.getDimSize(*axis);
     if (ShapedType::isDynamic(dim))
-      return node.fail("equal split of a dynamic dim");
+      return node.fail("an equal split of a dynamic dim is not supported");
     int64_t parts = node.getInt("num_outputs", outputs);
     int64_t chunk = llvm::divideCeil(dim, parts);
     for (int64_t i = 0; i < parts; ++i)
@@ -517,11 +517,70 @@ FailureOr<Values> convertConstantOfShape(ForeignNode &node) {
   return Values{buildFilled(node, *shape, value)};
 }
 
+/// Range whose bounds are known only at run time: the count
+/// ceil((limit - start) / delta) computed in floats by the graph and read as a
+/// symbol after the step computing it (format 1.8), its maximum with 0 the
+/// length; the elements start + i * delta for i below it.
+FailureOr<Value> rangeAtRuntime(ForeignNode &node, Type element) {
+  RewriterBase &rw = node.getRewriter();
+  // The count in f64 (exact for integers below 2^53); half-precision bounds
+  // in f32, which they convert to directly.
+  Type i64 = rw.getI64Type();
+  Type wideType =
+      isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32
+          ? Type(rw.getF32Type())
+          : Type(rw.getF64Type());
+  SmallVector<Value> scalars, wide;
+  for (unsigned i = 0; i < 3; ++i) {
+    auto bound = node.input(i);
+    if (failed(bound))
+      return failure();
+    if (bound->getType().getNumElements() != 1)
+      return node.fail("start, limit and delta must be scalars");
+    scalars.push_back(node.reshape(*bound, {}));
+    wide.push_back(castTo(node, scalars.back(), wideType));
+  }
+  FailureOr<Value> span = node.create<SubOp>({wide[1], wide[0]});
+  if (failed(span))
+    return failure();
+  FailureOr<Value> steps = node.create<DivOp>({*span, wide[2]});
+  if (failed(steps))
+    return failure();
+  Value up = CeilOp::create(rw, node.getLoc(), steps->getType(), *steps);
+  Value count = node.reshape(castTo(node, up, i64), {rw.getIndexAttr(1)});
+  FailureOr<SmallVector<Value>> read = node.readElements(
+      count, node.getName() + ": count", -(int64_t(1) << 40), int64_t(1) << 40);
+  if (failed(read))
+    return failure();
+  IndexMath im{rw, node.getLoc()};
+  Value length = node.defineSymbol("length", im.max(read->front(), im.c(0)), 0,
+                                   kDefaultValueMax);
+  FailureOr<Value> positions =
+      buildRange(node, i64, {rw.getIndexAttr(0), length, rw.getIndexAttr(1)});
+  if (failed(positions))
+    return failure();
+  FailureOr<Value> offsets =
+      node.create<MulOp>({castTo(node, *positions, element), scalars[2]});
+  if (failed(offsets))
+    return failure();
+  return node.create<AddOp>({*offsets, scalars[0]});
+}
+
 FailureOr<Values> convertRange(ForeignNode &node) {
   auto start = node.input(0);
   if (failed(start))
     return failure();
   Type element = start->getType().getElementType();
+  bool known = llvm::all_of(llvm::seq(0u, 3u), [&](unsigned i) {
+    Value bound = node.getOp().getInputs()[i];
+    return isa<IntegerType>(element) ? getShapeElements(bound).has_value()
+                                     : matchPattern(bound, m_Constant());
+  });
+  if (!known && node.isSettled() &&
+      llvm::none_of(node.getOp().getInputs(), [](Value bound) {
+        return bound.getDefiningOp<ForeignOp>();
+      }))
+    return results(rangeAtRuntime(node, element));
   SmallVector<OpFoldResult> bounds;
   for (unsigned i = 0; i < 3; ++i) {
     if (isa<IntegerType>(element)) {

@@ -35,10 +35,30 @@ func.func @data_symbol_element_out_of_range(%axes: tensor<2xi64>) {
 
 // -----
 
-func.func @data_symbol_not_an_argument() {
-  %c = tsc.constant dense<[1]> : tensor<1xi64>
-  // expected-error @+1 {{'tsc.symbol' op symbol 'c[0]' must be read from a function argument}}
-  %a = tsc.symbol "c[0]" [0, 4] from %c[0] : tensor<1xi64>
+// A computed value must have a static shape holding the element too.
+func.func @data_symbol_of_dynamic_computed_value(%x: tensor<?xi64>) {
+  %y = tsc.add %x, %x : (tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
+  // expected-error @+1 {{'tsc.symbol' op symbol 'y[0]' reads element 0 of 'tensor<?xi64>'; it needs a static numeric tensor holding it}}
+  %a = tsc.symbol "y[0]" [0, 4] from %y[0] : tensor<?xi64>
+  return
+}
+
+// -----
+
+func.func @data_symbol_element_past_computed_value(%x: tensor<2xi64>) {
+  %y = tsc.add %x, %x : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  // expected-error @+1 {{'tsc.symbol' op symbol 'y[2]' reads element 2 of 'tensor<2xi64>'; it needs a static numeric tensor holding it}}
+  %a = tsc.symbol "y[2]" [0, 4] from %y[2] : tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @data_symbol_both_defined_and_read(%x: tensor<2xi64>) {
+  %c = arith.constant 1 : index
+  %y = tsc.add %x, %x : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  // expected-error @+1 {{'tsc.symbol' op symbol 'y[0]' is both defined and read from an input}}
+  %a = tsc.symbol "y[0]" [0, 4] = %c from %y[0] : tensor<2xi64>
   return
 }
 

@@ -195,3 +195,22 @@ func.func @symbols_from_data(%x: tensor<3x4xf32>, %axes: tensor<1xi64>) -> tenso
   %y = tsc.reduce_window %x window[%w, %c1] sizes[%s, %c1] kind = "max" : (tensor<3x4xf32>) -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
 }
+
+// -----
+
+// A symbol read from a value the graph computes (format 1.8: the run
+// defines it after the step computing the value), and one from a constant.
+// CHECK-LABEL: func.func @symbols_from_computed_values
+// CHECK:         %[[SUM:.+]] = tsc.add
+// CHECK:         %[[N:.+]] = tsc.symbol "n" [0, 64] from %[[SUM]][1] : tensor<2xi64>
+// CHECK:         %[[C:.+]] = tsc.constant
+// CHECK:         tsc.symbol "c" [0, 8] from %[[C]][0] : tensor<1xi32>
+// CHECK:         tsc.expand %{{.+}}[%[[N]]] : tensor<f32> -> tensor<?xf32>
+func.func @symbols_from_computed_values(%x: tensor<2xi64>, %f: tensor<f32>) -> tensor<?xf32> {
+  %sum = tsc.add %x, %x : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %n = tsc.symbol "n" [0, 64] from %sum[1] : tensor<2xi64>
+  %c = tsc.constant dense<[3]> : tensor<1xi32>
+  %k = tsc.symbol "c" [0, 8] from %c[0] : tensor<1xi32>
+  %y = tsc.expand %f[%n] : tensor<f32> -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}

@@ -75,7 +75,7 @@ def sections(data):
     return out
 
 
-def decode_plan(data):
+def decode_plan(data, minor=0):
     """The plan's target, value and expression counts, and its steps as
     (kind, fields) with launch steps decoded."""
     r = Reader(data)
@@ -117,7 +117,9 @@ def decode_plan(data):
     # Format 1.6: symbols defined from the inputs' data, when there are any.
     plan["definitions"] = []
     if r.pos != len(data):
-        plan["definitions"] = [(r.take("I"), r.bytes(r.take("I")))
+        # Format 1.8: each definition ends with the step it follows.
+        plan["definitions"] = [(r.take("I"), r.bytes(r.take("I")),
+                                r.take("I") if minor >= 8 else 0xFFFFFFFF)
                                for _ in range(r.take("I"))]
     if r.pos != len(data):
         raise ValueError(f"{len(data) - r.pos} bytes after the last step")
@@ -153,7 +155,7 @@ def inspect(path):
         parts = sections(pathlib.Path(path).read_bytes())
         if "CUDA" not in parts or "PLAN" not in parts:
             return None, "no CUDA or PLAN section"
-        plan = decode_plan(parts["PLAN"])
+        plan = decode_plan(parts["PLAN"], parts["version"][1])
         chips, modules = decode_cuda(parts["CUDA"])
     except (ValueError, KeyError, struct.error, UnicodeDecodeError) as e:
         return None, f"undecodable artifact: {e}"
@@ -171,7 +173,9 @@ def inspect(path):
     wide_unsigned = any(value[0] in DTYPES_1_4 for value in plan["values"])
     float8 = any(value[0] in DTYPES_1_5 for value in plan["values"])
     packed = any(value[0] in DTYPES_1_7 for value in plan["values"])
-    expected = ((1, 8) if any(activations) else (1, 7) if packed else (1, 6) if plan["definitions"] else (1, 5) if float8
+    late = any(d[2] != 0xFFFFFFFF for d in plan["definitions"])
+    expected = ((1, 8) if late or any(activations) else (1, 7) if packed
+                else (1, 6) if plan["definitions"] else (1, 5) if float8
                 else (1, 4) if wide_unsigned
                 else (1, 3) if half_gemm else (1, 2))
     if parts["version"] != expected:
@@ -257,7 +261,7 @@ def show_expr(code, symbols):
 def dump(path):
     """One line per launch: kernel, grid, block and arguments."""
     parts = sections(pathlib.Path(path).read_bytes())
-    plan = decode_plan(parts["PLAN"])
+    plan = decode_plan(parts["PLAN"], parts["version"][1])
     _, modules = decode_cuda(parts["CUDA"])
     show = lambda e: show_expr(plan["exprs"][e], plan["symbols"])
     names = {v: n for n, v in plan["inputs"] + plan["outputs"]}
