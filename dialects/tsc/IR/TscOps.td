@@ -51,9 +51,10 @@ def Tsc_SymbolOp : Tsc_Op<"symbol", [Pure, AttrSizedOperandSegments,
 
     A plain symbol is the size of some input dim, which binds it at run time.
     Two other kinds are bound from data, as TensorRT's shape tensors are:
-    `from %input[i]` reads element `i` of the integer graph input `%input`
-    (a value the model takes at run time, e.g. a Reshape's shape or a
-    reduction's axes; the caller passes that input in host memory), and
+    `from %v[i]` reads element `i` of `%v`, a graph input (a value the
+    model takes at run time, e.g. a Reshape's shape or a reduction's axes;
+    the caller passes it in host memory) or a value the graph computes (read
+    right after the step that computes it), and
     `= %v` defines the symbol as the index computation `%v` over other
     symbols, dims and constants (`arith` add, sub, mul, div, rem, min, max,
     cmpi, select and casts), which need not be affine. Such symbols may have a
