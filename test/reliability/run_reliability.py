@@ -298,26 +298,23 @@ def mutate(data, rng):
     return model.SerializeToString(), f"proto:{kind}"
 
 
-compiled = []  # mutants tsc compiled (the rest it refused)
-
-
 def try_mutant(args, path):
-    """None when tsc (and tsc-run on its artifact) behaved, else the problem."""
+    """(problem, compiled): problem None when tsc (and tsc-run on its
+    artifact) behaved; compiled when tsc wrote an artifact."""
     artifact = path.with_suffix(".tscm")
     status, message = run([args.tsc, str(path), "-o", str(artifact),
                            "--dim", "batch=1..4", "--dim", "seq=1..8"])
     problem = judge(status, message, status if status in (0, 1) else 1, [])
     if problem:
-        return f"tsc: {problem}"
+        return f"tsc: {problem}", False
     if status == 1:
         if "error" not in message:
-            return f"tsc: exit 1 without an error message: {message[:200]!r}"
-        return None
-    compiled.append(path.name)
+            return f"tsc: exit 1 without an error message: {message[:200]!r}", False
+        return None, False
     status, message = run([args.tsc_run, str(artifact), "--output-dir",
                            str(path.with_suffix(".out"))])
     problem = judge(status, message, status if status in (0, 1) else 1, [])
-    return f"tsc-run on its artifact: {problem}" if problem else None
+    return (f"tsc-run on its artifact: {problem}" if problem else None), True
 
 
 def main():
@@ -369,11 +366,11 @@ def main():
             mutants.append((f"mutant {i:04d} ({kind})", path))
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             outcomes = list(pool.map(lambda m: try_mutant(args, m[1]), mutants))
-        for (name, _), problem in zip(mutants, outcomes):
+        for (name, _), (problem, _) in zip(mutants, outcomes):
             record(name, problem, quiet=True)
         print(f"mutants: {args.mutants} (seed {args.seed}), "
-              f"{len(compiled)} compiled and ran or were refused by tsc-run, "
-              f"{sum(1 for p in outcomes if p)} misbehaved")
+              f"{sum(1 for _, c in outcomes if c)} compiled and ran or were refused by "
+              f"tsc-run, {sum(1 for p, _ in outcomes if p)} misbehaved")
 
     return checks.finish(args.xunit)
 

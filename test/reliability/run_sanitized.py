@@ -106,7 +106,7 @@ def seeds(tsc, work):
 
 
 def sanitizer_problem(proc):
-    text = proc.stderr if isinstance(proc.stderr, str) else proc.stderr.decode("utf-8", "replace")
+    text = proc.stderr
     if proc.returncode < 0:
         return f"killed by signal {-proc.returncode}: {text[-1500:]}"
     if "Sanitizer" in text or "runtime error:" in text:
