@@ -28,6 +28,15 @@ suites=(
 )
 
 status=0
+# suite NAME COMMAND...: runs one suite with its xUnit report, prints its
+# time; a failure fails the run.
+suite() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@" --xunit "$results/$name.xml" || status=1
+  echo "test: suite '$name' took $((SECONDS - start))s"
+}
+
 for entry in "${suites[@]}"; do
   name=${entry%%|*}
   dir=${entry#*|}
@@ -37,114 +46,75 @@ for entry in "${suites[@]}"; do
 done
 
 # Import conformance over the ONNX backend node tests (pinned onnx package).
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" \
-  --tsc "$build/bin/tsc" --xunit "$results/onnx-node.xml" || status=1
-echo "test: suite 'onnx-node' took $((SECONDS - start))s"
+suite onnx-node "$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" \
+  --tsc "$build/bin/tsc"
 # docs/onnx-ops.md is generated from the node tests' manifests; stale fails.
 "$root/.venv/bin/python" "$root/test/onnx-node/op_table.py" --check || status=1
 
 # ONNX Runtime's contrib ops (com.microsoft), each in small models, against
 # ONNX Runtime's own outputs.
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/onnx-contrib/run_contrib_tests.py" \
-  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
-  --xunit "$results/onnx-contrib.xml" || status=1
-echo "test: suite 'onnx-contrib' took $((SECONDS - start))s"
+suite onnx-contrib "$root/.venv/bin/python" "$root/test/onnx-contrib/run_contrib_tests.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 
 # BERT-, GPT-2- and Llama-style exports (torch.onnx) through the graph phase.
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/models/check_models.py" \
-  --tsc "$build/bin/tsc" --xunit "$results/onnx-models.xml" || status=1
-echo "test: suite 'onnx-models' took $((SECONDS - start))s"
+suite onnx-models "$root/.venv/bin/python" "$root/test/models/check_models.py" \
+  --tsc "$build/bin/tsc"
 
 # End to end on the host CPU: every node test that imports, compiled to an
 # artifact and run by tsc-run against its expected outputs.
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --run \
-  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
-  --xunit "$results/onnx-node-run.xml" || status=1
-echo "test: suite 'onnx-node-run' took $((SECONDS - start))s"
+suite onnx-node-run "$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --run \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 
 # The same cases with the CUDA target's loop mapping (tiles, guards,
 # one-iteration launches) compiled for the host: its numerics without a GPU.
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --run --gpu-loop-mapping \
-  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
-  --xunit "$results/onnx-node-run-gpu-mapping.xml" || status=1
-echo "test: suite 'onnx-node-run-gpu-mapping' took $((SECONDS - start))s"
+suite onnx-node-run-gpu-mapping "$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --run --gpu-loop-mapping \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 
 # CUDA device code (sm_80, sm_90) of every node test that runs on the host,
 # each kernel module assembled by ptxas; skipped without a CUDA toolkit.
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --ptx \
-  --tsc "$build/bin/tsc" --xunit "$results/onnx-node-ptx.xml" || status=1
-echo "test: suite 'onnx-node-ptx' took $((SECONDS - start))s"
+suite onnx-node-ptx "$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --ptx \
+  --tsc "$build/bin/tsc"
 
 # The same cases' CUDA artifacts run on the GPU against their expected
 # outputs; skipped, and counted as skipped, where tsc-run finds no GPU.
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --gpu \
-  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
-  --xunit "$results/onnx-node-gpu.xml" || status=1
-echo "test: suite 'onnx-node-gpu' took $((SECONDS - start))s"
+suite onnx-node-gpu "$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --gpu \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 
 # The exported models and all-MiniLM-L6-v2 against ONNX Runtime (and their
 # CUDA device code through ptxas, and on the GPU where there is one), then
 # tsc-run's errors on bad inputs and damaged artifacts.
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/models/run_models.py" \
-  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
-  --xunit "$results/models-run.xml" || status=1
-echo "test: suite 'models-run' took $((SECONDS - start))s"
+suite models-run "$root/.venv/bin/python" "$root/test/models/run_models.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 # The same three model styles as TorchScript archives (traced and scripted)
 # against PyTorch and against their ONNX exports; skipped, and counted as
 # skipped, when tsc was built without libtorch.
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/models/run_torchscript.py" \
-  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
-  --xunit "$results/torchscript-run.xml" || status=1
-echo "test: suite 'torchscript-run' took $((SECONDS - start))s"
+suite torchscript-run "$root/.venv/bin/python" "$root/test/models/run_torchscript.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 # Hugging Face architectures exported by PyTorch 2 (dynamo, TorchScript-based,
 # ONNX Runtime's optimizer) against torch eager, with their fusion; exports
 # are cached in ~/.cache/tsc/corpus.
-start=$SECONDS
-"$root/tools/torch-python" "$root/test/models/run_corpus.py" \
-  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
-  --xunit "$results/corpus.xml" || status=1
-echo "test: suite 'corpus' took $((SECONDS - start))s"
+suite corpus "$root/tools/torch-python" "$root/test/models/run_corpus.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 # The BERT-, GPT-2- and Llama-style corpus models exported by torch.export
 # with dynamic batch and sequence, compiled from their .pt2 archives (no
 # --input) and run at two shapes against torch eager.
-start=$SECONDS
-"$root/tools/torch-python" "$root/test/models/run_torch_export.py" \
-  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
-  --xunit "$results/torch-export.xml" || status=1
-echo "test: suite 'torch-export' took $((SECONDS - start))s"
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/models/run_errors.py" \
-  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
-  --xunit "$results/runtime-errors.xml" || status=1
-echo "test: suite 'runtime-errors' took $((SECONDS - start))s"
+suite torch-export "$root/tools/torch-python" "$root/test/models/run_torch_export.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
+suite runtime-errors "$root/.venv/bin/python" "$root/test/models/run_errors.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 
 # Hostile models, options and files (issue 24): each case its error, and a
 # fixed-seed mutation smoke run of 240 mutants (no signal, no hang, no
 # artifact the runtime crashes on). Longer runs: --mutants N --seed S.
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/reliability/run_reliability.py" \
-  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run" \
-  --xunit "$results/reliability.xml" || status=1
-echo "test: suite 'reliability' took $((SECONDS - start))s"
+suite reliability "$root/.venv/bin/python" "$root/test/reliability/run_reliability.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 
 # The runtime under ASan + UBSan (its own tree, build-sanitize/, from
 # runtime/): libFuzzer on the artifact loader and the .npy reader (30 s each;
 # longer runs in docs/testing.md), the runtime's unit tests, tsc-run's error
 # suite and a fixed sample of node tests run by the sanitized tsc-run.
-start=$SECONDS
-"$root/.venv/bin/python" "$root/test/reliability/run_sanitized.py" \
-  --tsc "$build/bin/tsc" --seconds 30 --node-filter test_reduce \
-  --xunit "$results/sanitized.xml" || status=1
-echo "test: suite 'sanitized' took $((SECONDS - start))s"
+suite sanitized "$root/.venv/bin/python" "$root/test/reliability/run_sanitized.py" \
+  --tsc "$build/bin/tsc" --seconds 30 --node-filter test_reduce
 
 # Count test cases from the xUnit reports (stdlib only).
 /usr/bin/python3 - "$results" <<'PY' || status=1
