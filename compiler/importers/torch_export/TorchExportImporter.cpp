@@ -512,7 +512,8 @@ FailureOr<OwningOpRef<ModuleOp>> ArchiveImporter::run() {
     return failure();
 
   const json::Object *signature = graphModule->getObject("signature");
-  const json::Array *outputSpecs = signature->getArray("output_specs");
+  const json::Array *outputSpecs =
+      signature ? signature->getArray("output_specs") : nullptr;
   if (!outputSpecs) {
     error() << "models/model.json has no output specs";
     return failure();
@@ -520,7 +521,11 @@ FailureOr<OwningOpRef<ModuleOp>> ArchiveImporter::run() {
   SmallVector<Value> results;
   for (const json::Value &specValue : *outputSpecs) {
     const json::Object *spec = specValue.getAsObject();
-    StringRef kind = spec && spec->size() == 1 ? spec->begin()->first : "";
+    // The key as a StringRef into the object (a ternary with "" would make
+    // a temporary ObjectKey and leave `kind` dangling).
+    StringRef kind;
+    if (spec && spec->size() == 1)
+      kind = spec->begin()->first;
     const json::Object *specBody =
         kind.empty() ? nullptr : spec->begin()->second.getAsObject();
     const json::Object *arg = specBody ? specBody->getObject("arg") : nullptr;

@@ -379,6 +379,15 @@ Value foreign::buildFilled(ForeignNode &node, ArrayRef<OpFoldResult> shape,
 FailureOr<Value> foreign::buildRange(ForeignNode &node, Type element,
                                     ArrayRef<OpFoldResult> bounds) {
   RewriterBase &rw = node.getRewriter();
+  // arith computes on signless integers: a range of unsigned (or signed)
+  // ones is built in i64 and cast.
+  if (auto integer = dyn_cast<IntegerType>(element);
+      integer && !integer.isSignless()) {
+    FailureOr<Value> range = buildRange(node, rw.getI64Type(), bounds);
+    if (failed(range))
+      return failure();
+    return castTo(node, *range, element);
+  }
   SmallVector<Value> operands;
   SmallVector<std::optional<double>> constants;
   for (OpFoldResult bound : bounds) {
