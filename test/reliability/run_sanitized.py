@@ -8,12 +8,16 @@ undefined -fno-sanitize-recover=all` and TSC_RUNTIME_FUZZ=ON, which gives a
 sanitized libtsc_runtime.so, tsc-run and tsc-runtime-tests, and two fuzz
 targets (runtime/fuzz/): tsc-fuzz-artifact (tsc_model_load_from_memory with
 checksums skipped and no code loaded) and tsc-fuzz-npy (tsc-run's .npy
-reader). Then, each one test case:
+reader). The main build makes two more (compiler/fuzz/): tsc-fuzz-onnx (a
+binary ONNX model through the importer, conversion and the fuse phase) and
+tsc-fuzz-pt2 (a torch.export archive likewise), their importer sources
+instrumented. Then, each one test case:
 
 - `fuzz-<target>`: SECONDS seconds of libFuzzer from seeds made here (small
   models compiled by the main build's tsc, fp32 and int, with and without
-  GEMM steps, and .npy files of several dtypes and shapes) plus the committed
-  regressions (runtime/fuzz/regressions/<target>/); fails on any crash, leak,
+  GEMM steps; .npy files of several dtypes and shapes; every ONNX backend
+  node test's model; small .pt2 archives from make_pt2_seeds.py) plus the
+  committed regressions (<sources>/regressions/<target>/); fails on any crash, leak,
   sanitizer report or timeout; prints the executions and their rate;
 - `regressions-<target>`: every committed regression input, run once;
 - `sanitized-runtime-tests`: tsc-runtime-tests on make_artifact.py's fixtures;
@@ -42,7 +46,11 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "test"))
 from checks_report import Checks  # noqa: E402
-FUZZERS = ("artifact", "npy")
+# fuzz target: (folder of its sources, whether the main build makes it).
+# The runtime's targets are built in the sanitized tree; the importers' in
+# the main build (compiler/fuzz/CMakeLists.txt instruments their sources).
+FUZZERS = {"artifact": ("runtime/fuzz", False), "npy": ("runtime/fuzz", False),
+           "onnx": ("compiler/fuzz", True), "pt2": ("compiler/fuzz", True)}
 SANITIZE = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 ENV = dict(os.environ,
            ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1",
@@ -98,11 +106,29 @@ def seeds(tsc, work):
         for flags, suffix in (([], ""), (["--dim", "batch=1..4"], "-ranged")):
             subprocess.run([str(tsc), str(path), "-o", str(art / f"{name}{suffix}.tscm")]
                            + flags, check=True, capture_output=True)
+    # The ONNX importer: the small models above and every ONNX backend node
+    # test's model (the pinned onnx package makes them; ~10 MB).
+    onnx_seeds = work / "seeds-onnx"
+    onnx_seeds.mkdir()
+    for name in models:
+        shutil.copy(work / f"{name}.onnx", onnx_seeds)
+    import warnings
+    from onnx.backend.test.loader import load_model_tests
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for case in load_model_tests(kind="node"):
+            onnx.save(case.model, str(onnx_seeds / f"{case.name}.onnx"))
+    # The .pt2 reader: small archives saved by torch.export (PyTorch 2
+    # environment).
+    pt2_seeds = work / "seeds-pt2"
+    subprocess.run([str(ROOT / "tools" / "torch-python"),
+                    str(ROOT / "test" / "reliability" / "make_pt2_seeds.py"),
+                    str(pt2_seeds)], check=True, capture_output=True)
     for i, array in enumerate([np.ones((2, 3), np.float32), np.arange(5, dtype=np.int64),
                                np.zeros((1, 2, 2), np.float16), np.array(True),
                                np.ones((0, 4), np.uint8), np.full((3,), 7, np.int32)]):
         np.save(npy / f"seed{i}.npy", array)
-    return {"artifact": art, "npy": npy}
+    return {"artifact": art, "npy": npy, "onnx": onnx_seeds, "pt2": pt2_seeds}
 
 
 def sanitizer_problem(proc):
@@ -137,9 +163,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
         corpora = seeds(pathlib.Path(args.tsc), work)
-        for target in FUZZERS:
-            fuzzer = tree / f"tsc-fuzz-{target}"
-            regressions = ROOT / "runtime" / "fuzz" / "regressions" / target
+        for target, (sources, in_main_build) in FUZZERS.items():
+            fuzzer = (pathlib.Path(args.tsc).parent if in_main_build else tree) / \
+                f"tsc-fuzz-{target}"
+            regressions = ROOT / sources / "regressions" / target
             found = sorted(regressions.glob("*")) if regressions.is_dir() else []
             if found:
                 proc = subprocess.run([str(fuzzer)] + [str(p) for p in found],
@@ -155,7 +182,7 @@ def main():
             artifacts.mkdir()
             proc = subprocess.run(
                 [str(fuzzer), str(corpus), f"-max_total_time={args.seconds}",
-                 "-timeout=10", "-rss_limit_mb=4096", "-max_len=65536",
+                 "-timeout=10", "-rss_limit_mb=4096", "-max_len=65536", "-keep_seed=1",
                  f"-artifact_prefix={artifacts}/", "-print_final_stats=1"],
                 capture_output=True, text=True, env=ENV)
             runs = re.search(r"stat::number_of_executed_units:\s*(\d+)", proc.stderr)
@@ -166,7 +193,7 @@ def main():
             problem = None
             if proc.returncode or crashes:
                 problem = (f"exit status {proc.returncode}, inputs {crashes} (copy them "
-                           f"to runtime/fuzz/regressions/{target}/): {proc.stderr[-3000:]}")
+                           f"to {sources}/regressions/{target}/): {proc.stderr[-3000:]}")
             record(f"fuzz-{target}", problem, note)
 
         tests = tree / "tsc-runtime-tests"
