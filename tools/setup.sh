@@ -38,7 +38,7 @@ packages=(
   python3-numpy python3-torch libdnnl-dev libomp5-14
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   protobuf-compiler libprotobuf-dev libonnx-dev libgtest-dev libtorch-dev
-  libminizip-dev libclang-rt-14-dev
+  libminizip-dev libclang-rt-14-dev clang-format-22 clang-tidy-22
 )
 missing=()
 for p in "${packages[@]}"; do

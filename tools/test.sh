@@ -45,6 +45,12 @@ for entry in "${suites[@]}"; do
   echo "test: suite '$name' took $((SECONDS - start))s"
 done
 
+# House rules on what changed since tools/lint-base: clang-format-22 on the
+# changed lines, clang-tidy-22 (.clang-tidy) on the changed files, and the
+# pass table in docs/dialect.md against the registered passes.
+suite lint "$root/.venv/bin/python" "$root/test/lint/run_lint.py" \
+  --tsc-opt "$build/bin/tsc-opt" --build "$build"
+
 # Import conformance over the ONNX backend node tests (pinned onnx package).
 suite onnx-node "$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" \
   --tsc "$build/bin/tsc"

@@ -273,7 +273,7 @@ Location Importer::nodeLoc(jit::Node *node) {
   if (auto stack = node->callstack())
     name = modulePath((*stack)->vec());
   name += "/";
-  if (node->outputs().size() > 0 && node->output(0)->hasDebugName())
+  if (!node->outputs().empty() && node->output(0)->hasDebugName())
     name += node->output(0)->debugName();
   else
     name += std::string(node->kind().toUnqualString()) + "_" +

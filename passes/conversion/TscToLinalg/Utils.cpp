@@ -272,8 +272,7 @@ tolinalg::getUnitDimReassociation(ArrayRef<bool> isUnit) {
       groups.back().push_back(d);
     } else {
       pending.push_back(d);
-      groups.push_back(std::move(pending));
-      pending.clear();
+      groups.push_back(std::exchange(pending, {}));
     }
   }
   // Only unit dims: a rank-0 tensor, whose reassociation is empty.
