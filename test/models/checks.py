@@ -117,7 +117,7 @@ def run_artifact(tsc_run, artifact, inputs, work):
 
 
 def rel_l2(out, ref):
-    """|out - ref|_2 / |ref|_2 in float64 (DESIGN.md, Numerics); the largest
+    """|out - ref|_2 / |ref|_2 in float64 (docs/design.md, Numerics); the largest
     |out| when the reference is zero."""
     o, r = np.asarray(out, np.float64), np.asarray(ref, np.float64)
     norm = np.linalg.norm(r)

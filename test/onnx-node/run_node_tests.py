@@ -150,7 +150,7 @@ def run_case(tsc, path):
 
 # --- run mode ---------------------------------------------------------------
 
-# Relative L2 bound per float dtype (DESIGN.md, Numerics: fp32 at 1e-4).
+# Relative L2 bound per float dtype (docs/design.md, Numerics: fp32 at 1e-4).
 TOLERANCE = {"float16": 1e-3, "bfloat16": 1e-2}
 # The 8-bit floats of ml_dtypes, which tsc-run reads and writes as |u1 .npy
 # holding their bits (docs/onnx.md); their outputs are compared bit for bit.
