@@ -426,7 +426,10 @@ FailureOr<Values> convertTreeEnsemble(ForeignNode &node) {
     // Only node `id`'s column takes the membership result.
     MaybeValue onlyHere =
         flags({nodes}, [&, id = id](int64_t n) { return n == id; });
-    cond = select(node, onlyHere, insertDim(node, in, 1), cond);
+    // An empty set holds nothing: `in` stays a false scalar, which
+    // broadcasts as it is.
+    cond = select(node, onlyHere, set.empty() ? in : insertDim(node, in, 1),
+                  cond);
   }
   if (!tracksTrue.empty())
     cond = binary<OrOp>(node, cond,

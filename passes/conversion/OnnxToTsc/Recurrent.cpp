@@ -44,6 +44,9 @@ MaybeValue fromonnx::insertDim(ForeignNode &node, MaybeValue x, int64_t dim) {
   if (failed(x))
     return failure();
   SmallVector<OpFoldResult> sizes = node.sizes(*x);
+  if (dim < 0 || dim > static_cast<int64_t>(sizes.size()))
+    return node.fail("cannot insert a dim at " + Twine(dim) + " into a rank-" +
+                     Twine(sizes.size()) + " value");
   sizes.insert(sizes.begin() + dim, node.getRewriter().getIndexAttr(1));
   return node.reshape(*x, sizes);
 }
