@@ -116,8 +116,9 @@ suite reliability "$root/.venv/bin/python" "$root/test/reliability/run_reliabili
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 
 # The runtime under ASan + UBSan (its own tree, build-sanitize/, from
-# runtime/): libFuzzer on the artifact loader and the .npy reader (30 s each;
-# longer runs in docs/testing.md), the runtime's unit tests, tsc-run's error
+# runtime/): libFuzzer on the artifact loader and the .npy reader, and the
+# main build's fuzzers of the ONNX and .pt2 importers (30 s each; longer runs
+# in docs/testing.md), the runtime's unit tests, tsc-run's error
 # suite and a fixed sample of node tests run by the sanitized tsc-run.
 suite sanitized "$root/.venv/bin/python" "$root/test/reliability/run_sanitized.py" \
   --tsc "$build/bin/tsc" --seconds 30 --node-filter test_reduce
