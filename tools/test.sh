@@ -106,6 +106,10 @@ suite corpus "$root/tools/torch-python" "$root/test/models/run_corpus.py" \
 # --input) and run at two shapes against torch eager.
 suite torch-export "$root/tools/torch-python" "$root/test/models/run_torch_export.py" \
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
+# The Python package (build/python/tsc): load and run with numpy and torch,
+# errors as exceptions, tsc.compile of BERT- and Llama-style modules against
+# torch eager.
+suite python "$root/tools/torch-python" "$root/test/python/run_tests.py" --build "$build"
 suite runtime-errors "$root/.venv/bin/python" "$root/test/models/run_errors.py" \
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 
