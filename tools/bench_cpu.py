@@ -15,14 +15,16 @@ on the same inputs (padded attention mask) and the same thread count:
                 f32 and bf16 (bf16 runs on AMX or AVX512_BF16 where the CPU has
                 them), INFERENCE_NUM_THREADS N, PERFORMANCE_HINT LATENCY; an infer
                 request in a loop
-  PyTorch       eager forward under torch.no_grad (torch.set_num_threads N)
+  PyTorch       PyTorch 2 (.venv-torch, tools/torch-python): eager forward under
+                torch.no_grad, and torch.compile (Inductor, CPU; compiled during
+                the warm-up runs), torch.set_num_threads N
 each in its own child process, so that each peak RSS (from wait4) is that
 runtime's alone (the Python peers' include the interpreter and libraries).
 OpenVINO runs with the python of .venv-bench (`tools/setup.sh --bench`,
 tools/requirements-bench.lock; --openvino-python to use another); without it
 the OpenVINO columns are n/a and a note says why.
 Prints one table: median latency of each, the fusion gain (no-fuse/fused),
-tsc/ORT, tsc/OpenVINO (f32) and tsc/torch ratios, the largest relative L2 of
+tsc/ORT, tsc/OpenVINO (f32), tsc/torch and tsc/Inductor ratios, the largest relative L2 of
 tsc's outputs (both artifacts) and of OpenVINO's (f32, bf16) against ONNX
 Runtime's, and peak RSS.
 Not a test: it fails only when it cannot measure.
@@ -54,7 +56,9 @@ MODELS = ("minilm", "bert-base")
 INPUTS = ("input_ids", "attention_mask")
 # The peers in their own processes: (row key, --peer, --precision).
 PEERS = (("ort", "ort", None), ("ov", "openvino", "f32"), ("ov_bf16", "openvino", "bf16"),
-         ("torch", "torch", None))
+         ("torch", "torch", None), ("inductor", "inductor", None))
+# The PyTorch peers run in the PyTorch 2 environment.
+TORCH_PYTHON = str(ROOT / "tools" / "torch-python")
 
 
 def sanitize(name):
@@ -105,8 +109,11 @@ def peer(args):
             return session.run(names, inputs)
     else:
         import torch
+        version = torch.__version__
         torch.set_num_threads(args.threads)
         model = torch_model(args.model)
+        if args.peer == "inductor":
+            model = torch.compile(model, backend="inductor")
         names = ["last_hidden_state", "sentence_embedding"]
         tensors = [torch.from_numpy(inputs[n]) for n in INPUTS]
 
@@ -224,7 +231,7 @@ def bench_model(args, name, work, rows, notes, versions):
             np.save(data / f"{n}.npy", value)
         row = {"model": name, "batch": batch}
         for key, runtime, precision in PEERS:
-            python = sys.executable
+            python = TORCH_PYTHON if runtime in ("torch", "inductor") else sys.executable
             if runtime == "openvino":
                 if not os.access(args.openvino_python, os.X_OK):
                     if not any("OpenVINO" in n for n in notes):
@@ -282,7 +289,8 @@ def bench_model(args, name, work, rows, notes, versions):
                              f"(rel L2 {sanity:.1e}): the peers do not run the same model")
         rows.append(row)
         print(f"  batch {batch}: " + ", ".join(
-            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "ort", "ov", "ov_bf16", "torch")
+            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "ort", "ov", "ov_bf16", "torch",
+                                             "inductor")
             if k in row),
             flush=True)
 
@@ -302,21 +310,23 @@ def table(args, rows):
 
     head = (f"{'model':<10} {'batch':>5} {'seq':>4} {'thr':>3} {'tsc ms':>9} "
             f"{'no-fuse ms':>10} {'fusion gain':>11} {'ORT ms':>9} {'OV ms':>9} "
-            f"{'OV bf16 ms':>10} {'torch ms':>9} {'tsc/ORT':>7} {'tsc/OV':>6} "
-            f"{'tsc/torch':>9} {'relL2 vs ORT tsc/OV/OVbf16':>28} "
-            f"{'RSS MiB tsc/ORT/OV/OVbf16/torch':>32}")
+            f"{'OV bf16 ms':>10} {'torch ms':>9} {'Ind. ms':>9} {'tsc/ORT':>7} {'tsc/OV':>6} "
+            f"{'tsc/torch':>9} {'tsc/Ind.':>8} {'relL2 vs ORT tsc/OV/OVbf16':>28} "
+            f"{'RSS MiB tsc/ORT/OV/OVbf16/torch/Ind.':>37}")
     print(head)
     print("-" * len(head))
     for r in rows:
         errs = [r[k] for k in ("tsc_rel_l2", "nofuse_rel_l2") if k in r]
         tsc_err = f"{max(errs):.1e}" if errs else "n/a"
         errors = f"{tsc_err}/{err(r, 'ov_rel_l2')}/{err(r, 'ov_bf16_rel_l2')}"
-        rss = "/".join(mib(r, f"{k}_rss") for k in ("tsc", "ort", "ov", "ov_bf16", "torch"))
+        rss = "/".join(mib(r, f"{k}_rss")
+                       for k in ("tsc", "ort", "ov", "ov_bf16", "torch", "inductor"))
         print(f"{r['model']:<10} {r['batch']:>5} {args.seq:>4} {args.threads:>3} "
               f"{ms(r, 'tsc'):>9} {ms(r, 'nofuse'):>10} {ratio(r, 'nofuse', 'tsc'):>11} "
               f"{ms(r, 'ort'):>9} {ms(r, 'ov'):>9} {ms(r, 'ov_bf16'):>10} {ms(r, 'torch'):>9} "
-              f"{ratio(r, 'tsc', 'ort'):>7} {ratio(r, 'tsc', 'ov'):>6} "
-              f"{ratio(r, 'tsc', 'torch'):>9} {errors:>28} {rss:>32}")
+              f"{ms(r, 'inductor'):>9} {ratio(r, 'tsc', 'ort'):>7} {ratio(r, 'tsc', 'ov'):>6} "
+              f"{ratio(r, 'tsc', 'torch'):>9} {ratio(r, 'tsc', 'inductor'):>8} {errors:>28} "
+              f"{rss:>37}")
 
 
 def main():
@@ -334,7 +344,8 @@ def main():
     parser.add_argument("--openvino-python", default=str(ROOT / ".venv-bench" / "bin" / "python"),
                         help="the python that has openvino (tools/setup.sh --bench)")
     # The peers (internal).
-    parser.add_argument("--peer", choices=("ort", "openvino", "torch"), help=argparse.SUPPRESS)
+    parser.add_argument("--peer", choices=("ort", "openvino", "torch", "inductor"),
+                        help=argparse.SUPPRESS)
     parser.add_argument("--precision", choices=("f32", "bf16"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     parser.add_argument("--onnx", help=argparse.SUPPRESS)
@@ -371,6 +382,9 @@ def main():
             except (OSError, ValueError, RuntimeError) as e:
                 notes.append(f"{name}: {type(e).__name__}: {e}")
     print()
+    if "torch" in versions or "inductor" in versions:
+        print(f"PyTorch peers: torch {versions.get('torch') or versions.get('inductor')} "
+              "(.venv-torch), eager and torch.compile (Inductor)")
     if "openvino" in versions:
         print(f"openvino {versions['openvino']} ({args.openvino_python}); OV: "
               "INFERENCE_PRECISION_HINT f32, OV bf16: bf16")
