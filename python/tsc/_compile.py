@@ -1,6 +1,8 @@
 """tsc.compile: torch.export -> .pt2 -> the tsc compiler -> a loaded model."""
 from __future__ import annotations
 
+import inspect
+import json
 import os
 import pathlib
 import shutil
@@ -66,6 +68,33 @@ def compile_file(model_path: str, path: Optional[str] = None, threads: int = 0,
         return load(out, threads=threads, device=device)
 
 
+def _dim_names(module: Any, program: Any, dynamic_shapes: Any) -> dict:
+    """{torch's symbol (`s23`): the torch.export.Dim's name} for each input
+    dim that `dynamic_shapes` makes a Dim (derived dims, e.g. 2 * batch, are
+    expressions, not symbols, and keep no name)."""
+    if not dynamic_shapes:
+        return {}
+    nodes = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
+    inputs = [nodes[name] for name in program.graph_signature.user_inputs]
+    if isinstance(dynamic_shapes, dict):
+        params = inspect.signature(module.forward).parameters
+        specs = [dynamic_shapes.get(p) for p in params]
+    else:
+        specs = list(dynamic_shapes)
+    names = {}
+    for node, spec in zip(inputs, specs):
+        if not spec:
+            continue
+        shape = node.meta["val"].shape
+        for d, dim in (spec.items() if isinstance(spec, dict) else enumerate(spec)):
+            name = getattr(dim, "__name__", None)
+            size = shape[d] if d < len(shape) else None
+            expr = getattr(getattr(size, "node", None), "expr", None)
+            if name and expr is not None and expr.is_Symbol:
+                names[str(expr)] = name
+    return names
+
+
 def compile(module: Any, example_inputs: Sequence[Any],
             dynamic_shapes: Any = None, target: str = "cpu",
             precision: str = "fp32", path: Optional[str] = None,
@@ -75,14 +104,18 @@ def compile(module: Any, example_inputs: Sequence[Any],
     `torch.export.export(module, tuple(example_inputs), dynamic_shapes=...)`
     captures the graph (dims that `dynamic_shapes` names become symbols with
     their ranges, as `torch.export.Dim` gives them); the archive goes through
-    the tsc compiler with `--target`, `--precision` and `options` as flags;
+    the tsc compiler with `--target`, `--precision` and `options` as flags
+    (the symbols take the Dims' names, so `dim=["batch=1..4"]` narrows one);
     the result is a tsc.Model whose outputs match `module(*example_inputs)`
     (torch tensors in, torch tensors out)."""
     import torch
     program = torch.export.export(module, tuple(example_inputs),
                                   dynamic_shapes=dynamic_shapes)
+    names = _dim_names(module, program, dynamic_shapes)
     with tempfile.TemporaryDirectory(prefix="tsc-") as tmp:
         archive = os.path.join(tmp, "model.pt2")
-        torch.export.save(program, archive)
+        # The archive keeps no Dim names; tsc reads them from this extra file.
+        torch.export.save(program, archive,
+                          extra_files={"tsc_dim_names.json": json.dumps(names)})
         return compile_file(archive, path=path, threads=threads, device=device,
                             target=target, precision=precision, **options)

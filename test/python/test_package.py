@@ -8,6 +8,7 @@ with TSC_COMPILER=build/bin/tsc. Tolerances: relative L2 per output,
 |out - ref|_2 / |ref|_2 in float64, at most 1e-4 in fp32 (docs/design.md,
 Numerics) and 2.5e-2 for bf16 storage (docs/precision.md's bf16 bound).
 """
+import json
 import pathlib
 import sys
 import warnings
@@ -155,13 +156,9 @@ def compile_and_check(name, precision="fp32", bound=FP32, **options):
         model = tsc.compile(module, [torch.from_numpy(example[n]) for n in names],
                             dynamic_shapes=tuple({0: batch, 1: seq} for _ in names),
                             precision=precision, threads=1, **options)
-    # Batch and sequence are symbols shared by the inputs, with the Dims'
-    # ranges (named as torch.export names them: the archive keeps no Dim
-    # names).
-    shapes = [i["shape"] for i in model.inputs]
-    assert all(s == shapes[0] for s in shapes) and len(set(shapes[0])) == 2
-    ranges = {name: (lo, hi) for name, lo, hi in model.symbols}
-    assert [ranges[s] for s in shapes[0]] == [(1, 4), (1, architectures.POSITIONS)]
+    # Batch and sequence are the Dims, by name and range.
+    assert [i["shape"] for i in model.inputs] == [["batch", "seq"]] * len(names)
+    assert sorted(model.symbols) == [("batch", 1, 4), ("seq", 1, architectures.POSITIONS)]
     for b, s in ((1, 7), (3, 64)):
         inputs = [torch.from_numpy(a) for a in
                   architectures.make_inputs(arch, b, s, seed=b).values()]
@@ -187,3 +184,24 @@ def test_compile_bf16_storage_gives_bf16_tensors():
     model = compile_and_check("bert", precision="bf16", bound=2.5e-2,
                               precision_io="storage")
     assert model.outputs[0]["dtype"] == "bf16"
+
+
+@pytest.mark.parametrize("names, message", [
+    ({"SYMBOL": "1batch"}, "is not an identifier"),
+    ({"s999999": "batch"}, "range_constraints do not have"),
+    ({"SYMBOL": "batch", "OTHER": "batch"}, "to two symbols"),
+])
+def test_bad_dim_names_are_refused(tmp_path, names, message):
+    """extra/tsc_dim_names.json as tsc.compile writes it, but wrong."""
+    class Double(torch.nn.Module):
+        def forward(self, x, y):
+            return x * 2, y + 1
+    batch, rows = torch.export.Dim("batch", min=1, max=8), torch.export.Dim("rows", min=1, max=8)
+    program = torch.export.export(Double(), (torch.ones(2, 3), torch.ones(4, 3)),
+                                  dynamic_shapes=({0: batch}, {0: rows}))
+    symbols = sorted(str(s) for s in program.range_constraints)
+    text = json.dumps(names).replace("SYMBOL", symbols[0]).replace("OTHER", symbols[1])
+    archive = tmp_path / "double.pt2"
+    torch.export.save(program, str(archive), extra_files={"tsc_dim_names.json": text})
+    with pytest.raises(tsc.CompileError, match=message):
+        tsc.compile_file(archive)

@@ -14,6 +14,7 @@
 #include "passes/conversion/TorchToTsc/TorchToTsc.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
@@ -101,6 +102,13 @@ private:
   FailureOr<json::Value> readJson(StringRef name, bool optional);
   LogicalResult checkVersions(const json::Object &program);
   LogicalResult declareSymbols(const json::Object &program);
+  /// Reads `extra/tsc_dim_names.json` if the archive has it.
+  LogicalResult readDimNames(const json::Object &program);
+  /// The tsc symbol's name for the archive's symbol `name`.
+  std::string symbolName(StringRef name) const {
+    auto it = dimNames.find(name);
+    return it == dimNames.end() ? name.str() : it->second;
+  }
   /// The type of `meta` (a TensorMeta), or failure naming `what`.
   FailureOr<RankedTensorType> tensorType(const json::Object *meta,
                                          const Twine &what,
@@ -127,6 +135,9 @@ private:
   llvm::StringMap<WeightConfig> weights;
   json::Value weightsJson = nullptr, constantsJson = nullptr;
   InputSymbols symbols;
+  /// The torch.export.Dim names of the archive's symbols (`s23` → `batch`),
+  /// where the archive carries them.
+  llvm::StringMap<std::string> dimNames;
 };
 
 LogicalResult ArchiveImporter::openArchive() {
@@ -250,10 +261,62 @@ LogicalResult ArchiveImporter::declareSymbols(const json::Object &program) {
       return failure();
     }
     // The program is valid in this range only: --dim may narrow it.
-    Value symbol = symbols.declare(name, min, max);
+    Value symbol = symbols.declare(symbolName(name), min, max);
     symbol.getDefiningOp()->setAttr(kExportedRangeAttr,
                                     builder.getDenseI64ArrayAttr({min, max}));
   }
+  return success();
+}
+
+/// torch.export keeps no Dim names: its symbols are sympy's (`s23`). The
+/// tsc Python package's `tsc.compile` knows them and saves them with the
+/// archive as the extra file `tsc_dim_names.json`, {symbol: Dim name}; each
+/// name must be an identifier, used once, for a symbol the archive has.
+LogicalResult ArchiveImporter::readDimNames(const json::Object &program) {
+  FailureOr<json::Value> parsed =
+      readJson("extra/tsc_dim_names.json", /*optional=*/true);
+  if (failed(parsed))
+    return failure();
+  if (parsed->kind() == json::Value::Null)
+    return success();
+  const json::Object *names = parsed->getAsObject();
+  const json::Object *ranges = program.getObject("range_constraints");
+  if (!names) {
+    error() << "extra/tsc_dim_names.json is not a JSON object";
+    return failure();
+  }
+  llvm::StringSet<> used;
+  for (const auto &[key, value] : *names) {
+    std::optional<StringRef> name = value.getAsString();
+    auto isWordChar = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+    if (!name || name->empty() || llvm::isDigit(name->front()) ||
+        !llvm::all_of(*name, isWordChar)) {
+      error() << "extra/tsc_dim_names.json: the name of symbol '"
+              << StringRef(key) << "' is not an identifier";
+      return failure();
+    }
+    if (!ranges || !ranges->get(key)) {
+      error() << "extra/tsc_dim_names.json names symbol '" << StringRef(key)
+              << "', which the program's range_constraints do not have";
+      return failure();
+    }
+    if (!used.insert(*name).second) {
+      error() << "extra/tsc_dim_names.json gives the name '" << *name
+              << "' to two symbols";
+      return failure();
+    }
+    dimNames[StringRef(key)] = name->str();
+  }
+  // A Dim name may not collide with an archive symbol left unnamed.
+  if (ranges)
+    for (const auto &entry : *ranges)
+      if (!dimNames.contains(StringRef(entry.first)) &&
+          used.contains(StringRef(entry.first))) {
+        error() << "extra/tsc_dim_names.json gives the name '"
+                << StringRef(entry.first)
+                << "', which another of the archive's symbols has";
+        return failure();
+      }
   return success();
 }
 
@@ -304,7 +367,7 @@ ArchiveImporter::tensorType(const json::Object *meta, const Twine &what,
       return failure();
     }
     shape.push_back(ShapedType::kDynamic);
-    dims->push_back(symbol);
+    dims->push_back(symbolName(symbol));
   }
   return RankedTensorType::get(shape, element);
 }
@@ -488,7 +551,8 @@ FailureOr<OwningOpRef<ModuleOp>> ArchiveImporter::run() {
     error() << "models/model.json is not a JSON object";
     return failure();
   }
-  if (failed(checkVersions(*program)) || failed(readWeightConfigs()))
+  if (failed(checkVersions(*program)) || failed(readDimNames(*program)) ||
+      failed(readWeightConfigs()))
     return failure();
   const json::Object *graphModule = program->getObject("graph_module");
   const json::Object *graphObject =
