@@ -146,6 +146,10 @@ public:
   template <typename OpTy>
   FailureOr<Value> create(ValueRange operands,
                           typename OpTy::Properties properties = {}) {
+    // Type inference reads operands by position: a wrong count (a node
+    // missing an input) is refused before it reads past them.
+    if (failed(checkOperandCount<OpTy>(operands.size())))
+      return failure();
     SmallVector<Type> types;
     typename OpTy::Adaptor adaptor(operands, DictionaryAttr(), properties, {});
     if (failed(inferTypes(
@@ -158,6 +162,29 @@ public:
     state.addTypes(types);
     state.useProperties(properties);
     return rewriter.create(state)->getResult(0);
+  }
+
+  /// The operands `OpTy` takes, when it takes a fixed number; -1 otherwise.
+  template <typename OpTy> static constexpr int fixedOperandCount() {
+    if constexpr (OpTy::template hasTrait<OpTrait::ZeroOperands>())
+      return 0;
+    else if constexpr (OpTy::template hasTrait<OpTrait::OneOperand>())
+      return 1;
+    else if constexpr (OpTy::template hasTrait<OpTrait::NOperands<2>::Impl>())
+      return 2;
+    else if constexpr (OpTy::template hasTrait<OpTrait::NOperands<3>::Impl>())
+      return 3;
+    else
+      return -1;
+  }
+  /// Fails naming the op when `count` operands are not what `OpTy` takes.
+  template <typename OpTy> LogicalResult checkOperandCount(size_t count) {
+    constexpr int expected = fixedOperandCount<OpTy>();
+    if (expected < 0 || count == size_t(expected))
+      return success();
+    return fail(Twine(OpTy::getOperationName()) + " takes " + Twine(expected) +
+                " operands; the node gives " + Twine(count) +
+                " (an input missing?)");
   }
 
   /// Runs the verifier on `op`, just built by this converter; on failure the

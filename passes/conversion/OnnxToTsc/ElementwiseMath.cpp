@@ -24,6 +24,8 @@ using Values = SmallVector<Value>;
 /// type, a binary one broadcasts.
 template <typename OpTy>
 FailureOr<Values> direct(ForeignNode &node) {
+  if (failed(node.checkOperandCount<OpTy>(node.getNumInputs())))
+    return failure();
   SmallVector<Value> operands;
   for (unsigned i = 0; i < node.getNumInputs(); ++i) {
     auto x = node.input(i);
