@@ -5,13 +5,14 @@ libFuzzer targets (issue 24).
 Configures and builds a tree of its own (default build-sanitize/) from
 runtime/ (the standalone runtime project) with clang, `-fsanitize=address,
 undefined -fno-sanitize-recover=all` and TSC_RUNTIME_FUZZ=ON, which gives a
-sanitized libtsc_runtime.so, tsc-run and tsc-runtime-tests, and two fuzz
+sanitized libtsc_runtime.so, tsc-run and tsc-runtime-tests, and three fuzz
 targets (runtime/fuzz/): tsc-fuzz-artifact (tsc_model_load_from_memory with
-checksums skipped and no code loaded) and tsc-fuzz-npy (tsc-run's .npy
-reader). The main build makes two more (compiler/fuzz/): tsc-fuzz-onnx (a
-binary ONNX model through the importer, conversion and the fuse phase) and
-tsc-fuzz-pt2 (a torch.export archive likewise), their importer sources
-instrumented. Then, each one test case:
+checksums skipped and no code loaded), tsc-fuzz-npy (tsc-run's .npy reader)
+and tsc-fuzz-options (tsc-run's option parser). The main build makes two
+more (compiler/fuzz/): tsc-fuzz-onnx (a binary ONNX model through the
+importer, conversion and the fuse phase) and tsc-fuzz-pt2 (a torch.export
+archive likewise), their importer and converter sources instrumented.
+Then, each one test case:
 
 - `fuzz-<target>`: SECONDS seconds of libFuzzer from seeds made here (small
   models compiled by the main build's tsc, fp32 and int, with and without
@@ -50,6 +51,7 @@ from checks_report import Checks  # noqa: E402
 # The runtime's targets are built in the sanitized tree; the importers' in
 # the main build (compiler/fuzz/CMakeLists.txt instruments their sources).
 FUZZERS = {"artifact": ("runtime/fuzz", False), "npy": ("runtime/fuzz", False),
+           "options": ("runtime/fuzz", False),
            "onnx": ("compiler/fuzz", True), "pt2": ("compiler/fuzz", True)}
 SANITIZE = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 ENV = dict(os.environ,
@@ -128,7 +130,18 @@ def seeds(tsc, work):
                                np.zeros((1, 2, 2), np.float16), np.array(True),
                                np.ones((0, 4), np.uint8), np.full((3,), 7, np.int32)]):
         np.save(npy / f"seed{i}.npy", array)
-    return {"artifact": art, "npy": npy, "onnx": onnx_seeds, "pt2": pt2_seeds}
+    # tsc-run's command lines, arguments separated by NUL bytes.
+    options = work / "seeds-options"
+    options.mkdir()
+    for i, line in enumerate([
+            ["m.tscm", "--input", "x=a.npy", "--dim", "seq=4", "--output-dir", "out"],
+            ["m.tscm", "--threads=2", "--bench", "5", "--warmup=0", "--int-range", "-3..7"],
+            ["m.tscm", "--seed", "-1", "--cuda-device", "1", "--no-cuda-graphs",
+             "--profile", "--timing"],
+            ["--help"], ["--list-devices"]]):
+        (options / f"seed{i}").write_bytes(b"\0".join(a.encode() for a in line))
+    return {"artifact": art, "npy": npy, "onnx": onnx_seeds, "pt2": pt2_seeds,
+            "options": options}
 
 
 def sanitizer_problem(proc):

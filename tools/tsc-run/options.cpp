@@ -1,0 +1,156 @@
+//===- options.cpp - tsc-run's command line -------------------------------===//
+
+#include "options.h"
+
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+
+using namespace tsc::run;
+
+const char *const tsc::run::kUsage = R"(usage: tsc-run MODEL.tscm [options]
+       tsc-run --list-devices
+
+Runs a compiled tsc artifact (on the host CPU, or on a GPU for --target=cuda
+artifacts) and prints each output's name, shape and dtype.
+
+options:
+  --input NAME=FILE.npy   bind input NAME to the array in FILE.npy (repeatable);
+                          inputs not given get random data fitting the signature
+  --dim NAME=VALUE        value of symbol NAME for random inputs (repeatable;
+                          default: the symbol's maximum, or what a given input sets)
+  --int-range LO..HI      random integer inputs are uniform in [LO, HI) (default 0..2)
+  --seed N                seed of the random inputs (default 0)
+  --output-dir DIR        write each output as DIR/NAME.npy (NAME with characters
+                          other than [A-Za-z0-9_.-] replaced by '_'); bf16 as <f4,
+                          8-bit floats as |u1 holding their bits, i4/i2 as |i1,
+                          u4/u2 as |u1, f4e2m1 as |u1 bits, one element a byte
+                          (inputs too)
+  --threads N             threads of the session (GEMMs and the kernels'
+                          parallel loops), 0 = all cores (default 0)
+  --bench N               after the warmup runs, time N runs and print min, median,
+                          mean, p90 and max latency in ms
+  --warmup N              untimed runs before --bench (default 3)
+  --timing                print the wall time of loading the model, creating the
+                          session and the first run, in ms
+  --profile               time every step of every run and print, per kernel
+                          kind (the ops a kernel runs) and for GEMM calls and
+                          copies, the mean ms per run, largest first
+  --cuda-device N         CUDA artifacts: the device to run on (default 0)
+  --no-cuda-graphs        CUDA artifacts: launch every step of every run
+                          instead of replaying a CUDA graph per symbol values
+  --list-devices          print the CUDA devices this machine has (or why it
+                          has none) and exit
+  --help                  print this help
+)";
+
+namespace {
+
+[[noreturn]] void usageError(const std::string &message) {
+  throw std::runtime_error(message + " (see --help)");
+}
+
+int64_t parseInt(const std::string &text, const std::string &what) {
+  size_t end = 0;
+  int64_t value = 0;
+  try {
+    value = std::stoll(text, &end);
+  } catch (const std::exception &) {
+    end = std::string::npos;
+  }
+  if (text.empty() || end != text.size())
+    usageError("invalid " + what + " '" + text + "'");
+  return value;
+}
+
+int parseCount(const std::string &text, const std::string &option) {
+  int64_t value = parseInt(text, "value for " + option);
+  if (value < 0 || value > 1000000000)
+    usageError(option + " must be between 0 and 1e9, got " + text);
+  return int(value);
+}
+
+std::pair<std::string, std::string> splitAssignment(const std::string &text,
+                                                    const std::string &option) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    usageError(option + " expects NAME=VALUE, got '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+} // namespace
+
+Options tsc::run::parseArgs(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    if (arg == "--help" || arg == "-h") {
+      o.help = true;
+      return o;
+    }
+    if (arg == "--list-devices") {
+      o.listDevices = true;
+      return o;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      if (!o.model.empty())
+        usageError("more than one model given ('" + o.model + "' and '" + arg +
+                   "')");
+      o.model = arg;
+      continue;
+    }
+    size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else {
+      static const char *const kTakesValue[] = {
+          "--input",   "--dim",   "--int-range", "--seed",       "--output-dir",
+          "--threads", "--bench", "--warmup",    "--cuda-device"};
+      bool takes = std::any_of(std::begin(kTakesValue), std::end(kTakesValue),
+                               [&](const char *o) { return arg == o; });
+      if (takes) {
+        if (i + 1 >= argc)
+          usageError(arg + " needs a value");
+        value = argv[++i];
+      }
+    }
+    if (arg == "--input") {
+      o.inputs.push_back(splitAssignment(value, arg));
+    } else if (arg == "--dim") {
+      auto [name, text] = splitAssignment(value, arg);
+      o.dims.push_back({name, parseInt(text, "value of --dim " + name)});
+    } else if (arg == "--int-range") {
+      size_t dots = value.find("..");
+      if (dots == std::string::npos)
+        usageError("--int-range expects LO..HI, got '" + value + "'");
+      o.intLo = parseInt(value.substr(0, dots), "--int-range bound");
+      o.intHi = parseInt(value.substr(dots + 2), "--int-range bound");
+      if (o.intLo >= o.intHi)
+        usageError("--int-range " + value + " is empty (LO..HI is [LO, HI))");
+    } else if (arg == "--seed") {
+      o.seed = uint64_t(parseInt(value, "--seed"));
+    } else if (arg == "--output-dir") {
+      o.outputDir = value;
+    } else if (arg == "--threads") {
+      o.threads = parseCount(value, arg);
+    } else if (arg == "--bench") {
+      o.bench = parseCount(value, arg);
+    } else if (arg == "--warmup") {
+      o.warmup = parseCount(value, arg);
+    } else if (arg == "--profile") {
+      o.profile = true;
+    } else if (arg == "--timing") {
+      o.timing = true;
+    } else if (arg == "--cuda-device") {
+      o.cudaDevice = parseCount(value, arg);
+    } else if (arg == "--no-cuda-graphs") {
+      o.cudaGraphs = false;
+    } else {
+      usageError("unknown option '" + arg + "'");
+    }
+  }
+  if (o.model.empty())
+    usageError("no model given");
+  return o;
+}

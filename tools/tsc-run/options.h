@@ -1,0 +1,40 @@
+//===- options.h - tsc-run's command line ----------------------*- C++ -*-===//
+//
+// The options of tsc-run and their parser, apart from the runner so that a
+// fuzz target (runtime/fuzz/options_fuzzer.cpp) can drive the parser alone.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSC_TOOLS_TSC_RUN_OPTIONS_H
+#define TSC_TOOLS_TSC_RUN_OPTIONS_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tsc::run {
+
+extern const char *const kUsage;
+
+struct Options {
+  std::string model;
+  std::vector<std::pair<std::string, std::string>> inputs; // name, file
+  std::vector<std::pair<std::string, int64_t>> dims;       // symbol, value
+  std::string outputDir;
+  int64_t intLo = 0, intHi = 2;
+  uint64_t seed = 0;
+  int threads = 0;
+  int bench = 0, warmup = 3;
+  int cudaDevice = 0;
+  bool help = false, profile = false, timing = false, listDevices = false,
+       cudaGraphs = true;
+};
+
+/// Parses tsc-run's arguments (argv[0] is the program); throws
+/// std::runtime_error with a message naming the option at fault.
+Options parseArgs(int argc, char **argv);
+
+} // namespace tsc::run
+
+#endif // TSC_TOOLS_TSC_RUN_OPTIONS_H
