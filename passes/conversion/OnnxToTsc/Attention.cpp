@@ -129,6 +129,8 @@ FailureOr<Values> spelledOutAttention(ForeignNode &node, Value query, Value key,
   Value bias;
   if (mask) {
     auto maskType = cast<RankedTensorType>(mask.getType());
+    if (maskType.getRank() == 0)
+      return node.fail("the attention mask must have at least one dim");
     // A mask shorter than the keys is padded with blocked keys.
     int64_t maskKeys = maskType.getShape().back();
     int64_t allKeys = kt.getDimSize(2);

@@ -47,6 +47,8 @@ LogicalResult checkLastDimParam(ForeignNode &node, Value param, StringRef name,
                                 Value x) {
   auto type = cast<RankedTensorType>(param.getType());
   auto xType = cast<RankedTensorType>(x.getType());
+  if (xType.getRank() == 0)
+    return node.fail("the input must have at least one dim");
   int64_t hidden = xType.getShape().back();
   if (type.getRank() != 1 || type.getElementType() != xType.getElementType() ||
       (!ShapedType::isDynamic(hidden) && !type.isDynamicDim(0) &&

@@ -178,6 +178,8 @@ FailureOr<Values> convertAttention(ForeignNode &node) {
   if (node.getInt("past_present_share_buffer", 0) || node.hasInput(6))
     return node.fail("shared past/present buffers are not supported");
   int64_t heads = node.getInt("num_heads", 0);
+  if (weights->getType().getRank() != 2)
+    return node.fail("the weights must be 2-D");
   int64_t width = weights->getType().getShape().back();
   SmallVector<int64_t> sizes;
   if (std::optional<SmallVector<int64_t>> given =
@@ -302,7 +304,10 @@ FailureOr<Values> convertMultiHeadAttention(ForeignNode &node) {
     if (!*bias)
       return x;
     auto type = cast<RankedTensorType>(x.getType());
-    int64_t total = cast<RankedTensorType>((*bias).getType()).getDimSize(0);
+    auto biasType = cast<RankedTensorType>((*bias).getType());
+    if (biasType.getRank() != 1 || type.getRank() == 0)
+      return node.fail("the bias must be 1-D");
+    int64_t total = biasType.getDimSize(0);
     int64_t width = type.getShape().back();
     if (ShapedType::isDynamic(total) || ShapedType::isDynamic(width) ||
         total % 3 != 0 || total != 3 * width)

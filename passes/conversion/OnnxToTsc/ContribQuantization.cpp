@@ -84,7 +84,8 @@ FailureOr<Values> convertMatMulNBits(ForeignNode &node) {
         Twine(k) + ", N " + Twine(n) + ", bits " + Twine(bits) +
         ", block_size " + Twine(block));
   auto element = dyn_cast<FloatType>(a->getType().getElementType());
-  if (!element || a->getType().getShape().back() != k)
+  if (!element || a->getType().getRank() == 0 ||
+      a->getType().getShape().back() != k)
     return node.fail("A must be a float tensor whose last dim is K (" +
                      Twine(k) + ")");
   int64_t blocks = (k + block - 1) / block, blob = block * bits / 8;
@@ -98,9 +99,11 @@ FailureOr<Values> convertMatMulNBits(ForeignNode &node) {
     return node.fail("B has " + Twine(packed->size()) +
                      " bytes, expected N * " + Twine(blocks) + " blocks * " +
                      Twine(blob) + " bytes");
-  auto scaleType = cast<FloatType>(
+  auto scaleType = dyn_cast<FloatType>(
       cast<RankedTensorType>(node.getOp().getInputs()[2].getType())
           .getElementType());
+  if (!scaleType)
+    return node.fail("scales must be floats");
   std::vector<double> scales = floatsOf(*scaleBytes, scaleType);
   if (static_cast<int64_t>(scales.size()) != n * blocks)
     return node.fail("scales has " + Twine(scales.size()) +

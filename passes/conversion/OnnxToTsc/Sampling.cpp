@@ -161,11 +161,12 @@ FailureOr<Value> convertResizeRequest(ForeignNode &node,
   if (!bySizes && (scalesInput < 0 || !hasNonEmptyInput(node, scalesInput)))
     return node.fail("one of scales and sizes must be given");
   unsigned given = bySizes ? sizesInput : scalesInput;
-  if (failed(node.input(given)))
+  FailureOr<TypedValue<RankedTensorType>> givenValue = node.input(given);
+  if (failed(givenValue))
     return failure();
-  int64_t entries =
-      cast<RankedTensorType>(node.getOp().getInputs()[given].getType())
-          .getDimSize(0);
+  if (givenValue->getType().getRank() != 1)
+    return node.fail("input #" + Twine(given) + " must be a 1-D tensor");
+  int64_t entries = givenValue->getType().getDimSize(0);
   if (entries != static_cast<int64_t>(axes.size()))
     return node.fail("input #" + Twine(given) + " has " + Twine(entries) +
                      " entries for " + Twine(axes.size()) + " resized dims");
