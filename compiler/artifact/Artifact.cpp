@@ -5,10 +5,13 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 
-// The runtime's CRC-32C (SSE4.2 where the CPU has it), compiled in: one
-// definition of the format's checksum for the writer and the reader.
+// The runtime's CRC-32C (SSE4.2 where the CPU has it), compiled in, and the
+// format's constants: one definition of the format for the writer and the
+// reader.
 #include "runtime/src/crc32c.h"
+#include "runtime/src/format.h"
 
+#include <array>
 #include <cstring>
 #include <functional>
 
@@ -61,9 +64,48 @@ bool hasLateDefinitions(const Plan &plan) {
                       [](const PlanSymbol &s) { return s.afterStep >= 0; });
 }
 
+/// Format 1.9: what the code of a step expects of plan value `v`, from the
+/// type of the graph value it computes with, as outlineKernels wraps the
+/// buffer (the tensor type's element type and static dims, the plan's shape
+/// expressions for its dynamic dims): not from the values table, which the
+/// loader checks against it. Fails for a value without a ranked graph value.
+LogicalResult writeExpectation(Writer &w, const Plan &plan, unsigned v,
+                               bool written) {
+  const PlanValue &value = plan.values[v];
+  auto type = value.value ? dyn_cast<RankedTensorType>(value.value.getType())
+                          : RankedTensorType();
+  if (!type || size_t(type.getRank()) != value.dims.size())
+    return failure();
+  FailureOr<DType> dtype = getDType(type.getElementType());
+  if (failed(dtype))
+    return failure();
+  w.u8(static_cast<uint8_t>(*dtype));
+  w.u8(written ? ::tscm::kBufferWritten : 0);
+  w.u16(0);
+  w.u32(type.getRank());
+  for (auto [d, size] : llvm::enumerate(type.getShape())) {
+    AffineExpr dim = ShapedType::isDynamic(size)
+                         ? plan.exprs[value.dims[d]]
+                         : getAffineConstantExpr(size, type.getContext());
+    std::vector<uint8_t> code;
+    if (failed(encodeAffineExpr(dim, code)))
+      return failure();
+    w.u32(code.size());
+    w.bytes.insert(w.bytes.end(), code.begin(), code.end());
+  }
+  return success();
+}
+
+/// Whether kernel step `s` writes graph value `v` (one of its ops computes
+/// it): its results, as outlineKernels materializes them.
+bool writes(const PlanStep &s, Value v) {
+  Operation *def = v ? v.getDefiningOp() : nullptr;
+  return def && llvm::is_contained(s.ops, def);
+}
+
 } // namespace
 
-static uint16_t planMinor(const Plan &plan);
+static uint16_t planMinor(const Plan &plan, bool cuda);
 
 namespace {
 
@@ -133,7 +175,7 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
       if (std::string nodes = getSourceNodes(s); !nodes.empty())
         source += " (" + nodes + ")";
       for (const cuda::Launch &launch : device->launches[i]) {
-        w.u8(5);
+        w.u8(static_cast<uint8_t>(::tscm::StepKind::Launch));
         w.u32(launch.module);
         for (unsigned e : launch.grid)
           w.u32(e);
@@ -148,25 +190,32 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
       }
       continue;
     }
-    w.u8(static_cast<uint8_t>(s.kind));
     switch (s.kind) {
     case PlanStep::Kind::Kernel:
+      w.u8(static_cast<uint8_t>(::tscm::StepKind::Kernel));
       w.str(s.name);
       w.u32(s.buffers.size());
       for (unsigned b : s.buffers)
         w.u32(b);
+      // Format 1.9: what the kernel expects of each buffer.
+      for (unsigned b : s.buffers)
+        if (failed(
+                writeExpectation(w, plan, b, writes(s, plan.values[b].value))))
+          return failure();
       break;
     case PlanStep::Kind::Gemm:
       // Format 1.1: a GEMM with a residual is kind 4, kind 2's fields and
       // then the residual; 1.0 readers reject it by its kind.
-      if (s.residual != ~0u)
-        w.bytes.back() = 4;
+      w.u8(static_cast<uint8_t>(s.residual != ~0u
+                                    ? ::tscm::StepKind::GemmResidual
+                                    : ::tscm::StepKind::Gemm));
       for (unsigned v : {s.a, s.b, s.c, s.bias})
         w.u32(v);
       w.u8(s.transA);
       w.u8(s.transB);
       // Flags (1.2): bit 0, TF32 allowed; bits 8-15 (1.8), the activation.
-      w.u16(uint16_t((plan.gemmTf32 ? 1 : 0) | s.activation << 8));
+      w.u16(uint16_t((plan.gemmTf32 ? ::tscm::kGemmTf32 : 0) |
+                     s.activation << ::tscm::kGemmActivationShift));
       for (unsigned e : {s.batch, s.m, s.n, s.k, s.lda, s.ldb, s.ldc,
                          s.strideA, s.strideB, s.strideC})
         w.u32(e);
@@ -174,8 +223,16 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
       w.put(s.beta);
       if (s.residual != ~0u)
         w.u32(s.residual);
+      // Format 1.9: what the library call expects of A, B, C, then the
+      // bias and the residual it has; it writes C.
+      for (auto [k, v] :
+           llvm::enumerate(std::array{s.a, s.b, s.c, s.bias, s.residual}))
+        if (v != ~0u &&
+            failed(writeExpectation(w, plan, v, /*written=*/k == 2)))
+          return failure();
       break;
     case PlanStep::Kind::Copy:
+      w.u8(static_cast<uint8_t>(::tscm::StepKind::Copy));
       w.u32(s.source);
       w.u32(s.destination);
       break;
@@ -187,7 +244,7 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
   // expect the count.
   size_t definitions = llvm::count_if(
       plan.symbols, [](const PlanSymbol &s) { return !s.definition.empty(); });
-  uint16_t minor = planMinor(plan);
+  uint16_t minor = planMinor(plan, device != nullptr);
   if (!definitions && minor < 7)
     return std::move(w.bytes);
   // Format 1.8: after which artifact step each definition is evaluated
@@ -259,15 +316,16 @@ void addWeights(const Plan &plan, SmallVectorImpl<Section> &sections) {
         return v.storage == Storage::Weight;
       }))
     return;
-  sections.push_back({"WGHT", plan.weightBytes, [&plan](Section::Sink sink) {
-                        static const char zeros[kAlignment] = {};
-                        uint64_t at = 0;
-                        for (const PlanWeight &weight : plan.weights) {
-                          sink(ArrayRef<char>(zeros, weight.offset - at));
-                          forEachWeightPiece(weight, sink);
-                          at = weight.offset + weight.byteSize;
-                        }
-                      }});
+  sections.push_back(
+      {::tscm::kSectionWeights, plan.weightBytes, [&plan](Section::Sink sink) {
+         static const char zeros[kAlignment] = {};
+         uint64_t at = 0;
+         for (const PlanWeight &weight : plan.weights) {
+           sink(ArrayRef<char>(zeros, weight.offset - at));
+           forEachWeightPiece(weight, sink);
+           at = weight.offset + weight.byteSize;
+         }
+       }});
 }
 
 /// Header, section table and the sections, each 64-byte aligned, to `os`.
@@ -282,8 +340,14 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// the GEMM flags are 1.2's, GEMMs on fp16 or bf16 operands 1.3's, unsigned
 /// 16-, 32- and 64-bit values 1.4's, 8-bit float values 1.5's, symbols
 /// bound from data 1.6's, packed sub-byte values 1.7's, GEMM activations
-/// and symbols defined between steps 1.8's.
-static uint16_t planMinor(const Plan &plan) {
+/// and symbols defined between steps 1.8's, what host kernels (not CUDA
+/// launches) and GEMMs expect of their buffers 1.9's.
+static uint16_t planMinor(const Plan &plan, bool cuda) {
+  if (llvm::any_of(plan.steps, [&](const PlanStep &s) {
+        return s.kind == PlanStep::Kind::Gemm ||
+               (s.kind == PlanStep::Kind::Kernel && !cuda);
+      }))
+    return 9;
   if (hasGemmActivations(plan) || hasLateDefinitions(plan))
     return 8;
   if (hasPackedValues(plan))
@@ -314,11 +378,11 @@ LogicalResult mlir::tsc::writeArtifact(const Plan &plan,
   FailureOr<std::vector<char>> planBytes = encodePlan(plan, isa, nullptr);
   if (failed(planBytes))
     return failure();
-  SmallVector<Section> sections{bytesSection("PLAN", *planBytes)};
+  SmallVector<Section> sections{bytesSection(::tscm::kSectionPlan, *planBytes)};
   if (!hostObject.empty())
-    sections.push_back(bytesSection("HOST", hostObject));
+    sections.push_back(bytesSection(::tscm::kSectionHost, hostObject));
   addWeights(plan, sections);
-  writeSections(sections, planMinor(plan), producer, os);
+  writeSections(sections, planMinor(plan, /*cuda=*/false), producer, os);
   return success();
 }
 
@@ -330,11 +394,12 @@ mlir::tsc::writeCudaArtifact(const Plan &plan, const cuda::DeviceCode &device,
   if (failed(planBytes))
     return failure();
   std::vector<char> cuda = encodeCuda(device, targets);
-  SmallVector<Section> sections{bytesSection("PLAN", *planBytes),
-                                bytesSection("CUDA", cuda)};
+  SmallVector<Section> sections{bytesSection(::tscm::kSectionPlan, *planBytes),
+                                bytesSection(::tscm::kSectionCuda, cuda)};
   addWeights(plan, sections);
   // The CUDA section is format 1.2's.
-  writeSections(sections, std::max<uint16_t>(2, planMinor(plan)), producer, os);
+  writeSections(sections, std::max<uint16_t>(2, planMinor(plan, /*cuda=*/true)),
+                producer, os);
   return success();
 }
 
@@ -342,14 +407,16 @@ namespace {
 
 void writeSections(ArrayRef<Section> sections, uint16_t minor,
                    StringRef producer, llvm::raw_pwrite_stream &os) {
-  constexpr size_t kHeaderSize = 64, kEntrySize = 32;
+  using ::tscm::kAlignment;
+  constexpr size_t kHeaderSize = ::tscm::kHeaderSize,
+                   kEntrySize = ::tscm::kSectionEntrySize;
   uint64_t start = os.tell();
   SmallVector<uint64_t> offsets;
   uint64_t offset =
-      llvm::alignTo(kHeaderSize + kEntrySize * sections.size(), 64);
+      llvm::alignTo(kHeaderSize + kEntrySize * sections.size(), kAlignment);
   for (const Section &s : sections) {
     offsets.push_back(offset);
-    offset = llvm::alignTo(offset + s.size, 64);
+    offset = llvm::alignTo(offset + s.size, kAlignment);
   }
   uint64_t fileSize = offsets.back() + sections.back().size;
 
@@ -371,7 +438,8 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
       at += piece.size();
     });
     if (at != off + s.size)
-      llvm::report_fatal_error(llvm::Twine("artifact section ") + s.id +
+      llvm::report_fatal_error(llvm::Twine("artifact section ") +
+                               StringRef(s.id, 4) +
                                " wrote a size other than it declared");
     checksums.push_back(crc);
   }
@@ -386,16 +454,17 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
     table.u32(0);
   }
   Writer file;
-  const char magic[8] = {'\x89', 'T', 'S', 'C', 'M', '\r', '\n', '\x1a'};
-  file.bytes.insert(file.bytes.end(), magic, magic + 8);
-  file.u16(1);
+  file.bytes.insert(file.bytes.end(), std::begin(::tscm::kMagic),
+                    std::end(::tscm::kMagic));
+  file.u16(::tscm::kMajor);
   file.u16(minor);
   file.u32(sections.size());
   file.u64(kHeaderSize);
   file.u64(fileSize);
-  char name[24] = {};
-  std::memcpy(name, producer.data(), std::min<size_t>(producer.size(), 23));
-  file.bytes.insert(file.bytes.end(), name, name + 24);
+  char name[::tscm::kProducerSize] = {};
+  std::memcpy(name, producer.data(),
+              std::min<size_t>(producer.size(), sizeof(name) - 1));
+  file.bytes.insert(file.bytes.end(), name, name + sizeof(name));
   file.u32(::tsc::rt::crc32c(table.bytes.data(), table.bytes.size()));
   file.u32(::tsc::rt::crc32c(file.bytes.data(), file.bytes.size()));
   file.bytes.insert(file.bytes.end(), table.bytes.begin(), table.bytes.end());

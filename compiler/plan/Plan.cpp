@@ -65,38 +65,7 @@ FailureOr<DType> plan::getDType(Type type) {
 }
 
 int64_t plan::getDTypeBits(DType dtype) {
-  switch (dtype) {
-  case DType::F64:
-  case DType::I64:
-  case DType::U64:
-    return 64;
-  case DType::F32:
-  case DType::I32:
-  case DType::U32:
-    return 32;
-  case DType::F16:
-  case DType::BF16:
-  case DType::I16:
-  case DType::U16:
-    return 16;
-  case DType::I8:
-  case DType::U8:
-  case DType::Bool:
-  case DType::F8E4M3FN:
-  case DType::F8E4M3FNUZ:
-  case DType::F8E5M2:
-  case DType::F8E5M2FNUZ:
-  case DType::F8E8M0:
-    return 8;
-  case DType::U4:
-  case DType::I4:
-  case DType::F4E2M1:
-    return 4;
-  case DType::U2:
-  case DType::I2:
-    return 2;
-  }
-  llvm_unreachable("unknown dtype");
+  return ::tscm::dtypeBits(uint8_t(dtype));
 }
 
 namespace {

@@ -12,6 +12,8 @@
 #ifndef TSC_COMPILER_PLAN_PLAN_H
 #define TSC_COMPILER_PLAN_PLAN_H
 
+#include "runtime/src/format.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
@@ -26,37 +28,14 @@ class SymbolicShapes;
 
 namespace mlir::tsc::plan {
 
-enum class DType : uint8_t {
-  F32 = 1,
-  F16,
-  BF16,
-  F64,
-  I8,
-  U8,
-  I16,
-  I32,
-  I64,
-  Bool,
-  U16,
-  U32,
-  U64,
-  F8E4M3FN,
-  F8E4M3FNUZ,
-  F8E5M2,
-  F8E5M2FNUZ,
-  F8E8M0,
-  U4,
-  I4,
-  F4E2M1,
-  U2,
-  I2
-};
-enum class Storage : uint8_t { Input = 1, Output, Weight, Arena, View };
+/// The artifact's element and storage codes (runtime/src/format.h).
+using DType = ::tscm::DType;
+using Storage = ::tscm::Storage;
 
 /// Every weight and arena offset is a multiple of this (the artifact
 /// format's; runtimes allocate WGHT, the arena and buffers at least this
 /// aligned), so every plan value starts this aligned.
-constexpr uint64_t kAlignment = 64;
+constexpr uint64_t kAlignment = ::tscm::kAlignment;
 
 /// The artifact's element code for `type`; failure for types the runtime has
 /// no code for.

@@ -23,22 +23,7 @@ using namespace mlir::tsc::plan;
 
 namespace {
 
-enum Code : uint8_t {
-  kConst = 0x01,
-  kSymbol = 0x02,
-  kElement = 0x03,
-  kValueElement = 0x04,
-  kAdd = 0x10,
-  kMul = 0x11,
-  kFloorDiv = 0x12,
-  kCeilDiv = 0x13,
-  kMod = 0x14,
-  kMin = 0x15,
-  kMax = 0x16,
-  kEq = 0x17,
-  kLt = 0x18,
-  kSelect = 0x19,
-};
+using namespace ::tscm::expr_code;
 
 template <typename T> void put(std::vector<uint8_t> &code, T value) {
   uint8_t raw[sizeof(T)];
@@ -293,10 +278,7 @@ SmallVector<unsigned> plan::getUsedSymbols(ArrayRef<uint8_t> code) {
       if (!llvm::is_contained(used, position))
         used.push_back(position);
     }
-    at += op == kConst                            ? 8
-          : op == kSymbol                         ? 4
-          : op == kElement || op == kValueElement ? 8
-                                                  : 0;
+    at += immediateSize(op);
   }
   return used;
 }

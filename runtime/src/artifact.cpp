@@ -16,10 +16,10 @@
 namespace tsc::rt {
 namespace {
 
-constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
-constexpr size_t kHeaderSize = 64;
-constexpr size_t kEntrySize = 32;
-constexpr uint64_t kAlignment = 64;
+using tscm::kAlignment;
+using tscm::kHeaderSize;
+using tscm::kMagic;
+constexpr size_t kEntrySize = tscm::kSectionEntrySize;
 
 // A section id for messages: printable ASCII as is, other bytes as \xNN.
 std::string sectionName(const uint8_t *id) {
@@ -143,11 +143,11 @@ tsc_status_t Artifact::validate() {
   // anything else in the header is trusted.
   uint16_t major = loadU16(data_ + 8);
   minor_ = loadU16(data_ + 10);
-  if (major != kFormatMajor)
+  if (major != tscm::kMajor)
     return statusf(
         TSC_STATUS_UNIMPLEMENTED,
         "%s: format version %u.%u is not supported (this runtime reads %u.x)",
-        file, major, minor_, kFormatMajor);
+        file, major, minor_, tscm::kMajor);
   if (!checksumMatches(data_, 60, loadU32(data_ + 60)))
     return statusf(TSC_STATUS_DATA_LOSS,
                    "%s: header checksum mismatch (corrupt artifact)", file);
@@ -194,6 +194,21 @@ tsc_status_t Artifact::validate() {
     const uint8_t *entry = table + size_t(i) * kEntrySize;
     std::string id = sectionName(entry);
     uint64_t offset = loadU64(entry + 8), size = loadU64(entry + 16);
+    // Flags and reserved are 0 in every version this runtime knows; a newer
+    // one may give them a meaning this runtime would ignore.
+    if (uint32_t flags = loadU32(entry + 4), reserved = loadU32(entry + 28);
+        flags || reserved)
+      return minor_ > tscm::kMinor
+                 ? statusf(TSC_STATUS_UNIMPLEMENTED,
+                           "%s: section %s has flags 0x%x and reserved 0x%x, "
+                           "which this runtime does not know (artifact format "
+                           "1.%u is newer than 1.%u)",
+                           file, id.c_str(), flags, reserved, minor_,
+                           tscm::kMinor)
+                 : statusf(TSC_STATUS_DATA_LOSS,
+                           "%s: section %s has flags 0x%x and reserved 0x%x, "
+                           "not 0 (corrupt artifact)",
+                           file, id.c_str(), flags, reserved);
     if (offset % kAlignment)
       return statusf(TSC_STATUS_DATA_LOSS,
                      "%s: section %s offset %llu is not a multiple of 64 "
@@ -229,19 +244,23 @@ tsc_status_t Artifact::validate() {
       return statusf(TSC_STATUS_DATA_LOSS,
                      "%s: section %s checksum mismatch (corrupt artifact)",
                      file, sectionName(entry).c_str());
-    // Sections this runtime does not know (added by a later minor version) are
-    // skipped.
+    // Sections this runtime does not know are skipped when a later minor
+    // version may have added them, and corruption otherwise.
     SectionView *view = nullptr;
-    if (std::memcmp(entry, "PLAN", 4) == 0)
+    if (std::memcmp(entry, tscm::kSectionPlan, 4) == 0)
       view = &plan_;
-    else if (std::memcmp(entry, "HOST", 4) == 0)
+    else if (std::memcmp(entry, tscm::kSectionHost, 4) == 0)
       view = &host_;
-    else if (std::memcmp(entry, "WGHT", 4) == 0)
+    else if (std::memcmp(entry, tscm::kSectionWeights, 4) == 0)
       view = &weights_;
-    else if (std::memcmp(entry, "CUDA", 4) == 0)
+    else if (std::memcmp(entry, tscm::kSectionCuda, 4) == 0)
       view = &cuda_;
     if (view)
       *view = SectionView{data_ + offset, static_cast<size_t>(size), true};
+    else if (minor_ <= tscm::kMinor)
+      return statusf(TSC_STATUS_DATA_LOSS,
+                     "%s: unknown section %s in format 1.%u (corrupt artifact)",
+                     file, sectionName(entry).c_str(), minor_);
   }
   if (!plan_.present)
     return statusf(TSC_STATUS_DATA_LOSS,

@@ -9,6 +9,7 @@
 #ifndef TSC_RUNTIME_ARTIFACT_H
 #define TSC_RUNTIME_ARTIFACT_H
 
+#include "format.h"
 #include "tsc/runtime.h"
 
 #include <cstddef>
@@ -27,11 +28,6 @@ inline uint32_t loadU32(const uint8_t *p) {
 inline uint64_t loadU64(const uint8_t *p) {
   return uint64_t(loadU32(p)) | (uint64_t(loadU32(p + 4)) << 32);
 }
-
-/// The format major version this runtime reads.
-constexpr uint16_t kFormatMajor = 1;
-/// The newest minor version this runtime knows all fields of.
-constexpr uint16_t kFormatMinor = 8;
 
 struct SectionView {
   const uint8_t *data = nullptr;

@@ -8,6 +8,8 @@
 #ifndef TSC_RUNTIME_EXPR_H
 #define TSC_RUNTIME_EXPR_H
 
+#include "format.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -92,30 +94,8 @@ std::vector<uint32_t> exprSymbols(const Expr &expr);
 /// Infix text of checked code, e.g. "2 * seq" or "ceildiv(seq, 64)".
 std::string printExpr(const Expr &expr, const std::vector<Symbol> &symbols);
 
-namespace expr_code {
-enum : uint8_t {
-  kConst = 0x01,
-  kSymbol = 0x02,
-  kElement = 0x03,      // format 1.6: u32 input, u32 element
-  kValueElement = 0x04, // format 1.8: u32 value, u32 element
-  kAdd = 0x10,
-  kMul = 0x11,
-  kFloorDiv = 0x12,
-  kCeilDiv = 0x13,
-  kMod = 0x14,
-  kMin = 0x15, // format 1.6, as are the rest
-  kMax = 0x16,
-  kEq = 0x17,
-  kLt = 0x18,
-  kSelect = 0x19, // pop f, t, c; push c != 0 ? t : f
-};
-inline size_t immediateSize(uint8_t op) {
-  return op == kConst                            ? 8
-         : op == kSymbol                         ? 4
-         : op == kElement || op == kValueElement ? 8
-                                                 : 0;
-}
-} // namespace expr_code
+/// The opcodes, as format.h defines them.
+namespace expr_code = ::tscm::expr_code;
 
 } // namespace tsc::rt
 

@@ -16,6 +16,7 @@ constexpr size_t kMinExpr = 4;
 constexpr size_t kMinValue = 1 + 1 + 2 + 4 + 4;
 constexpr size_t kMinPort = 4 + 4;
 constexpr size_t kMinStep = 1 + 4 + 4;
+constexpr size_t kMinExpectation = 1 + 1 + 2 + 4;
 
 } // namespace
 
@@ -23,7 +24,7 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
                        uint16_t minor, Plan &plan) {
   Reader r(section.data, section.size);
   const char *name = file.c_str();
-  bool newer = minor > kFormatMinor;
+  bool newer = minor > tscm::kMinor;
   // An enumerator this runtime does not know: corruption in a version it
   // knows, a newer feature otherwise.
   auto unknown = [&](const char *what, unsigned value) {
@@ -32,7 +33,7 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
                      "%s: PLAN: %s %u is not known to this runtime (artifact "
                      "format 1.%u is newer "
                      "than 1.%u)",
-                     name, what, value, minor, kFormatMinor);
+                     name, what, value, minor, tscm::kMinor);
     return statusf(TSC_STATUS_DATA_LOSS,
                    "%s: PLAN: unknown %s %u at byte %zu (corrupt artifact)",
                    name, what, value, r.position() - 1);
@@ -73,10 +74,12 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
     if (r.ok() && dtypeBits(v.dtype) == 0)
       return unknown("dtype", v.dtype);
     uint8_t storage = r.u8("value storage");
-    if (r.ok() && (storage < 1 || storage > 5))
+    if (r.ok() &&
+        (storage < uint8_t(Storage::Input) || storage > uint8_t(Storage::View)))
       return unknown("storage", storage);
     v.storage = Storage(storage);
-    r.u16("value reserved");
+    if (uint16_t reserved = r.u16("value reserved"); r.ok() && reserved)
+      return unknown("value reserved field", reserved);
     uint32_t rank = r.count(4, "value rank");
     v.dims.resize(rank);
     for (uint32_t &d : v.dims) {
@@ -124,16 +127,54 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
     if (!r.ok())
       break;
     // Kind 5 (a CUDA launch) is format 1.2's.
-    if (kind < 1 || kind > 5 || (kind == 5 && minor < 2))
+    if (kind < uint8_t(tscm::StepKind::Kernel) ||
+        kind > uint8_t(tscm::StepKind::Launch) ||
+        (tscm::StepKind(kind) == tscm::StepKind::Launch && minor < 2))
       return unknown("step kind", kind);
     // Kind 4 (format 1.1) is a GEMM with a residual.
-    s.kind = kind == 4 ? StepKind::Gemm : StepKind(kind);
+    bool residual = tscm::StepKind(kind) == tscm::StepKind::GemmResidual;
+    s.kind = residual ? StepKind::Gemm : StepKind(kind);
     auto expression = [&](uint32_t e, const char *what) -> tsc_status_t {
       if (r.ok() && e >= exprCount)
         return statusf(TSC_STATUS_DATA_LOSS,
                        "%s: PLAN: step %u (%s) uses expression %u, but there "
                        "are %u (corrupt artifact)",
                        name, i, what, e, exprCount);
+      return nullptr;
+    };
+    // Format 1.9: what the step expects of `count` buffers, into
+    // s.expected.
+    auto expectations = [&](uint32_t step, size_t count,
+                            Step &s) -> tsc_status_t {
+      s.expected.resize(
+          r.ok() && count * kMinExpectation <= r.remaining() ? count : 0);
+      if (s.expected.size() != count)
+        r.fail(formatString("step %u needs %zu buffer expectations, %zu "
+                            "bytes left",
+                            step, count, r.remaining()));
+      for (BufferExpectation &e : s.expected) {
+        e.dtype = r.u8("expected dtype");
+        if (r.ok() && tscm::dtypeBits(e.dtype) == 0)
+          return unknown("expected dtype", e.dtype);
+        uint8_t access = r.u8("expected access");
+        if (r.ok() && (access & ~tscm::kBufferWritten))
+          return unknown("expected access", access);
+        e.written = access & tscm::kBufferWritten;
+        if (uint16_t reserved = r.u16("expectation reserved");
+            r.ok() && reserved)
+          return unknown("expectation reserved field", reserved);
+        e.dims.resize(r.count(4, "expected rank"));
+        for (Expr &dim : e.dims) {
+          uint32_t n = r.u32("expected dim byte_count");
+          const uint8_t *code = r.bytes(n, "expected dim code");
+          std::string error;
+          if (code && !checkExpr(code, n, symbolCount, dim, error))
+            return statusf(TSC_STATUS_DATA_LOSS,
+                           "%s: PLAN: step %u: an expected dim: %s (corrupt "
+                           "artifact)",
+                           name, step, error.c_str());
+        }
+      }
       return nullptr;
     };
     if (s.kind == StepKind::Launch) {
@@ -147,7 +188,8 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       l.args.resize(r.count(5, "launch arg_count"));
       for (LaunchStep::Arg &arg : l.args) {
         uint8_t argKind = r.u8("launch arg kind");
-        if (r.ok() && argKind != 1 && argKind != 2)
+        if (r.ok() && argKind != uint8_t(LaunchStep::ArgKind::Pointer) &&
+            argKind != uint8_t(LaunchStep::ArgKind::Int64))
           return unknown("launch argument kind", argKind);
         arg.kind = LaunchStep::ArgKind(argKind);
         arg.index = r.u32("launch arg index");
@@ -161,6 +203,9 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       s.buffers.resize(r.count(4, "kernel buffer_count"));
       for (uint32_t &b : s.buffers)
         b = r.u32("kernel buffer");
+      if (minor >= 9)
+        if (tsc_status_t status = expectations(i, s.buffers.size(), s))
+          return status;
     } else if (s.kind == StepKind::Gemm) {
       GemmStep &g = s.gemm;
       g.a = r.u32("gemm a");
@@ -171,11 +216,12 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       g.transB = r.u8("gemm trans_b") != 0;
       uint16_t flags = r.u16("gemm flags");
       // Bit 0: TF32 (1.2); bits 8-15: the activation (1.8).
-      uint16_t known = minor >= 8 ? 0xFF01u : 1u;
+      uint16_t known = tscm::kGemmTf32 |
+                       (minor >= 8 ? 0xFFu << tscm::kGemmActivationShift : 0u);
       if (r.ok() && (flags & ~known))
         return unknown("gemm flags", flags);
-      g.tf32 = flags & 1;
-      g.activation = uint8_t(flags >> 8);
+      g.tf32 = flags & tscm::kGemmTf32;
+      g.activation = uint8_t(flags >> tscm::kGemmActivationShift);
       // checkPlan calls an unknown one corruption, unless a newer version
       // may have added it.
       if (r.ok() && newer && g.activation > kLastGemmActivation)
@@ -187,8 +233,13 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
           return status;
       g.alpha = r.f32("gemm alpha");
       g.beta = r.f32("gemm beta");
-      if (kind == 4)
+      if (residual)
         g.residual = r.u32("gemm residual");
+      // Format 1.9: A, B, C, then the bias and the residual it has.
+      if (minor >= 9)
+        if (tsc_status_t status = expectations(
+                i, 3 + (g.bias != kNone) + (g.residual != kNone), s))
+          return status;
     } else {
       s.source = r.u32("copy source");
       s.destination = r.u32("copy destination");

@@ -17,15 +17,8 @@
 
 namespace tsc::rt {
 
-constexpr uint32_t kNone = 0xFFFFFFFFu;
-
-enum class Storage : uint8_t {
-  Input = 1,
-  Output = 2,
-  Weight = 3,
-  Arena = 4,
-  View = 5
-};
+using tscm::kNone;
+using tscm::Storage;
 
 struct Value {
   uint8_t dtype = 0;
@@ -42,10 +35,8 @@ struct Port {
   uint32_t value = 0;
 };
 
-/// Format 1.8, GEMM flags bits 8-15: what a GEMM applies to
-/// alpha·op(A)·op(B) + bias before it adds beta·R.
-enum class GemmActivation : uint8_t { None = 0, Gelu = 1, GeluTanh = 2 };
-constexpr uint8_t kLastGemmActivation = uint8_t(GemmActivation::GeluTanh);
+using tscm::GemmActivation;
+using tscm::kLastGemmActivation;
 
 struct GemmStep {
   uint32_t a = 0, b = 0, c = 0, bias = kNone;
@@ -66,7 +57,7 @@ struct GemmStep {
 
 /// Format 1.2, step kind 5: one kernel launch of the CUDA section's module.
 struct LaunchStep {
-  enum class ArgKind : uint8_t { Pointer = 1, Int64 = 2 };
+  using ArgKind = tscm::LaunchArgKind;
   struct Arg {
     ArgKind kind = ArgKind::Pointer;
     uint32_t index = 0; // value (Pointer) or expression (Int64)
@@ -78,12 +69,31 @@ struct LaunchStep {
   std::string source;
 };
 
-enum class StepKind : uint8_t { Kernel = 1, Gemm = 2, Copy = 3, Launch = 5 };
+/// A step's kind as decoded: format kind 4 (a GEMM with a residual) is a
+/// Gemm with `residual` set.
+enum class StepKind : uint8_t {
+  Kernel = uint8_t(tscm::StepKind::Kernel),
+  Gemm = uint8_t(tscm::StepKind::Gemm),
+  Copy = uint8_t(tscm::StepKind::Copy),
+  Launch = uint8_t(tscm::StepKind::Launch),
+};
+
+/// Format 1.9: what a kernel or a GEMM expects one of its buffers to be, as
+/// the compiler derived it from the code's own types. checkPlan holds the
+/// value the step passes to it.
+struct BufferExpectation {
+  uint8_t dtype = 0;
+  bool written = false;
+  std::vector<Expr> dims; // code borrowed from the PLAN section
+};
 
 struct Step {
   StepKind kind = StepKind::Copy;
   std::string function;                 // kernel
   std::vector<uint32_t> buffers;        // kernel
+  /// Format 1.9: per buffer of a kernel; per operand of a GEMM (A, B, C,
+  /// then bias and residual when it has them). Empty in older versions.
+  std::vector<BufferExpectation> expected;
   GemmStep gemm;                        // gemm
   LaunchStep launch;                    // launch
   uint32_t source = 0, destination = 0; // copy
@@ -224,7 +234,8 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
                        uint16_t minor, Plan &out);
 
 /// Checks what parsePlan cannot see alone: indices into the other tables,
-/// storage-specific fields, dtypes of gemm/copy operands, weights inside WGHT,
+/// storage-specific fields, dtypes of gemm/copy operands, (1.9) each kernel
+/// buffer and GEMM operand against what the step expects, weights inside WGHT,
 /// every symbol bound by an input dim, kernel steps only with HOST (target
 /// "cpu"), launch steps only of one of the CUDA section's `cudaModules`
 /// modules (target "cuda"). Sets the values' roots.

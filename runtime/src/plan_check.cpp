@@ -3,6 +3,7 @@
 #include "internal.h"
 #include "plan.h"
 
+#include <cstring>
 #include <set>
 
 namespace tsc::rt {
@@ -272,6 +273,63 @@ private:
     return nullptr;
   }
 
+  /// "value 7", "value 0 (input 'x')": a value as messages name it.
+  std::string describeValue(uint32_t value) const {
+    const Value &v = plan_.values[value];
+    std::string text = formatString("value %u", value);
+    if (v.storage == Storage::Input || v.storage == Storage::Output) {
+      bool input = v.storage == Storage::Input;
+      text += formatString(
+          " (%s '%s')", input ? "input" : "output",
+          (input ? plan_.inputs : plan_.outputs)[v.ref].name.c_str());
+    }
+    return text;
+  }
+
+  std::string describeShape(const std::vector<Expr> &dims) const {
+    std::string text = "[";
+    for (size_t d = 0; d < dims.size(); ++d)
+      text += (d ? ", " : "") + printExpr(dims[d], plan_.symbols);
+    return text + "]";
+  }
+
+  /// Format 1.9: `value`, passed to step `step` (`what`: "kernel 'name'",
+  /// "gemm") as its `role`, has the dtype and the dims (the same code, so the
+  /// same sizes at every run) that the step's code expects, and is not an
+  /// input or a weight when the step writes it.
+  tsc_status_t checkExpected(size_t step, const std::string &what,
+                             const std::string &role, uint32_t value,
+                             const BufferExpectation &expected) {
+    const Value &v = plan_.values[value];
+    auto mismatch = [&](const char *aspect, const std::string &has,
+                        const std::string &wants) {
+      return corrupt(formatString(
+          "step %zu (%s) passes %s as %s, whose %s is %s, but its code "
+          "expects %s",
+          step, what.c_str(), describeValue(value).c_str(), role.c_str(),
+          aspect, has.c_str(), wants.c_str()));
+    };
+    if (v.dtype != expected.dtype)
+      return mismatch("dtype", tsc_dtype_name(tsc_dtype_t(v.dtype)),
+                      tsc_dtype_name(tsc_dtype_t(expected.dtype)));
+    std::vector<Expr> dims;
+    for (uint32_t d : v.dims)
+      dims.push_back(plan_.exprs[d]);
+    bool same = dims.size() == expected.dims.size();
+    for (size_t d = 0; same && d < dims.size(); ++d)
+      same =
+          dims[d].size == expected.dims[d].size &&
+          std::memcmp(dims[d].code, expected.dims[d].code, dims[d].size) == 0;
+    if (!same)
+      return mismatch("shape", describeShape(dims),
+                      describeShape(expected.dims));
+    if (expected.written && readOnly(value))
+      return corrupt(formatString(
+          "step %zu (%s) writes %s, an input or a weight, as %s", step,
+          what.c_str(), describeValue(value).c_str(), role.c_str()));
+    return nullptr;
+  }
+
   tsc_status_t checkSteps() {
     tsc_status_t status = nullptr;
     for (size_t i = 0; i < plan_.steps.size(); ++i) {
@@ -308,6 +366,11 @@ private:
         for (uint32_t b : s.buffers)
           if ((status = checkOperand(i, "kernel", "a buffer", b, false)))
             return status;
+        for (size_t k = 0; k < s.expected.size(); ++k)
+          if ((status = checkExpected(i, "kernel '" + s.function + "'",
+                                      formatString("buffer %zu", k),
+                                      s.buffers[k], s.expected[k])))
+            return status;
         break;
       case StepKind::Gemm: {
         const GemmStep &g = s.gemm;
@@ -319,6 +382,16 @@ private:
             (g.residual != kNone &&
              (status = checkGemmOperand(i, "residual", g.residual, false, g.a))))
           return status;
+        std::vector<std::pair<const char *, uint32_t>> operands{
+            {"A", g.a}, {"B", g.b}, {"C", g.c}};
+        if (g.bias != kNone)
+          operands.push_back({"the bias", g.bias});
+        if (g.residual != kNone)
+          operands.push_back({"the residual", g.residual});
+        for (size_t k = 0; k < s.expected.size(); ++k)
+          if ((status = checkExpected(i, "gemm", operands[k].first,
+                                      operands[k].second, s.expected[k])))
+            return status;
         if (g.activation > kLastGemmActivation)
           return corrupt(
               formatString("step %zu (gemm) has unknown activation %u", i,

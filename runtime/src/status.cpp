@@ -1,5 +1,6 @@
 //===- status.cpp - status objects, dtype helpers, the API version --------===//
 
+#include "format.h"
 #include "internal.h"
 
 #include <cstdarg>
@@ -54,41 +55,36 @@ tsc_status_t statusf(tsc_status_code_t code, const char *format, ...) {
   }
 }
 
-size_t dtypeBits(uint32_t dtype) {
-  switch (dtype) {
-  case TSC_DTYPE_F32:
-  case TSC_DTYPE_I32:
-  case TSC_DTYPE_U32:
-    return 32;
-  case TSC_DTYPE_F16:
-  case TSC_DTYPE_BF16:
-  case TSC_DTYPE_I16:
-  case TSC_DTYPE_U16:
-    return 16;
-  case TSC_DTYPE_F64:
-  case TSC_DTYPE_I64:
-  case TSC_DTYPE_U64:
-    return 64;
-  case TSC_DTYPE_I8:
-  case TSC_DTYPE_U8:
-  case TSC_DTYPE_F8E4M3FN:
-  case TSC_DTYPE_F8E4M3FNUZ:
-  case TSC_DTYPE_F8E5M2:
-  case TSC_DTYPE_F8E5M2FNUZ:
-  case TSC_DTYPE_F8E8M0:
-  case TSC_DTYPE_BOOL:
-    return 8;
-  case TSC_DTYPE_U4:
-  case TSC_DTYPE_I4:
-  case TSC_DTYPE_F4E2M1:
-    return 4;
-  case TSC_DTYPE_U2:
-  case TSC_DTYPE_I2:
-    return 2;
-  default:
-    return 0;
-  }
-}
+size_t dtypeBits(uint32_t dtype) { return tscm::dtypeBits(dtype); }
+
+// The API's dtype codes are the artifact format's (format.h).
+#define TSC_SAME_CODE(api, format)                                             \
+  static_assert(TSC_DTYPE_##api == uint8_t(tscm::DType::format),               \
+                "TSC_DTYPE_" #api " differs from the artifact format's code")
+TSC_SAME_CODE(F32, F32);
+TSC_SAME_CODE(F16, F16);
+TSC_SAME_CODE(BF16, BF16);
+TSC_SAME_CODE(F64, F64);
+TSC_SAME_CODE(I8, I8);
+TSC_SAME_CODE(U8, U8);
+TSC_SAME_CODE(I16, I16);
+TSC_SAME_CODE(I32, I32);
+TSC_SAME_CODE(I64, I64);
+TSC_SAME_CODE(BOOL, Bool);
+TSC_SAME_CODE(U16, U16);
+TSC_SAME_CODE(U32, U32);
+TSC_SAME_CODE(U64, U64);
+TSC_SAME_CODE(F8E4M3FN, F8E4M3FN);
+TSC_SAME_CODE(F8E4M3FNUZ, F8E4M3FNUZ);
+TSC_SAME_CODE(F8E5M2, F8E5M2);
+TSC_SAME_CODE(F8E5M2FNUZ, F8E5M2FNUZ);
+TSC_SAME_CODE(F8E8M0, F8E8M0);
+TSC_SAME_CODE(U4, U4);
+TSC_SAME_CODE(I4, I4);
+TSC_SAME_CODE(F4E2M1, F4E2M1);
+TSC_SAME_CODE(U2, U2);
+TSC_SAME_CODE(I2, I2);
+#undef TSC_SAME_CODE
 
 } // namespace tsc::rt
 

@@ -17,7 +17,9 @@ committed):
    a symbolic link); and tsc-run given a thread count of 100000, a .npy
    whose header claims 3.2 GB or more than 2^64 bytes, trailing bytes after
    a .npy's data, a --dim outside the compiled range, a --dim that a given
-   input contradicts.
+   input contradicts; and a compiled artifact whose PLAN is edited with the
+   checksums recomputed (a value's dtype, a kernel's buffer index, a dim
+   expression), which tsc-run must refuse naming the value and the kernel.
 
 2. A mutation smoke run: MUTANTS mutants (fixed seed) of two small models
    built here, mutated at the protobuf level (op types, attributes, dims,
@@ -38,6 +40,7 @@ import concurrent.futures
 import os
 import pathlib
 import random
+import struct
 import subprocess
 import sys
 import tempfile
@@ -47,7 +50,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from checks_report import Checks  # noqa: E402
+import plan_edit  # noqa: E402
 
 TIME_LIMIT = 60  # seconds per tsc or tsc-run process
 
@@ -202,6 +207,52 @@ def runtime_cases(args, work):
     ]
 
 
+def artifact_cases(args, work):
+    """(name, command, words) for artifacts whose PLAN was edited with the
+    checksums recomputed, so that the loader's cross-checks must refuse
+    them (exit 1) with a message naming the value and the kernel; first,
+    the unedited artifact, which must run (exit 0)."""
+    vec = ["batch", 4]
+    model = save(work / "mul.onnx",
+                 [helper.make_node("Mul", ["x", "z"], ["m"]),
+                  helper.make_node("Relu", ["m"], ["y"])],
+                 inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, vec),
+                         helper.make_tensor_value_info("z", TensorProto.FLOAT, ["batch", 1])],
+                 outputs=[helper.make_tensor_value_info("y", TensorProto.FLOAT, vec)])
+    artifact = work / "mul.tscm"
+    status, message = run([args.tsc, str(model), "-o", str(artifact), "--dim", "batch=1..16"])
+    if status != 0:
+        raise RuntimeError(f"cannot compile the edited-artifact fixture: {message}")
+    data = artifact.read_bytes()
+    plan = plan_edit.Plan(data)
+    name, buffers = plan.kernels[0]
+    x, z = (dict(plan.inputs)[n] for n in ("x", "z"))
+    if plan.buffer(0, 0) != x:
+        raise RuntimeError(f"kernel '{name}' does not take x first")
+    cases = [("edited artifact: unedited, runs", [args.tsc_run, str(artifact)], None)]
+
+    def edited(title, edit, words):
+        p = plan_edit.Plan(data)
+        edit(p)
+        path = work / (title.replace(" ", "-") + ".tscm")
+        path.write_bytes(p.artifact_bytes())
+        cases.append((f"edited artifact: {title}", [args.tsc_run, str(path)],
+                      [f"kernel '{name}'"] + words))
+
+    # z's dtype f32 -> f16: the kernel would read twice the bytes bound.
+    edited("value dtype", lambda p: p.set_u8(p.values[z][0], 2),
+           [f"value {z} (input 'z')", "dtype is f16", "expects f32"])
+    # The kernel's x buffer is z instead: [batch, 1] where it reads [batch, 4].
+    edited("kernel buffer index", lambda p: p.set_u32(buffers[0], z),
+           [f"value {z} (input 'z')", "buffer 0", "[batch, 1]", "[batch, 4]"])
+    # The expression x's last dim uses pushes 5: every value of that dim
+    # grows, the kernel's code still computes with 4.
+    four = struct.unpack_from("<I", plan.bytes, plan.values[x][1][1])[0]
+    edited("dim expression", lambda p: p.set_const(four, 5),
+           [f"value {x} (input 'x')", "[batch, 5]", "[batch, 4]"])
+    return cases
+
+
 # Mutation smoke -------------------------------------------------------------
 
 OP_TYPES = ["Scan", "Loop", "If", "LayerNormalization", "Reshape", "Gather", "Conv",
@@ -340,6 +391,9 @@ def main():
         for name, cmd, words in runtime_cases(args, work):
             status, message = run(cmd)
             record(name, judge(status, message, 1, words))
+        for name, cmd, words in artifact_cases(args, work):
+            status, message = run(cmd)
+            record(name, judge(status, message, 0 if words is None else 1, words or []))
 
         # An input with an initializer of its name: compiled as the constant,
         # with a warning, and the artifact runs without that input.

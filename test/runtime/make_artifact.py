@@ -53,6 +53,14 @@ def mul(a, b):
     return a + b + b"\x11"
 
 
+def expect(dtype, dims, written=False, access=None):
+    """Format 1.9: what a step's code expects of one buffer (dims as
+    expression code); `access` overrides the access byte."""
+    access = (1 if written else 0) if access is None else access
+    return (struct.pack("<BBHI", dtype, access, 0, len(dims))
+            + b"".join(struct.pack("<I", len(d)) + d for d in dims))
+
+
 def string(s):
     b = s.encode()
     return struct.pack("<I", len(b)) + b
@@ -104,17 +112,19 @@ class Plan:
     def copy(self, src, dst):
         self.steps.append(struct.pack("<BII", 3, src, dst))
 
-    def kernel(self, name, buffers):
+    def kernel(self, name, buffers, expected=()):
+        """`expected` (format 1.9): an expect() per buffer."""
         self.steps.append(struct.pack("<B", 1) + string(name) + struct.pack("<I", len(buffers))
-                          + b"".join(struct.pack("<I", b) for b in buffers))
+                          + b"".join(struct.pack("<I", b) for b in buffers) + b"".join(expected))
 
     def gemm(self, a, b, c, bias, m, n, k, lda, ldb, ldc, batch=const(1), strides=None,
-             alpha=1.0, beta=0.0, trans_a=0, trans_b=0, flags=0):
+             alpha=1.0, beta=0.0, trans_a=0, trans_b=0, flags=0, expected=()):
+        """`expected` (format 1.9): an expect() for A, B, C and the bias."""
         strides = strides or [const(0)] * 3
         exprs = [self.expr(e) for e in [batch, m, n, k, lda, ldb, ldc] + strides]
         self.steps.append(struct.pack("<BIIIIBBH", 2, a, b, c, bias, trans_a, trans_b, flags)
                           + b"".join(struct.pack("<I", e) for e in exprs)
-                          + struct.pack("<ff", alpha, beta))
+                          + struct.pack("<ff", alpha, beta) + b"".join(expected))
 
     def launch(self, module, grid, block, args, source):
         """Format 1.2's step kind 5: args are ("ptr", value) or ("i64", expr code)."""
@@ -291,10 +301,12 @@ def copy_artifact():
     return p
 
 
-def gemm_artifact(rng):
+def gemm_artifact(rng, c_dims=None):
     """y = x @ w + b through an arena value and a view; ids_out = ids.
 
     x: f32[batch, 3], ids: i64[batch, seq], batch in [1, 4], seq in [1, 16].
+    With `c_dims`, the GEMM says (format 1.9) what it expects of its operands,
+    C's dims being `c_dims` (its own are [batch, 4]).
     Returns the plan, the WGHT bytes, w and b.
     """
     p = Plan()
@@ -314,8 +326,11 @@ def gemm_artifact(rng):
     t = p.arena(F32, [batch, const(4)], 0)
     flat = p.view(F32, [mul(batch, const(4))], t)
     p.arena_size = 4 * 4 * 4
+    expected = [] if c_dims is None else [
+        expect(F32, [batch, const(3)]), expect(F32, [const(3), const(4)]),
+        expect(F32, c_dims, written=True), expect(F32, [const(4)])]
     p.gemm(x, w, t, b, m=batch, n=const(4), k=const(3), lda=const(3), ldb=const(4),
-           ldc=const(4))
+           ldc=const(4), expected=expected)
     p.copy(flat, y)
     p.copy(ids, ids_out)
     return p, weights, w_vals, b_vals
@@ -409,13 +424,17 @@ def with_definitions(plan):
     return plan.encode() + struct.pack("<I", 0)
 
 
-def kernel_artifact(isa=0, function="scale_by_two"):
-    """y[n] = 2 * x[n], n in [1, 64], by a host kernel."""
+def kernel_artifact(isa=0, function="scale_by_two", expected=None):
+    """y[n] = 2 * x[n], n in [1, 64], by a host kernel. `expected` (format
+    1.9): the kernel's expectations of x and y, expect()'s arguments each;
+    True for the right ones."""
     p = Plan(isa=isa)
     n = sym(p.symbol("n", 1, 64))
     x = p.input("x", F32, [n])
     y = p.output("y", F32, [n])
-    p.kernel(function, [x, y])
+    if expected is True:
+        expected = [(F32, [n]), (F32, [n], True)]
+    p.kernel(function, [x, y], [expect(*e) for e in expected or ()])
     return p
 
 
@@ -436,6 +455,7 @@ def make(args):
     write_npy(os.path.join(args.outdir, "fortran.npy"), F32, (3, 4), x, fortran=True)
     write_npy(os.path.join(args.outdir, "big-endian.npy"), F32, (3, 4), x, descr=">f4")
 
+    gemm_state = rng.getstate()
     plan, weights, w, b = gemm_artifact(rng)
     gemm = container([(b"PLAN", plan.encode()), (b"WGHT", weights)])
     out("gemm.tscm", gemm)
@@ -553,6 +573,42 @@ def make(args):
     out("gemm-flags.tscm", container([(b"PLAN", bad_flags.encode()), (b"WGHT", weights)], minor=2))
     out("plan-truncated.tscm", container([(b"PLAN", copy_artifact().encode()[:-3])]))
     out("kernel-no-host.tscm", container([(b"PLAN", kernel_artifact().encode())]))
+    # Format 1.9: kernels and GEMMs say what they expect of their buffers, and
+    # the loader holds the plan's values to it (before it reads HOST).
+    not_elf = b"not an ELF object"
+    n = sym(0)
+    for name, expected in (("dtype", [(I32, [n]), (F32, [n], True)]),
+                           ("shape", [(F32, [n]), (F32, [const(5)], True)]),
+                           ("writes-input", [(F32, [n], True), (F32, [n], True)]),
+                           ("access", [(F32, [n], False, 2), (F32, [n], True)])):
+        out(f"kernel-expect-{name}.tscm",
+            container([(b"PLAN", with_definitions(kernel_artifact(expected=expected))),
+                       (b"HOST", not_elf)], minor=9))
+    out("kernel-expect-missing.tscm",
+        container([(b"PLAN", with_definitions(kernel_artifact())), (b"HOST", not_elf)],
+                  minor=9))
+    # gemm.tscm's weights: gemm-expect.tscm computes the same.
+    same = random.Random()
+    same.setstate(gemm_state)
+    plan, weights = gemm_artifact(same, c_dims=[sym(0), const(4)])[:2]
+    out("gemm-expect.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=9))
+    plan, weights = gemm_artifact(random.Random(0), c_dims=[sym(0), const(5)])[:2]
+    out("gemm-expect-shape.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=9))
+    # Reserved fields and flags are 0; sections are known, but in a newer
+    # version.
+    reserved = copy_artifact()
+    reserved.values[0] = reserved.values[0][:2] + b"\1\0" + reserved.values[0][4:]
+    out("value-reserved.tscm", container([(b"PLAN", reserved.encode())]))
+    flagged = bytearray(copy)
+    flagged[64 + 4] = 1
+    flagged[56:60] = struct.pack("<I", crc32c(bytes(flagged[64:96])))
+    out("section-flags.tscm", refresh_header_crc(bytes(flagged)))
+    extra = (b"XTRA", b"later")
+    out("unknown-section.tscm", container([(b"PLAN", copy_artifact().encode()), extra]))
+    out("unknown-section-newer.tscm",
+        container([(b"PLAN", with_definitions(copy_artifact())), extra], minor=99))
     vulkan = copy_artifact()
     vulkan.target = "vulkan"
     out("vulkan-target.tscm", container([(b"PLAN", vulkan.encode())]))
@@ -588,6 +644,9 @@ def make(args):
         with open(args.host_object, "rb") as f:
             host = f.read()
         out("kernel.tscm", container([(b"PLAN", kernel_artifact().encode()), (b"HOST", host)]))
+        out("kernel-expect.tscm",
+            container([(b"PLAN", with_definitions(kernel_artifact(expected=True))),
+                       (b"HOST", host)], minor=9))
         write_npy(os.path.join(args.outdir, "kernel_x.npy"), F32, (5,), [1, -2, 3.5, 0, 8])
         write_npy(os.path.join(args.outdir, "kernel_y_expected.npy"), F32, (5,), [2, -4, 7, 0, 16])
         out("kernel-missing.tscm",

@@ -308,6 +308,29 @@ TEST(fixtures_corrupt) {
       {"small-arena.tscm", TSC_STATUS_DATA_LOSS, "past the arena's 32"},
       {"gemm-mixed-dtype.tscm", TSC_STATUS_DATA_LOSS,
        "step 0 (gemm) B (value 4) differs in dtype from A (value 0)"},
+      // Format 1.9: the plan's values against what the code expects.
+      {"kernel-expect-dtype.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (kernel 'scale_by_two') passes value 0 (input 'x') as buffer "
+       "0, whose dtype is f32, but its code expects i32"},
+      {"kernel-expect-shape.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (kernel 'scale_by_two') passes value 1 (output 'y') as buffer "
+       "1, whose shape is [n], but its code expects [5]"},
+      {"kernel-expect-writes-input.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (kernel 'scale_by_two') writes value 0 (input 'x'), an input "
+       "or a weight, as buffer 0"},
+      {"kernel-expect-access.tscm", TSC_STATUS_DATA_LOSS,
+       "unknown expected access 2"},
+      {"kernel-expect-missing.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 needs 2 buffer expectations, 4 bytes left"},
+      {"gemm-expect-shape.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (gemm) passes value 6 as C, whose shape is [batch, 4], but its "
+       "code expects [batch, 5]"},
+      {"value-reserved.tscm", TSC_STATUS_DATA_LOSS,
+       "unknown value reserved field 1"},
+      {"section-flags.tscm", TSC_STATUS_DATA_LOSS,
+       "section PLAN has flags 0x1 and reserved 0x0, not 0"},
+      {"unknown-section.tscm", TSC_STATUS_DATA_LOSS,
+       "unknown section XTRA in format 1.0"},
   };
   for (const Expected &c : cases) {
     tsc_model_t *m = nullptr;
@@ -424,6 +447,27 @@ TEST(fixture_session_errors) {
   tsc_session_t *session = nullptr;
   CHECK(expectStatus(tsc_session_create(model.get(), &bad, &session),
                      TSC_STATUS_INVALID_ARGUMENT, {"thread_count is -2"}));
+}
+
+// Format 1.9's expectations, when the values meet them, change nothing; a
+// section of a newer version is skipped.
+TEST(fixture_expectations_met) {
+  tsc::Model model = tsc::Model::load(path("gemm-expect.tscm"));
+  std::vector<float> x = expectedFloats("gemm_x.npy", 6);
+  std::vector<float> expected = expectedFloats("gemm_y_expected.npy", 8);
+  std::vector<int64_t> ids(10);
+  tsc::Session s(model, 1);
+  s.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 3}, x.data(), 24));
+  s.bindInput("ids",
+              tsc::Tensor::wrapHost(TSC_DTYPE_I64, {2, 5}, ids.data(), 80));
+  s.run();
+  tsc::Tensor y = s.output("y");
+  for (size_t i = 0; i < 8; ++i)
+    CHECK(std::fabs(y.data<float>()[i] - expected[i]) < 1e-5f);
+  tsc_model_t *m = nullptr;
+  CHECK(
+      expectStatus(load("unknown-section-newer.tscm", &m), TSC_STATUS_OK, {}));
+  tsc_model_release(m);
 }
 
 TEST(fixture_gemm_runs) {
@@ -590,13 +634,16 @@ TEST(fixture_kernel) {
         "  kernel.tscm absent (make_artifact.py ran without --host-object)\n");
     return;
   }
-  tsc::Model model = tsc::Model::load(path("kernel.tscm"));
-  tsc::Session s(model);
-  float x[3] = {1, -2, 0.25f};
-  s.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {3}, x, sizeof(x)));
-  s.run();
-  const float *y = s.output("y").data<float>();
-  CHECK(y[0] == 2 && y[1] == -4 && y[2] == 0.5f);
+  // Without (format 1.0) and with (1.9) what the kernel expects.
+  for (const char *file : {"kernel.tscm", "kernel-expect.tscm"}) {
+    tsc::Model model = tsc::Model::load(path(file));
+    tsc::Session s(model);
+    float x[3] = {1, -2, 0.25f};
+    s.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {3}, x, sizeof(x)));
+    s.run();
+    const float *y = s.output("y").data<float>();
+    CHECK(y[0] == 2 && y[1] == -4 && y[2] == 0.5f);
+  }
   tsc_model_t *m = nullptr;
   CHECK(expectStatus(load("kernel-missing.tscm", &m), TSC_STATUS_NOT_FOUND,
                      {"HOST does not export 'no_such_kernel'"}));

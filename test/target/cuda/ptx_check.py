@@ -93,16 +93,25 @@ def decode_plan(data, minor=0):
     for ports in ("inputs", "outputs"):
         plan[ports] = [(r.str(), r.take("I")) for _ in range(r.take("I"))]
     steps = []
+
+    def skip_expectations(count):
+        # Format 1.9: what the step's code expects of each buffer.
+        for _ in range(count if minor >= 9 else 0):
+            r.take("BBH")
+            for _ in range(r.take("I")):
+                r.bytes(r.take("I"))
+
     for _ in range(r.take("I")):
         kind = r.take("B")
         if kind == 1:
             name = r.str()
             steps.append((kind, {"function": name,
                                  "buffers": [r.take("I") for _ in range(r.take("I"))]}))
+            skip_expectations(len(steps[-1][1]["buffers"]))
         elif kind in (2, 4):
             fields = r.take("IIIIBBH" + "I" * 10 + "ff")
-            if kind == 4:
-                r.take("I")
+            residual = r.take("I") if kind == 4 else 0xFFFFFFFF
+            skip_expectations(3 + (fields[3] != 0xFFFFFFFF) + (residual != 0xFFFFFFFF))
             steps.append((kind, {"fields": fields}))
         elif kind == 3:
             steps.append((kind, {"copy": r.take("II")}))
@@ -162,7 +171,8 @@ def inspect(path):
     # 1.2 has the CUDA section; GEMMs on fp16/bf16 operands are 1.3's,
     # u16/u32/u64 values 1.4's, 8-bit float values 1.5's, symbols defined
     # from data 1.6's, packed sub-byte values 1.7's, GEMM activations (flags
-    # bits 8-15) 1.8's.
+    # bits 8-15) 1.8's, GEMMs (their buffer expectations) 1.9's.
+    gemms = any(kind in (2, 4) for kind, _ in plan["steps"])
     half_gemm = any(plan["values"][fields["fields"][2]][0] != DTYPE_F32
                     for kind, fields in plan["steps"] if kind in (2, 4))
     activations = [fields["fields"][6] >> 8 for kind, fields in plan["steps"] if kind in (2, 4)]
@@ -174,7 +184,7 @@ def inspect(path):
     float8 = any(value[0] in DTYPES_1_5 for value in plan["values"])
     packed = any(value[0] in DTYPES_1_7 for value in plan["values"])
     late = any(d[2] != 0xFFFFFFFF for d in plan["definitions"])
-    expected = ((1, 8) if late or any(activations) else (1, 7) if packed
+    expected = ((1, 9) if gemms else (1, 8) if late or any(activations) else (1, 7) if packed
                 else (1, 6) if plan["definitions"] else (1, 5) if float8
                 else (1, 4) if wide_unsigned
                 else (1, 3) if half_gemm else (1, 2))
