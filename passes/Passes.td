@@ -50,8 +50,8 @@ def InferSymbolRangesPass : Pass<"tsc-infer-symbol-ranges", "func::FuncOp"> {
     buffer sliced to `seq` rows (a `tsc.slice` of size `seq` from a static
     dim), bound `seq` to at most 512. This pass lowers each symbol's maximum
     to the smallest such bound, so the memory planner plans for sizes the
-    model can run. A range the user set with `--dim` (marked
-    `tsc.command_line`) that exceeds a bound is an error naming the op.
+    model can run. A range the user set with `--dim` (a `tsc.symbol` marked
+    `command_line`) that exceeds a bound is an error naming the op.
 
     Before:
     ```mlir

@@ -181,7 +181,7 @@ LogicalResult applyDimRanges(ModuleOp module,
       symbol.setMaxAttr(builder.getI64IntegerAttr(setting->max));
       // The graph phase checks user ranges against the model instead of
       // tightening them.
-      symbol->setAttr("tsc.command_line", builder.getUnitAttr());
+      symbol.setCommandLine(true);
     });
     if (outside)
       return failure();

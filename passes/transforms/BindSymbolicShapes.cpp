@@ -1,7 +1,6 @@
 //===- BindSymbolicShapes.cpp - derive and record symbolic shapes ---------===//
 
 #include "dialects/tsc/IR/SymbolicShape.h"
-#include "dialects/tsc/IR/TscConvolutionOps.h"
 #include "dialects/tsc/IR/TscOps.h"
 #include "passes/Passes.h"
 
@@ -65,11 +64,12 @@ AffineExpr exactQuotient(AffineExpr a, AffineExpr b) {
   return q;
 }
 
-/// Derives symbolic shapes op by op. Expressions are over the function's
-/// symbols in declaration order (SymbolicShapes positions).
-class ShapeDeriver {
+/// Derives symbolic shapes op by op: reads the ops' shape rules with operand
+/// dims and index values as expressions over the function's symbols in
+/// declaration order (SymbolicShapes positions).
+class ShapeDeriver : public DimReader {
 public:
-  ShapeDeriver(func::FuncOp func) : table(func), ctx(func.getContext()) {}
+  ShapeDeriver(func::FuncOp func) : DimReader(func.getContext()), table(func) {}
 
   const SymbolicShapes &getTable() const { return table; }
 
@@ -95,17 +95,18 @@ public:
         return failure();
       }
     }
-    std::optional<Shape> shape = deriveFromSemantics(op, index);
-    if (!shape || static_cast<int64_t>(shape->size()) != type.getRank()) {
-      why = "tsc has no shape rule for this op and these operands";
-      return failure();
-    }
-    for (auto [d, expr, dim] : llvm::enumerate(*shape, type.getShape())) {
-      if (!ShapedType::isDynamic(dim)) {
-        expr = constant(dim);
+    Shape shape;
+    for (auto [d, size] : llvm::enumerate(type.getShape())) {
+      if (!ShapedType::isDynamic(size)) {
+        shape.push_back(constant(size));
         continue;
       }
+      std::optional<AffineExpr> expr = deriveResultDim(op, index, d, *this);
       if (!expr) {
+        why = "tsc has no shape rule for this op and these operands";
+        return failure();
+      }
+      if (!*expr) {
         why = "dim " + std::to_string(d) +
               " depends on run-time values, not only on the symbols";
         return failure();
@@ -113,24 +114,50 @@ public:
       // A size must be non-negative over the whole range of the symbols;
       // e.g. a range's length ceil((limit - start) / delta) may not be, and
       // is really max(0, ...), which affine expressions cannot say.
-      std::optional<DimRange> range = getRange(expr, table.getRanges());
+      std::optional<DimRange> range = getRange(*expr, table.getRanges());
       if (!range || range->min < 0) {
         llvm::raw_string_ostream os(why);
-        os << "dim " << d << " = " << expr
+        os << "dim " << d << " = " << *expr
            << (range ? " can be negative" : " has no bound");
         return failure();
       }
+      shape.push_back(*expr);
     }
-    return *shape;
+    return shape;
+  }
+
+  /// Dim `d` of an operand, whose shape derive() checked is known.
+  AffineExpr dim(Value v, int64_t d) override {
+    std::optional<Shape> shape = shapeOf(v);
+    return shape && d < static_cast<int64_t>(shape->size()) ? (*shape)[d]
+                                                            : AffineExpr();
+  }
+
+  AffineExpr value(Value v) override { return exprOf(v); }
+
+  /// numpy broadcasting of symbolic dims; a null expr where the result
+  /// depends on run-time values (e.g. `s0` against `s1`).
+  AffineExpr broadcast(ArrayRef<ValueDim> dims) override {
+    AffineExpr acc = constant(1);
+    for (ValueDim d : dims) {
+      AffineExpr expr = dim(d.value, d.dim);
+      if (!acc || !expr)
+        return {};
+      if (expr == acc || expr == constant(1))
+        continue;
+      if (acc == constant(1) || isa<AffineConstantExpr>(expr))
+        acc = expr;
+      else if (!isa<AffineConstantExpr>(acc))
+        acc = AffineExpr();
+    }
+    return acc;
   }
 
 private:
-  AffineExpr constant(int64_t v) { return getAffineConstantExpr(v, ctx); }
-
   /// Reads an index value as an affine expression of the symbols.
   AffineExpr exprOf(Value value) {
     if (std::optional<unsigned> position = table.getPosition(value))
-      return getAffineSymbolExpr(*position, ctx);
+      return getAffineSymbolExpr(*position, getContext());
     Operation *def = value.getDefiningOp();
     if (!def)
       return {};
@@ -186,241 +213,7 @@ private:
         .Default([](Operation *) { return AffineExpr(); });
   }
 
-  /// numpy broadcasting of symbolic shapes; a null expr where the result
-  /// depends on run-time values (e.g. `s0` against `s1`).
-  Shape broadcast(ArrayRef<Shape> shapes) {
-    Shape out;
-    for (const Shape &shape : shapes) {
-      if (shape.size() > out.size())
-        out.insert(out.begin(), shape.size() - out.size(), constant(1));
-      size_t offset = out.size() - shape.size();
-      for (auto [i, expr] : llvm::enumerate(shape)) {
-        AffineExpr &acc = out[offset + i];
-        if (!acc || expr == acc || expr == constant(1))
-          continue;
-        if (acc == constant(1) || isa<AffineConstantExpr>(expr))
-          acc = expr;
-        else if (!isa<AffineConstantExpr>(acc))
-          acc = AffineExpr();
-      }
-    }
-    return out;
-  }
-
-  /// Broadcast of the shapes of `operands`, if all are known.
-  std::optional<Shape> broadcastOperands(ValueRange operands) {
-    SmallVector<Shape> shapes;
-    for (Value operand : operands) {
-      std::optional<Shape> shape = shapeOf(operand);
-      if (!shape)
-        return std::nullopt;
-      shapes.push_back(std::move(*shape));
-    }
-    return broadcast(shapes);
-  }
-
-  /// One expression per entry of a mixed static/dynamic list.
-  Shape mixed(ArrayRef<int64_t> statics, ValueRange dynamics) {
-    Shape out;
-    for (int64_t v : statics) {
-      if (!ShapedType::isDynamic(v)) {
-        out.push_back(constant(v));
-      } else {
-        out.push_back(exprOf(dynamics.front()));
-        dynamics = dynamics.drop_front();
-      }
-    }
-    return out;
-  }
-
-  std::optional<Shape> deriveFromSemantics(Operation *op, unsigned index) {
-    auto shapeOfOperand = [&](unsigned i) { return shapeOf(op->getOperand(i)); };
-    auto resultType = cast<RankedTensorType>(op->getResult(index).getType());
-    // Ops whose result has their first operand's shape.
-    if (hasShapeOfFirstOperand(op))
-      return shapeOfOperand(0);
-    if (op->hasTrait<OpTrait::tsc::Broadcasting>())
-      return broadcastOperands(op->getOperands());
-    return TypeSwitch<Operation *, std::optional<Shape>>(op)
-        .Case([&](MatmulOp op) -> std::optional<Shape> {
-          std::optional<Shape> lhs = shapeOf(op.getLhs());
-          std::optional<Shape> rhs = shapeOf(op.getRhs());
-          if (!lhs || !rhs)
-            return std::nullopt;
-          // Batch dims (all but the matrix dims) broadcast like elementwise
-          // operands.
-          auto batch = [](const Shape &s) {
-            return Shape(s.begin(), s.size() > 2 ? s.end() - 2 : s.begin());
-          };
-          Shape out = broadcast({batch(*lhs), batch(*rhs)});
-          if (lhs->size() >= 2)
-            out.push_back((*lhs)[lhs->size() - 2]);
-          if (rhs->size() >= 2)
-            out.push_back(rhs->back());
-          return out;
-        })
-        .Case<LinearOp, QuantizedMatmulOp>(
-            [&](Operation *) -> std::optional<Shape> {
-              std::optional<Shape> input = shapeOfOperand(0);
-              if (!input)
-                return std::nullopt;
-              Shape out(input->begin(), input->end() - 1);
-              out.push_back(
-                  AffineExpr()); // static N comes from the result type
-              return out;
-            })
-        .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
-              ArgMaxOp, ArgMinOp>(
-            [&](Operation *reduce) -> std::optional<Shape> {
-              std::optional<Shape> input = shapeOfOperand(0);
-              if (!input)
-                return std::nullopt;
-              // Arg reductions reduce their one `axis`.
-              SmallVector<int64_t> dims;
-              if (auto list = reduce->getAttrOfType<DenseI64ArrayAttr>("dims"))
-                llvm::append_range(dims, list.asArrayRef());
-              else
-                dims.push_back(
-                    reduce->getAttrOfType<IntegerAttr>("axis").getInt());
-              bool keepdim = reduce->hasAttr("keepdim");
-              Shape out;
-              for (auto [i, expr] : llvm::enumerate(*input)) {
-                if (!llvm::is_contained(dims, static_cast<int64_t>(i)))
-                  out.push_back(expr);
-                else if (keepdim)
-                  out.push_back(constant(1));
-              }
-              return out;
-            })
-        .Case([&](ReduceWindowOp op) -> std::optional<Shape> {
-          Shape out;
-          for (Value size : op.getSizes())
-            out.push_back(exprOf(size));
-          return out;
-        })
-        .Case([&](TopKOp op) -> std::optional<Shape> {
-          std::optional<Shape> out = shapeOf(op.getInput());
-          if (out)
-            (*out)[op.getAxis()] = constant(op.getK());
-          return out;
-        })
-        .Case([&](AttentionOp op) -> std::optional<Shape> {
-          std::optional<Shape> q = shapeOf(op.getQuery());
-          std::optional<Shape> v = shapeOf(op.getValue());
-          if (!q || !v)
-            return std::nullopt;
-          // Both layouts ([B, H, S, D] and bshd's [B, S, H, D]) keep query's
-          // first three dims and value's last.
-          return Shape{(*q)[0], (*q)[1], (*q)[2], (*v)[3]};
-        })
-        .Case<ReshapeOp, ExpandOp>([&](Operation *) -> std::optional<Shape> {
-          return mixed(resultType.getShape(), op->getOperands().drop_front());
-        })
-        .Case([&](TransposeOp op) -> std::optional<Shape> {
-          std::optional<Shape> input = shapeOf(op.getInput());
-          if (!input)
-            return std::nullopt;
-          Shape out;
-          for (int64_t p : op.getPerm())
-            out.push_back((*input)[p]);
-          return out;
-        })
-        .Case([&](ConcatOp op) -> std::optional<Shape> {
-          std::optional<Shape> out = shapeOf(op.getInputs().front());
-          if (!out)
-            return std::nullopt;
-          int64_t axis = op.getAxis();
-          for (Value input : op.getInputs().drop_front()) {
-            std::optional<Shape> shape = shapeOf(input);
-            if (!shape)
-              return std::nullopt;
-            (*out)[axis] = (*out)[axis] + (*shape)[axis];
-          }
-          return out;
-        })
-        .Case([&](SliceOp op) -> std::optional<Shape> {
-          return mixed(op.getStaticSizes(), op.getSizes());
-        })
-        .Case([&](SplitOp op) -> std::optional<Shape> {
-          std::optional<Shape> out = shapeOf(op.getInput());
-          if (out)
-            (*out)[op.getAxis()] = constant(op.getSizes()[index]);
-          return out;
-        })
-        .Case([&](GatherOp op) -> std::optional<Shape> {
-          std::optional<Shape> data = shapeOf(op.getData());
-          std::optional<Shape> indices = shapeOf(op.getIndices());
-          if (!data || !indices)
-            return std::nullopt;
-          int64_t axis = op.getAxis();
-          Shape out(data->begin(), data->begin() + axis);
-          llvm::append_range(out, *indices);
-          out.append(data->begin() + axis + 1, data->end());
-          return out;
-        })
-        .Case([&](GatherElementsOp op) { return shapeOf(op.getIndices()); })
-        .Case([&](GatherNdOp op) -> std::optional<Shape> {
-          std::optional<Shape> data = shapeOf(op.getData());
-          std::optional<Shape> indices = shapeOf(op.getIndices());
-          if (!data || !indices)
-            return std::nullopt;
-          // indices.shape[:-1] ++ the slice's dims, data's last ones.
-          Shape out(indices->begin(), indices->end() - 1);
-          size_t slice = resultType.getRank() - out.size();
-          out.append(data->end() - slice, data->end());
-          return out;
-        })
-        .Case([&](PadOp op) -> std::optional<Shape> {
-          std::optional<Shape> input = shapeOf(op.getInput());
-          if (!input)
-            return std::nullopt;
-          for (auto [expr, low, high] :
-               llvm::zip_equal(*input, op.getLow(), op.getHigh()))
-            expr = expr + constant(low + high);
-          return input;
-        })
-        .Case([&](SqueezeOp op) -> std::optional<Shape> {
-          std::optional<Shape> input = shapeOf(op.getInput());
-          if (!input)
-            return std::nullopt;
-          Shape out;
-          for (auto [i, expr] : llvm::enumerate(*input))
-            if (!llvm::is_contained(op.getDims(), static_cast<int64_t>(i)))
-              out.push_back(expr);
-          return out;
-        })
-        .Case([&](UnsqueezeOp op) -> std::optional<Shape> {
-          std::optional<Shape> input = shapeOf(op.getInput());
-          if (!input)
-            return std::nullopt;
-          Shape out;
-          auto rest = ArrayRef<AffineExpr>(*input);
-          for (int64_t d = 0; d < resultType.getRank(); ++d) {
-            if (llvm::is_contained(op.getDims(), d)) {
-              out.push_back(constant(1));
-            } else {
-              out.push_back(rest.front());
-              rest = rest.drop_front();
-            }
-          }
-          return out;
-        })
-        .Case([&](RangeOp op) -> std::optional<Shape> {
-          AffineExpr start = exprOf(op.getStart());
-          AffineExpr limit = exprOf(op.getLimit());
-          auto delta = dyn_cast_or_null<AffineConstantExpr>(exprOf(op.getDelta()));
-          if (!start || !limit || !delta || delta.getValue() <= 0)
-            return std::nullopt;
-          return Shape{(limit - start).ceilDiv(delta.getValue())};
-        })
-        .Default([&](Operation *op) {
-          return deriveConvolutionShape(op, index,
-                                        [&](Value v) { return shapeOf(v); });
-        });
-  }
-
   SymbolicShapes table;
-  MLIRContext *ctx;
   DenseMap<Value, Shape> derived;
 };
 

@@ -24,12 +24,10 @@ SymbolOp asSymbol(Value value) {
   return value.getDefiningOp<SymbolOp>();
 }
 
-/// The RangeOp that produced `indices` (through casts and reshapes).
+/// The RangeOp whose values `indices` holds, all of them (through casts,
+/// reshapes and broadcasts).
 RangeOp producingRange(Value indices) {
-  Operation *op = indices.getDefiningOp();
-  while (isa_and_nonnull<CastOp, UnsqueezeOp, SqueezeOp, ReshapeOp, ExpandOp>(op))
-    op = op->getOperand(0).getDefiningOp();
-  return dyn_cast_or_null<RangeOp>(op);
+  return dyn_cast_or_null<RangeOp>(getValuesProducer(indices));
 }
 
 struct InferSymbolRangesPass
@@ -42,7 +40,7 @@ struct InferSymbolRangesPass
       if (!symbol || bound < static_cast<int64_t>(symbol.getMin()) ||
           bound >= static_cast<int64_t>(symbol.getMax()))
         return;
-      if (symbol->hasAttr("tsc.command_line")) {
+      if (symbol.getCommandLine()) {
         failedAny = true;
         if (!reported.insert(symbol).second)
           return;

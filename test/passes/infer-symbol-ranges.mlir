@@ -55,3 +55,39 @@ func.func @no_bound(%table: tensor<64x32xf32>) -> (tensor<?x32xf32>, tensor<?x32
   %g = tsc.gather %table[%pos] axis = 0 : (tensor<64x32xf32>, tensor<?xi64>) -> tensor<?x32xf32>
   return %rows, %g : tensor<?x32xf32>, tensor<?x32xf32>
 }
+
+// -----
+
+// Positions read through any op that rearranges all of them (here a
+// transpose: Tsc_RearrangesElements) still reach row seq-1: seq <= 512.
+// CHECK-LABEL: func.func @gather_at_transposed_range
+// CHECK:         tsc.symbol "seq" [1, 512]
+func.func @gather_at_transposed_range(%table: tensor<512x32xf32>) -> tensor<?x1x32xf32> {
+  %seq = tsc.symbol "seq" [1, 4096]
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %limit = arith.index_cast %seq : index to i64
+  %pos = tsc.range %c0, %limit, %c1 : i64 -> tensor<?xi64>
+  %row = tsc.unsqueeze %pos dims = [0] : (tensor<?xi64>) -> tensor<1x?xi64>
+  %col = tsc.transpose %row perm = [1, 0] : (tensor<1x?xi64>) -> tensor<?x1xi64>
+  %g = tsc.gather %table[%col] axis = 0 : (tensor<512x32xf32>, tensor<?x1xi64>) -> tensor<?x1x32xf32>
+  return %g : tensor<?x1x32xf32>
+}
+
+// -----
+
+// Near-miss: a slice of the positions may drop the last ones, so the gather
+// need not reach row seq-1 and bounds nothing.
+// CHECK-LABEL: func.func @no_bound_from_sliced_range
+// CHECK:         tsc.symbol "seq" [1, 4096]
+func.func @no_bound_from_sliced_range(%table: tensor<512x32xf32>) -> tensor<?x32xf32> {
+  %seq = tsc.symbol "seq" [1, 4096]
+  %half = tsc.symbol "half" [1, 2048]
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %limit = arith.index_cast %seq : index to i64
+  %pos = tsc.range %c0, %limit, %c1 : i64 -> tensor<?xi64>
+  %some = tsc.slice %pos[0] [%half] [1] : tensor<?xi64> to tensor<?xi64>
+  %g = tsc.gather %table[%some] axis = 0 : (tensor<512x32xf32>, tensor<?xi64>) -> tensor<?x32xf32>
+  return %g : tensor<?x32xf32>
+}

@@ -48,6 +48,11 @@ def Tsc_ShapeOfFirstOperand : Tsc_OpTrait<"ShapeOfFirstOperand">;
 /// neighbours (elementwise chains, norms and softmax over rows, the slices of
 /// a split projection): one kernel, one pass over memory.
 def Tsc_Fusible : Tsc_OpTrait<"Fusible">;
+/// Every result element is an element of the first operand and every
+/// operand element is in the result (reshapes, transposes, broadcasts): what
+/// holds for the operand's set of values (its bounds, its sign, that it
+/// counts 0..n-1) holds for the result's.
+def Tsc_RearrangesElements : Tsc_OpTrait<"RearrangesElements">;
 
 // The precision policy of tsc-reduce-precision (PyTorch autocast's rules);
 // an op with none of these stays in f32.

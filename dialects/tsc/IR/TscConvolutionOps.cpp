@@ -4,8 +4,6 @@
 #include "dialects/tsc/IR/TscOpUtils.h"
 #include "dialects/tsc/IR/TscOps.h"
 
-#include "llvm/ADT/TypeSwitch.h"
-
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::util;
@@ -432,16 +430,15 @@ LogicalResult RoiAlignOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
-// Shapes for the passes
+// Shape rules (ShapeDerivationOpInterface)
 //===----------------------------------------------------------------------===//
-
-namespace {
 
 /// The window count along spatial dim `i` as an affine expression of the
 /// input dim `in`; null in ceil mode (a max of two expressions).
-AffineExpr windowExpr(AffineExpr in, ArrayRef<int64_t> kernel,
-                      ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
-                      ArrayRef<int64_t> dilations, int64_t i, bool ceilMode) {
+static AffineExpr windowExpr(AffineExpr in, ArrayRef<int64_t> kernel,
+                             ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                             ArrayRef<int64_t> dilations, int64_t i,
+                             bool ceilMode) {
   if (!in || ceilMode)
     return {};
   int64_t spatial = static_cast<int64_t>(kernel.size());
@@ -449,132 +446,118 @@ AffineExpr windowExpr(AffineExpr in, ArrayRef<int64_t> kernel,
   return (in + (pads[i] + pads[spatial + i] - span)).floorDiv(strides[i]) + 1;
 }
 
-using Shape = SmallVector<AffineExpr>;
-
-std::optional<Shape> windowed(const Shape &in, AffineExpr channels,
+/// Dim `dim` of `[N, channels, windows...]` over `input [N, C, in...]`.
+static AffineExpr windowedDim(Value input, AffineExpr channels,
                               ArrayRef<int64_t> kernel,
                               ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
-                              ArrayRef<int64_t> dilations, bool ceilMode) {
-  Shape out{in[0], channels};
-  for (size_t i = 0; i < kernel.size(); ++i)
-    out.push_back(
-        windowExpr(in[2 + i], kernel, strides, pads, dilations, i, ceilMode));
-  return out;
+                              ArrayRef<int64_t> dilations, bool ceilMode,
+                              int64_t dim, DimReader &reader) {
+  if (dim == 0)
+    return reader.dim(input, 0);
+  if (dim == 1)
+    return channels;
+  return windowExpr(reader.dim(input, dim), kernel, strides, pads, dilations,
+                    dim - 2, ceilMode);
 }
 
-} // namespace
-
-std::optional<SmallVector<AffineExpr>> tsc::deriveConvolutionShape(
-    Operation *op, unsigned index,
-    function_ref<std::optional<SmallVector<AffineExpr>>(Value)> shapeOf) {
-  if (op->getNumOperands() == 0)
-    return std::nullopt;
-  std::optional<Shape> in = shapeOf(op->getOperand(0));
-  if (!in)
-    return std::nullopt;
-  auto pool = [&](auto pool) {
-    return windowed(*in, (*in)[1], pool.getKernelShape(), pool.getStrides(),
-                    pool.getPads(), pool.getDilations(), pool.getCeilMode());
-  };
-  auto conv = [&](auto conv) {
-    ArrayRef<int64_t> kernel =
-        conv.getWeight().getType().getShape().drop_front(2);
-    return windowed(*in, AffineExpr(), kernel, conv.getStrides(),
-                    conv.getPads(), conv.getDilations(), false);
-  };
-  return llvm::TypeSwitch<Operation *, std::optional<Shape>>(op)
-      .Case<ConvOp, DeformConvOp>(conv)
-      .Case<MaxPoolOp, AvgPoolOp, LpPoolOp, MaxPoolWithIndicesOp>(pool)
-      .Case([&](Im2colOp im2col) -> std::optional<Shape> {
-        std::optional<Shape> w = windowed(
-            *in, (*in)[1], im2col.getKernelShape(), im2col.getStrides(),
-            im2col.getPads(), im2col.getDilations(), false);
-        Shape out{(*w)[0]};
-        out.append(w->begin() + 2, w->end());
-        out.push_back((*in)[1]);
-        for (int64_t k : im2col.getKernelShape())
-          out.push_back(getAffineConstantExpr(k, op->getContext()));
-        return out;
-      })
-      .Case([&](Col2imOp col2im) -> std::optional<Shape> {
-        ArrayRef<int64_t> block = col2im.getBlockShape(),
-                          strides = col2im.getStrides(),
-                          pads = col2im.getPads(),
-                          dilations = col2im.getDilations(),
-                          extra = col2im.getOutputPadding();
-        int64_t spatial = static_cast<int64_t>(block.size()), size = 1;
-        for (int64_t k : block)
-          size *= k;
-        Shape out{(*in)[0], (*in)[1] ? (*in)[1].floorDiv(size) : AffineExpr()};
-        for (int64_t i = 0; i < spatial; ++i) {
-          AffineExpr b = (*in)[2 + i];
-          out.push_back(b ? (b - 1) * strides[i] +
-                                (dilations[i] * (block[i] - 1) + 1 + extra[i] -
-                                 pads[i] - pads[spatial + i])
-                          : AffineExpr());
-        }
-        return out;
-      })
-      .Case([&](ResizeOp) { return *in; })
-      .Case([&](GridSampleOp sample) -> std::optional<Shape> {
-        std::optional<Shape> grid = shapeOf(sample.getGrid());
-        if (!grid)
-          return std::nullopt;
-        Shape out{(*in)[0], (*in)[1]};
-        out.append(grid->begin() + 1, grid->end() - 1);
-        return out;
-      })
-      .Case([&](RoiAlignOp roi) -> std::optional<Shape> {
-        std::optional<Shape> rois = shapeOf(roi.getRois());
-        if (!rois)
-          return std::nullopt;
-        MLIRContext *ctx = op->getContext();
-        return Shape{(*rois)[0], (*in)[1],
-                     getAffineConstantExpr(roi.getOutputHeight(), ctx),
-                     getAffineConstantExpr(roi.getOutputWidth(), ctx)};
-      })
-      .Default([](Operation *) { return std::nullopt; });
+/// A convolution's output channels are the weight's static F.
+template <typename ConvT>
+static AffineExpr convDim(ConvT conv, int64_t dim, DimReader &reader) {
+  ArrayRef<int64_t> kernel =
+      conv.getWeight().getType().getShape().drop_front(2);
+  return windowedDim(conv.getInput(), AffineExpr(), kernel, conv.getStrides(),
+                     conv.getPads(), conv.getDilations(), false, dim, reader);
 }
 
-std::optional<std::pair<Value, int64_t>>
-tsc::getConvolutionSourceDim(Operation *op, int64_t d) {
-  using Source = std::optional<std::pair<Value, int64_t>>;
-  auto batchOf = [&](Value input) -> Source {
-    if (d == 0)
-      return std::make_pair(input, int64_t{0});
-    return std::nullopt;
-  };
-  return llvm::TypeSwitch<Operation *, Source>(op)
-      .Case<ConvOp, DeformConvOp, Col2imOp>(
-          [&](auto o) { return batchOf(o.getInput()); })
-      .Case<MaxPoolOp, AvgPoolOp, LpPoolOp, MaxPoolWithIndicesOp>(
-          [&](auto o) -> Source {
-            if (d < 2)
-              return std::make_pair(o.getInput(), d);
-            return std::nullopt;
-          })
-      .Case([&](Im2colOp o) -> Source {
-        int64_t channels = o.getInput().getType().getRank() - 1;
-        if (d == channels)
-          return std::make_pair(o.getInput(), int64_t{1});
-        return batchOf(o.getInput());
-      })
-      .Case([&](ResizeOp o) -> Source {
-        if (o.getType().isDynamicDim(d))
-          return std::make_pair(o.getInput(), d);
-        return std::nullopt;
-      })
-      .Case([&](GridSampleOp o) -> Source {
-        if (d < 2)
-          return std::make_pair(o.getInput(), d);
-        return std::make_pair(o.getGrid(), d - 1);
-      })
-      .Case([&](RoiAlignOp o) -> Source {
-        if (d == 0)
-          return std::make_pair(o.getRois(), int64_t{0});
-        if (d == 1)
-          return std::make_pair(o.getInput(), int64_t{1});
-        return std::nullopt;
-      })
-      .Default([](Operation *) { return std::nullopt; });
+template <typename PoolT>
+static AffineExpr poolDim(PoolT pool, int64_t dim, DimReader &reader) {
+  return windowedDim(pool.getInput(), reader.dim(pool.getInput(), 1),
+                     pool.getKernelShape(), pool.getStrides(), pool.getPads(),
+                     pool.getDilations(), pool.getCeilMode(), dim, reader);
+}
+
+AffineExpr ConvOp::deriveResultDim(unsigned, int64_t dim, DimReader &reader) {
+  return convDim(*this, dim, reader);
+}
+
+AffineExpr DeformConvOp::deriveResultDim(unsigned, int64_t dim,
+                                         DimReader &reader) {
+  return convDim(*this, dim, reader);
+}
+
+AffineExpr MaxPoolOp::deriveResultDim(unsigned, int64_t dim,
+                                      DimReader &reader) {
+  return poolDim(*this, dim, reader);
+}
+
+AffineExpr AvgPoolOp::deriveResultDim(unsigned, int64_t dim,
+                                      DimReader &reader) {
+  return poolDim(*this, dim, reader);
+}
+
+AffineExpr LpPoolOp::deriveResultDim(unsigned, int64_t dim, DimReader &reader) {
+  return poolDim(*this, dim, reader);
+}
+
+AffineExpr MaxPoolWithIndicesOp::deriveResultDim(unsigned, int64_t dim,
+                                                 DimReader &reader) {
+  return poolDim(*this, dim, reader);
+}
+
+AffineExpr Im2colOp::deriveResultDim(unsigned, int64_t dim, DimReader &reader) {
+  // [N, windows..., C, k...].
+  ArrayRef<int64_t> kernel = getKernelShape();
+  auto spatial = static_cast<int64_t>(kernel.size());
+  if (dim == 0)
+    return reader.dim(getInput(), 0);
+  if (dim <= spatial)
+    return windowExpr(reader.dim(getInput(), dim + 1), kernel, getStrides(),
+                      getPads(), getDilations(), dim - 1, false);
+  if (dim == spatial + 1)
+    return reader.dim(getInput(), 1);
+  return reader.constant(kernel[dim - spatial - 2]);
+}
+
+AffineExpr Col2imOp::deriveResultDim(unsigned, int64_t dim, DimReader &reader) {
+  ArrayRef<int64_t> block = getBlockShape(), strides = getStrides(),
+                    pads = getPads(), dilations = getDilations(),
+                    extra = getOutputPadding();
+  auto spatial = static_cast<int64_t>(block.size());
+  if (dim == 0)
+    return reader.dim(getInput(), 0);
+  if (dim == 1) {
+    int64_t size = 1;
+    for (int64_t k : block)
+      size *= k;
+    AffineExpr columns = reader.dim(getInput(), 1);
+    return columns ? columns.floorDiv(size) : AffineExpr();
+  }
+  int64_t i = dim - 2;
+  AffineExpr blocks = reader.dim(getInput(), dim);
+  if (!blocks)
+    return {};
+  return (blocks - 1) * strides[i] + (dilations[i] * (block[i] - 1) + 1 +
+                                      extra[i] - pads[i] - pads[spatial + i]);
+}
+
+AffineExpr ResizeOp::deriveResultDim(unsigned, int64_t dim, DimReader &reader) {
+  // A dynamic dim is one the scales keep.
+  return reader.dim(getInput(), dim);
+}
+
+AffineExpr GridSampleOp::deriveResultDim(unsigned, int64_t dim,
+                                         DimReader &reader) {
+  // [N, C, grid's spatial dims...].
+  if (dim < 2)
+    return reader.dim(getInput(), dim);
+  return reader.dim(getGrid(), dim - 1);
+}
+
+AffineExpr RoiAlignOp::deriveResultDim(unsigned, int64_t dim,
+                                       DimReader &reader) {
+  if (dim == 0)
+    return reader.dim(getRois(), 0);
+  if (dim == 1)
+    return reader.dim(getInput(), 1);
+  return reader.constant(dim == 2 ? getOutputHeight() : getOutputWidth());
 }

@@ -66,7 +66,7 @@ def Tsc_SamplePadding : I32EnumAttr<"SamplePadding",
 /// An op over windows of an image, its result inferred from the window
 /// (inference checks the window attributes).
 class Tsc_WindowOp<string mnemonic, list<Trait> traits = []>
-    : Tsc_InferredOp<mnemonic, traits>;
+    : Tsc_InferredOp<mnemonic, !listconcat(traits, [Tsc_ShapeRule])>;
 
 def Tsc_ConvOp : Tsc_WindowOp<"conv", [Tsc_AlwaysHalf]> {
   let summary = "N-d convolution (cross-correlation) with groups";
@@ -252,7 +252,8 @@ def Tsc_LpPoolOp : Tsc_PoolOp<"lp_pool", "Lp norm", [Tsc_KeepsF32ForRange],
 }
 
 def Tsc_MaxPoolWithIndicesOp
-    : Tsc_Op<"max_pool_with_indices", [Pure, Tsc_FollowsPrecision]> {
+    : Tsc_Op<"max_pool_with_indices", [Pure, Tsc_FollowsPrecision,
+                                       Tsc_ShapeRule]> {
   let summary = "max pooling that also returns where each maximum was";
   let description = [{
     `values` as `tsc.max_pool`; `indices` (i64) give the first maximum's
@@ -308,7 +309,7 @@ def Tsc_MaxUnpoolOp : Tsc_Op<"max_unpool", [Pure, Tsc_FollowsPrecision]> {
 // Resizing and sampling
 //===----------------------------------------------------------------------===//
 
-def Tsc_ResizeOp : Tsc_Op<"resize", [Pure, Tsc_FollowsPrecision]> {
+def Tsc_ResizeOp : Tsc_Op<"resize", [Pure, Tsc_FollowsPrecision, Tsc_ShapeRule]> {
   let summary = "resizes a tensor by interpolation (ONNX Resize)";
   let description = [{
     Each result dim `d` maps coordinate `o` to the input coordinate `x`
@@ -354,7 +355,7 @@ def Tsc_ResizeOp : Tsc_Op<"resize", [Pure, Tsc_FollowsPrecision]> {
   let hasVerifier = 1;
 }
 
-def Tsc_GridSampleOp : Tsc_InferredOp<"grid_sample"> {
+def Tsc_GridSampleOp : Tsc_InferredOp<"grid_sample", [Tsc_ShapeRule]> {
   let summary = "samples an image at the points of a grid (ONNX GridSample)";
   let description = [{
     `input [N, C, in...]` (2 or 3 spatial dims) and `grid [N, out..., r]`
@@ -383,7 +384,7 @@ def Tsc_GridSampleOp : Tsc_InferredOp<"grid_sample"> {
   }];
 }
 
-def Tsc_RoiAlignOp : Tsc_InferredOp<"roi_align"> {
+def Tsc_RoiAlignOp : Tsc_InferredOp<"roi_align", [Tsc_ShapeRule]> {
   let summary = "pools regions of interest to a fixed size (ONNX RoiAlign)";
   let description = [{
     For each of `rois [R, 4]` (x1, y1, x2, y2 in input coordinates times

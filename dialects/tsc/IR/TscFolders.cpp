@@ -9,19 +9,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/tsc/IR/ConstantData.h"
-#include "dialects/tsc/IR/TscConvolutionOps.h"
 #include "dialects/tsc/IR/TscLayoutCanonicalize.h"
 #include "dialects/tsc/IR/TscOpUtils.h"
 #include "dialects/tsc/IR/TscOps.h"
 
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -595,171 +592,87 @@ OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
 // Shape queries
 //===----------------------------------------------------------------------===//
 
-/// The operand dim that dim `d` of `op`'s result `result` equals, for ops
-/// whose result dims are operand dims (elementwise, contractions, layout
-/// changes). With broadcasting, a dynamic result dim is taken from the first
-/// operand that is dynamic there: two dynamic dims broadcast against each
-/// other are equal (a model whose dims would be 1 there is rejected at run
-/// time by the symbol ranges and bindings).
-static std::optional<std::pair<Value, int64_t>> sourceDim(Operation *op,
-                                                          int64_t d) {
-  auto rank = [](Value v) { return cast<RankedTensorType>(v.getType()).getRank(); };
-  auto broadcastSource =
-      [&](ValueRange operands,
-          int64_t resultRank) -> std::optional<std::pair<Value, int64_t>> {
-    for (Value operand : operands) {
-      auto type = dyn_cast<RankedTensorType>(operand.getType());
-      if (!type)
-        continue;
-      int64_t od = d - (resultRank - type.getRank());
-      if (od >= 0 && type.isDynamicDim(od))
-        return std::make_pair(operand, od);
-    }
-    return std::nullopt;
-  };
-  int64_t resultRank = rank(op->getResult(0));
-  if (hasShapeOfFirstOperand(op))
-    return std::make_pair(op->getOperand(0), d);
-  if (op->hasTrait<OpTrait::tsc::Broadcasting>())
-    return broadcastSource(op->getOperands(), resultRank);
-  return llvm::TypeSwitch<Operation *,
-                          std::optional<std::pair<Value, int64_t>>>(op)
-      .Case([&](MatmulOp m) -> std::optional<std::pair<Value, int64_t>> {
-        int64_t l = rank(m.getLhs()), r = rank(m.getRhs());
-        if (r >= 2 && d == resultRank - 1)
-          return std::make_pair(m.getRhs(), r - 1);
-        if (l >= 2 && d == resultRank - (r >= 2 ? 2 : 1))
-          return std::make_pair(m.getLhs(), l - 2);
-        // Batch dims: broadcast of the operands' leading dims.
-        int64_t batch = resultRank - (l >= 2) - (r >= 2);
-        if (d >= batch)
-          return std::nullopt;
-        for (auto [operand, orank] : {std::pair{m.getLhs(), l},
-                                      std::pair{m.getRhs(), r}}) {
-          int64_t od = d - (batch - (orank - 2));
-          if (orank > 2 && od >= 0 &&
-              cast<RankedTensorType>(operand.getType()).isDynamicDim(od))
-            return std::make_pair(operand, od);
-        }
-        return std::nullopt;
-      })
-      .Case<LinearOp, QuantizedMatmulOp>(
-          [&](Operation *o) -> std::optional<std::pair<Value, int64_t>> {
-            if (d == resultRank - 1)
-              return std::nullopt;
-            return std::make_pair(o->getOperand(0), d);
-          })
-      .Case([&](TransposeOp t) {
-        return std::optional(std::make_pair(t.getInput(), t.getPerm()[d]));
-      })
-      .Case([&](AttentionOp a) {
-        // In both layouts the result has query's dims 0-2 and value's dim 3.
-        return std::optional(std::make_pair(d == 3 ? a.getValue() : a.getQuery(), d));
-      })
-      .Case([&](SplitOp s) -> std::optional<std::pair<Value, int64_t>> {
-        if (d == static_cast<int64_t>(s.getAxis()))
-          return std::nullopt;
-        return std::make_pair(s.getInput(), d);
-      })
-      .Case([&](ConcatOp c) -> std::optional<std::pair<Value, int64_t>> {
-        if (d == static_cast<int64_t>(c.getAxis()))
-          return std::nullopt;
-        return broadcastSource(c.getInputs(), resultRank);
-      })
-      .Case([&](GatherOp g) -> std::optional<std::pair<Value, int64_t>> {
-        auto axis = static_cast<int64_t>(g.getAxis());
-        int64_t indices = rank(g.getIndices());
-        if (d < axis)
-          return std::make_pair(g.getData(), d);
-        if (d < axis + indices)
-          return std::make_pair(g.getIndices(), d - axis);
-        return std::make_pair(g.getData(), d - indices + 1);
-      })
-      .Case([&](GatherElementsOp g) {
-        return std::optional(std::make_pair(g.getIndices(), d));
-      })
-      .Case([&](GatherNdOp g) -> std::optional<std::pair<Value, int64_t>> {
-        int64_t tuples = rank(g.getIndices()) - 1;
-        if (d < tuples)
-          return std::make_pair(g.getIndices(), d);
-        return std::make_pair(g.getData(), d - resultRank + rank(g.getData()));
-      })
-      .Case([&](PadOp p) -> std::optional<std::pair<Value, int64_t>> {
-        if (p.getLow()[d] || p.getHigh()[d])
-          return std::nullopt;
-        return std::make_pair(p.getInput(), d);
-      })
-      .Case([&](SqueezeOp s) {
-        int64_t od = d;
-        for (int64_t dim : s.getDims())
-          if (dim <= od)
-            ++od;
-        return std::optional(std::make_pair(s.getInput(), od));
-      })
-      .Case([&](UnsqueezeOp u) -> std::optional<std::pair<Value, int64_t>> {
-        if (llvm::is_contained(u.getDims(), d))
-          return std::nullopt;
-        int64_t od = d - llvm::count_if(u.getDims(), [&](int64_t x) { return x < d; });
-        return std::make_pair(u.getInput(), od);
-      })
-      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
-            ArgMaxOp, ArgMinOp>(
-          [&](Operation *o) -> std::optional<std::pair<Value, int64_t>> {
-            // Arg reductions reduce their one `axis`.
-            SmallVector<int64_t> dims;
-            if (auto list = o->getAttrOfType<DenseI64ArrayAttr>("dims"))
-              llvm::append_range(dims, list.asArrayRef());
-            else
-              dims.push_back(o->getAttrOfType<IntegerAttr>("axis").getInt());
-            if (o->hasAttr("keepdim"))
-              return llvm::is_contained(dims, d)
-                         ? std::nullopt
-                         : std::optional(std::make_pair(o->getOperand(0), d));
-            int64_t od = d;
-            for (int64_t dim : dims)
-              if (dim <= od)
-                ++od;
-            return std::make_pair(o->getOperand(0), od);
-          })
-      .Case([&](TopKOp t) -> std::optional<std::pair<Value, int64_t>> {
-        if (d == static_cast<int64_t>(t.getAxis()))
-          return std::nullopt;
-        return std::make_pair(t.getInput(), d);
-      })
-      .Default([&](Operation *op) { return getConvolutionSourceDim(op, d); });
-}
+namespace {
+
+/// Reads each operand dim and index value as a placeholder symbol, so that a
+/// shape rule whose answer is one placeholder names what the result dim
+/// equals.
+class SourceReader : public DimReader {
+public:
+  using DimReader::DimReader;
+
+  /// The `dim` of a placeholder that stands for an index value.
+  static constexpr int64_t kValue = -1;
+
+  AffineExpr dim(Value v, int64_t d) override { return placeholder({v, d}); }
+  AffineExpr value(Value v) override { return placeholder({v, kValue}); }
+  /// A dynamic result dim is the first operand dim dynamic there: two dynamic
+  /// dims broadcast against each other are equal (a model whose dims would be
+  /// 1 there is rejected at run time by the symbol ranges and bindings).
+  AffineExpr broadcast(ArrayRef<ValueDim> dims) override {
+    for (ValueDim d : dims)
+      if (cast<RankedTensorType>(d.value.getType()).isDynamicDim(d.dim))
+        return dim(d.value, d.dim);
+    return {};
+  }
+
+  /// The operand dim or index value that `expr` is, if it is one.
+  std::optional<ValueDim> source(AffineExpr expr) const {
+    if (!expr || !isa<AffineSymbolExpr>(expr))
+      return std::nullopt;
+    auto symbol = cast<AffineSymbolExpr>(expr);
+    return placeholders[symbol.getPosition()];
+  }
+
+private:
+  AffineExpr placeholder(ValueDim d) {
+    placeholders.push_back(d);
+    return getAffineSymbolExpr(placeholders.size() - 1, getContext());
+  }
+
+  SmallVector<ValueDim> placeholders;
+};
+
+} // namespace
 
 OpFoldResult DimOp::fold(FoldAdaptor) {
-  // Walk up through producers whose result dims are operand dims until a
-  // static size, a reshape/expand shape operand or a binding answers.
+  // Walk up through producers whose shape rules make the dim an operand dim
+  // until a static size, a size operand (a reshape's, a slice's) or a binding
+  // answers.
   Value input = getInput();
   auto dim = static_cast<int64_t>(getDim());
+  auto indexAttr = [&](int64_t v) {
+    return IntegerAttr::get(IndexType::get(getContext()), v);
+  };
   for (int steps = 0; steps < 64; ++steps) {
     auto type = cast<RankedTensorType>(input.getType());
     if (!type.isDynamicDim(dim))
-      return IntegerAttr::get(IndexType::get(getContext()),
-                              type.getDimSize(dim));
+      return indexAttr(type.getDimSize(dim));
     Operation *producer = input.getDefiningOp();
-    if (isa_and_nonnull<ReshapeOp, ExpandOp>(producer)) {
-      ValueRange shape = producer->getOperands().drop_front();
-      return shape[type.getDynamicDimIndex(dim)];
-    }
-    // A slice's result dims are its sizes (a fused projection split into
-    // Q, K and V: the sizes are the symbols the split read).
-    if (auto slice = dyn_cast_or_null<SliceOp>(producer))
-      return getMixedValues(slice.getStaticSizes(), slice.getSizes(),
-                            getContext())[dim];
+    SourceReader reader(getContext());
+    std::optional<AffineExpr> expr =
+        producer
+            ? deriveResultDim(producer, cast<OpResult>(input).getResultNumber(),
+                              dim, reader)
+            : std::nullopt;
+    if (expr && *expr && isa<AffineConstantExpr>(*expr))
+      return indexAttr(cast<AffineConstantExpr>(*expr).getValue());
+    // A size operand: a reshape's, or a slice's (the Q, K and V slices of a
+    // fused projection: the symbols the split read).
+    std::optional<ValueDim> source = expr ? reader.source(*expr) : std::nullopt;
+    if (source && source->dim == SourceReader::kValue &&
+        isa<IndexType>(source->value.getType()))
+      return source->value;
     // A dim bound to a single symbol is that symbol's value, when the
     // declaration precedes this op in the same block (it then dominates it).
     for (Operation *user : input.getUsers()) {
       auto bind = dyn_cast<BindShapeOp>(user);
       if (!bind)
         continue;
-      AffineExpr expr = bind.getShape().getResult(dim);
-      if (auto constant = dyn_cast<AffineConstantExpr>(expr))
-        return IntegerAttr::get(IndexType::get(getContext()),
-                                constant.getValue());
-      auto symbol = dyn_cast<AffineSymbolExpr>(expr);
+      AffineExpr bound = bind.getShape().getResult(dim);
+      if (auto constant = dyn_cast<AffineConstantExpr>(bound))
+        return indexAttr(constant.getValue());
+      auto symbol = dyn_cast<AffineSymbolExpr>(bound);
       if (!symbol)
         continue;
       Value value = bind.getSymbols()[symbol.getPosition()];
@@ -768,11 +681,10 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
           decl->isBeforeInBlock(*this))
         return value;
     }
-    std::optional<std::pair<Value, int64_t>> source =
-        producer ? sourceDim(producer, dim) : std::nullopt;
-    if (!source)
+    if (!source || source->dim == SourceReader::kValue)
       break;
-    std::tie(input, dim) = *source;
+    input = source->value;
+    dim = source->dim;
   }
   if (input == getInput())
     return {};

@@ -40,7 +40,7 @@ def Tsc_PadMode : I32EnumAttr<"PadMode",
 //===----------------------------------------------------------------------===//
 
 def Tsc_GatherElementsOp : Tsc_InferredOp<"gather_elements",
-                                          [Tsc_FollowsPrecision]> {
+                                          [Tsc_FollowsPrecision, Tsc_ShapeRule]> {
   let summary = "takes one element of `data` along `axis` per index";
   let description = [{
     ONNX `GatherElements`: `indices` has `data`'s rank, and the result has
@@ -64,7 +64,8 @@ def Tsc_GatherElementsOp : Tsc_InferredOp<"gather_elements",
   }];
 }
 
-def Tsc_GatherNdOp : Tsc_InferredOp<"gather_nd", [Tsc_FollowsPrecision]> {
+def Tsc_GatherNdOp : Tsc_InferredOp<"gather_nd", [Tsc_FollowsPrecision,
+                                                  Tsc_ShapeRule]> {
   let summary = "takes slices of `data` at index tuples";
   let description = [{
     ONNX `GatherND`: the last dim of `indices` (static, `k`) holds tuples
@@ -191,7 +192,7 @@ def Tsc_TensorScatterOp : Tsc_ScatterOp<"tensor_scatter"> {
 // Padding and reordering
 //===----------------------------------------------------------------------===//
 
-def Tsc_PadOp : Tsc_InferredOp<"pad", [Tsc_FollowsPrecision]> {
+def Tsc_PadOp : Tsc_InferredOp<"pad", [Tsc_FollowsPrecision, Tsc_ShapeRule]> {
   let summary = "adds a border around a tensor";
   let description = [{
     ONNX `Pad` (numpy `pad`) with non-negative `low` and `high` border

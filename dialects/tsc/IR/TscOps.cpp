@@ -84,6 +84,14 @@ std::string util::shapeToString(ArrayRef<int64_t> shape) {
   return out + "]";
 }
 
+Operation *tsc::getValuesProducer(Value value) {
+  Operation *op = value.getDefiningOp();
+  while (op &&
+         (isa<CastOp>(op) || op->hasTrait<OpTrait::tsc::RearrangesElements>()))
+    op = op->getOperand(0).getDefiningOp();
+  return op;
+}
+
 bool tsc::areRefinements(TypeRange inferred, TypeRange actual) {
   if (inferred.size() != actual.size())
     return false;

@@ -3,6 +3,7 @@
 #ifndef TSC_DIALECTS_TSC_IR_TSCOPS_H
 #define TSC_DIALECTS_TSC_IR_TSCOPS_H
 
+#include "dialects/tsc/IR/ShapeDerivation.h"
 #include "dialects/tsc/IR/TscDialect.h"
 #include "dialects/tsc/IR/TscTraits.h"
 
@@ -31,6 +32,11 @@ LogicalResult inferElementwiseResult(std::optional<Location> loc,
 LogicalResult inferReductionResult(std::optional<Location> loc, Value input,
                                    ArrayRef<int64_t> dims, bool keepdim,
                                    SmallVectorImpl<Type> &results);
+
+/// The op whose values `value` holds, looking through ops that convert
+/// them (tsc.cast) or rearrange them (Tsc_RearrangesElements); null for a
+/// block argument.
+Operation *getValuesProducer(Value value);
 
 /// The float constant `attr` converted to float type `to` (round to nearest
 /// even), splats and blobs of any size; null when `attr` is not a float

@@ -19,6 +19,11 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "dialects/tsc/IR/TscInterfaces.td"
+
+/// The op states its shape rule (ShapeDerivationOpInterface), defined in C++.
+defvar Tsc_ShapeRule =
+    DeclareOpInterfaceMethods<Tsc_ShapeDerivationOpInterface>;
 
 /// `isCompatibleReturnTypes` for ops with inferred results: the declared
 /// result types may refine (be more static than) the inferred ones.
@@ -60,22 +65,27 @@ def Tsc_SymbolOp : Tsc_Op<"symbol", [Pure, AttrSizedOperandSegments,
     cmpi, select and casts), which need not be affine. Such symbols may have a
     negative `min`; a run whose value falls outside `[min, max]` fails naming
     the symbol. The memory planner plans at `max`, as for every symbol.
+    `command_line` marks a range the user set (`tsc --dim`): passes check
+    the model against it instead of narrowing it.
 
     ```mlir
     %batch = tsc.symbol "batch" [1, 64]
     %seq = tsc.symbol "seq" [1, 512]
     %a0 = tsc.symbol "axes[0]" [-3, 2] from %axes[0] : tensor<1xi64>
     %r1 = tsc.symbol "r1" [0, 1] = %is1
+    %len = tsc.symbol "len" [1, 64] command_line
     ```
   }];
   let arguments = (ins StrAttr:$symbol, I64Attr:$min, I64Attr:$max,
                        Optional<Index>:$definition,
                        Optional<Tsc_Tensor>:$source,
-                       OptionalAttr<I64Attr>:$element);
+                       OptionalAttr<I64Attr>:$element,
+                       UnitAttr:$command_line);
   let results = (outs Index:$result);
   let assemblyFormat = [{
     $symbol ` ` `[` $min `,` $max `]` (`=` $definition^)?
-    (`from` $source^ `[` $element `]` `:` type($source))? attr-dict
+    (`from` $source^ `[` $element `]` `:` type($source))?
+    (`command_line` $command_line^)? attr-dict
   }];
   let builders = [
     OpBuilder<(ins "::llvm::StringRef":$symbol, "uint64_t":$min,
@@ -443,7 +453,7 @@ def Tsc_WhereOp : Tsc_InferredOp<"where", [Tsc_Elementwise, Tsc_Broadcasting,
 // Contractions
 //===----------------------------------------------------------------------===//
 
-def Tsc_MatmulOp : Tsc_InferredOp<"matmul", [Tsc_AlwaysHalf]> {
+def Tsc_MatmulOp : Tsc_InferredOp<"matmul", [Tsc_AlwaysHalf, Tsc_ShapeRule]> {
   let summary = "matrix product with numpy matmul semantics";
   let description = [{
     numpy `matmul`: the last two dims contract as `[M, K] x [K, N]`, leading
@@ -463,7 +473,7 @@ def Tsc_MatmulOp : Tsc_InferredOp<"matmul", [Tsc_AlwaysHalf]> {
 }
 
 def Tsc_LinearOp : Tsc_InferredOp<"linear", [AttrSizedOperandSegments,
-                                             Tsc_AlwaysHalf]> {
+                                             Tsc_AlwaysHalf, Tsc_ShapeRule]> {
   let summary = "fully connected layer with its GEMM epilogue: act(x · Wᵀ + b) + r";
   let description = [{
     `input [..., K]` times the transpose of `weight [N, K]`, plus the optional
@@ -519,7 +529,7 @@ def Tsc_LinearOp : Tsc_InferredOp<"linear", [AttrSizedOperandSegments,
 //===----------------------------------------------------------------------===//
 
 class Tsc_ReduceOp<string mnemonic, string what, list<Trait> traits>
-    : Tsc_InferredOp<mnemonic, traits> {
+    : Tsc_InferredOp<mnemonic, !listconcat(traits, [Tsc_ShapeRule])> {
   let summary = what # " over the given dims";
   let description = "Reduces `dims` (strictly increasing, in [0, rank)) "
       "to their " # what # "; `keepdim` keeps them as size-1 dims.\n\n"
@@ -538,6 +548,11 @@ class Tsc_ReduceOp<string mnemonic, string what, list<Trait> traits>
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
       return ::mlir::tsc::inferReductionResult(loc, adaptor.getInput(),
           adaptor.getDims(), adaptor.getKeepdim(), results);
+    }
+    ::mlir::AffineExpr $cppClass::deriveResultDim(unsigned, int64_t dim,
+        ::mlir::tsc::DimReader &reader) {
+      return ::mlir::tsc::deriveReducedDim(getInput(), getDims(),
+          getKeepdim(), dim, reader);
     }
   }];
 }
@@ -621,7 +636,7 @@ def Tsc_RmsNormOp : Tsc_Op<"rms_norm", [Pure,
 // Attention
 //===----------------------------------------------------------------------===//
 
-def Tsc_AttentionOp : Tsc_InferredOp<"attention", [Tsc_AlwaysHalf]> {
+def Tsc_AttentionOp : Tsc_InferredOp<"attention", [Tsc_AlwaysHalf, Tsc_ShapeRule]> {
   let summary = "scaled dot-product attention, grouped-query capable";
   let description = [{
     `softmax(scale · Q·Kᵀ + mask) · V` per head, with `query [B, H, Sq, D]`,
@@ -669,7 +684,8 @@ def Tsc_AttentionOp : Tsc_InferredOp<"attention", [Tsc_AlwaysHalf]> {
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
-def Tsc_ReshapeOp : Tsc_Op<"reshape", [Pure, Tsc_FollowsPrecision]> {
+def Tsc_ReshapeOp : Tsc_Op<"reshape", [Pure, Tsc_FollowsPrecision,
+    Tsc_RearrangesElements, Tsc_ShapeRule]> {
   let summary = "reinterprets a tensor with another shape";
   let description = [{
     Same elements in row-major order, new shape. The result type gives the
@@ -688,7 +704,8 @@ def Tsc_ReshapeOp : Tsc_Op<"reshape", [Pure, Tsc_FollowsPrecision]> {
   let hasFolder = 1;
 }
 
-def Tsc_TransposeOp : Tsc_InferredOp<"transpose", [Tsc_FollowsPrecision]> {
+def Tsc_TransposeOp : Tsc_InferredOp<"transpose", [Tsc_FollowsPrecision,
+    Tsc_RearrangesElements, Tsc_ShapeRule]> {
   let summary = "permutes dims";
   let description = [{
     Result dim `i` is input dim `perm[i]`.
@@ -706,7 +723,8 @@ def Tsc_TransposeOp : Tsc_InferredOp<"transpose", [Tsc_FollowsPrecision]> {
   let hasFolder = 1;
 }
 
-def Tsc_ExpandOp : Tsc_Op<"expand", [Pure, Tsc_FollowsPrecision]> {
+def Tsc_ExpandOp : Tsc_Op<"expand", [Pure, Tsc_FollowsPrecision,
+    Tsc_RearrangesElements, Tsc_ShapeRule]> {
   let summary = "broadcasts a tensor to a larger shape";
   let description = [{
     numpy `broadcast_to`: the input's dims align with the result's trailing
@@ -726,7 +744,7 @@ def Tsc_ExpandOp : Tsc_Op<"expand", [Pure, Tsc_FollowsPrecision]> {
 }
 
 def Tsc_ConcatOp : Tsc_InferredOp<"concat", [Tsc_Fusible,
-                                             Tsc_FollowsPrecision]> {
+                                             Tsc_FollowsPrecision, Tsc_ShapeRule]> {
   let summary = "joins tensors along one axis";
   let description = [{
     ```mlir
@@ -743,7 +761,7 @@ def Tsc_ConcatOp : Tsc_InferredOp<"concat", [Tsc_Fusible,
 }
 
 def Tsc_SliceOp : Tsc_Op<"slice", [Pure, AttrSizedOperandSegments, Tsc_Fusible,
-                                   Tsc_FollowsPrecision]> {
+                                   Tsc_FollowsPrecision, Tsc_ShapeRule]> {
   let summary = "strided slice: offsets, sizes and strides per dim";
   let description = [{
     Result element `i` along dim `d` is input element
@@ -773,7 +791,8 @@ def Tsc_SliceOp : Tsc_Op<"slice", [Pure, AttrSizedOperandSegments, Tsc_Fusible,
   let hasFolder = 1;
 }
 
-def Tsc_SplitOp : Tsc_Op<"split", [Pure, Tsc_Fusible, Tsc_FollowsPrecision]> {
+def Tsc_SplitOp : Tsc_Op<"split", [Pure, Tsc_Fusible, Tsc_FollowsPrecision,
+    Tsc_ShapeRule]> {
   let summary = "splits a tensor along one axis into pieces of given sizes";
   let description = [{
     ```mlir
@@ -793,7 +812,7 @@ def Tsc_SplitOp : Tsc_Op<"split", [Pure, Tsc_Fusible, Tsc_FollowsPrecision]> {
   let hasFolder = 1;
 }
 
-def Tsc_GatherOp : Tsc_InferredOp<"gather", [Tsc_FollowsPrecision]> {
+def Tsc_GatherOp : Tsc_InferredOp<"gather", [Tsc_FollowsPrecision, Tsc_ShapeRule]> {
   let summary = "takes slices of `data` along `axis` at `indices`";
   let description = [{
     ONNX `Gather`: the result shape is
@@ -813,7 +832,8 @@ def Tsc_GatherOp : Tsc_InferredOp<"gather", [Tsc_FollowsPrecision]> {
   }];
 }
 
-def Tsc_SqueezeOp : Tsc_InferredOp<"squeeze", [Tsc_FollowsPrecision]> {
+def Tsc_SqueezeOp : Tsc_InferredOp<"squeeze", [Tsc_FollowsPrecision,
+    Tsc_RearrangesElements, Tsc_ShapeRule]> {
   let summary = "removes size-1 dims";
   let description = [{
     Removes `dims` (strictly increasing, each of static size 1).
@@ -830,7 +850,8 @@ def Tsc_SqueezeOp : Tsc_InferredOp<"squeeze", [Tsc_FollowsPrecision]> {
   let hasFolder = 1;
 }
 
-def Tsc_UnsqueezeOp : Tsc_InferredOp<"unsqueeze", [Tsc_FollowsPrecision]> {
+def Tsc_UnsqueezeOp : Tsc_InferredOp<"unsqueeze", [Tsc_FollowsPrecision,
+    Tsc_RearrangesElements, Tsc_ShapeRule]> {
   let summary = "inserts size-1 dims";
   let description = [{
     Inserts size-1 dims at `dims`, which index the result (strictly increasing).
@@ -849,7 +870,7 @@ def Tsc_UnsqueezeOp : Tsc_InferredOp<"unsqueeze", [Tsc_FollowsPrecision]> {
 }
 
 def Tsc_RangeOp : Tsc_Op<"range", [Pure, AllTypesMatch<["start", "limit",
-                                                         "delta"]>]> {
+                                                         "delta"]>, Tsc_ShapeRule]> {
   let summary = "1-D tensor of evenly spaced values";
   let description = [{
     `start, start + delta, ...` while below `limit` (above it for negative
@@ -981,7 +1002,7 @@ def Tsc_DequantizeOp : Tsc_Op<"dequantize", [Pure, Tsc_ShapeOfFirstOperand]> {
   let hasVerifier = 1;
 }
 
-def Tsc_QuantizedMatmulOp : Tsc_InferredOp<"quantized_matmul"> {
+def Tsc_QuantizedMatmulOp : Tsc_InferredOp<"quantized_matmul", [Tsc_ShapeRule]> {
   let summary = "matmul of a float tensor by a quantized weight matrix";
   let description = [{
     `lhs · dequantize(rhs, rhs_scale, rhs_zero_point)` with `lhs [..., M, K]`

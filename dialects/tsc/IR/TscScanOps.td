@@ -20,7 +20,7 @@ def Tsc_ReduceProdOp
     : Tsc_ReduceOp<"reduce_prod", "product", [Tsc_KeepsF32ForRange]>;
 
 def Tsc_ReduceWindowOp : Tsc_Op<"reduce_window", [Pure, AttrSizedOperandSegments,
-    Tsc_KeepsF32ForRange]> {
+    Tsc_KeepsF32ForRange, Tsc_ShapeRule]> {
   let summary = "a reduction whose reduced dims are known only at run time";
   let description = [{
     `result[j] = kind over k < window of input[j + k]`, for every dim at once:
@@ -53,7 +53,7 @@ def Tsc_ReduceWindowOp : Tsc_Op<"reduce_window", [Pure, AttrSizedOperandSegments
 //===----------------------------------------------------------------------===//
 
 class Tsc_ArgReduceOp<string mnemonic, string what>
-    : Tsc_InferredOp<mnemonic, [Tsc_FollowsPrecision]> {
+    : Tsc_InferredOp<mnemonic, [Tsc_FollowsPrecision, Tsc_ShapeRule]> {
   let summary = "index of the " # what # " along one axis";
   let description = "The `i64` position along `axis` of the " # what #
       " of each slice; among equal values the first, or the last with "
@@ -71,6 +71,14 @@ class Tsc_ArgReduceOp<string mnemonic, string what>
     $input `axis` `=` $axis (`keepdim` $keepdim^)?
     (`select_last_index` $select_last_index^)? attr-dict `:`
     functional-type(operands, results)
+  }];
+  let extraClassDefinition = refinableResults # [{
+    ::mlir::AffineExpr $cppClass::deriveResultDim(unsigned, int64_t dim,
+        ::mlir::tsc::DimReader &reader) {
+      int64_t axis = getAxis();
+      return ::mlir::tsc::deriveReducedDim(getInput(), axis, getKeepdim(),
+          dim, reader);
+    }
   }];
 }
 
@@ -117,7 +125,7 @@ def Tsc_CumProdOp : Tsc_ScanOp<"cumprod", "product", "*">;
 // Selection
 //===----------------------------------------------------------------------===//
 
-def Tsc_TopKOp : Tsc_InferredOp<"top_k", [Tsc_FollowsPrecision]> {
+def Tsc_TopKOp : Tsc_InferredOp<"top_k", [Tsc_FollowsPrecision, Tsc_ShapeRule]> {
   let summary = "the k largest (or smallest) elements along one axis";
   let description = [{
     `values` holds the `k` largest elements of each slice along `axis`

@@ -26,6 +26,8 @@ TSC_MARKER_TRAIT(Broadcasting)
 TSC_MARKER_TRAIT(ShapeOfFirstOperand)
 /// The planner may chain the op's kernel with fusible neighbours.
 TSC_MARKER_TRAIT(Fusible)
+/// The result holds the first operand's elements, all of them, and no others.
+TSC_MARKER_TRAIT(RearrangesElements)
 /// Precision policy: computes on half when its inputs are model data.
 TSC_MARKER_TRAIT(HalfCompute)
 /// Precision policy: kept in f32 for its results' range.

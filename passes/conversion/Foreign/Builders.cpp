@@ -154,10 +154,7 @@ FailureOr<Value> foreign::buildReshape(ForeignNode &node,
 /// Whether `indices` cannot be negative: positions from a Range that starts
 /// at a non-negative constant and counts up (possibly cast and reshaped).
 static bool provablyNonNegative(Value indices) {
-  Operation *op = indices.getDefiningOp();
-  while (isa_and_nonnull<CastOp, UnsqueezeOp, SqueezeOp, ReshapeOp, ExpandOp>(op))
-    op = op->getOperand(0).getDefiningOp();
-  auto range = dyn_cast_or_null<RangeOp>(op);
+  auto range = dyn_cast_or_null<RangeOp>(getValuesProducer(indices));
   if (!range)
     return false;
   IntegerAttr start, delta;

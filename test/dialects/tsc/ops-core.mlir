@@ -18,6 +18,16 @@ func.func @symbols_and_bind_shape(%x: tensor<?x?x768xf32>) {
 
 // -----
 
+// A range set on the command line says so.
+// CHECK-LABEL: func.func @command_line_symbol
+// CHECK:         tsc.symbol "seq" [1, 128] command_line
+func.func @command_line_symbol() {
+  %seq = tsc.symbol "seq" [1, 128] command_line
+  return
+}
+
+// -----
+
 // The affine map is printed as an alias; check the map itself.
 // CHECK:       #[[MAP:.+]] = affine_map<()[s0, s1] -> (s0, s1 * 2 + 1, 768)>
 // CHECK-LABEL: func.func @bind_shape_map
