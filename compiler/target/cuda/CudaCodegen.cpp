@@ -23,7 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/target/cuda/CudaCodegen.h"
-#include "compiler/target/host/HostCodegen.h"
+#include "compiler/kernels/Kernels.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
