@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/target/cuda/CudaCodegen.h"
+#include "compiler/target/cuda/Passes.h"
 #include "compiler/target/cuda/ThreadPhases.h"
 
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
@@ -51,6 +52,12 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tsc::cuda {
+#define GEN_PASS_DEF_MAPQUERYROWSTOTHREADSPASS
+#define GEN_PASS_DEF_LOWERWARPPRODUCTSPASS
+#include "compiler/target/cuda/Passes.h.inc"
+} // namespace mlir::tsc::cuda
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -904,3 +911,23 @@ LogicalResult cuda::lowerWarpProducts(gpu::GPUModuleOp module) {
   }
   return success();
 }
+
+namespace {
+
+struct MapQueryRowsToThreadsPass
+    : cuda::impl::MapQueryRowsToThreadsPassBase<MapQueryRowsToThreadsPass> {
+  using MapQueryRowsToThreadsPassBase::MapQueryRowsToThreadsPassBase;
+  void runOnOperation() override {
+    mapQueryRowsToThreads(getOperation(), tensorCores);
+  }
+};
+
+struct LowerWarpProductsPass
+    : cuda::impl::LowerWarpProductsPassBase<LowerWarpProductsPass> {
+  void runOnOperation() override {
+    if (failed(lowerWarpProducts(getOperation())))
+      signalPassFailure();
+  }
+};
+
+} // namespace

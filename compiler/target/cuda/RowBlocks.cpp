@@ -25,9 +25,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/target/cuda/CudaCodegen.h"
+#include "compiler/target/cuda/Passes.h"
 #include "compiler/target/cuda/ThreadPhases.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,9 +40,17 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::tsc::cuda {
+#define GEN_PASS_DEF_MAPROWSTOBLOCKSPASS
+#define GEN_PASS_DEF_RUNTHREADPHASESINORDERPASS
+#define GEN_PASS_DEF_JOINTHREADPHASESPASS
+#define GEN_PASS_DEF_PLACEROWBUFFERSINSHAREDMEMORYPASS
+#include "compiler/target/cuda/Passes.h.inc"
+} // namespace mlir::tsc::cuda
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -878,3 +888,37 @@ LogicalResult cuda::joinThreadPhases(func::FuncOp func) {
   }
   return success();
 }
+
+namespace {
+
+struct MapRowsToBlocksPass
+    : cuda::impl::MapRowsToBlocksPassBase<MapRowsToBlocksPass> {
+  void runOnOperation() override { mapRowsToBlocks(getOperation()); }
+};
+
+struct RunThreadPhasesInOrderPass
+    : cuda::impl::RunThreadPhasesInOrderPassBase<RunThreadPhasesInOrderPass> {
+  void runOnOperation() override { runThreadPhasesInOrder(getOperation()); }
+};
+
+struct JoinThreadPhasesPass
+    : cuda::impl::JoinThreadPhasesPassBase<JoinThreadPhasesPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (failed(joinThreadPhases(func))) {
+      func.emitError("cannot map the kernel's row blocks to the GPU");
+      signalPassFailure();
+    }
+  }
+};
+
+struct PlaceRowBuffersInSharedMemoryPass
+    : cuda::impl::PlaceRowBuffersInSharedMemoryPassBase<
+          PlaceRowBuffersInSharedMemoryPass> {
+  void runOnOperation() override {
+    for (auto kernel : getOperation().getOps<gpu::GPUFuncOp>())
+      placeRowBuffersInSharedMemory(kernel);
+  }
+};
+
+} // namespace
