@@ -1,6 +1,6 @@
 //===- RowBlocks.cpp - a block of threads per row for norms and softmax ---===//
 //
-// fuseRowReductions (host/Codegen.cpp) leaves each norm and softmax as an
+// fuseRowReductions (compiler/kernels/Lower.cpp) leaves each norm and softmax as an
 // scf.forall over rows whose body reduces the row (sum, max, ...) into
 // one-element buffers and writes the row elementwise from them. Mapped like
 // other loops, one thread would take a whole row: few threads, and

@@ -1,5 +1,4 @@
-//===- HostCodegen.h - kernels for the host CPU, as a shared object -*- C++
-//-*-===//
+//===- HostCodegen.h - host CPU kernels as a shared object ----*- C++ -*-===//
 //
 // The codegen phase for --target=cpu: the kernels compiler/kernels outlines
 // and lowers (host kernel ABI, docs/artifact-format.md) are bufferized,
