@@ -4,13 +4,14 @@
 #include "compiler/InitAll.h"
 #include "compiler/artifact/Artifact.h"
 #include "compiler/driver/MeasuredError.h"
-#include "compiler/plan/Plan.h"
-#include "compiler/target/cuda/CudaCodegen.h"
-#include "compiler/target/host/HostCodegen.h"
 #include "compiler/importers/onnx/OnnxImporter.h"
 #include "compiler/importers/torch_export/TorchExportImporter.h"
 #include "compiler/importers/torchscript/TorchScriptImporter.h"
+#include "compiler/kernels/Kernels.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "compiler/plan/Plan.h"
+#include "compiler/target/cuda/CudaCodegen.h"
+#include "compiler/target/host/HostCodegen.h"
 #include "dialects/tsc/IR/TscOps.h"
 #include "passes/transforms/Weights.h"
 
@@ -462,7 +463,6 @@ int compileModel(ModuleOp module, const DriverOptions &options,
                  << ": expected native, x86-64, x86-64-v3 or x86-64-v4\n";
     return 1;
   }
-  target->gpuLoopMapping = options.gpuLoopMapping;
   plan::PlanOptions planOptions;
   planOptions.useGemmLibrary = !options.generatedGemms;
   planOptions.fuseKernels = !options.noFuse;
@@ -540,7 +540,13 @@ int compileModel(ModuleOp module, const DriverOptions &options,
     written =
         writeCudaArtifact(*plan, *code, chips, "tsc " TSC_VERSION, out->os());
   } else {
-    FailureOr<std::vector<char>> object = compileKernels(**kernels, *target);
+    // --gpu-loop-mapping: the CUDA target's loop structure, run on the host.
+    auto gpuLoops = [](ModuleOp kernels) {
+      return cuda::mapKernelLoops(kernels, cuda::MappedFor::Host);
+    };
+    FailureOr<std::vector<char>> object = compileKernels(
+        **kernels, *target,
+        options.gpuLoopMapping ? LoopMapping(gpuLoops) : nullptr);
     if (failed(object) || !(out = openArtifact()))
       return 1;
     written = writeArtifact(*plan, *object, target->isa, "tsc " TSC_VERSION,

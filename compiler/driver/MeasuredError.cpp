@@ -2,6 +2,7 @@
 
 #include "compiler/driver/MeasuredError.h"
 #include "compiler/artifact/Artifact.h"
+#include "compiler/kernels/Kernels.h"
 #include "compiler/plan/Plan.h"
 #include "compiler/target/host/HostCodegen.h"
 

@@ -3,17 +3,10 @@
 // After bufferization (shared with the host target), each kernel step is a
 // function whose preamble builds memref descriptors from the buffer and
 // symbol arrays, followed by loop nests over those memrefs. Here:
-//   1. norms and softmax (row-tiled scf.forall) become a block per row
-//      (RowBlocks.cpp), attention a block per query block with a thread per
-//      query row (QueryRows.cpp); other linalg becomes scf.parallel, other
-//      scf.forall too; work outside any parallel loop is put in a
-//      one-iteration loop;
-//   2. each outermost parallel loop is tiled by kThreadsPerBlock (fewer for
-//      a small constant innermost dim) along its
-//      innermost dim and mapped: tiles to the grid (innermost dim on x,
-//      which has no 65535 limit), the tile to threadIdx.x, deeper parallel
-//      loops run sequentially in their thread;
-//   3. the mapped loops become gpu.launch ops, outlined into gpu.modules;
+//   1-2. the loops are mapped to the grid and threads (LoopMapping.cpp,
+//      the tsc-cuda-map-loops pipeline);
+//   3. the mapped loops become gpu.launch ops, outlined into gpu.modules
+//      (buildKernelOutliningPipeline);
 //   4. each module is lowered to NVVM and serialized to PTX by LLVM's NVPTX
 //      back end for the target's chip and PTX version, with FMA contraction;
 //   5. ptxas assembles each module's PTX into SASS.
@@ -23,7 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/target/cuda/CudaCodegen.h"
-#include "compiler/target/host/HostCodegen.h"
+#include "compiler/kernels/Kernels.h"
+#include "compiler/target/cuda/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -45,6 +39,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -62,6 +57,7 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -75,6 +71,12 @@
 #include "llvm/Support/Program.h"
 
 #include <cstdlib>
+
+namespace mlir::tsc::cuda {
+#define GEN_PASS_DEF_LOWERBLOCKREDUCTIONSPASS
+#define GEN_PASS_DEF_LOWEREXPTOEXP2PASS
+#include "compiler/target/cuda/Passes.h.inc"
+} // namespace mlir::tsc::cuda
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -146,332 +148,75 @@ void registerDeviceDialects(MLIRContext *context) {
                        vector::VectorDialect, affine::AffineDialect>();
 }
 
-/// Whether `op` works on memory the kernel computes: the device part of a
-/// kernel function. Descriptor building, shape queries, allocation and views
-/// stay host-side.
-bool isDeviceWork(Operation *op) {
-  if (isa<scf::ParallelOp, memref::AllocOp, memref::AllocaOp,
-          memref::DeallocOp, memref::DimOp, memref::ExtractStridedMetadataOp,
-          UnrealizedConversionCastOp, bufferization::ToTensorOp,
-          func::ReturnOp>(op) ||
-      isa<ViewLikeOpInterface>(op))
-    return false;
-  bool touchesMemory = false;
-  op->walk([&](Operation *inner) {
-    if (llvm::any_of(inner->getOperandTypes(),
-                     [](Type t) { return isa<MemRefType>(t); }))
-      touchesMemory = true;
-  });
-  return touchesMemory;
-}
-
-/// Moves each run of device work outside parallel loops (0-d results,
-/// scalar stores, full reductions) into a one-iteration scf.parallel, so it
-/// is launched like the rest. Scalars the run computes for later work go
-/// through memory: stored in the loop to a 0-d buffer, loaded after it (a
-/// load the launches that use it take in). A run with other results used
-/// after it stays where it is.
-void wrapSerialWork(func::FuncOp func) {
-  Block &body = func.getBody().front();
-  SmallVector<SmallVector<Operation *>> runs;
-  SmallVector<Operation *> run;
-  for (Operation &op : body) {
-    if (isDeviceWork(&op)) {
-      run.push_back(&op);
-      continue;
-    }
-    if (!run.empty())
-      runs.push_back(std::exchange(run, {}));
-  }
-  for (ArrayRef<Operation *> ops : runs) {
-    llvm::SmallPtrSet<Operation *, 8> inRun(ops.begin(), ops.end());
-    SetVector<Value> escaping;
-    for (Operation *op : ops)
-      for (Value result : op->getResults())
-        for (Operation *user : result.getUsers())
-          if (!inRun.contains(body.findAncestorOpInBlock(*user)))
-            escaping.insert(result);
-    if (llvm::any_of(escaping, [](Value v) {
-          return !v.getType().isIntOrIndexOrFloat();
-        }))
-      continue;
-    OpBuilder b(ops.front());
-    Location loc = ops.front()->getLoc();
-    SmallVector<Value> spills;
-    for (Value value : escaping) {
-      Type type = value.getType().isIndex() ? b.getI64Type() : value.getType();
-      spills.push_back(memref::AllocOp::create(b, loc, MemRefType::get({}, type)));
-    }
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    auto loop = scf::ParallelOp::create(b, loc, ValueRange{zero},
-                                        ValueRange{one}, ValueRange{one});
-    Operation *terminator = loop.getBody()->getTerminator();
-    for (Operation *op : ops)
-      op->moveBefore(terminator);
-    b.setInsertionPoint(terminator);
-    for (auto [value, spill] : llvm::zip(escaping, spills)) {
-      Value stored = value;
-      if (value.getType().isIndex())
-        stored = arith::IndexCastOp::create(b, loc, b.getI64Type(), value);
-      memref::StoreOp::create(b, loc, stored, spill);
-    }
-    b.setInsertionPointAfter(loop);
-    for (auto [value, spill] : llvm::zip(escaping, spills)) {
-      auto load = memref::LoadOp::create(b, loc, spill);
-      // Nothing but the loop writes the spill: launches may read it later.
-      load->setAttr(kSpillLoad, b.getUnitAttr());
-      Value loaded = load;
-      if (value.getType().isIndex())
-        loaded = arith::IndexCastOp::create(b, loc, b.getIndexType(), loaded);
-      Value(value).replaceUsesWithIf(loaded, [&](OpOperand &use) {
-        return !loop->isAncestor(use.getOwner());
-      });
-    }
-    b.setInsertionPoint(body.getTerminator());
-    for (Value spill : spills)
-      memref::DeallocOp::create(b, loc, spill);
-  }
-}
-
-/// Replaces `loop` (without reductions) by a nest of scf.for.
-void sequentialize(scf::ParallelOp loop) {
-  OpBuilder b(loop);
-  IRMapping mapping;
-  scf::buildLoopNest(
-      b, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(),
-      loop.getStep(), [&](OpBuilder &nested, Location, ValueRange ivs) {
-        mapping.map(loop.getInductionVars(), ivs);
-        for (Operation &op : loop.getBody()->without_terminator())
-          nested.clone(op, mapping);
-      });
-  loop.erase();
-}
-
 } // namespace
-
-int64_t cuda::getElementsPerGroup(Operation *op) {
-  // Floats only: a bool mask or byte buffer beside f32 data would otherwise
-  // make groups of 16 floats.
-  int64_t narrowest = 4;
-  op->walk([&](Operation *nested) {
-    for (Type type : nested->getOperandTypes())
-      if (auto memref = dyn_cast<MemRefType>(type);
-          memref && isa<FloatType>(memref.getElementType()))
-        narrowest = std::min<int64_t>(
-            narrowest,
-            std::max(1u, memref.getElementType().getIntOrFloatBitWidth() / 8));
-  });
-  return kGroupBytes / narrowest;
-}
 
 namespace {
 
-/// The trip count of `loop`'s innermost dim when its bounds and step are
-/// constants.
-std::optional<int64_t> innermostTrips(scf::ParallelOp loop) {
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound().back());
-  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound().back());
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
-  if (!lower || !upper || !step || *step <= 0)
-    return std::nullopt;
-  return llvm::divideCeil(std::max<int64_t>(*upper - *lower, 0), *step);
-}
-
-/// Regroups `loop`'s innermost dim (0 to C, step 1, C a multiple of the
-/// group width, C / width >= kWarpSize) into groups of getElementsPerGroup
-/// consecutive iterations, run in order by one parallel iteration; returns
-/// the new loop, or `loop` unchanged when it does not qualify.
-scf::ParallelOp groupInnermost(scf::ParallelOp loop) {
-  std::optional<int64_t> trips = innermostTrips(loop);
-  const int64_t width = getElementsPerGroup(loop);
-  if (loop.getNumReductions() || !trips || *trips % width ||
-      *trips / width < cuda::kWarpSize ||
-      getConstantIntValue(loop.getLowerBound().back()) != 0 ||
-      getConstantIntValue(loop.getStep().back()) != 1)
-    return loop;
-  int64_t upper = *trips;
-  OpBuilder b(loop);
-  Location loc = loop.getLoc();
-  SmallVector<Value> ubs(loop.getUpperBound());
-  ubs.back() = arith::ConstantIndexOp::create(b, loc, upper / width);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value widthValue = arith::ConstantIndexOp::create(b, loc, width);
-  scf::ForOp group;
-  auto grouped = scf::ParallelOp::create(
-      b, loc, loop.getLowerBound(), ubs, loop.getStep(),
-      [&](OpBuilder &nested, Location loc, ValueRange ivs) {
-        Value base = arith::MulIOp::create(nested, loc, ivs.back(), widthValue);
-        group = scf::ForOp::create(
-            nested, loc, zero, widthValue, one, ValueRange{},
-            [&](OpBuilder &inner, Location loc, Value lane, ValueRange) {
-              IRMapping mapping;
-              mapping.map(ValueRange(loop.getInductionVars()).drop_back(),
-                          ivs.drop_back());
-              mapping.map(loop.getInductionVars().back(),
-                          arith::AddIOp::create(inner, loc, base, lane));
-              for (Operation &op : loop.getBody()->without_terminator())
-                inner.clone(op, mapping);
-              scf::YieldOp::create(inner, loc);
-            });
-      });
-  loop.erase();
-  // Unrolled here: LLVM's unroller declines a group of 8 heavy bodies (fp16
-  // GELU), and its load/store vectorizer only merges straight-line accesses.
-  (void)loopUnrollFull(group);
-  return grouped;
-}
-
-/// Threads per block for `loop`: kThreadsPerBlock, or fewer (whole warps)
-/// when its innermost dim is a smaller constant, so that a block is not
-/// mostly idle threads (64 features, not 256 threads of which 192 wait).
-int64_t threadsFor(scf::ParallelOp loop) {
-  std::optional<int64_t> trips = innermostTrips(loop);
-  if (!trips)
-    return kThreadsPerBlock;
-  return std::min(
-      kThreadsPerBlock,
-      int64_t(llvm::alignTo(std::max<int64_t>(*trips, 1), cuda::kWarpSize)));
-}
-
-/// Canonicalizes `kernels` but the row blocks: the canonicalizer would drop
-/// a row loop's unit dims, and with them its kRowBlocks mark.
-void canonicalizeOutsideRowBlocks(ModuleOp kernels) {
-  MLIRContext *context = kernels.getContext();
-  RewritePatternSet patterns(context);
-  for (Dialect *dialect : context->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(patterns);
-  for (RegisteredOperationName op : context->getRegisteredOperations())
-    op.getCanonicalizationPatterns(patterns, context);
-  SmallVector<Operation *> ops;
-  kernels.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (op->hasAttr(kRowBlocks))
-      return WalkResult::skip();
-    ops.push_back(op);
-    return WalkResult::advance();
-  });
-  // Ops the rewrites create are simplified too, but not ops outside the
-  // list whose operands change (a row loop whose bounds fold).
-  GreedyRewriteConfig config;
-  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-  (void)applyOpPatternsGreedily(
-      ops, FrozenRewritePatternSet(std::move(patterns)), config);
-}
-
-/// A row block's loop: its innermost dim on blockIdx.x, the next two on y
-/// and z (mapRowsToBlocks takes at most three).
-LogicalResult mapRowsToGrid(scf::ParallelOp rows) {
-  MLIRContext *ctx = rows.getContext();
-  auto identity = AffineMap::getMultiDimIdentityMap(1, ctx);
-  const gpu::Processor order[] = {gpu::Processor::BlockX,
-                                  gpu::Processor::BlockY,
-                                  gpu::Processor::BlockZ};
-  unsigned rank = rows.getNumLoops();
-  SmallVector<gpu::ParallelLoopDimMappingAttr> grid;
-  for (unsigned d = 0; d < rank; ++d)
-    grid.push_back(gpu::ParallelLoopDimMappingAttr::get(
-        ctx, order[rank - 1 - d], identity, identity));
-  return gpu::setMappingAttr(rows, grid);
-}
-
-/// Tiles each outermost parallel loop for the grid and maps it: the tile
-/// loop's innermost dim on blockIdx.x, the next two on y and z, the rest
-/// sequential; in the tile, the innermost dim on threadIdx.x.
-LogicalResult mapLoopsToGpu(func::FuncOp func) {
-  SmallVector<scf::ParallelOp> outermost;
-  for (Operation &op : func.getBody().front())
-    if (auto loop = dyn_cast<scf::ParallelOp>(op))
-      outermost.push_back(loop);
-  MLIRContext *ctx = func.getContext();
-  auto identity = AffineMap::getMultiDimIdentityMap(1, ctx);
-  auto dimMapping = [&](gpu::Processor processor) {
-    return gpu::ParallelLoopDimMappingAttr::get(ctx, processor, identity,
-                                                identity);
-  };
-  for (scf::ParallelOp loop : outermost) {
-    if (loop->hasAttr(kRowBlocks)) {
-      if (failed(mapRowsToGrid(loop)))
-        return failure();
-      // Loops of a thread's own work (a row op's) run in order.
-      SmallVector<scf::ParallelOp> inner;
-      loop.getBody()->walk([&](scf::ParallelOp op) {
-        if (!op->hasAttr(kThreadPhase))
-          inner.push_back(op);
-      });
-      for (scf::ParallelOp op : inner)
-        sequentialize(op);
-      continue;
-    }
-    loop = groupInnermost(loop);
-    unsigned rank = loop.getNumLoops();
-    SmallVector<int64_t> tileSizes(rank, 1);
-    tileSizes.back() = threadsFor(loop);
-    auto [tiles, tile] =
-        scf::tileParallelLoop(loop, tileSizes, /*noMinMaxBounds=*/true);
-    SmallVector<gpu::ParallelLoopDimMappingAttr> grid, threads;
-    for (unsigned d = 0; d < rank; ++d) {
-      unsigned fromInner = rank - 1 - d;
-      grid.push_back(dimMapping(fromInner == 0   ? gpu::Processor::BlockX
-                                : fromInner == 1 ? gpu::Processor::BlockY
-                                : fromInner == 2 ? gpu::Processor::BlockZ
-                                                 : gpu::Processor::Sequential));
-      threads.push_back(dimMapping(fromInner == 0 ? gpu::Processor::ThreadX
-                                                  : gpu::Processor::Sequential));
-    }
-    if (failed(gpu::setMappingAttr(tiles, grid)) ||
-        failed(gpu::setMappingAttr(tile, threads)))
-      return failure();
-    // Parallel loops inside a thread's work run in order (the launch
-    // lowering does not take mapped loops below other side effects).
-    // (Post-order: inner loops go first, so no loop is cloned with an
-    // unconverted one inside.)
-    SmallVector<scf::ParallelOp> inner;
-    tile.getBody()->walk([&](scf::ParallelOp op) { inner.push_back(op); });
-    for (scf::ParallelOp op : inner)
-      sequentialize(op);
+struct LowerBlockReductionsPass
+    : cuda::impl::LowerBlockReductionsPassBase<LowerBlockReductionsPass> {
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet allReduce(context);
+    populateGpuAllReducePatterns(allReduce);
+    patterns = FrozenRewritePatternSet(std::move(allReduce));
+    return success();
   }
-  // Launch bounds must be constants: fold the tilings' step arithmetic
-  // (canonicalizing the loops themselves would drop unit dims and with them
-  // the mapping).
-  SmallVector<Operation *> arithmetic;
-  func.walk([&](Operation *op) {
-    if (isa<arith::ArithDialect>(op->getDialect()))
-      arithmetic.push_back(op);
-  });
-  GreedyRewriteConfig config;
-  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
-  (void)applyOpPatternsGreedily(arithmetic, FrozenRewritePatternSet(), config);
-  return success();
-}
+  void runOnOperation() override {
+    if (failed(applyPatternsGreedily(getOperation(), patterns))) {
+      getOperation().emitError("cannot lower the block reductions");
+      signalPassFailure();
+    }
+  }
+  FrozenRewritePatternSet patterns;
+};
+
+struct LowerExpToExp2Pass
+    : cuda::impl::LowerExpToExp2PassBase<LowerExpToExp2Pass> {
+  void runOnOperation() override { lowerExpToExp2(getOperation()); }
+};
 
 } // namespace
 
-LogicalResult cuda::mapKernelLoops(ModuleOp kernels, MappedFor target,
-                                   bool tensorCores) {
-  MLIRContext *context = kernels.getContext();
-  context->loadDialect<gpu::GPUDialect, vector::VectorDialect,
-                       affine::AffineDialect>();
-  for (auto func : kernels.getOps<func::FuncOp>()) {
-    mapRowsToBlocks(func);
-    mapQueryRowsToThreads(func, tensorCores);
+void cuda::buildKernelOutliningPipeline(OpPassManager &pm) {
+  pm.addPass(createGpuKernelOutliningPass());
+  // Row blocks: their row buffers and block reductions (warp shuffles) in
+  // shared memory, which needs the kernel function for its workgroup
+  // buffers.
+  OpPassManager &module = pm.nest<gpu::GPUModuleOp>();
+  module.addPass(createPlaceRowBuffersInSharedMemoryPass());
+  module.addPass(createLowerBlockReductionsPass());
+  module.addPass(createLowerWarpProductsPass());
+  module.addPass(createLowerExpToExp2Pass());
+}
+
+void cuda::buildNVVMPipeline(OpPassManager &pm,
+                             ArrayRef<const TargetInfo *> targets) {
+  // One NVVM target per chip: the lowering below is chip-independent and
+  // runs once; serialization makes one PTX object per target.
+  for (const TargetInfo *target : targets) {
+    GpuNVVMAttachTargetOptions attach;
+    attach.chip = target->getChip().str();
+    attach.features = target->getPtxFeatures().str();
+    attach.optLevel = 3;
+    pm.addPass(createGpuNVVMAttachTarget(attach));
   }
-  PassManager pm(context);
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addPass(createForallToParallelLoopPass());
-  if (failed(pm.run(kernels)))
-    return failure();
-  canonicalizeOutsideRowBlocks(kernels);
-  for (auto func : kernels.getOps<func::FuncOp>()) {
-    wrapSerialWork(func);
-    if (failed(mapLoopsToGpu(func)))
-      return func.emitError("cannot map the kernel's loops to the GPU");
-    if (target == MappedFor::Device && failed(joinThreadPhases(func)))
-      return func.emitError("cannot map the kernel's row blocks to the GPU");
-  }
-  if (target == MappedFor::Host)
-    runThreadPhasesInOrder(kernels);
-  return success();
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createConvertNVGPUToNVVMPass());
+  device.addPass(createSCFToControlFlowPass());
+  device.addPass(memref::createExpandStridedMetadataPass());
+  device.addPass(createLowerAffinePass());
+  // (bf16 conversions stay LLVM's fpext/fptrunc: NVPTX has cvt to and from
+  // bf16 from sm_80, cvt.rn.bf16x2.f32 rounding two at a time.)
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.indexBitwidth = 64;
+  device.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  device.addPass(createReconcileUnrealizedCastsPass());
+  // PTX text ("isa"): ptxas runs below, under our control.
+  GpuModuleToBinaryPassOptions toBinary;
+  toBinary.toolkitPath = toolkitRoot();
+  toBinary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(toBinary));
 }
 
 FailureOr<DeviceCode>
@@ -479,18 +224,21 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
                          ArrayRef<const TargetInfo *> targets) {
   MLIRContext *context = kernels.getContext();
   registerDeviceDialects(context);
-  if (failed(bufferizeKernels(kernels, /*polynomialExp=*/false)) ||
-      failed(mapKernelLoops(kernels, MappedFor::Device,
-                            llvm::all_of(targets, [](const TargetInfo *t) {
-                              return t->hasMmaSync();
-                            }))))
+  if (failed(bufferizeKernels(kernels, /*polynomialExp=*/false)))
     return failure();
-
   // The mapped loops become launches that capture only the kernel
   // function's arguments.
   PassManager toLaunches(context);
+  buildLoopMappingPipeline(toLaunches, MappedFor::Device,
+                           llvm::all_of(targets, [](const TargetInfo *t) {
+                             return t->hasMmaSync();
+                           }));
   toLaunches.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
-  if (failed(toLaunches.run(kernels)))
+  // joinThreadPhases leaves a thread's values used after its loop, in the
+  // row block, until the launch lowering makes both one body: the IR is
+  // valid again (and verified) only after the pipeline.
+  toLaunches.enableVerifier(false);
+  if (failed(toLaunches.run(kernels)) || failed(verify(kernels)))
     return failure();
   DenseMap<StringRef, unsigned> stepIndex;
   for (auto [i, step] : llvm::enumerate(plan.steps))
@@ -509,24 +257,9 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
   plan.arenaSize += scratchBytes;
 
   PassManager outline(context);
-  outline.addPass(createGpuKernelOutliningPass());
+  buildKernelOutliningPipeline(outline);
   if (failed(outline.run(kernels)))
     return failure();
-  // Row blocks: their row buffers and block reductions (warp shuffles) in
-  // shared memory, which needs the kernel function for its workgroup
-  // buffers.
-  RewritePatternSet allReduce(context);
-  populateGpuAllReducePatterns(allReduce);
-  FrozenRewritePatternSet allReducePatterns(std::move(allReduce));
-  for (auto module : kernels.getOps<gpu::GPUModuleOp>()) {
-    for (auto kernel : module.getOps<gpu::GPUFuncOp>())
-      placeRowBuffersInSharedMemory(kernel);
-    if (failed(applyPatternsGreedily(module, allReducePatterns)))
-      return module.emitError("cannot lower the block reductions");
-    if (failed(lowerWarpProducts(module)))
-      return failure();
-    lowerExpToExp2(module);
-  }
   // Every pointer a kernel receives is a plan value's start, aligned to
   // plan::kAlignment;
   // and values of different plan roots that one step uses never overlap.
@@ -562,33 +295,7 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
   }
 
   PassManager pm(context);
-  // One NVVM target per chip: the lowering below is chip-independent and
-  // runs once; serialization makes one PTX object per target.
-  for (const TargetInfo *target : targets) {
-    GpuNVVMAttachTargetOptions attach;
-    attach.chip = target->getChip().str();
-    attach.features = target->getPtxFeatures().str();
-    attach.optLevel = 3;
-    pm.addPass(createGpuNVVMAttachTarget(attach));
-  }
-  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
-  device.addPass(createConvertNVGPUToNVVMPass());
-  device.addPass(createSCFToControlFlowPass());
-  device.addPass(memref::createExpandStridedMetadataPass());
-  device.addPass(createLowerAffinePass());
-  // (bf16 conversions stay LLVM's fpext/fptrunc: NVPTX has cvt to and from
-  // bf16 from sm_80, cvt.rn.bf16x2.f32 rounding two at a time.)
-  ConvertGpuOpsToNVVMOpsOptions toNVVM;
-  toNVVM.indexBitwidth = 64;
-  device.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
-  device.addPass(createCanonicalizerPass());
-  device.addPass(createCSEPass());
-  device.addPass(createReconcileUnrealizedCastsPass());
-  // PTX text ("isa"): ptxas runs below, under our control.
-  GpuModuleToBinaryPassOptions toBinary;
-  toBinary.toolkitPath = toolkitRoot();
-  toBinary.compilationTarget = "isa";
-  pm.addPass(createGpuModuleToBinaryPass(toBinary));
+  buildNVVMPipeline(pm, targets);
   if (failed(pm.run(kernels)))
     return failure();
 

@@ -22,6 +22,9 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
 namespace mlir::func {
 class FuncOp;
 } // namespace mlir::func
@@ -139,6 +142,20 @@ enum class MappedFor { Host, Device };
 /// (mma.sync on every target chip; the host emulates them).
 LogicalResult mapKernelLoops(ModuleOp kernels, MappedFor target,
                              bool tensorCores = true);
+
+/// mapKernelLoops' steps as passes (Passes.td), on a module pass manager:
+/// the `tsc-cuda-map-loops` pipeline.
+void buildLoopMappingPipeline(OpPassManager &pm, MappedFor target,
+                              bool tensorCores = true);
+
+/// After the mapped loops became gpu.launch ops: each launch outlined into
+/// a gpu.module, whose kernel gets its row buffers in shared memory, its
+/// block reductions, warp products and exp lowered for the GPU.
+void buildKernelOutliningPipeline(OpPassManager &pm);
+
+/// The outlined modules through NVVM to PTX text (gpu.binary ops), one
+/// object per target chip.
+void buildNVVMPipeline(OpPassManager &pm, ArrayRef<const TargetInfo *> targets);
 
 /// Replaces each scf.forall over rows in `func` whose body reduces rows and
 /// writes them elementwise (fuseRowReductions' loops, on buffers) by a

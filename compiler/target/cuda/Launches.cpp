@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/kernels/Kernels.h"
 #include "compiler/target/cuda/CudaCodegen.h"
-#include "compiler/target/host/HostCodegen.h"
 #include "dialects/tsc/IR/SymbolicShape.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

@@ -1,28 +1,19 @@
 //===- Codegen.cpp - lower kernels to LLVM, compile and link them --------===//
 
+#include "compiler/kernels/Kernels.h"
 #include "compiler/target/host/HostCodegen.h"
-#include "compiler/target/cuda/CudaCodegen.h"
-
-#include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
-#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
@@ -72,149 +63,6 @@ FailureOr<HostTarget> mlir::tsc::resolveHostTarget(StringRef cpu) {
 
 namespace {
 
-/// linalg's elementwise fusion (the patterns of
-/// -linalg-fuse-elementwise-ops), except that a producer fuses only into a
-/// consumer that reads each of its elements once: through a permutation of
-/// all the consumer's loops. Fusing exp(S - m) into P·V, which reads P
-/// across the head dim, would compute every exp Dv times.
-LogicalResult fuseElementwiseOps(ModuleOp kernels) {
-  MLIRContext *context = kernels.getContext();
-  linalg::ControlFusionFn singleUse = [](OpOperand *operand) {
-    Operation *producer = operand->get().getDefiningOp();
-    return producer && producer->hasOneUse();
-  };
-  linalg::ControlFusionFn noRecompute = [&](OpOperand *operand) {
-    auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
-    return singleUse(operand) && consumer &&
-           consumer.getMatchingIndexingMap(operand).isPermutation();
-  };
-  RewritePatternSet patterns(context);
-  linalg::populateElementwiseOpsFusionPatterns(patterns, noRecompute);
-  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, singleUse);
-  tensor::populateBubbleUpExpandShapePatterns(patterns);
-  affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
-  linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
-  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
-  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
-  context->getLoadedDialect<linalg::LinalgDialect>()
-      ->getCanonicalizationPatterns(patterns);
-  linalg::populateConstantFoldLinalgOperations(patterns, singleUse);
-  return applyPatternsGreedily(kernels, std::move(patterns));
-}
-
-/// Whether `op` reduces any loop.
-bool hasReduction(Operation *op) {
-  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
-  return linalgOp && linalgOp.getNumReductionLoops() > 0;
-}
-
-/// Whether a reduction feeds `v` through linalg ops.
-bool reducedFrom(Value v) {
-  SmallVector<Value> work = {v};
-  DenseSet<Operation *> seen;
-  while (!work.empty()) {
-    auto op = dyn_cast_or_null<linalg::LinalgOp>(work.pop_back_val().getDefiningOp());
-    if (!op || !seen.insert(op).second)
-      continue;
-    if (op.getNumReductionLoops() > 0)
-      return true;
-    for (Value input : op->getOperands())
-      work.push_back(input);
-  }
-  return false;
-}
-
-/// A norm or softmax is reductions over the last dim (mean, variance; max,
-/// sum) and an elementwise generic that reads their results; as separate
-/// loop nests each reads the whole input again. Tiling that last generic
-/// by rows into an scf.forall and fusing its producers into the loop makes
-/// the kernel one pass over memory: each row is read once, reduced and
-/// written while it is in cache. The generic must read every value it gets
-/// from a reduction per row (its map keeps every tiled dim), and a
-/// reduction fuses only for a one-row slice, so no row recomputes
-/// another's reduction.
-LogicalResult fuseRowReductions(ModuleOp kernels) {
-  SmallVector<linalg::GenericOp> roots;
-  kernels.walk([&](bufferization::MaterializeInDestinationOp out) {
-    auto root = out.getSource().getDefiningOp<linalg::GenericOp>();
-    if (!root || root->getParentOfType<scf::ForallOp>() ||
-        root.getNumReductionLoops() > 0 || root.getNumLoops() < 2 ||
-        llvm::is_contained(roots, root))
-      return;
-    unsigned tiled = root.getNumLoops() - 1;
-    bool reads = false;
-    for (OpOperand *operand : root.getDpsInputOperands()) {
-      if (!reducedFrom(operand->get()))
-        continue;
-      AffineMap map = root.getMatchingIndexingMap(operand);
-      for (unsigned d = 0; d < tiled; ++d)
-        if (!map.isFunctionOfDim(d))
-          return;
-      reads = true;
-    }
-    if (reads)
-      roots.push_back(root);
-  });
-  IRRewriter rewriter(kernels.getContext());
-  for (linalg::GenericOp root : roots) {
-    SmallVector<OpFoldResult> sizes(root.getNumLoops() - 1,
-                                    rewriter.getIndexAttr(1));
-    sizes.push_back(rewriter.getIndexAttr(0));
-    scf::SCFTileAndFuseOptions options;
-    options.tilingOptions.setTileSizes(sizes).setLoopType(
-        scf::SCFTilingOptions::LoopType::ForallOp);
-    options.fusionControlFn = [](tensor::ExtractSliceOp slice, OpResult producer,
-                                 bool) -> std::optional<
-                                           scf::SCFTileAndFuseOptions::ControlFnResult> {
-      if (hasReduction(producer.getOwner()) &&
-          !llvm::all_of(slice.getMixedSizes(), [](OpFoldResult size) {
-            return isConstantIntValue(size, 1);
-          }))
-        return std::nullopt;
-      return scf::SCFTileAndFuseOptions::ControlFnResult();
-    };
-    rewriter.setInsertionPoint(root);
-    FailureOr<scf::SCFTileAndFuseResult> fused =
-        scf::tileConsumerAndFuseProducersUsingSCF(
-            rewriter, cast<TilingInterface>(root.getOperation()), options);
-    if (failed(fused))
-      return root->emitError("cannot tile the row reduction into rows");
-    for (OpResult result : root->getResults())
-      rewriter.replaceAllUsesWith(result, fused->replacements.lookup(result));
-  }
-  return success();
-}
-
-} // namespace
-
-LogicalResult mlir::tsc::lowerKernels(ModuleOp kernels,
-                                      int64_t maxKeyValueBlockBytes) {
-  PassManager pm(kernels.getContext());
-  // tsc ops become linalg on tensors, in destination-passing style.
-  ConvertTscToLinalgPassOptions toLinalg;
-  toLinalg.maxKeyValueBlockBytes = maxKeyValueBlockBytes;
-  pm.addNestedPass<func::FuncOp>(createConvertTscToLinalgPass(toLinalg));
-  pm.addPass(createCanonicalizerPass());
-  if (failed(pm.run(kernels)))
-    return failure();
-  // Chains of elementwise generics in one kernel become one loop nest.
-  if (failed(fuseElementwiseOps(kernels)))
-    return failure();
-  pm.clear();
-  pm.addPass(createCSEPass());
-  if (failed(pm.run(kernels)))
-    return failure();
-  // Norms and softmax: one pass over memory per row.
-  if (failed(fuseRowReductions(kernels)))
-    return failure();
-  pm.clear();
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  return pm.run(kernels);
-}
-
-namespace {
-
 /// Tiles the leading parallel loops of every linalg op on buffers by 1 into
 /// one scf.parallel, which becomes an OpenMP work-sharing loop over all of
 /// them (collapsed, so a batch of 1 still spreads over the threads). The
@@ -250,54 +98,6 @@ LogicalResult parallelizeOuterLoops(ModuleOp kernels) {
     rewriter.eraseOp(op);
   }
   return success();
-}
-
-/// The largest temporary a kernel keeps on the stack (OpenMP worker
-/// threads have a few MiB of stack).
-constexpr int64_t kMaxStackTemporaryBytes = 64 * 1024;
-
-/// Small static temporaries inside an scf.forall (attention's tiles) become
-/// one stack buffer per parallel iteration: allocated at the top of the
-/// forall's body, however deep the loop that used to allocate and free it
-/// per trip. The deallocation pipeline leaves allocations in a forall body
-/// unfreed; on the stack (the OpenMP loop body is an alloca scope) they
-/// cost nothing, and distinct stack objects are what lets LLVM vectorize
-/// their loops without runtime alias checks.
-void tileTemporariesOnStack(ModuleOp kernels) {
-  SmallVector<memref::AllocOp> allocs;
-  kernels.walk([&](memref::AllocOp alloc) {
-    MemRefType type = alloc.getType();
-    if (alloc->getParentOfType<scf::ForallOp>() && type.hasStaticShape() &&
-        type.getLayout().isIdentity() &&
-        type.getNumElements() * (type.getElementTypeBitWidth() / 8) <=
-            kMaxStackTemporaryBytes)
-      allocs.push_back(alloc);
-  });
-  // Their deallocations, which may free a view or the base buffer of one.
-  DenseSet<Operation *> moving(allocs.begin(), allocs.end());
-  kernels.walk([&](memref::DeallocOp dealloc) {
-    Value v = dealloc.getMemref();
-    while (Operation *def = v.getDefiningOp()) {
-      if (moving.contains(def)) {
-        dealloc->erase();
-        return;
-      }
-      if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-        v = view.getViewSource();
-      else if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def))
-        v = meta.getSource();
-      else
-        return;
-    }
-  });
-  for (memref::AllocOp alloc : allocs) {
-    auto forall = alloc->getParentOfType<scf::ForallOp>();
-    OpBuilder b = OpBuilder::atBlockBegin(forall.getBody());
-    auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType(),
-                                           alloc.getAlignmentAttr());
-    alloc.replaceAllUsesWith(alloca.getResult());
-    alloc->erase();
-  }
 }
 
 /// `type` with i16 for bf16 (also as a vector's element, and in the arrays
@@ -349,15 +149,16 @@ LogicalResult moveBf16AsI16(ModuleOp kernels) {
 }
 
 /// The bufferization and LLVM lowering of the kernels module.
-LogicalResult lowerToLLVMDialect(ModuleOp kernels, bool gpuLoopMapping) {
+LogicalResult lowerToLLVMDialect(ModuleOp kernels, LoopMapping mapLoops) {
   if (failed(bufferizeKernels(kernels)))
     return failure();
   PassManager pm(kernels.getContext());
-  if (gpuLoopMapping) {
-    if (failed(cuda::mapKernelLoops(kernels, cuda::MappedFor::Host)))
+  bool mapped = static_cast<bool>(mapLoops);
+  if (mapped) {
+    if (failed(mapLoops(kernels)))
       return failure();
-    // The warp products' vector.contracts as outer products (LLVM's
-    // lowering of the vector dialect takes neither).
+    // The mapping's vector.contracts (warp products) as outer products
+    // (LLVM's lowering of the vector dialect takes neither).
     RewritePatternSet patterns(kernels.getContext());
     vector::populateVectorContractLoweringPatterns(
         patterns, vector::VectorContractLowering::OuterProduct);
@@ -376,14 +177,14 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, bool gpuLoopMapping) {
   pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
-  // Vectors: the CUDA loop structure's warp products (--gpu-loop-mapping).
-  if (gpuLoopMapping) {
+  // Vectors: the mapping's warp products.
+  if (mapped) {
     VectorTransferToSCFOptions transfers;
     transfers.enableFullUnroll();
     pm.addPass(createConvertVectorToSCFPass(transfers));
   }
   pm.addPass(createLowerAffinePass());
-  if (gpuLoopMapping)
+  if (mapped)
     pm.addPass(createConvertVectorToLLVMPass());
   // The OpenMP loop bodies sit in memref.alloca_scope regions, which must be
   // lowered before scf becomes multi-block control flow inside them.
@@ -427,10 +228,11 @@ LogicalResult writeFile(StringRef path, StringRef bytes) {
 
 } // namespace
 
-FailureOr<std::vector<char>>
-mlir::tsc::compileKernels(ModuleOp kernels, const HostTarget &target) {
+FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
+                                                       const HostTarget &target,
+                                                       LoopMapping mapLoops) {
   MLIRContext *context = kernels.getContext();
-  if (failed(lowerToLLVMDialect(kernels, target.gpuLoopMapping)))
+  if (failed(lowerToLLVMDialect(kernels, mapLoops)))
     return failure();
 
   DialectRegistry registry;
@@ -535,42 +337,4 @@ mlir::tsc::compileKernels(ModuleOp kernels, const HostTarget &target) {
     return emitError(kernels.getLoc(), "cannot read ") << libraryPath;
   StringRef bytes = (*library)->getBuffer();
   return std::vector<char>(bytes.begin(), bytes.end());
-}
-
-LogicalResult mlir::tsc::bufferizeKernels(ModuleOp kernels,
-                                          bool polynomialExp) {
-  PassManager pm(kernels.getContext());
-  // Results land in their plan buffers (materialize_in_destination), and a
-  // result built from tensor.empty is built there directly, not in a
-  // temporary copied there afterwards; only temporaries inside a kernel get
-  // new allocations.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  pm.addPass(bufferization::createOneShotBufferizePass());
-  // Temporaries are freed before the kernel returns.
-  bufferization::buildBufferDeallocationPipeline(pm);
-  if (failed(pm.run(kernels)))
-    return failure();
-  tileTemporariesOnStack(kernels);
-  // Strided memref.copy lowers to a call into MLIR's C runner library, which
-  // the runtime does not have: copy with loops instead.
-  kernels.walk([](memref::CopyOp copy) {
-    OpBuilder b(copy);
-    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
-                           copy.getTarget());
-    copy.erase();
-  });
-  // exp, erf and tanh as polynomials: libm calls would keep LLVM from
-  // vectorizing the loops of softmax, GELU and every activation (and on the
-  // GPU would need libdevice; the CUDA target has ex2 for exp).
-  {
-    RewritePatternSet patterns(kernels.getContext());
-    populateMathPolynomialApproximationPatterns(patterns, [&](StringRef name) {
-      return (polynomialExp && name == math::ExpOp::getOperationName()) ||
-             name == math::ErfOp::getOperationName() ||
-             name == math::TanhOp::getOperationName();
-    });
-    if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
-      return failure();
-  }
-  return success();
 }

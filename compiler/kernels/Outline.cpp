@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/target/host/HostCodegen.h"
+#include "compiler/kernels/Kernels.h"
 
 #include "dialects/tsc/IR/TscOps.h"
 
@@ -211,9 +211,9 @@ public:
                                  plan.symbols.size() + i);
     } else {
       auto ptr = LLVM::LLVMPointerType::get(b.getContext());
-      Value address =
-          LLVM::GEPOp::create(b, loc, ptr, b.getI64Type(), entry->getArgument(1),
-                              ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      Value address = LLVM::GEPOp::create(b, loc, ptr, b.getI64Type(),
+                                          entry->getArgument(1),
+                                          ArrayRef<LLVM::GEPArg>{int32_t(i)});
       value = LLVM::LoadOp::create(b, loc, b.getI64Type(), address);
     }
     Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
@@ -322,8 +322,8 @@ Value KernelBuilder::memref(unsigned k, unsigned v, Packed *packed) {
                     {byteSize});
 }
 
-LogicalResult buildKernel(const Plan &plan, const PlanStep &step,
-                          KernelABI abi, OpBuilder &moduleBuilder) {
+LogicalResult buildKernel(const Plan &plan, const PlanStep &step, KernelABI abi,
+                          OpBuilder &moduleBuilder) {
   MLIRContext *context = moduleBuilder.getContext();
   Location loc = step.ops.front()->getLoc();
   auto ptr = LLVM::LLVMPointerType::get(context);
@@ -418,9 +418,9 @@ Value mlir::tsc::wrapPointer(OpBuilder &b, Location loc, Value ptr,
       .getResult(0);
 }
 
-FailureOr<OwningOpRef<ModuleOp>>
-mlir::tsc::outlineKernels(const Plan &plan, MLIRContext *context,
-                          KernelABI abi) {
+FailureOr<OwningOpRef<ModuleOp>> mlir::tsc::outlineKernels(const Plan &plan,
+                                                           MLIRContext *context,
+                                                           KernelABI abi) {
   context->loadDialect<LLVM::LLVMDialect, affine::AffineDialect,
                        arith::ArithDialect, bufferization::BufferizationDialect,
                        memref::MemRefDialect, func::FuncDialect>();
