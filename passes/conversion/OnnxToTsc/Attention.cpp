@@ -16,6 +16,9 @@ using namespace mlir::tsc::foreign;
 FailureOr<Value> fromonnx::splitHeads(ForeignNode &node, Value x,
                                       int64_t heads) {
   auto type = cast<RankedTensorType>(x.getType());
+  if (type.getRank() != 3)
+    return node.fail("3-D inputs are [batch, seq, hidden]; one is rank " +
+                     Twine(type.getRank()));
   int64_t hidden = type.getDimSize(2);
   if (heads <= 0 || ShapedType::isDynamic(hidden) || hidden % heads != 0)
     return node.fail("3-D inputs need num_heads dividing the static hidden "
