@@ -368,7 +368,7 @@ SmallVector<const cuda::TargetInfo *> getChips(const Targets &targets) {
 /// Device code for `chips`, each module assembled by ptxas when there is
 /// one (a warning otherwise: the PTX is kept alone, without SASS).
 FailureOr<cuda::DeviceCode>
-buildDeviceCode(ModuleOp kernels, plan::Plan &plan,
+buildDeviceCode(ModuleOp kernels, const plan::Plan &plan,
                 ArrayRef<const cuda::TargetInfo *> chips) {
   std::string ptxas = cuda::findPtxas();
   if (ptxas.empty())
@@ -387,8 +387,8 @@ buildDeviceCode(ModuleOp kernels, plan::Plan &plan,
 
 /// `--emit=ptx -o DIR`: per chip, DIR/<chip>/<module>.ptx and, when ptxas is
 /// there, the SASS it assembles (.cubin). Prints one line per chip.
-int emitDeviceCode(ModuleOp kernels, plan::Plan &plan, const Targets &targets,
-                   StringRef directory) {
+int emitDeviceCode(ModuleOp kernels, const plan::Plan &plan,
+                   const Targets &targets, StringRef directory) {
   SmallVector<const cuda::TargetInfo *> chips = getChips(targets);
   FailureOr<cuda::DeviceCode> code = buildDeviceCode(kernels, plan, chips);
   if (failed(code))
@@ -466,12 +466,15 @@ int compileModel(ModuleOp module, const DriverOptions &options,
   plan::PlanOptions planOptions;
   planOptions.useGemmLibrary = !options.generatedGemms;
   planOptions.fuseKernels = !options.noFuse;
+  planOptions.precision = llvm::StringSwitch<Precision>(options.precision)
+                              .Case("tf32", Precision::TF32)
+                              .Case("fp16", Precision::FP16)
+                              .Case("bf16", Precision::BF16)
+                              .Default(Precision::FP32);
+  planOptions.halfIO = options.precisionIO == "storage";
   FailureOr<plan::Plan> plan = plan::buildPlan(funcs.front(), planOptions);
   if (failed(plan))
     return 1;
-  plan->gemmTf32 = options.precision == "tf32";
-  plan->precision = options.precision;
-  plan->halfIO = options.precisionIO == "storage";
   if (options.report) {
     std::optional<plan::Plan> baseline;
     if (unfused) {
@@ -537,6 +540,7 @@ int compileModel(ModuleOp module, const DriverOptions &options,
     FailureOr<cuda::DeviceCode> code = buildDeviceCode(**kernels, *plan, chips);
     if (failed(code) || !(out = openArtifact()))
       return 1;
+    plan::extendPlan(*plan, std::move(code->planAdditions));
     written =
         writeCudaArtifact(*plan, *code, chips, "tsc " TSC_VERSION, out->os());
   } else {

@@ -26,6 +26,25 @@ StringRef tsc::getPhaseName(Phase phase) {
   llvm_unreachable("unknown phase");
 }
 
+StringRef tsc::getPrecisionName(Precision precision) {
+  switch (precision) {
+  case Precision::FP32:
+    return "fp32";
+  case Precision::TF32:
+    return "tf32";
+  case Precision::FP16:
+    return "fp16";
+  case Precision::BF16:
+    return "bf16";
+  }
+  llvm_unreachable("unknown precision");
+}
+
+StringRef tsc::getStorageTypeName(Precision precision) {
+  assert(isHalfPrecision(precision) && "no storage type for fp32 and tf32");
+  return precision == Precision::FP16 ? "f16" : "bf16";
+}
+
 void tsc::buildTscPipeline(OpPassManager &pm,
                            const TscPipelineOptions &options) {
   if (options.until == Phase::Import)

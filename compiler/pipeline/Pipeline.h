@@ -3,6 +3,8 @@
 #ifndef TSC_COMPILER_PIPELINE_PIPELINE_H
 #define TSC_COMPILER_PIPELINE_PIPELINE_H
 
+#include "compiler/pipeline/Precision.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {

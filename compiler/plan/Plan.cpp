@@ -581,6 +581,9 @@ LogicalResult Planner::addOutputs(func::ReturnOp ret) {
 }
 
 FailureOr<Plan> Planner::run() {
+  plan.precision = options.precision;
+  plan.gemmTf32 = options.precision == Precision::TF32;
+  plan.halfIO = options.halfIO;
   // The definitions of symbols bound from data are encoded once the values
   // they read have their places.
   for (SymbolOp symbol : shapes.getSymbols()) {

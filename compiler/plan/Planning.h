@@ -1,4 +1,4 @@
-//===- Planning.h - the planner's pieces within compiler/plan -*- C++ -*-===//
+//===- Planning.h - the planner's pieces within compiler/plan ---*- C++ -*-===//
 //
 // Private to compiler/plan: the planner (Plan.cpp) builds steps and values,
 // then hands the finished value list to the arena (Arena.cpp) and the
