@@ -25,6 +25,15 @@ enum class Precision {
   BF16,
 };
 
+/// `--precision-io`: what a half precision does to the model's float inputs
+/// and outputs.
+enum class PrecisionIO {
+  /// They keep the model's types, converted at the edges (the default).
+  Model,
+  /// They take the storage precision too, for callers holding half tensors.
+  Storage,
+};
+
 /// Whether `precision` stores floats in half precision (the precision phase
 /// runs).
 inline bool isHalfPrecision(Precision precision) {
