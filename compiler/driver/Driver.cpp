@@ -2,18 +2,12 @@
 
 #include "compiler/driver/Driver.h"
 #include "compiler/InitAll.h"
-#include "compiler/artifact/Artifact.h"
-#include "compiler/driver/MeasuredError.h"
+#include "compiler/driver/Compile.h"
 #include "compiler/importers/onnx/OnnxImporter.h"
 #include "compiler/importers/torch_export/TorchExportImporter.h"
 #include "compiler/importers/torchscript/TorchScriptImporter.h"
-#include "compiler/kernels/Kernels.h"
-#include "compiler/pipeline/Pipeline.h"
-#include "compiler/plan/Plan.h"
-#include "compiler/target/cuda/CudaCodegen.h"
-#include "compiler/target/host/HostCodegen.h"
+#include "compiler/target/cuda/TargetInfo.h"
 #include "dialects/tsc/IR/TscOps.h"
-#include "passes/transforms/Weights.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -23,6 +17,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -127,6 +122,10 @@ struct DriverOptions {
                "(absolute paths, '..', symbolic links): only for trusted "
                "models"),
       cl::init(false), cl::cat(category)};
+  cl::opt<bool> printPlanCount{
+      "print-plan-count",
+      cl::desc("Print on stderr how many plans the compile built"),
+      cl::init(false), cl::Hidden, cl::cat(category)};
   cl::opt<bool> printWeights{
       "print-weights",
       cl::desc("Print weight blobs in full instead of eliding them"),
@@ -301,271 +300,89 @@ LogicalResult printModelDiagnostic(Diagnostic &diag) {
   return success();
 }
 
-/// Opens `path` for writing; null after printing why not.
-std::unique_ptr<llvm::ToolOutputFile> openOutput(StringRef path) {
-  std::string message;
-  std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(path, &message);
-  if (!out)
-    llvm::errs() << "tsc: error: " << message << "\n";
-  return out;
-}
-
-/// Writes `bytes` to `path`, saying why not on failure.
-LogicalResult writeFile(StringRef path, StringRef bytes) {
-  if (llvm::Error error = llvm::writeToOutput(path, [&](raw_ostream &os) {
-        os << bytes;
-        return llvm::Error::success();
-      })) {
-    llvm::errs() << "tsc: error: cannot write " << path << ": "
-                 << llvm::toString(std::move(error)) << "\n";
-    return failure();
-  }
-  return success();
-}
-
-/// What --target asked for: the host CPU, or CUDA chips.
-struct Targets {
+/// The CUDA chips and the host as --target names them.
+LogicalResult parseTargets(ArrayRef<std::string> names,
+                           CompileOptions &options) {
   bool cpu = false;
-  std::vector<std::unique_ptr<cuda::TargetInfo>> cuda;
-};
-
-FailureOr<Targets> parseTargets(ArrayRef<std::string> names) {
-  Targets targets;
   for (StringRef name : names) {
     if (name == "cpu") {
-      targets.cpu = true;
+      cpu = true;
     } else if (name.consume_front("cuda:")) {
-      std::unique_ptr<cuda::TargetInfo> info = cuda::createTargetInfo(name);
-      if (!info) {
+      if (!cuda::createTargetInfo(name)) {
         llvm::errs() << "tsc: error: --target=cuda:" << name
                      << ": unknown chip (known: " << cuda::getKnownChips()
                      << ")\n";
         return failure();
       }
-      targets.cuda.push_back(std::move(info));
+      options.cudaChips.push_back(name.str());
     } else {
       llvm::errs() << "tsc: error: --target=" << name
                    << ": unsupported target (cpu or cuda:sm_XX)\n";
       return failure();
     }
   }
-  if (targets.cuda.empty())
-    targets.cpu = true;
-  if (targets.cpu && !targets.cuda.empty()) {
+  if (cpu && !options.cudaChips.empty()) {
     llvm::errs() << "tsc: error: --target: give either cpu or cuda targets\n";
     return failure();
   }
-  return targets;
+  options.target =
+      options.cudaChips.empty() ? TargetKind::Host : TargetKind::Cuda;
+  return success();
 }
 
-/// The CUDA targets' infos, in --target order.
-SmallVector<const cuda::TargetInfo *> getChips(const Targets &targets) {
-  SmallVector<const cuda::TargetInfo *> chips;
-  for (const std::unique_ptr<cuda::TargetInfo> &target : targets.cuda)
-    chips.push_back(target.get());
-  return chips;
-}
-
-/// Device code for `chips`, each module assembled by ptxas when there is
-/// one (a warning otherwise: the PTX is kept alone, without SASS).
-FailureOr<cuda::DeviceCode>
-buildDeviceCode(ModuleOp kernels, plan::Plan &plan,
-                ArrayRef<const cuda::TargetInfo *> chips) {
-  std::string ptxas = cuda::findPtxas();
-  if (ptxas.empty())
-    llvm::errs() << "tsc: warning: ptxas not found (set CUDA_HOME): PTX is "
-                    "kept without SASS\n";
-  FailureOr<cuda::DeviceCode> code =
-      cuda::generateDeviceCode(kernels, plan, chips);
-  if (failed(code) || ptxas.empty())
-    return code;
-  for (auto [target, modules] : llvm::zip_equal(chips, code->modules))
-    for (cuda::DeviceModule &module : modules)
-      if (failed(cuda::assemble(module, *target, ptxas, kernels.getLoc())))
-        return failure();
-  return code;
-}
-
-/// `--emit=ptx -o DIR`: per chip, DIR/<chip>/<module>.ptx and, when ptxas is
-/// there, the SASS it assembles (.cubin). Prints one line per chip.
-int emitDeviceCode(ModuleOp kernels, plan::Plan &plan, const Targets &targets,
-                   StringRef directory) {
-  SmallVector<const cuda::TargetInfo *> chips = getChips(targets);
-  FailureOr<cuda::DeviceCode> code = buildDeviceCode(kernels, plan, chips);
-  if (failed(code))
-    return 1;
-  for (auto [target, modules] : llvm::zip_equal(chips, code->modules)) {
-    bool assembled = llvm::all_of(modules, [](const cuda::DeviceModule &m) {
-      return !m.cubin.empty();
-    });
-    SmallString<128> dir(directory);
-    llvm::sys::path::append(dir, target->getChip());
-    if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
-      llvm::errs() << "tsc: error: cannot create " << dir << ": "
-                   << error.message() << "\n";
-      return 1;
-    }
-    size_t ptxBytes = 0, sassBytes = 0;
-    for (cuda::DeviceModule &module : modules) {
-      SmallString<128> path(dir);
-      llvm::sys::path::append(path, module.name + ".ptx");
-      if (failed(writeFile(path, module.ptx)))
-        return 1;
-      ptxBytes += module.ptx.size();
-      if (!module.cubin.empty()) {
-        llvm::sys::path::replace_extension(path, "cubin");
-        if (failed(writeFile(path, StringRef(module.cubin.data(),
-                                             module.cubin.size()))))
-          return 1;
-        sassBytes += module.cubin.size();
-      }
-    }
-    llvm::outs() << target->getChip() << ": " << modules.size()
-                 << " kernel modules, PTX " << ptxBytes << " bytes"
-                 << (!assembled ? std::string(", not assembled")
-                                : ", SASS " + std::to_string(sassBytes) +
-                                      " bytes (ptxas accepted all)")
+/// The flags as typed options; failure after saying which flag is wrong.
+FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
+  CompileOptions options;
+  if (flags.emit.getNumOccurrences() > 0)
+    options.emit = flags.emit.getValue();
+  options.output = flags.output;
+  if (failed(parseTargets(flags.targets, options)))
+    return failure();
+  if (options.emit == Phase::Ptx && options.target != TargetKind::Cuda) {
+    llvm::errs() << "tsc: error: --emit=ptx needs a CUDA target "
+                    "(--target=cuda:sm_90)\n";
+    return failure();
+  }
+  if (options.emit == Phase::Ptx && options.output == "-") {
+    llvm::errs() << "tsc: error: --emit=ptx writes files: give -o DIR\n";
+    return failure();
+  }
+  std::optional<Precision> precision =
+      llvm::StringSwitch<std::optional<Precision>>(flags.precision)
+          .Case("fp32", Precision::FP32)
+          .Case("tf32", Precision::TF32)
+          .Case("fp16", Precision::FP16)
+          .Case("bf16", Precision::BF16)
+          .Default(std::nullopt);
+  if (!precision) {
+    llvm::errs() << "tsc: error: --precision=" << flags.precision
+                 << ": expected fp32, tf32, fp16 or bf16\n";
+    return failure();
+  }
+  options.precision = *precision;
+  if (flags.precisionIO != "model" &&
+      (flags.precisionIO != "storage" || !isHalfPrecision(*precision))) {
+    llvm::errs() << "tsc: error: --precision-io=" << flags.precisionIO
+                 << (flags.precisionIO == "storage"
+                         ? ": needs --precision=fp16 or bf16"
+                         : ": expected model or storage")
                  << "\n";
+    return failure();
   }
-  return 0;
-}
-
-/// Frees the data of every weight that no op of `live` refers to: the
-/// originals of weights a pass replaced (merged GEMMs, converted precision)
-/// and those only a dropped report baseline used. Weights mapped from
-/// external data give their pages back.
-void releaseUnusedWeights(MLIRContext *context, ArrayRef<ModuleOp> live) {
-  SmallVector<Operation *> roots;
-  for (ModuleOp module : live)
-    roots.push_back(module);
-  freeUnreferencedWeights(context, roots);
-}
-
-/// The lower and codegen phases: plan, kernels, artifact.
-/// `unfused`, when given, is the same model without the fuse phase: the
-/// report compares its plan (one kernel per op) with the fused one.
-/// `reference`, when given, is the model before --precision: the report
-/// measures the error against it. Both are dropped after the report.
-int compileModel(ModuleOp module, const DriverOptions &options,
-                 const Targets &targets, Phase until,
-                 OwningOpRef<ModuleOp> unfused = {},
-                 OwningOpRef<ModuleOp> reference = {}) {
-  bool emitting = options.emit.getNumOccurrences() > 0;
-  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
-  if (funcs.size() != 1) {
-    module.emitError() << "expected one function to compile, found "
-                       << funcs.size();
-    return 1;
+  if (flags.precisionIO == "storage")
+    options.precisionIO = PrecisionIO::Storage;
+  if (!options.emit && !flags.report && options.output == "-") {
+    llvm::errs() << "tsc: error: give -o FILE.tscm to write an artifact, "
+                    "--emit=PHASE to print IR, or --report\n";
+    return failure();
   }
-  FailureOr<HostTarget> target = resolveHostTarget(options.cpu);
-  if (failed(target)) {
-    llvm::errs() << "tsc: error: --cpu=" << options.cpu
-                 << ": expected native, x86-64, x86-64-v3 or x86-64-v4\n";
-    return 1;
-  }
-  plan::PlanOptions planOptions;
-  planOptions.useGemmLibrary = !options.generatedGemms;
-  planOptions.fuseKernels = !options.noFuse;
-  FailureOr<plan::Plan> plan = plan::buildPlan(funcs.front(), planOptions);
-  if (failed(plan))
-    return 1;
-  plan->gemmTf32 = options.precision == "tf32";
-  plan->precision = options.precision;
-  plan->halfIO = options.precisionIO == "storage";
-  if (options.report) {
-    std::optional<plan::Plan> baseline;
-    if (unfused) {
-      plan::PlanOptions off = planOptions;
-      off.fuseKernels = false;
-      auto unfusedFuncs = llvm::to_vector(unfused->getOps<func::FuncOp>());
-      FailureOr<plan::Plan> other = plan::buildPlan(unfusedFuncs.front(), off);
-      if (failed(other))
-        return 1;
-      baseline = std::move(*other);
-    }
-    plan::printReport(*plan, baseline ? &*baseline : nullptr, llvm::outs());
-    // Reduced precision states what it costs on this model (DESIGN.md).
-    if (reference) {
-      OwningOpRef<ModuleOp> reduced = module.clone();
-      if (failed(reportMeasuredError(*reference, *reduced, options.precision,
-                                     llvm::outs())))
-        return 1;
-    }
-  }
-  unfused = nullptr;
-  reference = nullptr;
-  releaseUnusedWeights(module.getContext(), module);
-  if (!emitting && options.output == "-")
-    return 0;
-  bool cuda = !targets.cuda.empty();
-  FailureOr<OwningOpRef<ModuleOp>> kernels = outlineKernels(
-      *plan, module.getContext(), cuda ? KernelABI::Device : KernelABI::Host);
-  // The CUDA loop structure (on the device, or on the host for
-  // --gpu-loop-mapping) keeps attention's key and value blocks in shared
-  // memory.
-  int64_t keyValueBytes =
-      cuda || options.gpuLoopMapping ? cuda::kMaxSharedBytes : 0;
-  if (failed(kernels) || failed(lowerKernels(**kernels, keyValueBytes)))
-    return 1;
-  if (until == Phase::Ptx)
-    return emitDeviceCode(**kernels, *plan, targets, options.output);
-  if (emitting) {
-    std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
-    if (!out)
-      return 1;
-    (*kernels)->print(out->os());
-    out->os() << "\n";
-    out->keep();
-    return 0;
-  }
-  // The weights stream from their constants into the file, whose header is
-  // completed last: a file, not a pipe.
-  auto openArtifact = [&]() -> std::unique_ptr<llvm::ToolOutputFile> {
-    std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
-    if (out && !out->os().supportsSeeking()) {
-      llvm::errs() << "tsc: error: -o " << options.output
-                   << ": an artifact is written to a file, not a pipe or a "
-                      "terminal\n";
-      return nullptr;
-    }
-    return out;
-  };
-  std::unique_ptr<llvm::ToolOutputFile> out;
-  LogicalResult written = failure();
-  if (cuda) {
-    SmallVector<const cuda::TargetInfo *> chips = getChips(targets);
-    FailureOr<cuda::DeviceCode> code = buildDeviceCode(**kernels, *plan, chips);
-    if (failed(code) || !(out = openArtifact()))
-      return 1;
-    written =
-        writeCudaArtifact(*plan, *code, chips, "tsc " TSC_VERSION, out->os());
-  } else {
-    // --gpu-loop-mapping: the CUDA target's loop structure, run on the host.
-    auto gpuLoops = [](ModuleOp kernels) {
-      return cuda::mapKernelLoops(kernels, cuda::MappedFor::Host);
-    };
-    FailureOr<std::vector<char>> object = compileKernels(
-        **kernels, *target,
-        options.gpuLoopMapping ? LoopMapping(gpuLoops) : nullptr);
-    if (failed(object) || !(out = openArtifact()))
-      return 1;
-    written = writeArtifact(*plan, *object, target->isa, "tsc " TSC_VERSION,
-                            out->os());
-  }
-  if (failed(written)) {
-    llvm::errs() << "tsc: error: the plan has an expression the artifact "
-                    "format cannot encode\n";
-    return 1;
-  }
-  out->os().flush();
-  if (std::error_code error = out->os().error()) {
-    llvm::errs() << "tsc: error: cannot write " << options.output << ": "
-                 << error.message() << "\n";
-    out->os().clear_error();
-    return 1;
-  }
-  out->keep();
-  return 0;
+  options.hostCpu = flags.cpu;
+  options.gpuLoopMapping = flags.gpuLoopMapping;
+  options.fuse = !flags.noFuse;
+  options.useGemmLibrary = !flags.generatedGemms;
+  options.report = flags.report;
+  options.printWeights = flags.printWeights;
+  return options;
 }
 
 } // namespace
@@ -577,12 +394,12 @@ static void printVersion(llvm::raw_ostream &os) {
 
 int mlir::tsc::runTscDriver(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  DriverOptions options;
+  DriverOptions flags;
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   cl::SetVersionPrinter(printVersion);
-  cl::HideUnrelatedOptions(options.category);
+  cl::HideUnrelatedOptions(flags.category);
   cl::ParseCommandLineOptions(
       argc, argv,
       "tsc: ahead-of-time compiler for transformer models\n\n"
@@ -598,117 +415,14 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   ScopedDiagnosticHandler modelDiagnostics(&context, printModelDiagnostic);
 
-  OwningOpRef<ModuleOp> module = importModel(options, context, sourceMgr);
-  if (!module || failed(applyDimRanges(*module, options.dims)))
+  OwningOpRef<ModuleOp> module = importModel(flags, context, sourceMgr);
+  if (!module || failed(applyDimRanges(*module, flags.dims)))
     return 1;
-
-  bool emitting = options.emit.getNumOccurrences() > 0;
-  Phase until = emitting ? options.emit.getValue() : Phase::Lower;
-  FailureOr<Targets> targets = parseTargets(options.targets);
-  if (failed(targets))
+  FailureOr<CompileOptions> options = getCompileOptions(flags);
+  if (failed(options) || failed(compile(*module, *options)))
     return 1;
-  if (until == Phase::Ptx && targets->cuda.empty()) {
-    llvm::errs() << "tsc: error: --emit=ptx needs a CUDA target "
-                    "(--target=cuda:sm_90)\n";
-    return 1;
-  }
-  if (until == Phase::Ptx && options.output == "-") {
-    llvm::errs() << "tsc: error: --emit=ptx writes files: give -o DIR\n";
-    return 1;
-  }
-  if (!llvm::is_contained({"fp32", "tf32", "fp16", "bf16"},
-                          StringRef(options.precision))) {
-    llvm::errs() << "tsc: error: --precision=" << options.precision
-                 << ": expected fp32, tf32, fp16 or bf16\n";
-    return 1;
-  }
-  if (options.precisionIO != "model" &&
-      (options.precisionIO != "storage" ||
-       (options.precision != "fp16" && options.precision != "bf16"))) {
-    llvm::errs() << "tsc: error: --precision-io=" << options.precisionIO
-                 << (options.precisionIO == "storage"
-                         ? ": needs --precision=fp16 or bf16"
-                         : ": expected model or storage")
-                 << "\n";
-    return 1;
-  }
-  if (!emitting && !options.report && options.output == "-") {
-    llvm::errs() << "tsc: error: give -o FILE.tscm to write an artifact, "
-                    "--emit=PHASE to print IR, or --report\n";
-    return 1;
-  }
-
-  PassManager pm(&context);
-  if (failed(applyPassManagerCLOptions(pm)))
-    return 1;
-  TscPipelineOptions pipeline;
-  pipeline.until = std::min(until, Phase::Fuse);
-  pipeline.fuse = false;
-  buildTscPipeline(pm, pipeline);
-  if (failed(pm.run(*module)))
-    return 1;
-  releaseUnusedWeights(&context, *module);
-  // The fuse phase on its own, so that the report can plan the graph without
-  // it too.
-  OwningOpRef<ModuleOp> unfused;
-  if (until >= Phase::Fuse && !options.noFuse) {
-    if (options.report && until >= Phase::Lower)
-      unfused = module->clone();
-    PassManager fuse(&context);
-    if (failed(applyPassManagerCLOptions(fuse)))
-      return 1;
-    // Without the report's baselines, nothing shares the weights that GEMM
-    // merging replaces: they are freed group by group.
-    // cuBLASLt's GELU epilogue is the tanh approximation: with a CUDA
-    // target, an exact GELU stays its own kernel.
-    buildFusePhase(fuse, /*freeReplacedWeights=*/!options.report,
-                   /*erfGeluEpilogue=*/targets->cuda.empty());
-    if (failed(fuse.run(*module)))
-      return 1;
-    // The Q/K/V and gate/up weights that merged GEMMs replaced.
-    releaseUnusedWeights(&context, {*module, unfused.get()});
-  }
-  // Half-precision storage, on the baseline too so that the report compares
-  // like with like; the report measures the error against the fp32 graph.
-  OwningOpRef<ModuleOp> reference;
-  if (until >= Phase::Fuse &&
-      (options.precision == "fp16" || options.precision == "bf16")) {
-    if (options.report && until >= Phase::Lower)
-      reference = module->clone();
-    for (ModuleOp m : {*module, unfused ? *unfused : ModuleOp()}) {
-      if (!m)
-        continue;
-      PassManager precision(&context);
-      if (failed(applyPassManagerCLOptions(precision)))
-        return 1;
-      buildPrecisionPhase(precision,
-                          options.precision == "fp16" ? "f16" : "bf16",
-                          options.precisionIO == "storage",
-                          /*freeReplacedWeights=*/!options.report);
-      if (failed(precision.run(m)))
-        return 1;
-    }
-    // The f32 weights converted to half, unless the report's reference
-    // keeps them.
-    releaseUnusedWeights(&context, {*module, unfused.get(), reference.get()});
-  }
-  if (until >= Phase::Lower)
-    return compileModel(*module, options, *targets, until, std::move(unfused),
-                        std::move(reference));
-
-  std::string message;
-  std::unique_ptr<llvm::ToolOutputFile> out =
-      openOutputFile(options.output, &message);
-  if (!out) {
-    llvm::errs() << "tsc: error: " << message << "\n";
-    return 1;
-  }
-  OpPrintingFlags flags;
-  if (!options.printWeights)
-    flags.elideLargeElementsAttrs(16).elideLargeResourceString(64);
-  module->print(out->os(), flags);
-  out->os() << "\n";
-  out->keep();
+  if (flags.printPlanCount)
+    llvm::errs() << "tsc: plans built: " << getNumPlansBuilt() << "\n";
   return 0;
 }
 

@@ -1,14 +1,9 @@
 //===- MeasuredError.cpp - error of reduced precision, measured -----------===//
 
 #include "compiler/driver/MeasuredError.h"
-#include "compiler/artifact/Artifact.h"
-#include "compiler/kernels/Kernels.h"
-#include "compiler/plan/Plan.h"
-#include "compiler/target/host/HostCodegen.h"
 
 #include "tsc/runtime.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -39,25 +34,11 @@ Problem take(tsc_status_t status) {
   return message;
 }
 
-/// `module`'s function compiled for this machine's CPU and loaded by the
-/// runtime. The artifact goes through a temporary file named after `label`
-/// (runtime messages name it), which the runtime maps: its weights are not
-/// copied into memory on the way.
-Problem loadForHost(ModuleOp module, StringRef label, tsc_model_t **out) {
-  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
-  FailureOr<HostTarget> target = resolveHostTarget("native");
-  if (funcs.size() != 1 || failed(target))
-    return std::string("compiling for the host failed");
-  FailureOr<plan::Plan> plan = plan::buildPlan(funcs.front(), {});
-  if (failed(plan))
-    return std::string("compiling for the host failed");
-  FailureOr<OwningOpRef<ModuleOp>> kernels =
-      outlineKernels(*plan, module.getContext());
-  if (failed(kernels) || failed(lowerKernels(**kernels)))
-    return std::string("compiling for the host failed");
-  FailureOr<std::vector<char>> object = compileKernels(**kernels, *target);
-  if (failed(object))
-    return std::string("compiling for the host failed");
+/// The artifact that `write` writes for this machine's CPU, loaded by the
+/// runtime. It goes through a temporary file named after `label` (runtime
+/// messages name it), which the runtime maps: its weights are not copied
+/// into memory on the way.
+Problem load(ArtifactWriter write, StringRef label, tsc_model_t **out) {
   int fd = -1;
   SmallString<128> path;
   if (std::error_code error = llvm::sys::fs::createTemporaryFile(
@@ -66,10 +47,8 @@ Problem loadForHost(ModuleOp module, StringRef label, tsc_model_t **out) {
   Problem problem;
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    if (failed(writeArtifact(*plan, *object, target->isa,
-                             "tsc (measured error)", os)))
-      problem = "the plan has an expression the artifact format cannot "
-                "encode";
+    if (failed(write(os)))
+      problem = "compiling for the host failed";
     os.close();
     if (!problem && os.has_error())
       problem =
@@ -143,8 +122,8 @@ struct Run {
     tsc_session_release(session);
     tsc_model_release(model);
   }
-  Problem start(ModuleOp module, StringRef label) {
-    if (Problem p = loadForHost(module, label, &model))
+  Problem start(ArtifactWriter write, StringRef label) {
+    if (Problem p = load(write, label, &model))
       return p;
     return take(tsc_session_create(model, nullptr, &session));
   }
@@ -164,8 +143,8 @@ double relativeL2(tsc_tensor_t *out, tsc_tensor_t *ref) {
   return std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30);
 }
 
-Problem measure(ModuleOp reference, ModuleOp reduced, StringRef precision,
-                llvm::raw_ostream &os) {
+Problem measure(ArtifactWriter reference, ArtifactWriter reduced,
+                StringRef precision, llvm::raw_ostream &os) {
   Run fp32, half;
   if (Problem p = fp32.start(reference, "fp32"))
     return p;
@@ -241,7 +220,8 @@ Problem measure(ModuleOp reference, ModuleOp reduced, StringRef precision,
 
 } // namespace
 
-LogicalResult tsc::reportMeasuredError(ModuleOp reference, ModuleOp reduced,
+LogicalResult tsc::reportMeasuredError(ArtifactWriter reference,
+                                       ArtifactWriter reduced,
                                        StringRef precision,
                                        llvm::raw_ostream &os) {
   if (Problem p = measure(reference, reduced, precision, os)) {

@@ -26,6 +26,78 @@ StringRef tsc::getPhaseName(Phase phase) {
   llvm_unreachable("unknown phase");
 }
 
+StringRef tsc::getPrecisionName(Precision precision) {
+  switch (precision) {
+  case Precision::FP32:
+    return "fp32";
+  case Precision::TF32:
+    return "tf32";
+  case Precision::FP16:
+    return "fp16";
+  case Precision::BF16:
+    return "bf16";
+  }
+  llvm_unreachable("unknown precision");
+}
+
+StringRef tsc::getStorageTypeName(Precision precision) {
+  assert(isHalfPrecision(precision) && "no storage type for fp32 and tf32");
+  return precision == Precision::FP16 ? "f16" : "bf16";
+}
+
+/// The fuse phase, for a module that went through the graph phase. With
+/// `freeReplacedWeights` (nothing outside the module shares its weights),
+/// the weights that GEMM merging replaces are freed as it goes; without
+/// `erfGeluEpilogue` (a target whose GEMM library has no exact GELU
+/// epilogue), erf GELUs stay their own ops.
+static void buildFusePhase(OpPassManager &pm, bool freeReplacedWeights,
+                           bool erfGeluEpilogue) {
+  // fuse: norms first, so their square roots are not mistaken for parts of
+  // other formulas; then GELU and SiLU.
+  pm.addNestedPass<func::FuncOp>(createFuseNormsPass());
+  pm.addNestedPass<func::FuncOp>(createFuseActivationsPass());
+  // fuse: attention after the canonicalizer has composed the head-split
+  // transposes.
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createFuseAttentionPass());
+  // fuse: bias adds, GELUs and residual adds into the GEMMs (after
+  // FuseActivations made the GELUs), then projections of one input (Q/K/V,
+  // gate/up) as one GEMM, the weights and biases concatenated at compile
+  // time (and the originals freed group by group when asked).
+  FuseGemmEpiloguesPassOptions epilogues;
+  epilogues.erfGelu = erfGeluEpilogue;
+  pm.addNestedPass<func::FuncOp>(createFuseGemmEpiloguesPass(epilogues));
+  MergeGemmsPassOptions merge;
+  merge.freeReplacedWeights = freeReplacedWeights;
+  pm.addNestedPass<func::FuncOp>(createMergeGemmsPass(merge));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // fuse: the new ops get their bindings; the contract holds after each phase.
+  BindSymbolicShapesPassOptions bindOptions;
+  bindOptions.requireAll = true;
+  pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
+}
+
+/// Half-precision storage (`type` f16 or bf16) for a module after the fuse
+/// phase; with `convertIO` the function's float inputs and outputs too;
+/// with `freeReplacedWeights`, each f32 weight is freed once converted.
+static void buildPrecisionPhase(OpPassManager &pm, StringRef type,
+                                bool convertIO, bool freeReplacedWeights) {
+  // precision: after fusion, whose patterns match the model's f32 formulas.
+  ReducePrecisionPassOptions precision;
+  precision.type = type.str();
+  precision.convertIO = convertIO;
+  precision.freeReplacedWeights = freeReplacedWeights;
+  pm.addNestedPass<func::FuncOp>(createReducePrecisionPass(precision));
+  // Cast pairs that undo each other fold, weights convert.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // The casts get their bindings.
+  BindSymbolicShapesPassOptions bindOptions;
+  bindOptions.requireAll = true;
+  pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
+}
+
 void tsc::buildTscPipeline(OpPassManager &pm,
                            const TscPipelineOptions &options) {
   if (options.until == Phase::Import)
@@ -57,55 +129,11 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   if (options.until == Phase::Graph)
     return;
   if (options.fuse)
-    buildFusePhase(pm, /*freeReplacedWeights=*/false, options.erfGeluEpilogue);
-  if (options.precision == "fp16" || options.precision == "bf16")
-    buildPrecisionPhase(pm, options.precision == "fp16" ? "f16" : "bf16",
-                        options.precisionIO == "storage");
-}
-
-void tsc::buildPrecisionPhase(OpPassManager &pm, StringRef type, bool convertIO,
-                              bool freeReplacedWeights) {
-  // precision: after fusion, whose patterns match the model's f32 formulas.
-  ReducePrecisionPassOptions precision;
-  precision.type = type.str();
-  precision.convertIO = convertIO;
-  precision.freeReplacedWeights = freeReplacedWeights;
-  pm.addNestedPass<func::FuncOp>(createReducePrecisionPass(precision));
-  // Cast pairs that undo each other fold, weights convert.
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  // The casts get their bindings.
-  BindSymbolicShapesPassOptions bindOptions;
-  bindOptions.requireAll = true;
-  pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
-}
-
-void tsc::buildFusePhase(OpPassManager &pm, bool freeReplacedWeights,
-                         bool erfGeluEpilogue) {
-  // fuse: norms first, so their square roots are not mistaken for parts of
-  // other formulas; then GELU and SiLU.
-  pm.addNestedPass<func::FuncOp>(createFuseNormsPass());
-  pm.addNestedPass<func::FuncOp>(createFuseActivationsPass());
-  // fuse: attention after the canonicalizer has composed the head-split
-  // transposes.
-  pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createFuseAttentionPass());
-  // fuse: bias adds, GELUs and residual adds into the GEMMs (after
-  // FuseActivations made the GELUs), then projections of one input (Q/K/V,
-  // gate/up) as one GEMM, the weights and biases concatenated at compile
-  // time (and the originals freed group by group when asked).
-  FuseGemmEpiloguesPassOptions epilogues;
-  epilogues.erfGelu = erfGeluEpilogue;
-  pm.addNestedPass<func::FuncOp>(createFuseGemmEpiloguesPass(epilogues));
-  MergeGemmsPassOptions merge;
-  merge.freeReplacedWeights = freeReplacedWeights;
-  pm.addNestedPass<func::FuncOp>(createMergeGemmsPass(merge));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  // fuse: the new ops get their bindings; the contract holds after each phase.
-  BindSymbolicShapesPassOptions bindOptions;
-  bindOptions.requireAll = true;
-  pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
+    buildFusePhase(pm, options.freeReplacedWeights, options.erfGeluEpilogue);
+  if (isHalfPrecision(options.precision))
+    buildPrecisionPhase(pm, getStorageTypeName(options.precision),
+                        options.precisionIO == PrecisionIO::Storage,
+                        options.freeReplacedWeights);
 }
 
 void tsc::registerTscPipeline() {

@@ -3,6 +3,8 @@
 #ifndef TSC_COMPILER_PIPELINE_PIPELINE_H
 #define TSC_COMPILER_PIPELINE_PIPELINE_H
 
+#include "compiler/pipeline/Precision.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
@@ -43,43 +45,44 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
                     llvm::cl::desc("Run the fuse phase's passes (off: the "
                                    "graph as it is, for comparison)"),
                     llvm::cl::init(true)};
-  Option<std::string> precision{
+  Option<Precision> precision{
       *this, "precision",
-      llvm::cl::desc("fp32 (default), or fp16/bf16: float tensors stored in "
-                     "half precision after the fuse phase"),
-      llvm::cl::init("fp32")};
+      llvm::cl::desc("Storage precision after the fuse phase (fp16/bf16: "
+                     "float tensors stored in half precision; fp32 and tf32 "
+                     "leave the graph as it is)"),
+      llvm::cl::init(Precision::FP32),
+      llvm::cl::values(
+          clEnumValN(Precision::FP32, "fp32", "fp32 (the default)"),
+          clEnumValN(Precision::TF32, "tf32",
+                     "fp32 storage (TF32 is the GEMM library's choice)"),
+          clEnumValN(Precision::FP16, "fp16", "fp16 storage"),
+          clEnumValN(Precision::BF16, "bf16", "bf16 storage"))};
   Option<bool> erfGeluEpilogue{
       *this, "erf-gelu-epilogue",
       llvm::cl::desc("Fold exact (erf) GELUs into GEMM epilogues (off for "
                      "CUDA targets: cuBLASLt's GELU epilogue is the tanh "
                      "approximation only)"),
       llvm::cl::init(true)};
-  Option<std::string> precisionIO{
+  Option<PrecisionIO> precisionIO{
       *this, "precision-io",
-      llvm::cl::desc("model (default: float inputs and outputs keep the "
-                     "model's types) or storage (they take the precision's)"),
-      llvm::cl::init("model")};
+      llvm::cl::desc("With fp16/bf16: what the function's float inputs and "
+                     "outputs take"),
+      llvm::cl::init(PrecisionIO::Model),
+      llvm::cl::values(clEnumValN(PrecisionIO::Model, "model",
+                                  "the model's types (the default)"),
+                       clEnumValN(PrecisionIO::Storage, "storage",
+                                  "the storage precision's"))};
+  Option<bool> freeReplacedWeights{
+      *this, "free-replaced-weights",
+      llvm::cl::desc("Free the data of weights that GEMM merging and the "
+                     "precision phase replace (only when no other module "
+                     "shares the weights)"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the passes of every phase up to `options.until` to `pm` (anchored on
 /// builtin.module).
 void buildTscPipeline(OpPassManager &pm, const TscPipelineOptions &options);
-
-/// The fuse phase alone, for a module that went through the graph phase.
-/// With `freeReplacedWeights` (nothing outside the module shares its
-/// weights), the weights that GEMM merging replaces are freed as it goes;
-/// without `erfGeluEpilogue` (a target whose GEMM library has no exact GELU
-/// epilogue), erf GELUs stay their own ops.
-void buildFusePhase(OpPassManager &pm, bool freeReplacedWeights = false,
-                    bool erfGeluEpilogue = true);
-
-/// Half-precision storage (`type` f16 or bf16) for a module after the fuse
-/// phase: `--precision=fp16|bf16`; with `convertIO` the function's float
-/// inputs and outputs too (`--precision-io=storage`); with
-/// `freeReplacedWeights`, each f32 weight is freed once converted.
-void buildPrecisionPhase(OpPassManager &pm, StringRef type,
-                         bool convertIO = false,
-                         bool freeReplacedWeights = false);
 
 /// Registers `tsc-pipeline` for tsc-opt.
 void registerTscPipeline();

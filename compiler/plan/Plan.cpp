@@ -1,6 +1,6 @@
 //===- Plan.cpp - from a fused graph to steps, buffers and an arena -------===//
 
-#include "compiler/plan/Plan.h"
+#include "compiler/plan/Planning.h"
 
 #include "dialects/tsc/IR/SymbolicShape.h"
 #include "dialects/tsc/IR/TscOps.h"
@@ -13,97 +13,6 @@
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::plan;
-
-FailureOr<DType> plan::getDType(Type type) {
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF16())
-    return DType::F16;
-  if (type.isBF16())
-    return DType::BF16;
-  if (type.isF64())
-    return DType::F64;
-  if (type.isInteger(1))
-    return DType::Bool;
-  if (type.isSignlessInteger(8))
-    return DType::I8;
-  if (type.isSignlessInteger(16))
-    return DType::I16;
-  if (type.isSignlessInteger(32))
-    return DType::I32;
-  if (type.isSignlessInteger(64))
-    return DType::I64;
-  if (type.isUnsignedInteger(8))
-    return DType::U8;
-  if (type.isUnsignedInteger(16))
-    return DType::U16;
-  if (type.isUnsignedInteger(32))
-    return DType::U32;
-  if (type.isUnsignedInteger(64))
-    return DType::U64;
-  if (isa<Float8E4M3FNType>(type))
-    return DType::F8E4M3FN;
-  if (isa<Float8E4M3FNUZType>(type))
-    return DType::F8E4M3FNUZ;
-  if (isa<Float8E5M2Type>(type))
-    return DType::F8E5M2;
-  if (isa<Float8E5M2FNUZType>(type))
-    return DType::F8E5M2FNUZ;
-  if (isa<Float8E8M0FNUType>(type))
-    return DType::F8E8M0;
-  if (type.isUnsignedInteger(4))
-    return DType::U4;
-  if (type.isSignlessInteger(4))
-    return DType::I4;
-  if (isa<Float4E2M1FNType>(type))
-    return DType::F4E2M1;
-  if (type.isUnsignedInteger(2))
-    return DType::U2;
-  if (type.isSignlessInteger(2))
-    return DType::I2;
-  return failure();
-}
-
-int64_t plan::getDTypeBits(DType dtype) {
-  return ::tscm::dtypeBits(uint8_t(dtype));
-}
-
-namespace {
-
-/// Whether `type` is a sub-byte type the artifact packs (not i1: bool takes
-/// a byte).
-bool isPackedType(Type type) {
-  unsigned bits = type.getIntOrFloatBitWidth();
-  return bits > 1 && bits < 8;
-}
-
-/// The elements of `dense` (of a packed type) as the artifact holds them:
-/// 8 / bits a byte, the first in the low bits. MLIR keeps a byte each.
-std::vector<char> packedBytes(DenseElementsAttr dense) {
-  auto type = cast<ShapedType>(dense.getType());
-  unsigned bits = type.getElementTypeBitWidth();
-  std::vector<char> bytes(llvm::divideCeil(type.getNumElements() * bits, 8));
-  auto pack = [&](int64_t i, const APInt &value) {
-    bytes[i * bits / 8] |= char(value.getZExtValue() << (i * bits % 8));
-  };
-  if (isa<FloatType>(type.getElementType())) {
-    for (auto [i, value] : llvm::enumerate(dense.getValues<APFloat>()))
-      pack(i, value.bitcastToAPInt());
-  } else {
-    for (auto [i, value] : llvm::enumerate(dense.getValues<APInt>()))
-      pack(i, value);
-  }
-  return bytes;
-}
-
-} // namespace
-
-std::optional<unsigned> Plan::lookup(Value v) const {
-  auto it = valueIndex.find(v);
-  if (it == valueIndex.end())
-    return std::nullopt;
-  return it->second;
-}
 
 namespace {
 
@@ -158,10 +67,6 @@ private:
   bool canAccumulateInPlace(unsigned v, Operation *op);
   AffineExpr product(ArrayRef<unsigned> dims);
   LogicalResult addOutputs(func::ReturnOp ret);
-  void planArena();
-  FailureOr<DenseMap<Value, unsigned>> findSourceSteps();
-  LogicalResult defineSymbols(const DenseMap<Value, unsigned> &sourceSteps);
-  LogicalResult checkDefinedBeforeUse();
   unsigned root(unsigned v) const { return plan.root(v); }
   /// The last step's index while it is a kernel that ops can still join.
   std::optional<unsigned> openGroup() const;
@@ -228,8 +133,8 @@ LogicalResult Planner::addWeight(ConstantOp op) {
     uint64_t count = type.getNumElements();
     if (type.getElementType().isInteger(1))
       bytes = count;
-    else if (isPackedType(type.getElementType()))
-      bytes = packedBytes(dense).size();
+    else if (planner::isPackedType(type.getElementType()))
+      bytes = planner::packedBytes(dense).size();
     else if (dense.isSplat())
       bytes = count * dense.getRawData().size();
     else
@@ -675,66 +580,10 @@ LogicalResult Planner::addOutputs(func::ReturnOp ret) {
   return success();
 }
 
-void Planner::planArena() {
-  // Lifetime of each arena value in steps: [definition, last use].
-  DenseMap<unsigned, std::pair<unsigned, unsigned>> life;
-  for (auto [s, step] : llvm::enumerate(plan.steps)) {
-    SmallVector<unsigned> used(step.buffers);
-    if (step.kind == PlanStep::Kind::Gemm) {
-      used.append({step.a, step.b, step.c});
-      for (unsigned v : {step.bias, step.residual})
-        if (v != ~0u)
-          used.push_back(v);
-    } else if (step.kind == PlanStep::Kind::Copy) {
-      used.append({step.source, step.destination});
-    }
-    for (unsigned v : used) {
-      unsigned r = root(v);
-      if (plan.values[r].storage != Storage::Arena)
-        continue;
-      auto [it, inserted] = life.try_emplace(r, s, s);
-      it->second.first = std::min<unsigned>(it->second.first, s);
-      it->second.second = std::max<unsigned>(it->second.second, s);
-    }
-  }
-  SmallVector<unsigned> order;
-  for (auto &entry : life)
-    order.push_back(entry.first);
-  llvm::sort(order, [&](unsigned x, unsigned y) {
-    uint64_t sx = plan.values[x].byteSize, sy = plan.values[y].byteSize;
-    if (sx != sy)
-      return sx > sy;
-    return x < y;
-  });
-  struct Placed {
-    uint64_t offset, size;
-    unsigned first, last;
-  };
-  std::vector<Placed> placed;
-  for (unsigned v : order) {
-    uint64_t size = llvm::alignTo(std::max<uint64_t>(plan.values[v].byteSize, 1),
-                                  kAlignment);
-    auto [first, last] = life[v];
-    SmallVector<Placed> conflicts;
-    for (const Placed &p : placed)
-      if (p.first <= last && first <= p.last)
-        conflicts.push_back(p);
-    llvm::sort(conflicts,
-               [](const Placed &x, const Placed &y) { return x.offset < y.offset; });
-    uint64_t offset = 0;
-    for (const Placed &p : conflicts) {
-      if (offset + size <= p.offset)
-        break;
-      offset = std::max(offset, p.offset + p.size);
-    }
-    placed.push_back({offset, size, first, last});
-    plan.values[v].offset = offset;
-    plan.arenaSize = std::max(plan.arenaSize, offset + size);
-    plan.intermediateBytes += size;
-  }
-}
-
 FailureOr<Plan> Planner::run() {
+  plan.precision = options.precision;
+  plan.gemmTf32 = options.precision == Precision::TF32;
+  plan.halfIO = options.halfIO;
   // The definitions of symbols bound from data are encoded once the values
   // they read have their places.
   for (SymbolOp symbol : shapes.getSymbols()) {
@@ -788,175 +637,20 @@ FailureOr<Plan> Planner::run() {
   }
   for (unsigned s : fusedSteps)
     finalizeKernel(plan.steps[s]);
-  FailureOr<DenseMap<Value, unsigned>> sourceSteps = findSourceSteps();
+  FailureOr<DenseMap<Value, unsigned>> sourceSteps =
+      planner::findSymbolSourceSteps(shapes, plan, definingStep);
   if (failed(sourceSteps))
     return failure();
   dropDeadValues();
-  planArena();
-  if (failed(defineSymbols(*sourceSteps)) || failed(checkDefinedBeforeUse()))
+  planner::assignArena(plan);
+  if (failed(planner::defineDataSymbols(shapes, plan, *sourceSteps)) ||
+      failed(planner::checkSymbolsDefinedBeforeUse(func, shapes, plan)))
     return failure();
   return std::move(plan);
-}
-
-/// The step that produces each computed value a symbol reads (format 1.8).
-FailureOr<DenseMap<Value, unsigned>> Planner::findSourceSteps() {
-  DenseMap<Value, unsigned> steps;
-  for (SymbolOp symbol : shapes.getSymbols()) {
-    Value source = symbol.getSource();
-    if (!source || isa<BlockArgument>(source) ||
-        matchPattern(source, m_Constant()))
-      continue;
-    std::optional<unsigned> index = plan.lookup(source);
-    if (!index)
-      return symbol.emitError("symbol '")
-             << symbol.getSymbol() << "' reads a value that has no buffer";
-    auto it = definingStep.find(*index);
-    if (it == definingStep.end())
-      it = definingStep.find(root(*index));
-    if (it == definingStep.end())
-      return symbol.emitError("symbol '")
-             << symbol.getSymbol() << "' reads a value that no step computes";
-    steps[source] = it->second;
-  }
-  return steps;
-}
-
-/// Encodes the definitions and when a run evaluates each: after the step
-/// computing the value it reads, or after the latest definition it uses.
-LogicalResult
-Planner::defineSymbols(const DenseMap<Value, unsigned> &sourceSteps) {
-  for (auto [j, declared] : llvm::enumerate(shapes.getSymbols())) {
-    SymbolOp symbol = declared;
-    PlanSymbol &s = plan.symbols[j];
-    if (!symbol.isBoundFromData())
-      continue;
-    if (failed(encodeSymbolDefinition(symbol, shapes, plan, s.definition)))
-      return failure();
-    if (Value source = symbol.getSource())
-      if (auto it = sourceSteps.find(source); it != sourceSteps.end())
-        s.afterStep = it->second;
-    for (unsigned used : getUsedSymbols(s.definition))
-      s.afterStep = std::max(s.afterStep, plan.symbols[used].afterStep);
-  }
-  return success();
-}
-
-/// Refuses a plan that would use a symbol before the run defines it: an
-/// input dim (checked before the first step) or a step ahead of the value
-/// the symbol is read from.
-LogicalResult Planner::checkDefinedBeforeUse() {
-  if (llvm::all_of(plan.symbols,
-                   [](const PlanSymbol &s) { return s.afterStep < 0; }))
-    return success();
-  auto symbolsOf = [&](AffineExpr expr, SmallVectorImpl<unsigned> &out) {
-    expr.walk([&](AffineExpr e) {
-      if (auto sym = dyn_cast<AffineSymbolExpr>(e))
-        out.push_back(sym.getPosition());
-    });
-  };
-  auto late = [&](ArrayRef<unsigned> used, int64_t step) -> const PlanSymbol * {
-    for (unsigned j : used)
-      if (plan.symbols[j].afterStep >= step)
-        return &plan.symbols[j];
-    return nullptr;
-  };
-  for (auto &[name, index] : plan.inputs) {
-    SmallVector<unsigned> used;
-    for (unsigned d : plan.values[index].dims)
-      symbolsOf(plan.exprs[d], used);
-    if (const PlanSymbol *s = late(used, 0))
-      return func.emitError() << "input '" << name << "' has a dim of symbol '"
-                              << s->name << "', which a run knows only after "
-                              << "step " << s->afterStep
-                              << " computes it; inputs are checked before the "
-                                 "first step";
-  }
-  for (auto [t, step] : llvm::enumerate(plan.steps)) {
-    SmallVector<unsigned> used;
-    auto addValue = [&](Value v) {
-      if (std::optional<SmallVector<AffineExpr>> shape = shapes.getShape(v))
-        for (AffineExpr e : *shape)
-          symbolsOf(e, used);
-    };
-    // Scalar operands: the symbols their index arithmetic reads.
-    std::function<void(Value, int)> addScalar = [&](Value v, int depth) {
-      if (std::optional<unsigned> j = shapes.getPosition(v)) {
-        used.push_back(*j);
-        return;
-      }
-      Operation *def = v.getDefiningOp();
-      if (!def || depth > 64)
-        return;
-      for (Value operand : def->getOperands())
-        isa<TensorType>(operand.getType()) ? addValue(operand)
-                                           : addScalar(operand, depth + 1);
-    };
-    for (Operation *op : step.ops) {
-      for (Value v : op->getOperands())
-        isa<TensorType>(v.getType()) ? addValue(v) : addScalar(v, 0);
-      for (Value v : op->getResults())
-        addValue(v);
-    }
-    for (unsigned v : {step.source, step.destination})
-      if (step.kind == PlanStep::Kind::Copy)
-        for (unsigned d : plan.values[v].dims)
-          symbolsOf(plan.exprs[d], used);
-    if (const PlanSymbol *s = late(used, t)) {
-      Operation *at = step.ops.empty() ? func.getOperation() : step.ops.front();
-      return at->emitError()
-             << "step " << t << " uses symbol '" << s->name
-             << "', which the run defines only after step " << s->afterStep
-             << " computes the value it is read from";
-    }
-  }
-  return success();
 }
 
 } // namespace
 
 FailureOr<Plan> plan::buildPlan(func::FuncOp func, const PlanOptions &options) {
   return Planner(func, options).run();
-}
-
-void plan::forEachWeightPiece(const PlanWeight &weight,
-                              function_ref<void(ArrayRef<char>)> write) {
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(weight.value)) {
-    // buildPlan checked that the blob is there; the driver frees only the
-    // blobs no live module refers to.
-    write(resource.getRawHandle().getBlob()->getData());
-    return;
-  }
-  auto dense = cast<DenseElementsAttr>(weight.value);
-  if (isPackedType(dense.getElementType())) {
-    write(packedBytes(dense));
-    return;
-  }
-  if (dense.getElementType().isInteger(1)) {
-    std::vector<char> bytes;
-    for (bool b : dense.getValues<bool>())
-      bytes.push_back(b ? 1 : 0);
-    write(bytes);
-    return;
-  }
-  ArrayRef<char> raw = dense.getRawData();
-  if (!dense.isSplat() || raw.empty()) {
-    write(raw);
-    return;
-  }
-  // A splat holds one element: write it a block at a time.
-  constexpr uint64_t kBlockBytes = 1 << 16;
-  std::vector<char> block;
-  for (uint64_t n = 0; n < weight.byteSize && block.size() < kBlockBytes;
-       n += raw.size())
-    block.insert(block.end(), raw.begin(), raw.end());
-  for (uint64_t done = 0; done < weight.byteSize; done += block.size())
-    write(ArrayRef<char>(block).take_front(
-        std::min<uint64_t>(block.size(), weight.byteSize - done)));
-}
-
-unsigned Plan::addExpr(AffineExpr expr) {
-  auto [it, inserted] = exprIndex.try_emplace(expr, exprs.size());
-  if (inserted)
-    exprs.push_back(expr);
-  return it->second;
 }

@@ -12,6 +12,7 @@
 #ifndef TSC_COMPILER_PLAN_PLAN_H
 #define TSC_COMPILER_PLAN_PLAN_H
 
+#include "compiler/pipeline/Precision.h"
 #include "runtime/src/format.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -114,9 +115,8 @@ struct Plan {
   /// --precision=tf32: GEMMs may round their inputs to TF32 (CUDA's
   /// cuBLASLt fast-TF32 compute; the CPU has none and computes fp32).
   bool gemmTf32 = false;
-  /// --precision: fp32, tf32, fp16 or bf16 (for the report; the graph's
-  /// types say what is stored how).
-  std::string precision = "fp32";
+  /// --precision (for the report; the graph's types say what is stored how).
+  Precision precision = Precision::FP32;
   /// --precision-io=storage: the float inputs and outputs are half too.
   bool halfIO = false;
   /// Sum of the arena values' sizes at the maxima: what the arena would be
@@ -147,7 +147,59 @@ struct PlanOptions {
   /// Chain elementwise ops, norms and softmax into one kernel where the
   /// intermediate has no other use.
   bool fuseKernels = true;
+  /// The precision the graph was compiled in: for the report, and tf32 lets
+  /// the GEMM steps round their inputs to TF32.
+  Precision precision = Precision::FP32;
+  /// --precision-io=storage: the graph's float inputs and outputs are half
+  /// too (for the report).
+  bool halfIO = false;
 };
+
+/// What code generation adds to a plan that it reads but does not change:
+/// expressions (a launch's geometry and i64 arguments) and arena values for
+/// kernel scratch, placed past the planned arena. Indices continue the
+/// plan's (the first added expression is number `plan.exprs.size()`), so
+/// code generated against the plan names them as the plan will once
+/// extendPlan has folded them in.
+struct PlanAdditions {
+  /// The sizes of the plan's expression and value lists when the additions
+  /// were made; extendPlan checks that they still hold.
+  size_t baseExprs = 0, baseValues = 0;
+  std::vector<AffineExpr> exprs;
+  std::vector<PlanValue> values;
+  /// Bytes the arena grows by for the added values.
+  uint64_t scratchBytes = 0;
+};
+
+/// A plan read through its additions: lookups see both, additions go to
+/// the PlanAdditions only. Lives while code is generated against the plan.
+class PlanExtender {
+public:
+  PlanExtender(const Plan &plan, PlanAdditions &additions);
+  const Plan &getPlan() const { return plan; }
+  /// The index of `expr` among the plan's and the added expressions,
+  /// added when new.
+  unsigned addExpr(AffineExpr expr);
+  /// Expression `index`, the plan's or an added one.
+  AffineExpr getExpr(unsigned index) const;
+  /// Adds an arena value of kernel scratch: `bytes` bytes (at most
+  /// `maxBytes` over the symbols' ranges) at `offset` past the planned
+  /// arena. Returns its value index.
+  unsigned addScratch(AffineExpr bytes, uint64_t offset, uint64_t maxBytes);
+  /// Makes the arena grow by at least `bytes` for scratch.
+  void reserveScratch(uint64_t bytes);
+  /// The value whose storage `v` uses (an added value is its own).
+  unsigned root(unsigned v) const;
+
+private:
+  const Plan &plan;
+  PlanAdditions &additions;
+  DenseMap<AffineExpr, unsigned> addedExprIndex;
+};
+
+/// Folds what code generation added into `plan`: after buildPlan, the only
+/// change a plan sees.
+void extendPlan(Plan &plan, PlanAdditions additions);
 
 /// Appends the postfix code of `expr` (docs/artifact-format.md).
 LogicalResult encodeAffineExpr(AffineExpr expr, std::vector<uint8_t> &code);

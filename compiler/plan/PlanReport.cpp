@@ -155,7 +155,7 @@ std::string megabytes(uint64_t bytes) {
 /// The report's precision line: what is stored how, and for fp16/bf16 the
 /// ops that keep f32 results (their outputs may leave the half range).
 static void printPrecision(const Plan &plan, raw_ostream &os) {
-  if (plan.precision != "fp16" && plan.precision != "bf16") {
+  if (!isHalfPrecision(plan.precision)) {
     os << "precision: fp32 storage and compute"
        << (plan.gemmTf32 ? "; GEMMs round their inputs to TF32 (cuBLASLt fast "
                            "TF32 on CUDA; fp32 on the CPU, which has no TF32)"
@@ -171,9 +171,10 @@ static void printPrecision(const Plan &plan, raw_ostream &os) {
             return tensor && tensor.getElementType().isF32();
           }))
         ++kept[op->getName().stripDialect().str()];
-  os << "precision: " << plan.precision
+  StringRef precision = getPrecisionName(plan.precision);
+  os << "precision: " << precision
      << " storage (weights, activations), fp32 compute and accumulation; "
-     << (plan.halfIO ? "float inputs and outputs in " + plan.precision
+     << (plan.halfIO ? "float inputs and outputs in " + precision.str()
                      : std::string("the model's inputs and outputs keep their "
                                    "types"))
      << "; ops kept in fp32: ";

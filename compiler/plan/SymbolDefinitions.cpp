@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/plan/Plan.h"
+#include "compiler/plan/Planning.h"
 
 #include "dialects/tsc/IR/SymbolicShape.h"
 
@@ -281,4 +281,116 @@ SmallVector<unsigned> plan::getUsedSymbols(ArrayRef<uint8_t> code) {
     at += immediateSize(op);
   }
   return used;
+}
+
+FailureOr<DenseMap<Value, unsigned>> planner::findSymbolSourceSteps(
+    const SymbolicShapes &shapes, const Plan &plan,
+    const DenseMap<unsigned, unsigned> &definingStep) {
+  DenseMap<Value, unsigned> steps;
+  for (SymbolOp symbol : shapes.getSymbols()) {
+    Value source = symbol.getSource();
+    if (!source || isa<BlockArgument>(source) ||
+        matchPattern(source, m_Constant()))
+      continue;
+    std::optional<unsigned> index = plan.lookup(source);
+    if (!index)
+      return symbol.emitError("symbol '")
+             << symbol.getSymbol() << "' reads a value that has no buffer";
+    auto it = definingStep.find(*index);
+    if (it == definingStep.end())
+      it = definingStep.find(plan.root(*index));
+    if (it == definingStep.end())
+      return symbol.emitError("symbol '")
+             << symbol.getSymbol() << "' reads a value that no step computes";
+    steps[source] = it->second;
+  }
+  return steps;
+}
+
+LogicalResult
+planner::defineDataSymbols(const SymbolicShapes &shapes, Plan &plan,
+                           const DenseMap<Value, unsigned> &sourceSteps) {
+  for (auto [j, declared] : llvm::enumerate(shapes.getSymbols())) {
+    SymbolOp symbol = declared;
+    PlanSymbol &s = plan.symbols[j];
+    if (!symbol.isBoundFromData())
+      continue;
+    if (failed(encodeSymbolDefinition(symbol, shapes, plan, s.definition)))
+      return failure();
+    if (Value source = symbol.getSource())
+      if (auto it = sourceSteps.find(source); it != sourceSteps.end())
+        s.afterStep = it->second;
+    for (unsigned used : getUsedSymbols(s.definition))
+      s.afterStep = std::max(s.afterStep, plan.symbols[used].afterStep);
+  }
+  return success();
+}
+
+LogicalResult planner::checkSymbolsDefinedBeforeUse(
+    func::FuncOp func, const SymbolicShapes &shapes, const Plan &plan) {
+  if (llvm::all_of(plan.symbols,
+                   [](const PlanSymbol &s) { return s.afterStep < 0; }))
+    return success();
+  auto symbolsOf = [&](AffineExpr expr, SmallVectorImpl<unsigned> &out) {
+    expr.walk([&](AffineExpr e) {
+      if (auto sym = dyn_cast<AffineSymbolExpr>(e))
+        out.push_back(sym.getPosition());
+    });
+  };
+  auto late = [&](ArrayRef<unsigned> used, int64_t step) -> const PlanSymbol * {
+    for (unsigned j : used)
+      if (plan.symbols[j].afterStep >= step)
+        return &plan.symbols[j];
+    return nullptr;
+  };
+  for (auto &[name, index] : plan.inputs) {
+    SmallVector<unsigned> used;
+    for (unsigned d : plan.values[index].dims)
+      symbolsOf(plan.exprs[d], used);
+    if (const PlanSymbol *s = late(used, 0))
+      return func.emitError() << "input '" << name << "' has a dim of symbol '"
+                              << s->name << "', which a run knows only after "
+                              << "step " << s->afterStep
+                              << " computes it; inputs are checked before the "
+                                 "first step";
+  }
+  for (auto [t, step] : llvm::enumerate(plan.steps)) {
+    SmallVector<unsigned> used;
+    auto addValue = [&](Value v) {
+      if (std::optional<SmallVector<AffineExpr>> shape = shapes.getShape(v))
+        for (AffineExpr e : *shape)
+          symbolsOf(e, used);
+    };
+    // Scalar operands: the symbols their index arithmetic reads.
+    std::function<void(Value, int)> addScalar = [&](Value v, int depth) {
+      if (std::optional<unsigned> j = shapes.getPosition(v)) {
+        used.push_back(*j);
+        return;
+      }
+      Operation *def = v.getDefiningOp();
+      if (!def || depth > 64)
+        return;
+      for (Value operand : def->getOperands())
+        isa<TensorType>(operand.getType()) ? addValue(operand)
+                                           : addScalar(operand, depth + 1);
+    };
+    for (Operation *op : step.ops) {
+      for (Value v : op->getOperands())
+        isa<TensorType>(v.getType()) ? addValue(v) : addScalar(v, 0);
+      for (Value v : op->getResults())
+        addValue(v);
+    }
+    for (unsigned v : {step.source, step.destination})
+      if (step.kind == PlanStep::Kind::Copy)
+        for (unsigned d : plan.values[v].dims)
+          symbolsOf(plan.exprs[d], used);
+    if (const PlanSymbol *s = late(used, t)) {
+      Operation *at = step.ops.empty() ? func.getOperation() : step.ops.front();
+      return at->emitError()
+             << "step " << t << " uses symbol '" << s->name
+             << "', which the run defines only after step " << s->afterStep
+             << " computes the value it is read from";
+    }
+  }
+  return success();
 }

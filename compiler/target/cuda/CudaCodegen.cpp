@@ -220,8 +220,10 @@ void cuda::buildNVVMPipeline(OpPassManager &pm,
 }
 
 FailureOr<DeviceCode>
-cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
+cuda::generateDeviceCode(ModuleOp kernels, const plan::Plan &plan,
                          ArrayRef<const TargetInfo *> targets) {
+  DeviceCode code;
+  plan::PlanExtender extended(plan, code.planAdditions);
   MLIRContext *context = kernels.getContext();
   registerDeviceDialects(context);
   if (failed(bufferizeKernels(kernels, /*polynomialExp=*/false)))
@@ -245,16 +247,14 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
     if (step.kind == plan::PlanStep::Kind::Kernel)
       stepIndex[step.name] = i;
   llvm::StringMap<SmallVector<LaunchArg>> argValues;
-  uint64_t scratchBytes = 0;
   for (auto func : kernels.getOps<func::FuncOp>()) {
     auto step = stepIndex.find(func.getSymName());
     if (step == stepIndex.end())
       return func.emitError("a kernel function without a plan step");
-    if (failed(prepareLaunches(func, plan, plan.steps[step->second],
-                               scratchBytes, argValues[func.getSymName()])))
+    if (failed(prepareLaunches(func, extended, plan.steps[step->second],
+                               argValues[func.getSymName()])))
       return failure();
   }
-  plan.arenaSize += scratchBytes;
 
   PassManager outline(context);
   buildKernelOutliningPipeline(outline);
@@ -275,11 +275,11 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
       SmallVector<std::optional<unsigned>> roots;
       for (Value operand : launch.getKernelOperands()) {
         auto arg = dyn_cast<BlockArgument>(operand);
-        roots.push_back(arg && meaning[arg.getArgNumber()].kind ==
-                                   LaunchArg::Kind::Pointer
-                            ? std::optional<unsigned>(plan.root(
-                                  meaning[arg.getArgNumber()].index))
-                            : std::nullopt);
+        roots.push_back(
+            arg && meaning[arg.getArgNumber()].kind == LaunchArg::Kind::Pointer
+                ? std::optional<unsigned>(
+                      extended.root(meaning[arg.getArgNumber()].index))
+                : std::nullopt);
       }
       for (auto [i, root] : llvm::enumerate(roots)) {
         if (!root)
@@ -299,7 +299,6 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
   if (failed(pm.run(kernels)))
     return failure();
 
-  DeviceCode code;
   code.modules.resize(targets.size());
   code.launches.resize(plan.steps.size());
   llvm::StringMap<unsigned> moduleIndex;
@@ -317,7 +316,7 @@ cuda::generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
   }
   for (auto func : kernels.getOps<func::FuncOp>()) {
     FailureOr<std::vector<Launch>> launches = collectLaunches(
-        func, plan, argValues[func.getSymName()], moduleIndex);
+        func, extended, argValues[func.getSymName()], moduleIndex);
     if (failed(launches))
       return failure();
     // Each module has the one kernel its launch names.

@@ -71,6 +71,9 @@ struct DeviceCode {
   std::vector<std::vector<DeviceModule>> modules;
   /// Per plan step: the launches that run it (none for gemm and copy steps).
   std::vector<std::vector<Launch>> launches;
+  /// What the launches need in the plan (plan::extendPlan folds it in):
+  /// their expressions, and their scratch as arena values.
+  plan::PlanAdditions planAdditions;
 };
 
 /// Marks the load of a scalar that mapKernelLoops spilled to memory after the
@@ -208,25 +211,26 @@ LogicalResult lowerWarpProducts(gpu::GPUModuleOp module);
 /// them; the module is changed) to one PTX module per launch for each of
 /// `targets`. Everything up to NVPTX runs once for all chips. Each launch's
 /// geometry and arguments become plan expressions; temporaries a kernel
-/// allocates outside its parallel loops become arena values of `plan`
-/// (the arena grows by the largest step's need).
-FailureOr<DeviceCode> generateDeviceCode(ModuleOp kernels, plan::Plan &plan,
+/// allocates outside its parallel loops become arena values (the arena
+/// grows by the largest step's need), both in the code's planAdditions.
+FailureOr<DeviceCode> generateDeviceCode(ModuleOp kernels,
+                                         const plan::Plan &plan,
                                          ArrayRef<const TargetInfo *> targets);
 
 /// Before outlining: gives each of `func`'s top-level temporaries a place in
-/// the arena (as an extra pointer argument) and moves into every gpu.launch
+/// the arena (as an extra pointer argument; the scratch `plan` reserves)
+/// and moves into every gpu.launch
 /// what it computes from the arguments, so that launches capture only the
 /// function's arguments. `argValues` receives, per argument, what it
 /// carries at run time.
-LogicalResult prepareLaunches(func::FuncOp func, plan::Plan &plan,
+LogicalResult prepareLaunches(func::FuncOp func, plan::PlanExtender &plan,
                               const plan::PlanStep &step,
-                              uint64_t &scratchBytes,
                               SmallVectorImpl<LaunchArg> &argValues);
 
 /// After outlining: the launches left in `func`, host code that must compute
 /// nothing but their geometry. `moduleIndex` maps module names to indices.
 FailureOr<std::vector<Launch>>
-collectLaunches(func::FuncOp func, plan::Plan &plan,
+collectLaunches(func::FuncOp func, plan::PlanExtender &plan,
                 ArrayRef<LaunchArg> argValues,
                 const llvm::StringMap<unsigned> &moduleIndex);
 

@@ -38,9 +38,9 @@ using namespace mlir::tsc::cuda;
 namespace {
 
 FailureOr<AffineExpr> toExpr(Value value, ArrayRef<LaunchArg> argValues,
-                             const plan::Plan &plan);
-std::optional<std::pair<int64_t, int64_t>> bounds(AffineExpr expr,
-                                                  const plan::Plan &plan);
+                             const plan::PlanExtender &plan);
+std::optional<std::pair<int64_t, int64_t>>
+bounds(AffineExpr expr, const plan::PlanExtender &plan);
 
 /// The value inserted at `position` (1: the aligned pointer, {3, d}: size
 /// d) into the descriptor that `wrap` (as wrapPointer builds it) casts to a
@@ -59,7 +59,7 @@ Value descriptorField(UnrealizedConversionCastOp wrap,
 
 FailureOr<AffineExpr> toExpr(OpFoldResult size, MLIRContext *context,
                              ArrayRef<LaunchArg> argValues,
-                             const plan::Plan &plan) {
+                             const plan::PlanExtender &plan) {
   if (std::optional<int64_t> constant = getConstantIntValue(size))
     return getAffineConstantExpr(*constant, context);
   return toExpr(cast<Value>(size), argValues, plan);
@@ -69,7 +69,7 @@ FailureOr<AffineExpr> toExpr(OpFoldResult size, MLIRContext *context,
 /// kernel builds from its arguments.
 FailureOr<AffineExpr> dimExpr(Value memref, int64_t d,
                               ArrayRef<LaunchArg> argValues,
-                              const plan::Plan &plan) {
+                              const plan::PlanExtender &plan) {
   auto type = dyn_cast<MemRefType>(memref.getType());
   if (!type || d < 0 || d >= type.getRank())
     return failure();
@@ -124,13 +124,13 @@ FailureOr<AffineExpr> dimExpr(Value memref, int64_t d,
 /// arguments) as an expression over the plan symbols; failure when it is
 /// not affine arithmetic on the symbol arguments and constants.
 FailureOr<AffineExpr> toExpr(Value value, ArrayRef<LaunchArg> argValues,
-                             const plan::Plan &plan) {
+                             const plan::PlanExtender &plan) {
   MLIRContext *context = value.getContext();
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     const LaunchArg &meaning = argValues[arg.getArgNumber()];
     if (meaning.kind != LaunchArg::Kind::Int64)
       return failure();
-    return plan.exprs[meaning.index];
+    return plan.getExpr(meaning.index);
   }
   Operation *def = value.getDefiningOp();
   if (isa<arith::ConstantOp, LLVM::ConstantOp>(def)) {
@@ -211,10 +211,10 @@ FailureOr<AffineExpr> toExpr(Value value, ArrayRef<LaunchArg> argValues,
 /// plan's ranges (interval arithmetic, tsc::getRange: sizes that are not
 /// monotone, with `mod` terms, are bounded too); none when it cannot bound
 /// the expression.
-std::optional<std::pair<int64_t, int64_t>> bounds(AffineExpr expr,
-                                                  const plan::Plan &plan) {
+std::optional<std::pair<int64_t, int64_t>>
+bounds(AffineExpr expr, const plan::PlanExtender &plan) {
   SmallVector<DimRange> ranges;
-  for (const plan::PlanSymbol &s : plan.symbols)
+  for (const plan::PlanSymbol &s : plan.getPlan().symbols)
     ranges.push_back(DimRange{s.min, s.max});
   std::optional<DimRange> range = getRange(expr, ranges);
   if (!range)
@@ -321,14 +321,13 @@ void sinkIntoLaunch(gpu::LaunchOp launch,
 
 } // namespace
 
-LogicalResult cuda::prepareLaunches(func::FuncOp func, plan::Plan &plan,
+LogicalResult cuda::prepareLaunches(func::FuncOp func, plan::PlanExtender &plan,
                                     const plan::PlanStep &step,
-                                    uint64_t &scratchBytes,
                                     SmallVectorImpl<LaunchArg> &argValues) {
   Block &entry = func.getBody().front();
   for (unsigned v : step.buffers)
     argValues.push_back({LaunchArg::Kind::Pointer, v});
-  for (unsigned i = 0; i < plan.symbols.size(); ++i)
+  for (unsigned i = 0; i < plan.getPlan().symbols.size(); ++i)
     argValues.push_back(
         {LaunchArg::Kind::Int64,
          plan.addExpr(getAffineSymbolExpr(i, func.getContext()))});
@@ -365,15 +364,9 @@ LogicalResult cuda::prepareLaunches(func::FuncOp func, plan::Plan &plan,
       return op->emitError("the size of a temporary has no bound over the "
                            "symbols' ranges");
     std::optional<int64_t> maxBytes = range->second;
-    plan::PlanValue value;
-    value.dtype = plan::DType::U8;
-    value.storage = plan::Storage::Arena;
-    value.dims.push_back(plan.addExpr(bytes));
-    value.offset = plan.arenaSize + offset;
-    value.byteSize = *maxBytes;
+    argValues.push_back(
+        {LaunchArg::Kind::Pointer, plan.addScratch(bytes, offset, *maxBytes)});
     offset += llvm::alignTo(std::max<int64_t>(*maxBytes, 1), plan::kAlignment);
-    argValues.push_back({LaunchArg::Kind::Pointer, unsigned(plan.values.size())});
-    plan.values.push_back(value);
 
     // The temporary becomes a view of the new pointer argument.
     Value ptr = entry.addArgument(LLVM::LLVMPointerType::get(func.getContext()),
@@ -396,7 +389,7 @@ LogicalResult cuda::prepareLaunches(func::FuncOp func, plan::Plan &plan,
     op->getResult(0).replaceAllUsesWith(memref);
     op->erase();
   }
-  scratchBytes = std::max(scratchBytes, offset);
+  plan.reserveScratch(offset);
   func.setFunctionType(FunctionType::get(
       func.getContext(), entry.getArgumentTypes(), func.getResultTypes()));
 
@@ -446,7 +439,7 @@ LogicalResult cuda::prepareLaunches(func::FuncOp func, plan::Plan &plan,
 }
 
 FailureOr<std::vector<Launch>>
-cuda::collectLaunches(func::FuncOp func, plan::Plan &plan,
+cuda::collectLaunches(func::FuncOp func, plan::PlanExtender &plan,
                       ArrayRef<LaunchArg> argValues,
                       const llvm::StringMap<unsigned> &moduleIndex) {
   std::vector<Launch> launches;
@@ -454,7 +447,8 @@ cuda::collectLaunches(func::FuncOp func, plan::Plan &plan,
     FailureOr<AffineExpr> e = toExpr(v, argValues, plan);
     if (failed(e))
       return failure();
-    return plan.addExpr(simplifyAffineExpr(*e, 0, plan.symbols.size()));
+    return plan.addExpr(
+        simplifyAffineExpr(*e, 0, plan.getPlan().symbols.size()));
   };
   for (Operation &op : func.getBody().front()) {
     if (isa<func::ReturnOp>(op) || isMemoryEffectFree(&op))

@@ -1,0 +1,381 @@
+//===- Compile.cpp - the one compile path: pipeline, plan, code, artifact -===//
+
+#include "compiler/driver/Compile.h"
+#include "compiler/artifact/Artifact.h"
+#include "compiler/driver/MeasuredError.h"
+#include "compiler/kernels/Kernels.h"
+#include "compiler/plan/Plan.h"
+#include "compiler/target/cuda/CudaCodegen.h"
+#include "compiler/target/host/HostCodegen.h"
+#include "passes/transforms/Weights.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <atomic>
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+/// Plans built by this process: the report plans once per configuration it
+/// shows (tsc --print-plan-count). LLVM's statistics print nothing in a
+/// release LLVM, hence a counter of its own.
+static std::atomic<unsigned> numPlansBuilt{0};
+
+unsigned tsc::getNumPlansBuilt() { return numPlansBuilt; }
+
+namespace {
+
+/// Frees the data of every weight that no op of `live` refers to: the
+/// originals of weights a pass replaced (merged GEMMs, converted precision)
+/// and those only a dropped report baseline used. Weights mapped from
+/// external data give their pages back.
+void releaseUnusedWeights(MLIRContext *context, ArrayRef<ModuleOp> live) {
+  SmallVector<Operation *> roots;
+  for (ModuleOp module : live)
+    if (module)
+      roots.push_back(module);
+  freeUnreferencedWeights(context, roots);
+}
+
+/// Runs the tsc pipeline on `module` up to `until` (at most the fuse phase)
+/// as `options` say. `freeReplacedWeights` when no other module shares the
+/// module's weights.
+LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
+                          Phase until, bool freeReplacedWeights) {
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  TscPipelineOptions pipeline;
+  pipeline.until = std::min(until, Phase::Fuse);
+  pipeline.fuse = options.fuse;
+  pipeline.precision = options.precision;
+  pipeline.precisionIO = options.precisionIO;
+  // cuBLASLt's GELU epilogue is the tanh approximation: with a CUDA target,
+  // an exact GELU stays its own kernel.
+  pipeline.erfGeluEpilogue = options.target == TargetKind::Host;
+  pipeline.freeReplacedWeights = freeReplacedWeights;
+  buildTscPipeline(pm, pipeline);
+  return pm.run(module);
+}
+
+/// The plan of `module`'s function (after the pipeline) as `options` say.
+FailureOr<plan::Plan> planModule(ModuleOp module,
+                                 const CompileOptions &options) {
+  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
+  if (funcs.size() != 1)
+    return module.emitError()
+           << "expected one function to compile, found " << funcs.size();
+  plan::PlanOptions planOptions;
+  planOptions.useGemmLibrary = options.useGemmLibrary;
+  planOptions.fuseKernels = options.fuse;
+  planOptions.precision = options.precision;
+  planOptions.halfIO = options.precisionIO == PrecisionIO::Storage;
+  ++numPlansBuilt;
+  return plan::buildPlan(funcs.front(), planOptions);
+}
+
+/// The plan's kernels outlined and lowered to linalg: what --emit=lower
+/// prints, and where both targets' code generation starts. The CUDA loop
+/// structure (on the device, or on the host for --gpu-loop-mapping) keeps
+/// attention's key and value blocks in shared memory.
+FailureOr<OwningOpRef<ModuleOp>> lowerPlan(const plan::Plan &plan,
+                                           MLIRContext *context, KernelABI abi,
+                                           bool cudaLoopStructure) {
+  FailureOr<OwningOpRef<ModuleOp>> kernels = outlineKernels(plan, context, abi);
+  int64_t keyValueBytes = cudaLoopStructure ? cuda::kMaxSharedBytes : 0;
+  if (failed(kernels) || failed(lowerKernels(**kernels, keyValueBytes)))
+    return failure();
+  return kernels;
+}
+
+/// Lowered `kernels` as a host shared object; with `gpuLoopMapping` in the
+/// CUDA target's loop structure (its numerics without a GPU).
+FailureOr<std::vector<char>> compileHostKernels(ModuleOp kernels,
+                                                const HostTarget &target,
+                                                bool gpuLoopMapping) {
+  auto gpuLoops = [](ModuleOp module) {
+    return cuda::mapKernelLoops(module, cuda::MappedFor::Host);
+  };
+  return compileKernels(kernels, target,
+                        gpuLoopMapping ? LoopMapping(gpuLoops) : nullptr);
+}
+
+/// The plan's kernels as a host shared object.
+FailureOr<std::vector<char>> compileForHost(const plan::Plan &plan,
+                                            MLIRContext *context,
+                                            const HostTarget &target,
+                                            bool gpuLoopMapping) {
+  FailureOr<OwningOpRef<ModuleOp>> kernels =
+      lowerPlan(plan, context, KernelABI::Host, gpuLoopMapping);
+  if (failed(kernels))
+    return failure();
+  return compileHostKernels(**kernels, target, gpuLoopMapping);
+}
+
+/// The CUDA chips of `options`; an error for an unknown one.
+FailureOr<std::vector<std::unique_ptr<cuda::TargetInfo>>>
+getChips(const CompileOptions &options) {
+  std::vector<std::unique_ptr<cuda::TargetInfo>> chips;
+  for (StringRef name : options.cudaChips) {
+    chips.push_back(cuda::createTargetInfo(name));
+    if (!chips.back()) {
+      llvm::errs() << "tsc: error: unknown CUDA chip " << name
+                   << " (known: " << cuda::getKnownChips() << ")\n";
+      return failure();
+    }
+  }
+  return chips;
+}
+
+/// Device code for `chips`, each module assembled by ptxas when there is
+/// one (a warning otherwise: the PTX is kept alone, without SASS).
+FailureOr<cuda::DeviceCode>
+buildDeviceCode(ModuleOp kernels, const plan::Plan &plan,
+                ArrayRef<const cuda::TargetInfo *> chips) {
+  std::string ptxas = cuda::findPtxas();
+  if (ptxas.empty())
+    llvm::errs() << "tsc: warning: ptxas not found (set CUDA_HOME): PTX is "
+                    "kept without SASS\n";
+  FailureOr<cuda::DeviceCode> code =
+      cuda::generateDeviceCode(kernels, plan, chips);
+  if (failed(code) || ptxas.empty())
+    return code;
+  for (auto [target, modules] : llvm::zip_equal(chips, code->modules))
+    for (cuda::DeviceModule &module : modules)
+      if (failed(cuda::assemble(module, *target, ptxas, kernels.getLoc())))
+        return failure();
+  return code;
+}
+
+/// Writes `bytes` to `path`, saying why not on failure.
+LogicalResult writeFile(StringRef path, StringRef bytes) {
+  if (llvm::Error error = llvm::writeToOutput(path, [&](raw_ostream &os) {
+        os << bytes;
+        return llvm::Error::success();
+      })) {
+    llvm::errs() << "tsc: error: cannot write " << path << ": "
+                 << llvm::toString(std::move(error)) << "\n";
+    return failure();
+  }
+  return success();
+}
+
+/// `--emit=ptx -o DIR`: per chip, DIR/<chip>/<module>.ptx and, when ptxas is
+/// there, the SASS it assembles (.cubin). Prints one line per chip.
+LogicalResult writeDeviceCode(const cuda::DeviceCode &code,
+                              ArrayRef<const cuda::TargetInfo *> chips,
+                              StringRef directory) {
+  for (auto [target, modules] : llvm::zip_equal(chips, code.modules)) {
+    bool assembled = llvm::all_of(
+        modules, [](const cuda::DeviceModule &m) { return !m.cubin.empty(); });
+    SmallString<128> dir(directory);
+    llvm::sys::path::append(dir, target->getChip());
+    if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
+      llvm::errs() << "tsc: error: cannot create " << dir << ": "
+                   << error.message() << "\n";
+      return failure();
+    }
+    size_t ptxBytes = 0, sassBytes = 0;
+    for (const cuda::DeviceModule &module : modules) {
+      SmallString<128> path(dir);
+      llvm::sys::path::append(path, module.name + ".ptx");
+      if (failed(writeFile(path, module.ptx)))
+        return failure();
+      ptxBytes += module.ptx.size();
+      if (!module.cubin.empty()) {
+        llvm::sys::path::replace_extension(path, "cubin");
+        if (failed(writeFile(
+                path, StringRef(module.cubin.data(), module.cubin.size()))))
+          return failure();
+        sassBytes += module.cubin.size();
+      }
+    }
+    llvm::outs() << target->getChip() << ": " << modules.size()
+                 << " kernel modules, PTX " << ptxBytes << " bytes"
+                 << (!assembled ? std::string(", not assembled")
+                                : ", SASS " + std::to_string(sassBytes) +
+                                      " bytes (ptxas accepted all)")
+                 << "\n";
+  }
+  return success();
+}
+
+/// Opens `path` for writing; null after printing why not.
+std::unique_ptr<llvm::ToolOutputFile> openOutput(StringRef path) {
+  std::string message;
+  std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(path, &message);
+  if (!out)
+    llvm::errs() << "tsc: error: " << message << "\n";
+  return out;
+}
+
+/// Prints `op` to `path` (`-`: stdout).
+LogicalResult printIR(Operation *op, StringRef path, OpPrintingFlags flags) {
+  std::unique_ptr<llvm::ToolOutputFile> out = openOutput(path);
+  if (!out)
+    return failure();
+  op->print(out->os(), flags);
+  out->os() << "\n";
+  out->keep();
+  return success();
+}
+
+/// The artifact file: the weights stream from their constants into it and
+/// its header is completed last, so a file, not a pipe.
+std::unique_ptr<llvm::ToolOutputFile> openArtifact(StringRef path) {
+  std::unique_ptr<llvm::ToolOutputFile> out = openOutput(path);
+  if (out && !out->os().supportsSeeking()) {
+    llvm::errs() << "tsc: error: -o " << path
+                 << ": an artifact is written to a file, not a pipe or a "
+                    "terminal\n";
+    return nullptr;
+  }
+  return out;
+}
+
+/// Keeps the artifact `out` once `written`; failure with the reason.
+LogicalResult finishArtifact(llvm::ToolOutputFile &out, StringRef path,
+                             LogicalResult written) {
+  if (failed(written)) {
+    llvm::errs() << "tsc: error: the plan has an expression the artifact "
+                    "format cannot encode\n";
+    return failure();
+  }
+  out.os().flush();
+  if (std::error_code error = out.os().error()) {
+    llvm::errs() << "tsc: error: cannot write " << path << ": "
+                 << error.message() << "\n";
+    out.os().clear_error();
+    return failure();
+  }
+  out.keep();
+  return success();
+}
+
+/// The report: `plan` against the same model compiled without fusion and,
+/// for a half precision, the error measured against it compiled in fp32.
+/// `unfused` and `reference` are clones of the imported module for those
+/// baselines (null when not wanted).
+LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
+                     ModuleOp unfused, ModuleOp reference) {
+  std::optional<plan::Plan> baseline;
+  if (unfused) {
+    CompileOptions off = options;
+    off.fuse = false;
+    if (failed(runPipeline(unfused, off, Phase::Fuse, false)))
+      return failure();
+    FailureOr<plan::Plan> other = planModule(unfused, off);
+    if (failed(other))
+      return failure();
+    baseline = std::move(*other);
+  }
+  plan::printReport(plan, baseline ? &*baseline : nullptr, llvm::outs());
+  if (!reference)
+    return success();
+  // Reduced precision states what it costs on this model, both sides
+  // compiled for this machine's CPU.
+  CompileOptions fp32 = options;
+  fp32.precision = Precision::FP32;
+  fp32.precisionIO = PrecisionIO::Model;
+  if (failed(runPipeline(reference, fp32, Phase::Fuse, false)))
+    return failure();
+  FailureOr<plan::Plan> referencePlan = planModule(reference, fp32);
+  FailureOr<HostTarget> host = resolveHostTarget("native");
+  if (failed(referencePlan) || failed(host))
+    return failure();
+  auto writer = [&](const plan::Plan &measured) {
+    return [&, plan = &measured](llvm::raw_pwrite_stream &os) {
+      FailureOr<std::vector<char>> object =
+          compileForHost(*plan, reference.getContext(), *host,
+                         options.gpuLoopMapping);
+      return failure(failed(object) ||
+                     failed(writeArtifact(*plan, *object, host->isa,
+                                          "tsc (measured error)", os)));
+    };
+  };
+  return reportMeasuredError(writer(*referencePlan), writer(plan),
+                             getPrecisionName(options.precision), llvm::outs());
+}
+
+} // namespace
+
+LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
+  MLIRContext *context = module.getContext();
+  Phase until = options.emit.value_or(Phase::Lower);
+  // The report's baselines are the same compile with other options, each
+  // from its own copy of the imported module (which shares its weights).
+  bool reporting = options.report && until >= Phase::Lower;
+  OwningOpRef<ModuleOp> unfused, reference;
+  if (reporting && options.fuse)
+    unfused = module.clone();
+  if (reporting && isHalfPrecision(options.precision))
+    reference = module.clone();
+  if (failed(runPipeline(module, options, until,
+                         /*freeReplacedWeights=*/!unfused && !reference)))
+    return failure();
+  if (until < Phase::Lower) {
+    OpPrintingFlags flags;
+    if (!options.printWeights)
+      flags.elideLargeElementsAttrs(16).elideLargeResourceString(64);
+    return printIR(module, options.output, flags);
+  }
+  releaseUnusedWeights(context, {module, unfused.get(), reference.get()});
+  FailureOr<HostTarget> host = resolveHostTarget(options.hostCpu);
+  if (failed(host)) {
+    llvm::errs() << "tsc: error: --cpu=" << options.hostCpu
+                 << ": expected native, x86-64, x86-64-v3 or x86-64-v4\n";
+    return failure();
+  }
+  FailureOr<plan::Plan> plan = planModule(module, options);
+  if (failed(plan))
+    return failure();
+  if (reporting &&
+      failed(report(*plan, options, unfused.get(), reference.get())))
+    return failure();
+  unfused = nullptr;
+  reference = nullptr;
+  releaseUnusedWeights(context, module);
+  if (!options.emit && options.output == "-")
+    return success();
+
+  bool cuda = options.target == TargetKind::Cuda;
+  FailureOr<OwningOpRef<ModuleOp>> kernels =
+      lowerPlan(*plan, context, cuda ? KernelABI::Device : KernelABI::Host,
+                cuda || options.gpuLoopMapping);
+  if (failed(kernels))
+    return failure();
+  if (until == Phase::Lower && options.emit)
+    return printIR(**kernels, options.output, OpPrintingFlags());
+  std::unique_ptr<llvm::ToolOutputFile> out;
+  if (cuda) {
+    FailureOr<std::vector<std::unique_ptr<cuda::TargetInfo>>> owned =
+        getChips(options);
+    if (failed(owned))
+      return failure();
+    SmallVector<const cuda::TargetInfo *> chips;
+    for (const std::unique_ptr<cuda::TargetInfo> &chip : *owned)
+      chips.push_back(chip.get());
+    FailureOr<cuda::DeviceCode> code = buildDeviceCode(**kernels, *plan, chips);
+    if (failed(code))
+      return failure();
+    if (until == Phase::Ptx)
+      return writeDeviceCode(*code, chips, options.output);
+    if (!(out = openArtifact(options.output)))
+      return failure();
+    plan::extendPlan(*plan, std::move(code->planAdditions));
+    return finishArtifact(
+        *out, options.output,
+        writeCudaArtifact(*plan, *code, chips, "tsc " TSC_VERSION, out->os()));
+  }
+  FailureOr<std::vector<char>> object =
+      compileHostKernels(**kernels, *host, options.gpuLoopMapping);
+  if (failed(object) || !(out = openArtifact(options.output)))
+    return failure();
+  return finishArtifact(
+      *out, options.output,
+      writeArtifact(*plan, *object, host->isa, "tsc " TSC_VERSION, out->os()));
+}

@@ -1,0 +1,71 @@
+//===- Compile.h - a model compiled as typed options say --------*- C++ -*-===//
+//
+// The one compile path: `tsc` turns its flags into CompileOptions and calls
+// compile(); the report's baselines are the same compile with other options
+// (fusion off, fp32). The passes come from buildTscPipeline alone, so
+// `tsc-opt --tsc-pipeline` replays what `tsc` runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSC_COMPILER_DRIVER_COMPILE_H
+#define TSC_COMPILER_DRIVER_COMPILE_H
+
+#include "compiler/pipeline/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::tsc {
+
+/// What the generated code runs on.
+enum class TargetKind {
+  /// This kind of CPU (x86-64): a host shared object in the artifact.
+  Host,
+  /// NVIDIA GPUs: PTX and SASS per chip.
+  Cuda,
+};
+
+struct CompileOptions {
+  /// Print the IR after this phase (import, graph, fuse, lower), or write
+  /// one PTX module per launch (ptx), instead of writing an artifact.
+  std::optional<Phase> emit;
+  /// The artifact, the printed IR (`-`: stdout) or, for ptx, a directory.
+  /// Without `emit`, `-` writes nothing (a run for the report alone).
+  std::string output = "-";
+  TargetKind target = TargetKind::Host;
+  /// Host: the x86-64 level of the kernels (resolveHostTarget's names).
+  std::string hostCpu = "native";
+  /// Host: the kernels take the CUDA target's loop mapping (a check of its
+  /// numerics without a GPU).
+  bool gpuLoopMapping = false;
+  /// Cuda: the chips, in order ("sm_80", "sm_90", ...).
+  std::vector<std::string> cudaChips;
+  Precision precision = Precision::FP32;
+  PrecisionIO precisionIO = PrecisionIO::Model;
+  /// The fuse phase's passes and fused kernels (off: one kernel per op).
+  bool fuse = true;
+  /// matmul/linear to the GEMM library where the layout fits (off:
+  /// generated kernels).
+  bool useGemmLibrary = true;
+  /// Print the plan report on stdout: kernels, traffic against the plan
+  /// without fusion, and with fp16/bf16 the measured error against fp32.
+  bool report = false;
+  /// Printed IR: weight blobs in full rather than elided.
+  bool printWeights = false;
+};
+
+/// Compiles `module` (as imported, symbol ranges set) as `options` say; the
+/// module is changed. Failure once the reason has been reported (MLIR
+/// diagnostics, or `tsc: error:` lines on stderr).
+LogicalResult compile(ModuleOp module, const CompileOptions &options);
+
+/// How many plans compile() has built in this process (every plan of the
+/// compile path is built by it).
+unsigned getNumPlansBuilt();
+
+} // namespace mlir::tsc
+
+#endif // TSC_COMPILER_DRIVER_COMPILE_H

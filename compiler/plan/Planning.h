@@ -1,0 +1,51 @@
+//===- Planning.h - the planner's pieces within compiler/plan ---*- C++ -*-===//
+//
+// Private to compiler/plan: the planner (Plan.cpp) builds steps and values,
+// then hands the finished value list to the arena (Arena.cpp) and the
+// symbols bound from data to their definitions (SymbolDefinitions.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSC_COMPILER_PLAN_PLANNING_H
+#define TSC_COMPILER_PLAN_PLANNING_H
+
+#include "compiler/plan/Plan.h"
+
+namespace mlir::tsc::plan::planner {
+
+/// Whether `type` is a sub-byte type the artifact packs (not i1: bool takes
+/// a byte).
+bool isPackedType(Type type);
+
+/// The elements of `dense` (of a packed type) as the artifact holds them:
+/// 8 / bits a byte, the first in the low bits. MLIR keeps a byte each.
+std::vector<char> packedBytes(DenseElementsAttr dense);
+
+/// Places the arena values of `plan` (each root that a step uses, live
+/// from its first to its last step) at offsets, largest first, where no
+/// value live at the same time overlaps; sets the arena size and the sum of
+/// the intermediates.
+void assignArena(Plan &plan);
+
+/// The step that produces each computed value a symbol reads (format 1.8),
+/// given the step defining each plan value.
+FailureOr<DenseMap<Value, unsigned>>
+findSymbolSourceSteps(const SymbolicShapes &shapes, const Plan &plan,
+                      const DenseMap<unsigned, unsigned> &definingStep);
+
+/// Encodes the definitions of the symbols bound from data and when a run
+/// evaluates each: after the step computing the value it reads
+/// (`sourceSteps`), or after the latest definition it uses.
+LogicalResult defineDataSymbols(const SymbolicShapes &shapes, Plan &plan,
+                                const DenseMap<Value, unsigned> &sourceSteps);
+
+/// Refuses a plan that would use a symbol before the run defines it: an
+/// input dim (checked before the first step) or a step ahead of the value
+/// the symbol is read from. Errors on `func` or the step's first op.
+LogicalResult checkSymbolsDefinedBeforeUse(func::FuncOp func,
+                                           const SymbolicShapes &shapes,
+                                           const Plan &plan);
+
+} // namespace mlir::tsc::plan::planner
+
+#endif // TSC_COMPILER_PLAN_PLANNING_H
