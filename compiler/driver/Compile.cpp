@@ -289,9 +289,8 @@ LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
     return failure();
   auto writer = [&](const plan::Plan &measured) {
     return [&, plan = &measured](llvm::raw_pwrite_stream &os) {
-      FailureOr<std::vector<char>> object =
-          compileForHost(*plan, reference.getContext(), *host,
-                         options.gpuLoopMapping);
+      FailureOr<std::vector<char>> object = compileForHost(
+          *plan, reference.getContext(), *host, options.gpuLoopMapping);
       return failure(failed(object) ||
                      failed(writeArtifact(*plan, *object, host->isa,
                                           "tsc (measured error)", os)));

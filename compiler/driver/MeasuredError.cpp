@@ -57,8 +57,9 @@ Problem load(ArtifactWriter write, StringRef label, tsc_model_t **out) {
   }
   if (!problem)
     problem = take(tsc_model_load(nullptr, path.c_str(), out));
-  // The runtime maps the file: it may go as soon as the model is loaded.
-  llvm::sys::fs::remove(path);
+  // The runtime maps the file: it may go as soon as the model is loaded (a
+  // temporary file that cannot be removed is left behind, harmlessly).
+  (void)llvm::sys::fs::remove(path);
   return problem;
 }
 

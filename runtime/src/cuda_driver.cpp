@@ -36,8 +36,8 @@ void *openLibrary(const std::string &name, std::string &why) {
   if (name.find('/') != std::string::npos)
     return nullptr;
   const char *home = std::getenv("CUDA_HOME");
-  for (std::string root : {std::string(home ? home : ""),
-                           std::string("/usr/local/cuda")})
+  for (const std::string &root :
+       {std::string(home ? home : ""), std::string("/usr/local/cuda")})
     if (!root.empty())
       if (void *library = dlopen((root + "/lib64/" + name).c_str(),
                                  RTLD_NOW | RTLD_LOCAL))

@@ -350,8 +350,9 @@ LogicalResult cuda::assemble(DeviceModule &module, const TargetInfo &target,
       llvm::sys::fs::createTemporaryFile("tsc-ptxas", "log", logPath))
     return emitError(loc) << "cannot create temporary files for ptxas";
   llvm::scope_exit cleanup([&] {
+    // Best effort: a temporary file left behind is harmless.
     for (StringRef path : {ptxPath.str(), cubinPath.str(), logPath.str()})
-      llvm::sys::fs::remove(path);
+      (void)llvm::sys::fs::remove(path);
   });
   {
     std::error_code error;

@@ -1,7 +1,7 @@
 //===- RowBlocks.cpp - a block of threads per row for norms and softmax ---===//
 //
-// fuseRowReductions (compiler/kernels/Lower.cpp) leaves each norm and softmax as an
-// scf.forall over rows whose body reduces the row (sum, max, ...) into
+// fuseRowReductions (compiler/kernels/Lower.cpp) leaves each norm and softmax
+// as an scf.forall over rows whose body reduces the row (sum, max, ...) into
 // one-element buffers and writes the row elementwise from them. Mapped like
 // other loops, one thread would take a whole row: few threads, and
 // neighbouring threads a row apart in memory. Here such a forall becomes a

@@ -305,9 +305,10 @@ FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
   llvm::sys::path::append(objectPath, "kernels.o");
   llvm::sys::path::append(libraryPath, "kernels.so");
   llvm::scope_exit cleanup([&] {
-    llvm::sys::fs::remove(objectPath);
-    llvm::sys::fs::remove(libraryPath);
-    llvm::sys::fs::remove(dir);
+    // Best effort: temporary files left behind are harmless.
+    (void)llvm::sys::fs::remove(objectPath);
+    (void)llvm::sys::fs::remove(libraryPath);
+    (void)llvm::sys::fs::remove(dir);
   });
   if (failed(writeFile(objectPath, object)))
     return emitError(kernels.getLoc(), "cannot write ") << objectPath;

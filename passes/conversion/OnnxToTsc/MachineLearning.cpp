@@ -428,8 +428,8 @@ FailureOr<Values> convertTreeEnsemble(ForeignNode &node) {
         flags({nodes}, [&, id = id](int64_t n) { return n == id; });
     // An empty set holds nothing: `in` stays a false scalar, which
     // broadcasts as it is.
-    cond = select(node, onlyHere, set.empty() ? in : insertDim(node, in, 1),
-                  cond);
+    cond =
+        select(node, onlyHere, set.empty() ? in : insertDim(node, in, 1), cond);
   }
   if (!tracksTrue.empty())
     cond = binary<OrOp>(node, cond,
