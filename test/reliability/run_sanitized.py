@@ -196,6 +196,7 @@ def main():
             proc = subprocess.run(
                 [str(fuzzer), str(corpus), f"-max_total_time={args.seconds}",
                  "-timeout=10", "-rss_limit_mb=4096", "-max_len=65536", "-keep_seed=1",
+                 "-seed=1",
                  f"-artifact_prefix={artifacts}/", "-print_final_stats=1"],
                 capture_output=True, text=True, env=ENV)
             runs = re.search(r"stat::number_of_executed_units:\s*(\d+)", proc.stderr)

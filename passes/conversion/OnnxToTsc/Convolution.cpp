@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -432,12 +433,30 @@ FailureOr<Values> convertConvTranspose(ForeignNode &node) {
     pads->assign(2 * spatial, 0);
   for (int64_t i = 0; i < spatial; ++i) {
     int64_t in = xType.getDimSize(2 + i);
-    int64_t full = (*strides)[i] * (in - 1) + (*outputPadding)[i] +
-                   (*dilations)[i] * (kernel[i] - 1) + 1;
+    // The full output extent, with the attributes' products checked: a
+    // hostile stride or dilation must not overflow.
+    int64_t full = ShapedType::kDynamic;
+    std::optional<int64_t> upsampled;
+    if (!ShapedType::isDynamic(in)) {
+      std::optional<int64_t> extent = llvm::checkedMul((*strides)[i], in - 1);
+      std::optional<int64_t> reach =
+          llvm::checkedMul((*dilations)[i], kernel[i] - 1);
+      if (extent && reach)
+        extent = llvm::checkedAdd(*extent, *reach);
+      if (extent)
+        extent = llvm::checkedAdd(*extent, (*outputPadding)[i]);
+      if (extent)
+        extent = llvm::checkedAdd(*extent, int64_t(1));
+      upsampled = llvm::checkedMul(in, (*strides)[i]);
+      if (!extent || !reach || !upsampled)
+        return node.fail("strides, dilations and output_padding give an "
+                         "output size that overflows");
+      full = *extent;
+    }
     if (outputShape && !outputShape->empty())
       image[i] = (*outputShape)[i];
-    else if (same && !ShapedType::isDynamic(in))
-      image[i] = in * (*strides)[i];
+    else if (same && upsampled)
+      image[i] = *upsampled;
     else if (same)
       return node.fail("auto_pad " + autoPad +
                        " on a spatial dim of run-time size is not supported");
