@@ -264,20 +264,23 @@ def bench_model(args, name, work, rows, notes, versions):
                     row[f"{key}_rel_l2"] = max(errs)
         for variant, artifact in artifacts.items():
             cmd = [args.tsc_run, str(artifact), "--bench", str(args.runs), "--warmup",
-                   str(args.warmup), "--threads", str(args.threads),
+                   str(args.warmup), "--threads", str(args.threads), "--json",
                    "--output-dir", str(data / variant)]
             for n in INPUTS:
                 cmd += ["--input", f"{n}={data / f'{n}.npy'}"]
             if batch == args.batches[0]:
                 print("$ " + shlex.join(cmd), flush=True)
             rc, out, err, rss = measured(cmd)
-            m = re.search(r"median ([\d.]+)", out)
-            if rc or not m:
+            try:
+                median = None if rc else json.loads(out)["latency_ms"]["median"]
+            except (json.JSONDecodeError, KeyError, TypeError):
+                median = None
+            if median is None:
                 notes.append(f"{name} batch {batch} ({variant}): "
                              + (first_line("tsc-run", rc, err) if rc else
-                                "no 'median' in tsc-run's --bench output"))
+                                "tsc-run --bench --json printed no median"))
                 continue
-            row[variant], row[f"{variant}_rss"] = float(m.group(1)), rss
+            row[variant], row[f"{variant}_rss"] = float(median), rss
             if "ort" in row:
                 errs = [rel_l2(np.load(f), np.load(data / "ort" / f.name))
                         for f in sorted((data / variant).glob("*.npy"))

@@ -4,6 +4,8 @@
 
 #include "internal.h"
 
+#include <cstdio>
+
 namespace tsc::rt {
 namespace {
 
@@ -52,6 +54,24 @@ tsc_status_t checkIsa(uint64_t isa, const std::string &file) {
                    "compiled for",
                    file.c_str(), missing);
   return nullptr;
+}
+
+std::string isaText(uint64_t isa) {
+  std::string text;
+  auto add = [&](const std::string &feature) {
+    text += (text.empty() ? "" : ", ") + feature;
+  };
+  if (isa & kAvx2Fma)
+    add("AVX2+FMA");
+  if (isa & kAvx512)
+    add("AVX-512 (F, BW, DQ, VL)");
+  if (uint64_t unknown = isa & ~kKnownBits) {
+    char bits[32];
+    std::snprintf(bits, sizeof bits, "bits 0x%llx",
+                  static_cast<unsigned long long>(unknown));
+    add(bits);
+  }
+  return text.empty() ? "baseline" : text;
 }
 
 } // namespace tsc::rt

@@ -15,6 +15,10 @@ namespace tsc::rt {
 /// not know.
 tsc_status_t checkIsa(uint64_t isa, const std::string &file);
 
+/// The features of `isa` in words ("AVX2+FMA, AVX-512 (F, BW, DQ, VL)"),
+/// "baseline" for none; unknown bits as "bits 0x...".
+std::string isaText(uint64_t isa);
+
 } // namespace tsc::rt
 
 #endif // TSC_RUNTIME_ISA_H

@@ -57,6 +57,7 @@ tsc_status_t finishLoad(tsc_model_s &model) {
   }
 
   model.kernels.assign(plan.steps.size(), nullptr);
+  model.isaText = isaText(plan.isa);
   bool hasKernels = false;
   for (const Step &s : plan.steps) {
     hasKernels |= s.kind == StepKind::Kernel;
@@ -204,6 +205,26 @@ const char *tsc_model_target(const tsc_model_t *model) {
 
 const char *tsc_model_producer(const tsc_model_t *model) {
   return model ? model->artifact.producer().c_str() : nullptr;
+}
+
+void tsc_model_format_version(const tsc_model_t *model, uint32_t *out_major,
+                              uint32_t *out_minor) {
+  if (out_major)
+    *out_major = model ? tscm::kMajor : 0;
+  if (out_minor)
+    *out_minor = model ? model->artifact.minorVersion() : 0;
+}
+
+const char *tsc_model_isa(const tsc_model_t *model) {
+  return model ? model->isaText.c_str() : "";
+}
+
+uint64_t tsc_model_arena_bytes(const tsc_model_t *model) {
+  return model ? model->plan.arenaSize : 0;
+}
+
+uint64_t tsc_model_weight_bytes(const tsc_model_t *model) {
+  return model ? model->artifact.weights().size : 0;
 }
 
 size_t tsc_model_symbol_count(const tsc_model_t *model) {

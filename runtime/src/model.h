@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace tsc::rt {
@@ -26,6 +27,8 @@ struct tsc_model_s {
   /// Per step: the kernel function, nullptr for gemm and copy steps.
   std::vector<tsc::rt::KernelFn> kernels;
   bool hasGemm = false;
+  /// tsc_model_isa's text of plan.isa.
+  std::string isaText;
   /// Target "cuda": the device code, and its state per device (created by
   /// the first session on a device, freed with the model).
   tsc::rt::CudaImage cuda;

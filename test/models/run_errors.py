@@ -16,6 +16,15 @@ Each must exit with status 1 (not a signal) and a message naming what is
 wrong: the input name; 'dtype'; 'rank'; the symbol 'seq'; 'truncated';
 'checksum' or 'corrupt'.
 
+Then what tsc-run tells when things go right (issue 26): `--version`;
+`--info` as text and `--info --json` (parsed; its symbols, ranges, inputs and
+outputs checked against what the model declares); `--bench N --json` (stdout
+one JSON object with the percentiles, the run lines on stderr);
+`--expected` against a NumPy computation of the small model (match, exit 0)
+and against the same array with one element moved past the tolerance (exit
+3, the message naming the element's index); and errors that name the option
+that gave a path (`--input`, `--expected`, `--output-dir`).
+
 Usage: run_errors.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
                      [--model MODEL.onnx] [--xunit FILE] [--keep DIR]
 """
@@ -35,11 +44,17 @@ HEADER = struct.Struct("<8sHHIQQ24sII")  # docs/artifact-format.md, 64 bytes
 SECTION = struct.Struct("<4sIQQII")  # 32 bytes
 
 
+def small_weights():
+    rng = np.random.default_rng(0)
+    return (rng.standard_normal((1, 16)).astype(np.float32),
+            rng.standard_normal(16).astype(np.float32))
+
+
 def small_model(path):
     """out = (float(ids) * float(mask))[..., None] @ W + b, W 1x16, b 16."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
-    rng = np.random.default_rng(0)
+    weight, bias = small_weights()
     dims = ["batch", "seq"]
     graph = helper.make_graph(
         [helper.make_node("Cast", ["input_ids"], ["ids_f"], to=TensorProto.FLOAT),
@@ -53,8 +68,8 @@ def small_model(path):
          helper.make_tensor_value_info("attention_mask", TensorProto.INT64, dims)],
         [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, dims + [16])],
         [numpy_helper.from_array(np.array([-1], np.int64), "last_axis"),
-         numpy_helper.from_array(rng.standard_normal((1, 16)).astype(np.float32), "weight"),
-         numpy_helper.from_array(rng.standard_normal(16).astype(np.float32), "bias")])
+         numpy_helper.from_array(weight, "weight"),
+         numpy_helper.from_array(bias, "bias")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
                               ir_version=8)  # readable by ONNX Runtime too
     onnx.checker.check_model(model)
@@ -180,7 +195,102 @@ def main():
             if "file size" in name:  # a reader may compare sizes before checksums
                 words += ("truncated",)
             expect_error(name, path, good, *words)
+        if not args.model:
+            tool_output(args, record, work, artifact, good, npy)
     return checks.finish(args.xunit)
+
+
+def tool_output(args, record, work, artifact, good, npy):
+    """--version, --info, --bench --json, --expected and option-naming errors."""
+    import json
+
+    def tsc_run(*extra):
+        return subprocess.run([args.tsc_run, *map(str, extra)], capture_output=True,
+                              text=True, timeout=120)
+
+    def check(name, condition, problem):
+        record(name, None if condition else problem)
+
+    proc = tsc_run("--version")
+    check("--version", proc.returncode == 0 and proc.stdout.startswith("tsc-run ")
+          and "artifact format 1.0 to 1." in proc.stdout,
+          f"exit {proc.returncode}: {proc.stdout!r} {proc.stderr!r}")
+
+    proc = tsc_run(artifact, "--info")
+    lines = proc.stdout.splitlines()
+    check("--info text", proc.returncode == 0
+          and "symbol batch: [1, 4]" in lines and "symbol seq: [1, 64]" in lines
+          and "input input_ids: i64[batch, seq]" in lines
+          and "output hidden: f32[batch, seq, 16]" in lines,
+          f"exit {proc.returncode}: {proc.stdout!r} {proc.stderr!r}")
+
+    proc = tsc_run(artifact, "--info", "--json")
+    try:
+        info = json.loads(proc.stdout)
+        problem = None
+        want = {"symbols": [{"name": "batch", "min": 1, "max": 4},
+                            {"name": "seq", "min": 1, "max": 64}],
+                "inputs": [{"name": "input_ids", "dtype": "i64", "dims": ["batch", "seq"]},
+                           {"name": "attention_mask", "dtype": "i64",
+                            "dims": ["batch", "seq"]}],
+                "outputs": [{"name": "hidden", "dtype": "f32",
+                             "dims": ["batch", "seq", 16]}],
+                "target": "cpu"}
+        for key, value in want.items():
+            if info.get(key) != value:
+                problem = f"{key}: {info.get(key)!r}, expected {value!r}"
+        if not problem and not (info["weight_bytes"] >= 4 * 32 and info["arena_bytes"] > 0
+                                and info["steps"]["kernels"] >= 1):
+            problem = f"sizes or steps wrong: {info!r}"
+    except (json.JSONDecodeError, KeyError, TypeError) as e:
+        problem = f"not the expected JSON ({e}): {proc.stdout[:300]!r} {proc.stderr[:300]!r}"
+    record("--info --json", problem)
+
+    run_args = [a for name, path in good.items() for a in ("--input", f"{name}={path}")]
+    proc = tsc_run(artifact, "--bench", 5, "--warmup", 1, "--json", *run_args)
+    try:
+        bench = json.loads(proc.stdout)
+        lat = bench["latency_ms"]
+        ordered = lat["min"] <= lat["median"] <= lat["p90"] <= lat["p95"] <= lat["p99"] \
+            <= lat["max"]
+        problem = None if (bench["runs"] == 5 and ordered and lat["stddev"] >= 0
+                           and bench["runs_per_second"] > 0
+                           and "output hidden" in proc.stderr) else f"unexpected: {bench!r}"
+    except (json.JSONDecodeError, KeyError, TypeError) as e:
+        problem = f"stdout is not one JSON object ({e}): {proc.stdout[:300]!r}"
+    record("--bench --json", problem)
+
+    # The small model in NumPy: hidden = (ids * mask)[..., None] @ W + b.
+    weight, bias = small_weights()
+    ids, mask = np.load(good["input_ids"]), np.load(good["attention_mask"])
+    reference = ((ids * mask).astype(np.float32)[..., None] @ weight + bias).astype(np.float32)
+    proc = tsc_run(artifact, *run_args, "--expected", f"hidden={npy('reference', reference)}")
+    check("--expected match", proc.returncode == 0 and "expected hidden: match" in proc.stdout,
+          f"exit {proc.returncode}: {proc.stderr.strip()[:300]!r}")
+    off = reference.copy()
+    off[0, 3, 5] += 1e-3 + 1e-2 * abs(off[0, 3, 5])
+    proc = tsc_run(artifact, *run_args, "--expected", f"hidden={npy('off', off)}",
+                   "--rtol", "1e-3", "--atol", "1e-4")
+    check("--expected mismatch", proc.returncode == 3 and "[0, 3, 5]" in proc.stderr
+          and "1 of 112 elements" in proc.stderr,
+          f"exit {proc.returncode}: {proc.stderr.strip()[:300]!r}")
+    proc = tsc_run(artifact, *run_args, "--expected",
+                   f"hidden={npy('short', reference[:, :3])}")
+    check("--expected wrong shape", proc.returncode == 3 and "shape" in proc.stderr,
+          f"exit {proc.returncode}: {proc.stderr.strip()[:300]!r}")
+
+    for name, extra, words in (
+            ("--expected unknown output", ["--expected", f"hiddn={work / 'reference.npy'}"],
+             ("hiddn", "outputs: hidden")),
+            ("--expected missing file", ["--expected", f"hidden={work / 'absent.npy'}"],
+             ("--expected hidden:", "absent.npy")),
+            ("--input missing file", ["--input", f"input_ids={work / 'absent.npy'}"],
+             ("--input input_ids:", "absent.npy")),
+            ("--output-dir not creatable", ["--output-dir", "/proc/tsc-run-test"],
+             ("--output-dir:", "/proc/tsc-run-test"))):
+        proc = tsc_run(artifact, *extra)
+        check(name, proc.returncode == 1 and all(w in proc.stderr for w in words),
+              f"exit {proc.returncode}: {proc.stderr.strip()[:300]!r}")
 
 
 if __name__ == "__main__":

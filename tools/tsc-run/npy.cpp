@@ -148,40 +148,6 @@ private:
 
 } // namespace
 
-uint16_t floatToBf16(float value) {
-  uint32_t x;
-  std::memcpy(&x, &value, 4);
-  if ((x & 0x7FFFFFFFu) > 0x7F800000u)
-    return uint16_t((x >> 16) | 0x40); // quiet NaN
-  return uint16_t((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
-}
-
-float bf16ToFloat(uint16_t bits) {
-  uint32_t x = uint32_t(bits) << 16;
-  float value;
-  std::memcpy(&value, &x, 4);
-  return value;
-}
-
-uint16_t floatToHalf(float value) {
-  uint32_t x;
-  std::memcpy(&x, &value, 4);
-  uint16_t sign = uint16_t((x >> 16) & 0x8000u);
-  x &= 0x7FFFFFFFu;
-  if (x >= 0x7F800000u) // Inf or NaN
-    return uint16_t(sign | 0x7C00u | (x > 0x7F800000u ? 0x200u : 0u));
-  if (x >= 0x477FF000u) // rounds past the largest half
-    return uint16_t(sign | 0x7C00u);
-  if (x < 0x38800000u) // below the smallest normal half: units of 2^-24
-    return uint16_t(sign |
-                    uint16_t(std::nearbyint(std::fabs(value) * 16777216.0f)));
-  uint32_t h = (((x >> 23) - 127 + 15) << 10) | ((x & 0x7FFFFFu) >> 13);
-  uint32_t rest = x & 0x1FFFu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
-    ++h;
-  return uint16_t(sign | h);
-}
-
 Tensor readNpy(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)

@@ -3,6 +3,7 @@
 #ifndef TSC_TOOLS_TSC_RUN_NPY_H
 #define TSC_TOOLS_TSC_RUN_NPY_H
 
+#include "half.h"
 #include "tsc/runtime.hpp"
 
 #include <string>
@@ -40,12 +41,12 @@ Tensor packTensor(const Tensor &bytes, tsc_dtype_t dtype,
 /// i8 (sign-extended) for i4 and i2, u8 for the others.
 Tensor unpackTensor(const Tensor &tensor);
 
-/// bf16 <-> f32 conversions (round to nearest even), used for bf16 inputs given
-/// as <f4.
-uint16_t floatToBf16(float value);
-float bf16ToFloat(uint16_t bits);
-/// f32 -> IEEE half, round to nearest even.
-uint16_t floatToHalf(float value);
+/// The runtime's fp16/bf16 conversions (half.h: round to nearest even), for
+/// bf16 inputs given as <f4 and f16 data.
+using rt::bf16ToFloat;
+using rt::floatToBf16;
+using rt::floatToHalf;
+using rt::halfToFloat;
 
 } // namespace tsc::run
 

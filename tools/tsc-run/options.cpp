@@ -9,7 +9,9 @@
 using namespace tsc::run;
 
 const char *const tsc::run::kUsage = R"(usage: tsc-run MODEL.tscm [options]
+       tsc-run MODEL.tscm --info [--json]
        tsc-run --list-devices
+       tsc-run --version
 
 Runs a compiled tsc artifact (on the host CPU, or on a GPU for --target=cuda
 artifacts) and prints each output's name, shape and dtype.
@@ -19,6 +21,13 @@ options:
                           inputs not given get random data fitting the signature
   --dim NAME=VALUE        value of symbol NAME for random inputs (repeatable;
                           default: the symbol's maximum, or what a given input sets)
+  --expected NAME=FILE.npy
+                          compare output NAME with the array in FILE.npy
+                          (repeatable): every element within
+                          atol + rtol * |expected| (NaN only where NaN);
+                          otherwise exit status 3 with the largest error and
+                          its index
+  --rtol R, --atol A      tolerances of --expected (default 1e-5 and 1e-6)
   --int-range LO..HI      random integer inputs are uniform in [LO, HI) (default 0..2)
   --seed N                seed of the random inputs (default 0)
   --output-dir DIR        write each output as DIR/NAME.npy (NAME with characters
@@ -29,7 +38,15 @@ options:
   --threads N             threads of the session (GEMMs and the kernels'
                           parallel loops), 0 = all cores (default 0)
   --bench N               after the warmup runs, time N runs and print min, median,
-                          mean, p90 and max latency in ms
+                          mean, p90, p95, p99 and max latency in ms, the
+                          standard deviation and runs per second
+  --json                  with --bench or --info: print one JSON object on
+                          stdout instead of text (the outputs' lines and the
+                          profile go to stderr)
+  --info                  print what the artifact holds (inputs and outputs with
+                          dtypes and dims, symbols and ranges, target, ISA,
+                          format, producer, steps, arena and weight bytes)
+                          without running it
   --warmup N              untimed runs before --bench (default 3)
   --timing                print the wall time of loading the model, creating the
                           session and the first run, in ms
@@ -41,6 +58,8 @@ options:
                           instead of replaying a CUDA graph per symbol values
   --list-devices          print the CUDA devices this machine has (or why it
                           has none) and exit
+  --version               print tsc-run's version, the runtime API version and
+                          the artifact formats it reads
   --help                  print this help
 )";
 
@@ -70,6 +89,19 @@ int parseCount(const std::string &text, const std::string &option) {
   return int(value);
 }
 
+double parseTolerance(const std::string &text, const std::string &option) {
+  size_t end = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &end);
+  } catch (const std::exception &) {
+    end = std::string::npos;
+  }
+  if (text.empty() || end != text.size() || !(value >= 0) || value > 1e30)
+    usageError(option + " expects a number >= 0, got '" + text + "'");
+  return value;
+}
+
 std::pair<std::string, std::string> splitAssignment(const std::string &text,
                                                     const std::string &option) {
   size_t eq = text.find('=');
@@ -92,6 +124,10 @@ Options tsc::run::parseArgs(int argc, char **argv) {
       o.listDevices = true;
       return o;
     }
+    if (arg == "--version") {
+      o.version = true;
+      return o;
+    }
     if (arg.rfind("--", 0) != 0) {
       if (!o.model.empty())
         usageError("more than one model given ('" + o.model + "' and '" + arg +
@@ -105,8 +141,9 @@ Options tsc::run::parseArgs(int argc, char **argv) {
       arg = arg.substr(0, eq);
     } else {
       static const char *const kTakesValue[] = {
-          "--input",   "--dim",   "--int-range", "--seed",       "--output-dir",
-          "--threads", "--bench", "--warmup",    "--cuda-device"};
+          "--input",       "--dim",      "--int-range", "--seed",
+          "--output-dir",  "--threads",  "--bench",     "--warmup",
+          "--cuda-device", "--expected", "--rtol",      "--atol"};
       bool takes = std::any_of(std::begin(kTakesValue), std::end(kTakesValue),
                                [&](const char *o) { return arg == o; });
       if (takes) {
@@ -138,6 +175,16 @@ Options tsc::run::parseArgs(int argc, char **argv) {
       o.bench = parseCount(value, arg);
     } else if (arg == "--warmup") {
       o.warmup = parseCount(value, arg);
+    } else if (arg == "--expected") {
+      o.expected.push_back(splitAssignment(value, arg));
+    } else if (arg == "--rtol") {
+      o.rtol = parseTolerance(value, arg);
+    } else if (arg == "--atol") {
+      o.atol = parseTolerance(value, arg);
+    } else if (arg == "--info") {
+      o.info = true;
+    } else if (arg == "--json") {
+      o.json = true;
     } else if (arg == "--profile") {
       o.profile = true;
     } else if (arg == "--timing") {
@@ -152,5 +199,11 @@ Options tsc::run::parseArgs(int argc, char **argv) {
   }
   if (o.model.empty())
     usageError("no model given");
+  if (o.json && !o.info && !o.bench)
+    usageError("--json needs --info or --bench");
+  if (o.info && (o.bench || o.profile || o.timing || !o.inputs.empty() ||
+                 !o.expected.empty() || !o.outputDir.empty()))
+    usageError("--info prints the artifact without running it: it takes no "
+               "run options");
   return o;
 }

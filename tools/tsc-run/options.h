@@ -22,13 +22,16 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> inputs; // name, file
   std::vector<std::pair<std::string, int64_t>> dims;       // symbol, value
   std::string outputDir;
+  /// --expected: output name, file; compared within atol + rtol·|expected|.
+  std::vector<std::pair<std::string, std::string>> expected;
+  double rtol = 1e-5, atol = 1e-6;
   int64_t intLo = 0, intHi = 2;
   uint64_t seed = 0;
   int threads = 0;
   int bench = 0, warmup = 3;
   int cudaDevice = 0;
-  bool help = false, profile = false, timing = false, listDevices = false,
-       cudaGraphs = true;
+  bool help = false, version = false, info = false, json = false,
+       profile = false, timing = false, listDevices = false, cudaGraphs = true;
 };
 
 /// Parses tsc-run's arguments (argv[0] is the program); throws

@@ -5,8 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compare.h"
 #include "npy.h"
 #include "options.h"
+#include "report.h"
 
 #include <algorithm>
 #include <chrono>
@@ -25,15 +27,9 @@ using namespace tsc;
 using tsc::run::kUsage;
 using tsc::run::Options;
 using tsc::run::parseArgs;
+using tsc::run::shapeText;
 
 namespace {
-
-std::string shapeText(const std::vector<int64_t> &dims) {
-  std::string text = "[";
-  for (size_t d = 0; d < dims.size(); ++d)
-    text += (d ? ", " : "") + std::to_string(dims[d]);
-  return text + "]";
-}
 
 std::string sanitize(const std::string &name) {
   std::string out = name;
@@ -209,22 +205,13 @@ void bench(Session &session, const Options &o) {
     ms.push_back(
         std::chrono::duration<double, std::milli>(end - start).count());
   }
-  std::sort(ms.begin(), ms.end());
-  size_t n = ms.size();
-  double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
-  double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / double(n);
-  size_t p90 = size_t(std::ceil(0.9 * double(n))) - 1;
-  std::printf("bench: %s, %d runs after %d warmup, threads %s\n",
-              std::filesystem::path(o.model).filename().c_str(), o.bench,
-              o.warmup, o.threads ? std::to_string(o.threads).c_str() : "all");
-  std::printf(
-      "latency ms: min %.4f  median %.4f  mean %.4f  p90 %.4f  max %.4f\n",
-      ms.front(), median, mean, ms[p90], ms.back());
+  run::printBench(run::benchStats(std::move(ms)), o.model, o.warmup, o.threads,
+                  o.json);
 }
 
 /// Step times summed by kind: a kernel's name without its `tsc_kernel_N_`
 /// prefix (the ops it runs), "gemm" or "copy".
-void printProfile(const Model &model, const Session &session) {
+void printProfile(const Model &model, const Session &session, FILE *out) {
   std::map<std::string, std::pair<double, int>> kinds; // ms, steps
   for (size_t i = 0; i < tsc_model_step_count(model.get()); ++i) {
     std::string name = tsc_model_step_name(model.get(), i);
@@ -242,13 +229,42 @@ void printProfile(const Model &model, const Session &session) {
     return a.second.first > b.second.first;
   });
   double runs = double(std::max<uint64_t>(session.runCount(), 1));
-  std::printf("profile: mean ms per run over %llu runs\n",
-              static_cast<unsigned long long>(session.runCount()));
+  std::fprintf(out, "profile: mean ms per run over %llu runs\n",
+               static_cast<unsigned long long>(session.runCount()));
   if (const char *gemms = tsc_session_gemm_library(session.get()))
-    std::printf("gemm: %s\n", gemms);
+    std::fprintf(out, "gemm: %s\n", gemms);
   for (const auto &[name, entry] : rows)
-    std::printf("  %10.3f  %3d x %s\n", entry.first / runs, entry.second,
-                name.c_str());
+    std::fprintf(out, "  %10.3f  %3d x %s\n", entry.first / runs, entry.second,
+                 name.c_str());
+}
+
+/// The index of input (or output) `name`; an error naming the option
+/// (--input or --expected) and listing the model's names if it has none.
+size_t findPort(const Model &model, const std::string &name, bool input) {
+  size_t count = input ? model.inputCount() : model.outputCount();
+  std::string valid;
+  for (size_t i = 0; i < count; ++i) {
+    std::string port = input ? model.inputName(i) : model.outputName(i);
+    if (port == name)
+      return i;
+    valid += (i ? ", " : "") + port;
+  }
+  const char *kind = input ? "input" : "output";
+  throw std::runtime_error(std::string(input ? "--input " : "--expected ") +
+                           name + ": the model has no " + kind + " '" + name +
+                           "' (" + kind +
+                           "s: " + (valid.empty() ? "none" : valid) + ")");
+}
+
+/// Runs `read`, prefixing the message of what it throws with `option` (the
+/// option that named the file).
+template <typename Read>
+auto withOption(const std::string &option, Read read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const std::exception &e) {
+    throw std::runtime_error(option + ": " + e.what());
+  }
 }
 
 double msSince(std::chrono::steady_clock::time_point start) {
@@ -261,6 +277,12 @@ int runMain(const Options &o) {
   auto start = std::chrono::steady_clock::now();
   Model model = Model::load(o.model);
   double loadMs = msSince(start);
+  if (o.info) {
+    run::printInfo(model, o.model, o.json);
+    return 0;
+  }
+  // With --json, stdout carries only the JSON object.
+  FILE *text = o.json ? stderr : stdout;
   tsc_session_options_t sessionOptions;
   tsc_session_options_init(&sessionOptions);
   sessionOptions.thread_count = o.threads;
@@ -273,15 +295,9 @@ int runMain(const Options &o) {
 
   std::map<std::string, Tensor> given;
   for (const auto &[name, file] : o.inputs) {
-    size_t i = 0;
-    std::string valid;
-    for (; i < model.inputCount() && model.inputName(i) != name; ++i)
-      valid += (i ? ", " : "") + model.inputName(i);
-    if (i == model.inputCount())
-      throw std::runtime_error(
-          "--input " + name + ": the model has no input '" + name +
-          "' (inputs: " + (valid.empty() ? "none" : valid) + ")");
-    Tensor t = run::readNpy(file);
+    size_t i = findPort(model, name, /*input=*/true);
+    Tensor t = withOption("--input " + name,
+                          [&path = file] { return run::readNpy(path); });
     if (model.inputDtype(i) == TSC_DTYPE_BF16 && t.dtype() == TSC_DTYPE_F32)
       t = toBf16(t);
     if (run::isFloat8(model.inputDtype(i)) && t.dtype() == TSC_DTYPE_U8)
@@ -291,6 +307,24 @@ int runMain(const Options &o) {
     if (!given.emplace(name, t).second)
       throw std::runtime_error("--input " + name + " given twice");
   }
+  // The reference arrays and the output folder are checked before any run.
+  std::vector<std::pair<std::string, Tensor>> expected;
+  for (const auto &[name, file] : o.expected) {
+    findPort(model, name, /*input=*/false);
+    expected.emplace_back(
+        name, withOption("--expected " + name,
+                         [&path = file] { return run::readNpy(path); }));
+  }
+  if (!o.outputDir.empty())
+    withOption("--output-dir", [&] {
+      std::error_code error;
+      std::filesystem::create_directories(o.outputDir, error);
+      if (error || !std::filesystem::is_directory(o.outputDir))
+        throw std::runtime_error(
+            o.outputDir + ": cannot create this folder" +
+            (error ? ": " + error.message() : std::string()));
+      return 0;
+    });
   std::vector<int64_t> symbols = chooseSymbols(model, o, given);
   std::mt19937_64 rng(o.seed);
   for (size_t i = 0; i < model.inputCount(); ++i) {
@@ -300,9 +334,9 @@ int runMain(const Options &o) {
                    ? it->second
                    : randomTensor(model.inputDtype(i),
                                   model.inputShape(i, symbols), o, rng);
-    std::printf("input %s: shape %s dtype %s%s\n", name.c_str(),
-                shapeText(t.dims()).c_str(), tsc_dtype_name(t.dtype()),
-                it != given.end() ? "" : " (random)");
+    std::fprintf(text, "input %s: shape %s dtype %s%s\n", name.c_str(),
+                 shapeText(t.dims()).c_str(), tsc_dtype_name(t.dtype()),
+                 it != given.end() ? "" : " (random)");
     session.bindInput(name, t);
   }
 
@@ -311,29 +345,44 @@ int runMain(const Options &o) {
   if (o.timing) {
     start = std::chrono::steady_clock::now();
     session.run();
-    std::printf("timing ms: load %.1f  session %.1f  first run %.1f\n", loadMs,
-                sessionMs, msSince(start));
+    std::fprintf(text, "timing ms: load %.1f  session %.1f  first run %.1f\n",
+                 loadMs, sessionMs, msSince(start));
   }
   if (o.bench)
     bench(session, o);
   else if (!o.timing)
     session.run();
   if (o.profile)
-    printProfile(model, session);
+    printProfile(model, session, text);
 
-  if (!o.outputDir.empty())
-    std::filesystem::create_directories(o.outputDir);
   for (size_t i = 0; i < model.outputCount(); ++i) {
     std::string name = model.outputName(i);
     Tensor t = session.output(name);
-    std::printf("output %s: shape %s dtype %s\n", name.c_str(),
-                shapeText(t.dims()).c_str(), tsc_dtype_name(t.dtype()));
+    std::fprintf(text, "output %s: shape %s dtype %s\n", name.c_str(),
+                 shapeText(t.dims()).c_str(), tsc_dtype_name(t.dtype()));
     if (!o.outputDir.empty())
-      run::writeNpy(
-          (std::filesystem::path(o.outputDir) / (sanitize(name) + ".npy"))
-              .string(),
-          t);
+      withOption("--output-dir", [&] {
+        run::writeNpy(
+            (std::filesystem::path(o.outputDir) / (sanitize(name) + ".npy"))
+                .string(),
+            t);
+        return 0;
+      });
   }
+  int failed = 0;
+  for (const auto &[name, reference] : expected) {
+    std::string problem = run::compareOutput(name, session.output(name),
+                                             reference, o.rtol, o.atol);
+    if (problem.empty()) {
+      std::fprintf(text, "expected %s: match\n", name.c_str());
+      continue;
+    }
+    std::fflush(text);
+    std::fprintf(stderr, "tsc-run: mismatch: %s\n", problem.c_str());
+    ++failed;
+  }
+  if (failed)
+    return 3;
   return 0;
 }
 
@@ -370,6 +419,10 @@ int main(int argc, char **argv) {
     }
     if (o.listDevices)
       return listDevices();
+    if (o.version) {
+      std::printf("%s\n", run::versionText().c_str());
+      return 0;
+    }
     return runMain(o);
   } catch (const std::exception &e) {
     std::fflush(stdout);

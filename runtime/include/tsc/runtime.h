@@ -42,7 +42,7 @@ extern "C" {
 /* The version of this API: incremented whenever a function, an enumerator or
  * an options field is added. Compare tsc_api_version() with TSC_API_VERSION to
  * detect a library older than the header a program was compiled with. */
-#define TSC_API_VERSION 6
+#define TSC_API_VERSION 7
 
 /// Returns the API version the library implements (TSC_API_VERSION when built).
 TSC_API uint32_t tsc_api_version(void);
@@ -258,6 +258,17 @@ TSC_API void tsc_model_release(tsc_model_t *model);
 TSC_API const char *tsc_model_target(const tsc_model_t *model);
 /// The producer string of the artifact's header, e.g. "tsc 0.1.0".
 TSC_API const char *tsc_model_producer(const tsc_model_t *model);
+/// API version 7. The artifact format version of the file (major 1).
+TSC_API void tsc_model_format_version(const tsc_model_t *model,
+                                      uint32_t *out_major, uint32_t *out_minor);
+/// API version 7. The x86-64 features the artifact's host code was compiled
+/// for, e.g. "AVX2+FMA, AVX-512 (F, BW, DQ, VL)"; "baseline" when it needs
+/// none beyond x86-64. Loading already refused a CPU that lacks one.
+TSC_API const char *tsc_model_isa(const tsc_model_t *model);
+/// API version 7. Bytes of the intermediate arena a session allocates (at the
+/// symbols' maxima) and bytes of the weights in the artifact.
+TSC_API uint64_t tsc_model_arena_bytes(const tsc_model_t *model);
+TSC_API uint64_t tsc_model_weight_bytes(const tsc_model_t *model);
 
 /* Symbols: the named dynamic dims (batch, seq, ...), each with a range. */
 TSC_API size_t tsc_model_symbol_count(const tsc_model_t *model);
