@@ -17,6 +17,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
@@ -25,6 +26,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -138,17 +141,56 @@ struct DimRangeOption {
   int64_t min, max;
 };
 
+/// `NAME=MIN..MAX`, or `NAME=N` for a fixed size (MIN = MAX = N).
 FailureOr<DimRangeOption> parseDimOption(StringRef text) {
   auto [name, range] = text.split('=');
   auto [minText, maxText] = range.split("..");
+  if (!range.contains(".."))
+    maxText = minText;
   DimRangeOption out{name.str(), 0, 0};
-  if (name.empty() || minText.getAsInteger(10, out.min) ||
-      maxText.getAsInteger(10, out.max) || out.min < 0 || out.min > out.max) {
+  if (name.empty() || !text.contains('=') ||
+      minText.getAsInteger(10, out.min) || maxText.getAsInteger(10, out.max) ||
+      out.min < 0 || out.min > out.max) {
     llvm::errs() << "tsc: error: --dim " << text
-                 << ": expected NAME=MIN..MAX with 0 <= MIN <= MAX\n";
+                 << ": expected NAME=MIN..MAX with 0 <= MIN <= MAX, or NAME=N "
+                    "for a fixed size\n";
     return failure();
   }
   return out;
+}
+
+/// The plain symbols of an imported model that neither --dim nor the archive
+/// ranged: they keep the importer's default range.
+std::set<std::string> defaultRangedSymbols(ModuleOp module) {
+  std::set<std::string> names;
+  module.walk([&](SymbolOp symbol) {
+    if (!symbol.isBoundFromData() && !symbol.getCommandLine() &&
+        !symbol->hasAttr(kExportedRangeAttr))
+      names.insert(symbol.getSymbol().str());
+  });
+  return names;
+}
+
+/// Warns about `names` with the ranges the compile gave them (the graph
+/// phase narrows a default range to what the model allows).
+void warnDefaultRanges(ModuleOp module, const std::set<std::string> &names) {
+  std::map<std::string, std::string> ranges;
+  module.walk([&](SymbolOp symbol) {
+    std::string name = symbol.getSymbol().str();
+    if (names.count(name))
+      ranges[name] = name + " in [" + std::to_string(symbol.getLowest()) +
+                     ", " + std::to_string(symbol.getHighest()) + "]";
+  });
+  if (ranges.empty())
+    return;
+  std::vector<std::string> list;
+  for (const auto &entry : ranges)
+    list.push_back(entry.second);
+  llvm::errs() << "tsc: warning: no --dim for " << llvm::join(list, ", ")
+               << ": the artifact accepts the default range (narrowed to what "
+                  "the model allows) and plans its memory for the largest "
+                  "sizes; give --dim NAME=MIN..MAX or --dim NAME=N for the "
+                  "shapes you run\n";
 }
 
 /// Applies --dim ranges to the module's tsc.symbol declarations.
@@ -419,8 +461,16 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   if (!module || failed(applyDimRanges(*module, flags.dims)))
     return 1;
   FailureOr<CompileOptions> options = getCompileOptions(flags);
-  if (failed(options) || failed(compile(*module, *options)))
+  if (failed(options))
     return 1;
+  // A .mlir module states its ranges itself; an import's come from --dim,
+  // the archive, or the importer's default, which deserves a word.
+  std::set<std::string> defaulted;
+  if (!options->emit && llvm::sys::path::extension(flags.input) != ".mlir")
+    defaulted = defaultRangedSymbols(*module);
+  if (failed(compile(*module, *options)))
+    return 1;
+  warnDefaultRanges(*module, defaulted);
   if (flags.printPlanCount)
     llvm::errs() << "tsc: plans built: " << getNumPlansBuilt() << "\n";
   return 0;
