@@ -22,9 +22,11 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Timer.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <map>
@@ -457,9 +459,12 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   ScopedDiagnosticHandler modelDiagnostics(&context, printModelDiagnostic);
 
+  llvm::TimeRecord start = llvm::TimeRecord::getCurrentTime();
   OwningOpRef<ModuleOp> module = importModel(flags, context, sourceMgr);
   if (!module || failed(applyDimRanges(*module, flags.dims)))
     return 1;
+  double importSeconds =
+      llvm::TimeRecord::getCurrentTime().getWallTime() - start.getWallTime();
   FailureOr<CompileOptions> options = getCompileOptions(flags);
   if (failed(options))
     return 1;
@@ -471,6 +476,18 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   if (failed(compile(*module, *options)))
     return 1;
   warnDefaultRanges(*module, defaulted);
+  // One line for a written artifact: what, how big, how long.
+  if (!options->emit && options->output != "-") {
+    uint64_t bytes = 0;
+    (void)llvm::sys::fs::file_size(options->output, bytes);
+    double seconds =
+        llvm::TimeRecord::getCurrentTime().getWallTime() - start.getWallTime();
+    llvm::errs() << llvm::format(
+        "tsc: wrote %s (%.1f MiB) in %.1f s (import %.1f s); `tsc-run %s "
+        "--info` shows what it holds\n",
+        options->output.c_str(), double(bytes) / (1024.0 * 1024.0), seconds,
+        importSeconds, options->output.c_str());
+  }
   if (flags.printPlanCount)
     llvm::errs() << "tsc: plans built: " << getNumPlansBuilt() << "\n";
   return 0;
