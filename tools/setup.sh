@@ -39,7 +39,7 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   protobuf-compiler libprotobuf-dev libonnx-dev libgtest-dev libtorch-dev
   libminizip-dev libclang-rt-14-dev clang-format-22 clang-tidy-22
-  python3-dev pybind11-dev
+  python3-dev pybind11-dev libssl-dev openssl
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -2,6 +2,7 @@
 
 #include "compiler/driver/Driver.h"
 #include "compiler/InitAll.h"
+#include "compiler/artifact/Signature.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/importers/onnx/OnnxImporter.h"
 #include "compiler/importers/torch_export/TorchExportImporter.h"
@@ -121,6 +122,12 @@ struct DriverOptions {
                "forward, e.g. --input input_ids=i64[batch,seq] (named dims "
                "are symbols; ranges from --dim)"),
       cl::value_desc("NAME=TYPE[DIMS]"), cl::cat(category)};
+  cl::opt<std::string> signKey{
+      "sign-key",
+      cl::desc("Sign the artifact with this Ed25519 private key (PEM): "
+               "writes OUT.tscm.sig, which the runtime verifies when the "
+               "product gives it the public key"),
+      cl::value_desc("KEY.pem"), cl::cat(category)};
   cl::opt<bool> allowExternalDataOutside{
       "allow-external-data-outside",
       cl::desc("Let an ONNX model's external data lie outside its folder "
@@ -468,6 +475,14 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   FailureOr<CompileOptions> options = getCompileOptions(flags);
   if (failed(options))
     return 1;
+  bool artifact = !options->emit && options->output != "-";
+  if (!flags.signKey.empty() && !artifact) {
+    llvm::errs() << "tsc: error: --sign-key signs an artifact: give -o "
+                    "FILE.tscm\n";
+    return 1;
+  }
+  if (!flags.signKey.empty() && failed(checkSigningKey(flags.signKey)))
+    return 1;
   // A .mlir module states its ranges itself; an import's come from --dim,
   // the archive, or the importer's default, which deserves a word.
   std::set<std::string> defaulted;
@@ -476,17 +491,21 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   if (failed(compile(*module, *options)))
     return 1;
   warnDefaultRanges(*module, defaulted);
+  if (!flags.signKey.empty() &&
+      failed(signArtifact(options->output, flags.signKey)))
+    return 1;
   // One line for a written artifact: what, how big, how long.
-  if (!options->emit && options->output != "-") {
+  if (artifact) {
     uint64_t bytes = 0;
     (void)llvm::sys::fs::file_size(options->output, bytes);
     double seconds =
         llvm::TimeRecord::getCurrentTime().getWallTime() - start.getWallTime();
     llvm::errs() << llvm::format(
-        "tsc: wrote %s (%.1f MiB) in %.1f s (import %.1f s); `tsc-run %s "
+        "tsc: wrote %s%s (%.1f MiB) in %.1f s (import %.1f s); `tsc-run %s "
         "--info` shows what it holds\n",
-        options->output.c_str(), double(bytes) / (1024.0 * 1024.0), seconds,
-        importSeconds, options->output.c_str());
+        options->output.c_str(), flags.signKey.empty() ? "" : " and its .sig",
+        double(bytes) / (1024.0 * 1024.0), seconds, importSeconds,
+        options->output.c_str());
   }
   if (flags.printPlanCount)
     llvm::errs() << "tsc: plans built: " << getNumPlansBuilt() << "\n";

@@ -50,6 +50,9 @@ public:
   tsc_status_t borrow(const void *data, size_t size, const char *name);
 
   const std::string &name() const { return name_; }
+  /// The whole file.
+  const uint8_t *data() const { return data_; }
+  size_t size() const { return size_; }
   uint16_t minorVersion() const { return minor_; }
   const std::string &producer() const { return producer_; }
   const SectionView &plan() const { return plan_; }

@@ -170,6 +170,17 @@ constexpr size_t immediateSize(uint8_t op) {
 }
 } // namespace expr_code
 
+// --- Detached signatures (docs/artifact-format.md "Signatures")
+// ---------------
+
+/// An Ed25519 signature (64 bytes), kept in the file `ARTIFACT.sig`, of the
+/// message kSignatureContext (with its NUL) followed by the SHA-512 of the
+/// artifact's bytes.
+constexpr char kSignatureContext[] = "tscm signature v1";
+constexpr size_t kSignatureSize = 64;
+constexpr size_t kPublicKeySize = 32;
+constexpr size_t kSha512Size = 64;
+
 } // namespace tscm
 
 #endif // TSC_RUNTIME_FORMAT_H

@@ -6,7 +6,10 @@
 #include "executor.h"
 #include "internal.h"
 #include "isa.h"
+#include "signature.h"
 
+#include <cstddef>
+#include <fstream>
 #include <memory>
 
 using namespace tsc::rt;
@@ -21,6 +24,50 @@ tsc_status_t readOptions(const tsc_model_options_t *opts) {
         "tsc_model_options_t.struct_size is %zu: call tsc_model_options_init",
         opts->struct_size);
   return nullptr;
+}
+
+/// The options' public key; NULL when not set, or when the caller's options
+/// struct predates the field (API version 7).
+const uint8_t *publicKey(const tsc_model_options_t *opts) {
+  if (!opts || opts->struct_size < offsetof(tsc_model_options_t, public_key) +
+                                       sizeof opts->public_key)
+    return nullptr;
+  return opts->public_key;
+}
+
+/// With a public key in the options, verifies the artifact's signature (the
+/// options' bytes, else the file `path`.sig) before anything reads more than
+/// the container.
+tsc_status_t checkSignature(const tsc_model_options_t *opts,
+                            const Artifact &artifact, const char *path) {
+  const uint8_t *key = publicKey(opts);
+  if (!key)
+    return nullptr;
+  bool given =
+      opts->struct_size >= sizeof(tsc_model_options_t) && opts->signature;
+  std::string bytes;
+  if (given)
+    bytes.assign(static_cast<const char *>(opts->signature),
+                 opts->signature_size);
+  else if (!path)
+    return statusf(TSC_STATUS_UNAUTHENTICATED,
+                   "%s: a public key was given but no signature (set "
+                   "tsc_model_options_t.signature for an artifact in memory)",
+                   artifact.name().c_str());
+  else {
+    std::string file = std::string(path) + ".sig";
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+      return statusf(TSC_STATUS_UNAUTHENTICATED,
+                     "%s: a public key was given but the signature file %s "
+                     "cannot be read (sign with tsc --sign-key)",
+                     artifact.name().c_str(), file.c_str());
+    char buffer[tscm::kSignatureSize + 1];
+    in.read(buffer, sizeof buffer);
+    bytes.assign(buffer, size_t(in.gcount()));
+  }
+  return verifySignature(artifact.data(), artifact.size(), key, bytes.data(),
+                         bytes.size(), artifact.name());
 }
 
 // Everything after the container is validated.
@@ -89,7 +136,7 @@ tsc_status_t finishLoad(tsc_model_s &model) {
 
 template <typename Open>
 tsc_status_t load(const tsc_model_options_t *opts, tsc_model_t **out_model,
-                  Open open) {
+                  const char *path, Open open) {
   if (!out_model)
     return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "out_model is NULL");
   *out_model = nullptr;
@@ -98,7 +145,9 @@ tsc_status_t load(const tsc_model_options_t *opts, tsc_model_t **out_model,
   return guarded([&]() -> tsc_status_t {
     auto model = std::make_unique<tsc_model_s>();
     tsc_status_t status = nullptr;
-    if ((status = open(model->artifact)) || (status = finishLoad(*model)))
+    if ((status = open(model->artifact)) ||
+        (status = checkSignature(opts, model->artifact, path)) ||
+        (status = finishLoad(*model)))
       return status;
     *out_model = model.release();
     return nullptr;
@@ -171,21 +220,22 @@ extern "C" {
 
 void tsc_model_options_init(tsc_model_options_t *opts) {
   if (opts)
-    *opts = tsc_model_options_t{sizeof(tsc_model_options_t)};
+    *opts =
+        tsc_model_options_t{sizeof(tsc_model_options_t), nullptr, nullptr, 0};
 }
 
 tsc_status_t tsc_model_load(const tsc_model_options_t *opts, const char *path,
                             tsc_model_t **out_model) {
   if (!path)
     return makeStatus(TSC_STATUS_INVALID_ARGUMENT, "path is NULL");
-  return load(opts, out_model, [&](Artifact &a) { return a.open(path); });
+  return load(opts, out_model, path, [&](Artifact &a) { return a.open(path); });
 }
 
 tsc_status_t tsc_model_load_from_memory(const tsc_model_options_t *opts,
                                         const void *data, size_t size,
                                         const char *name,
                                         tsc_model_t **out_model) {
-  return load(opts, out_model,
+  return load(opts, out_model, nullptr,
               [&](Artifact &a) { return a.borrow(data, size, name); });
 }
 

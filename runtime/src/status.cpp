@@ -127,6 +127,8 @@ const char *tsc_status_code_name(tsc_status_code_t code) {
     return "RESOURCE_EXHAUSTED";
   case TSC_STATUS_INTERNAL:
     return "INTERNAL";
+  case TSC_STATUS_UNAUTHENTICATED:
+    return "UNAUTHENTICATED";
   default:
     return "UNKNOWN";
   }

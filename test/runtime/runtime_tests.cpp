@@ -242,7 +242,7 @@ TEST(load_from_memory_arguments) {
   CHECK(expectStatus(
       tsc_model_load_from_memory(nullptr, buffer, 64, nullptr, nullptr),
       TSC_STATUS_INVALID_ARGUMENT, {"out_model"}));
-  tsc_model_options_t bad{0};
+  tsc_model_options_t bad{}; // struct_size 0
   CHECK(expectStatus(tsc_model_load_from_memory(&bad, buffer, 64, "mem", &m),
                      TSC_STATUS_INVALID_ARGUMENT, {"struct_size"}));
 }

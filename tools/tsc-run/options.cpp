@@ -28,6 +28,10 @@ options:
                           otherwise exit status 3 with the largest error and
                           its index
   --rtol R, --atol A      tolerances of --expected (default 1e-5 and 1e-6)
+  --public-key KEY.pem    load the artifact only if MODEL.tscm.sig is its
+                          signature by this Ed25519 public key (PEM, as
+                          `openssl pkey -pubout` writes it; tsc --sign-key
+                          signs); otherwise exit 1 before any of its code runs
   --int-range LO..HI      random integer inputs are uniform in [LO, HI) (default 0..2)
   --seed N                seed of the random inputs (default 0)
   --output-dir DIR        write each output as DIR/NAME.npy (NAME with characters
@@ -143,7 +147,8 @@ Options tsc::run::parseArgs(int argc, char **argv) {
       static const char *const kTakesValue[] = {
           "--input",       "--dim",      "--int-range", "--seed",
           "--output-dir",  "--threads",  "--bench",     "--warmup",
-          "--cuda-device", "--expected", "--rtol",      "--atol"};
+          "--cuda-device", "--expected", "--rtol",      "--atol",
+          "--public-key"};
       bool takes = std::any_of(std::begin(kTakesValue), std::end(kTakesValue),
                                [&](const char *o) { return arg == o; });
       if (takes) {
@@ -181,6 +186,8 @@ Options tsc::run::parseArgs(int argc, char **argv) {
       o.rtol = parseTolerance(value, arg);
     } else if (arg == "--atol") {
       o.atol = parseTolerance(value, arg);
+    } else if (arg == "--public-key") {
+      o.publicKey = value;
     } else if (arg == "--info") {
       o.info = true;
     } else if (arg == "--json") {

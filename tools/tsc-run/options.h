@@ -22,6 +22,8 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> inputs; // name, file
   std::vector<std::pair<std::string, int64_t>> dims;       // symbol, value
   std::string outputDir;
+  /// --public-key: an Ed25519 public key (PEM); the artifact must be signed.
+  std::string publicKey;
   /// --expected: output name, file; compared within atol + rtol·|expected|.
   std::vector<std::pair<std::string, std::string>> expected;
   double rtol = 1e-5, atol = 1e-6;

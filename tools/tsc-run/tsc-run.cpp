@@ -8,9 +8,11 @@
 #include "compare.h"
 #include "npy.h"
 #include "options.h"
+#include "public_key.h"
 #include "report.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -275,7 +277,15 @@ double msSince(std::chrono::steady_clock::time_point start) {
 
 int runMain(const Options &o) {
   auto start = std::chrono::steady_clock::now();
-  Model model = Model::load(o.model);
+  tsc_model_options_t modelOptions;
+  tsc_model_options_init(&modelOptions);
+  std::array<uint8_t, 32> key{};
+  if (!o.publicKey.empty()) {
+    key = withOption("--public-key",
+                     [&] { return run::readPublicKey(o.publicKey); });
+    modelOptions.public_key = key.data();
+  }
+  Model model = Model::load(o.model, &modelOptions);
   double loadMs = msSince(start);
   if (o.info) {
     run::printInfo(model, o.model, o.json);

@@ -74,6 +74,9 @@ typedef enum tsc_status_code_e {
   TSC_STATUS_RESOURCE_EXHAUSTED = 8,
   /* A bug in the runtime. */
   TSC_STATUS_INTERNAL = 9,
+  /* The product asked for a signed artifact and the signature is missing or
+   * does not verify with its key (since API version 7). */
+  TSC_STATUS_UNAUTHENTICATED = 10,
   /* Not a code: makes the enum 32 bits wide and every int value valid in it. */
   TSC_STATUS_CODE_MAX_ENUM = 0x7FFFFFFF
 } tsc_status_code_t;
@@ -233,6 +236,15 @@ typedef struct tsc_model_s tsc_model_t;
 
 typedef struct tsc_model_options_s {
   size_t struct_size; /* sizeof(tsc_model_options_t), set by _init */
+  /* API version 7. An Ed25519 public key (32 raw bytes), or NULL (the
+   * default). When set, loading refuses with TSC_STATUS_UNAUTHENTICATED an
+   * artifact whose signature is missing or does not verify with this key,
+   * before any of its code is loaded. The signature is `signature` below or,
+   * when that is NULL, the 64 bytes of the file PATH.sig next to the artifact
+   * (`tsc --sign-key`; docs/artifact-format.md "Signatures"). */
+  const uint8_t *public_key;
+  const void *signature;
+  size_t signature_size;
 } tsc_model_options_t;
 
 /// Fills `opts` with the defaults.
