@@ -3,6 +3,7 @@
 #include "compiler/InitAll.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/target/cuda/Passes.h"
+#include "compiler/target/host/RegisterBlock.h"
 #include "dialects/tsc/IR/TscDialect.h"
 #include "passes/Passes.h"
 
@@ -63,6 +64,7 @@ void mlir::tsc::registerAllPasses() {
   registerTscPipeline();
   // The CUDA target's mapping steps, on bufferized kernels.
   cuda::registerCudaPasses();
+  registerHostPasses();
   // What their tests run them with: the launch lowering after the thread
   // phases are joined.
   registerConvertParallelLoopToGpuPass();

@@ -2,6 +2,7 @@
 
 #include "compiler/kernels/Kernels.h"
 #include "compiler/target/host/HostCodegen.h"
+#include "compiler/target/host/RegisterBlock.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -149,7 +150,8 @@ LogicalResult moveBf16AsI16(ModuleOp kernels) {
 }
 
 /// The bufferization and LLVM lowering of the kernels module.
-LogicalResult lowerToLLVMDialect(ModuleOp kernels, LoopMapping mapLoops) {
+LogicalResult lowerToLLVMDialect(ModuleOp kernels, const HostTarget &target,
+                                 LoopMapping mapLoops) {
   if (failed(bufferizeKernels(kernels)))
     return failure();
   PassManager pm(kernels.getContext());
@@ -169,8 +171,12 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, LoopMapping mapLoops) {
     vector::populateVectorShapeCastLoweringPatterns(patterns);
     if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
       return failure();
-  } else if (failed(parallelizeOuterLoops(kernels))) {
-    return failure();
+  } else {
+    // Attention's tile products in vector registers (the CUDA mapping above
+    // keeps its own warp products).
+    registerBlockContractions(kernels, vectorRegistersOf(target.cpu));
+    if (failed(parallelizeOuterLoops(kernels)))
+      return failure();
   }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Lowerings that tile on tensors (attention) parallelize with scf.forall.
@@ -184,8 +190,8 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, LoopMapping mapLoops) {
     pm.addPass(createConvertVectorToSCFPass(transfers));
   }
   pm.addPass(createLowerAffinePass());
-  if (mapped)
-    pm.addPass(createConvertVectorToLLVMPass());
+  // The mapping's warp products or the host's register-blocked products.
+  pm.addPass(createConvertVectorToLLVMPass());
   // The OpenMP loop bodies sit in memref.alloca_scope regions, which must be
   // lowered before scf becomes multi-block control flow inside them.
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
@@ -201,9 +207,21 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, LoopMapping mapLoops) {
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16"};
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  if (failed(pm.run(kernels)))
+    return failure();
+  // Of arith-expand's patterns only those LLVM needs: arith-expand would
+  // also turn maxnumf/minnumf into compares and selects, which LLVM does
+  // not vectorize as reductions (attention's row max ran one key at a
+  // time); as llvm.maxnum it does.
+  {
+    RewritePatternSet patterns(kernels.getContext());
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
+    arith::populateExpandBFloat16Patterns(patterns);
+    arith::populateExpandScalingExtTruncPatterns(patterns);
+    if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
+      return failure();
+  }
+  pm.clear();
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
@@ -232,7 +250,7 @@ FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
                                                        const HostTarget &target,
                                                        LoopMapping mapLoops) {
   MLIRContext *context = kernels.getContext();
-  if (failed(lowerToLLVMDialect(kernels, mapLoops)))
+  if (failed(lowerToLLVMDialect(kernels, target, mapLoops)))
     return failure();
 
   DialectRegistry registry;

@@ -179,11 +179,54 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
         return multiplyAdd(nb, l, args[0], args[1], args[2]);
       });
 
-  // The mask, the causal triangle and the keys past the end.
+  // The mask's values for this block as a tile, [1, Bk] when every query
+  // row has the same (a padding mask): read with clamped indices once per
+  // key block, where the score loop below reads the tile at (i, j), which
+  // LLVM vectorizes (the clamped index into the mask kept it one key at a
+  // time).
   auto maskType =
       mask ? cast<RankedTensorType>(mask.getType()) : RankedTensorType();
+  Value maskTile;
+  bool maskPerQuery = false;
+  if (mask) {
+    int64_t rank = maskType.getRank();
+    maskPerQuery = rank >= 2 && maskType.getDimSize(rank - 2) != 1;
+    int64_t rows = maskPerQuery ? blockQ : 1;
+    maskTile = gather(
+        {rows, blockK}, {b.getIndexAttr(rows), bk}, maskType.getElementType(),
+        [&](OpBuilder &nb, Location l, Value i, Value j) {
+          // Right-aligned broadcast to [B, H, Sq, Skv]; static 1s read 0.
+          SmallVector<Value> scoreIndex = {
+              batchIv, headIv,
+              maskPerQuery
+                  ? arith::MinUIOp::create(
+                        nb, l, arith::AddIOp::create(nb, l, q0, i), lastQuery)
+                        .getResult()
+                  : i,
+              keyRow(nb, l, j)};
+          SmallVector<Value> indices;
+          for (int64_t d = 0; d < rank; ++d)
+            indices.push_back(maskType.getDimSize(d) == 1
+                                  ? arith::ConstantIndexOp::create(nb, l, 0)
+                                  : scoreIndex[4 - rank + d]);
+          return tensor::ExtractOp::create(nb, l, mask, indices);
+        });
+  }
+
+  // The mask, the causal triangle and the keys past the end.
+  SmallVector<Value> maskedInputs = {scores};
+  SmallVector<AffineMap> maskedMaps = {map(2, {0, 1})};
+  if (maskTile) {
+    maskedInputs.push_back(maskTile);
+    maskedMaps.push_back(maskPerQuery
+                             ? map(2, {0, 1})
+                             : AffineMap::get(2, 0,
+                                              {getAffineConstantExpr(0, ctx),
+                                               getAffineDimExpr(1, ctx)},
+                                              ctx));
+  }
   Value masked = buildGeneric(
-      b, loc, {scores}, {map(2, {0, 1})},
+      b, loc, maskedInputs, maskedMaps,
       createEmptyOfSizes(b, loc, tileType({blockQ, blockK}, f), {bq, bk}),
       map(2, {0, 1}), {IteratorType::parallel, IteratorType::parallel},
       [&](OpBuilder &nb, Location l, ValueRange args) {
@@ -192,31 +235,20 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
           s = arith::MulFOp::create(nb, l, s, scale);
         Value i = linalg::IndexOp::create(nb, l, 0);
         Value j = linalg::IndexOp::create(nb, l, 1);
-        Value queryIndex = arith::AddIOp::create(nb, l, q0, i);
         Value keyIndex = arith::AddIOp::create(nb, l, k0, j);
         Value keep = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
                                            keyIndex, skv);
         if (causalOffset) {
           // Aligned at the end: query i sees keys j <= i + (Skv - Sq).
+          Value queryIndex = arith::AddIOp::create(nb, l, q0, i);
           Value last = arith::AddIOp::create(nb, l, queryIndex, causalOffset);
           keep = arith::AndIOp::create(
               nb, l, keep,
               arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, keyIndex,
                                     last));
         }
-        if (mask) {
-          // Right-aligned broadcast to [B, H, Sq, Skv]; static 1s read 0.
-          SmallVector<Value> scoreIndex = {
-              batchIv, headIv,
-              arith::MinUIOp::create(nb, l, queryIndex, lastQuery),
-              keyRow(nb, l, j)};
-          SmallVector<Value> indices;
-          int64_t rank = maskType.getRank();
-          for (int64_t d = 0; d < rank; ++d)
-            indices.push_back(maskType.getDimSize(d) == 1
-                                  ? arith::ConstantIndexOp::create(nb, l, 0)
-                                  : scoreIndex[4 - rank + d]);
-          Value x = tensor::ExtractOp::create(nb, l, mask, indices);
+        if (maskTile) {
+          Value x = args[1];
           if (x.getType().isInteger(1))
             keep = arith::AndIOp::create(nb, l, keep, x);
           else

@@ -606,13 +606,17 @@ Value buildNorm(OpBuilder &b, Location loc, Value input, Value scale,
   Value n = countAsFloat(b, loc, input, dims, acc);
   // ONNX stores epsilon as a float attribute; keep its f32 value.
   Value eps = scalarConstant(b, loc, acc, static_cast<float>(epsilon));
+  // The row sums in any order: LLVM vectorizes a reduction only when it may
+  // reassociate it (in order it adds one element at a time).
+  auto reassoc = arith::FastMathFlags::reassoc;
 
   Value mean;
   if (centered) {
     Value sum = reduceDims(b, loc, input, dims, {}, acc, zero,
                            [&](OpBuilder &nb, Location l, ValueRange args) {
                              Value x = extendTo(nb, l, args[0], acc);
-                             return arith::AddFOp::create(nb, l, args[1], x);
+                             return arith::AddFOp::create(nb, l, args[1], x,
+                                                          reassoc);
                            });
     mean =
         mapStats(b, loc, sum, [&](OpBuilder &nb, Location l, ValueRange args) {
@@ -628,7 +632,8 @@ Value buildNorm(OpBuilder &b, Location loc, Value input, Value scale,
                    if (centered)
                      x = arith::SubFOp::create(nb, l, x, args[1]);
                    Value square = arith::MulFOp::create(nb, l, x, x);
-                   return arith::AddFOp::create(nb, l, args.back(), square);
+                   return arith::AddFOp::create(nb, l, args.back(), square,
+                                                reassoc);
                  });
   Value rstd = mapStats(
       b, loc, squares, [&](OpBuilder &nb, Location l, ValueRange args) {

@@ -4,6 +4,7 @@
 // per (batch, head, block of 32 query rows), a key loop over blocks of 64
 // keys that ends at the block's last visible key, and only [32 x 64] score
 // tiles: no [B, H, Sq, Skv] tensor exists.
+// CHECK:       #[[ROW0:.+]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-LABEL: func.func @attention_gqa_causal_bool_mask
 // CHECK-SAME:    (%[[QA:.+]]: tensor<?x8x?x16xf32>, %[[KA:.+]]: tensor<?x2x?x16xf32>, %[[VA:.+]]: tensor<?x2x?x16xf32>, %[[MA:.+]]: tensor<?x1x1x?xi1>)
 // CHECK-DAG:     %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
@@ -30,13 +31,18 @@
 // CHECK:               tensor.extract %[[VA]][%[[B]], %[[KVH]], %{{.+}}, %{{.+}}]
 // CHECK:             } -> tensor<64x16xf32>
 // CHECK:             %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[QT]], %[[KT]] : tensor<32x16xf32>, tensor<16x64xf32>) outs(%{{.+}} : tensor<32x64xf32>)
-// CHECK:             %[[MASKED:.+]] = linalg.generic {{.+}} ins(%[[S]] : tensor<32x64xf32>)
+// The padding mask is the same for every query row: one [1 x 64] tile per
+// key block, which the score loop reads at (0, j).
+// CHECK:             %[[MT:.+]] = linalg.generic
+// CHECK:               tensor.extract %[[MA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<?x1x1x?xi1>
+// CHECK:             } -> tensor<1x64xi1>
+// CHECK:             %[[MASKED:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[ROW0]], #{{.+}}], {{.+}} ins(%[[S]], %[[MT]] : tensor<32x64xf32>, tensor<1x64xi1>)
+// CHECK-NEXT:          ^bb0(%{{.+}}: f32, %[[MV:.+]]: i1, %{{.+}}: f32):
 // CHECK:               %[[KEY:.+]] = arith.addi %[[K0]], %{{.+}} : index
 // CHECK:               %[[INSIDE:.+]] = arith.cmpi ult, %[[KEY]], %[[SKV]] : index
 // CHECK:               %[[LAST:.+]] = arith.addi %{{.+}}, %[[OFFSET]] : index
 // CHECK:               %[[SEEN:.+]] = arith.cmpi sle, %[[KEY]], %[[LAST]] : index
 // CHECK:               %[[KEEP:.+]] = arith.andi %[[INSIDE]], %[[SEEN]] : i1
-// CHECK:               %[[MV:.+]] = tensor.extract %[[MA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<?x1x1x?xi1>
 // CHECK:               %[[KEEP2:.+]] = arith.andi %[[KEEP]], %[[MV]] : i1
 // CHECK:               arith.select %[[KEEP2]], %{{.+}}, %[[NEGINF]] : f32
 // CHECK:             %[[ROWMAX:.+]] = linalg.generic {{.+}} ins(%[[MASKED]] : tensor<32x64xf32>)
@@ -85,8 +91,9 @@ func.func @attention_gqa_causal_bool_mask(%q: tensor<?x8x?x16xf32>, %k: tensor<?
 // CHECK:             arith.extf %{{.+}} : f16 to f32
 // CHECK:             arith.mulf
 // CHECK:             } -> tensor<5x7xf32>
-// CHECK:             arith.mulf %{{.+}}, %[[SCALE]] : f32
 // CHECK:             tensor.extract %[[MA]][%{{.+}}, %{{.+}}] : tensor<5x7xf16>
+// CHECK:             } -> tensor<5x7xf16>
+// CHECK:             arith.mulf %{{.+}}, %[[SCALE]] : f32
 // CHECK:             arith.extf %{{.+}} : f16 to f32
 // CHECK:             arith.addf
 // CHECK:             math.exp

@@ -144,7 +144,8 @@ func.func @log_softmax_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
 // -----
 
 // Layer norm: the row mean, then the sum of squared deviations (two passes),
-// then 1/sqrt(var + eps) per row; scale and bias read the normalized dims.
+// both sums reassociable (LLVM vectorizes only those), then 1/sqrt(var + eps)
+// per row; scale and bias read the normalized dims.
 // CHECK-DAG:   #[[ID:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG:   #[[ROW:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG:   #[[LAST:.+]] = affine_map<(d0, d1, d2) -> (d2)>
@@ -162,7 +163,7 @@ func.func @log_softmax_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
 // CHECK:           ^bb0(%[[A:.+]]: f32, %[[M:.+]]: f32, %[[ACC:.+]]: f32):
 // CHECK:             %[[D:.+]] = arith.subf %[[A]], %[[M]] : f32
 // CHECK:             %[[D2:.+]] = arith.mulf %[[D]], %[[D]] : f32
-// CHECK:             arith.addf %[[ACC]], %[[D2]] : f32
+// CHECK:             arith.addf %[[ACC]], %[[D2]] fastmath<reassoc> : f32
 // CHECK:         %[[RSTD:.+]] = linalg.generic
 // CHECK-SAME:        ins(%[[SQ]] : tensor<?x?xf32>)
 // CHECK:             %[[VAR:.+]] = arith.divf %{{.+}}, %[[N]] : f32
@@ -211,7 +212,7 @@ func.func @layer_norm_two_dims_no_params(%x: tensor<2x?x4xf32>) -> tensor<2x?x4x
 // CHECK-SAME:        ins(%[[X]] : tensor<?x16xf32>)
 // CHECK:           ^bb0(%[[A:.+]]: f32, %[[ACC:.+]]: f32):
 // CHECK:             %[[A2:.+]] = arith.mulf %[[A]], %[[A]] : f32
-// CHECK:             arith.addf %[[ACC]], %[[A2]] : f32
+// CHECK:             arith.addf %[[ACC]], %[[A2]] fastmath<reassoc> : f32
 // CHECK:         %[[RINV:.+]] = linalg.generic
 // CHECK:             math.sqrt
 // CHECK:         %[[Y:.+]] = linalg.generic
