@@ -14,9 +14,11 @@ using namespace mlir::tsc::fromtorch;
 
 namespace {
 
-/// Operands `indices` as tensors, cast to their promoted element type.
-FailureOr<SmallVector<Value>> promotedInputs(ForeignNode &node,
-                                             ArrayRef<unsigned> indices) {
+/// Operands `indices` as tensors, cast to their promoted element type
+/// (`zeroDimTensors` as promotedElementType takes it).
+FailureOr<SmallVector<Value>>
+promotedInputs(ForeignNode &node, ArrayRef<unsigned> indices,
+               ArrayRef<bool> zeroDimTensors = {}) {
   SmallVector<Value> values;
   for (unsigned i : indices) {
     auto value = node.input(i);
@@ -24,7 +26,7 @@ FailureOr<SmallVector<Value>> promotedInputs(ForeignNode &node,
       return failure();
     values.push_back(*value);
   }
-  return promoted(node, values);
+  return promoted(node, values, zeroDimTensors);
 }
 
 /// `x * alpha` for the alpha argument at `index` (absent or 1: `x`).
@@ -235,9 +237,16 @@ FailureOr<Value> condition(ForeignNode &node, unsigned i) {
   return castTo(node, *mask, IntegerType::get(node.getContext(), 1));
 }
 
+/// where.self(cond, Tensor, Tensor), where.ScalarOther(cond, Tensor,
+/// Scalar), where.ScalarSelf(cond, Scalar, Tensor), where.Scalar(cond,
+/// Scalar, Scalar).
 FailureOr<Values> convertWhere(ForeignNode &node) {
+  StringRef which = overload(node);
+  bool tensors[] = {which != "ScalarSelf" && which != "Scalar",
+                    which != "ScalarOther" && which != "Scalar"};
   FailureOr<Value> cond = condition(node, 0);
-  FailureOr<SmallVector<Value>> operands = promotedInputs(node, {1, 2});
+  FailureOr<SmallVector<Value>> operands =
+      promotedInputs(node, {1, 2}, tensors);
   if (failed(cond) || failed(operands))
     return failure();
   return results(
