@@ -26,6 +26,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -177,13 +178,15 @@ def run(args, out, only="", write_exclusions=False):
     except (Failure, OSError, ValueError) as e:
         results = {"ts-trace": (f"tracing the corpus failed: {e}", "")}
         return (*manifest.report("torchscript-run", results, MANIFEST), [])
+    start = time.monotonic()
     results, rows, onnx_cache = {}, [], {}
     for entry in entries:
         cases, row = check_entry(args, entry, folder, out / "corpus" / entry["name"], onnx_cache)
         results.update(cases)
         rows.append(row)
     lines = [f"{'archive':<24} {'plan (tsc --report)':<24} {'vs ONNX plan':<14} max rel L2",
-             *(f"{a:<24} {p:<24} {o:<14} {e}" for a, p, o, e in rows)]
+             *(f"{a:<24} {p:<24} {o:<14} {e}" for a, p, o, e in rows),
+             f"corpus archives: {len(entries)}, {time.monotonic() - start:.0f} s (after tracing)"]
     if write_exclusions:
         count = manifest.write(MANIFEST, [
             "TorchScript corpus cases (run_torchscript.py, torchscript_corpus.py) that fail",
