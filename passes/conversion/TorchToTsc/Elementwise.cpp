@@ -156,6 +156,21 @@ FailureOr<Values> convertUnary(ForeignNode &node) {
   return Values{OpTy::create(node.getRewriter(), node.getLoc(), *x)};
 }
 
+/// ceil and floor keep integer tensors as they are, as torch does. The
+/// Python-scalar overloads (`math.ceil(x)` in scripted code) return an int
+/// and are not converted.
+template <typename OpTy> FailureOr<Values> convertRounding(ForeignNode &node) {
+  if (!overload(node).empty())
+    return node.fail("overload '" + overload(node) +
+                     "' (math on Python scalars) is not supported");
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  if (!isa<FloatType>(x->getType().getElementType()))
+    return Values{*x};
+  return Values{OpTy::create(node.getRewriter(), node.getLoc(), *x)};
+}
+
 FailureOr<Values> convertLogicalNot(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
@@ -384,6 +399,9 @@ void fromtorch::populateElementwiseConverters(ForeignConverters &c) {
   c.add("aten::bitwise_not", 0, convertLogicalNot);
   c.add("aten::neg", 0, convertUnary<NegOp>);
   c.add("aten::abs", 0, convertUnary<AbsOp>);
+  c.add("aten::sign", 0, convertUnary<SignOp>);
+  c.add("aten::ceil", 0, convertRounding<CeilOp>);
+  c.add("aten::floor", 0, convertRounding<FloorOp>);
   c.add("aten::relu", 0, convertUnary<ReluOp>);
   c.add("aten::exp", 0, convertFloatUnary<ExpOp, expOf>);
   c.add("aten::log", 0, convertFloatUnary<LogOp, logOf>);

@@ -163,3 +163,21 @@ func.func @where_ranks_zero_dim_tensors_above_python_scalars(%m: tensor<2x4xi1>,
   %1 = tsc.foreign "aten" "where" version 10 (%m, %z, %d) {overload = "self"} : (tensor<2x4xi1>, tensor<f32>, tensor<f64>) -> none
   return %0, %1 : none, none
 }
+
+// -----
+
+// sign, ceil and floor (DeBERTa-v2's relative-position buckets); ceil and
+// floor leave integer tensors as they are, as torch does.
+// CHECK-LABEL: func.func @sign_ceil_floor
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x4xf32>, %[[I:.+]]: tensor<2x4xi64>)
+// CHECK:         %[[S:.+]] = tsc.sign %[[X]]
+// CHECK:         %[[C:.+]] = tsc.ceil %[[X]]
+// CHECK:         %[[F:.+]] = tsc.floor %[[X]]
+// CHECK:         return %[[S]], %[[C]], %[[F]], %[[I]]
+func.func @sign_ceil_floor(%x: tensor<2x4xf32>, %i: tensor<2x4xi64>) -> (none, none, none, none) {
+  %0 = tsc.foreign "aten" "sign" version 10 (%x) {} : (tensor<2x4xf32>) -> none
+  %1 = tsc.foreign "aten" "ceil" version 10 (%x) {} : (tensor<2x4xf32>) -> none
+  %2 = tsc.foreign "aten" "floor" version 10 (%x) {} : (tensor<2x4xf32>) -> none
+  %3 = tsc.foreign "aten" "ceil" version 10 (%i) {} : (tensor<2x4xi64>) -> none
+  return %0, %1, %2, %3 : none, none, none, none
+}
