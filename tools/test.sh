@@ -92,8 +92,10 @@ suite onnx-node-gpu "$root/.venv/bin/python" "$root/test/onnx-node/run_node_test
 suite models-run "$root/.venv/bin/python" "$root/test/models/run_models.py" \
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 # The same three model styles as TorchScript archives (traced and scripted)
-# against PyTorch and against their ONNX exports; skipped, and counted as
-# skipped, when tsc was built without libtorch.
+# against PyTorch and against their ONNX exports, and the corpus
+# architectures traced by PyTorch 2 (cached in ~/.cache/tsc/torchscript-corpus)
+# against torch eager; skipped, and counted as skipped, when tsc was built
+# without libtorch.
 suite torchscript-run "$root/.venv/bin/python" "$root/test/models/run_torchscript.py" \
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 # Hugging Face architectures exported by PyTorch 2 (dynamo, TorchScript-based,

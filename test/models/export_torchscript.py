@@ -15,13 +15,13 @@ all-MiniLM-L6-v2 (minilm.py: the published weights in plain torch.nn) is
 saved traced too, `minilm-traced.pt` (its modules are not scriptable as
 written), and checked the same way.
 
-The archives that must not load (torch 1.13):
+The archives that must not load (in torch 1.13 and in tsc):
   truncated.pt   the first half of bert-traced.pt;
   newer-op.pt    bert-traced.pt with its first attention's
                  `torch.matmul(torch.softmax(scores, -1), v)` replaced by
-                 `torch.scaled_dot_product_attention(q, k, v, additive_mask)`,
-                 as a torch 2.x trace of the same model would call it; the
-                 op is unknown to 1.13 (every other zip entry is unchanged).
+                 `torch._op_of_a_newer_pytorch(q, k, v, additive_mask)`, as
+                 an archive of a PyTorch newer than tsc's libtorch calls an
+                 op unknown to it (every other zip entry is unchanged).
 
 Usage: export_torchscript.py OUT_DIR    (writes and checks the archives above)
 """
@@ -42,7 +42,9 @@ import minilm  # noqa: E402
 FLAVOURS = ("traced", "scripted")
 CHECK_SIZES = ((3, 13), (1, 5))
 CHECK_TOLERANCE = 1e-6
-NEWER_OP = "scaled_dot_product_attention"
+# An op no PyTorch has: what tsc's libtorch sees in an archive saved by a
+# PyTorch newer than itself.
+NEWER_OP = "_op_of_a_newer_pytorch"
 
 
 def build(name):
@@ -132,7 +134,7 @@ def rewritten(good, edit):
 
 def newer_op(good, out_dir):
     """A copy of the traced BERT archive `good` whose first attention calls
-    torch.scaled_dot_product_attention (the code's debug_pkl is kept)."""
+    torch.<NEWER_OP> (the code's debug_pkl is kept)."""
     pattern = re.compile(r"torch\.matmul\(torch\.softmax\(scores, -1\), v\)")
     replaced = []
 

@@ -28,16 +28,21 @@ Half precision: the scripted Llama-style archive compiled with
 `--precision=fp16` against torch's fp32 outputs, relative L2 at most 3e-3
 (case `llama-scripted-fp16`).
 Error cases: tsc on `truncated.pt` (half an archive), on `newer-op.pt`
-(calls aten::scaled_dot_product_attention, unknown to libtorch 1.13) and on
+(calls an op unknown to every libtorch, as an archive of a newer PyTorch
+would) and on
 `bert-traced.pt` without --input must exit with a positive status (not a
 signal) and a message naming, respectively, the file and the damage; the file
 and the op; `--input`.
 
-When tsc says it was "built without TorchScript", every case is reported
+The corpus architectures traced and saved by the pinned PyTorch 2.x with sdpa
+and eager attention (cases `ts-<arch>-<attention>` and `...-plan`, see
+torchscript_corpus.py; expected failures in torchscript-expected-failures.txt).
+
+When tsc says it was "built without TorchScript", every case above is reported
 skipped and the script exits 0. Prints per archive the plan line and the
 largest relative L2 against PyTorch and against the ONNX artifact.
 
-Usage: run_torchscript.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
+Usage: run_torchscript.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run [--write-exclusions]
                           [--xunit FILE] [--only TEXT] [--keep DIR]
 """
 import argparse
@@ -55,7 +60,9 @@ import export_models  # noqa: E402
 import export_torchscript  # noqa: E402
 import minilm  # noqa: E402
 import run_models  # noqa: E402
+import torchscript_corpus  # noqa: E402
 from run_models import DIMS, TOLERANCE, Failure  # noqa: E402
+from torchscript_corpus import plan_counts  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -64,21 +71,6 @@ INPUTS = ["--input", "input_ids=i64[batch,seq]", "--input", "attention_mask=i64[
 NOT_BUILT = "built without TorchScript"
 # The plan's counts that must equal the ONNX export's (views may differ).
 PLAN_COUNTS = ("steps", "kernels", "GEMM library calls", "copies")
-
-
-def plan_counts(report):
-    """{count: N} from tsc --report: the `plan:` line's PLAN_COUNTS, and
-    'layers' and 'kernels per layer' from the `layers:` line."""
-    counts = {}
-    plan = re.search(r"^plan:(.*)$", report, re.M)
-    if plan:
-        for number, label in re.findall(r"(\d+) ([A-Za-z][A-Za-z ]*)", plan.group(1)):
-            if label.strip() in PLAN_COUNTS:
-                counts[label.strip()] = int(number)
-    layers = re.search(r"^layers: (\d+), at most (\d+) kernels", report, re.M)
-    if layers:
-        counts["layers"], counts["kernels per layer"] = map(int, layers.groups())
-    return counts
 
 
 def compare_plans(ts, onnx):
@@ -282,6 +274,9 @@ def main():
     parser.add_argument("--xunit")
     parser.add_argument("--only", default="", help="only cases whose name contains this")
     parser.add_argument("--keep", help="export and compile into this folder and keep it")
+    parser.add_argument("--write-exclusions", action="store_true",
+                        help="rewrite torchscript-expected-failures.txt from the corpus "
+                        "archives' failures")
     args = parser.parse_args()
     # The error cases run tsc in a scratch folder.
     args.tsc, args.tsc_run = (str(pathlib.Path(p).resolve()) for p in (args.tsc, args.tsc_run))
@@ -316,7 +311,8 @@ def main():
 
         probe = subprocess.run([args.tsc, str(base or "probe.pt"), "--emit=import"] + INPUTS,
                                capture_output=True, text=True, timeout=300)
-        if NOT_BUILT in probe.stderr:
+        built = NOT_BUILT not in probe.stderr
+        if not built:
             reason = probe.stderr.strip().splitlines()[0]
             for case_name in cases:
                 case = ET.SubElement(suite, "testcase", classname="torchscript-run",
@@ -350,6 +346,13 @@ def main():
         for case_name, check in errors.items():
             problem = check()
             record(case_name, [problem] if problem else [])
+        if built:
+            _, corpus_failed, corpus_skipped, corpus_suite, corpus_table = \
+                torchscript_corpus.run(args, out, args.only, args.write_exclusions)
+            suite.extend(list(corpus_suite))
+            failed += corpus_failed
+            skipped += corpus_skipped
+            print("\n" + "\n".join(corpus_table))
         if rows:
             print(f"\n{'archive':<16} {'plan (tsc --report)':<68} "
                   f"{'max rel L2 vs torch':<20} vs ONNX artifact")

@@ -198,7 +198,9 @@ LogicalResult Importer::loadGraph() {
               << "TorchScript archive '" << path << "': " << cause
               << " (an archive saved by a newer PyTorch can use ops this "
                  "version lacks: save it with PyTorch "
-              << TSC_TORCH_VERSION << ", or export ONNX instead)";
+              << TSC_TORCH_VERSION
+              << " or older, or export it with torch.export (.pt2) or to "
+                 "ONNX instead)";
     }
     return failure();
   }

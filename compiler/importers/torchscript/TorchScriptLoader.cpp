@@ -3,7 +3,10 @@
 // libtorch's static initializers take about a second, so the importer lives
 // in a plugin (libtsc-torchscript.so, beside tsc in <prefix>/lib) that tsc
 // opens only when it reads an archive; every other run starts as fast as a
-// build without libtorch.
+// build without libtorch. It is opened RTLD_LOCAL: libtorch (the PyPI
+// wheel's, with its own protobuf, ONNX classes, oneDNN and libgomp) then
+// adds nothing to the global symbol scope that tsc's libonnx, libprotobuf,
+// libdnnl or libomp, or anything loaded later, could bind to.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,11 +14,11 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
-#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -47,21 +50,22 @@ tsc::importTorchScriptModel(MLIRContext *context,
   Location loc = FileLineColLoc::get(context, options.path, 0, 0);
   if (!isTorchScriptEnabled()) {
     emitError(loc) << "this tsc was built without TorchScript support: "
-                      "install Debian's libtorch-dev (tools/setup.sh does) "
+                      "create .venv-torch with PyTorch (tools/setup.sh does) "
                       "and reconfigure with -DTSC_ENABLE_TORCHSCRIPT=ON";
     return failure();
   }
   std::string path = pluginPath();
-  std::string message;
-  auto plugin =
-      llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &message);
-  auto import = plugin.isValid()
-                    ? reinterpret_cast<ImportFn>(
-                          plugin.getAddressOfSymbol("tscImportTorchScript"))
-                    : nullptr;
+  // Never closed: libtorch keeps process-wide state (its operator registry,
+  // at-exit handlers) that must outlive the import.
+  // llvm::sys::DynamicLibrary opens RTLD_GLOBAL, hence dlopen itself.
+  void *plugin = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  auto import =
+      plugin ? reinterpret_cast<ImportFn>(dlsym(plugin, "tscImportTorchScript"))
+             : nullptr;
   if (!import) {
+    const char *message = dlerror();
     emitError(loc) << "cannot load tsc's TorchScript importer '" << path
-                   << "': " << (message.empty() ? "no entry point" : message)
+                   << "': " << (message ? message : "no entry point")
                    << " (set TSC_TORCHSCRIPT_PLUGIN to its path)";
     return failure();
   }

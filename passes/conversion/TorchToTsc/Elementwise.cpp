@@ -14,9 +14,11 @@ using namespace mlir::tsc::fromtorch;
 
 namespace {
 
-/// Operands `indices` as tensors, cast to their promoted element type.
-FailureOr<SmallVector<Value>> promotedInputs(ForeignNode &node,
-                                             ArrayRef<unsigned> indices) {
+/// Operands `indices` as tensors, cast to their promoted element type
+/// (`zeroDimTensors` as promotedElementType takes it).
+FailureOr<SmallVector<Value>>
+promotedInputs(ForeignNode &node, ArrayRef<unsigned> indices,
+               ArrayRef<bool> zeroDimTensors = {}) {
   SmallVector<Value> values;
   for (unsigned i : indices) {
     auto value = node.input(i);
@@ -24,7 +26,7 @@ FailureOr<SmallVector<Value>> promotedInputs(ForeignNode &node,
       return failure();
     values.push_back(*value);
   }
-  return promoted(node, values);
+  return promoted(node, values, zeroDimTensors);
 }
 
 /// `x * alpha` for the alpha argument at `index` (absent or 1: `x`).
@@ -154,6 +156,21 @@ FailureOr<Values> convertUnary(ForeignNode &node) {
   return Values{OpTy::create(node.getRewriter(), node.getLoc(), *x)};
 }
 
+/// ceil and floor keep integer tensors as they are, as torch does. The
+/// Python-scalar overloads (`math.ceil(x)` in scripted code) return an int
+/// and are not converted.
+template <typename OpTy> FailureOr<Values> convertRounding(ForeignNode &node) {
+  if (!overload(node).empty())
+    return node.fail("overload '" + overload(node) +
+                     "' (math on Python scalars) is not supported");
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  if (!isa<FloatType>(x->getType().getElementType()))
+    return Values{*x};
+  return Values{OpTy::create(node.getRewriter(), node.getLoc(), *x)};
+}
+
 FailureOr<Values> convertLogicalNot(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
@@ -235,9 +252,16 @@ FailureOr<Value> condition(ForeignNode &node, unsigned i) {
   return castTo(node, *mask, IntegerType::get(node.getContext(), 1));
 }
 
+/// where.self(cond, Tensor, Tensor), where.ScalarOther(cond, Tensor,
+/// Scalar), where.ScalarSelf(cond, Scalar, Tensor), where.Scalar(cond,
+/// Scalar, Scalar).
 FailureOr<Values> convertWhere(ForeignNode &node) {
+  StringRef which = overload(node);
+  bool tensors[] = {which != "ScalarSelf" && which != "Scalar",
+                    which != "ScalarOther" && which != "Scalar"};
   FailureOr<Value> cond = condition(node, 0);
-  FailureOr<SmallVector<Value>> operands = promotedInputs(node, {1, 2});
+  FailureOr<SmallVector<Value>> operands =
+      promotedInputs(node, {1, 2}, tensors);
   if (failed(cond) || failed(operands))
     return failure();
   return results(
@@ -375,6 +399,9 @@ void fromtorch::populateElementwiseConverters(ForeignConverters &c) {
   c.add("aten::bitwise_not", 0, convertLogicalNot);
   c.add("aten::neg", 0, convertUnary<NegOp>);
   c.add("aten::abs", 0, convertUnary<AbsOp>);
+  c.add("aten::sign", 0, convertUnary<SignOp>);
+  c.add("aten::ceil", 0, convertRounding<CeilOp>);
+  c.add("aten::floor", 0, convertRounding<FloorOp>);
   c.add("aten::relu", 0, convertUnary<ReluOp>);
   c.add("aten::exp", 0, convertFloatUnary<ExpOp, expOf>);
   c.add("aten::log", 0, convertFloatUnary<LogOp, logOf>);

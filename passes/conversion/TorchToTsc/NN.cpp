@@ -262,10 +262,13 @@ FailureOr<Values> convertBatchNormInference(ForeignNode &node) {
 
 /// conv1d/conv2d/conv3d(x, weight, bias, stride, padding, dilation, groups)
 /// and convolution(x, weight, bias, stride, padding, dilation, transposed,
-/// output_padding, groups); one-entry lists apply to every spatial dim.
+/// output_padding, groups), also as _convolution (what torch.jit.trace
+/// records for nn.Conv*d; its trailing backend flags do not change the
+/// result); one-entry lists apply to every spatial dim.
 /// String paddings ("same") are not supported.
 FailureOr<Values> convertConvolution(ForeignNode &node) {
-  bool general = node.getOp().getOpType() == "convolution";
+  StringRef name = node.getOp().getOpType();
+  bool general = name == "convolution" || name == "_convolution";
   auto x = node.input(0);
   auto w = node.input(1);
   if (failed(x) || failed(w))
@@ -350,8 +353,8 @@ void fromtorch::populateNNConverters(ForeignConverters &c) {
   c.add("aten::mean", 0, convertReduce<ReduceMeanOp>);
   c.add("aten::sum", 0, convertReduce<ReduceSumOp>);
   c.add("aten::cumsum", 0, convertCumsum);
-  for (const char *name :
-       {"aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::convolution"})
+  for (const char *name : {"aten::conv1d", "aten::conv2d", "aten::conv3d",
+                           "aten::convolution", "aten::_convolution"})
     c.add(name, 0, convertConvolution);
   c.add("aten::scaled_dot_product_attention", 0,
         convertScaledDotProductAttention);

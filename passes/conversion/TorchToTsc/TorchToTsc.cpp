@@ -148,24 +148,31 @@ Type wider(Type a, Type b) {
 
 } // namespace
 
-Type fromtorch::promotedElementType(ArrayRef<Value> operands) {
-  Type dimensioned, scalar;
-  for (Value operand : operands) {
+Type fromtorch::promotedElementType(ArrayRef<Value> operands,
+                                    ArrayRef<bool> zeroDimTensors) {
+  Type dimensioned, zeroDim, scalar;
+  for (auto [i, operand] : llvm::enumerate(operands)) {
     auto type = cast<RankedTensorType>(operand.getType());
-    Type &slot = type.getRank() > 0 ? dimensioned : scalar;
+    bool tensor = i < zeroDimTensors.size() && zeroDimTensors[i];
+    Type &slot = type.getRank() > 0 ? dimensioned : tensor ? zeroDim : scalar;
     slot = wider(slot, type.getElementType());
   }
-  if (!dimensioned)
+  if (!dimensioned && !zeroDim)
     return scalar;
-  if (scalar && category(scalar) > category(dimensioned))
+  // A lower tier only raises the category (torch's combine_categories).
+  Type tensors = dimensioned;
+  if (!tensors || (zeroDim && category(zeroDim) > category(tensors)))
+    tensors = zeroDim;
+  if (scalar && category(scalar) > category(tensors))
     return category(scalar) == 2 ? Float32Type::get(scalar.getContext())
                                  : scalar;
-  return dimensioned;
+  return tensors;
 }
 
 SmallVector<Value> fromtorch::promoted(ForeignNode &node,
-                                       ArrayRef<Value> operands) {
-  Type element = promotedElementType(operands);
+                                       ArrayRef<Value> operands,
+                                       ArrayRef<bool> zeroDimTensors) {
+  Type element = promotedElementType(operands, zeroDimTensors);
   SmallVector<Value> out;
   for (Value operand : operands)
     out.push_back(castTo(node, operand, element));

@@ -58,9 +58,15 @@ tensorList(ForeignNode &node, unsigned i);
 /// The element type torch computes for an op on `operands`: dimensioned
 /// tensors decide; 0-d ones (Python scalars) only raise the category
 /// (bool < int < float; a float scalar with integer tensors gives f32).
-Type promotedElementType(ArrayRef<Value> operands);
-/// `operands` cast to `promotedElementType(operands)`.
-SmallVector<Value> promoted(ForeignNode &node, ArrayRef<Value> operands);
+/// `zeroDimTensors[i]`, where given, says that a 0-d operand `i` is a Tensor
+/// of the op's schema, not a Python scalar: torch ranks those between the
+/// two (a 0-d f32 tensor with a Python float gives f32, as in
+/// `torch.where(mask, torch.zeros(()), torch.finfo(dtype).min)`).
+Type promotedElementType(ArrayRef<Value> operands,
+                         ArrayRef<bool> zeroDimTensors = {});
+/// `operands` cast to `promotedElementType(operands, zeroDimTensors)`.
+SmallVector<Value> promoted(ForeignNode &node, ArrayRef<Value> operands,
+                            ArrayRef<bool> zeroDimTensors = {});
 
 void populatePrimConverters(ForeignConverters &converters);
 void populateElementwiseConverters(ForeignConverters &converters);

@@ -143,3 +143,41 @@ func.func @clamp_forms(%x: tensor<4xf32>, %lo: tensor<4xf32>) -> (none, none) {
   %1 = tsc.foreign "aten" "clamp" version 10 (%x, %lo, %six) {max = 6.0 : f64, overload = "Tensor"} : (tensor<4xf32>, tensor<4xf32>, tensor<f64>) -> none
   return %0, %1 : none, none
 }
+
+// -----
+
+// where(mask, torch.zeros(()), torch.finfo(f32).min), as transformers 5
+// builds its additive masks: a 0-d f32 Tensor with a Python float
+// (where.ScalarOther) is f32 in torch, so the mask stays f32; two Tensors
+// (where.self) promote as tensors do: 0-d f32 with 0-d f64 gives f64.
+// CHECK-LABEL: func.func @where_ranks_zero_dim_tensors_above_python_scalars
+// CHECK-SAME:    (%[[M:.+]]: tensor<2x4xi1>, %[[Z:.+]]: tensor<f32>, %[[D:.+]]: tensor<f64>)
+// CHECK-DAG:     %[[MIN:.+]] = tsc.constant dense<-3.40282347E+38> : tensor<f32>
+// CHECK:         %[[W:.+]] = tsc.where %[[M]], %[[Z]], %[[MIN]] : {{.*}} -> tensor<2x4xf32>
+// CHECK:         %[[ZD:.+]] = tsc.cast %[[Z]] : tensor<f32> to tensor<f64>
+// CHECK:         %[[W2:.+]] = tsc.where %[[M]], %[[ZD]], %[[D]] : {{.*}} -> tensor<2x4xf64>
+// CHECK:         return %[[W]], %[[W2]]
+func.func @where_ranks_zero_dim_tensors_above_python_scalars(%m: tensor<2x4xi1>, %z: tensor<f32>, %d: tensor<f64>) -> (none, none) {
+  %min = tsc.constant dense<-3.4028234663852886e+38> : tensor<f64>
+  %0 = tsc.foreign "aten" "where" version 10 (%m, %z, %min) {overload = "ScalarOther"} : (tensor<2x4xi1>, tensor<f32>, tensor<f64>) -> none
+  %1 = tsc.foreign "aten" "where" version 10 (%m, %z, %d) {overload = "self"} : (tensor<2x4xi1>, tensor<f32>, tensor<f64>) -> none
+  return %0, %1 : none, none
+}
+
+// -----
+
+// sign, ceil and floor (DeBERTa-v2's relative-position buckets); ceil and
+// floor leave integer tensors as they are, as torch does.
+// CHECK-LABEL: func.func @sign_ceil_floor
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x4xf32>, %[[I:.+]]: tensor<2x4xi64>)
+// CHECK:         %[[S:.+]] = tsc.sign %[[X]]
+// CHECK:         %[[C:.+]] = tsc.ceil %[[X]]
+// CHECK:         %[[F:.+]] = tsc.floor %[[X]]
+// CHECK:         return %[[S]], %[[C]], %[[F]], %[[I]]
+func.func @sign_ceil_floor(%x: tensor<2x4xf32>, %i: tensor<2x4xi64>) -> (none, none, none, none) {
+  %0 = tsc.foreign "aten" "sign" version 10 (%x) {} : (tensor<2x4xf32>) -> none
+  %1 = tsc.foreign "aten" "ceil" version 10 (%x) {} : (tensor<2x4xf32>) -> none
+  %2 = tsc.foreign "aten" "floor" version 10 (%x) {} : (tensor<2x4xf32>) -> none
+  %3 = tsc.foreign "aten" "ceil" version 10 (%i) {} : (tensor<2x4xi64>) -> none
+  return %0, %1, %2, %3 : none, none, none, none
+}

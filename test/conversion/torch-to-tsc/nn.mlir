@@ -54,3 +54,25 @@ func.func @matmul_and_addmm(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>, %c: tensor
   %1 = tsc.foreign "aten" "addmm" version 10 (%c, %a, %b, %one, %one) {alpha = 1 : i64, beta = 1 : i64} : (tensor<3xf32>, tensor<4x8xf32>, tensor<8x3xf32>, tensor<i64>, tensor<i64>) -> none
   return %0, %1 : none, none
 }
+
+// -----
+
+// torch.jit.trace records nn.Conv1d as _convolution: convolution's first
+// nine arguments, then backend flags that do not change the result.
+// CHECK-LABEL: func.func @traced_convolution
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x4x16xf32>, %[[W:.+]]: tensor<8x4x3xf32>, %[[B:.+]]: tensor<8xf32>)
+// CHECK:         %[[COLS:.+]] = tsc.im2col %[[X]] kernel_shape = [3] strides = [2] pads = [1, 1] dilations = [1]
+// CHECK:         %[[Y:.+]] = tsc.linear %{{.+}}, %{{.+}}, %[[B]] : {{.*}} -> tensor<2x8x8xf32>
+// CHECK:         %[[T:.+]] = tsc.transpose %[[Y]] perm = [0, 2, 1]
+// CHECK:         return %[[T]]
+func.func @traced_convolution(%x: tensor<2x4x16xf32>, %w: tensor<8x4x3xf32>, %b: tensor<8xf32>) -> none {
+  %stride = tsc.constant dense<2> : tensor<1xi64>
+  %pad = tsc.constant dense<1> : tensor<1xi64>
+  %one = tsc.constant dense<1> : tensor<1xi64>
+  %zero = tsc.constant dense<0> : tensor<1xi64>
+  %false = tsc.constant dense<false> : tensor<i1>
+  %true = tsc.constant dense<true> : tensor<i1>
+  %groups = tsc.constant dense<1> : tensor<i64>
+  %0 = tsc.foreign "aten" "_convolution" version 10 (%x, %w, %b, %stride, %pad, %one, %false, %zero, %groups, %false, %false, %true, %true) {} : (tensor<2x4x16xf32>, tensor<8x4x3xf32>, tensor<8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<i1>, tensor<1xi64>, tensor<i64>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<i1>) -> none
+  return %0 : none
+}

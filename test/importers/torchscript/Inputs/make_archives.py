@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
 """Small TorchScript archives for the importer's lit tests.
 
-Usage: make_archives.py OUT_DIR   writes:
+Usage: make_archives.py OUT_DIR   writes, with the torch that runs it (lit runs
+it with Debian's 1.13 and with .venv-torch's 2.x: tsc reads both):
   tiny-scripted.pt / tiny-traced.pt  two blocks (linear, tanh GELU, residual,
                     LayerNorm) in a ModuleList, then a split unpacked into
                     two halves and a view built from x.size()
   branch.pt         forward branches on a tensor's value (prim::If)
   int-input.pt      forward takes an int besides the tensor
-  newer-op.pt       tiny-scripted.pt calling aten::scaled_dot_product_attention,
-                    which libtorch 1.13 does not know
+  newer-op.pt       tiny-scripted.pt calling aten::_op_of_a_newer_pytorch, as
+                    an archive saved by a PyTorch newer than tsc's libtorch
+                    would call an op it does not know
+  sdpa-traced.pt    (torch 2 only) a trace calling
+                    aten::scaled_dot_product_attention with a padded mask
   truncated.pt      the first half of tiny-scripted.pt
   not-a-zip.pt      a text file
 """
 import pathlib
 import re
 import sys
+import warnings
 
 import torch
 from torch import nn
@@ -46,6 +51,21 @@ class Tiny(nn.Module):
         return first * second, x.view(b, s * d)
 
 
+class Attention(nn.Module):
+    """PyTorch 2's fused attention, as transformers' sdpa attention calls it."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+
+    def forward(self, x, mask):
+        b, s, _ = x.size()
+        q, k, v = self.qkv(x).view(b, s, 3, 2, 4).permute(2, 0, 3, 1, 4).unbind(0)
+        additive = (1.0 - mask[:, None, None, :].to(x.dtype)) * -1e9
+        out = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=additive)
+        return out.transpose(1, 2).reshape(b, s, 8)
+
+
 class Branch(nn.Module):
     def forward(self, x):
         if bool(x.sum() > 0):
@@ -59,6 +79,8 @@ class IntInput(nn.Module):
 
 
 def main():
+    # torch 2 deprecates torch.jit; the archives are what is tested.
+    warnings.filterwarnings("ignore", category=FutureWarning)
     out = pathlib.Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
@@ -68,11 +90,17 @@ def main():
     torch.jit.script(Branch()).save(str(out / "branch.pt"))
     torch.jit.script(IntInput()).save(str(out / "int-input.pt"))
 
+    if hasattr(nn.functional, "scaled_dot_product_attention"):
+        mask = torch.ones(2, 3, dtype=torch.int64)
+        mask[1, 2] = 0
+        torch.jit.trace(Attention().eval(), (torch.randn(2, 3, 8), mask)).save(
+            str(out / "sdpa-traced.pt"))
+
     good = out / "tiny-scripted.pt"
     pattern = re.compile(r"torch\.layer_norm\(")
     def edit(name, data):
         if re.search(r"/code/__torch__/.*\.py$", name) and pattern.search(data.decode()):
-            return pattern.sub("torch.scaled_dot_product_attention(", data.decode()).encode()
+            return pattern.sub("torch._op_of_a_newer_pytorch(", data.decode()).encode()
         return data
     (out / "newer-op.pt").write_bytes(export_torchscript.rewritten(good, edit))
     blob = good.read_bytes()
