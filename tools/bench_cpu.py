@@ -40,6 +40,7 @@ Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
                           [--models minilm,bert-base] [--batches 1,8] [--seq 128]
                           [--runs 20] [--warmup 3] [--threads N] [--keep DIR]
                           [--openvino-python .venv-bench/bin/python] [--quantize]
+                          [--peers ort,ort_int8,ov,ov_bf16,torch,inductor]
 """
 import argparse
 import json
@@ -247,6 +248,8 @@ def bench_model(args, name, work, rows, notes, versions):
         row = {"model": name, "batch": batch}
         peers = PEERS + ((("ort_int8", "ort_int8", None),) if args.quantize else ())
         for key, runtime, precision in peers:
+            if args.peers and key not in args.peers:
+                continue
             # ONNX Runtime's quantization tools need `packaging`, which .venv
             # lacks and .venv-torch has (same onnxruntime version).
             python = (TORCH_PYTHON if runtime in ("torch", "inductor", "ort_int8")
@@ -400,6 +403,8 @@ def main():
                         "(an existing export there is reused)")
     parser.add_argument("--openvino-python", default=str(ROOT / ".venv-bench" / "bin" / "python"),
                         help="the python that has openvino (tools/setup.sh --bench)")
+    parser.add_argument("--peers", help="only these peers, comma-separated row keys (ort, "
+                        "ort_int8, ov, ov_bf16, torch, inductor; default all)")
     parser.add_argument("--quantize", action="store_true",
                         help="also tsc --quantize=dynamic-int8 against ONNX Runtime's "
                         "quantize_dynamic, with their accuracy (a second table)")
@@ -415,6 +420,7 @@ def main():
     if args.peer:
         return peer(args)
     args.batches = [int(b) for b in args.batches.split(",")]
+    args.peers = set(args.peers.split(",")) if args.peers else None
     models = [m for m in args.models.split(",") if m]
     unknown = set(models) - set(MODELS)
     if unknown:
