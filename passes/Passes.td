@@ -288,6 +288,60 @@ def ReducePrecisionPass : Pass<"tsc-reduce-precision", "func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Quantize
+//===----------------------------------------------------------------------===//
+
+def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> {
+  let summary = "GEMMs by constant weights in int8, activations quantized per "
+                "row at run time (`--quantize=dynamic-int8`)";
+  let description = [{
+    Each `tsc.linear` and each `tsc.matmul` by a constant 2-D f32 weight
+    becomes the same product in quantize-dequantize form: the weight is
+    quantized at compile time to `i8`, symmetrically per output channel
+    (`scale = max|W| / 127` per channel, f32); the activation is quantized
+    at run time symmetrically per row (per token): `scale = max(max|x| /
+    127, FLT_MIN)` over the last dim, `q = round_half_even(x / scale)`.
+    The product stays a `tsc.linear` (so the fuse phase still folds bias,
+    GELU and residual into its epilogue) whose operands are
+    `tsc.dequantize` of the two `i8` tensors: the IR states exactly what is
+    computed, and the host plan recognises the pattern as one int8 GEMM
+    step (s8 x s8 -> s32, then the dequantize epilogue). Static int8, QDQ
+    models and weight-only modes use the same form with other scales.
+
+    Products of two activations (attention), weights that are not
+    constants, non-f32 GEMMs and batched weights stay float; softmax, norms
+    and the residual stream are not GEMMs and are never touched.
+
+    Before:
+    ```mlir
+    %y = tsc.linear %x, %w, %b : (tensor<?x384xf32>, tensor<1536x384xf32>,
+        tensor<1536xf32>) -> tensor<?x1536xf32>
+    ```
+    After:
+    ```mlir
+    %a = tsc.abs %x : tensor<?x384xf32>
+    %m = tsc.reduce_max %a dims = [1] keepdim : ... -> tensor<?x1xf32>
+    %d = tsc.div %m, %c127 : ...
+    %s = tsc.max %d, %tiny : ...
+    %q = tsc.quantize %x, %s axis = 1 group_size = 384 : ... -> tensor<?x384xi8>
+    %xd = tsc.dequantize %q, %s axis = 1 group_size = 384 : ... -> tensor<?x384xf32>
+    %wd = tsc.dequantize %wq, %ws axis = 0
+        : (tensor<1536x384xi8>, tensor<1536xf32>) -> tensor<1536x384xf32>
+    %y = tsc.linear %xd, %wd, %b : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+  let options = [
+    Option<"minInputFeatures", "min-input-features", "int64_t",
+           /*default=*/"16",
+           "GEMMs whose K (input features) is smaller stay float: the "
+           "quantization of a short row costs more than the product saves">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark on each GEMM kept float, saying why">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Graph: conversions from source frameworks
 //===----------------------------------------------------------------------===//
 

@@ -29,12 +29,20 @@ tsc/ORT, tsc/OpenVINO (f32), tsc bf16/OpenVINO bf16, tsc/torch and tsc/Inductor
 ratios, the largest relative L2 of tsc's fp32 outputs (fused and no-fuse), of
 tsc's bf16 outputs and of OpenVINO's (f32, bf16) against ONNX Runtime's, and
 peak RSS.
+With --quantize, a second table: tsc --quantize=dynamic-int8 (docs/quantization.md)
+against ONNX Runtime's quantize_dynamic of the same export (weights QInt8, as ORT
+recommends on x86; its activations are u8 by construction; run with .venv-torch's
+onnxruntime, whose quantization tools have their dependencies), same inputs and
+threads, each with its accuracy against fp32 ONNX Runtime next to its time:
+relative L2 of last_hidden_state and the smallest cosine of a sample's
+sentence_embedding.
 Not a test: it fails only when it cannot measure.
 
 Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
                           [--models minilm,bert-base] [--batches 1,8] [--seq 128]
                           [--runs 20] [--warmup 3] [--threads N] [--keep DIR]
-                          [--openvino-python .venv-bench/bin/python]
+                          [--openvino-python .venv-bench/bin/python] [--quantize]
+                          [--peers ort,ort_int8,ov,ov_bf16,torch,inductor]
 """
 import argparse
 import json
@@ -99,12 +107,18 @@ def peer(args):
             results = request.infer(inputs)
             # Copies: the request reuses its output tensors.
             return [np.array(results[p]) for p in ports]
-    elif args.peer == "ort":
+    elif args.peer in ("ort", "ort_int8"):
         import onnxruntime as ort
         options = ort.SessionOptions()
         options.intra_op_num_threads = args.threads
         options.inter_op_num_threads = 1
-        session = ort.InferenceSession(args.onnx, options, providers=["CPUExecutionProvider"])
+        onnx_path = args.onnx
+        if args.peer == "ort_int8":
+            onnx_path = args.onnx.replace(".onnx", "-ort-int8.onnx")
+            if not os.path.exists(onnx_path):
+                from onnxruntime.quantization import QuantType, quantize_dynamic
+                quantize_dynamic(args.onnx, onnx_path, weight_type=QuantType.QInt8)
+        session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs()]
 
         def step():
@@ -205,6 +219,8 @@ def bench_model(args, name, work, rows, notes, versions):
     # fuse-phase passes, one kernel per op) and in bf16 (--precision=bf16,
     # against OpenVINO's bf16), timed side by side.
     variants = {"tsc": [], "nofuse": ["--no-fuse"], "bf16": ["--precision=bf16"]}
+    if args.quantize:
+        variants["int8"] = ["--quantize=dynamic-int8"]
     artifacts, errors = {}, {}
     missing = [t for t in (args.tsc, args.tsc_run) if not os.access(t, os.X_OK)]
     for variant, flags in variants.items():
@@ -233,8 +249,14 @@ def bench_model(args, name, work, rows, notes, versions):
         for n, value in minilm.make_inputs(batch, args.seq, vocab).items():
             np.save(data / f"{n}.npy", value)
         row = {"model": name, "batch": batch}
-        for key, runtime, precision in PEERS:
-            python = TORCH_PYTHON if runtime in ("torch", "inductor") else sys.executable
+        peers = PEERS + ((("ort_int8", "ort_int8", None),) if args.quantize else ())
+        for key, runtime, precision in peers:
+            if args.peers and key not in args.peers:
+                continue
+            # ONNX Runtime's quantization tools need `packaging`, which .venv
+            # lacks and .venv-torch has (same onnxruntime version).
+            python = (TORCH_PYTHON if runtime in ("torch", "inductor", "ort_int8")
+                      else sys.executable)
             if runtime == "openvino":
                 if not os.access(args.openvino_python, os.X_OK):
                     if not any("OpenVINO" in n for n in notes):
@@ -275,6 +297,14 @@ def bench_model(args, name, work, rows, notes, versions):
                 median = None if rc else json.loads(out)["latency_ms"]["median"]
             except (json.JSONDecodeError, KeyError, TypeError):
                 median = None
+            if variant == "int8" and batch == args.batches[0]:
+                profile = subprocess.run(cmd[:2] + ["--profile", "--bench", "1"] + cmd[6:8]
+                                         + [a for n in INPUTS for a in
+                                            ("--input", f"{n}={data / f'{n}.npy'}")],
+                                         capture_output=True, text=True).stdout
+                isa = [l.strip() for l in profile.splitlines() if "oneDNN" in l]
+                if isa:
+                    notes.append(f"{name} int8: {isa[0]}")
             if median is None:
                 notes.append(f"{name} batch {batch} ({variant}): "
                              + (first_line("tsc-run", rc, err) if rc else
@@ -287,6 +317,16 @@ def bench_model(args, name, work, rows, notes, versions):
                         if (data / "ort" / f.name).exists()]
                 if errs:
                     row[f"{variant}_rel_l2"] = max(errs)
+        if args.quantize and "ort" in row:
+            for key in ("int8", "ort_int8", "tsc"):
+                if not (data / key / "last_hidden_state.npy").exists():
+                    continue
+                row[f"{key}_q_rel_l2"] = rel_l2(np.load(data / key / "last_hidden_state.npy"),
+                                                np.load(data / "ort" / "last_hidden_state.npy"))
+                got = np.load(data / key / "sentence_embedding.npy").astype(np.float64)
+                ref = np.load(data / "ort" / "sentence_embedding.npy").astype(np.float64)
+                row[f"{key}_cos"] = float(min(
+                    (g @ r) / (np.linalg.norm(g) * np.linalg.norm(r)) for g, r in zip(got, ref)))
         if "ort" in row and "torch" in row:
             sanity = max(rel_l2(np.load(f), np.load(data / "ort" / f.name))
                          for f in sorted((data / "torch").glob("*.npy")))
@@ -295,8 +335,8 @@ def bench_model(args, name, work, rows, notes, versions):
                              f"(rel L2 {sanity:.1e}): the peers do not run the same model")
         rows.append(row)
         print(f"  batch {batch}: " + ", ".join(
-            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "ort", "ov", "ov_bf16",
-                                             "torch", "inductor")
+            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "int8", "ort", "ort_int8",
+                                             "ov", "ov_bf16", "torch", "inductor")
             if k in row),
             flush=True)
 
@@ -338,6 +378,26 @@ def table(args, rows):
               f"{rss:>42}")
 
 
+def quantized_table(args, rows):
+    """tsc dynamic int8 against ONNX Runtime's, each with its accuracy."""
+    def cell(row, key, fmt):
+        return format(row[key], fmt) if key in row else "n/a"
+
+    head = (f"{'model':<10} {'batch':>5} {'tsc fp32 ms':>11} {'tsc int8 ms':>11} "
+            f"{'ORT fp32 ms':>11} {'ORT int8 ms':>11} {'tsc8/ORT8':>9} {'tsc8/tsc32':>10} "
+            f"{'relL2 tsc8':>10} {'relL2 ORT8':>10} {'min cos tsc8':>12} {'min cos ORT8':>12}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        ratio = lambda a, b: f"{r[a] / r[b]:.2f}" if a in r and b in r else "n/a"
+        print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'tsc', '.2f'):>11} "
+              f"{cell(r, 'int8', '.2f'):>11} {cell(r, 'ort', '.2f'):>11} "
+              f"{cell(r, 'ort_int8', '.2f'):>11} {ratio('int8', 'ort_int8'):>9} "
+              f"{ratio('int8', 'tsc'):>10} {cell(r, 'int8_q_rel_l2', '.1e'):>10} "
+              f"{cell(r, 'ort_int8_q_rel_l2', '.1e'):>10} {cell(r, 'int8_cos', '.5f'):>12} "
+              f"{cell(r, 'ort_int8_cos', '.5f'):>12}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tsc", default=str(ROOT / "build" / "bin" / "tsc"))
@@ -352,8 +412,13 @@ def main():
                         "(an existing export there is reused)")
     parser.add_argument("--openvino-python", default=str(ROOT / ".venv-bench" / "bin" / "python"),
                         help="the python that has openvino (tools/setup.sh --bench)")
+    parser.add_argument("--peers", help="only these peers, comma-separated row keys (ort, "
+                        "ort_int8, ov, ov_bf16, torch, inductor; default all)")
+    parser.add_argument("--quantize", action="store_true",
+                        help="also tsc --quantize=dynamic-int8 against ONNX Runtime's "
+                        "quantize_dynamic, with their accuracy (a second table)")
     # The peers (internal).
-    parser.add_argument("--peer", choices=("ort", "openvino", "torch", "inductor"),
+    parser.add_argument("--peer", choices=("ort", "ort_int8", "openvino", "torch", "inductor"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--precision", choices=("f32", "bf16"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
@@ -364,6 +429,7 @@ def main():
     if args.peer:
         return peer(args)
     args.batches = [int(b) for b in args.batches.split(",")]
+    args.peers = set(args.peers.split(",")) if args.peers else None
     models = [m for m in args.models.split(",") if m]
     unknown = set(models) - set(MODELS)
     if unknown:
@@ -398,6 +464,10 @@ def main():
         print(f"openvino {versions['openvino']} ({args.openvino_python}); OV: "
               "INFERENCE_PRECISION_HINT f32, OV bf16: bf16")
     table(args, rows)
+    if args.quantize:
+        print("\ndynamic int8 (accuracy against fp32 ONNX Runtime: rel L2 of "
+              "last_hidden_state, smallest per-sample cosine of sentence_embedding)")
+        quantized_table(args, rows)
     for note in notes:
         print(f"note: {note}")
     floor = measured(["true"])[3]

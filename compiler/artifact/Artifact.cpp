@@ -206,9 +206,12 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
     case PlanStep::Kind::Gemm:
       // Format 1.1: a GEMM with a residual is kind 4, kind 2's fields and
       // then the residual; 1.0 readers reject it by its kind.
-      w.u8(static_cast<uint8_t>(s.residual != ~0u
-                                    ? ::tscm::StepKind::GemmResidual
-                                    : ::tscm::StepKind::Gemm));
+      // Format 1.10: an int8 GEMM is kind 6, kind 4's fields (the residual
+      // kNone when it has none) and then B's scale per output channel.
+      w.u8(static_cast<uint8_t>(
+          s.weightScale != ~0u ? ::tscm::StepKind::GemmInt8
+          : s.residual != ~0u  ? ::tscm::StepKind::GemmResidual
+                               : ::tscm::StepKind::Gemm));
       for (unsigned v : {s.a, s.b, s.c, s.bias})
         w.u32(v);
       w.u8(s.transA);
@@ -221,12 +224,14 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
         w.u32(e);
       w.put(s.alpha);
       w.put(s.beta);
-      if (s.residual != ~0u)
-        w.u32(s.residual);
+      if (s.residual != ~0u || s.weightScale != ~0u)
+        w.u32(s.residual != ~0u ? s.residual : ::tscm::kNone);
+      if (s.weightScale != ~0u)
+        w.u32(s.weightScale);
       // Format 1.9: what the library call expects of A, B, C, then the
-      // bias and the residual it has; it writes C.
-      for (auto [k, v] :
-           llvm::enumerate(std::array{s.a, s.b, s.c, s.bias, s.residual}))
+      // bias, the residual and (1.10) the weight scale it has; it writes C.
+      for (auto [k, v] : llvm::enumerate(
+               std::array{s.a, s.b, s.c, s.bias, s.residual, s.weightScale}))
         if (v != ~0u &&
             failed(writeExpectation(w, plan, v, /*written=*/k == 2)))
           return failure();
@@ -341,8 +346,12 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// 16-, 32- and 64-bit values 1.4's, 8-bit float values 1.5's, symbols
 /// bound from data 1.6's, packed sub-byte values 1.7's, GEMM activations
 /// and symbols defined between steps 1.8's, what host kernels (not CUDA
-/// launches) and GEMMs expect of their buffers 1.9's.
+/// launches) and GEMMs expect of their buffers 1.9's, int8 GEMMs 1.10's.
 static uint16_t planMinor(const Plan &plan, bool cuda) {
+  if (llvm::any_of(plan.steps, [](const PlanStep &s) {
+        return s.kind == PlanStep::Kind::Gemm && s.weightScale != ~0u;
+      }))
+    return 10;
   if (llvm::any_of(plan.steps, [&](const PlanStep &s) {
         return s.kind == PlanStep::Kind::Gemm ||
                (s.kind == PlanStep::Kind::Kernel && !cuda);

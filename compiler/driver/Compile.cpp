@@ -53,6 +53,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.until = std::min(until, Phase::Fuse);
   pipeline.fuse = options.fuse;
   pipeline.precision = options.precision;
+  pipeline.quantize = options.quantize;
   pipeline.precisionIO = options.precisionIO;
   // cuBLASLt's GELU epilogue is the tanh approximation: with a CUDA target,
   // an exact GELU stays its own kernel.
@@ -257,7 +258,8 @@ LogicalResult finishArtifact(llvm::ToolOutputFile &out, StringRef path,
 }
 
 /// The report: `plan` against the same model compiled without fusion and,
-/// for a half precision, the error measured against it compiled in fp32.
+/// for a half precision or a quantization, the error measured against it
+/// compiled in fp32.
 /// `unfused` and `reference` are clones of the imported module for those
 /// baselines (null when not wanted).
 LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
@@ -281,6 +283,7 @@ LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
   CompileOptions fp32 = options;
   fp32.precision = Precision::FP32;
   fp32.precisionIO = PrecisionIO::Model;
+  fp32.quantize = Quantization::None;
   if (failed(runPipeline(reference, fp32, Phase::Fuse, false)))
     return failure();
   FailureOr<plan::Plan> referencePlan = planModule(reference, fp32);
@@ -297,7 +300,10 @@ LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
     };
   };
   return reportMeasuredError(writer(*referencePlan), writer(plan),
-                             getPrecisionName(options.precision), llvm::outs());
+                             options.quantize == Quantization::DynamicInt8
+                                 ? "dynamic-int8"
+                                 : getPrecisionName(options.precision),
+                             llvm::outs());
 }
 
 } // namespace
@@ -311,7 +317,8 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
   OwningOpRef<ModuleOp> unfused, reference;
   if (reporting && options.fuse)
     unfused = module.clone();
-  if (reporting && isHalfPrecision(options.precision))
+  if (reporting && (isHalfPrecision(options.precision) ||
+                    options.quantize != Quantization::None))
     reference = module.clone();
   if (failed(runPipeline(module, options, until,
                          /*freeReplacedWeights=*/!unfused && !reference)))

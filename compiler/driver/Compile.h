@@ -44,6 +44,8 @@ struct CompileOptions {
   /// Cuda: the chips, in order ("sm_80", "sm_90", ...).
   std::vector<std::string> cudaChips;
   Precision precision = Precision::FP32;
+  /// The quantize phase's mode (docs/quantization.md).
+  Quantization quantize = Quantization::None;
   PrecisionIO precisionIO = PrecisionIO::Model;
   /// The fuse phase's passes and fused kernels (off: one kernel per op).
   bool fuse = true;

@@ -56,6 +56,8 @@ struct DriverOptions {
       cl::values(clEnumValN(Phase::Import, "import", "as imported"),
                  clEnumValN(Phase::Graph, "graph",
                             "canonical tsc graph with bound symbolic dims"),
+                 clEnumValN(Phase::Quantize, "quantize",
+                            "GEMMs quantized as --quantize says"),
                  clEnumValN(Phase::Fuse, "fuse",
                             "norms and activations recognised as single ops"),
                  clEnumValN(Phase::Lower, "lower",
@@ -95,6 +97,13 @@ struct DriverOptions {
                "or storage (they are fp16/bf16 too, for callers holding "
                "half-precision tensors)"),
       cl::init("model"), cl::cat(category)};
+  cl::opt<std::string> quantize{
+      "quantize",
+      cl::desc("Quantization (docs/quantization.md): none (default) or "
+               "dynamic-int8 (GEMMs by constant weights in int8: weights per "
+               "output channel at compile time, activations per row at run "
+               "time; host target, fp32 precision)"),
+      cl::init("none"), cl::cat(category)};
   cl::opt<bool> noFuse{
       "no-fuse",
       cl::desc("No fusion: skip the fuse phase's passes (attention, norms, "
@@ -381,6 +390,37 @@ LogicalResult parseTargets(ArrayRef<std::string> names,
   return success();
 }
 
+/// `--quantize=MODE` into `options` (after the target and the precision);
+/// failure after saying why a mode is refused.
+LogicalResult parseQuantization(StringRef mode, CompileOptions &options) {
+  if (mode == "none")
+    return success();
+  if (mode == "static-int8" || mode == "fp8" || mode.starts_with("weight-")) {
+    llvm::errs() << "tsc: error: --quantize=" << mode
+                 << ": not implemented yet (available: dynamic-int8)\n";
+    return failure();
+  }
+  if (mode != "dynamic-int8") {
+    llvm::errs() << "tsc: error: --quantize=" << mode
+                 << ": expected none or dynamic-int8\n";
+    return failure();
+  }
+  if (options.target != TargetKind::Host) {
+    llvm::errs() << "tsc: error: --quantize=dynamic-int8: the CUDA target "
+                    "has no int8 GEMM step yet (host target only)\n";
+    return failure();
+  }
+  if (options.precision != Precision::FP32) {
+    llvm::errs() << "tsc: error: --quantize=dynamic-int8 with --precision="
+                 << getPrecisionName(options.precision)
+                 << ": quantization keeps fp32 around the int8 GEMMs; "
+                    "combine it with --precision=fp32 only\n";
+    return failure();
+  }
+  options.quantize = Quantization::DynamicInt8;
+  return success();
+}
+
 /// The flags as typed options; failure after saying which flag is wrong.
 FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   CompileOptions options;
@@ -422,6 +462,8 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   }
   if (flags.precisionIO == "storage")
     options.precisionIO = PrecisionIO::Storage;
+  if (failed(parseQuantization(flags.quantize, options)))
+    return failure();
   if (!options.emit && !flags.report && options.output == "-") {
     llvm::errs() << "tsc: error: give -o FILE.tscm to write an artifact, "
                     "--emit=PHASE to print IR, or --report\n";

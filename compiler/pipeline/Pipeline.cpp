@@ -16,6 +16,8 @@ StringRef tsc::getPhaseName(Phase phase) {
     return "import";
   case Phase::Graph:
     return "graph";
+  case Phase::Quantize:
+    return "quantize";
   case Phase::Lower:
     return "lower";
   case Phase::Ptx:
@@ -127,6 +129,19 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.until == Phase::Graph)
+    return;
+  // quantize: after the graph phase has made every GEMM a tsc.linear or
+  // tsc.matmul with its constant weight in sight, before fusion, so that
+  // the fuse phase folds bias, GELU and residual into the quantized
+  // product's epilogue as it does for a float one.
+  if (options.quantize == Quantization::DynamicInt8) {
+    pm.addNestedPass<func::FuncOp>(createQuantizeDynamicInt8Pass());
+    // The new scale and quantization ops get their bindings.
+    pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  if (options.until == Phase::Quantize)
     return;
   if (options.fuse)
     buildFusePhase(pm, options.freeReplacedWeights, options.erfGeluEpilogue);

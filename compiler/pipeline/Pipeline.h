@@ -13,6 +13,16 @@ class OpPassManager;
 
 namespace mlir::tsc {
 
+/// What the quantize phase does (`--quantize=MODE`); the modes the issue
+/// plans next (static-int8, weight-int8/int4, fp8) are refused by the
+/// driver until they exist.
+enum class Quantization {
+  None,
+  /// Weights s8 per output channel at compile time, activations s8 per row
+  /// at run time, i32 accumulation.
+  DynamicInt8,
+};
+
 /// Phases of the pipeline, in order. `tsc --emit=PHASE` prints the IR after
 /// one. A phase is listed here once it is implemented.
 enum class Phase {
@@ -20,6 +30,8 @@ enum class Phase {
   Import,
   /// Canonical tsc graph: folded shape arithmetic, every dynamic dim bound.
   Graph,
+  /// GEMMs quantized as `quantize=` asks (the graph as it is without it).
+  Quantize,
   /// Decomposed norms and activations recognised as single ops.
   Fuse,
   /// The plan's kernels lowered to linalg on tensors (driver only: the
@@ -40,7 +52,20 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       llvm::cl::values(
           clEnumValN(Phase::Import, "import", "stop after import"),
           clEnumValN(Phase::Graph, "graph", "stop after the graph phase"),
+          clEnumValN(Phase::Quantize, "quantize",
+                     "stop after the quantize phase"),
           clEnumValN(Phase::Fuse, "fuse", "stop after the fuse phase"))};
+  Option<Quantization> quantize{
+      *this, "quantize",
+      llvm::cl::desc("Quantization of the quantize phase (docs/"
+                     "quantization.md)"),
+      llvm::cl::init(Quantization::None),
+      llvm::cl::values(
+          clEnumValN(Quantization::None, "none", "no quantization (default)"),
+          clEnumValN(Quantization::DynamicInt8, "dynamic-int8",
+                     "GEMMs by constant weights in int8: weights per "
+                     "channel at compile time, activations per row at run "
+                     "time"))};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Run the fuse phase's passes (off: the "
                                    "graph as it is, for comparison)"),

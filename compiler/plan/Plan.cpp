@@ -83,6 +83,11 @@ private:
   DenseSet<unsigned> fusedSteps;
   /// Steps made so far (kernel names stay unique when steps move).
   unsigned stepsCreated = 0;
+  /// Linear ops in dynamic int8 form (tsc-quantize-dynamic-int8) and the
+  /// ops computing their quantized operands, which the int8 GEMM steps do
+  /// themselves (planned as nothing).
+  DenseMap<Operation *, planner::DynamicInt8Gemm> int8Gemms;
+  DenseSet<Operation *> absorbed;
 };
 
 unsigned Planner::exprId(AffineExpr expr) { return plan.addExpr(expr); }
@@ -195,10 +200,14 @@ bool Planner::tryGemm(Operation *op) {
     return cast<RankedTensorType>(v.getType()).getElementType() == element;
   };
   auto idx = [&](Value v) { return plan.lookup(v); };
-  Value lhs, rhs, bias, residual;
+  Value lhs, rhs, bias, residual, weightScale;
   bool transB = false;
   uint8_t activation = 0;
   if (auto linear = dyn_cast<LinearOp>(op)) {
+    // Int8 form: A is the f32 activation the step quantizes, B the s8
+    // weight.
+    auto int8 = int8Gemms.find(op);
+    bool quantized = int8 != int8Gemms.end();
     switch (linear.getActivation()) {
     case GemmActivation::none:
       break;
@@ -209,8 +218,10 @@ bool Planner::tryGemm(Operation *op) {
       activation = 2;
       break;
     }
-    lhs = linear.getInput();
-    rhs = linear.getWeight();
+    lhs = quantized ? int8->second.input : linear.getInput();
+    rhs = quantized ? int8->second.weight : linear.getWeight();
+    if (quantized)
+      weightScale = int8->second.scale;
     bias = linear.getBias();
     residual = linear.getResidual();
     transB = !linear.getWeightKn();
@@ -224,7 +235,8 @@ bool Planner::tryGemm(Operation *op) {
     return false;
   }
   Value result = op->getResult(0);
-  if (!alike(lhs) || !alike(rhs) || !alike(result) || !idx(lhs) || !idx(rhs) ||
+  if (!alike(lhs) || !(weightScale || alike(rhs)) || !alike(result) ||
+      !idx(lhs) || !idx(rhs) || (weightScale && !idx(weightScale)) ||
       (bias && (!idx(bias) || !alike(bias))) ||
       (residual && (!idx(residual) || !alike(residual))))
     return false;
@@ -268,6 +280,7 @@ bool Planner::tryGemm(Operation *op) {
   step.b = *idx(rhs);
   step.c = *c;
   step.bias = bias ? *idx(bias) : ~0u;
+  step.weightScale = weightScale ? *idx(weightScale) : ~0u;
   step.activation = activation;
   if (residual) {
     // C = A·B + R: with beta = 1 the library accumulates onto R, in place
@@ -521,6 +534,7 @@ void Planner::dropDeadValues() {
       fix(step.c);
       fix(step.bias);
       fix(step.residual);
+      fix(step.weightScale);
     } else if (step.kind == PlanStep::Kind::Copy) {
       fix(step.source);
       fix(step.destination);
@@ -615,7 +629,16 @@ FailureOr<Plan> Planner::run() {
                               << "' is not the size of any input dim, so a "
                                  "run cannot determine it";
 
+  if (options.useGemmLibrary) {
+    int8Gemms = planner::findDynamicInt8Gemms(func);
+    for (auto &entry : int8Gemms)
+      absorbed.insert(entry.second.absorbed.begin(),
+                      entry.second.absorbed.end());
+  }
   for (Operation &op : func.getBody().front()) {
+    // Computed inside the int8 GEMM steps.
+    if (absorbed.contains(&op))
+      continue;
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       if (failed(addOutputs(ret)))
         return failure();

@@ -101,6 +101,11 @@ struct PlanStep {
   /// Gemm: the activation applied before beta·R, as the artifact codes it
   /// (format 1.8: 0 none, 1 GELU through erf, 2 GELU by tanh).
   uint8_t activation = 0;
+  /// Gemm: set (~0u: float GEMM) for an int8 GEMM (format 1.10): A is f32,
+  /// quantized per row at run time; B is s8; this is B's f32 scale per
+  /// output channel; C = dequantized product, then bias, activation and
+  /// residual. See docs/quantization.md.
+  unsigned weightScale = ~0u;
   /// Copy: source and destination.
   unsigned source = 0, destination = 0;
 };

@@ -39,6 +39,8 @@ uint64_t plan::estimateTraffic(const Plan &plan, const PlanStep &step) {
         bytes(step.a) + bytes(step.b) + bytes(step.c) * (accumulates ? 2 : 1);
     if (step.bias != ~0u)
       total += bytes(step.bias);
+    if (step.weightScale != ~0u)
+      total += bytes(step.weightScale);
     if (step.residual != ~0u && plan.root(step.residual) != plan.root(step.c))
       total += bytes(step.residual);
     return total;
@@ -151,6 +153,50 @@ std::string megabytes(uint64_t bytes) {
   return llvm::formatv("{0:F2} MB", double(bytes) / 1e6).str();
 }
 } // namespace
+
+/// With int8 GEMM steps (--quantize=dynamic-int8, docs/quantization.md):
+/// every GEMM step int8 or float, a float one with the reason, and the
+/// attention kernels, whose products stay float.
+static void printQuantization(const Plan &plan, raw_ostream &os) {
+  auto isInt8 = [](const PlanStep &s) {
+    return s.kind == PlanStep::Kind::Gemm && s.weightScale != ~0u;
+  };
+  if (llvm::none_of(plan.steps, isInt8))
+    return;
+  unsigned int8 = 0, gemms = 0, attention = 0;
+  for (const PlanStep &step : plan.steps) {
+    gemms += step.kind == PlanStep::Kind::Gemm;
+    int8 += isInt8(step);
+    attention += llvm::count_if(
+        step.ops, [](Operation *op) { return isa<AttentionOp>(op); });
+  }
+  os << "quantization: dynamic int8 (weights s8 per output channel, "
+        "activations s8 per row, s32 accumulation): "
+     << int8 << " of " << gemms << " GEMMs int8";
+  if (attention)
+    os << "; attention's products float in " << attention
+       << " attention kernels (activations on both sides; softmax and norms "
+          "stay float)";
+  os << "\n";
+  for (auto [i, step] : llvm::enumerate(plan.steps)) {
+    if (step.kind != PlanStep::Kind::Gemm)
+      continue;
+    std::string why = "int8";
+    if (!isInt8(step)) {
+      const PlanValue &b = plan.values[plan.root(step.b)];
+      if (b.storage != Storage::Weight)
+        why = "float: its weight is computed at run time (a product of "
+              "activations)";
+      else if (b.dtype != DType::F32)
+        why = "float: not an f32 product";
+      else
+        why = "float: not in int8 form (a batched weight, K below 16, or a "
+              "quantized value read elsewhere; see --emit=quantize)";
+    }
+    os << llvm::formatv("  step {0,4} {1}  {2}\n", i, why,
+                        getSourceNodes(step, 2));
+  }
+}
 
 /// The report's precision line: what is stored how, and for fp16/bf16 the
 /// ops that keep f32 results (their outputs may leave the half range).
@@ -285,6 +331,7 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
                          : 0.0);
   os << "weights: " << plan.weightBytes << " bytes\n";
   printPrecision(plan, os);
+  printQuantization(plan, os);
   os << "steps:\n";
   for (auto [i, step] : llvm::enumerate(plan.steps)) {
     std::string what;
@@ -293,7 +340,7 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
       what = step.name;
       break;
     case PlanStep::Kind::Gemm:
-      what = "gemm";
+      what = step.weightScale != ~0u ? "gemm int8" : "gemm";
       if (step.bias != ~0u)
         what += "+bias";
       // The activation codes of the artifact (format 1.8).

@@ -352,6 +352,11 @@ tsc_status_t checkCudaPlan(const tsc_model_s &model) {
   const Plan &plan = model.plan;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const GemmStep &g = plan.steps[i].gemm;
+    if (plan.steps[i].kind == StepKind::Gemm && g.weightScale != kNone)
+      return statusf(TSC_STATUS_UNIMPLEMENTED,
+                     "%s: step %zu: int8 GEMMs (format 1.10) run on the host "
+                     "only so far",
+                     model.artifact.name().c_str(), i);
     // cuBLASLt adds the bias after beta scales C: (R + bias) · beta is the
     // format's meaning, the same only for beta = 1.
     if (plan.steps[i].kind == StepKind::Gemm && g.residual != kNone &&

@@ -156,6 +156,15 @@ private:
          (status = checkMatrix(i, "residual", g.residual, batch, m, n,
                                e[g.ldc], e[g.strideC]))))
       return status;
+    if (g.weightScale != kNone && layout_.elements[g.weightScale] != n)
+      return corrupt(formatString(
+          "step %zu (int8 gemm) B's scale has %lld elements, n is %lld", i,
+          static_cast<long long>(layout_.elements[g.weightScale]),
+          static_cast<long long>(n)));
+    if (g.weightScale != kNone && batch > 1)
+      return corrupt(formatString(
+          "step %zu (int8 gemm) has a batch of %lld (one matrix only)", i,
+          static_cast<long long>(batch)));
     if (g.bias != kNone && layout_.elements[g.bias] != n)
       return corrupt(
           formatString("step %zu (gemm) bias has %lld elements, n is %lld", i,

@@ -8,6 +8,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -82,6 +84,10 @@ struct StepState {
   uint8_t dtype = TSC_DTYPE_F32; // of C (and A, B)
   /// The primitive computes in f32 on operands widened from fp16/bf16.
   bool widen = false;
+  /// An int8 GEMM (format 1.10): A quantized per row into s8 each run, B
+  /// s8, s32 accumulation, dequantized by output scales (B's, per column)
+  /// and a post-op (A's, per row).
+  bool int8 = false;
   /// B is a weight, reordered into `preparedDesc` at `prepared`.
   bool weightB = false;
   memory::desc preparedDesc;
@@ -128,12 +134,109 @@ struct HostGemms::Impl {
                         step);
   }
 
+  // An int8 step's A quantized, and its row scales (one step at a time).
+  std::vector<int8_t> quantizedA;
+  std::vector<float> rowScales;
+  // What quantizedA holds: the step that quantized it, and that step's A
+  // (-1: nothing). The next step reuses it when it is the next step and
+  // quantizes the same value, unchanged between them (Q, K and V of one
+  // input): see reusesQuantizedA.
+  int64_t quantizedStep = -1;
+  uint32_t quantizedValue = kNone;
+  Shape quantizedShape;
+
   memory::data_type computeType(const StepState &s) const {
+    if (s.int8)
+      return memory::data_type::s8;
     return s.widen ? memory::data_type::f32 : dnnlType(s.dtype);
+  }
+
+  /// An int8 step's primitive: s8 A (dense, as quantizeRows writes it) by
+  /// s8 B into f32 C = (A·B)·colScale·rowScale + bias, activation, + beta·C.
+  /// oneDNN 2.6's matmul output scales are per column at most, so the row
+  /// scales are a binary multiply post-op broadcast along the columns. The
+  /// column scales are weights, given when the primitive is made: with
+  /// scales given at run time (DNNL_RUNTIME_F32_VAL) oneDNN 2.6 drops from
+  /// its brgemm kernels to gemm:jit, or to its reference code with post-ops.
+  Entry makeInt8Entry(StepState &s, const Shape &shape,
+                      const memory::desc *bDesc) {
+    const GemmStep &g = *s.g;
+    Entry e;
+    e.shape = shape;
+    e.a = matrixDesc(memory::data_type::s8, 1, shape.m, shape.k, shape.k, 0,
+                     false);
+    e.b = bDesc ? *bDesc
+                : matrixDesc(memory::data_type::s8, 1, shape.k, shape.n,
+                             shape.ldb, shape.strideB, g.transB);
+    e.preparedB = bDesc != nullptr;
+    e.c = matrixDesc(memory::data_type::f32, 1, shape.m, shape.n, shape.ldc,
+                     shape.strideC, false);
+    dnnl::primitive_attr attr;
+    const float *columnScales = reinterpret_cast<const float *>(
+        model.artifact.weights().data +
+        model.plan.values[model.plan.values[g.weightScale].root].offset);
+    attr.set_output_scales(
+        1 << 2, std::vector<float>(columnScales, columnScales + shape.n));
+    dnnl::post_ops ops;
+    ops.append_binary(dnnl::algorithm::binary_mul,
+                      memory::desc(Dims{1, shape.m, 1}, memory::data_type::f32,
+                                   memory::format_tag::abc));
+    if (g.bias != kNone) {
+      e.bias = memory::desc(Dims{1, 1, shape.n}, memory::data_type::f32,
+                            memory::format_tag::abc);
+      ops.append_binary(dnnl::algorithm::binary_add, e.bias);
+    }
+    appendActivation(ops, GemmActivation(g.activation));
+    if (g.beta != 0.0f)
+      ops.append_sum(g.beta);
+    attr.set_post_ops(ops);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, e.b, e.c), attr,
+                                    engine);
+    e.primitive = dnnl::matmul(pd);
+    e.b = pd.weights_desc();
+    s.impl = std::string("int8 ") + pd.impl_info_str();
+    return e;
+  }
+
+  static void appendActivation(dnnl::post_ops &ops, GemmActivation a) {
+    switch (a) {
+    case GemmActivation::None:
+      break;
+    case GemmActivation::Gelu:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+      break;
+    case GemmActivation::GeluTanh:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
+      break;
+    }
+  }
+
+  /// A's rows quantized symmetrically into quantizedA, each scale
+  /// max(max|row| / 127, FLT_MIN) into rowScales: the formula of
+  /// tsc-quantize-dynamic-int8 (passes/transforms/DynamicInt8.h), rounding
+  /// half to even as tsc.quantize does.
+  void quantizeRows(const float *a, const Shape &shape) {
+    quantizedA.resize(size_t(shape.m * shape.k));
+    rowScales.resize(size_t(shape.m));
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < shape.m; ++r) {
+      const float *row = a + r * shape.lda;
+      float amax = 0.0f;
+      for (int64_t j = 0; j < shape.k; ++j)
+        amax = std::max(amax, std::fabs(row[j]));
+      float scale = std::max(amax / 127.0f, FLT_MIN);
+      rowScales[size_t(r)] = scale;
+      int8_t *q = quantizedA.data() + r * shape.k;
+      for (int64_t j = 0; j < shape.k; ++j)
+        q[j] =
+            int8_t(std::clamp(std::nearbyint(row[j] / scale), -128.0f, 127.0f));
+    }
   }
 
   /// The primitive for `shape`; B in `bDesc` when given, else plain.
   Entry makeEntry(StepState &s, const Shape &shape, const memory::desc *bDesc) {
+    if (s.int8)
+      return makeInt8Entry(s, shape, bDesc);
     const GemmStep &g = *s.g;
     const memory::data_type t = computeType(s);
     Entry e;
@@ -162,16 +265,7 @@ struct HostGemms::Impl {
       if (!e.biasArg)
         ops.append_binary(dnnl::algorithm::binary_add, e.bias);
     }
-    switch (GemmActivation(g.activation)) {
-    case GemmActivation::None:
-      break;
-    case GemmActivation::Gelu:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
-      break;
-    case GemmActivation::GeluTanh:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
-      break;
-    }
+    appendActivation(ops, GemmActivation(g.activation));
     if (g.beta != 0.0f)
       ops.append_sum(g.beta);
     attr.set_post_ops(ops);
@@ -232,6 +326,7 @@ struct HostGemms::Impl {
     StepState &s = steps[step];
     s.g = &g;
     s.dtype = model.plan.values[g.c].dtype;
+    s.int8 = g.weightScale != kNone;
     if (!max)
       return;
     const Value &b = model.plan.values[g.b];
@@ -266,7 +361,7 @@ struct HostGemms::Impl {
       if (step.kind != StepKind::Gemm)
         continue;
       const GemmStep &g = step.gemm;
-      for (uint32_t v : {g.a, g.c, g.bias, g.residual})
+      for (uint32_t v : {g.a, g.c, g.bias, g.residual, g.weightScale})
         reads(v);
       if (!steps.at(i).weightB)
         reads(g.b);
@@ -328,13 +423,32 @@ struct HostGemms::Impl {
     return to.data();
   }
 
-  void execute(StepState &s, const Shape &shape, const Layout &layout,
-               const std::vector<void *> &addresses) {
+  /// Whether int8 step `step` finds its A quantized by the step before it:
+  /// that was an int8 step of the same A value and sizes whose C does not
+  /// share A's storage (steps run in order, so A is what it quantized).
+  bool reusesQuantizedA(size_t step, const GemmStep &g, const Shape &shape) {
+    if (quantizedStep < 0 || size_t(quantizedStep) + 1 != step ||
+        quantizedValue != g.a || quantizedShape.m != shape.m ||
+        quantizedShape.k != shape.k || quantizedShape.lda != shape.lda)
+      return false;
+    const Plan &plan = model.plan;
+    const GemmStep &before = plan.steps[size_t(quantizedStep)].gemm;
+    return plan.values[before.c].root != plan.values[g.a].root;
+  }
+
+  void execute(size_t step, StepState &s, const Shape &shape,
+               const Layout &layout, const std::vector<void *> &addresses) {
     const GemmStep &g = *s.g;
     void *a = addresses[g.a], *b = addresses[g.b], *c = addresses[g.c];
     void *bias = g.bias == kNone ? nullptr : addresses[g.bias];
     void *residual = g.residual == kNone ? nullptr : addresses[g.residual];
     std::vector<uint32_t> done;
+    if (s.int8 && shape.k > 0 && !reusesQuantizedA(step, g, shape)) {
+      quantizeRows(static_cast<const float *>(a), shape);
+      quantizedValue = g.a;
+      quantizedShape = shape;
+    }
+    quantizedStep = s.int8 && shape.k > 0 ? int64_t(step) : -1;
     // First: making the primitive may settle s.widen.
     Entry *entry = shape.k == 0 ? nullptr : &entryFor(s, shape);
     const size_t elementBytes = s.widen ? 4 : dtypeBits(s.dtype) / 8;
@@ -365,7 +479,9 @@ struct HostGemms::Impl {
                       static_cast<const uint8_t *>(residual) + at,
                       size_t(shape.n) * elementBytes);
         }
-    if (entry)
+    if (entry && s.int8)
+      runInt8Primitive(s, *entry, b, c, bias);
+    else if (entry)
       runPrimitive(s, *entry, a, b, c, bias);
     else
       epilogueOnly(s, shape, c, bias);
@@ -389,6 +505,24 @@ struct HostGemms::Impl {
       args.emplace(DNNL_ARG_BIAS, memory(e.bias, engine, bias));
     else if (bias) // the first post-op
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                   memory(e.bias, engine, bias));
+    e.primitive.execute(stream, args);
+    stream.wait();
+  }
+
+  void runInt8Primitive(StepState &s, Entry &e, void *b, void *c, void *bias) {
+    std::unordered_map<int, memory> args;
+    args.emplace(DNNL_ARG_SRC, memory(e.a, engine, quantizedA.data()));
+    args.emplace(DNNL_ARG_WEIGHTS,
+                 memory(e.b, engine, e.preparedB ? s.prepared.get() : b));
+    args.emplace(DNNL_ARG_DST, memory(e.c, engine, c));
+    args.emplace(
+        DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+        memory(memory::desc(Dims{1, e.shape.m, 1}, memory::data_type::f32,
+                            memory::format_tag::abc),
+               engine, rowScales.data()));
+    if (bias)
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1,
                    memory(e.bias, engine, bias));
     e.primitive.execute(stream, args);
     stream.wait();
@@ -476,7 +610,7 @@ tsc_status_t HostGemms::run(size_t step, const Layout &layout,
   if (shape.batch == 0 || shape.m == 0 || shape.n == 0)
     return nullptr;
   try {
-    impl_->execute(s, shape, layout, addresses);
+    impl_->execute(step, s, shape, layout, addresses);
   } catch (const dnnl::error &e) {
     return statusf(
         TSC_STATUS_INTERNAL,

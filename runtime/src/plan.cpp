@@ -128,11 +128,15 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       break;
     // Kind 5 (a CUDA launch) is format 1.2's.
     if (kind < uint8_t(tscm::StepKind::Kernel) ||
-        kind > uint8_t(tscm::StepKind::Launch) ||
-        (tscm::StepKind(kind) == tscm::StepKind::Launch && minor < 2))
+        kind > uint8_t(tscm::StepKind::GemmInt8) ||
+        (tscm::StepKind(kind) == tscm::StepKind::Launch && minor < 2) ||
+        (tscm::StepKind(kind) == tscm::StepKind::GemmInt8 && minor < 10))
       return unknown("step kind", kind);
-    // Kind 4 (format 1.1) is a GEMM with a residual.
-    bool residual = tscm::StepKind(kind) == tscm::StepKind::GemmResidual;
+    // Kind 4 (format 1.1) is a GEMM with a residual, kind 6 (1.10) an int8
+    // GEMM with kind 4's fields and then B's scale.
+    bool int8 = tscm::StepKind(kind) == tscm::StepKind::GemmInt8;
+    bool residual =
+        int8 || tscm::StepKind(kind) == tscm::StepKind::GemmResidual;
     s.kind = residual ? StepKind::Gemm : StepKind(kind);
     auto expression = [&](uint32_t e, const char *what) -> tsc_status_t {
       if (r.ok() && e >= exprCount)
@@ -235,10 +239,15 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       g.beta = r.f32("gemm beta");
       if (residual)
         g.residual = r.u32("gemm residual");
+      if (int8)
+        g.weightScale = r.u32("gemm weight scale");
       // Format 1.9: A, B, C, then the bias and the residual it has.
       if (minor >= 9)
-        if (tsc_status_t status = expectations(
-                i, 3 + (g.bias != kNone) + (g.residual != kNone), s))
+        if (tsc_status_t status =
+                expectations(i,
+                             3 + (g.bias != kNone) + (g.residual != kNone) +
+                                 (g.weightScale != kNone),
+                             s))
           return status;
     } else {
       s.source = r.u32("copy source");

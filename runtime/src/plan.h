@@ -53,6 +53,10 @@ struct GemmStep {
   uint32_t batch = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
   uint32_t strideA = 0, strideB = 0, strideC = 0;
   float alpha = 1, beta = 0;
+  /// Format 1.10, step kind 6: an int8 GEMM. A (f32) is quantized per row
+  /// at run time, B is s8 with this f32 scale per output channel (kNone: a
+  /// float GEMM); C = dequantized A·B, then bias, activation and residual.
+  uint32_t weightScale = kNone;
 };
 
 /// Format 1.2, step kind 5: one kernel launch of the CUDA section's module.

@@ -273,6 +273,32 @@ private:
     return nullptr;
   }
 
+  /// An int8 GEMM (1.10): A f32, B s8, B's scale f32, not transposed A.
+  tsc_status_t checkInt8Operands(size_t step, const GemmStep &g) {
+    if (tsc_status_t status = checkOperand(step, "gemm", "B", g.b, false))
+      return status;
+    if (tsc_status_t status =
+            checkOperand(step, "gemm", "B's scale", g.weightScale, false))
+      return status;
+    if (g.a < plan_.values.size() && plan_.values[g.a].dtype != TSC_DTYPE_F32)
+      return corrupt(formatString("step %zu (int8 gemm) A (value %u) is not "
+                                  "f32",
+                                  step, g.a));
+    if (plan_.values[g.b].dtype != TSC_DTYPE_I8)
+      return corrupt(formatString("step %zu (int8 gemm) B (value %u) is not i8",
+                                  step, g.b));
+    if (plan_.values[g.weightScale].dtype != TSC_DTYPE_F32 ||
+        plan_.values[plan_.values[g.weightScale].root].storage !=
+            Storage::Weight)
+      return corrupt(formatString(
+          "step %zu (int8 gemm) B's scale (value %u) is not an f32 weight",
+          step, g.weightScale));
+    if (g.transA || g.alpha != 1.0f)
+      return corrupt(formatString(
+          "step %zu (int8 gemm) has a transposed A or an alpha", step));
+    return nullptr;
+  }
+
   /// "value 7", "value 0 (input 'x')": a value as messages name it.
   std::string describeValue(uint32_t value) const {
     const Value &v = plan_.values[value];
@@ -374,13 +400,16 @@ private:
         break;
       case StepKind::Gemm: {
         const GemmStep &g = s.gemm;
+        bool int8 = g.weightScale != kNone;
         if ((status = checkGemmOperand(i, "A", g.a, false, g.a)) ||
-            (status = checkGemmOperand(i, "B", g.b, false, g.a)) ||
+            (int8 && (status = checkInt8Operands(i, g))) ||
+            (!int8 && (status = checkGemmOperand(i, "B", g.b, false, g.a))) ||
             (status = checkGemmOperand(i, "C", g.c, true, g.a)) ||
             (g.bias != kNone &&
              (status = checkGemmOperand(i, "bias", g.bias, false, g.a))) ||
             (g.residual != kNone &&
-             (status = checkGemmOperand(i, "residual", g.residual, false, g.a))))
+             (status =
+                  checkGemmOperand(i, "residual", g.residual, false, g.a))))
           return status;
         std::vector<std::pair<const char *, uint32_t>> operands{
             {"A", g.a}, {"B", g.b}, {"C", g.c}};
@@ -388,6 +417,8 @@ private:
           operands.push_back({"the bias", g.bias});
         if (g.residual != kNone)
           operands.push_back({"the residual", g.residual});
+        if (int8)
+          operands.push_back({"B's scale", g.weightScale});
         for (size_t k = 0; k < s.expected.size(); ++k)
           if ((status = checkExpected(i, "gemm", operands[k].first,
                                       operands[k].second, s.expected[k])))

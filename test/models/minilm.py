@@ -304,13 +304,11 @@ def check_export(model, path, sizes=((1, 7), (3, 64)), vocab=30522):
     return worst
 
 
-def semantic_check(model):
-    """The loaded weights mean something: a paraphrase is closer than an
-    unrelated sentence. Words are whole vocab.txt entries (no WordPiece)."""
+def sentence_inputs(sentences):
+    """Token ids ([CLS] words [SEP]) and attention mask of `sentences`,
+    padded to the longest. Words are whole vocab.txt entries (no WordPiece)."""
     vocab = {w: i for i, w in enumerate(
         (package_dir() / "vocab.txt").read_text().splitlines())}
-    sentences = ["a cat sits on the mat", "a kitten rests on the rug",
-                 "the stock market fell sharply today"]
     rows = [[vocab["[CLS]"]] + [vocab[w] for w in s.split()] + [vocab["[SEP]"]]
             for s in sentences]
     seq = max(map(len, rows))
@@ -318,7 +316,15 @@ def semantic_check(model):
     mask = np.zeros((len(rows), seq), np.int64)
     for r, row in enumerate(rows):
         ids[r, :len(row)], mask[r, :len(row)] = row, 1
-    e = torch_outputs(model, {"input_ids": ids, "attention_mask": mask})["sentence_embedding"]
+    return {"input_ids": ids, "attention_mask": mask}
+
+
+def semantic_check(model):
+    """The loaded weights mean something: a paraphrase is closer than an
+    unrelated sentence."""
+    inputs = sentence_inputs(["a cat sits on the mat", "a kitten rests on the rug",
+                              "the stock market fell sharply today"])
+    e = torch_outputs(model, inputs)["sentence_embedding"]
     near, far = float(e[0] @ e[1]), float(e[0] @ e[2])
     if not (np.allclose(np.linalg.norm(e, axis=1), 1, atol=1e-5) and near > far + 0.2):
         raise ValueError(f"embeddings look wrong: cos(paraphrase) {near:.3f}, "

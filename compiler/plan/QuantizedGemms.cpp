@@ -1,0 +1,128 @@
+//===- QuantizedGemms.cpp - linear ops in int8 form, as int8 GEMM steps ---===//
+//
+// tsc-quantize-dynamic-int8 leaves each quantized GEMM as a tsc.linear on
+// dequantized operands (docs/quantization.md). The plan runs such a linear
+// as one int8 GEMM step, which quantizes the activation per row, multiplies
+// s8 by s8 into s32 and dequantizes in its epilogue: the ops computing the
+// scale and the (de)quantized operands become part of the step. Anything
+// else (another scale formula, a quantized value read elsewhere) stays the
+// ops the IR has, which the generated kernels compute exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/plan/Planning.h"
+
+#include "dialects/tsc/IR/TscOps.h"
+#include "passes/transforms/DynamicInt8.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+using namespace mlir::tsc::plan;
+
+namespace {
+
+/// Whether `v` is a constant whose every element is `value` (f32).
+bool isSplat(Value v, float value) {
+  DenseElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)) || !attr.isSplat() ||
+      !attr.getElementType().isF32())
+    return false;
+  return attr.getSplatValue<APFloat>().convertToFloat() == value;
+}
+
+/// Whether `scale` is `max(max|x| / 127, FLT_MIN)` over the last dim of `x`
+/// (kept), appending its ops to `ops`.
+bool isRowScale(Value scale, Value x, SmallVectorImpl<Operation *> &ops) {
+  auto max = scale.getDefiningOp<MaxOp>();
+  if (!max || !isSplat(max.getRhs(), kMinInt8Scale))
+    return false;
+  auto div = max.getLhs().getDefiningOp<DivOp>();
+  if (!div || !isSplat(div.getRhs(), kInt8Max))
+    return false;
+  auto reduce = div.getLhs().getDefiningOp<ReduceMaxOp>();
+  int64_t last = cast<RankedTensorType>(x.getType()).getRank() - 1;
+  if (!reduce || !reduce.getKeepdim() ||
+      reduce.getDims() != ArrayRef<int64_t>{last})
+    return false;
+  auto abs = reduce.getInput().getDefiningOp<AbsOp>();
+  if (!abs || abs.getInput() != x)
+    return false;
+  ops.append({abs, reduce, div, max});
+  return true;
+}
+
+/// Whether a (de)quantization is symmetric (no zero point) per row of the
+/// last dim: axis = rank - 1, one group of the whole row.
+template <typename OpT> bool isPerRow(OpT op, RankedTensorType data) {
+  int64_t last = data.getRank() - 1;
+  return !op.getZeroPoint() && op.getAxis() == uint64_t(last) &&
+         !ShapedType::isDynamic(data.getShape().back()) &&
+         op.getGroupSize() == uint64_t(data.getShape().back());
+}
+
+/// `linear` in dynamic int8 form, or nothing.
+std::optional<planner::DynamicInt8Gemm> match(LinearOp linear) {
+  planner::DynamicInt8Gemm g;
+  auto xd = linear.getInput().getDefiningOp<DequantizeOp>();
+  if (!xd || !xd.getInput().getType().getElementType().isInteger(8) ||
+      !isPerRow(xd, xd.getInput().getType()))
+    return std::nullopt;
+  auto xq = xd.getInput().getDefiningOp<QuantizeOp>();
+  if (!xq || xq.getScale() != xd.getScale() ||
+      !xq.getType().getElementType().isSignlessInteger(8) ||
+      !isPerRow(xq, xq.getInput().getType()) ||
+      !xq.getInput().getType().getElementType().isF32() ||
+      !isRowScale(xq.getScale(), xq.getInput(), g.absorbed))
+    return std::nullopt;
+  auto wd = linear.getWeight().getDefiningOp<DequantizeOp>();
+  if (!wd || wd.getZeroPoint() || wd.getGroupSize() ||
+      wd.getAxis() != uint64_t(linear.getOutputFeaturesDim()) ||
+      !wd.getInput().getDefiningOp<ConstantOp>() ||
+      !wd.getScale().getDefiningOp<ConstantOp>() ||
+      !wd.getInput().getType().getElementType().isSignlessInteger(8) ||
+      !wd.getScale().getType().getElementType().isF32())
+    return std::nullopt;
+  g.input = xq.getInput();
+  g.weight = wd.getInput();
+  g.scale = wd.getScale();
+  g.absorbed.append({xq, xd, wd});
+  return g;
+}
+
+} // namespace
+
+DenseMap<Operation *, planner::DynamicInt8Gemm>
+planner::findDynamicInt8Gemms(func::FuncOp func) {
+  DenseMap<Operation *, DynamicInt8Gemm> gemms;
+  func.walk([&](LinearOp linear) {
+    if (std::optional<DynamicInt8Gemm> g = match(linear))
+      gemms[linear] = std::move(*g);
+  });
+  // An absorbed op whose result something else reads (a quantized tensor
+  // returned, a scale used twice) keeps the ops of every GEMM sharing it.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    DenseSet<Operation *> absorbed;
+    for (auto &entry : gemms)
+      absorbed.insert(entry.second.absorbed.begin(),
+                      entry.second.absorbed.end());
+    auto inside = [&](Operation *user) {
+      return absorbed.contains(user) || gemms.count(user) ||
+             isa<BindShapeOp>(user);
+    };
+    SmallVector<Operation *> dropped;
+    for (auto &entry : gemms)
+      for (Operation *op : entry.second.absorbed)
+        if (!llvm::all_of(op->getUsers(), inside)) {
+          dropped.push_back(entry.first);
+          break;
+        }
+    for (Operation *op : dropped)
+      gemms.erase(op);
+    changed = !dropped.empty();
+  }
+  return gemms;
+}
