@@ -64,15 +64,8 @@ FailureOr<Value> sourceIndices(ForeignNode &node, Value src, int64_t n,
     FailureOr<Value> offset = node.create<SubOp>({*folded, c(n - 1)});
     if (failed(offset))
       return failure();
-    // |offset| as max(offset, -offset): the CUDA target has no lowering of
-    // an integer abs (math.absi).
-    FailureOr<Value> negated = node.create<SubOp>({c(0), *offset});
-    if (failed(negated))
-      return failure();
-    FailureOr<Value> distance = node.create<MaxOp>({*offset, *negated});
-    if (failed(distance))
-      return failure();
-    return node.create<SubOp>({c(n - 1), *distance});
+    Value distance = AbsOp::create(node.getRewriter(), node.getLoc(), *offset);
+    return node.create<SubOp>({c(n - 1), distance});
   }
   }
   llvm_unreachable("unknown pad mode");
