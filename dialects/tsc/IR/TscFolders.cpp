@@ -28,6 +28,8 @@ namespace {
 #include "dialects/tsc/IR/TscCanonicalize.inc"
 } // namespace
 
+static bool isDimOf(Value size, Value tensor, int64_t d);
+
 namespace {
 
 /// 1 / x -> reciprocal(x), for a splat 1 that does not widen x.
@@ -61,11 +63,42 @@ struct EraseDeadBinding : OpRewritePattern<BindShapeOp> {
   }
 };
 
+/// A broadcasting op reads expand(x) as x when another of its operands has
+/// the expand's shape: the result broadcasts to it either way, and the
+/// expand need not be written (T5's bucketing takes the minimum with
+/// full_like(x, buckets - 1)).
+struct ReadExpandThroughBroadcast : OpRewritePattern<ExpandOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ExpandOp op,
+                                PatternRewriter &rw) const override {
+    RankedTensorType type = op.getType();
+    auto hasExpandedShape = [&](Value other) {
+      return other != op.getResult() && other.getType() == type &&
+             llvm::all_of(
+                 llvm::seq<int64_t>(0, type.getRank()), [&](int64_t d) {
+                   return !type.isDynamicDim(d) ||
+                          isDimOf(op.getShape()[type.getDynamicDimIndex(d)],
+                                  other, d);
+                 });
+    };
+    bool changed = false;
+    for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+      Operation *user = use.getOwner();
+      if (!user->hasTrait<OpTrait::tsc::Broadcasting>() ||
+          !llvm::any_of(user->getOperands(), hasExpandedShape))
+        continue;
+      rw.modifyOpInPlace(user, [&] { use.set(op.getInput()); });
+      changed = true;
+    }
+    return success(changed);
+  }
+};
+
 } // namespace
 
 void TscDialect::getCanonicalizationPatterns(RewritePatternSet &results) const {
   populateWithGenerated(results);
-  results.add<DivideOneToReciprocal>(getContext());
+  results.add<DivideOneToReciprocal, ReadExpandThroughBroadcast>(getContext());
   populateLayoutCanonicalizations(results);
 }
 
@@ -479,7 +512,14 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType() && getType().hasStaticShape())
+  // An expand to the shape its input has already (transformers' mask
+  // functions expand a mask built at [B, 1, S, S] to [B, 1, S, S]).
+  RankedTensorType type = getType();
+  if (getInput().getType() == type &&
+      llvm::all_of(llvm::seq<int64_t>(0, type.getRank()), [&](int64_t d) {
+        return !type.isDynamicDim(d) ||
+               isDimOf(getShape()[type.getDynamicDimIndex(d)], getInput(), d);
+      }))
     return getInput();
   if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
     if (getType().hasStaticShape())

@@ -10,8 +10,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/tsc/IR/TscLayoutCanonicalize.h"
+#include "dialects/tsc/IR/ConstantData.h"
 #include "dialects/tsc/IR/TscOps.h"
 
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -220,10 +222,98 @@ struct FoldTransposedGatherNdToSlice : OpRewritePattern<TransposeOp> {
   }
 };
 
+/// The bytes of the constant `attr` (of static `type`) transposed by `perm`;
+/// nullopt where getConstantBytes has none.
+std::optional<std::vector<char>>
+transposeBytes(Attribute attr, RankedTensorType type, ArrayRef<int64_t> perm) {
+  std::optional<std::vector<char>> bytes = getConstantBytes(attr);
+  if (!bytes || type.getNumElements() == 0)
+    return std::nullopt;
+  int64_t rank = type.getRank();
+  size_t element = bytes->size() / type.getNumElements();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  std::vector<char> out(bytes->size());
+  SmallVector<int64_t> index(rank, 0); // of the result, row-major
+  for (int64_t i = 0, n = type.getNumElements(); i < n; ++i) {
+    int64_t from = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      from += index[d] * strides[perm[d]];
+    std::copy_n(bytes->begin() + from * element, element,
+                out.begin() + i * element);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < type.getDimSize(perm[d]))
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+/// transpose(gather(table, indices)) -> gather(table', indices) when the
+/// table is a constant and the transpose keeps the indices' dims together
+/// and in order: table' is the table transposed at compile time, so the
+/// transpose costs nothing at run time. T5's relative position bias looks
+/// up [S, S, H] from its [buckets, H] table and transposes it to [H, S, S].
+struct GatherConstantInTransposedLayout : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rw) const override {
+    auto gather = op.getInput().getDefiningOp<GatherOp>();
+    Attribute table;
+    if (!gather || !onlyUsedBy(gather.getResult(), op) ||
+        !matchPattern(gather.getData(), m_Constant(&table)))
+      return failure();
+    auto dataType = cast<RankedTensorType>(gather.getData().getType());
+    auto axis = static_cast<int64_t>(gather.getAxis());
+    int64_t count =
+        cast<RankedTensorType>(gather.getIndices().getType()).getRank();
+    ArrayRef<int64_t> perm = op.getPerm();
+    // Where the indices' dims start in the result, and the table's dims in
+    // the result's order (the indices' dims as the one dim they replace).
+    auto first = llvm::find(perm, axis);
+    if (!dataType.hasStaticShape() || count == 0 ||
+        perm.end() - first < count ||
+        !llvm::equal(ArrayRef(first, count), llvm::seq(axis, axis + count)))
+      return failure();
+    SmallVector<int64_t> dataPerm;
+    for (int64_t p : perm) {
+      if (p < axis)
+        dataPerm.push_back(p);
+      else if (p == axis)
+        dataPerm.push_back(axis);
+      else if (p >= axis + count)
+        dataPerm.push_back(p - count + 1);
+    }
+    if (isIdentity(dataPerm))
+      return failure();
+    SmallVector<int64_t> shape;
+    for (int64_t p : dataPerm)
+      shape.push_back(dataType.getDimSize(p));
+    auto transposedType =
+        RankedTensorType::get(shape, dataType.getElementType());
+    std::optional<std::vector<char>> bytes =
+        transposeBytes(table, dataType, dataPerm);
+    if (!bytes)
+      return failure();
+    std::string name = "transposed";
+    if (auto resource = dyn_cast<DenseResourceElementsAttr>(table))
+      name = (resource.getRawHandle().getKey() + "_transposed").str();
+    Value data = ConstantOp::create(
+        rw, gather.getLoc(), transposedType,
+        cast<ElementsAttr>(getConstantFromBytes(transposedType, *bytes, name)));
+    rw.replaceOpWithNewOp<GatherOp>(op, op.getType(), data, gather.getIndices(),
+                                    rw.getI64IntegerAttr(first - perm.begin()));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tsc::populateLayoutCanonicalizations(RewritePatternSet &patterns) {
   patterns.add<CancelTransposesAroundUnary, FoldTransposesAroundReshape,
-               ReshapeOfUnitDimTranspose, FoldTransposedGatherNdToSlice>(
-      patterns.getContext());
+               ReshapeOfUnitDimTranspose, FoldTransposedGatherNdToSlice,
+               GatherConstantInTransposedLayout>(patterns.getContext());
 }

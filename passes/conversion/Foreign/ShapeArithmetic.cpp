@@ -302,8 +302,9 @@ struct WhereOfElements : OpRewritePattern<WhereOp> {
   }
 };
 
-/// Whether `value` is a size: a symbol, a dim, or sums and products of sizes
-/// and non-negative constants (through index/i64 casts).
+/// Whether `value` is a size: a symbol, a dim, or sums, products, quotients
+/// and remainders of sizes and non-negative constants (through index/i64
+/// casts).
 bool isSize(Value value, int depth = 0) {
   if (depth > 8)
     return false;
@@ -319,7 +320,12 @@ bool isSize(Value value, int depth = 0) {
   if (matchPattern(value, m_Constant(&constant)))
     return constant.getInt() >= 0;
   Operation *op = value.getDefiningOp();
-  if (isa_and_nonnull<arith::AddIOp, arith::MulIOp>(op))
+  // A quotient or remainder of two non-negative values is non-negative
+  // (exporters divide an element count by the other dims for a reshape's
+  // -1, then test the quotient against -1 for an expand).
+  if (isa_and_nonnull<arith::AddIOp, arith::MulIOp, arith::DivUIOp,
+                      arith::DivSIOp, arith::FloorDivSIOp, arith::CeilDivUIOp,
+                      arith::CeilDivSIOp, arith::RemUIOp, arith::RemSIOp>(op))
     return isSize(op->getOperand(0), depth + 1) &&
            isSize(op->getOperand(1), depth + 1);
   return false;

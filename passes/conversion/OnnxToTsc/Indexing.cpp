@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/conversion/Foreign/Builders.h"
+#include "passes/conversion/Foreign/IndexMath.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
 #include "mlir/IR/Matchers.h"
@@ -542,6 +543,84 @@ FailureOr<Value> padValue(ForeignNode &node, Type element) {
   return node.reshape(*value, {});
 }
 
+/// Pad-11 and later with pads or axes that the model gives at run time.
+FailureOr<Value> padAtRuntime(ForeignNode &node, TypedValue<RankedTensorType> x,
+                              PadMode mode, Value value) {
+  RankedTensorType type = x.getType();
+  int64_t rank = type.getRank();
+  if (!type.hasStaticShape())
+    return node.fail("pads given at run time need a data input of static "
+                     "shape");
+  IndexMath im{node.getRewriter(), node.getLoc()};
+  // Outside constant mode a negative pad would crop, and implementations
+  // disagree on the border of a cropped input: the run refuses one.
+  int64_t least = 0;
+  if (mode == PadMode::constant)
+    for (int64_t n : type.getShape())
+      least = std::min(least, -n);
+  SmallVector<Value> pads;
+  if (node.isRuntimeInts(1)) {
+    FailureOr<SmallVector<Value>> read =
+        node.runtimeInts(1, least, runtimePadBound(type));
+    if (failed(read))
+      return failure();
+    pads = *read;
+  } else {
+    FailureOr<SmallVector<int64_t>> list = constantList(node, 1);
+    if (failed(list))
+      return failure();
+    for (int64_t p : *list)
+      pads.push_back(im.c(p));
+  }
+  int64_t n = pads.size() / 2;
+  SmallVector<Value> low(rank), high(rank);
+  Value valid;
+  if (node.getVersion() >= 18 && node.hasInput(3) && node.isRuntimeInts(3)) {
+    FailureOr<SmallVector<Value>> axes = node.runtimeInts(3, -rank, rank - 1);
+    if (failed(axes))
+      return failure();
+    if (pads.size() != 2 * axes->size())
+      return node.fail("pads has " + Twine(pads.size()) + " entries for " +
+                       Twine(axes->size()) + " axes");
+    // Dim d's pads are those of the axis naming it, 0 if none does.
+    SmallVector<Value> flags(rank);
+    node.markAxes(*axes, flags, valid);
+    for (int64_t d = 0; d < rank; ++d) {
+      low[d] = high[d] = im.c(0);
+      for (auto [i, axis] : llvm::enumerate(*axes)) {
+        Value names = im.eq(im.normalizeAxis(axis, rank), im.c(d));
+        low[d] = im.add(low[d], im.select(names, pads[i], im.c(0)));
+        high[d] = im.add(high[d], im.select(names, pads[n + i], im.c(0)));
+      }
+    }
+    return buildPadAtRuntime(node, x, low, high, mode, value, valid,
+                             "pads that do not fit the data, or an axis "
+                             "listed twice");
+  }
+  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  if (node.getVersion() >= 18 && node.hasInput(3)) {
+    FailureOr<SmallVector<int64_t>> list = constantList(node, 3);
+    if (failed(list))
+      return failure();
+    FailureOr<SmallVector<int64_t>> sorted = node.axes(*list, rank);
+    if (failed(sorted))
+      return failure();
+    axes.clear();
+    for (int64_t a : *list)
+      axes.push_back(*node.axis(a, rank));
+  }
+  if (static_cast<int64_t>(pads.size()) !=
+      2 * static_cast<int64_t>(axes.size()))
+    return node.fail("pads has " + Twine(pads.size()) + " entries for " +
+                     Twine(axes.size()) + " axes");
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    low[axis] = pads[i];
+    high[axis] = pads[n + i];
+  }
+  return buildPadAtRuntime(node, x, low, high, mode, value, Value(),
+                           "pads that crop more than the data holds");
+}
+
 FailureOr<Values> convertPad(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
@@ -564,6 +643,13 @@ FailureOr<Values> convertPad(ForeignNode &node) {
     float fill = node.getFloat("value", 0.0f);
     if (fill != 0.0f)
       value = node.scalar(type.getElementType(), fill);
+  } else if (node.isRuntimeInts(1) ||
+             (node.getVersion() >= 18 && node.hasInput(3) &&
+              node.isRuntimeInts(3))) {
+    FailureOr<Value> given = padValue(node, type.getElementType());
+    if (failed(given))
+      return failure();
+    return results(padAtRuntime(node, *x, *mode, *given));
   } else {
     FailureOr<SmallVector<int64_t>> list = constantList(node, 1);
     FailureOr<Value> given = padValue(node, type.getElementType());
@@ -599,12 +685,59 @@ FailureOr<Values> convertPad(ForeignNode &node) {
   return results(pad(node, *x, low, high, *mode, value));
 }
 
+/// CenterCropPad to a target shape the model gives at run time: the same
+/// windows as below, from the target's symbols.
+FailureOr<Value> centerCropPadAtRuntime(ForeignNode &node,
+                                        TypedValue<RankedTensorType> x) {
+  RankedTensorType type = x.getType();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> axes = node.getInts("axes").value_or(
+      llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+  if (!type.hasStaticShape())
+    return node.fail("a target shape given at run time needs a data input "
+                     "of static shape");
+  // The target is at most the input padded by the run-time pad bound.
+  int64_t most = 0;
+  for (int64_t n : type.getShape())
+    most = std::max(most, n + 2 * runtimePadBound(type));
+  FailureOr<SmallVector<Value>> shape = node.runtimeInts(1, 0, most);
+  if (failed(shape))
+    return failure();
+  if (axes.size() != shape->size())
+    return node.fail("shape has " + Twine(shape->size()) + " entries for " +
+                     Twine(axes.size()) + " axes");
+  IndexMath im{node.getRewriter(), node.getLoc()};
+  SmallVector<Value> low(rank), high(rank);
+  for (auto [a, target] : llvm::zip_equal(axes, *shape)) {
+    FailureOr<int64_t> axis = node.axis(a, rank);
+    if (failed(axis))
+      return failure();
+    if (low[*axis])
+      return node.fail("axis " + Twine(a) + " is listed twice");
+    Value size = im.c(type.getDimSize(*axis));
+    // A crop starts at floor((size - target) / 2); a pad puts the smaller
+    // half first.
+    Value extra = im.sub(target, size);
+    low[*axis] =
+        im.select(im.lt(target, size),
+                  im.sub(im.c(0), im.div(im.sub(size, target), im.c(2))),
+                  im.div(extra, im.c(2)));
+    high[*axis] = im.sub(extra, low[*axis]);
+  }
+  return buildPadAtRuntime(node, x, low, high, PadMode::constant, Value(),
+                           Value(), "a negative target size");
+}
+
 /// CenterCropPad: each listed dim cropped around its center or padded with
 /// zeros on both sides (the odd element on the high side) to its target.
 FailureOr<Values> convertCenterCropPad(ForeignNode &node) {
   auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  if (node.isRuntimeInts(1))
+    return results(centerCropPadAtRuntime(node, *x));
   FailureOr<SmallVector<int64_t>> shape = constantList(node, 1);
-  if (failed(x) || failed(shape))
+  if (failed(shape))
     return failure();
   RankedTensorType type = x->getType();
   int64_t rank = type.getRank();

@@ -89,6 +89,26 @@ void populateMachineLearningConverters(ForeignConverters &converters);
 /// populateConvolutionConverters).
 void populateSamplingConverters(ForeignConverters &converters);
 
+/// The most elements a Pad given its pads at run time may produce, at the
+/// pads' maxima: 2^22 (16 MiB of f32).
+constexpr int64_t kRuntimePadElements = int64_t(1) << 22;
+/// The largest pad p, at most kDefaultValueMax, for which `type` (static)
+/// padded by p at both ends of every dim holds at most kRuntimePadElements
+/// elements: the bound of pads read at run time.
+int64_t runtimePadBound(RankedTensorType type);
+
+/// `x` (of static shape) with `low[d]`/`high[d]` elements (index values known
+/// at run time; null for a dim left as it is; negative ones crop) added at
+/// the ends of each dim as `mode` fills them, constant mode with the 0-d
+/// `value` (null: zero). Each such dim of the result is a symbol defined
+/// from the pads; where `valid` (an i1, may be null) is false or a dim would
+/// be negative it is -1, which the run refuses naming `why`.
+FailureOr<Value> buildPadAtRuntime(ForeignNode &node,
+                                   TypedValue<RankedTensorType> x,
+                                   ArrayRef<Value> low, ArrayRef<Value> high,
+                                   PadMode mode, Value value, Value valid,
+                                   StringRef why);
+
 } // namespace mlir::tsc::fromonnx
 
 #endif // TSC_PASSES_CONVERSION_ONNXTOTSC_ONNXTOTSC_H

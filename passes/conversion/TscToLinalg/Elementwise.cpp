@@ -108,7 +108,12 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x,
           return math::AbsFOp::create(b, loc, x);
         if (isUnsigned(original))
           return x;
-        return math::AbsIOp::create(b, loc, x);
+        // max(x, -x) rather than math.absi, which the CUDA target's NVVM
+        // lowering leaves unconverted (T5's and DeBERTa-v2's relative
+        // position buckets); both give INT_MIN for INT_MIN.
+        Value negated =
+            arith::SubIOp::create(b, loc, scalarConstant(b, loc, type, 0), x);
+        return arith::MaxSIOp::create(b, loc, x, negated);
       })
       .Case([&](ExpOp) -> Value { return math::ExpOp::create(b, loc, x); })
       .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, x); })

@@ -115,3 +115,19 @@ func.func @bitcast(%x: tensor<4xf32>, %b: tensor<4xi1>, %f: tensor<4xf8E4M3FN>)
   %t = tsc.bitcast %f : tensor<4xf8E4M3FN> to tensor<4xi1>
   return %i, %u, %t : tensor<4xui32>, tensor<4xui8>, tensor<4xi1>
 }
+
+// -----
+
+// An integer abs is max(x, 0 - x): the CUDA target's NVVM lowering has no
+// math.absi.
+// CHECK-LABEL: func.func @abs_integer
+// CHECK:         %[[ZERO:.+]] = arith.constant 0 : i64
+// CHECK:           ^bb0(%[[X:.+]]: i64, %{{.+}}: i64):
+// CHECK:             %[[NEG:.+]] = arith.subi %[[ZERO]], %[[X]] : i64
+// CHECK:             %[[ABS:.+]] = arith.maxsi %[[X]], %[[NEG]] : i64
+// CHECK:             linalg.yield %[[ABS]] : i64
+// CHECK-NOT:     math.absi
+func.func @abs_integer(%x: tensor<4xi64>) -> tensor<4xi64> {
+  %y = tsc.abs %x : tensor<4xi64>
+  return %y : tensor<4xi64>
+}

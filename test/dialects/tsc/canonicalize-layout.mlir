@@ -137,3 +137,35 @@ func.func @keeps_other_gather_nd_transposes(%x: tensor<2x3x4xf32>) -> (tensor<2x
   %r2 = tsc.transpose %g2 perm = [1, 0] : (tensor<1x3xf32>) -> tensor<3x1xf32>
   return %r, %r2 : tensor<2x1x3xf32>, tensor<3x1xf32>
 }
+
+// -----
+
+// T5's relative position bias: the [S, S, H] lookup transposed to [H, S, S]
+// is a lookup along dim 1 of the table transposed at compile time.
+// CHECK-LABEL: func.func @gathers_from_transposed_constant
+// CHECK-SAME:    (%[[I:.+]]: tensor<?x?xi64>)
+// CHECK:         %[[T:.+]] = tsc.constant dense<{{\[}}[0.000000e+00, 2.000000e+00, 4.000000e+00], [1.000000e+00, 3.000000e+00, 5.000000e+00]]> : tensor<2x3xf32>
+// CHECK-NOT:     tsc.transpose
+// CHECK:         %[[G:.+]] = tsc.gather %[[T]][%[[I]]] axis = 1 : (tensor<2x3xf32>, tensor<?x?xi64>) -> tensor<2x?x?xf32>
+// CHECK:         return %[[G]]
+func.func @gathers_from_transposed_constant(%i: tensor<?x?xi64>) -> tensor<2x?x?xf32> {
+  %table = tsc.constant dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]> : tensor<3x2xf32>
+  %g = tsc.gather %table[%i] axis = 0 : (tensor<3x2xf32>, tensor<?x?xi64>) -> tensor<?x?x2xf32>
+  %t = tsc.transpose %g perm = [2, 0, 1] : (tensor<?x?x2xf32>) -> tensor<2x?x?xf32>
+  return %t : tensor<2x?x?xf32>
+}
+
+// -----
+
+// A transpose that swaps the indices' dims is not a lookup of another
+// layout, and one of a run-time table would move the table: both stay.
+// CHECK-LABEL: func.func @keeps_other_gather_transposes
+// CHECK-COUNT-2: tsc.transpose
+func.func @keeps_other_gather_transposes(%i: tensor<?x?xi64>, %x: tensor<3x2xf32>) -> (tensor<?x?x2xf32>, tensor<2x?x?xf32>) {
+  %table = tsc.constant dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]> : tensor<3x2xf32>
+  %g = tsc.gather %table[%i] axis = 0 : (tensor<3x2xf32>, tensor<?x?xi64>) -> tensor<?x?x2xf32>
+  %t = tsc.transpose %g perm = [1, 0, 2] : (tensor<?x?x2xf32>) -> tensor<?x?x2xf32>
+  %h = tsc.gather %x[%i] axis = 0 : (tensor<3x2xf32>, tensor<?x?xi64>) -> tensor<?x?x2xf32>
+  %u = tsc.transpose %h perm = [2, 0, 1] : (tensor<?x?x2xf32>) -> tensor<2x?x?xf32>
+  return %t, %u : tensor<?x?x2xf32>, tensor<2x?x?xf32>
+}
