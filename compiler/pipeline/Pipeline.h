@@ -20,6 +20,9 @@ enum class Phase {
   Import,
   /// Canonical tsc graph: folded shape arithmetic, every dynamic dim bound.
   Graph,
+  /// Attention heads and FFN neurons removed, weights sparsified, as
+  /// `--prune` asks (docs/pruning.md).
+  Prune,
   /// Decomposed norms and activations recognised as single ops.
   Fuse,
   /// The plan's kernels lowered to linalg on tensors (driver only: the
@@ -40,7 +43,17 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       llvm::cl::values(
           clEnumValN(Phase::Import, "import", "stop after import"),
           clEnumValN(Phase::Graph, "graph", "stop after the graph phase"),
+          clEnumValN(Phase::Prune, "prune", "stop after the prune phase"),
           clEnumValN(Phase::Fuse, "fuse", "stop after the fuse phase"))};
+  ListOption<std::string> prune{
+      *this, "prune",
+      llvm::cl::desc("Pruning specs (heads=R[:global], ffn=R[:global], "
+                     "magnitude=R, 2:4; docs/pruning.md)")};
+  Option<bool> detectPruned{
+      *this, "detect-pruned",
+      llvm::cl::desc("Record weights that arrive pruned (zero rows and "
+                     "columns, 2:4 patterns) for the report"),
+      llvm::cl::init(false)};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Run the fuse phase's passes (off: the "
                                    "graph as it is, for comparison)"),
