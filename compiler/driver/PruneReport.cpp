@@ -63,7 +63,9 @@ void tsc::printPruneReport(ModuleOp module, llvm::raw_ostream &os) {
     StringRef status = getString(record, "status");
     os << "  " << kind << " " << getString(record, "layer") << ": ";
     if (status == "refused") {
-      os << "refused: " << getString(record, "reason") << "\n";
+      StringRef reason = getString(record, "reason");
+      os << "refused: " << (reason.empty() ? getString(record, "note") : reason)
+         << "\n";
       continue;
     }
     if (kind == "detected") {

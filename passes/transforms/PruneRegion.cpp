@@ -6,6 +6,7 @@
 #include "passes/transforms/PruneRecord.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
@@ -85,11 +86,21 @@ ConstantOp prune::gatherConstant(OpBuilder &builder, ConstantOp constant,
   SmallVector<int64_t> shape(type.getShape());
   shape[axis] = static_cast<int64_t>(indices.size());
   auto newType = type.clone(shape);
-  std::string name = getWeightName(constant.getValue()).str();
-  Attribute value = getConstantFromBytes(
-      newType, out, name.empty() ? "pruned" : name + ".pruned");
-  return ConstantOp::create(builder, constant.getLoc(), newType,
-                            cast<ElementsAttr>(value));
+  return ConstantOp::create(
+      builder, constant.getLoc(), newType,
+      makePrunedWeight(newType, out, constant.getValue()));
+}
+
+ElementsAttr prune::makePrunedWeight(RankedTensorType type,
+                                     ArrayRef<char> bytes, Attribute original) {
+  StringRef name = getWeightName(original);
+  if (name.empty())
+    return cast<ElementsAttr>(getConstantFromBytes(type, bytes, "pruned"));
+  // A weight stays a named blob, whatever its size: the report and the
+  // printed IR name it after the model's weight.
+  return DenseResourceElementsAttr::get(
+      type, (name + ".pruned").str(),
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, 64));
 }
 
 std::optional<std::vector<float>> prune::readFloats(ConstantOp constant) {

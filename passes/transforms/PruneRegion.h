@@ -105,6 +105,11 @@ SmallVector<int64_t> expandGroups(ArrayRef<int64_t> kept, int64_t unit);
 ConstantOp gatherConstant(OpBuilder &builder, ConstantOp constant, int64_t axis,
                           ArrayRef<int64_t> indices);
 
+/// A constant of `type` holding `bytes` that replaces weight `original`: a
+/// blob named after it (`NAME.pruned`), or a literal for a literal.
+ElementsAttr makePrunedWeight(RankedTensorType type, ArrayRef<char> bytes,
+                              Attribute original);
+
 /// The f32 elements of a constant (nullopt for other types or no data).
 std::optional<std::vector<float>> readFloats(ConstantOp constant);
 

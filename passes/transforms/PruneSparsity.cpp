@@ -85,11 +85,9 @@ void replaceWeight(Weight &w) {
   OpBuilder builder(w.constant);
   ArrayRef<char> bytes(reinterpret_cast<const char *>(w.data.data()),
                        w.data.size() * sizeof(float));
-  std::string name = w.getName().str();
-  Attribute value = getConstantFromBytes(
-      type, bytes, name.empty() ? "pruned" : name + ".pruned");
-  auto replacement = ConstantOp::create(builder, w.constant.getLoc(), type,
-                                        cast<ElementsAttr>(value));
+  auto replacement =
+      ConstantOp::create(builder, w.constant.getLoc(), type,
+                         makePrunedWeight(type, bytes, w.constant.getValue()));
   w.constant->replaceAllUsesWith(replacement);
   w.constant->erase();
   w.constant = replacement;
@@ -98,10 +96,13 @@ void replaceWeight(Weight &w) {
 int64_t countZeros(ArrayRef<float> data) { return llvm::count(data, 0.0f); }
 
 /// The record of one weight a sparsity pass changed.
-DictionaryAttr weightRecord(Builder &b, StringRef kind, StringRef name,
-                            int64_t count, int64_t zeros, StringRef status,
-                            StringRef note) {
+DictionaryAttr weightRecord(Builder &b, StringRef kind, Weight &w,
+                            StringRef status, StringRef note) {
+  StringRef name = w.getName();
+  auto count = static_cast<int64_t>(w.data.size());
+  int64_t zeros = countZeros(w.data);
   return b.getDictionaryAttr({
+      b.getNamedAttr("k_axis", b.getI64IntegerAttr(w.kn ? 0 : 1)),
       b.getNamedAttr("kind", b.getStringAttr(kind)),
       b.getNamedAttr("layer", b.getStringAttr(name)),
       b.getNamedAttr("status", b.getStringAttr(status)),
@@ -161,8 +162,7 @@ struct PruneMagnitudePass
         w.data[*next - start] = 0.0f;
       start += size;
       appendPruneRecord(module,
-                        weightRecord(b, "magnitude", w.getName(), size,
-                                     countZeros(w.data), "pruned", kDenseNote));
+                        weightRecord(b, "magnitude", w, "pruned", kDenseNote));
       replaceWeight(w);
     }
   }
@@ -176,11 +176,9 @@ struct PruneSemiStructuredPass
     ModuleOp module = getOperation();
     Builder b(module.getContext());
     for (Weight &w : collectWeights(module)) {
-      auto size = static_cast<int64_t>(w.data.size());
       if (w.getK() % 4 != 0) {
         appendPruneRecord(module,
-                          weightRecord(b, "2:4", w.getName(), size,
-                                       countZeros(w.data), "refused",
+                          weightRecord(b, "2:4", w, "refused",
                                        "K is not a multiple of 4: left dense"));
         continue;
       }
@@ -194,8 +192,7 @@ struct PruneSemiStructuredPass
         w.data[order[3]] = 0.0f;
       });
       appendPruneRecord(module,
-                        weightRecord(b, "2:4", w.getName(), size,
-                                     countZeros(w.data), "pruned",
+                        weightRecord(b, "2:4", w, "pruned",
                                      "2:4 along K; runs dense on the host (no "
                                      "sparse CPU kernel)"));
       replaceWeight(w);
