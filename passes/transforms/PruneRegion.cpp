@@ -296,6 +296,26 @@ LogicalResult PruneRegion::propagate(Operation *op) {
         return setResult(reshape, {*j, in.unit * from[*j + 1]});
       return refuse(op, "merges the groups into an outer dim");
     }
+    // Otherwise (exporters that flatten [B, S] around 2-D GEMMs split or
+    // merge several dims at once): when the dims after the groups' axis are
+    // static, the output axis b whose suffix holds as many elements as the
+    // input's suffix from the groups' axis carries them.
+    int64_t inner = 1;
+    for (int64_t d = in.axis + 1; d < static_cast<int64_t>(from.size()); ++d)
+      inner =
+          ShapedType::isDynamic(from[d]) || inner < 0 ? -1 : inner * from[d];
+    if (inner > 0) {
+      int64_t target = groups * in.unit * inner, suffix = 1;
+      for (int64_t b = static_cast<int64_t>(to.size()) - 1;
+           b >= 0 && !ShapedType::isDynamic(to[b]) && suffix < target; --b) {
+        if (suffix * to[b] == target) {
+          if ((in.unit * inner) % suffix != 0)
+            return refuse(op, "splits the groups");
+          return setResult(reshape, {b, in.unit * inner / suffix});
+        }
+        suffix *= to[b];
+      }
+    }
     if (from.size() == to.size() &&
         llvm::all_of(llvm::zip_equal(from, to), [](auto pair) {
           return sameDim(std::get<0>(pair), std::get<1>(pair));

@@ -353,6 +353,17 @@ SmallVector<Gemm> findFfnProducers(const Gemm &down) {
         producers.push_back(*gemm);
       continue;
     }
+    // Exporters that flatten [B, S] around 2-D GEMMs reshape between them,
+    // keeping the neurons as the last dim.
+    if (auto reshape = dyn_cast<ReshapeOp>(def)) {
+      RankedTensorType from = reshape.getInput().getType();
+      RankedTensorType to = reshape.getType();
+      if (from.isDynamicDim(from.getRank() - 1) ||
+          from.getShape().back() != to.getShape().back())
+        return {};
+      work.push_back(reshape.getInput());
+      continue;
+    }
     if (!def->hasTrait<OpTrait::tsc::Elementwise>() ||
         def->getNumResults() != 1)
       return {};

@@ -87,3 +87,26 @@ func.func @global_ranking_over_two_ffns(%x: tensor<3x2xf32>) -> tensor<3x2xf32> 
   %d2 = tsc.matmul %g2, %wd : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
   return %d2 : tensor<3x2xf32>
 }
+
+// -----
+
+// Exporters that flatten [B, S] around 2-D GEMMs (torch.onnx's dynamo
+// exporter) reshape between the GEMMs and the activation: the neurons stay
+// the last dim through both reshapes, which shrink with them.
+// CHECK:         removed = array<i64: 1, 3>
+// CHECK-LABEL: func.func @flattened_ffn_shrinks_through_reshapes
+// CHECK:         tsc.matmul %{{.+}}, %{{.+}} : (tensor<6x2xf32>, tensor<2x2xf32>) -> tensor<6x2xf32>
+// CHECK:         tsc.reshape %{{.+}} : tensor<6x2xf32> -> tensor<2x3x2xf32>
+// CHECK:         tsc.gelu %{{.+}} : tensor<2x3x2xf32>
+// CHECK:         tsc.reshape %{{.+}} : tensor<2x3x2xf32> -> tensor<6x2xf32>
+// CHECK:         tsc.matmul %{{.+}}, %{{.+}} : (tensor<6x2xf32>, tensor<2x2xf32>) -> tensor<6x2xf32>
+func.func @flattened_ffn_shrinks_through_reshapes(%x: tensor<6x2xf32>) -> tensor<6x2xf32> {
+  %wu = tsc.constant dense<[[1.0, 0.1, 2.0, 0.2], [1.0, 0.1, 2.0, 0.2]]> : tensor<2x4xf32>
+  %wd = tsc.constant dense<1.0> : tensor<4x2xf32>
+  %u = tsc.matmul %x, %wu : (tensor<6x2xf32>, tensor<2x4xf32>) -> tensor<6x4xf32>
+  %u3 = tsc.reshape %u : tensor<6x4xf32> -> tensor<2x3x4xf32>
+  %g = tsc.gelu %u3 : tensor<2x3x4xf32>
+  %g2 = tsc.reshape %g : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %d = tsc.matmul %g2, %wd : (tensor<6x4xf32>, tensor<4x2xf32>) -> tensor<6x2xf32>
+  return %d : tensor<6x2xf32>
+}
