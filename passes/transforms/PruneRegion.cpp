@@ -120,8 +120,9 @@ SmallVector<int64_t> prune::pickSmallest(ArrayRef<double> importance,
                                          int64_t count) {
   SmallVector<int64_t> order(importance.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return importance[a] < importance[b];
+  llvm::sort(order, [&](int64_t a, int64_t b) {
+    return importance[a] < importance[b] ||
+           (importance[a] == importance[b] && a < b);
   });
   order.resize(std::min<int64_t>(count, order.size()));
   llvm::sort(order);
@@ -135,6 +136,16 @@ LogicalResult prune::checkRatio(Operation *op, double ratio) {
 }
 
 namespace {
+
+/// Whether a constant's data is there (a blob may be elided or freed).
+bool hasData(ConstantOp constant) {
+  if (auto resource =
+          dyn_cast<DenseResourceElementsAttr>(constant.getValue())) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    return blob && !blob->getData().empty();
+  }
+  return true;
+}
 
 /// Whether two dims are the same: equal sizes, or both dynamic.
 bool sameDim(int64_t a, int64_t b) { return a == b; }
@@ -225,6 +236,10 @@ PruneRegion::PruneRegion(ArrayRef<Gemm> producerList, int64_t groups)
       return;
   if (consumers.empty())
     refusal = "no output projection reads the groups";
+  for (const ShrunkWeight &w : weights)
+    if (refusal.empty() && !hasData(w.use->get().getDefiningOp<ConstantOp>()))
+      (void)refuse(w.use->getOwner(), "reads a weight without data (weights "
+                                      "elided when the IR was printed?)");
 }
 
 LogicalResult PruneRegion::refuse(Operation *op, const Twine &why) {
@@ -416,8 +431,7 @@ LogicalResult PruneRegion::propagate(Operation *op) {
     if (d < 0 || type.getDimSize(d) == 1)
       continue;
     auto constant = use.get().getDefiningOp<ConstantOp>();
-    if (!constant || type.getDimSize(d) != groups * state->unit ||
-        !getConstantBytes(constant.getValue()))
+    if (!constant || type.getDimSize(d) != groups * state->unit)
       return refuse(op, "reads a value along the groups' axis that does not "
                         "come from the projections");
     weights.push_back({&use, {d, state->unit}, "bias"});

@@ -185,8 +185,9 @@ struct PruneSemiStructuredPass
       // Keep the two largest |w| of each run of four (ties: the first).
       w.forEachRunAlongK(4, [&](ArrayRef<int64_t> run) {
         SmallVector<int64_t> order(run);
-        llvm::stable_sort(order, [&](int64_t x, int64_t y) {
-          return std::fabs(w.data[x]) > std::fabs(w.data[y]);
+        llvm::sort(order, [&](int64_t x, int64_t y) {
+          float a = std::fabs(w.data[x]), b = std::fabs(w.data[y]);
+          return a > b || (a == b && x < y);
         });
         w.data[order[2]] = 0.0f;
         w.data[order[3]] = 0.0f;

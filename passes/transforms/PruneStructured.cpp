@@ -88,9 +88,8 @@ public:
         for (auto [g, score] : llvm::enumerate(s))
           all.push_back({score, i, static_cast<int64_t>(g)});
       }
-      llvm::stable_sort(all, [](const auto &a, const auto &b) {
-        return std::get<0>(a) < std::get<0>(b);
-      });
+      // By score, ties by layer and group (the order `all` was built in).
+      llvm::sort(all);
       auto count = static_cast<int64_t>(std::floor(ratio * total));
       for (auto &[score, i, g] : all) {
         if (count == 0)
