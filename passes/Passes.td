@@ -232,6 +232,121 @@ def MergeGemmsPass : Pass<"tsc-merge-gemms", "func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Graph: pruning (docs/pruning.md)
+//===----------------------------------------------------------------------===//
+
+def PruneHeadsPass : Pass<"tsc-prune-heads", "ModuleOp"> {
+  let summary = "Remove whole attention heads, shrinking the projections";
+  let description = [{
+    Finds each attention block from its projections: constant-weight GEMMs
+    of one input whose outputs are reshaped into heads (`[..., H·D] ->
+    [..., H, D]`; a merged QKV GEMM whose result is split is first split
+    into one GEMM per piece). The heads are grouped by K/V head (grouped-
+    query attention: a K/V head goes only with all its query heads), and
+    every value from the projections to the output projection is followed
+    through reshapes, transposes, GQA repeats, rotary embeddings, the
+    score and context products and the softmax. A block whose values reach
+    anything else (a function result, an op the pass does not follow) is
+    left unchanged and recorded as refused with the op that stopped it.
+
+    Then the fraction `ratio` of groups with the smallest importance (per
+    layer, or ranked over all layers with `global`) is removed: the Q, K, V
+    columns and biases, the output projection's rows, and the static head
+    counts of every reshape, transpose, slice, expand and product between
+    them shrink. Importance of a group: the product over the projections of
+    the L2 norm of the group's weight slice. What was removed is recorded
+    in the module attribute `tsc.prune` (docs/pruning.md).
+
+    Before (H = 4):
+    ```mlir
+    %q = tsc.matmul %x, %wq : (tensor<?x?x32xf32>, tensor<32x32xf32>) -> tensor<?x?x32xf32>
+    %h = tsc.reshape %q[%batch, %seq] : tensor<?x?x32xf32> -> tensor<?x?x4x8xf32>
+    ```
+    After (`ratio=0.25`):
+    ```mlir
+    %q = tsc.matmul %x, %wq2 : (tensor<?x?x32xf32>, tensor<32x24xf32>) -> tensor<?x?x24xf32>
+    %h = tsc.reshape %q[%batch, %seq] : tensor<?x?x24xf32> -> tensor<?x?x3x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+  let options =
+      [Option<"ratio", "ratio", "double", /*default=*/"0.0",
+              "Fraction of the heads (K/V groups) to remove, in [0, 1)">,
+       Option<"globalRanking", "global", "bool", /*default=*/"false",
+              "Rank the heads of all layers together instead of per layer">];
+}
+
+def PruneFfnPass : Pass<"tsc-prune-ffn", "ModuleOp"> {
+  let summary = "Remove FFN intermediate neurons, shrinking the GEMMs";
+  let description = [{
+    An FFN is a constant-weight GEMM (down) whose input is computed by
+    elementwise ops, at least one of them nonlinear, from the outputs of
+    other constant-weight GEMMs of the same width (up; gate and up for
+    gated MLPs), biases being constant operands of those elementwise ops.
+    Neuron `j` is column `j` of the up/gate weights (row `j` of an `[N, K]`
+    weight), element `j` of their biases and row `j` of the down weight.
+    The fraction `ratio` of neurons with the smallest importance
+    `‖W_up[:, j]‖₂ · ‖W_gate[:, j]‖₂ · ‖W_down[j, :]‖₂` (per FFN, or over all
+    FFNs with `global`) is removed: the GEMMs' shapes shrink. An FFN whose
+    intermediate values reach anything else is left unchanged and recorded
+    as refused.
+
+    Before:
+    ```mlir
+    %u = tsc.matmul %x, %wu : (tensor<?x?x32xf32>, tensor<32x64xf32>) -> tensor<?x?x64xf32>
+    %g = tsc.gelu %u : tensor<?x?x64xf32>
+    %d = tsc.matmul %g, %wd : (tensor<?x?x64xf32>, tensor<64x32xf32>) -> tensor<?x?x32xf32>
+    ```
+    After (`ratio=0.25`): `%wu` is `32x48`, `%wd` is `48x32`, `%u` and `%g`
+    are `?x?x48`.
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+  let options =
+      [Option<
+           "ratio", "ratio", "double", /*default=*/"0.0",
+           "Fraction of each FFN's intermediate neurons to remove, in [0, 1)">,
+       Option<"globalRanking", "global", "bool", /*default=*/"false",
+              "Rank the neurons of all FFNs together instead of per FFN">];
+}
+
+def PruneMagnitudePass : Pass<"tsc-prune-magnitude", "ModuleOp"> {
+  let summary = "Zero the smallest linear weights over the whole model (L1)";
+  let description = [{
+    As PyTorch's `prune.global_unstructured(..., L1Unstructured, amount)`:
+    over the weights of every constant-weight GEMM (`tsc.matmul` by a 2-D
+    constant, `tsc.linear`), the `floor(ratio · count)` elements of smallest
+    |w| (ties by position) become zero. Shapes do not change: dense kernels
+    run the zeros, the report says so.
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+  let options = [Option<"ratio", "ratio", "double", /*default=*/"0.0",
+                        "Fraction of all linear weights to zero, in [0, 1)">];
+}
+
+def PruneSemiStructuredPass : Pass<"tsc-prune-2-4", "ModuleOp"> {
+  let summary = "2:4 semi-structured sparsity on the linear weights";
+  let description = [{
+    In every run of 4 consecutive weights along K (the reduction dim) of
+    every constant-weight GEMM, the 2 of smallest |w| become zero (ties:
+    the later ones), the pattern sparse tensor cores accelerate. A weight
+    whose K is not a multiple of 4 is left dense and recorded as refused.
+    On the host the pruned weights run dense.
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+}
+
+def DetectPrunedPass : Pass<"tsc-detect-pruned", "ModuleOp"> {
+  let summary = "Report weights that arrive pruned";
+  let description = [{
+    Records in `tsc.prune`, per constant-weight GEMM, the rows and columns
+    that are all zero, the fraction of zero weights and whether the weight
+    already has the 2:4 pattern along K, so that the report shows pruning
+    done before tsc. Changes nothing else.
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // Graph: precision
 //===----------------------------------------------------------------------===//
 

@@ -36,6 +36,11 @@ onnxruntime, whose quantization tools have their dependencies), same inputs and
 threads, each with its accuracy against fp32 ONNX Runtime next to its time:
 relative L2 of last_hidden_state and the smallest cosine of a sample's
 sentence_embedding.
+With --prune SPEC (opt-in) a third artifact is compiled with `--prune=SPEC`
+and timed in the same run; a second table gives its latency against the
+unpruned fused artifact, the speed ratio, both artifacts' sizes and the
+pruned model's relative L2 against ONNX Runtime on the unpruned model (what
+pruning costs in accuracy; docs/pruning.md). --no-peers times tsc alone.
 Not a test: it fails only when it cannot measure.
 
 Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
@@ -43,6 +48,7 @@ Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
                           [--runs 20] [--warmup 3] [--threads N] [--keep DIR]
                           [--openvino-python .venv-bench/bin/python] [--quantize]
                           [--peers ort,ort_int8,ov,ov_bf16,torch,inductor]
+                          [--prune heads=0.25,ffn=0.3] [--no-peers]
 """
 import argparse
 import json
@@ -221,6 +227,8 @@ def bench_model(args, name, work, rows, notes, versions):
     variants = {"tsc": [], "nofuse": ["--no-fuse"], "bf16": ["--precision=bf16"]}
     if args.quantize:
         variants["int8"] = ["--quantize=dynamic-int8"]
+    if args.prune:
+        variants["pruned"] = [f"--prune={args.prune}"]
     artifacts, errors = {}, {}
     missing = [t for t in (args.tsc, args.tsc_run) if not os.access(t, os.X_OK)]
     for variant, flags in variants.items():
@@ -240,6 +248,7 @@ def bench_model(args, name, work, rows, notes, versions):
             notes.append(f"{name} ({variant}): {errors[variant]}")
             continue
         artifacts[variant] = artifact
+        sizes[(name, variant)] = artifact.stat().st_size
         report = proc.stdout.splitlines()
         summary = [l for l in report if l.startswith(("plan:", "layers:", "memory traffic ("))]
         print(f"  compiled in {time.perf_counter() - start:.1f} s; " + "; ".join(summary))
@@ -252,6 +261,8 @@ def bench_model(args, name, work, rows, notes, versions):
         peers = PEERS + ((("ort_int8", "ort_int8", None),) if args.quantize else ())
         for key, runtime, precision in peers:
             if args.peers and key not in args.peers:
+                continue
+            if args.no_peers and key != "ort":
                 continue
             # ONNX Runtime's quantization tools need `packaging`, which .venv
             # lacks and .venv-torch has (same onnxruntime version).
@@ -341,6 +352,28 @@ def bench_model(args, name, work, rows, notes, versions):
             flush=True)
 
 
+def prune_table(args, rows):
+    """The pruned artifact against the unpruned fused one, same run."""
+    print(f"\n--prune={args.prune}: against unpruned tsc in the same run")
+    head = (f"{'model':<10} {'batch':>5} {'tsc ms':>9} {'pruned ms':>9} {'speed-up':>8} "
+            f"{'artifact MiB':>12} {'pruned MiB':>10} {'pruned relL2 vs ORT unpruned':>28}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        speed = f"{r['tsc'] / r['pruned']:.2f}x" if "tsc" in r and "pruned" in r else "n/a"
+        size = [sizes.get((r["model"], v)) for v in ("tsc", "pruned")]
+        size = [f"{s / 2**20:.1f}" if s else "n/a" for s in size]
+        err = f"{r['pruned_rel_l2']:.1e}" if "pruned_rel_l2" in r else "n/a"
+        pruned = f"{r['pruned']:.2f}" if "pruned" in r else "n/a"
+        tsc = f"{r['tsc']:.2f}" if "tsc" in r else "n/a"
+        print(f"{r['model']:<10} {r['batch']:>5} {tsc:>9} {pruned:>9} {speed:>8} "
+              f"{size[0]:>12} {size[1]:>10} {err:>28}")
+
+
+# Artifact bytes per (model, variant).
+sizes = {}
+
+
 def table(args, rows):
     def ms(row, key):
         return f"{row[key]:.2f}" if key in row else "n/a"
@@ -425,6 +458,10 @@ def main():
     parser.add_argument("--onnx", help=argparse.SUPPRESS)
     parser.add_argument("--inputs", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--prune", help="also compile with --prune=SPEC and compare it with "
+                                        "unpruned tsc in the same run")
+    parser.add_argument("--no-peers", action="store_true",
+                        help="time tsc only (ONNX Runtime still gives the reference outputs)")
     args = parser.parse_args()
     if args.peer:
         return peer(args)
@@ -468,6 +505,8 @@ def main():
         print("\ndynamic int8 (accuracy against fp32 ONNX Runtime: rel L2 of "
               "last_hidden_state, smallest per-sample cosine of sentence_embedding)")
         quantized_table(args, rows)
+    if args.prune:
+        prune_table(args, rows)
     for note in notes:
         print(f"note: {note}")
     floor = measured(["true"])[3]

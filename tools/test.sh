@@ -91,6 +91,11 @@ suite onnx-node-gpu "$root/.venv/bin/python" "$root/test/onnx-node/run_node_test
 # tsc-run's errors on bad inputs and damaged artifacts.
 suite models-run "$root/.venv/bin/python" "$root/test/models/run_models.py" \
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
+# The BERT/GPT-2/Llama-style exports and all-MiniLM-L6-v2 pruned by each
+# --prune spec against ONNX Runtime on the original weights masked as the
+# report says (docs/pruning.md).
+suite prune "$root/.venv/bin/python" "$root/test/models/run_prune.py" \
+  --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 # The same three model styles as TorchScript archives (traced and scripted)
 # against PyTorch and against their ONNX exports, and the corpus
 # architectures traced by PyTorch 2 (cached in ~/.cache/tsc/torchscript-corpus)

@@ -3,6 +3,7 @@
 #include "compiler/driver/Compile.h"
 #include "compiler/artifact/Artifact.h"
 #include "compiler/driver/MeasuredError.h"
+#include "compiler/driver/PruneReport.h"
 #include "compiler/kernels/Kernels.h"
 #include "compiler/plan/Plan.h"
 #include "compiler/target/cuda/CudaCodegen.h"
@@ -59,6 +60,8 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   // an exact GELU stays its own kernel.
   pipeline.erfGeluEpilogue = options.target == TargetKind::Host;
   pipeline.freeReplacedWeights = freeReplacedWeights;
+  pipeline.prune = options.prune;
+  pipeline.detectPruned = options.report || !options.pruneReport.empty();
   buildTscPipeline(pm, pipeline);
   return pm.run(module);
 }
@@ -323,6 +326,9 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
   if (failed(runPipeline(module, options, until,
                          /*freeReplacedWeights=*/!unfused && !reference)))
     return failure();
+  if (!options.pruneReport.empty() &&
+      failed(writePruneReport(module, options.pruneReport)))
+    return failure();
   if (until < Phase::Lower) {
     OpPrintingFlags flags;
     if (!options.printWeights)
@@ -342,6 +348,8 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
   if (reporting &&
       failed(report(*plan, options, unfused.get(), reference.get())))
     return failure();
+  if (reporting)
+    printPruneReport(module, llvm::outs());
   unfused = nullptr;
   reference = nullptr;
   releaseUnusedWeights(context, module);

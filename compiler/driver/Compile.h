@@ -57,6 +57,11 @@ struct CompileOptions {
   bool report = false;
   /// Printed IR: weight blobs in full rather than elided.
   bool printWeights = false;
+  /// `--prune` specs, as parsePruneSpecs accepts them.
+  std::vector<std::string> prune;
+  /// `--prune-report`: a JSON file of what the prune phase removed and
+  /// found already pruned (docs/pruning.md); empty: none.
+  std::string pruneReport;
 };
 
 /// Compiles `module` (as imported, symbol ranges set) as `options` say; the

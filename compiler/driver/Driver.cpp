@@ -7,6 +7,7 @@
 #include "compiler/importers/onnx/OnnxImporter.h"
 #include "compiler/importers/torch_export/TorchExportImporter.h"
 #include "compiler/importers/torchscript/TorchScriptImporter.h"
+#include "compiler/pipeline/Prune.h"
 #include "compiler/target/cuda/TargetInfo.h"
 #include "dialects/tsc/IR/TscOps.h"
 
@@ -56,6 +57,9 @@ struct DriverOptions {
       cl::values(clEnumValN(Phase::Import, "import", "as imported"),
                  clEnumValN(Phase::Graph, "graph",
                             "canonical tsc graph with bound symbolic dims"),
+                 clEnumValN(Phase::Prune, "prune",
+                            "after --prune: heads and neurons removed, "
+                            "weights sparsified"),
                  clEnumValN(Phase::Quantize, "quantize",
                             "GEMMs quantized as --quantize says"),
                  clEnumValN(Phase::Fuse, "fuse",
@@ -147,6 +151,19 @@ struct DriverOptions {
       "print-plan-count",
       cl::desc("Print on stderr how many plans the compile built"),
       cl::init(false), cl::Hidden, cl::cat(category)};
+  cl::list<std::string> prune{
+      "prune",
+      cl::desc("Prune: heads=R (attention heads), ffn=R (FFN neurons), each "
+               "per layer or with :global over all layers, magnitude=R "
+               "(global L1 over the linear weights), 2:4 (semi-structured); "
+               "comma-separated, R in [0, 1) (docs/pruning.md)"),
+      cl::value_desc("SPEC[,SPEC...]"), cl::CommaSeparated, cl::cat(category)};
+  cl::opt<std::string> pruneReport{
+      "prune-report",
+      cl::desc("Write what the prune phase removed (weights, indices, "
+               "parameters and FLOPs per layer) and found already pruned as "
+               "JSON"),
+      cl::value_desc("file"), cl::init(""), cl::cat(category)};
   cl::opt<bool> printWeights{
       "print-weights",
       cl::desc("Print weight blobs in full instead of eliding them"),
@@ -475,6 +492,12 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   options.useGemmLibrary = !flags.generatedGemms;
   options.report = flags.report;
   options.printWeights = flags.printWeights;
+  if (llvm::Expected<PruneSpecs> specs = parsePruneSpecs(flags.prune); !specs) {
+    llvm::errs() << "tsc: error: " << llvm::toString(specs.takeError()) << "\n";
+    return failure();
+  }
+  options.prune.assign(flags.prune.begin(), flags.prune.end());
+  options.pruneReport = flags.pruneReport;
   return options;
 }
 

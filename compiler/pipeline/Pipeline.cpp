@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - the one definition of the tsc pipeline --------------===//
 
 #include "compiler/pipeline/Pipeline.h"
+#include "compiler/pipeline/Prune.h"
 #include "passes/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -16,6 +17,8 @@ StringRef tsc::getPhaseName(Phase phase) {
     return "import";
   case Phase::Graph:
     return "graph";
+  case Phase::Prune:
+    return "prune";
   case Phase::Quantize:
     return "quantize";
   case Phase::Lower:
@@ -80,6 +83,42 @@ static void buildFusePhase(OpPassManager &pm, bool freeReplacedWeights,
   pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
 }
 
+/// The prune phase: one pass per kind `specs` asks for, structured first
+/// (heads, then FFN neurons: their shapes shrink), then the sparsities,
+/// which zero weights of the shrunk GEMMs; with `detect`, weights that
+/// arrive pruned are recorded first.
+static void buildPrunePhase(OpPassManager &pm, const PruneSpecs &specs,
+                            bool detect) {
+  if (detect)
+    pm.addPass(createDetectPrunedPass());
+  if (specs.heads > 0) {
+    PruneHeadsPassOptions heads;
+    heads.ratio = specs.heads;
+    heads.globalRanking = specs.headsGlobal;
+    pm.addPass(createPruneHeadsPass(heads));
+  }
+  if (specs.ffn > 0) {
+    PruneFfnPassOptions ffn;
+    ffn.ratio = specs.ffn;
+    ffn.globalRanking = specs.ffnGlobal;
+    pm.addPass(createPruneFfnPass(ffn));
+  }
+  if (specs.magnitude > 0) {
+    PruneMagnitudePassOptions magnitude;
+    magnitude.ratio = specs.magnitude;
+    pm.addPass(createPruneMagnitudePass(magnitude));
+  }
+  if (specs.twoFour)
+    pm.addPass(createPruneSemiStructuredPass());
+  // The pruned weights fold into their constants; shrunk shapes simplify.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Projections split out of merged ones get their bindings.
+  BindSymbolicShapesPassOptions bindOptions;
+  bindOptions.requireAll = true;
+  pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
+}
+
 /// Half-precision storage (`type` f16 or bf16) for a module after the fuse
 /// phase; with `convertIO` the function's float inputs and outputs too;
 /// with `freeReplacedWeights`, each f32 weight is freed once converted.
@@ -129,6 +168,16 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.until == Phase::Graph)
+    return;
+  // prune: the specs were checked by the driver; tsc-opt reports a bad one
+  // and runs no pruning pass.
+  llvm::Expected<PruneSpecs> specs = parsePruneSpecs(options.prune);
+  if (!specs)
+    llvm::errs() << "tsc-pipeline: " << llvm::toString(specs.takeError())
+                 << "\n";
+  else if (specs->any() || options.detectPruned)
+    buildPrunePhase(pm, *specs, options.detectPruned);
+  if (options.until == Phase::Prune)
     return;
   // quantize: after the graph phase has made every GEMM a tsc.linear or
   // tsc.matmul with its constant weight in sight, before fusion, so that

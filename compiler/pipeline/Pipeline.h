@@ -30,6 +30,9 @@ enum class Phase {
   Import,
   /// Canonical tsc graph: folded shape arithmetic, every dynamic dim bound.
   Graph,
+  /// Attention heads and FFN neurons removed, weights sparsified, as
+  /// `--prune` asks (docs/pruning.md).
+  Prune,
   /// GEMMs quantized as `quantize=` asks (the graph as it is without it).
   Quantize,
   /// Decomposed norms and activations recognised as single ops.
@@ -52,9 +55,19 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       llvm::cl::values(
           clEnumValN(Phase::Import, "import", "stop after import"),
           clEnumValN(Phase::Graph, "graph", "stop after the graph phase"),
+          clEnumValN(Phase::Prune, "prune", "stop after the prune phase"),
           clEnumValN(Phase::Quantize, "quantize",
                      "stop after the quantize phase"),
           clEnumValN(Phase::Fuse, "fuse", "stop after the fuse phase"))};
+  ListOption<std::string> prune{
+      *this, "prune",
+      llvm::cl::desc("Pruning specs (heads=R[:global], ffn=R[:global], "
+                     "magnitude=R, 2:4; docs/pruning.md)")};
+  Option<bool> detectPruned{
+      *this, "detect-pruned",
+      llvm::cl::desc("Record weights that arrive pruned (zero rows and "
+                     "columns, 2:4 patterns) for the report"),
+      llvm::cl::init(false)};
   Option<Quantization> quantize{
       *this, "quantize",
       llvm::cl::desc("Quantization of the quantize phase (docs/"

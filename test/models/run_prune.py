@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""Pruned models against references rebuilt from the original weights.
+
+The BERT-, GPT-2- and Llama-style exports of export_models.py (opset 17) and
+all-MiniLM-L6-v2 (minilm.py) are compiled with each `--prune` spec of SPECS
+and `--prune-report=FILE`. From the report and the ORIGINAL ONNX weights
+alone (never the compiler's pruned weights) the test rebuilds each pruning:
+
+- heads / ffn: for every pruned layer, the importance of each group is
+  recomputed from the original weights (the product over the layer's
+  projections of the L2 norm of the group's slice, docs/pruning.md) and the
+  groups removed must be the floor(R * groups) smallest (per-layer specs);
+  the reference zeroes the removed groups' slices of every projection (Q, K,
+  V columns and output rows; up/gate columns and down rows), which computes
+  exactly what the shrunk model computes.
+- magnitude: the floor(R * count) smallest |w| over all the linear weights
+  (numpy, as torch's global_unstructured) are zeroed; each weight's number
+  of zeros must match the report's.
+- 2:4: the 2 smallest |w| of every 4 along K are zeroed; the compiled
+  weights (`tsc --emit=prune --print-weights`, small models) must equal
+  this mask applied to the originals and satisfy the pattern.
+
+Each artifact runs at (batch, seq) = (2, 12) with a padded mask and every
+output must match ONNX Runtime on the masked model at rel L2 <= 1e-5.
+Each pruned artifact must also be smaller than the unpruned one when shapes
+shrink (heads, ffn).
+
+Usage: run_prune.py --tsc build/bin/tsc --tsc-run build/bin/tsc-run
+                    [--xunit FILE] [--filter TEXT] [--keep DIR]
+"""
+import argparse
+import json
+import math
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import warnings
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import export_models  # noqa: E402
+import minilm  # noqa: E402
+from checks import Failure, first_error, run_artifact  # noqa: E402
+
+SPECS = ("heads=0.5", "ffn=0.5", "heads=0.25,ffn=0.3", "ffn=0.3:global", "magnitude=0.3",
+         "2:4")
+SIZE = (2, 12)
+TOLERANCE = 1e-5
+DIMS = ["--dim", "batch=1..4", "--dim", "seq=1..64"]
+
+
+def group_slices(weight, entry, groups):
+    """[(indices along entry's axis)] of each group of a structured record entry."""
+    unit, offset = entry["unit"], entry["offset"]
+    return [offset + g * unit + np.arange(unit) for g in range(groups)]
+
+
+def check_structured(record, inits, ratio):
+    """Recomputes the importance of a heads/ffn record from the original
+    weights; returns a problem or None."""
+    groups = record["groups"]
+    score = np.ones(groups)
+    for entry in record["weights"]:
+        if entry["role"] == "bias":
+            continue
+        w = inits[entry["name"]].astype(np.float64)
+        for g, idx in enumerate(group_slices(w, entry, groups)):
+            score[g] *= np.linalg.norm(np.take(w, idx, axis=entry["axis"]))
+    count = min(int(math.floor(ratio * groups)), groups - 1)
+    expected = sorted(np.argsort(score, kind="stable")[:count].tolist())
+    if expected != record["removed"]:
+        return (f"{record['kind']} layer {record['layer']}: removed {record['removed']}, "
+                f"the importance from the original weights gives {expected}")
+    return None
+
+
+def mask_structured(record, inits):
+    for entry in record["weights"]:
+        if entry["role"] == "bias" or not record["removed"]:
+            continue
+        w = inits[entry["name"]]
+        unit, offset, axis = entry["unit"], entry["offset"], entry["axis"]
+        idx = np.concatenate([offset + g * unit + np.arange(unit) for g in record["removed"]])
+        index = [slice(None)] * w.ndim
+        index[axis] = idx
+        w[tuple(index)] = 0.0
+
+
+def mask_magnitude(records, inits, ratio):
+    """Global L1: the smallest floor(ratio * total) |w| over the records' weights."""
+    names = [r["name"] for r in records]
+    flat = np.concatenate([np.abs(inits[n]).ravel() for n in names])
+    count = int(math.floor(ratio * flat.size))
+    zero = np.zeros(flat.size, bool)
+    zero[np.argsort(flat, kind="stable")[:count]] = True
+    problems, start = [], 0
+    for record, name in zip(records, names):
+        w = inits[name]
+        mask = zero[start:start + w.size].reshape(w.shape)
+        start += w.size
+        w[mask] = 0.0
+        if int((w == 0).sum()) != record["zeros"]:
+            problems.append(f"magnitude {name}: {record['zeros']} zeros reported, the "
+                            f"reference has {int((w == 0).sum())}")
+    return problems
+
+
+def two_four(w, k_axis):
+    """w with the 2 smallest |w| of every 4 along k_axis zeroed (ties: later ones)."""
+    moved = np.moveaxis(w, k_axis, -1)
+    runs = moved.reshape(*moved.shape[:-1], -1, 4)
+    order = np.argsort(-np.abs(runs), axis=-1, kind="stable")
+    keep = np.zeros(runs.shape, bool)
+    np.put_along_axis(keep, order[..., :2], True, axis=-1)
+    return np.moveaxis(np.where(keep, runs, 0.0).reshape(moved.shape), -1, k_axis).astype(w.dtype)
+
+
+def has_two_four(w, k_axis):
+    runs = np.moveaxis(w, k_axis, -1).reshape(-1, 4)
+    return bool(((runs == 0).sum(axis=1) >= 2).all())
+
+
+def emitted_weights(tsc, model, spec):
+    """{blob name: float32 array} of `tsc --emit=prune --print-weights`."""
+    proc = subprocess.run([tsc, str(model), f"--prune={spec}", "--emit=prune",
+                           "--print-weights", *DIMS], capture_output=True, text=True,
+                          timeout=600)
+    if proc.returncode:
+        raise Failure(first_error("tsc --emit=prune", proc))
+    blobs = {}
+    for match in re.finditer(r'^\s*"?([^"\n]+?)"?: "0x([0-9A-Fa-f]+)"', proc.stdout, re.M):
+        data = bytes.fromhex(match.group(2))[4:]  # after the alignment word
+        blobs[match.group(1)] = np.frombuffer(data, np.float32)
+    return blobs
+
+
+def check_case(args, name, path, vocab, spec, work, unpruned_size):
+    """Problems of one model pruned by one spec ([] when it passes)."""
+    work.mkdir(parents=True, exist_ok=True)
+    artifact, report = work / "model.tscm", work / "prune.json"
+    proc = subprocess.run([args.tsc, str(path), f"--prune={spec}", f"--prune-report={report}",
+                           "-o", str(artifact), *DIMS], capture_output=True, text=True,
+                          timeout=900)
+    if proc.returncode:
+        return [first_error("tsc", proc)]
+    records = json.loads(report.read_text())["records"]
+    model = onnx.load(str(path))
+    inits = {i.name: numpy_helper.to_array(i).copy() for i in model.graph.initializer}
+    ratios = dict(s.split("=") for s in spec.split(",") if "=" in s)
+    problems = []
+    pruned = [r for r in records if r["status"] == "pruned"]
+    for r in records:
+        if r["status"] == "refused":
+            problems.append(f"{r['kind']} layer {r['layer']} refused: {r['reason']}")
+    structured = [r for r in pruned if r["kind"] in ("heads", "ffn")]
+    for r in structured:
+        missing = [e["name"] for e in r["weights"]
+                   if e["role"] != "bias" and e["name"] not in inits]
+        if missing:
+            return problems + [f"{r['kind']} layer {r['layer']}: weights {missing} are not "
+                               "initializers of the model"]
+        ratio = ratios[r["kind"]]
+        if not ratio.endswith(":global"):
+            if (problem := check_structured(r, inits, float(ratio))):
+                problems.append(problem)
+        mask_structured(r, inits)
+    kinds = {r["kind"] for r in structured}
+    for kind in ("heads", "ffn"):
+        if kind in ratios and not any(r["kind"] == kind for r in records):
+            problems.append(f"--prune={spec}: no {kind} layer was found")
+    if "magnitude" in ratios:
+        problems += mask_magnitude([r for r in pruned if r["kind"] == "magnitude"], inits,
+                                   float(ratios["magnitude"]))
+    blobs = None
+    for r in pruned:
+        if r["kind"] != "2:4":
+            continue
+        inits[r["name"]] = two_four(inits[r["name"]], r["k_axis"])
+        if not has_two_four(inits[r["name"]], r["k_axis"]):
+            problems.append(f"2:4 reference of {r['name']} lacks the pattern")
+        if path.stat().st_size > 4 << 20:
+            continue  # MiniLM: its outputs check the weights
+        blobs = blobs if blobs is not None else emitted_weights(args.tsc, path, spec)
+        compiled = blobs.get(r["name"] + ".pruned")
+        ref = inits[r["name"]]
+        if compiled is None or compiled.size != ref.size:
+            problems.append(f"2:4: no compiled weight {r['name']}.pruned in --emit=prune")
+        elif not (np.array_equal(compiled.reshape(ref.shape), ref)
+                  and has_two_four(compiled.reshape(ref.shape), r["k_axis"])):
+            problems.append(f"2:4: compiled {r['name']} differs from the reference mask "
+                            "or lacks the pattern")
+    if "2:4" in spec and not any(r["kind"] == "2:4" for r in pruned):
+        problems.append("--prune=2:4 pruned no weight")
+    for init in model.graph.initializer:
+        init.CopyFrom(numpy_helper.from_array(inits[init.name], init.name))
+    masked = work / "masked.onnx"
+    onnx.save(model, str(masked))
+    session = minilm.ort_session(masked)
+    names = [o.name for o in session.get_outputs()]
+    inputs = minilm.make_inputs(*SIZE, vocab)
+    refs = dict(zip(names, session.run(names, inputs)))
+    output = run_artifact(args.tsc_run, artifact, inputs, work / "run")
+    worst = 0.0
+    for out_name, ref in refs.items():
+        err = minilm.rel_l2(output(out_name), ref)
+        worst = max(worst, err)
+        if not err <= TOLERANCE:
+            problems.append(f"output '{out_name}': rel L2 {err:.1e} > {TOLERANCE:.0e} "
+                            "against the masked reference")
+    if kinds and not artifact.stat().st_size < unpruned_size:
+        problems.append(f"artifact {artifact.stat().st_size} bytes, not smaller than the "
+                        f"unpruned {unpruned_size}")
+    print(f"{name:<16} {spec:<22} max rel L2 {worst:.1e}, artifact "
+          f"{artifact.stat().st_size / unpruned_size:.0%} of unpruned")
+    return problems
+
+
+def export_all(out, only):
+    models = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in export_models.MODELS:
+            if only in f"{name}-opset17":
+                models.append((f"{name}-opset17", export_models.export(name, 17, out),
+                               export_models.VOCAB))
+        if only in "minilm-opset14":
+            model, config = minilm.minilm()
+            models.append(("minilm-opset14", minilm.export(model, out / "minilm-opset14.onnx"),
+                           config["vocab_size"]))
+    return models
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tsc", required=True)
+    parser.add_argument("--tsc-run", required=True)
+    parser.add_argument("--xunit")
+    parser.add_argument("--filter", default="", help="only models whose name contains this")
+    parser.add_argument("--keep", help="export and compile into this folder and keep it")
+    args = parser.parse_args()
+    suite = ET.Element("testsuite", name="prune")
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(args.keep or tmp)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, path, vocab in export_all(out, args.filter):
+            base = out / name / "unpruned.tscm"
+            base.parent.mkdir(parents=True, exist_ok=True)
+            proc = subprocess.run([args.tsc, str(path), "-o", str(base), *DIMS],
+                                  capture_output=True, text=True, timeout=900)
+            for spec in SPECS:
+                case_name = f"{name}-{spec}"
+                try:
+                    if proc.returncode:
+                        raise Failure(first_error("tsc (unpruned)", proc))
+                    problems = check_case(args, name, path, vocab, spec,
+                                          out / name / re.sub(r"[^\w.=-]", "_", spec),
+                                          base.stat().st_size)
+                except Exception as e:  # noqa: BLE001 - one case's failure, reported
+                    problems = [f"{type(e).__name__}: {e}"]
+                case = ET.SubElement(suite, "testcase", classname="prune", name=case_name)
+                if problems:
+                    failed += 1
+                    ET.SubElement(case, "failure", message=problems[0]).text = \
+                        "\n".join(problems)
+                    print(f"FAIL: {case_name}: {problems[0]}")
+    suite.set("tests", str(len(suite)))
+    suite.set("failures", str(failed))
+    if args.xunit:
+        ET.ElementTree(suite).write(args.xunit)
+    print(f"prune: {len(suite)} checks, {len(suite) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
