@@ -35,8 +35,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   try {
     tsc::run::Options options =
         tsc::run::parseArgs(int(argv.size() - 1), argv.data());
-    // What parsed holds what was asked: a model unless help was.
-    if (options.model.empty() && !options.help && !options.listDevices)
+    // What parsed holds what was asked: a model unless --help,
+    // --list-devices or --version was.
+    if (options.model.empty() && !options.help && !options.listDevices &&
+        !options.version)
       __builtin_trap();
   } catch (const std::runtime_error &) {
   }
