@@ -40,7 +40,8 @@ bool hasNonEmptyInput(ForeignNode &node, unsigned i) {
 std::optional<SmallVector<double>> constantFloats(ForeignNode &node,
                                                   unsigned i) {
   DenseFPElementsAttr attr;
-  if (!matchPattern(node.getOp().getInputs()[i], m_Constant(&attr)))
+  if (i >= node.getOp().getInputs().size() ||
+      !matchPattern(node.getOp().getInputs()[i], m_Constant(&attr)))
     return std::nullopt;
   SmallVector<double> values;
   for (APFloat v : attr.getValues<APFloat>()) {
@@ -352,8 +353,10 @@ FailureOr<Values> convertResize(ForeignNode &node) {
 /// linear on asymmetric coordinates. Nearest truncates the coordinate when
 /// upsampling and rounds it up when downsampling (ONNX Runtime's rule).
 FailureOr<Values> convertUpsample(ForeignNode &node) {
+  // Both take (X, scales) at least; a node without its scales is refused
+  // here, before anything reads them (a fuzzer's finding).
   auto x = node.input(0);
-  if (failed(x))
+  if (failed(x) || failed(node.input(1)))
     return failure();
   RewriterBase &rw = node.getRewriter();
   ResizeRequest req;
