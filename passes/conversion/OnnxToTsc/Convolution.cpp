@@ -550,6 +550,13 @@ MaybeValue col2imAtRuntime(ForeignNode &node, TypedValue<RankedTensorType> x,
   FailureOr<SmallVector<OpFoldResult>> block = node.sizeElements(2, 1, rows);
   if (failed(image) || failed(block))
     return failure();
+  // One size per spatial dim in each (a fuzzer's finding: fewer were read
+  // past their end).
+  if (int64_t(image->size()) != spatial || int64_t(block->size()) != spatial)
+    return node.fail("image_shape and block_shape need " + Twine(spatial) +
+                     " elements each (the input's spatial "
+                     "dims), got " +
+                     Twine(image->size()) + " and " + Twine(block->size()));
   RewriterBase &rw = node.getRewriter();
   Location loc = node.getLoc();
   IndexMath im{rw, loc};
