@@ -206,8 +206,15 @@ def main():
             crashes = sorted(p.name for p in artifacts.iterdir())
             problem = None
             if proc.returncode or crashes:
-                problem = (f"exit status {proc.returncode}, inputs {crashes} (copy them "
-                           f"to {sources}/regressions/{target}/): {proc.stderr[-3000:]}")
+                # The work folder goes with the run: keep the inputs, and say
+                # how to replay them (the stack may be cut off below).
+                kept = tree / "fuzz-crashes" / target
+                kept.mkdir(parents=True, exist_ok=True)
+                for name in crashes:
+                    shutil.copy(artifacts / name, kept / name)
+                problem = (f"exit status {proc.returncode}, inputs {crashes} kept in {kept} "
+                           f"(replay: {fuzzer} {kept}/<input>; copy them to "
+                           f"{sources}/regressions/{target}/): {proc.stderr[-3000:]}")
             record(f"fuzz-{target}", problem, note)
 
         tests = tree / "tsc-runtime-tests"
