@@ -132,7 +132,7 @@ suite reliability "$root/.venv/bin/python" "$root/test/reliability/run_reliabili
 # in docs/testing.md), the runtime's unit tests, tsc-run's error
 # suite and a fixed sample of node tests run by the sanitized tsc-run.
 suite sanitized "$root/.venv/bin/python" "$root/test/reliability/run_sanitized.py" \
-  --tsc "$build/bin/tsc" --seconds 30 --node-filter test_reduce
+  --tsc "$build/bin/tsc" --seconds 60 --node-filter test_reduce
 
 # Count test cases from the xUnit reports (stdlib only).
 /usr/bin/python3 - "$results" <<'PY' || status=1

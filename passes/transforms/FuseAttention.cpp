@@ -785,7 +785,11 @@ struct SinkHeadSwap : RewritePattern {
                                 PatternRewriter &rw) const override {
     if (!isa_and_nonnull<TscDialect>(op->getDialect()) || !canSinkHeadSwap(op))
       return failure();
-    for (Value operand : op->getOperands()) {
+    // A slice moves its tensor only: its dynamic offsets, sizes and strides
+    // (index operands) are read from its mixed lists below.
+    ValueRange tensors =
+        isa<SliceOp>(op) ? op->getOperands().take_front() : op->getOperands();
+    for (Value operand : tensors) {
       if (!headSwapSource(operand))
         continue;
       for (Operation *user : operand.getUsers())
@@ -794,7 +798,7 @@ struct SinkHeadSwap : RewritePattern {
     }
     Location loc = op->getLoc();
     SmallVector<Value> operands;
-    for (Value operand : op->getOperands()) {
+    for (Value operand : tensors) {
       Value source = headSwapSource(operand);
       operands.push_back(source ? source : swapByReshape(rw, loc, operand));
     }

@@ -272,3 +272,20 @@ func.func @leaves_negated_where_with_zero_fill(%q: tensor<2x4x6x8xf32>, %k: tens
   %o = tsc.matmul %p, %v : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
   return %o : tensor<2x4x6x8xf32>
 }
+
+// -----
+
+// A slice of a head transpose with a dynamic size (an index operand) sinks
+// with the transpose; only its tensor moves, its offsets, sizes and strides
+// trade dims 1 and 2 (the ONNX fuzzer's finding: the size operand was
+// treated as a tensor to transpose, a crash).
+// CHECK-LABEL: func.func @slice_dynamic_size
+// CHECK-SAME:    (%[[X:.+]]: tensor<2x?x4x8xf32>, %[[N:.+]]: index)
+// CHECK:         %[[S:.+]] = tsc.slice %[[X]] [0, 2, 0, 0] [2, %[[N]], 4, 8] [1, 1, 1, 1] : tensor<2x?x4x8xf32> to tensor<2x?x4x8xf32>
+// CHECK:         %[[T:.+]] = tsc.transpose %[[S]] perm = [0, 2, 1, 3]
+// CHECK:         return %[[T]]
+func.func @slice_dynamic_size(%x: tensor<2x?x4x8xf32>, %n: index) -> tensor<2x4x?x8xf32> {
+  %t = tsc.transpose %x perm = [0, 2, 1, 3] : (tensor<2x?x4x8xf32>) -> tensor<2x4x?x8xf32>
+  %s = tsc.slice %t [0, 0, 2, 0] [2, 4, %n, 8] [1, 1, 1, 1] : tensor<2x4x?x8xf32> to tensor<2x4x?x8xf32>
+  return %s : tensor<2x4x?x8xf32>
+}

@@ -14,7 +14,10 @@ importer, conversion and the fuse phase) and tsc-fuzz-pt2 (a torch.export
 archive likewise), their importer and converter sources instrumented.
 Then, each one test case:
 
-- `fuzz-<target>`: SECONDS seconds of libFuzzer from seeds made here (small
+- `fuzz-<target>`: a fixed number of libFuzzer executions (RUNS below: about
+  30 s each on a quiet 2-core machine; at most SECONDS seconds, where a
+  loaded machine stops it earlier and says so) from seed 1, so that a run
+  on one commit mutates the same inputs every time, from seeds made here (small
   models compiled by the main build's tsc, fp32 and int, with and without
   GEMM steps; .npy files of several dtypes and shapes; every ONNX backend
   node test's model; small .pt2 archives from make_pt2_seeds.py) plus the
@@ -31,7 +34,7 @@ each clean only when no sanitizer reported anything (exit status and
 "Sanitizer" in stderr are both checked).
 
 Usage: run_sanitized.py --tsc build/bin/tsc [--build build-sanitize]
-                        [--seconds 60] [--node-filter test_a] [--xunit FILE]
+                        [--seconds 120] [--runs-scale 1] [--node-filter test_a] [--xunit FILE]
 """
 import argparse
 import os
@@ -53,6 +56,10 @@ from checks_report import Checks  # noqa: E402
 FUZZERS = {"artifact": ("runtime/fuzz", False), "npy": ("runtime/fuzz", False),
            "options": ("runtime/fuzz", False),
            "onnx": ("compiler/fuzz", True), "pt2": ("compiler/fuzz", True)}
+# Executions per fuzz target: about 30 s each at the rates a quiet 2-core
+# machine of the CI's kind reaches (docs/testing.md).
+RUNS = {"artifact": 2_500_000, "npy": 2_400_000, "options": 1_300_000,
+        "onnx": 30_000, "pt2": 20_000}
 SANITIZE = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 ENV = dict(os.environ,
            ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1",
@@ -157,7 +164,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tsc", required=True, help="the main build's tsc (makes seeds)")
     parser.add_argument("--build", default=str(ROOT / "build-sanitize"))
-    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--seconds", type=int, default=120,
+                        help="time limit of each fuzz target (it stops earlier at its RUNS)")
+    parser.add_argument("--runs-scale", type=float, default=1.0,
+                        help="multiply each fuzz target's fixed execution count")
     parser.add_argument("--node-filter", default="test_a")
     parser.add_argument("--xunit")
     args = parser.parse_args()
@@ -194,15 +204,19 @@ def main():
             artifacts = work / f"crashes-{target}"
             artifacts.mkdir()
             proc = subprocess.run(
-                [str(fuzzer), str(corpus), f"-max_total_time={args.seconds}",
+                [str(fuzzer), str(corpus), f"-runs={int(RUNS[target] * args.runs_scale)}",
+                 f"-max_total_time={args.seconds}",
                  "-timeout=10", "-rss_limit_mb=4096", "-max_len=65536", "-keep_seed=1",
                  "-seed=1",
                  f"-artifact_prefix={artifacts}/", "-print_final_stats=1"],
                 capture_output=True, text=True, env=ENV)
             runs = re.search(r"stat::number_of_executed_units:\s*(\d+)", proc.stderr)
             rate = re.search(r"stat::average_exec_per_sec:\s*(\d+)", proc.stderr)
-            note = (f"{runs.group(1) if runs else '?'} executions in {args.seconds} s "
-                    f"({rate.group(1) if rate else '?'}/s)")
+            executed = int(runs.group(1)) if runs else 0
+            wanted = int(RUNS[target] * args.runs_scale)
+            note = (f"{executed} executions ({rate.group(1) if rate else '?'}/s)"
+                    + ("" if executed >= wanted else
+                       f", stopped by the {args.seconds} s limit before {wanted}"))
             crashes = sorted(p.name for p in artifacts.iterdir())
             problem = None
             if proc.returncode or crashes:
