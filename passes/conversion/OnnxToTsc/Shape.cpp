@@ -323,6 +323,10 @@ FailureOr<Values> convertSplit(ForeignNode &node) {
     if (ShapedType::isDynamic(dim))
       return node.fail("an equal split of a dynamic dim is not supported");
     int64_t parts = node.getInt("num_outputs", outputs);
+    // Before dividing by it (a fuzzer's finding: num_outputs 0).
+    if (parts < 1 || parts != outputs)
+      return node.fail("num_outputs is " + Twine(parts) + " for a node with " +
+                       Twine(outputs) + " outputs");
     int64_t chunk = llvm::divideCeil(dim, parts);
     for (int64_t i = 0; i < parts; ++i)
       sizes.push_back(std::min(chunk, dim - i * chunk));
