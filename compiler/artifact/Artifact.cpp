@@ -64,6 +64,24 @@ bool hasLateDefinitions(const Plan &plan) {
                       [](const PlanSymbol &s) { return s.afterStep >= 0; });
 }
 
+/// One expectation (format 1.9): the dtype, whether the step writes the
+/// buffer, each dim's expression.
+LogicalResult writeExpectation(Writer &w, DType dtype, bool written,
+                               ArrayRef<AffineExpr> dims) {
+  w.u8(static_cast<uint8_t>(dtype));
+  w.u8(written ? ::tscm::kBufferWritten : 0);
+  w.u16(0);
+  w.u32(dims.size());
+  for (AffineExpr dim : dims) {
+    std::vector<uint8_t> code;
+    if (failed(encodeAffineExpr(dim, code)))
+      return failure();
+    w.u32(code.size());
+    w.bytes.insert(w.bytes.end(), code.begin(), code.end());
+  }
+  return success();
+}
+
 /// Format 1.9: what the code of a step expects of plan value `v`, from the
 /// type of the graph value it computes with, as outlineKernels wraps the
 /// buffer (the tensor type's element type and static dims, the plan's shape
@@ -79,21 +97,23 @@ LogicalResult writeExpectation(Writer &w, const Plan &plan, unsigned v,
   FailureOr<DType> dtype = getDType(type.getElementType());
   if (failed(dtype))
     return failure();
-  w.u8(static_cast<uint8_t>(*dtype));
-  w.u8(written ? ::tscm::kBufferWritten : 0);
-  w.u16(0);
-  w.u32(type.getRank());
-  for (auto [d, size] : llvm::enumerate(type.getShape())) {
-    AffineExpr dim = ShapedType::isDynamic(size)
-                         ? plan.exprs[value.dims[d]]
-                         : getAffineConstantExpr(size, type.getContext());
-    std::vector<uint8_t> code;
-    if (failed(encodeAffineExpr(dim, code)))
-      return failure();
-    w.u32(code.size());
-    w.bytes.insert(w.bytes.end(), code.begin(), code.end());
-  }
-  return success();
+  SmallVector<AffineExpr> dims;
+  for (auto [d, size] : llvm::enumerate(type.getShape()))
+    dims.push_back(ShapedType::isDynamic(size)
+                       ? plan.exprs[value.dims[d]]
+                       : getAffineConstantExpr(size, type.getContext()));
+  return writeExpectation(w, *dtype, written, dims);
+}
+
+/// Format 1.11: what a CUDA launch expects of the scratch plan value `v`
+/// that prepareLaunches placed for it (no graph value): bytes it writes,
+/// one dim of the byte count the launch computed.
+LogicalResult writeScratchExpectation(Writer &w, const Plan &plan, unsigned v) {
+  const PlanValue &value = plan.values[v];
+  if (value.value || value.dtype != DType::U8 || value.dims.size() != 1)
+    return failure();
+  return writeExpectation(w, DType::U8, /*written=*/true,
+                          {plan.exprs[value.dims[0]]});
 }
 
 /// Whether kernel step `s` writes graph value `v` (one of its ops computes
@@ -105,7 +125,7 @@ bool writes(const PlanStep &s, Value v) {
 
 } // namespace
 
-static uint16_t planMinor(const Plan &plan, bool cuda);
+static uint16_t planMinor(const Plan &plan, const cuda::DeviceCode *device);
 
 namespace {
 
@@ -187,6 +207,19 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
           w.u32(arg.index);
         }
         w.str(source);
+        // Format 1.11: what the kernel expects of each pointer argument:
+        // a buffer of the step as its kernel was compiled, or scratch the
+        // launch itself placed (u8, one dim: its byte count).
+        for (const cuda::LaunchArg &arg : launch.args) {
+          if (arg.kind != cuda::LaunchArg::Kind::Pointer)
+            continue;
+          if (failed(llvm::is_contained(s.buffers, arg.index)
+                         ? writeExpectation(
+                               w, plan, arg.index,
+                               writes(s, plan.values[arg.index].value))
+                         : writeScratchExpectation(w, plan, arg.index)))
+            return failure();
+        }
       }
       continue;
     }
@@ -249,7 +282,7 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
   // expect the count.
   size_t definitions = llvm::count_if(
       plan.symbols, [](const PlanSymbol &s) { return !s.definition.empty(); });
-  uint16_t minor = planMinor(plan, device != nullptr);
+  uint16_t minor = planMinor(plan, device);
   if (!definitions && minor < 7)
     return std::move(w.bytes);
   // Format 1.8: after which artifact step each definition is evaluated
@@ -346,8 +379,15 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// 16-, 32- and 64-bit values 1.4's, 8-bit float values 1.5's, symbols
 /// bound from data 1.6's, packed sub-byte values 1.7's, GEMM activations
 /// and symbols defined between steps 1.8's, what host kernels (not CUDA
-/// launches) and GEMMs expect of their buffers 1.9's, int8 GEMMs 1.10's.
-static uint16_t planMinor(const Plan &plan, bool cuda) {
+/// launches) and GEMMs expect of their buffers 1.9's, int8 GEMMs 1.10's,
+/// what CUDA launches expect of theirs 1.11's. `device`: the launches of a
+/// "cuda" plan, null for a "cpu" one.
+static uint16_t planMinor(const Plan &plan, const cuda::DeviceCode *device) {
+  bool cuda = device != nullptr;
+  if (cuda && llvm::any_of(device->launches, [](const auto &launches) {
+        return !launches.empty();
+      }))
+    return 11;
   if (llvm::any_of(plan.steps, [](const PlanStep &s) {
         return s.kind == PlanStep::Kind::Gemm && s.weightScale != ~0u;
       }))
@@ -391,7 +431,7 @@ LogicalResult mlir::tsc::writeArtifact(const Plan &plan,
   if (!hostObject.empty())
     sections.push_back(bytesSection(::tscm::kSectionHost, hostObject));
   addWeights(plan, sections);
-  writeSections(sections, planMinor(plan, /*cuda=*/false), producer, os);
+  writeSections(sections, planMinor(plan, /*device=*/nullptr), producer, os);
   return success();
 }
 
@@ -407,7 +447,7 @@ mlir::tsc::writeCudaArtifact(const Plan &plan, const cuda::DeviceCode &device,
                                 bytesSection(::tscm::kSectionCuda, cuda)};
   addWeights(plan, sections);
   // The CUDA section is format 1.2's.
-  writeSections(sections, std::max<uint16_t>(2, planMinor(plan, /*cuda=*/true)),
+  writeSections(sections, std::max<uint16_t>(2, planMinor(plan, &device)),
                 producer, os);
   return success();
 }

@@ -27,7 +27,7 @@ constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
 constexpr uint16_t kMajor = 1;
 /// The newest minor version: the writer writes the oldest minor that has
 /// everything a file uses, the reader knows every field up to this one.
-constexpr uint16_t kMinor = 10;
+constexpr uint16_t kMinor = 11;
 constexpr size_t kHeaderSize = 64;
 constexpr size_t kSectionEntrySize = 32;
 /// Sections, weights and arena values start at multiples of this.
@@ -140,8 +140,8 @@ constexpr unsigned kGemmActivationShift = 8;
 enum class GemmActivation : uint8_t { None = 0, Gelu = 1, GeluTanh = 2 };
 constexpr uint8_t kLastGemmActivation = uint8_t(GemmActivation::GeluTanh);
 
-/// Buffer expectations (1.9), access byte: bit 0, the step writes the
-/// buffer; the other bits are 0.
+/// Buffer expectations (1.9; of CUDA launches' pointer arguments 1.11),
+/// access byte: bit 0, the step writes the buffer; the other bits are 0.
 constexpr uint8_t kBufferWritten = 1;
 
 /// Expression opcodes: postfix code on an i64 stack.

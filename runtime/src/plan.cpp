@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "reader.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace tsc::rt {
@@ -202,6 +203,16 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
             return status;
       }
       l.source = r.str("launch source");
+      // Format 1.11: what the kernel expects of each pointer argument.
+      if (minor >= 11)
+        if (tsc_status_t status = expectations(
+                i,
+                std::count_if(l.args.begin(), l.args.end(),
+                              [](const LaunchStep::Arg &a) {
+                                return a.kind == LaunchStep::ArgKind::Pointer;
+                              }),
+                s))
+          return status;
     } else if (s.kind == StepKind::Kernel) {
       s.function = r.str("kernel function name");
       s.buffers.resize(r.count(4, "kernel buffer_count"));

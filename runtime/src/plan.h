@@ -96,7 +96,8 @@ struct Step {
   std::string function;                 // kernel
   std::vector<uint32_t> buffers;        // kernel
   /// Format 1.9: per buffer of a kernel; per operand of a GEMM (A, B, C,
-  /// then bias and residual when it has them). Empty in older versions.
+  /// then bias and residual when it has them); (1.11) per pointer argument
+  /// of a launch. Empty in older versions.
   std::vector<BufferExpectation> expected;
   GemmStep gemm;                        // gemm
   LaunchStep launch;                    // launch

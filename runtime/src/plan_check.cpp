@@ -376,6 +376,15 @@ private:
               (status = checkOperand(i, "launch", "an argument", arg.index,
                                      false)))
             return status;
+        // Format 1.11: the k-th pointer argument against the k-th
+        // expectation (none before 1.11).
+        for (size_t a = 0, k = 0; a < l.args.size() && k < s.expected.size();
+             ++a)
+          if (l.args[a].kind == LaunchStep::ArgKind::Pointer &&
+              (status = checkExpected(i, "launch of " + l.source,
+                                      formatString("argument %zu", a),
+                                      l.args[a].index, s.expected[k++])))
+            return status;
         break;
       }
       case StepKind::Kernel:

@@ -31,8 +31,9 @@ GPU (suite onnx-node-run-gpu-mapping, same manifest).
 PTX mode (--ptx) compiles every case the run mode runs (that imports and is
 not in run-exclusions.txt) into a CUDA artifact for sm_80 and sm_90
 (`tsc model.onnx --target=cuda:sm_80,cuda:sm_90 -o model.tscm`): it passes
-when ptxas accepted every kernel for both chips and the artifact's launches
-match their kernels (test/target/cuda/ptx_check.py). Without ptxas (no CUDA
+when ptxas accepted every kernel for both chips, the artifact's launches
+match their kernels (test/target/cuda/ptx_check.py) and the runtime loads it
+(`tsc-run --info`: its plan checks, which need no GPU). Without ptxas (no CUDA
 toolkit) every case is skipped. With --bundle DIR the artifacts are kept,
 with their inputs and expected outputs, for the GPU check (tools/gpu/).
 
@@ -573,7 +574,7 @@ def ptx_mode(args, cases, selected):
         lambda case, tmp: ptx_case(args.tsc, case, tmp / case.name, bundle))
     print(f"onnx-node-ptx: {len(runnable)} node tests that run on the host; "
           f"CUDA artifacts for {', '.join(ptx_check.CHIPS)} (SASS by ptxas, launches "
-          f"matching their kernels) for {passed}, "
+          f"matching their kernels, loaded by the runtime) for {passed}, "
           f"{failed} failed, {skipped} skipped" + ("" if ptxas else " (no ptxas)"))
     return 1 if failed else 0
 

@@ -126,14 +126,15 @@ class Plan:
                           + b"".join(struct.pack("<I", e) for e in exprs)
                           + struct.pack("<ff", alpha, beta) + b"".join(expected))
 
-    def launch(self, module, grid, block, args, source):
-        """Format 1.2's step kind 5: args are ("ptr", value) or ("i64", expr code)."""
+    def launch(self, module, grid, block, args, source, expected=()):
+        """Format 1.2's step kind 5: args are ("ptr", value) or ("i64", expr code);
+        `expected` (format 1.11): an expect() per "ptr" argument."""
         sizes = [self.expr(e) for e in grid + block]
         out = struct.pack("<BI", 5, module) + b"".join(struct.pack("<I", e) for e in sizes)
         out += struct.pack("<I", len(args))
         for kind, x in args:
             out += struct.pack("<BI", 1, x) if kind == "ptr" else struct.pack("<BI", 2, self.expr(x))
-        self.steps.append(out + string(source))
+        self.steps.append(out + string(source) + b"".join(expected))
 
     def gemm_residual(self, residual, *args, **kwargs):
         """Format 1.1's step kind 4: a gemm step, then the residual value."""
@@ -176,15 +177,17 @@ def fake_code(kernel, chip):
     return sass, ptx
 
 
-def cuda_scale_artifact(module=0):
-    """y[n] = 2 * x[n], n in [1, 64], as one CUDA launch of 32-thread blocks."""
+def cuda_scale_artifact(module=0, expected=None):
+    """y[n] = 2 * x[n], n in [1, 64], as one CUDA launch of 32-thread blocks;
+    `expected` (format 1.11): [(dtype, written) of x, of y], their dims [n]."""
     p = Plan(target="cuda")
     n = sym(p.symbol("n", 1, 64))
     x = p.input("x", F32, [n])
     y = p.output("y", F32, [n])
     p.launch(module, [n + const(32) + b"\x13", const(1), const(1)],
              [const(32), const(1), const(1)], [("ptr", x), ("ptr", y), ("i64", n)],
-             "tsc_kernel_0_scale (/Mul)")
+             "tsc_kernel_0_scale (/Mul)",
+             [expect(dtype, [n], written) for dtype, written in expected or ()])
     return p
 
 
@@ -632,6 +635,15 @@ def make(args):
                   minor=2))
     out("cuda-launch-minor1.tscm",
         container([(b"PLAN", scale), (b"CUDA", cuda_scale_section())], minor=1))
+    # Format 1.11: a launch says what its kernel expects of its pointer
+    # arguments, held against the plan's values as kernel steps' are.
+    for name, expected in (("", [(F32, False), (F32, True)]),
+                           ("-dtype", [(I32, False), (F32, True)]),
+                           ("-writes-input", [(F32, True), (F32, True)]),
+                           ("-missing", None)):
+        out(f"cuda-launch-expect{name}.tscm",
+            container([(b"PLAN", with_definitions(cuda_scale_artifact(expected=expected))),
+                       (b"CUDA", cuda_scale_section())], minor=11))
     unbound = copy_artifact()
     unbound.symbol("orphan", 1, 2)
     out("unbound-symbol.tscm", container([(b"PLAN", unbound.encode())]))

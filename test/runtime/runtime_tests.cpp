@@ -304,6 +304,15 @@ TEST(fixtures_corrupt) {
       {"cuda-launch-on-cpu.tscm", TSC_STATUS_DATA_LOSS,
        "step 0 is a CUDA launch in a 'cpu' plan"},
       {"cuda-launch-minor1.tscm", TSC_STATUS_DATA_LOSS, "unknown step kind 5"},
+      // Format 1.11: a launch's pointer arguments against its kernel's.
+      {"cuda-launch-expect-dtype.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (launch of tsc_kernel_0_scale (/Mul)) passes value 0 (input "
+       "'x') as argument 0, whose dtype is f32, but its code expects i32"},
+      {"cuda-launch-expect-writes-input.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (launch of tsc_kernel_0_scale (/Mul)) writes value 0 (input "
+       "'x'), an input or a weight, as argument 0"},
+      {"cuda-launch-expect-missing.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 needs 2 buffer expectations"},
       {"unbound-symbol.tscm", TSC_STATUS_DATA_LOSS, "'orphan' is not bound"},
       {"small-arena.tscm", TSC_STATUS_DATA_LOSS, "past the arena's 32"},
       {"gemm-mixed-dtype.tscm", TSC_STATUS_DATA_LOSS,

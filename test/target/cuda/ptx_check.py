@@ -121,6 +121,9 @@ def decode_plan(data, minor=0):
             args = [r.take("BI") for _ in range(r.take("I"))]
             steps.append((kind, {"module": module, "sizes": sizes, "args": args,
                                  "source": r.str()}))
+            # Format 1.11: what the kernel expects of each pointer argument.
+            if minor >= 11:
+                skip_expectations(sum(1 for a in args if a[0] == 1))
         else:
             raise ValueError(f"unknown step kind {kind}")
     # Format 1.6: symbols defined from the inputs' data, when there are any.
@@ -171,7 +174,9 @@ def inspect(path):
     # 1.2 has the CUDA section; GEMMs on fp16/bf16 operands are 1.3's,
     # u16/u32/u64 values 1.4's, 8-bit float values 1.5's, symbols defined
     # from data 1.6's, packed sub-byte values 1.7's, GEMM activations (flags
-    # bits 8-15) 1.8's, GEMMs (their buffer expectations) 1.9's.
+    # bits 8-15) 1.8's, GEMMs (their buffer expectations) 1.9's, launches
+    # (their pointer arguments' expectations) 1.11's.
+    launches = any(kind == 5 for kind, _ in plan["steps"])
     gemms = any(kind in (2, 4) for kind, _ in plan["steps"])
     half_gemm = any(plan["values"][fields["fields"][2]][0] != DTYPE_F32
                     for kind, fields in plan["steps"] if kind in (2, 4))
@@ -184,7 +189,7 @@ def inspect(path):
     float8 = any(value[0] in DTYPES_1_5 for value in plan["values"])
     packed = any(value[0] in DTYPES_1_7 for value in plan["values"])
     late = any(d[2] != 0xFFFFFFFF for d in plan["definitions"])
-    expected = ((1, 9) if gemms else (1, 8) if late or any(activations) else (1, 7) if packed
+    expected = ((1, 11) if launches else (1, 9) if gemms else (1, 8) if late or any(activations) else (1, 7) if packed
                 else (1, 6) if plan["definitions"] else (1, 5) if float8
                 else (1, 4) if wide_unsigned
                 else (1, 3) if half_gemm else (1, 2))
@@ -237,7 +242,10 @@ def inspect(path):
 
 def check(tsc, model, out_dir, extra=()):
     """(summary, problem): summary like '22 modules, 22 launches' when tsc wrote
-    a CUDA artifact that inspect() accepts, else problem says why."""
+    a CUDA artifact that inspect() accepts and the runtime loads (tsc-run
+    beside tsc, `--info`: the loader's checks of the plan, among them what
+    each launch expects of its buffers, which need no GPU), else problem says
+    why."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     artifact = out_dir / "model.tscm"
@@ -249,7 +257,15 @@ def check(tsc, model, out_dir, extra=()):
         return None, f"tsc timed out after {e.timeout} s"
     if proc.returncode:
         return None, f"tsc --target=cuda: {first_error(proc.stderr)}"
-    return inspect(artifact)
+    summary, problem = inspect(artifact)
+    if problem:
+        return summary, problem
+    tsc_run = pathlib.Path(tsc).with_name("tsc-run")
+    proc = subprocess.run([str(tsc_run), str(artifact), "--info"], capture_output=True,
+                          text=True, timeout=600)
+    if proc.returncode:
+        return None, f"the runtime refuses it: {first_error(proc.stderr)}"
+    return summary, None
 
 
 def show_expr(code, symbols):
