@@ -307,6 +307,14 @@ FailureOr<Values> convertAttention(ForeignNode &node) {
       return failure();
     query = *qs, key = *ks, value = *vs;
   }
+  // [B, H, S, D] each from here on (a fuzzer's finding: a rank-2 operand
+  // was read at dims 2 and 3 when K/V heads were repeated).
+  for (auto [name, x] : {std::pair{"Q", query}, {"K", key}, {"V", value}})
+    if (int64_t rank = cast<RankedTensorType>(x.getType()).getRank(); rank != 4)
+      return node.fail("Q, K and V must all be 4-D [B, H, S, D] or all 3-D "
+                       "[B, S, H*D]; " +
+                       Twine(name) + " has rank " + Twine(rank) +
+                       (threeD ? " after its heads were split" : ""));
   // A KV cache: attend over past ++ new; the concatenations are the present
   // key/value outputs.
   bool past = node.hasInput(4) || node.hasInput(5);
