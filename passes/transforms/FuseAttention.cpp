@@ -652,14 +652,26 @@ private:
 
 /// attention(q, k, v) bshd with K and V heads repeated (HeadUnrepeater) ->
 /// attention(q, k', v') over the Hkv heads, grouped-query: the repetition,
-/// and the rotary embedding over it, are not computed.
+/// and the rotary embedding over it, are not computed. In the [B, H, S, D]
+/// layout, K and V repeated by repeat_kv (unrepeatedHeads) likewise: a
+/// scaled_dot_product_attention that TorchScript or torch.export records
+/// becomes tsc.attention directly, with its operands repeated.
 struct UnrepeatHeads : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rw) const override {
-    if (!op.getBshd())
-      return failure();
+    if (!op.getBshd()) {
+      Value k = unrepeatedHeads(op.getKey());
+      Value v = unrepeatedHeads(op.getValue());
+      if (k == op.getKey() || v == op.getValue() || headsOf(k) != headsOf(v))
+        return failure();
+      rw.modifyOpInPlace(op, [&] {
+        op.getKeyMutable().assign(k);
+        op.getValueMutable().assign(v);
+      });
+      return success();
+    }
     SymbolicShapes shapes(op->getParentRegion()->getParentOp());
     HeadUnrepeater unrepeater(shapes);
     int64_t groups = 0;

@@ -92,3 +92,54 @@ func.func @keeps_repeat_under_head_slice(%q: tensor<2x6x2x8xf32>, %k5: tensor<2x
   %o = tsc.attention %q, %ks, %vs bshd : (tensor<2x6x2x8xf32>, tensor<2x6x2x8xf32>, tensor<2x6x2x8xf32>) -> tensor<2x6x2x8xf32>
   return %o : tensor<2x6x2x8xf32>
 }
+
+// -----
+
+// scaled_dot_product_attention as TorchScript records it for Llama: Q, K
+// and V head-transposed to [B, H, S, D], K and V repeated by repeat_kv
+// (unsqueeze, expand, reshape). The attention reads the Hkv = 2 heads
+// unrepeated, then absorbs the head transposes (bshd).
+// CHECK-LABEL: func.func @unrepeats_sdpa_operands
+// CHECK-SAME:    (%[[Q:[^:]+]]: tensor<?x?x4x8xf32>, %[[K:[^:]+]]: tensor<?x?x2x8xf32>, %[[V:[^:]+]]: tensor<?x?x2x8xf32>)
+// CHECK-NOT:     tsc.expand
+// CHECK-NOT:     tsc.transpose
+// CHECK:         %[[O:.+]] = tsc.attention %[[Q]], %[[K]], %[[V]] bshd : (tensor<?x?x4x8xf32>, tensor<?x?x2x8xf32>, tensor<?x?x2x8xf32>) -> tensor<?x?x4x8xf32>
+// CHECK:         return %[[O]]
+func.func @unrepeats_sdpa_operands(%q: tensor<?x?x4x8xf32>, %k: tensor<?x?x2x8xf32>, %v: tensor<?x?x2x8xf32>) -> tensor<?x?x4x8xf32> {
+  %b = tsc.symbol "batch" [1, 4]
+  %s = tsc.symbol "seq" [1, 64]
+  tsc.bind_shape %q[%b, %s], affine_map<()[s0, s1] -> (s0, s1, 4, 8)> : tensor<?x?x4x8xf32>
+  tsc.bind_shape %k[%b, %s], affine_map<()[s0, s1] -> (s0, s1, 2, 8)> : tensor<?x?x2x8xf32>
+  tsc.bind_shape %v[%b, %s], affine_map<()[s0, s1] -> (s0, s1, 2, 8)> : tensor<?x?x2x8xf32>
+  %qt = tsc.transpose %q perm = [0, 2, 1, 3] : (tensor<?x?x4x8xf32>) -> tensor<?x4x?x8xf32>
+  %kt = tsc.transpose %k perm = [0, 2, 1, 3] : (tensor<?x?x2x8xf32>) -> tensor<?x2x?x8xf32>
+  %vt = tsc.transpose %v perm = [0, 2, 1, 3] : (tensor<?x?x2x8xf32>) -> tensor<?x2x?x8xf32>
+  %ku = tsc.unsqueeze %kt dims = [2] : (tensor<?x2x?x8xf32>) -> tensor<?x2x1x?x8xf32>
+  %vu = tsc.unsqueeze %vt dims = [2] : (tensor<?x2x?x8xf32>) -> tensor<?x2x1x?x8xf32>
+  %ke = tsc.expand %ku[%b, %s] : tensor<?x2x1x?x8xf32> -> tensor<?x2x2x?x8xf32>
+  %ve = tsc.expand %vu[%b, %s] : tensor<?x2x1x?x8xf32> -> tensor<?x2x2x?x8xf32>
+  %kr = tsc.reshape %ke[%b, %s] : tensor<?x2x2x?x8xf32> -> tensor<?x4x?x8xf32>
+  %vr = tsc.reshape %ve[%b, %s] : tensor<?x2x2x?x8xf32> -> tensor<?x4x?x8xf32>
+  %o = tsc.attention %qt, %kr, %vr : (tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32>) -> tensor<?x4x?x8xf32>
+  %ot = tsc.transpose %o perm = [0, 2, 1, 3] : (tensor<?x4x?x8xf32>) -> tensor<?x?x4x8xf32>
+  return %ot : tensor<?x?x4x8xf32>
+}
+
+// -----
+
+// V repeated but K not: nothing to unrepeat (both must drop it).
+// CHECK-LABEL: func.func @keeps_sdpa_with_one_repeated_operand
+// CHECK:         tsc.expand
+// CHECK:         tsc.attention %{{.+}}, %{{.+}}, %{{.+}} : (tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32>)
+func.func @keeps_sdpa_with_one_repeated_operand(%q: tensor<?x4x?x8xf32>, %k: tensor<?x4x?x8xf32>, %v: tensor<?x2x?x8xf32>) -> tensor<?x4x?x8xf32> {
+  %b = tsc.symbol "batch" [1, 4]
+  %s = tsc.symbol "seq" [1, 64]
+  tsc.bind_shape %q[%b, %s], affine_map<()[s0, s1] -> (s0, 4, s1, 8)> : tensor<?x4x?x8xf32>
+  tsc.bind_shape %k[%b, %s], affine_map<()[s0, s1] -> (s0, 4, s1, 8)> : tensor<?x4x?x8xf32>
+  tsc.bind_shape %v[%b, %s], affine_map<()[s0, s1] -> (s0, 2, s1, 8)> : tensor<?x2x?x8xf32>
+  %vu = tsc.unsqueeze %v dims = [2] : (tensor<?x2x?x8xf32>) -> tensor<?x2x1x?x8xf32>
+  %ve = tsc.expand %vu[%b, %s] : tensor<?x2x1x?x8xf32> -> tensor<?x2x2x?x8xf32>
+  %vr = tsc.reshape %ve[%b, %s] : tensor<?x2x2x?x8xf32> -> tensor<?x4x?x8xf32>
+  %o = tsc.attention %q, %k, %vr : (tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32>) -> tensor<?x4x?x8xf32>
+  return %o : tensor<?x4x?x8xf32>
+}

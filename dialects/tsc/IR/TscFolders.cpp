@@ -28,8 +28,6 @@ namespace {
 #include "dialects/tsc/IR/TscCanonicalize.inc"
 } // namespace
 
-static bool isDimOf(Value size, Value tensor, int64_t d);
-
 namespace {
 
 /// 1 / x -> reciprocal(x), for a splat 1 that does not widen x.
@@ -272,7 +270,43 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+/// Whether the integers `values` holds cannot be negative: positions from a
+/// range that starts at a non-negative constant and counts up, through
+/// rearrangements and casts to integers at least as wide.
+static bool isProvablyNonNegative(Value values) {
+  Value v = values;
+  while (Operation *op = v.getDefiningOp()) {
+    if (auto cast = dyn_cast<CastOp>(op)) {
+      auto from =
+          dyn_cast<IntegerType>(cast.getInput().getType().getElementType());
+      auto to = dyn_cast<IntegerType>(cast.getType().getElementType());
+      if (!from || !to || to.getWidth() < from.getWidth())
+        return false;
+    } else if (!op->hasTrait<OpTrait::tsc::RearrangesElements>()) {
+      break;
+    }
+    v = op->getOperand(0);
+  }
+  auto range = v.getDefiningOp<RangeOp>();
+  IntegerAttr start, delta;
+  return range && matchPattern(range.getStart(), m_Constant(&start)) &&
+         matchPattern(range.getDelta(), m_Constant(&delta)) &&
+         start.getInt() >= 0 && delta.getInt() > 0;
+}
+
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
+  // where(x < 0, wrapped, x) for indices that cannot be negative: x (the
+  // wrap of negative indices that importers put before a gather).
+  if (auto less = getCondition().getDefiningOp<LessOp>()) {
+    SplatElementsAttr zero;
+    if (matchPattern(less.getRhs(), m_Constant(&zero)) &&
+        isa<IntegerType>(zero.getElementType()) &&
+        zero.getSplatValue<APInt>().isZero() &&
+        less.getLhs() == getFalseValue() &&
+        getFalseValue().getType() == getType() &&
+        isProvablyNonNegative(less.getLhs()))
+      return getFalseValue();
+  }
   auto condition = dyn_cast_or_null<SplatElementsAttr>(adaptor.getCondition());
   if (!condition)
     return {};
@@ -449,9 +483,7 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
-/// Whether `size` is known to equal dim `d` of `tensor`: a tsc.dim of it,
-/// or the symbol its binding gives that dim.
-static bool isDimOf(Value size, Value tensor, int64_t d) {
+bool mlir::tsc::isDimOf(Value size, Value tensor, int64_t d) {
   if (auto dim = size.getDefiningOp<DimOp>())
     return dim.getInput() == tensor && static_cast<int64_t>(dim.getDim()) == d;
   for (Operation *user : tensor.getUsers()) {
@@ -566,12 +598,20 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor) {
+  // The whole input: offsets 0, strides 1, each size the input's (static,
+  // or a size value that is the input's dim: a traced x[:, :, :] slices
+  // [batch, seq, ...] of a value bound to those symbols).
   auto type = getInput().getType();
-  if (type != getType() || !type.hasStaticShape())
+  if (type != getType())
     return {};
-  bool identity = llvm::all_of(getStaticOffsets(), [](int64_t o) { return o == 0; }) &&
-                  llvm::all_of(getStaticStrides(), [](int64_t s) { return s == 1; }) &&
-                  getStaticSizes() == type.getShape();
+  bool identity =
+      llvm::all_of(getStaticOffsets(), [](int64_t o) { return o == 0; }) &&
+      llvm::all_of(getStaticStrides(), [](int64_t s) { return s == 1; });
+  unsigned dynamic = 0;
+  for (auto [d, size] : llvm::enumerate(getStaticSizes()))
+    identity = identity && (ShapedType::isDynamic(size)
+                                ? isDimOf(getSizes()[dynamic++], getInput(), d)
+                                : size == type.getDimSize(d));
   return identity ? getInput() : OpFoldResult();
 }
 

@@ -13,6 +13,7 @@
 #include "dialects/tsc/IR/ConstantData.h"
 #include "dialects/tsc/IR/TscOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -222,6 +223,166 @@ struct FoldTransposedGatherNdToSlice : OpRewritePattern<TransposeOp> {
   }
 };
 
+/// Whether `v` is all zeros of an integer type: a splat 0, a product with
+/// one, or a sum of two (TorchScript traces a broadcast as `x + y * 0`).
+bool isIntegerZeros(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !isa<IntegerType>(type.getElementType()))
+    return false;
+  SplatElementsAttr splat;
+  if (matchPattern(v, m_Constant(&splat)))
+    return splat.getSplatValue<APInt>().isZero();
+  if (auto mul = v.getDefiningOp<MulOp>())
+    return isIntegerZeros(mul.getLhs()) || isIntegerZeros(mul.getRhs());
+  if (auto add = v.getDefiningOp<AddOp>())
+    return isIntegerZeros(add.getLhs()) && isIntegerZeros(add.getRhs());
+  return false;
+}
+
+/// Where dim `pos` of a reshape's input is in its result, when the reshape
+/// only inserts or drops dims of static size 1 and keeps the others (each
+/// dynamic one given the input's size); nullopt otherwise.
+std::optional<int64_t> unitReshapedDim(ReshapeOp reshape, int64_t pos) {
+  RankedTensorType in = reshape.getInput().getType(), out = reshape.getType();
+  auto kept = [](RankedTensorType t) {
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (t.getDimSize(d) != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  SmallVector<int64_t> from = kept(in), to = kept(out);
+  if (from.size() != to.size())
+    return std::nullopt;
+  std::optional<int64_t> moved;
+  for (auto [a, b] : llvm::zip_equal(from, to)) {
+    if (in.getDimSize(a) != out.getDimSize(b) ||
+        (out.isDynamicDim(b) &&
+         !isDimOf(reshape.getShape()[out.getDynamicDimIndex(b)],
+                  reshape.getInput(), a)))
+      return std::nullopt;
+    if (a == pos)
+      moved = b;
+  }
+  return moved;
+}
+
+/// The dim of `index` along which it counts 0, 1, ..., L - 1 (broadcast
+/// along its other dims), with `limit` set to L (an i64 scalar): a
+/// range(0, L, 1) through unsqueezes, expands, additions of integer zeros
+/// (broadcasts, as traces write them) and reshapes of unit dims. Nullopt
+/// otherwise.
+std::optional<int64_t> countingDim(Value index, Value &limit) {
+  SmallVector<std::pair<Operation *, Value>> chain; // op, its input
+  Value v = index;
+  while (Operation *def = v.getDefiningOp()) {
+    Value input;
+    if (isa<UnsqueezeOp, ExpandOp, ReshapeOp>(def))
+      input = def->getOperand(0);
+    else if (auto add = dyn_cast<AddOp>(def))
+      input = isIntegerZeros(add.getRhs())   ? add.getLhs()
+              : isIntegerZeros(add.getLhs()) ? add.getRhs()
+                                             : Value();
+    if (!input)
+      break;
+    chain.push_back({def, input});
+    v = input;
+  }
+  auto range = v.getDefiningOp<RangeOp>();
+  if (!range || !matchPattern(range.getStart(), m_Zero()) ||
+      !matchPattern(range.getDelta(), m_One()))
+    return std::nullopt;
+  // The range's one dim, followed from the range to `index`.
+  int64_t pos = 0;
+  for (auto [op, input] : llvm::reverse(chain)) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (auto unsqueeze = dyn_cast<UnsqueezeOp>(op)) {
+      // The pos-th result dim that the unsqueeze does not insert.
+      int64_t kept = -1, d = 0;
+      for (; d < type.getRank(); ++d)
+        if (!llvm::is_contained(unsqueeze.getDims(), d) && ++kept == pos)
+          break;
+      pos = d;
+    } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      std::optional<int64_t> moved = unitReshapedDim(reshape, pos);
+      if (!moved)
+        return std::nullopt;
+      pos = *moved;
+    } else {
+      // An expand or a broadcasting add aligns the input's dims with the
+      // result's trailing ones.
+      pos += type.getRank() - cast<RankedTensorType>(input.getType()).getRank();
+    }
+  }
+  limit = range.getLimit();
+  return pos;
+}
+
+/// Whether the i64 scalar `limit` is dim `d` of `x`: the same constant, or
+/// the index cast of a size that is that dim (isDimOf).
+bool limitIsDimOf(Value limit, Value x, int64_t d) {
+  int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(d);
+  APInt value;
+  if (matchPattern(limit, m_ConstantInt(&value)))
+    return !ShapedType::isDynamic(size) && value.getSExtValue() == size;
+  auto cast = limit.getDefiningOp<arith::IndexCastOp>();
+  return cast && isDimOf(cast.getIn(), x, d);
+}
+
+/// gather_nd(x, concat(i_0, ..., i_{r-1})) -> reshape(x) when each i_j
+/// counts through dim j of x along its own output dim p_j (countingDim),
+/// p_0 < ... < p_{r-1}, and every other output dim is a static 1: the
+/// gather reads x in order. transformers' masks built by vmap index the
+/// padding mask so, `mask[batch_idx, kv_idx]` over [B, 1, 1, S] grids of
+/// aranges, which PyTorch's dynamo exporter writes as expands, a concat
+/// and a GatherND.
+struct GatherNdOfCountingGrid : OpRewritePattern<GatherNdOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GatherNdOp op,
+                                PatternRewriter &rw) const override {
+    Value x = op.getData();
+    auto xType = cast<RankedTensorType>(x.getType());
+    RankedTensorType type = op.getType();
+    int64_t rank = xType.getRank();
+    auto concat = op.getIndices().getDefiningOp<ConcatOp>();
+    int64_t outer = type.getRank();
+    if (op.getBatchDims() != 0 || !concat ||
+        int64_t(concat.getInputs().size()) != rank ||
+        int64_t(concat.getAxis()) != outer)
+      return failure();
+    SmallVector<int64_t> source(outer, -1); // the dim of x each counts
+    int64_t last = -1;
+    for (auto [j, part] : llvm::enumerate(concat.getInputs())) {
+      Value limit;
+      std::optional<int64_t> p = countingDim(part, limit);
+      // Along p: x's dim j, and the output's (so the range was not
+      // broadcast along it).
+      if (!p || *p <= last || *p >= outer || !limitIsDimOf(limit, x, j))
+        return failure();
+      int64_t size = type.getDimSize(*p);
+      auto index = limit.getDefiningOp<arith::IndexCastOp>();
+      if (ShapedType::isDynamic(size)
+              ? !index || !isDimOf(index.getIn(), op.getResult(), *p)
+              : size != xType.getDimSize(j))
+        return failure();
+      source[*p] = j;
+      last = *p;
+    }
+    if (llvm::any_of(llvm::seq<int64_t>(0, outer), [&](int64_t d) {
+          return source[d] < 0 && type.getDimSize(d) != 1;
+        }))
+      return failure();
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < outer; ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(
+            DimOp::create(rw, op.getLoc(), x, rw.getI64IntegerAttr(source[d])));
+    rw.replaceOpWithNewOp<ReshapeOp>(op, type, x, sizes);
+    return success();
+  }
+};
+
 /// The bytes of the constant `attr` (of static `type`) transposed by `perm`;
 /// nullopt where getConstantBytes has none.
 std::optional<std::vector<char>>
@@ -315,5 +476,6 @@ struct GatherConstantInTransposedLayout : OpRewritePattern<TransposeOp> {
 void mlir::tsc::populateLayoutCanonicalizations(RewritePatternSet &patterns) {
   patterns.add<CancelTransposesAroundUnary, FoldTransposesAroundReshape,
                ReshapeOfUnitDimTranspose, FoldTransposedGatherNdToSlice,
-               GatherConstantInTransposedLayout>(patterns.getContext());
+               GatherConstantInTransposedLayout, GatherNdOfCountingGrid>(
+      patterns.getContext());
 }

@@ -15,6 +15,10 @@ namespace mlir::tsc {
 /// elementwise op or a reshape merging adjacent dims.
 void populateLayoutCanonicalizations(RewritePatternSet &patterns);
 
+/// Whether `size` (an index) is known to equal dim `d` of `tensor`: a
+/// tsc.dim of it, or the symbol its binding gives that dim.
+bool isDimOf(Value size, Value tensor, int64_t d);
+
 } // namespace mlir::tsc
 
 #endif // TSC_DIALECTS_TSC_IR_TSCLAYOUTCANONICALIZE_H

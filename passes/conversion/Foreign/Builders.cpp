@@ -151,18 +151,6 @@ FailureOr<Value> foreign::buildReshape(ForeignNode &node,
   return node.reshape(x, sizes);
 }
 
-/// Whether `indices` cannot be negative: positions from a Range that starts
-/// at a non-negative constant and counts up (possibly cast and reshaped).
-static bool provablyNonNegative(Value indices) {
-  auto range = dyn_cast_or_null<RangeOp>(getValuesProducer(indices));
-  if (!range)
-    return false;
-  IntegerAttr start, delta;
-  return matchPattern(range.getStart(), m_Constant(&start)) &&
-         matchPattern(range.getDelta(), m_Constant(&delta)) &&
-         start.getInt() >= 0 && delta.getInt() > 0;
-}
-
 FailureOr<Value> foreign::buildGather(ForeignNode &node,
                                      TypedValue<RankedTensorType> data,
                                      TypedValue<RankedTensorType> indices,
@@ -189,8 +177,9 @@ FailureOr<Value> foreign::buildGather(ForeignNode &node,
           rw, node.getLoc(),
           DenseIntElementsAttr::get(constant.getType(), wrapped));
     }
-  } else if (!provablyNonNegative(index)) {
-    // Run-time indices may be negative (ONNX counts them from the end).
+  } else {
+    // Run-time indices may be negative (ONNX counts them from the end);
+    // the wrap folds away where they cannot be (WhereOp::fold).
     Type element = indices.getType().getElementType();
     Value zero = node.scalar(element, 0);
     Value size = buildShapeTensor(rw, node.getLoc(),

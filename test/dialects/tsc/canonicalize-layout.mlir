@@ -169,3 +169,116 @@ func.func @keeps_other_gather_transposes(%i: tensor<?x?xi64>, %x: tensor<3x2xf32
   %u = tsc.transpose %h perm = [2, 0, 1] : (tensor<?x?x2xf32>) -> tensor<2x?x?xf32>
   return %t, %u : tensor<?x?x2xf32>, tensor<2x?x?xf32>
 }
+
+// -----
+
+// transformers' vmap-built padding mask, as the dynamo exporter writes
+// mask[batch_idx, kv_idx]: a GatherND over a grid of two aranges, one
+// counting batch along dim 0, one seq along dim 3, reads the mask in order:
+// a reshape.
+// CHECK-LABEL: func.func @gather_nd_of_counting_grid
+// CHECK-SAME:    (%[[M:.+]]: tensor<?x?xi1>)
+// CHECK-NOT:     tsc.gather_nd
+// CHECK:         %[[R:.+]] = tsc.reshape %[[M]][%{{.+}}, %{{.+}}] : tensor<?x?xi1> -> tensor<?x1x1x?xi1>
+// CHECK:         return %[[R]]
+func.func @gather_nd_of_counting_grid(%m: tensor<?x?xi1>) -> tensor<?x1x1x?xi1> {
+  %b = tsc.symbol "batch" [1, 4]
+  %s = tsc.symbol "seq" [1, 64]
+  tsc.bind_shape %m[%b, %s], affine_map<()[s0, s1] -> (s0, s1)> : tensor<?x?xi1>
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %nb = arith.index_cast %b : index to i64
+  %ns = arith.index_cast %s : index to i64
+  %rb = tsc.range %c0, %nb, %c1 : i64 -> tensor<?xi64>
+  %rs = tsc.range %c0, %ns, %c1 : i64 -> tensor<?xi64>
+  %ib = tsc.unsqueeze %rb dims = [1, 2, 3] : (tensor<?xi64>) -> tensor<?x1x1x1xi64>
+  %is = tsc.unsqueeze %rs dims = [0, 1, 2] : (tensor<?xi64>) -> tensor<1x1x1x?xi64>
+  %eb = tsc.expand %ib[%b, %s] : tensor<?x1x1x1xi64> -> tensor<?x1x1x?xi64>
+  %es = tsc.expand %is[%b, %s] : tensor<1x1x1x?xi64> -> tensor<?x1x1x?xi64>
+  %ub = tsc.unsqueeze %eb dims = [4] : (tensor<?x1x1x?xi64>) -> tensor<?x1x1x?x1xi64>
+  %us = tsc.unsqueeze %es dims = [4] : (tensor<?x1x1x?xi64>) -> tensor<?x1x1x?x1xi64>
+  %idx = tsc.concat %ub, %us axis = 4 : (tensor<?x1x1x?x1xi64>, tensor<?x1x1x?x1xi64>) -> tensor<?x1x1x?x2xi64>
+  tsc.bind_shape %idx[%b, %s], affine_map<()[s0, s1] -> (s0, 1, 1, s1, 2)> : tensor<?x1x1x?x2xi64>
+  %g = tsc.gather_nd %m[%idx] batch_dims = 0 : (tensor<?x?xi1>, tensor<?x1x1x?x2xi64>) -> tensor<?x1x1x?xi1>
+  tsc.bind_shape %g[%b, %s], affine_map<()[s0, s1] -> (s0, 1, 1, s1)> : tensor<?x1x1x?xi1>
+  return %g : tensor<?x1x1x?xi1>
+}
+
+// -----
+
+// Near misses: the grid's components in the other order (m[kv_idx,
+// batch_idx] over a [S, B] grid: a transpose, not a reshape), and a range
+// starting at 1: the gathers stay.
+// CHECK-LABEL: func.func @gather_nd_of_other_grids
+// CHECK-COUNT-2: tsc.gather_nd
+func.func @gather_nd_of_other_grids(%m: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %b = tsc.symbol "batch" [1, 4]
+  %s = tsc.symbol "seq" [1, 64]
+  tsc.bind_shape %m[%b, %s], affine_map<()[s0, s1] -> (s0, s1)> : tensor<?x?xf32>
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %nb = arith.index_cast %b : index to i64
+  %ns = arith.index_cast %s : index to i64
+  %ns1 = arith.addi %ns, %c1 : i64
+  %rb = tsc.range %c0, %nb, %c1 : i64 -> tensor<?xi64>
+  %rs = tsc.range %c0, %ns, %c1 : i64 -> tensor<?xi64>
+  %rs1 = tsc.range %c1, %ns1, %c1 : i64 -> tensor<?xi64>
+  // [S, B] grid: batch counts along dim 1, seq along dim 0.
+  %bcol = tsc.unsqueeze %rb dims = [0, 2] : (tensor<?xi64>) -> tensor<1x?x1xi64>
+  %srow = tsc.unsqueeze %rs dims = [1, 2] : (tensor<?xi64>) -> tensor<?x1x1xi64>
+  %eb = tsc.expand %bcol[%s, %b] : tensor<1x?x1xi64> -> tensor<?x?x1xi64>
+  %es = tsc.expand %srow[%s, %b] : tensor<?x1x1xi64> -> tensor<?x?x1xi64>
+  %swapped = tsc.concat %eb, %es axis = 2 : (tensor<?x?x1xi64>, tensor<?x?x1xi64>) -> tensor<?x?x2xi64>
+  tsc.bind_shape %swapped[%s, %b], affine_map<()[s0, s1] -> (s0, s1, 2)> : tensor<?x?x2xi64>
+  %g1 = tsc.gather_nd %m[%swapped] batch_dims = 0 : (tensor<?x?xf32>, tensor<?x?x2xi64>) -> tensor<?x?xf32>
+  tsc.bind_shape %g1[%s, %b], affine_map<()[s0, s1] -> (s0, s1)> : tensor<?x?xf32>
+  // [B, S] grid, seq counting from 1.
+  %brow = tsc.unsqueeze %rb dims = [1, 2] : (tensor<?xi64>) -> tensor<?x1x1xi64>
+  %scol = tsc.unsqueeze %rs1 dims = [0, 2] : (tensor<?xi64>) -> tensor<1x?x1xi64>
+  %eb2 = tsc.expand %brow[%b, %s] : tensor<?x1x1xi64> -> tensor<?x?x1xi64>
+  %es2 = tsc.expand %scol[%b, %s] : tensor<1x?x1xi64> -> tensor<?x?x1xi64>
+  %shifted = tsc.concat %eb2, %es2 axis = 2 : (tensor<?x?x1xi64>, tensor<?x?x1xi64>) -> tensor<?x?x2xi64>
+  tsc.bind_shape %shifted[%b, %s], affine_map<()[s0, s1] -> (s0, s1, 2)> : tensor<?x?x2xi64>
+  %g2 = tsc.gather_nd %m[%shifted] batch_dims = 0 : (tensor<?x?xf32>, tensor<?x?x2xi64>) -> tensor<?x?xf32>
+  tsc.bind_shape %g2[%b, %s], affine_map<()[s0, s1] -> (s0, s1)> : tensor<?x?xf32>
+  return %g1, %g2 : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// The same mask as TorchScript traces it: the grid's broadcasts written as
+// additions of integer zeros (x + y * 0), the index dim appended by a
+// reshape.
+// CHECK-LABEL: func.func @gather_nd_of_traced_counting_grid
+// CHECK-SAME:    (%[[M:.+]]: tensor<?x?xi1>)
+// CHECK-NOT:     tsc.gather_nd
+// CHECK:         %[[R:.+]] = tsc.reshape %[[M]][%{{.+}}, %{{.+}}] : tensor<?x?xi1> -> tensor<?x1x1x?xi1>
+// CHECK:         return %[[R]]
+func.func @gather_nd_of_traced_counting_grid(%m: tensor<?x?xi1>) -> tensor<?x1x1x?xi1> {
+  %b = tsc.symbol "batch" [1, 4]
+  %s = tsc.symbol "seq" [1, 64]
+  tsc.bind_shape %m[%b, %s], affine_map<()[s0, s1] -> (s0, s1)> : tensor<?x?xi1>
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %zero = tsc.constant dense<0> : tensor<i64>
+  %nb = arith.index_cast %b : index to i64
+  %ns = arith.index_cast %s : index to i64
+  %rb = tsc.range %c0, %nb, %c1 : i64 -> tensor<?xi64>
+  %rs = tsc.range %c0, %ns, %c1 : i64 -> tensor<?xi64>
+  %ib = tsc.unsqueeze %rb dims = [1, 2, 3] : (tensor<?xi64>) -> tensor<?x1x1x1xi64>
+  %is = tsc.unsqueeze %rs dims = [0, 1, 2] : (tensor<?xi64>) -> tensor<1x1x1x?xi64>
+  %zb = tsc.mul %ib, %zero : (tensor<?x1x1x1xi64>, tensor<i64>) -> tensor<?x1x1x1xi64>
+  %zs = tsc.mul %is, %zero : (tensor<1x1x1x?xi64>, tensor<i64>) -> tensor<1x1x1x?xi64>
+  %z = tsc.add %zb, %zs : (tensor<?x1x1x1xi64>, tensor<1x1x1x?xi64>) -> tensor<?x1x1x?xi64>
+  tsc.bind_shape %z[%b, %s], affine_map<()[s0, s1] -> (s0, 1, 1, s1)> : tensor<?x1x1x?xi64>
+  %eb = tsc.add %ib, %z : (tensor<?x1x1x1xi64>, tensor<?x1x1x?xi64>) -> tensor<?x1x1x?xi64>
+  %es = tsc.add %is, %z : (tensor<1x1x1x?xi64>, tensor<?x1x1x?xi64>) -> tensor<?x1x1x?xi64>
+  tsc.bind_shape %eb[%b, %s], affine_map<()[s0, s1] -> (s0, 1, 1, s1)> : tensor<?x1x1x?xi64>
+  tsc.bind_shape %es[%b, %s], affine_map<()[s0, s1] -> (s0, 1, 1, s1)> : tensor<?x1x1x?xi64>
+  %ub = tsc.reshape %eb[%b, %s] : tensor<?x1x1x?xi64> -> tensor<?x1x1x?x1xi64>
+  %us = tsc.reshape %es[%b, %s] : tensor<?x1x1x?xi64> -> tensor<?x1x1x?x1xi64>
+  %idx = tsc.concat %ub, %us axis = 4 : (tensor<?x1x1x?x1xi64>, tensor<?x1x1x?x1xi64>) -> tensor<?x1x1x?x2xi64>
+  %g = tsc.gather_nd %m[%idx] batch_dims = 0 : (tensor<?x?xi1>, tensor<?x1x1x?x2xi64>) -> tensor<?x1x1x?xi1>
+  tsc.bind_shape %g[%b, %s], affine_map<()[s0, s1] -> (s0, 1, 1, s1)> : tensor<?x1x1x?xi1>
+  return %g : tensor<?x1x1x?xi1>
+}
