@@ -41,10 +41,14 @@ Shape shapeOf(const GemmStep &g, const Layout &layout) {
 
 /// A batch of rows × cols matrices, `transposed` when stored cols × rows,
 /// with leading dimension ld. A zero stride between problems broadcasts one
-/// matrix over the batch.
+/// matrix over the batch. `flat`: one problem, described as a 2-D matrix
+/// (see makeEntry).
 memory::desc matrixDesc(memory::data_type type, int64_t batch, int64_t rows,
                         int64_t cols, int64_t ld, int64_t stride,
-                        bool transposed) {
+                        bool transposed, bool flat = false) {
+  if (flat)
+    return memory::desc(Dims{rows, cols}, type,
+                        transposed ? Dims{1, ld} : Dims{ld, 1});
   int64_t count = batch > 1 && stride == 0 ? 1 : batch;
   // One matrix: its dense size, whatever the plan says (oneDNN's brgemm
   // matmul refuses a zero stride and falls back to a slower gemm).
@@ -239,16 +243,21 @@ struct HostGemms::Impl {
       return makeInt8Entry(s, shape, bDesc);
     const GemmStep &g = *s.g;
     const memory::data_type t = computeType(s);
+    // One problem as 2-D matrices: oneDNN 2.6 gives a 2-D weight in `any`
+    // its blocked brgemm layout (BA16a64b, BA16a64b2a for bf16), a 3-D one
+    // stays plain, 3-7 % slower (docs/benchmarks.md). A weight prepared 3-D
+    // (batched at the maxima) keeps its problems 3-D.
+    const bool flat = shape.batch == 1 && (!bDesc || bDesc->dims().size() == 2);
     Entry e;
     e.shape = shape;
     e.a = matrixDesc(t, shape.batch, shape.m, shape.k, shape.lda, shape.strideA,
-                     g.transA);
+                     g.transA, flat);
     e.b = bDesc ? *bDesc
                 : matrixDesc(t, shape.batch, shape.k, shape.n, shape.ldb,
-                             shape.strideB, g.transB);
+                             shape.strideB, g.transB, flat);
     e.preparedB = bDesc != nullptr;
     e.c = matrixDesc(t, shape.batch, shape.m, shape.n, shape.ldc, shape.strideC,
-                     false);
+                     false, flat);
     dnnl::primitive_attr attr;
     dnnl::post_ops ops;
     if (g.alpha != 1.0f)
@@ -258,8 +267,10 @@ struct HostGemms::Impl {
       memory::data_type biasType =
           s.widen ? memory::data_type::f32
                   : dnnlType(model.plan.values[g.bias].dtype);
-      e.bias =
-          memory::desc(Dims{1, 1, shape.n}, biasType, memory::format_tag::abc);
+      e.bias = flat ? memory::desc(Dims{1, shape.n}, biasType,
+                                   memory::format_tag::ab)
+                    : memory::desc(Dims{1, 1, shape.n}, biasType,
+                                   memory::format_tag::abc);
       // The output scale would scale the bias too; a post-op adds it after.
       e.biasArg = g.alpha == 1.0f;
       if (!e.biasArg)
@@ -283,8 +294,10 @@ struct HostGemms::Impl {
   tsc_status_t prepareWeight(size_t step, StepState &s, const Shape &max) {
     const GemmStep &g = *s.g;
     const memory::data_type t = computeType(s);
+    // Int8 primitives take 3-D operands (makeInt8Entry).
     memory::desc plain =
-        matrixDesc(t, max.batch, max.k, max.n, max.ldb, max.strideB, g.transB);
+        matrixDesc(t, max.batch, max.k, max.n, max.ldb, max.strideB, g.transB,
+                   max.batch == 1 && !s.int8);
     memory::desc any(plain.dims(), t, memory::format_tag::any);
     Entry e = makeEntry(s, max, &any);
     s.preparedDesc = e.b;
@@ -378,7 +391,8 @@ struct HostGemms::Impl {
       // The prepared weight serves every shape whose B it matches.
       memory::desc plainB =
           matrixDesc(computeType(s), shape.batch, shape.k, shape.n, shape.ldb,
-                     shape.strideB, s.g->transB);
+                     shape.strideB, s.g->transB,
+                     shape.batch == 1 && s.preparedDesc.dims().size() == 2);
       if (plainB.dims() == s.preparedDesc.dims()) {
         try {
           made = makeEntry(s, shape, &s.preparedDesc);
@@ -642,6 +656,17 @@ std::string HostGemms::describe() const {
     ++impls[state.impl];
   for (const auto &[name, count] : impls)
     text += formatString(" %s x%d", name.c_str(), count);
+  // Prepared weights in a blocked layout (oneDNN's brgemm kernels read
+  // them faster than plain rows, docs/runtime.md).
+  int blocked = 0, prepared = 0;
+  for (const auto &[step, state] : impl_->steps)
+    if (state.prepared) {
+      ++prepared;
+      blocked += state.preparedDesc.data.format_desc.blocking.inner_nblks > 0;
+    }
+  if (prepared)
+    text +=
+        formatString("; weights prepared %d, blocked %d", prepared, blocked);
   return text;
 }
 
