@@ -910,12 +910,56 @@ struct AbsorbHeadSwaps : OpRewritePattern<AttentionOp> {
   }
 };
 
+/// The value every element of `v` holds, when all hold one: a splat
+/// constant through rearrangements and casts (getValuesProducer), or the
+/// branch a where with such a condition picks.
+std::optional<Attribute> splatValue(Value v) {
+  Operation *producer = getValuesProducer(v);
+  if (auto where = dyn_cast_or_null<WhereOp>(producer)) {
+    std::optional<Attribute> condition = splatValue(where.getCondition());
+    auto flag = condition ? dyn_cast<IntegerAttr>(*condition) : IntegerAttr();
+    if (!flag)
+      return std::nullopt;
+    return splatValue(flag.getValue().isZero() ? where.getFalseValue()
+                                               : where.getTrueValue());
+  }
+  SplatElementsAttr splat;
+  if (!producer || !matchPattern(producer->getResult(0), m_Constant(&splat)))
+    return std::nullopt;
+  return splat.getSplatValue<Attribute>();
+}
+
+/// attention(q, k, v, mask) -> attention(q, k, v) for a mask that changes
+/// no score: all zeros added, or all true kept. PyTorch's dynamo exporter
+/// writes ViT's absent mask as where(expand(true), 0, finfo.min).
+struct DropNeutralMask : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rw) const override {
+    Value mask = op.getMask();
+    std::optional<Attribute> value = mask ? splatValue(mask) : std::nullopt;
+    if (!value)
+      return failure();
+    bool neutral = false;
+    if (auto flag = dyn_cast<IntegerAttr>(*value))
+      neutral = flag.getType().isInteger(1) && flag.getValue().isOne();
+    else if (auto number = dyn_cast<FloatAttr>(*value))
+      neutral = number.getValue().isZero();
+    if (!neutral)
+      return failure();
+    rw.modifyOpInPlace(op, [&] { op.getMaskMutable().clear(); });
+    return success();
+  }
+};
+
 struct FuseAttentionPass
     : public tsc::impl::FuseAttentionPassBase<FuseAttentionPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<UnflattenHeads, FuseAttention, UnrepeatHeads, SinkHeadSwap,
-                 SinkHeadSwapThroughSplit, AbsorbHeadSwaps>(&getContext());
+                 SinkHeadSwapThroughSplit, AbsorbHeadSwaps, DropNeutralMask>(
+        &getContext());
     BindShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

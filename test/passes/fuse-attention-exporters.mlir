@@ -289,3 +289,25 @@ func.func @slice_dynamic_size(%x: tensor<2x?x4x8xf32>, %n: index) -> tensor<2x4x
   %s = tsc.slice %t [0, 0, 2, 0] [2, 4, %n, 8] [1, 1, 1, 1] : tensor<2x4x?x8xf32> to tensor<2x4x?x8xf32>
   return %s : tensor<2x4x?x8xf32>
 }
+
+// -----
+
+// A mask that changes no score goes: the dynamo exporter writes ViT's
+// absent mask as where(expand(true), 0, finfo.min); an all-true boolean
+// mask likewise. A mask of finfo.min everywhere stays.
+// CHECK-LABEL: func.func @drops_neutral_masks
+// CHECK:         tsc.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} scale
+// CHECK:         tsc.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} :
+// CHECK:         tsc.attention %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} mask
+func.func @drops_neutral_masks(%q: tensor<?x4x17x8xf32>, %k: tensor<?x4x17x8xf32>, %v: tensor<?x4x17x8xf32>, %n: index) -> (tensor<?x4x17x8xf32>, tensor<?x4x17x8xf32>, tensor<?x4x17x8xf32>) {
+  %true = tsc.constant dense<true> : tensor<1x1x17x1xi1>
+  %zero = tsc.constant dense<0.000000e+00> : tensor<f32>
+  %min = tsc.constant dense<-3.40282347E+38> : tensor<f32>
+  %keep = tsc.expand %true[%n] : tensor<1x1x17x1xi1> -> tensor<?x1x17x17xi1>
+  %add = tsc.where %keep, %zero, %min : (tensor<?x1x17x17xi1>, tensor<f32>, tensor<f32>) -> tensor<?x1x17x17xf32>
+  %a = tsc.attention %q, %k, %v mask %add scale = 0.5 : (tensor<?x4x17x8xf32>, tensor<?x4x17x8xf32>, tensor<?x4x17x8xf32>, tensor<?x1x17x17xf32>) -> tensor<?x4x17x8xf32>
+  %b = tsc.attention %q, %k, %v mask %keep : (tensor<?x4x17x8xf32>, tensor<?x4x17x8xf32>, tensor<?x4x17x8xf32>, tensor<?x1x17x17xi1>) -> tensor<?x4x17x8xf32>
+  %none = tsc.where %keep, %min, %zero : (tensor<?x1x17x17xi1>, tensor<f32>, tensor<f32>) -> tensor<?x1x17x17xf32>
+  %c = tsc.attention %q, %k, %v mask %none : (tensor<?x4x17x8xf32>, tensor<?x4x17x8xf32>, tensor<?x4x17x8xf32>, tensor<?x1x17x17xf32>) -> tensor<?x4x17x8xf32>
+  return %a, %b, %c : tensor<?x4x17x8xf32>, tensor<?x4x17x8xf32>, tensor<?x4x17x8xf32>
+}
