@@ -151,6 +151,37 @@ FailureOr<Value> foreign::buildReshape(ForeignNode &node,
   return node.reshape(x, sizes);
 }
 
+FailureOr<Value> foreign::buildTile(ForeignNode &node,
+                                    TypedValue<RankedTensorType> x,
+                                    ArrayRef<OpFoldResult> repeats) {
+  int64_t rank = x.getType().getRank();
+  if (static_cast<int64_t>(repeats.size()) != rank)
+    return node.fail("repeats has " + Twine(repeats.size()) +
+                     " entries for a rank-" + Twine(rank) + " input");
+  RewriterBase &rw = node.getRewriter();
+  SmallVector<OpFoldResult> interleaved, expanded, merged;
+  bool identity = true;
+  for (int64_t d = 0; d < rank; ++d) {
+    OpFoldResult r = asIndex(node, repeats[d]);
+    std::optional<int64_t> constant = constantOf(r);
+    if (constant && *constant < 0)
+      return node.fail("repeats has the negative entry " + Twine(*constant));
+    identity &= constant == 1;
+    OpFoldResult size = node.dimSize(x, d);
+    interleaved.append({rw.getIndexAttr(1), size});
+    expanded.append({r, size});
+    merged.push_back(node.multiply(r, size));
+  }
+  if (identity)
+    return Value(x);
+  Value view = node.reshape(x, interleaved);
+  FailureOr<Value> broadcast =
+      buildExpand(node, cast<TypedValue<RankedTensorType>>(view), expanded);
+  if (failed(broadcast))
+    return failure();
+  return node.reshape(*broadcast, merged);
+}
+
 FailureOr<Value> foreign::buildGather(ForeignNode &node,
                                      TypedValue<RankedTensorType> data,
                                      TypedValue<RankedTensorType> indices,

@@ -42,13 +42,19 @@ FailureOr<SmallVector<Value>> buildSplit(ForeignNode &node,
 FailureOr<Value> buildExpand(ForeignNode &node, TypedValue<RankedTensorType> x,
                              ArrayRef<OpFoldResult> shape);
 
+/// `x` with each dim d repeated `repeats[d]` times (ONNX Tile, torch's
+/// repeat): x viewed [1, n0, 1, n1, ...], broadcast to [r0, n0, r1, n1,
+/// ...] and merged. Repeats are constants or index values; one per dim.
+FailureOr<Value> buildTile(ForeignNode &node, TypedValue<RankedTensorType> x,
+                           ArrayRef<OpFoldResult> repeats);
+
 /// A tensor of `shape` filled with the one element of `value`.
 Value buildFilled(ForeignNode &node, ArrayRef<OpFoldResult> shape,
                   DenseElementsAttr value);
 
 /// Elements of `data` at `indices` along `axis`; negative indices count
-/// from the end (wrapped now when constant, at run time otherwise unless
-/// they provably cannot be negative).
+/// from the end (wrapped now when constant, at run time otherwise: the wrap
+/// folds away for indices that cannot be negative, WhereOp::fold).
 FailureOr<Value> buildGather(ForeignNode &node,
                              TypedValue<RankedTensorType> data,
                              TypedValue<RankedTensorType> indices,

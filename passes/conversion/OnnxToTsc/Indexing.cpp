@@ -71,10 +71,7 @@ FailureOr<Values> convertFlatten(ForeignNode &node) {
       *x, {dimProduct(node, *x, 0, axis), dimProduct(node, *x, axis, rank)})};
 }
 
-/// Tile as a broadcast: `x` [d0, d1, ...] viewed as [1, d0, 1, d1, ...],
-/// expanded to [r0, d0, r1, d1, ...] and merged to [r0 * d0, r1 * d1, ...].
-/// Tile: each dim d repeated repeats[d] times, as x viewed [1, n0, 1, n1,
-/// ...], broadcast to [r0, n0, r1, n1, ...] and merged. Repeats are
+/// Tile: each dim d repeated repeats[d] times (buildTile). Repeats are
 /// constants or shape arithmetic over the symbols (DeBERTa tiles by a count
 /// derived from the sequence length).
 FailureOr<Values> convertTile(ForeignNode &node) {
@@ -83,32 +80,7 @@ FailureOr<Values> convertTile(ForeignNode &node) {
       node.sizeElements(1, 0, kDefaultValueMax);
   if (failed(x) || failed(repeats))
     return failure();
-  int64_t rank = x->getType().getRank();
-  if (static_cast<int64_t>(repeats->size()) != rank)
-    return node.fail("repeats has " + Twine(repeats->size()) +
-                     " entries for a rank-" + Twine(rank) + " input");
-  RewriterBase &rw = node.getRewriter();
-  SmallVector<OpFoldResult> interleaved, expanded, merged;
-  bool identity = true;
-  for (int64_t d = 0; d < rank; ++d) {
-    OpFoldResult r = asIndex(node, (*repeats)[d]);
-    std::optional<int64_t> constant = constantOf(r);
-    if (constant && *constant < 0)
-      return node.fail("repeats has the negative entry " + Twine(*constant));
-    identity &= constant == 1;
-    OpFoldResult size = node.dimSize(*x, d);
-    interleaved.append({rw.getIndexAttr(1), size});
-    expanded.append({r, size});
-    merged.push_back(node.multiply(r, size));
-  }
-  if (identity)
-    return Values{*x};
-  Value view = node.reshape(*x, interleaved);
-  FailureOr<Value> broadcast =
-      buildExpand(node, cast<TypedValue<RankedTensorType>>(view), expanded);
-  if (failed(broadcast))
-    return failure();
-  return Values{node.reshape(*broadcast, merged)};
+  return results(buildTile(node, *x, *repeats));
 }
 
 /// What DepthToSpace and SpaceToDepth read: the rank-4 input, the block

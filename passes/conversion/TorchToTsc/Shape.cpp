@@ -177,6 +177,29 @@ FailureOr<Values> convertExpandAs(ForeignNode &node) {
   return results(buildExpand(node, *x, node.sizes(*other)));
 }
 
+/// repeat(x, repeats): x tiled, as torch reads it: `repeats` has at least
+/// x's rank entries, and x gains leading dims of size 1 for the extra ones
+/// (DeBERTa-v2 repeats its relative position embeddings per batch).
+FailureOr<Values> convertRepeat(ForeignNode &node) {
+  auto x = node.input(0);
+  FailureOr<SmallVector<OpFoldResult>> repeats = node.shapeElements(1);
+  if (failed(x) || failed(repeats))
+    return failure();
+  int64_t rank = x->getType().getRank();
+  int64_t extra = static_cast<int64_t>(repeats->size()) - rank;
+  if (extra < 0)
+    return node.fail("repeats has " + Twine(repeats->size()) +
+                     " entries, fewer than the input's " + Twine(rank) +
+                     " dims");
+  TypedValue<RankedTensorType> widened = *x;
+  if (extra) {
+    SmallVector<OpFoldResult> shape(extra, node.getRewriter().getIndexAttr(1));
+    llvm::append_range(shape, node.sizes(*x));
+    widened = cast<TypedValue<RankedTensorType>>(node.reshape(*x, shape));
+  }
+  return results(buildTile(node, widened, *repeats));
+}
+
 /// repeat_interleave(x, repeats, dim): each slice along `dim` repeated
 /// `repeats` times in place (grouped-query attention's K/V heads).
 FailureOr<Values> convertRepeatInterleave(ForeignNode &node) {
@@ -628,6 +651,7 @@ void fromtorch::populateShapeConverters(ForeignConverters &c) {
   c.add("aten::expand_as", 0, convertExpandAs);
   c.add("aten::broadcast_to", 0, convertExpand);
   c.add("aten::numpy_T", 0, convertNumpyT);
+  c.add("aten::repeat", 0, convertRepeat);
   c.add("aten::repeat_interleave", 0, convertRepeatInterleave);
   c.add("aten::cat", 0, convertCat);
   c.add("aten::concat", 0, convertCat);

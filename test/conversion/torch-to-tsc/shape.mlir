@@ -136,6 +136,23 @@ func.func @repeat_interleave_heads(%kv: tensor<?x2x?x8xf32>) -> none {
 
 // -----
 
+// repeat tiles, with a leading dim for an extra repeat: [3, 4] repeated
+// (2, 1, 2) is [1, 3, 4] viewed [1, 1, 1, 3, 1, 4], broadcast to
+// [2, 1, 1, 3, 2, 4] and merged to [2, 3, 8].
+// CHECK-LABEL: func.func @repeat_tiles
+// CHECK:         tsc.reshape %{{.+}} : tensor<3x4xf32> -> tensor<1x1x1x3x1x4xf32>
+// CHECK:         tsc.expand %{{.+}} : tensor<1x1x1x3x1x4xf32> -> tensor<2x1x1x3x2x4xf32>
+// CHECK:         tsc.reshape %{{.+}} : tensor<2x1x1x3x2x4xf32> -> tensor<2x3x8xf32>
+func.func @repeat_tiles(%x: tensor<3x4xf32>) -> none {
+  %two = tsc.constant dense<2> : tensor<i64>
+  %one = tsc.constant dense<1> : tensor<i64>
+  %reps = tsc.foreign "prim" "ListConstruct" version 10 (%two, %one, %two) {} : (tensor<i64>, tensor<i64>, tensor<i64>) -> none
+  %0 = tsc.foreign "aten" "repeat" version 10 (%x, %reps) {} : (tensor<3x4xf32>, none) -> none
+  return %0 : none
+}
+
+// -----
+
 // embedding(weight, ids) gathers rows.
 // CHECK-LABEL: func.func @embedding_gathers_rows
 // CHECK:         tsc.gather %{{.+}}[%{{.+}}] axis = 0 : (tensor<64x32xf32>, tensor<?x?xi64>) -> tensor<?x?x32xf32>

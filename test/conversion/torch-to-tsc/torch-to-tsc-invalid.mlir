@@ -17,3 +17,14 @@ func.func @dropout_in_training_mode(%x: tensor<4xf32>) -> none {
   %0 = tsc.foreign "aten" "dropout" version 10 (%x, %p, %t) {p = 0.1 : f64, train = true} : (tensor<4xf32>, tensor<f64>, tensor<i1>) -> none
   return %0 : none
 }
+
+// -----
+
+// repeat with fewer entries than dims is refused.
+func.func @repeat_too_few(%x: tensor<3x4xf32>) -> none {
+  %two = tsc.constant dense<2> : tensor<i64>
+  %reps = tsc.foreign "prim" "ListConstruct" version 10 (%two) {} : (tensor<i64>) -> none
+  // expected-error @+1 {{repeats has 1 entries, fewer than the input's 2 dims}}
+  %0 = tsc.foreign "aten" "repeat" version 10 (%x, %reps) {} : (tensor<3x4xf32>, none) -> none
+  return %0 : none
+}
