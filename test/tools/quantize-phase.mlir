@@ -5,6 +5,9 @@
 // RUN: tsc %s --quantize=dynamic-int8 --emit=quantize -o %t.driver.mlir
 // RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=dynamic-int8" | diff %t.driver.mlir -
 // RUN: FileCheck %s < %t.driver.mlir
+// RUN: tsc %s --quantize=dynamic-int8 --keep-float='/kept/*' --emit=quantize -o %t.kept.mlir
+// RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=dynamic-int8 keep-float=/kept/*" | diff %t.kept.mlir -
+// RUN: FileCheck %s --check-prefix=KEPT < %t.kept.mlir
 // RUN: tsc %s --emit=graph -o %t.graph.mlir
 // RUN: tsc %s --emit=quantize | diff %t.graph.mlir -
 // RUN: not tsc %s --quantize=static-int8 --emit=graph 2>&1 | FileCheck %s --check-prefix=STATIC
@@ -21,6 +24,14 @@
 // CUDA: tsc: error: --quantize=dynamic-int8: the CUDA target has no int8 GEMM step yet (host target only)
 // HALF: tsc: error: --quantize=dynamic-int8 with --precision=bf16: quantization keeps fp32 around the int8 GEMMs; combine it with --precision=fp32 only
 
+// KEPT-LABEL: func.func @projection
+// KEPT-SAME:    (%[[X:.+]]: tensor<?x32xf32>)
+// KEPT-DAG:     %[[W2:.+]] = tsc.constant dense<2.500000e-01> : tensor<32x8xf32>
+// KEPT-DAG:     tsc.constant dense<127> : tensor<32x8xi8>
+// KEPT:         tsc.quantize %[[X]]
+// KEPT:         tsc.linear
+// KEPT:         tsc.matmul %[[X]], %[[W2]]
+
 // CHECK-LABEL: func.func @projection
 // CHECK:         tsc.quantize
 // CHECK:         tsc.dequantize
@@ -29,6 +40,9 @@ func.func @projection(%x: tensor<?x32xf32>) -> tensor<?x8xf32> {
   %n = tsc.symbol "n" [1, 16]
   tsc.bind_shape %x[%n], affine_map<()[s0] -> (s0, 32)> : tensor<?x32xf32>
   %w = tsc.constant dense<0.5> : tensor<32x8xf32>
-  %y = tsc.matmul %x, %w : (tensor<?x32xf32>, tensor<32x8xf32>) -> tensor<?x8xf32>
-  return %y : tensor<?x8xf32>
+  %y = tsc.matmul %x, %w : (tensor<?x32xf32>, tensor<32x8xf32>) -> tensor<?x8xf32> loc("/quantized/MatMul")
+  %w2 = tsc.constant dense<0.25> : tensor<32x8xf32>
+  %z = tsc.matmul %x, %w2 : (tensor<?x32xf32>, tensor<32x8xf32>) -> tensor<?x8xf32> loc("/kept/MatMul")
+  %s = tsc.add %y, %z : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %s : tensor<?x8xf32>
 }
