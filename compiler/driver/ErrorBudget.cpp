@@ -262,7 +262,7 @@ FailureOr<CompileOptions> fitPruning(Measurer &m, CompileOptions options,
   options.prune = scaleSpecs(options.prune, double(lo) / kPruneSteps);
   options.errorBudget =
       llvm::json::Object{{"max_error", budget},
-                         {"inputs", m.measurement.describeInputs()},
+                         {"inputs", m.measurement.describeInputs().str()},
                          {"asked", asked},
                          {"chosen", joinSpecs(options.prune)},
                          {"scale", double(lo) / kPruneSteps},
