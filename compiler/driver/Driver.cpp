@@ -512,6 +512,11 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   options.prune.assign(flags.prune.begin(), flags.prune.end());
   options.pruneReport = flags.pruneReport;
   options.keepFloat.assign(flags.keepFloat.begin(), flags.keepFloat.end());
+  if (!options.keepFloat.empty() && options.quantize == Quantization::None) {
+    llvm::errs() << "tsc: error: --keep-float names GEMMs to leave float: it "
+                    "needs --quantize\n";
+    return failure();
+  }
   if (!flags.maxError.empty()) {
     double budget = 0;
     if (StringRef(flags.maxError).getAsDouble(budget) || !(budget > 0)) {

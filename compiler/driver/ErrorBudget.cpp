@@ -140,8 +140,21 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
     os << "    " << gemm << " " << llvm::format("%.1e", ranked.back().first)
        << "\n";
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](auto &a, auto &b) { return a.first > b.first; });
+  // Largest error first; equal errors in program order (std::sort with
+  // the position as the tie-break: libstdc++'s stable_sort is deprecated
+  // for clang-tidy).
+  std::vector<size_t> order(ranked.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::sort(order, [&](size_t a, size_t b) {
+    return ranked[a].first != ranked[b].first
+               ? ranked[a].first > ranked[b].first
+               : a < b;
+  });
+  std::vector<std::pair<double, std::string>> sorted;
+  for (size_t i : order)
+    sorted.push_back(std::move(ranked[i]));
+  ranked = std::move(sorted);
   auto keeping = [&](size_t count) {
     CompileOptions kept = options;
     for (size_t i = 0; i < count; ++i)

@@ -8,6 +8,9 @@
 // RUN: tsc %s --quantize=dynamic-int8 --keep-float='/kept/*' --emit=quantize -o %t.kept.mlir
 // RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=dynamic-int8 keep-float=/kept/*" | diff %t.kept.mlir -
 // RUN: FileCheck %s --check-prefix=KEPT < %t.kept.mlir
+// RUN: not tsc %s --keep-float='/kept/*' --emit=graph 2>&1 | FileCheck %s --check-prefix=KEPT-ALONE
+// RUN: not tsc %s --quantize=dynamic-int8 --max-error=0 --emit=graph 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: not tsc %s --max-error=0.1 --emit=graph 2>&1 | FileCheck %s --check-prefix=BUDGET-ALONE
 // RUN: tsc %s --emit=graph -o %t.graph.mlir
 // RUN: tsc %s --emit=quantize | diff %t.graph.mlir -
 // RUN: not tsc %s --quantize=static-int8 --emit=graph 2>&1 | FileCheck %s --check-prefix=STATIC
@@ -17,6 +20,9 @@
 // RUN: not tsc %s --quantize=dynamic-int8 --target=cuda:sm_90 --emit=graph 2>&1 | FileCheck %s --check-prefix=CUDA
 // RUN: not tsc %s --quantize=dynamic-int8 --precision=bf16 --emit=graph 2>&1 | FileCheck %s --check-prefix=HALF
 
+// KEPT-ALONE: tsc: error: --keep-float names GEMMs to leave float: it needs --quantize
+// BUDGET: tsc: error: --max-error=0: expected a relative L2 error E > 0 (e.g. 1e-2)
+// BUDGET-ALONE: tsc: error: --max-error needs --quantize or --prune with a ratio
 // STATIC: tsc: error: --quantize=static-int8: not implemented yet (available: dynamic-int8)
 // WEIGHT: tsc: error: --quantize=weight-int4: not implemented yet (available: dynamic-int8)
 // FP8: tsc: error: --quantize=fp8: not implemented yet (available: dynamic-int8)
