@@ -425,7 +425,9 @@ def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> 
 
     Products of two activations (attention), weights that are not
     constants, non-f32 GEMMs and batched weights stay float; softmax, norms
-    and the residual stream are not GEMMs and are never touched.
+    and the residual stream are not GEMMs and are never touched. GEMMs
+    whose location name matches a `keep-float` pattern stay float too (the
+    error budget's choice, replayable here).
 
     Before:
     ```mlir
@@ -446,14 +448,18 @@ def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> 
     ```
   }];
   let dependentDialects = ["::mlir::tsc::TscDialect"];
-  let options = [
-    Option<"minInputFeatures", "min-input-features", "int64_t",
-           /*default=*/"16",
-           "GEMMs whose K (input features) is smaller stay float: the "
-           "quantization of a short row costs more than the product saves">,
-    Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "Emit a remark on each GEMM kept float, saying why">
-  ];
+  let options =
+      [Option<"minInputFeatures", "min-input-features", "int64_t",
+              /*default=*/"16",
+              "GEMMs whose K (input features) is smaller stay float: the "
+              "quantization of a short row costs more than the product saves">,
+       Option<"remarks", "remarks", "bool", /*default=*/"false",
+              "Emit a remark on each GEMM kept float, saying why">,
+       ListOption<"keepFloat", "keep-float", "std::string",
+                  "GEMMs kept float, by name: glob patterns matched against "
+                  "the name of the op's location (the source node's name, "
+                  "e.g. /layer.0/output/dense/MatMul; KeepFloat.h). "
+                  "`tsc --max-error` chooses them">];
 }
 
 //===----------------------------------------------------------------------===//

@@ -226,7 +226,8 @@ def bench_model(args, name, work, rows, notes, versions):
     # against OpenVINO's bf16), timed side by side.
     variants = {"tsc": [], "nofuse": ["--no-fuse"], "bf16": ["--precision=bf16"]}
     if args.quantize:
-        variants["int8"] = ["--quantize=dynamic-int8"]
+        variants["int8"] = ["--quantize=dynamic-int8"] + (
+            [f"--max-error={args.max_error}"] if args.max_error else [])
     if args.prune:
         variants["pruned"] = [f"--prune={args.prune}"]
     artifacts, errors = {}, {}
@@ -450,6 +451,8 @@ def main():
     parser.add_argument("--quantize", action="store_true",
                         help="also tsc --quantize=dynamic-int8 against ONNX Runtime's "
                         "quantize_dynamic, with their accuracy (a second table)")
+    parser.add_argument("--max-error", help="with --quantize: tsc's int8 compiled with "
+                        "--max-error=E (GEMMs kept float under the budget)")
     # The peers (internal).
     parser.add_argument("--peer", choices=("ort", "ort_int8", "openvino", "torch", "inductor"),
                         help=argparse.SUPPRESS)

@@ -2,6 +2,7 @@
 
 #include "compiler/driver/Compile.h"
 #include "compiler/artifact/Artifact.h"
+#include "compiler/driver/ErrorBudget.h"
 #include "compiler/driver/MeasuredError.h"
 #include "compiler/driver/PruneReport.h"
 #include "compiler/kernels/Kernels.h"
@@ -61,6 +62,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.erfGeluEpilogue = options.target == TargetKind::Host;
   pipeline.freeReplacedWeights = freeReplacedWeights;
   pipeline.prune = options.prune;
+  pipeline.keepFloat = options.keepFloat;
   pipeline.detectPruned = options.report || !options.pruneReport.empty();
   buildTscPipeline(pm, pipeline);
   return pm.run(module);
@@ -311,7 +313,32 @@ LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
 
 } // namespace
 
+LogicalResult tsc::writeHostArtifact(ModuleOp imported,
+                                     const CompileOptions &options,
+                                     llvm::raw_pwrite_stream &os) {
+  OwningOpRef<ModuleOp> module = imported.clone();
+  CompileOptions host = options;
+  host.target = TargetKind::Host;
+  FailureOr<HostTarget> target = resolveHostTarget("native");
+  if (failed(target) || failed(runPipeline(*module, host, Phase::Fuse, false)))
+    return failure();
+  FailureOr<plan::Plan> plan = planModule(*module, host);
+  if (failed(plan))
+    return failure();
+  FailureOr<std::vector<char>> object = compileForHost(
+      *plan, module->getContext(), *target, options.gpuLoopMapping);
+  return failure(failed(object) ||
+                 failed(writeArtifact(*plan, *object, target->isa,
+                                      "tsc (measured error)", os)));
+}
+
 LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
+  if (options.maxError) {
+    // The budget chooses the options; the compile is then as usual.
+    FailureOr<CompileOptions> fitted =
+        fitErrorBudget(module, options, llvm::outs());
+    return failure(failed(fitted) || failed(compile(module, *fitted)));
+  }
   MLIRContext *context = module.getContext();
   Phase until = options.emit.value_or(Phase::Lower);
   // The report's baselines are the same compile with other options, each
@@ -327,7 +354,9 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
                          /*freeReplacedWeights=*/!unfused && !reference)))
     return failure();
   if (!options.pruneReport.empty() &&
-      failed(writePruneReport(module, options.pruneReport)))
+      failed(writePruneReport(module, options.pruneReport,
+                              options.errorBudget ? &*options.errorBudget
+                                                  : nullptr)))
     return failure();
   if (until < Phase::Lower) {
     OpPrintingFlags flags;

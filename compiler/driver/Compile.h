@@ -13,6 +13,7 @@
 #include "compiler/pipeline/Pipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
 
 #include <optional>
 #include <string>
@@ -57,6 +58,16 @@ struct CompileOptions {
   bool report = false;
   /// Printed IR: weight blobs in full rather than elided.
   bool printWeights = false;
+  /// Quantize phase: GEMMs left float, as glob patterns over their
+  /// location names (passes/transforms/KeepFloat.h).
+  std::vector<std::string> keepFloat;
+  /// `--max-error=E`: the quantization's kept-float GEMMs or the pruning's
+  /// ratios chosen so that the measured error is at most E
+  /// (ErrorBudget.h); none: compiled as asked.
+  std::optional<double> maxError;
+  /// What the --max-error search tried and chose, for the prune report's
+  /// JSON (`error_budget`); set by fitErrorBudget.
+  std::optional<llvm::json::Object> errorBudget;
   /// `--prune` specs, as parsePruneSpecs accepts them.
   std::vector<std::string> prune;
   /// `--prune-report`: a JSON file of what the prune phase removed and
@@ -68,6 +79,13 @@ struct CompileOptions {
 /// module is changed. Failure once the reason has been reported (MLIR
 /// diagnostics, or `tsc: error:` lines on stderr).
 LogicalResult compile(ModuleOp module, const CompileOptions &options);
+
+/// Writes the artifact of `imported` (not changed: a clone is compiled)
+/// for this machine's CPU as `options` say, whatever their target: what
+/// an error measurement runs.
+LogicalResult writeHostArtifact(ModuleOp imported,
+                                const CompileOptions &options,
+                                llvm::raw_pwrite_stream &os);
 
 /// How many plans compile() has built in this process (every plan of the
 /// compile path is built by it).

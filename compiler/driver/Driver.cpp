@@ -158,6 +158,19 @@ struct DriverOptions {
                "(global L1 over the linear weights), 2:4 (semi-structured); "
                "comma-separated, R in [0, 1) (docs/pruning.md)"),
       cl::value_desc("SPEC[,SPEC...]"), cl::CommaSeparated, cl::cat(category)};
+  cl::opt<std::string> maxError{
+      "max-error",
+      cl::desc("Error budget for --quantize or --prune: the largest relative "
+               "L2 of an output against the model in fp32, measured on the "
+               "host; GEMMs are kept float, or the pruning ratios scaled "
+               "down, until it holds (docs/quantization.md, docs/pruning.md)"),
+      cl::value_desc("E"), cl::init(""), cl::cat(category)};
+  cl::list<std::string> keepFloat{
+      "keep-float",
+      cl::desc("With --quantize: GEMMs left float, glob patterns over their "
+               "names (the source nodes'), as --max-error prints them"),
+      cl::value_desc("PATTERN[,PATTERN...]"), cl::CommaSeparated,
+      cl::cat(category)};
   cl::opt<std::string> pruneReport{
       "prune-report",
       cl::desc("Write what the prune phase removed (weights, indices, "
@@ -498,6 +511,21 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   }
   options.prune.assign(flags.prune.begin(), flags.prune.end());
   options.pruneReport = flags.pruneReport;
+  options.keepFloat.assign(flags.keepFloat.begin(), flags.keepFloat.end());
+  if (!options.keepFloat.empty() && options.quantize == Quantization::None) {
+    llvm::errs() << "tsc: error: --keep-float names GEMMs to leave float: it "
+                    "needs --quantize\n";
+    return failure();
+  }
+  if (!flags.maxError.empty()) {
+    double budget = 0;
+    if (StringRef(flags.maxError).getAsDouble(budget) || !(budget > 0)) {
+      llvm::errs() << "tsc: error: --max-error=" << flags.maxError
+                   << ": expected a relative L2 error E > 0 (e.g. 1e-2)\n";
+      return failure();
+    }
+    options.maxError = budget;
+  }
   return options;
 }
 

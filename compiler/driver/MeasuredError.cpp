@@ -1,10 +1,12 @@
-//===- MeasuredError.cpp - error of reduced precision, measured -----------===//
+//===- MeasuredError.cpp - error against the fp32 model, measured ---------===//
 
 #include "compiler/driver/MeasuredError.h"
 
 #include "tsc/runtime.h"
 
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 
@@ -41,8 +43,12 @@ Problem take(tsc_status_t status) {
 Problem load(ArtifactWriter write, StringRef label, tsc_model_t **out) {
   int fd = -1;
   SmallString<128> path;
-  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
-          "tsc-measured-error-" + label, "tscm", fd, path))
+  std::string prefix = "tsc-measured-error-" + label.str();
+  for (char &c : prefix)
+    if (!llvm::isAlnum(c) && c != '-')
+      c = '_';
+  if (std::error_code error =
+          llvm::sys::fs::createTemporaryFile(prefix, "tscm", fd, path))
     return "cannot create a temporary file: " + error.message();
   Problem problem;
   {
@@ -114,8 +120,7 @@ Problem makeTensor(tsc_dtype_t dtype, const std::vector<int64_t> &dims,
   return std::nullopt;
 }
 
-/// Outputs of one run of `artifact` on the inputs `inputs` (in the model's
-/// input order), or the problem.
+/// A loaded artifact and a session of it.
 struct Run {
   tsc_model_t *model = nullptr;
   tsc_session_t *session = nullptr;
@@ -128,107 +133,181 @@ struct Run {
       return p;
     return take(tsc_session_create(model, nullptr, &session));
   }
+  /// Binds `input` in this model's dtype for it.
+  Problem bind(const InputValues &input) {
+    size_t index = 0, count = tsc_model_input_count(model);
+    while (index < count && input.name != tsc_model_input_name(model, index))
+      ++index;
+    if (index == count)
+      return "the model has no input " + input.name;
+    tsc_tensor_t *tensor = nullptr;
+    Problem p = makeTensor(tsc_model_input_dtype(model, index), input.dims,
+                           input.values, &tensor);
+    if (!p)
+      p = take(tsc_session_bind_input(session, input.name.c_str(), tensor));
+    tsc_tensor_release(tensor);
+    return p;
+  }
+  /// Runs `sample`; `outputs` gets each output's elements, in the model's
+  /// output order.
+  Problem run(const Sample &sample, std::vector<std::vector<double>> &outputs) {
+    for (const InputValues &input : sample)
+      if (Problem p = bind(input))
+        return p;
+    if (Problem p = take(tsc_session_run(session)))
+      return p;
+    outputs.clear();
+    for (size_t i = 0; i < tsc_model_output_count(model); ++i) {
+      tsc_tensor_t *out = nullptr;
+      if (Problem p = take(tsc_session_get_output(
+              session, tsc_model_output_name(model, i), &out)))
+        return p;
+      tsc_dtype_t dtype = tsc_tensor_dtype(out);
+      std::vector<double> &values = outputs.emplace_back(
+          tsc_tensor_byte_size(out) / tsc_dtype_size(dtype));
+      for (size_t e = 0; e < values.size(); ++e)
+        values[e] = elementAt(tsc_tensor_data(out), dtype, e);
+      tsc_tensor_release(out);
+    }
+    return std::nullopt;
+  }
 };
 
-/// ‖out − ref‖₂ / ‖ref‖₂.
-double relativeL2(tsc_tensor_t *out, tsc_tensor_t *ref) {
-  tsc_dtype_t outType = tsc_tensor_dtype(out), refType = tsc_tensor_dtype(ref);
-  size_t count = tsc_tensor_byte_size(ref) / tsc_dtype_size(refType);
-  double diff = 0, norm = 0;
-  for (size_t i = 0; i < count; ++i) {
-    double r = elementAt(tsc_tensor_data(ref), refType, i);
-    double o = elementAt(tsc_tensor_data(out), outType, i);
-    diff += (o - r) * (o - r);
-    norm += r * r;
-  }
-  return std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30);
-}
-
-Problem measure(ArtifactWriter reference, ArtifactWriter reduced,
-                StringRef precision, llvm::raw_ostream &os) {
-  Run fp32, half;
-  if (Problem p = fp32.start(reference, "fp32"))
-    return p;
-  if (Problem p = half.start(reduced, precision))
-    return p;
-  // Symbols at their maxima, at most kMaxSymbolValue.
+/// The seeded random sample of `model` (ErrorMeasurement::onRandomInputs),
+/// described in `at`. Integers are 1: a token id every vocabulary has, a
+/// mask that keeps every position (random masks leave rows with every key
+/// masked, whose outputs are arbitrary in fp32 and in half alike).
+Problem randomSample(tsc_model_t *model, Sample &sample, std::string &at) {
   std::vector<int64_t> symbols;
-  std::string at;
-  for (size_t i = 0; i < tsc_model_symbol_count(fp32.model); ++i) {
-    symbols.push_back(std::max(tsc_model_symbol_min(fp32.model, i),
-                               std::min(tsc_model_symbol_max(fp32.model, i),
-                                        kMaxSymbolValue)));
-    at += (at.empty() ? "" : ", ") +
-          std::string(tsc_model_symbol_name(fp32.model, i)) + "=" +
-          std::to_string(symbols.back());
+  std::string values;
+  for (size_t i = 0; i < tsc_model_symbol_count(model); ++i) {
+    symbols.push_back(
+        std::max(tsc_model_symbol_min(model, i),
+                 std::min(tsc_model_symbol_max(model, i), kMaxSymbolValue)));
+    values += (values.empty() ? "" : ", ") +
+              std::string(tsc_model_symbol_name(model, i)) + "=" +
+              std::to_string(symbols.back());
   }
-  // The same values for both, each in its model's input dtype (half for
-  // --precision-io=storage): floats uniform in [-1, 1), integers 1 (a token
-  // id every vocabulary has, a mask that keeps every position: random masks
-  // leave rows with every key masked, whose outputs are arbitrary in fp32
-  // and in half alike).
+  at = "random inputs at " + (values.empty() ? "its static shapes" : values);
   std::mt19937_64 rng(0);
   std::uniform_real_distribution<double> real(-1.0, 1.0);
-  for (size_t i = 0; i < tsc_model_input_count(fp32.model); ++i) {
-    std::vector<int64_t> dims(tsc_model_input_rank(fp32.model, i));
+  for (size_t i = 0; i < tsc_model_input_count(model); ++i) {
+    InputValues &input = sample.emplace_back();
+    input.name = tsc_model_input_name(model, i);
+    input.dims.resize(tsc_model_input_rank(model, i));
     if (Problem p = take(tsc_model_input_shape(
-            fp32.model, i, symbols.data(), symbols.size(), dims.data())))
+            model, i, symbols.data(), symbols.size(), input.dims.data())))
       return p;
     size_t count = 1;
-    for (int64_t d : dims)
+    for (int64_t d : input.dims)
       count *= size_t(d);
-    bool isFloat = floatSemantics(tsc_model_input_dtype(fp32.model, i));
-    std::vector<double> values(count);
-    for (double &v : values)
+    bool isFloat = floatSemantics(tsc_model_input_dtype(model, i));
+    input.values.resize(count);
+    for (double &v : input.values)
       v = isFloat ? real(rng) : 1.0;
-    const char *name = tsc_model_input_name(fp32.model, i);
-    for (Run *run : {&fp32, &half}) {
-      tsc_tensor_t *input = nullptr;
-      Problem p = makeTensor(tsc_model_input_dtype(run->model, i), dims,
-                             values, &input);
-      if (!p)
-        p = take(tsc_session_bind_input(run->session, name, input));
-      tsc_tensor_release(input);
-      if (p)
-        return p;
-    }
   }
-  if (Problem p = take(tsc_session_run(fp32.session)))
-    return p;
-  if (Problem p = take(tsc_session_run(half.session)))
-    return p;
-  os << "measured error of " << precision
-     << " (relative L2 against this model in fp32, both on the host, on "
-        "random inputs at "
-     << (at.empty() ? "its static shapes" : at) << "):";
-  for (size_t i = 0; i < tsc_model_output_count(fp32.model); ++i) {
-    const char *name = tsc_model_output_name(fp32.model, i);
-    tsc_tensor_t *ref = nullptr, *out = nullptr;
-    Problem p = take(tsc_session_get_output(fp32.session, name, &ref));
-    if (!p)
-      p = take(tsc_session_get_output(half.session, name, &out));
-    if (!p)
-      os << (i ? "," : "") << " " << name << " "
-         << llvm::format("%.1e", relativeL2(out, ref));
-    tsc_tensor_release(ref);
-    tsc_tensor_release(out);
-    if (p)
-      return p;
-  }
-  os << "\n";
   return std::nullopt;
 }
 
 } // namespace
 
+struct ErrorMeasurement::Reference {
+  std::vector<Sample> samples;
+  std::string inputs;
+  std::vector<std::string> outputNames;
+  /// Per sample, per output, the reference's elements.
+  std::vector<std::vector<std::vector<double>>> outputs;
+};
+
+ErrorMeasurement::ErrorMeasurement(std::unique_ptr<Reference> reference)
+    : reference(std::move(reference)) {}
+ErrorMeasurement::ErrorMeasurement(ErrorMeasurement &&) = default;
+ErrorMeasurement::~ErrorMeasurement() = default;
+
+FailureOr<ErrorMeasurement>
+ErrorMeasurement::onRandomInputs(ArtifactWriter reference) {
+  Run run;
+  auto ref = std::make_unique<Reference>();
+  Problem p = run.start(reference, "fp32");
+  if (!p)
+    p = randomSample(run.model, ref->samples.emplace_back(), ref->inputs);
+  for (size_t i = 0; !p && i < ref->samples.size(); ++i)
+    p = run.run(ref->samples[i], ref->outputs.emplace_back());
+  if (p) {
+    llvm::errs() << "tsc: error: running the fp32 reference: " << *p << "\n";
+    return failure();
+  }
+  for (size_t i = 0; i < tsc_model_output_count(run.model); ++i)
+    ref->outputNames.push_back(tsc_model_output_name(run.model, i));
+  return ErrorMeasurement(std::move(ref));
+}
+
+StringRef ErrorMeasurement::describeInputs() const { return reference->inputs; }
+
+FailureOr<std::vector<OutputError>>
+ErrorMeasurement::measure(ArtifactWriter candidate, StringRef label) const {
+  Run run;
+  Problem p = run.start(candidate, label);
+  size_t numOutputs = reference->outputNames.size();
+  std::vector<double> diff(numOutputs), norm(numOutputs);
+  std::vector<std::vector<double>> outputs;
+  for (size_t s = 0; !p && s < reference->samples.size(); ++s) {
+    p = run.run(reference->samples[s], outputs);
+    for (size_t o = 0; !p && o < numOutputs; ++o) {
+      const std::vector<double> &ref = reference->outputs[s][o];
+      if (o >= outputs.size() || outputs[o].size() != ref.size()) {
+        p = "output " + reference->outputNames[o] +
+            " differs in size from the reference's";
+        break;
+      }
+      for (size_t e = 0; e < ref.size(); ++e) {
+        diff[o] += (outputs[o][e] - ref[e]) * (outputs[o][e] - ref[e]);
+        norm[o] += ref[e] * ref[e];
+      }
+    }
+  }
+  if (p) {
+    llvm::errs() << "tsc: error: measuring the error of " << label << ": " << *p
+                 << "\n";
+    return failure();
+  }
+  std::vector<OutputError> errors;
+  for (size_t o = 0; o < numOutputs; ++o)
+    errors.push_back(
+        {reference->outputNames[o],
+         std::sqrt(diff[o]) / std::max(std::sqrt(norm[o]), 1e-30)});
+  return errors;
+}
+
+double tsc::getLargestError(ArrayRef<OutputError> errors) {
+  double largest = 0;
+  for (const OutputError &e : errors)
+    largest = std::max(largest, e.error);
+  return largest;
+}
+
+void tsc::printErrors(ArrayRef<OutputError> errors, llvm::raw_ostream &os) {
+  for (auto [i, e] : llvm::enumerate(errors))
+    os << (i ? "," : "") << " " << e.name << " "
+       << llvm::format("%.1e", e.error);
+}
+
 LogicalResult tsc::reportMeasuredError(ArtifactWriter reference,
                                        ArtifactWriter reduced,
                                        StringRef precision,
                                        llvm::raw_ostream &os) {
-  if (Problem p = measure(reference, reduced, precision, os)) {
-    llvm::errs() << "tsc: error: measuring the error of --precision="
-                 << precision << ": " << *p << "\n";
+  FailureOr<ErrorMeasurement> measurement =
+      ErrorMeasurement::onRandomInputs(reference);
+  if (failed(measurement))
     return failure();
-  }
+  FailureOr<std::vector<OutputError>> errors =
+      measurement->measure(reduced, precision);
+  if (failed(errors))
+    return failure();
+  os << "measured error of " << precision
+     << " (relative L2 against this model in fp32, both on the host, on "
+     << measurement->describeInputs() << "):";
+  printErrors(*errors, os);
+  os << "\n";
   return success();
 }

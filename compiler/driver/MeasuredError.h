@@ -1,9 +1,9 @@
-//===- MeasuredError.h - error of reduced precision, measured -----*- C++ -*-===//
+//===- MeasuredError.h - error against the fp32 model, measured -*- C++ -*-===//
 //
-// `tsc --precision=fp16|bf16 --report` states what the reduced precision
-// costs on this model: the model compiled for the host in fp32 and in the
-// reduced precision, both run on the same random inputs, each output's
-// relative L2 error.
+// `tsc --precision=fp16|bf16 --report`, `--quantize --report` and
+// `--max-error` state what a lossy compile costs on this model: the model
+// compiled for the host in fp32 and as asked, both run through the runtime
+// on the same inputs, each output's relative L2 error ‖out − ref‖₂ / ‖ref‖₂.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,17 +14,68 @@
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
+#include <string>
+#include <vector>
+
 namespace mlir::tsc {
 
 /// Writes an artifact for this machine's CPU to the stream.
 using ArtifactWriter =
     llvm::function_ref<LogicalResult(llvm::raw_pwrite_stream &)>;
 
-/// Loads the artifacts that `reference` (the model in fp32) and `reduced`
-/// (the same in `precision`) write, runs both through the runtime on one
-/// set of seeded random inputs (floats uniform in [-1, 1), integers 1, each
-/// symbol at its maximum or at most 64), and prints `measured error` lines
-/// to `os`. Failure (with a message on stderr) when a compilation or run
+/// One input's values (converted to each model's input dtype when bound).
+struct InputValues {
+  std::string name;
+  std::vector<int64_t> dims;
+  std::vector<double> values;
+};
+/// One set of the model's inputs.
+using Sample = std::vector<InputValues>;
+
+/// One output's relative L2 error.
+struct OutputError {
+  std::string name;
+  double error;
+};
+
+/// The fp32 reference run once on a set of samples; candidates (the same
+/// model compiled otherwise) are measured against its outputs. The error
+/// of an output is taken over all samples together.
+class ErrorMeasurement {
+public:
+  ErrorMeasurement(ErrorMeasurement &&);
+  ~ErrorMeasurement();
+
+  /// `reference` run on one seeded random sample: floats uniform in
+  /// [-1, 1), integers 1, each symbol at its maximum or at most 64.
+  /// (Calibration samples, `--calibration DIR`, are another factory that
+  /// fills the samples from .npy files; everything else is the same.)
+  static FailureOr<ErrorMeasurement> onRandomInputs(ArtifactWriter reference);
+
+  /// What the samples are, for messages ("random inputs at batch=64, ...").
+  StringRef describeInputs() const;
+
+  /// Each output's error of the artifact `candidate` writes; failure (with
+  /// a `tsc: error:` line naming `label`) when it fails to compile or run.
+  FailureOr<std::vector<OutputError>> measure(ArtifactWriter candidate,
+                                              StringRef label) const;
+
+private:
+  struct Reference;
+  explicit ErrorMeasurement(std::unique_ptr<Reference> reference);
+  std::unique_ptr<Reference> reference;
+};
+
+/// The largest of `errors` (what a budget bounds).
+double getLargestError(ArrayRef<OutputError> errors);
+
+/// Prints ` NAME E, NAME E` (E as %.1e).
+void printErrors(ArrayRef<OutputError> errors, llvm::raw_ostream &os);
+
+/// Measures `reduced` (the model in `precision`) against `reference` (the
+/// model in fp32) on random inputs and prints a `measured error` line to
+/// `os`. Failure (with a message on stderr) when a compilation or run
 /// fails.
 LogicalResult reportMeasuredError(ArtifactWriter reference,
                                   ArtifactWriter reduced, StringRef precision,

@@ -94,7 +94,8 @@ void tsc::printPruneReport(ModuleOp module, llvm::raw_ostream &os) {
      << paramsAfter << "\n";
 }
 
-LogicalResult tsc::writePruneReport(ModuleOp module, StringRef path) {
+LogicalResult tsc::writePruneReport(ModuleOp module, StringRef path,
+                                    const llvm::json::Object *budget) {
   llvm::json::Array records;
   if (auto attr = module->getAttrOfType<ArrayAttr>(kPruneRecordsAttr))
     for (Attribute record : attr)
@@ -106,8 +107,9 @@ LogicalResult tsc::writePruneReport(ModuleOp module, StringRef path) {
                  << error.message() << "\n";
     return failure();
   }
-  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                   {"records", std::move(records)}}))
-     << "\n";
+  llvm::json::Object report{{"records", std::move(records)}};
+  if (budget)
+    report["error_budget"] = llvm::json::Object(*budget);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
   return success();
 }

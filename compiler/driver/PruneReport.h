@@ -4,6 +4,7 @@
 #define TSC_COMPILER_DRIVER_PRUNEREPORT_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::tsc {
@@ -13,9 +14,11 @@ namespace mlir::tsc {
 /// with their reasons, and weights that arrived pruned.
 void printPruneReport(ModuleOp module, llvm::raw_ostream &os);
 
-/// Writes the records of `module` to `path` as JSON ({"records": [...]});
+/// Writes the records of `module` to `path` as JSON ({"records": [...]},
+/// with `"error_budget": budget` when given: the --max-error search);
 /// failure after saying why.
-LogicalResult writePruneReport(ModuleOp module, StringRef path);
+LogicalResult writePruneReport(ModuleOp module, StringRef path,
+                               const llvm::json::Object *budget = nullptr);
 
 } // namespace mlir::tsc
 

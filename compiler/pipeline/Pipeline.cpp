@@ -184,7 +184,10 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   // the fuse phase folds bias, GELU and residual into the quantized
   // product's epilogue as it does for a float one.
   if (options.quantize == Quantization::DynamicInt8) {
-    pm.addNestedPass<func::FuncOp>(createQuantizeDynamicInt8Pass());
+    QuantizeDynamicInt8PassOptions quantize;
+    quantize.keepFloat.assign(options.keepFloat.begin(),
+                              options.keepFloat.end());
+    pm.addNestedPass<func::FuncOp>(createQuantizeDynamicInt8Pass(quantize));
     // The new scale and quantization ops get their bindings.
     pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
     pm.addPass(createCanonicalizerPass());

@@ -79,6 +79,11 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
                      "GEMMs by constant weights in int8: weights per "
                      "channel at compile time, activations per row at run "
                      "time"))};
+  ListOption<std::string> keepFloat{
+      *this, "keep-float",
+      llvm::cl::desc("GEMMs the quantize phase leaves float, as glob "
+                     "patterns over their location names (what tsc "
+                     "--max-error chooses; passes/transforms/KeepFloat.h)")};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Run the fuse phase's passes (off: the "
                                    "graph as it is, for comparison)"),

@@ -12,6 +12,7 @@
 #include "dialects/tsc/IR/TscOps.h"
 #include "passes/Passes.h"
 #include "passes/transforms/DynamicInt8.h"
+#include "passes/transforms/KeepFloat.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -189,6 +190,15 @@ struct QuantizeDynamicInt8Pass
     : public tsc::impl::QuantizeDynamicInt8PassBase<QuantizeDynamicInt8Pass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    llvm::Expected<KeepFloat> parsed = KeepFloat::parse(keepFloat);
+    if (!parsed)
+      return emitError(UnknownLoc::get(context))
+             << llvm::toString(parsed.takeError());
+    kept = std::move(*parsed);
+    return success();
+  }
+
   void runOnOperation() override {
     SmallVector<Operation *> gemms;
     getOperation().walk([&](Operation *op) {
@@ -197,6 +207,12 @@ struct QuantizeDynamicInt8Pass
     });
     for (Operation *op : gemms) {
       std::string why;
+      if (kept.matches(op)) {
+        if (remarks)
+          op->emitRemark() << "kept float: named by keep-float ("
+                           << getGemmName(op) << ")";
+        continue;
+      }
       FailureOr<Gemm> g = matchGemm(op, minInputFeatures, why);
       if (succeeded(g) && succeeded(quantize(*g, why)))
         continue;
@@ -206,6 +222,8 @@ struct QuantizeDynamicInt8Pass
         op->emitRemark() << "kept float: " << why;
     }
   }
+
+  KeepFloat kept;
 };
 
 } // namespace

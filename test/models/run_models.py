@@ -21,7 +21,7 @@ toolkit), and compiled for the host with the CUDA target's loop mapping
 (`--gpu-loop-mapping`) and run at the larger size against ONNX Runtime
 (test `<model>-gpu-mapping`). Dynamic int8 (`--quantize=dynamic-int8`, one of each
 opset pair): the larger size against ONNX Runtime's fp32 outputs within QUANTIZED's bound
-(`<model>-int8`), and for MiniLM each of eight sentences' embeddings at cosine >= MIN_COSINE (0.995) to
+(`<model>-int8`), and for MiniLM (compiled with `--max-error=0.05`, MINILM_BUDGET) each of eight sentences' embeddings at cosine >= MIN_COSINE (0.999) to
 the fp32 tsc artifact's, printed per sentence (`minilm-opset14-int8-cosine`). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
 `--precision=fp16` and `--precision=bf16` (each also with the CUDA loop mapping) runs at the
 larger size against ONNX Runtime's fp32 outputs, relative L2 at most 3e-3 for fp16 and 2.5e-2
@@ -70,11 +70,15 @@ LEAK_MIB = 8
 # 2.6e-3 (small seeded models), MiniLM 1.0e-1 (its real weights have
 # outlier features that per-row scales do not isolate; sentence_embedding
 # at (3, 64) with random ids).
-QUANTIZED = {"bert": 1e-2, "gpt2": 1e-2, "llama": 1e-2, "minilm": 2e-1}
-# MiniLM: each sentence's embedding against the fp32 tsc artifact's. Issue 22
-# asks for 0.999; this slice measures 0.99588 to 0.99778 (docs/quantization.md
-# says what is left), and the check holds that line.
-MIN_COSINE = 0.995
+QUANTIZED = {"bert": 1e-2, "gpt2": 1e-2, "llama": 1e-2, "minilm": 1e-1}
+# MiniLM is compiled as shipped for issue 22's accuracy: with an error budget
+# (docs/quantization.md, "Error budget"), which keeps its most sensitive GEMMs
+# float (12 of 36 at 0.05, measured); every GEMM int8 it measures 1.0e-1
+# against ONNX Runtime and sentence cosines 0.99588 to 0.99778.
+MINILM_BUDGET = ["--max-error=0.05"]
+# MiniLM: each sentence's embedding against the fp32 tsc artifact's, as issue
+# 22 asks (measured 0.99941 to 0.99966 with MINILM_BUDGET).
+MIN_COSINE = 0.999
 # Sentences of whole vocab.txt words (no WordPiece), for MiniLM's embeddings.
 SENTENCES = ["a cat sits on the mat", "a kitten rests on the rug",
              "the stock market fell sharply today",
@@ -275,7 +279,7 @@ def check_quantized(args, name, path, vocab, work, suite, fail):
     the cosine of each sentence's embedding to the fp32 tsc artifact's
     (case `<name>-int8-cosine`, printed per sentence). Returns the cell."""
     family = name.split("-")[0]
-    options = ["--quantize=dynamic-int8"]
+    options = ["--quantize=dynamic-int8"] + (MINILM_BUDGET if family == "minilm" else [])
     worst = variant_case(f"{name}-int8", lambda: check_variant(
         args, name, path, vocab, work / "int8", options, QUANTIZED[family],
         "with --quantize=dynamic-int8"), suite, fail)

@@ -222,6 +222,58 @@ def check_case(args, name, path, vocab, spec, work, unpruned_size):
     return problems
 
 
+BUDGET_SPEC = "heads=0.5,ffn=0.5"
+
+
+def check_budget(args, name, path, vocab, work, unpruned_size):
+    """--prune=BUDGET_SPEC --max-error=E: with E = 1 the asked ratios are
+    kept (scale 1) and their error e_full measured; with E = e_full / 4 the
+    chosen ratios are smaller, the measured final error is within E, and
+    the artifact is byte for byte the one `--prune=CHOSEN` writes, which
+    check_case verifies against the masked-weights reference; an
+    unreachable E (1e-12) fails with a message. Problems ([] if none)."""
+    work.mkdir(parents=True, exist_ok=True)
+
+    def budget_run(budget, artifact):
+        report = work / f"budget-{budget}.json"
+        proc = subprocess.run([args.tsc, str(path), f"--prune={BUDGET_SPEC}",
+                               f"--max-error={budget}", f"--prune-report={report}",
+                               "-o", str(artifact), *DIMS], capture_output=True, text=True,
+                              timeout=900)
+        if proc.returncode:
+            raise Failure(first_error(f"tsc --max-error={budget}", proc))
+        return json.loads(report.read_text())["error_budget"]
+
+    loose = budget_run(1, work / "loose.tscm")
+    problems = []
+    if loose["scale"] != 1 or loose["chosen"] != BUDGET_SPEC:
+        problems.append(f"--max-error=1 chose {loose['chosen']} (scale {loose['scale']})")
+    e_full = max(loose["final_error"].values())
+    budget = e_full / 4
+    tight_artifact = work / "tight.tscm"
+    tight = budget_run(f"{budget:.3e}", tight_artifact)
+    final = max(tight["final_error"].values())
+    if not tight["scale"] < 1:
+        problems.append(f"E = {budget:.1e} kept the full ratios (error {e_full:.1e})")
+    if not final <= budget:
+        problems.append(f"final error {final:.1e} > the budget {budget:.1e}")
+    if any(t["largest"] <= budget for t in tight["trials"] if t["scale"] > tight["scale"]):
+        problems.append("a larger tried ratio was within the budget but not chosen")
+    problems += check_case(args, name, path, vocab, tight["chosen"], work / "chosen",
+                           unpruned_size)
+    if (work / "chosen" / "model.tscm").read_bytes() != tight_artifact.read_bytes():
+        problems.append(f"the --max-error artifact differs from --prune={tight['chosen']}'s")
+    proc = subprocess.run([args.tsc, str(path), f"--prune={BUDGET_SPEC}", "--max-error=1e-12",
+                           "-o", str(work / "none.tscm"), *DIMS], capture_output=True,
+                          text=True, timeout=900)
+    if proc.returncode != 1 or "nothing to prune within it" not in proc.stderr:
+        problems.append(f"--max-error=1e-12: exit {proc.returncode}, {first_error('tsc', proc)}")
+    print(f"{name:<16} --max-error: {BUDGET_SPEC} error {e_full:.1e}; E {budget:.1e} chose "
+          f"{tight['chosen']} ({tight['scale']:.4g} of it), error {final:.1e}, "
+          f"{len(tight['trials'])} trials")
+    return problems
+
+
 def export_all(out, only):
     models = []
     with warnings.catch_warnings():
@@ -255,14 +307,21 @@ def main():
             base.parent.mkdir(parents=True, exist_ok=True)
             proc = subprocess.run([args.tsc, str(path), "-o", str(base), *DIMS],
                                   capture_output=True, text=True, timeout=900)
-            for spec in SPECS:
+            # The error budget's search: one small model (each search
+            # compiles the model about five times).
+            budget = ("max-error",) if name == "bert-opset17" else ()
+            for spec in SPECS + budget:
                 case_name = f"{name}-{spec}"
                 try:
                     if proc.returncode:
                         raise Failure(first_error("tsc (unpruned)", proc))
-                    problems = check_case(args, name, path, vocab, spec,
-                                          out / name / re.sub(r"[^\w.=-]", "_", spec),
-                                          base.stat().st_size)
+                    if spec == "max-error":
+                        problems = check_budget(args, name, path, vocab, out / name / spec,
+                                                base.stat().st_size)
+                    else:
+                        problems = check_case(args, name, path, vocab, spec,
+                                              out / name / re.sub(r"[^\w.=-]", "_", spec),
+                                              base.stat().st_size)
                 except Exception as e:  # noqa: BLE001 - one case's failure, reported
                     problems = [f"{type(e).__name__}: {e}"]
                 case = ET.SubElement(suite, "testcase", classname="prune", name=case_name)

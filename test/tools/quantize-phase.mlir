@@ -5,6 +5,12 @@
 // RUN: tsc %s --quantize=dynamic-int8 --emit=quantize -o %t.driver.mlir
 // RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=dynamic-int8" | diff %t.driver.mlir -
 // RUN: FileCheck %s < %t.driver.mlir
+// RUN: tsc %s --quantize=dynamic-int8 --keep-float='/kept/*' --emit=quantize -o %t.kept.mlir
+// RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=dynamic-int8 keep-float=/kept/*" | diff %t.kept.mlir -
+// RUN: FileCheck %s --check-prefix=KEPT < %t.kept.mlir
+// RUN: not tsc %s --keep-float='/kept/*' --emit=graph 2>&1 | FileCheck %s --check-prefix=KEPT-ALONE
+// RUN: not tsc %s --quantize=dynamic-int8 --max-error=0 --emit=graph 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: not tsc %s --max-error=0.1 --emit=graph 2>&1 | FileCheck %s --check-prefix=BUDGET-ALONE
 // RUN: tsc %s --emit=graph -o %t.graph.mlir
 // RUN: tsc %s --emit=quantize | diff %t.graph.mlir -
 // RUN: not tsc %s --quantize=static-int8 --emit=graph 2>&1 | FileCheck %s --check-prefix=STATIC
@@ -14,12 +20,23 @@
 // RUN: not tsc %s --quantize=dynamic-int8 --target=cuda:sm_90 --emit=graph 2>&1 | FileCheck %s --check-prefix=CUDA
 // RUN: not tsc %s --quantize=dynamic-int8 --precision=bf16 --emit=graph 2>&1 | FileCheck %s --check-prefix=HALF
 
+// KEPT-ALONE: tsc: error: --keep-float names GEMMs to leave float: it needs --quantize
+// BUDGET: tsc: error: --max-error=0: expected a relative L2 error E > 0 (e.g. 1e-2)
+// BUDGET-ALONE: tsc: error: --max-error needs --quantize or --prune with a ratio
 // STATIC: tsc: error: --quantize=static-int8: not implemented yet (available: dynamic-int8)
 // WEIGHT: tsc: error: --quantize=weight-int4: not implemented yet (available: dynamic-int8)
 // FP8: tsc: error: --quantize=fp8: not implemented yet (available: dynamic-int8)
 // UNKNOWN: tsc: error: --quantize=int3: expected none or dynamic-int8
 // CUDA: tsc: error: --quantize=dynamic-int8: the CUDA target has no int8 GEMM step yet (host target only)
 // HALF: tsc: error: --quantize=dynamic-int8 with --precision=bf16: quantization keeps fp32 around the int8 GEMMs; combine it with --precision=fp32 only
+
+// KEPT-LABEL: func.func @projection
+// KEPT-SAME:    (%[[X:.+]]: tensor<?x32xf32>)
+// KEPT-DAG:     %[[W2:.+]] = tsc.constant dense<2.500000e-01> : tensor<32x8xf32>
+// KEPT-DAG:     tsc.constant dense<127> : tensor<32x8xi8>
+// KEPT:         tsc.quantize %[[X]]
+// KEPT:         tsc.linear
+// KEPT:         tsc.matmul %[[X]], %[[W2]]
 
 // CHECK-LABEL: func.func @projection
 // CHECK:         tsc.quantize
@@ -29,6 +46,9 @@ func.func @projection(%x: tensor<?x32xf32>) -> tensor<?x8xf32> {
   %n = tsc.symbol "n" [1, 16]
   tsc.bind_shape %x[%n], affine_map<()[s0] -> (s0, 32)> : tensor<?x32xf32>
   %w = tsc.constant dense<0.5> : tensor<32x8xf32>
-  %y = tsc.matmul %x, %w : (tensor<?x32xf32>, tensor<32x8xf32>) -> tensor<?x8xf32>
-  return %y : tensor<?x8xf32>
+  %y = tsc.matmul %x, %w : (tensor<?x32xf32>, tensor<32x8xf32>) -> tensor<?x8xf32> loc("/quantized/MatMul")
+  %w2 = tsc.constant dense<0.25> : tensor<32x8xf32>
+  %z = tsc.matmul %x, %w2 : (tensor<?x32xf32>, tensor<32x8xf32>) -> tensor<?x8xf32> loc("/kept/MatMul")
+  %s = tsc.add %y, %z : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %s : tensor<?x8xf32>
 }
