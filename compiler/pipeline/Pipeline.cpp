@@ -183,8 +183,17 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   // tsc.matmul with its constant weight in sight, before fusion, so that
   // the fuse phase folds bias, GELU and residual into the quantized
   // product's epilogue as it does for a float one.
-  if (options.quantize == Quantization::DynamicInt8) {
-    pm.addNestedPass<func::FuncOp>(createQuantizeDynamicInt8Pass());
+  if (options.quantize != Quantization::None) {
+    if (options.quantize == Quantization::DynamicInt8) {
+      pm.addNestedPass<func::FuncOp>(createQuantizeDynamicInt8Pass());
+    } else {
+      // The ranges the driver's calibration measured on this graph.
+      QuantizeStaticInt8PassOptions staticOptions;
+      staticOptions.inputRanges.assign(options.inputRanges.begin(),
+                                       options.inputRanges.end());
+      pm.addNestedPass<func::FuncOp>(
+          createQuantizeStaticInt8Pass(staticOptions));
+    }
     // The new scale and quantization ops get their bindings.
     pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
     pm.addPass(createCanonicalizerPass());
