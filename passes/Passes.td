@@ -462,6 +462,56 @@ def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> 
                   "`tsc --max-error` chooses them">];
 }
 
+def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
+  let summary = "GEMMs by constant weights in int8, activations by "
+                "calibrated per-tensor scales (`--quantize=static-int8`)";
+  let description = [{
+    The form of `tsc-quantize-dynamic-int8` with a constant activation
+    scale: each `tsc.linear` and `tsc.matmul` by a constant 2-D f32 weight
+    whose input has a calibrated range `r` (max|x| as the calibration's
+    observer chose it) becomes a `tsc.linear` of `dequantize(quantize(x,
+    s))`, `s = max(r / 127, FLT_MIN)` a 0-d f32 constant (symmetric s8, per
+    tensor, values beyond `r` saturate), by the weight quantized per output
+    channel as the dynamic pass does. The host plan runs it as an int8 GEMM
+    step whose activation scale folds into the output scales.
+
+    `input-ranges` holds one range per GEMM op (`tsc.linear` and
+    `tsc.matmul`, in the function's walk order, including those that stay
+    float); `tsc --quantize=static-int8 --calibration DIR` computes it by
+    running the model in fp32 (docs/quantization.md). A range of 0 means
+    none was measured: that GEMM stays float, as do those the dynamic pass
+    keeps float. A list whose length is not the number of GEMM ops is an
+    error.
+
+    Before (`input-ranges=6.35`):
+    ```mlir
+    %y = tsc.linear %x, %w, %b : (tensor<?x384xf32>, tensor<1536x384xf32>,
+        tensor<1536xf32>) -> tensor<?x1536xf32>
+    ```
+    After:
+    ```mlir
+    %s = tsc.constant dense<5.000000e-02> : tensor<f32>
+    %q = tsc.quantize %x, %s : (tensor<?x384xf32>, tensor<f32>) -> tensor<?x384xi8>
+    %xd = tsc.dequantize %q, %s : (tensor<?x384xi8>, tensor<f32>) -> tensor<?x384xf32>
+    %wd = tsc.dequantize %wq, %ws axis = 0
+        : (tensor<1536x384xi8>, tensor<1536xf32>) -> tensor<1536x384xf32>
+    %y = tsc.linear %xd, %wd, %b : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+  let options = [
+    ListOption<"inputRanges", "input-ranges", "float",
+               "The calibrated range (max|x|) of each GEMM op's input, in "
+               "walk order; 0: none (the GEMM stays float)">,
+    Option<"minInputFeatures", "min-input-features", "int64_t",
+           /*default=*/"16",
+           "GEMMs whose K (input features) is smaller stay float: the "
+           "quantization of a short row costs more than the product saves">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark on each GEMM kept float, saying why">
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Graph: conversions from source frameworks
 //===----------------------------------------------------------------------===//

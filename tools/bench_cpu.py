@@ -35,7 +35,11 @@ recommends on x86; its activations are u8 by construction; run with .venv-torch'
 onnxruntime, whose quantization tools have their dependencies), same inputs and
 threads, each with its accuracy against fp32 ONNX Runtime next to its time:
 relative L2 of last_hidden_state and the smallest cosine of a sample's
-sentence_embedding.
+sentence_embedding. The same table has tsc --quantize=static-int8 calibrated on
+32 samples of test/models/calibration_set.py (batch 1, --seq) and ONNX Runtime's
+quantize_static of the export on the same samples (QDQ, u8 activations with zero
+points, s8 weights per channel, MinMax calibration: ORT's defaults for x86 with
+per-channel weights), each with its accuracy.
 With --prune SPEC (opt-in) a third artifact is compiled with `--prune=SPEC`
 and timed in the same run; a second table gives its latency against the
 unpruned fused artifact, the speed ratio, both artifacts' sizes and the
@@ -73,6 +77,8 @@ INPUTS = ("input_ids", "attention_mask")
 # The peers in their own processes: (row key, --peer, --precision).
 PEERS = (("ort", "ort", None), ("ov", "openvino", "f32"), ("ov_bf16", "openvino", "bf16"),
          ("torch", "torch", None), ("inductor", "inductor", None))
+# --quantize: the calibration samples of tsc static-int8 and ORT quantize_static.
+CALIBRATION_SAMPLES = 32
 # The PyTorch peers run in the PyTorch 2 environment.
 TORCH_PYTHON = str(ROOT / "tools" / "torch-python")
 
@@ -113,7 +119,7 @@ def peer(args):
             results = request.infer(inputs)
             # Copies: the request reuses its output tensors.
             return [np.array(results[p]) for p in ports]
-    elif args.peer in ("ort", "ort_int8"):
+    elif args.peer in ("ort", "ort_int8", "ort_static"):
         import onnxruntime as ort
         options = ort.SessionOptions()
         options.intra_op_num_threads = args.threads
@@ -124,6 +130,10 @@ def peer(args):
             if not os.path.exists(onnx_path):
                 from onnxruntime.quantization import QuantType, quantize_dynamic
                 quantize_dynamic(args.onnx, onnx_path, weight_type=QuantType.QInt8)
+        if args.peer == "ort_static":
+            onnx_path = args.onnx.replace(".onnx", "-ort-static.onnx")
+            if not os.path.exists(onnx_path):
+                ort_quantize_static(args.onnx, onnx_path, args.calibration)
         session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs()]
 
@@ -155,6 +165,26 @@ def peer(args):
         np.save(out / f"{sanitize(name)}.npy", value)
     print(json.dumps({"median_ms": statistics.median(times), "min_ms": min(times),
                       "version": version}))
+
+
+def ort_quantize_static(source, target, calibration):
+    """ONNX Runtime's quantize_static of `source` into `target`, calibrated on
+    the sample folders of `calibration` (calibration_set.py's)."""
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.samples = iter(sorted(pathlib.Path(calibration).iterdir()))
+
+        def get_next(self):
+            folder = next(self.samples, None)
+            return None if folder is None else {
+                n: np.load(folder / f"{n}.npy") for n in INPUTS}
+
+    quantize_static(source, target, Reader(), quant_format=QuantFormat.QDQ,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                    per_channel=True)
 
 
 # --- the driver -------------------------------------------------------------
@@ -226,8 +256,12 @@ def bench_model(args, name, work, rows, notes, versions):
     # against OpenVINO's bf16), timed side by side.
     variants = {"tsc": [], "nofuse": ["--no-fuse"], "bf16": ["--precision=bf16"]}
     if args.quantize:
+        import calibration_set
+        calibration = calibration_set.write(work / "calibration", CALIBRATION_SAMPLES, vocab,
+                                            seq=args.seq)
         variants["int8"] = ["--quantize=dynamic-int8"] + (
             [f"--max-error={args.max_error}"] if args.max_error else [])
+        variants["static"] = ["--quantize=static-int8", "--calibration", str(calibration)]
     if args.prune:
         variants["pruned"] = [f"--prune={args.prune}"]
     artifacts, errors = {}, {}
@@ -259,7 +293,8 @@ def bench_model(args, name, work, rows, notes, versions):
         for n, value in minilm.make_inputs(batch, args.seq, vocab).items():
             np.save(data / f"{n}.npy", value)
         row = {"model": name, "batch": batch}
-        peers = PEERS + ((("ort_int8", "ort_int8", None),) if args.quantize else ())
+        peers = PEERS + ((("ort_int8", "ort_int8", None), ("ort_static", "ort_static", None))
+                         if args.quantize else ())
         for key, runtime, precision in peers:
             if args.peers and key not in args.peers:
                 continue
@@ -267,7 +302,7 @@ def bench_model(args, name, work, rows, notes, versions):
                 continue
             # ONNX Runtime's quantization tools need `packaging`, which .venv
             # lacks and .venv-torch has (same onnxruntime version).
-            python = (TORCH_PYTHON if runtime in ("torch", "inductor", "ort_int8")
+            python = (TORCH_PYTHON if runtime in ("torch", "inductor", "ort_int8", "ort_static")
                       else sys.executable)
             if runtime == "openvino":
                 if not os.access(args.openvino_python, os.X_OK):
@@ -282,6 +317,8 @@ def bench_model(args, name, work, rows, notes, versions):
                    str(args.warmup), "--threads", str(args.threads)]
             if precision:
                 cmd += ["--precision", precision]
+            if runtime == "ort_static":
+                cmd += ["--calibration", str(work / "calibration")]
             rc, out, err, rss = measured(cmd)
             if rc:
                 notes.append(f"{name} batch {batch}: {first_line(key, rc, err)}")
@@ -330,7 +367,7 @@ def bench_model(args, name, work, rows, notes, versions):
                 if errs:
                     row[f"{variant}_rel_l2"] = max(errs)
         if args.quantize and "ort" in row:
-            for key in ("int8", "ort_int8", "tsc"):
+            for key in ("int8", "ort_int8", "static", "ort_static", "tsc"):
                 if not (data / key / "last_hidden_state.npy").exists():
                     continue
                 row[f"{key}_q_rel_l2"] = rel_l2(np.load(data / key / "last_hidden_state.npy"),
@@ -347,8 +384,9 @@ def bench_model(args, name, work, rows, notes, versions):
                              f"(rel L2 {sanity:.1e}): the peers do not run the same model")
         rows.append(row)
         print(f"  batch {batch}: " + ", ".join(
-            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "int8", "ort", "ort_int8",
-                                             "ov", "ov_bf16", "torch", "inductor")
+            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "int8", "static", "ort",
+                                             "ort_int8", "ort_static", "ov", "ov_bf16",
+                                             "torch", "inductor")
             if k in row),
             flush=True)
 
@@ -430,6 +468,23 @@ def quantized_table(args, rows):
               f"{ratio('int8', 'tsc'):>10} {cell(r, 'int8_q_rel_l2', '.1e'):>10} "
               f"{cell(r, 'ort_int8_q_rel_l2', '.1e'):>10} {cell(r, 'int8_cos', '.5f'):>12} "
               f"{cell(r, 'ort_int8_cos', '.5f'):>12}")
+    print("\nstatic int8 (32 calibration samples; same accuracy columns)")
+    head = (f"{'model':<10} {'batch':>5} {'tsc fp32 ms':>11} {'tsc st8 ms':>10} "
+            f"{'ORT st8 ms':>10} {'tsc8 dyn ms':>11} {'st8/tsc32':>9} {'st8/ORTst8':>10} "
+            f"{'st8/fastest8':>12} {'relL2 st8':>9} {'relL2 ORTst8':>12} "
+            f"{'min cos st8':>11} {'min cos ORTst8':>14}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        ratio = lambda a, b: f"{r[a] / r[b]:.2f}" if a in r and b in r else "n/a"
+        peers8 = [r[k] for k in ("ort_int8", "ort_static") if k in r]
+        fastest = f"{r['static'] / min(peers8):.2f}" if peers8 and "static" in r else "n/a"
+        print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'tsc', '.2f'):>11} "
+              f"{cell(r, 'static', '.2f'):>10} {cell(r, 'ort_static', '.2f'):>10} "
+              f"{cell(r, 'int8', '.2f'):>11} {ratio('static', 'tsc'):>9} "
+              f"{ratio('static', 'ort_static'):>10} {fastest:>12} "
+              f"{cell(r, 'static_q_rel_l2', '.1e'):>9} {cell(r, 'ort_static_q_rel_l2', '.1e'):>12} "
+              f"{cell(r, 'static_cos', '.5f'):>11} {cell(r, 'ort_static_cos', '.5f'):>14}")
 
 
 def main():
@@ -449,13 +504,16 @@ def main():
     parser.add_argument("--peers", help="only these peers, comma-separated row keys (ort, "
                         "ort_int8, ov, ov_bf16, torch, inductor; default all)")
     parser.add_argument("--quantize", action="store_true",
-                        help="also tsc --quantize=dynamic-int8 against ONNX Runtime's "
-                        "quantize_dynamic, with their accuracy (a second table)")
+                        help="also tsc --quantize=dynamic-int8 and static-int8 against "
+                        "ONNX Runtime's quantize_dynamic and quantize_static, with their "
+                        "accuracy (second tables)")
     parser.add_argument("--max-error", help="with --quantize: tsc's int8 compiled with "
                         "--max-error=E (GEMMs kept float under the budget)")
     # The peers (internal).
-    parser.add_argument("--peer", choices=("ort", "ort_int8", "openvino", "torch", "inductor"),
+    parser.add_argument("--peer", choices=("ort", "ort_int8", "ort_static", "openvino", "torch",
+                                           "inductor"),
                         help=argparse.SUPPRESS)
+    parser.add_argument("--calibration", help=argparse.SUPPRESS)
     parser.add_argument("--precision", choices=("f32", "bf16"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     parser.add_argument("--onnx", help=argparse.SUPPRESS)
@@ -505,7 +563,7 @@ def main():
               "INFERENCE_PRECISION_HINT f32, OV bf16: bf16")
     table(args, rows)
     if args.quantize:
-        print("\ndynamic int8 (accuracy against fp32 ONNX Runtime: rel L2 of "
+        print("\nint8 (accuracy against fp32 ONNX Runtime: rel L2 of "
               "last_hidden_state, smallest per-sample cosine of sentence_embedding)")
         quantized_table(args, rows)
     if args.prune:

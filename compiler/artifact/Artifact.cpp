@@ -240,11 +240,14 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
       // Format 1.1: a GEMM with a residual is kind 4, kind 2's fields and
       // then the residual; 1.0 readers reject it by its kind.
       // Format 1.10: an int8 GEMM is kind 6, kind 4's fields (the residual
-      // kNone when it has none) and then B's scale per output channel.
+      // kNone when it has none) and then B's scale per output channel;
+      // 1.11: with A's scale a constant, kind 7, kind 6's fields and then
+      // that scale.
       w.u8(static_cast<uint8_t>(
-          s.weightScale != ~0u ? ::tscm::StepKind::GemmInt8
-          : s.residual != ~0u  ? ::tscm::StepKind::GemmResidual
-                               : ::tscm::StepKind::Gemm));
+          s.inputScale > 0.0f    ? ::tscm::StepKind::GemmInt8Static
+          : s.weightScale != ~0u ? ::tscm::StepKind::GemmInt8
+          : s.residual != ~0u    ? ::tscm::StepKind::GemmResidual
+                                 : ::tscm::StepKind::Gemm));
       for (unsigned v : {s.a, s.b, s.c, s.bias})
         w.u32(v);
       w.u8(s.transA);
@@ -261,6 +264,8 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
         w.u32(s.residual != ~0u ? s.residual : ::tscm::kNone);
       if (s.weightScale != ~0u)
         w.u32(s.weightScale);
+      if (s.inputScale > 0.0f)
+        w.put(s.inputScale);
       // Format 1.9: what the library call expects of A, B, C, then the
       // bias, the residual and (1.10) the weight scale it has; it writes C.
       for (auto [k, v] : llvm::enumerate(
@@ -380,10 +385,15 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// bound from data 1.6's, packed sub-byte values 1.7's, GEMM activations
 /// and symbols defined between steps 1.8's, what host kernels (not CUDA
 /// launches) and GEMMs expect of their buffers 1.9's, int8 GEMMs 1.10's,
-/// what CUDA launches expect of theirs 1.11's. `device`: the launches of a
-/// "cuda" plan, null for a "cpu" one.
+/// what CUDA launches expect of theirs 1.11's, int8 GEMMs by a constant
+/// activation scale 1.12's. `device`: the launches of a "cuda" plan, null
+/// for a "cpu" one.
 static uint16_t planMinor(const Plan &plan, const cuda::DeviceCode *device) {
   bool cuda = device != nullptr;
+  if (llvm::any_of(plan.steps, [](const PlanStep &s) {
+        return s.kind == PlanStep::Kind::Gemm && s.inputScale > 0.0f;
+      }))
+    return 12;
   if (cuda && llvm::any_of(device->launches, [](const auto &launches) {
         return !launches.empty();
       }))

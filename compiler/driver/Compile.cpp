@@ -3,12 +3,14 @@
 #include "compiler/driver/Compile.h"
 #include "compiler/artifact/Artifact.h"
 #include "compiler/driver/ErrorBudget.h"
+#include "compiler/driver/Calibration.h"
 #include "compiler/driver/MeasuredError.h"
 #include "compiler/driver/PruneReport.h"
 #include "compiler/kernels/Kernels.h"
 #include "compiler/plan/Plan.h"
 #include "compiler/target/cuda/CudaCodegen.h"
 #include "compiler/target/host/HostCodegen.h"
+#include "passes/transforms/QuantizeGemm.h"
 #include "passes/transforms/Weights.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -47,7 +49,8 @@ void releaseUnusedWeights(MLIRContext *context, ArrayRef<ModuleOp> live) {
 /// as `options` say. `freeReplacedWeights` when no other module shares the
 /// module's weights.
 LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
-                          Phase until, bool freeReplacedWeights) {
+                          Phase until, bool freeReplacedWeights,
+                          ArrayRef<float> inputRanges = {}) {
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
@@ -56,6 +59,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.fuse = options.fuse;
   pipeline.precision = options.precision;
   pipeline.quantize = options.quantize;
+  pipeline.inputRanges = inputRanges;
   pipeline.precisionIO = options.precisionIO;
   // cuBLASLt's GELU epilogue is the tanh approximation: with a CUDA target,
   // an exact GELU stays its own kernel.
@@ -268,12 +272,13 @@ LogicalResult finishArtifact(llvm::ToolOutputFile &out, StringRef path,
 /// `unfused` and `reference` are clones of the imported module for those
 /// baselines (null when not wanted).
 LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
-                     ModuleOp unfused, ModuleOp reference) {
+                     ModuleOp unfused, ModuleOp reference,
+                     ArrayRef<float> inputRanges) {
   std::optional<plan::Plan> baseline;
   if (unfused) {
     CompileOptions off = options;
     off.fuse = false;
-    if (failed(runPipeline(unfused, off, Phase::Fuse, false)))
+    if (failed(runPipeline(unfused, off, Phase::Fuse, false, inputRanges)))
       return failure();
     FailureOr<plan::Plan> other = planModule(unfused, off);
     if (failed(other))
@@ -307,8 +312,96 @@ LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
   return reportMeasuredError(writer(*referencePlan), writer(plan),
                              options.quantize == Quantization::DynamicInt8
                                  ? "dynamic-int8"
+                             : options.quantize == Quantization::StaticInt8
+                                 ? "static-int8"
                                  : getPrecisionName(options.precision),
                              llvm::outs());
+}
+
+/// `module`'s function with `extra` appended to its results, named
+/// `tsc.calibration.I`.
+void returnAlso(func::FuncOp func, ArrayRef<Value> extra) {
+  auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+  SmallVector<Value> results(ret.getOperands());
+  SmallVector<DictionaryAttr> attrs;
+  func.getAllResultAttrs(attrs);
+  Builder b(func.getContext());
+  for (auto [i, value] : llvm::enumerate(extra)) {
+    results.push_back(value);
+    attrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
+        "tsc.name", b.getStringAttr("tsc.calibration." + Twine(i)))));
+  }
+  ret->setOperands(results);
+  func.setType(b.getFunctionType(func.getArgumentTypes(),
+                                 ValueRange(results).getTypes()));
+  func.setAllResultAttrs(attrs);
+}
+
+/// --quantize=static-int8: the range of each GEMM op's input in the order
+/// tsc-quantize-static-int8 takes them (0: stays float). A copy of `module`
+/// goes through the graph and prune phases as the compile runs them (so
+/// its GEMM ops are the quantize pass's, in the same order), returns each
+/// quantizable GEMM's input besides its outputs, is compiled for the host
+/// in fp32 and runs on the calibration samples in-process.
+FailureOr<std::vector<float>> calibrate(ModuleOp module,
+                                        const CompileOptions &options) {
+  OwningOpRef<ModuleOp> graph = module.clone();
+  CompileOptions fp32 = options;
+  fp32.quantize = Quantization::None;
+  if (failed(runPipeline(*graph, fp32, Phase::Prune, false)))
+    return failure();
+  auto funcs = llvm::to_vector(graph->getOps<func::FuncOp>());
+  if (funcs.size() != 1)
+    return graph->emitError()
+           << "expected one function to compile, found " << funcs.size();
+  SmallVector<Operation *> gemms = getGemmOps(funcs.front());
+  // One output per distinct input (Q, K and V read one).
+  SmallVector<Value> observed;
+  DenseMap<Value, unsigned> outputOf;
+  SmallVector<int> gemmOutput;
+  for (Operation *op : gemms) {
+    std::string why;
+    FailureOr<QuantizableGemm> g = matchQuantizableGemm(op, 16, why);
+    if (failed(g)) {
+      gemmOutput.push_back(-1);
+      continue;
+    }
+    auto [it, added] = outputOf.try_emplace(g->input, observed.size());
+    if (added)
+      observed.push_back(g->input);
+    gemmOutput.push_back(int(it->second));
+  }
+  std::vector<float> ranges(gemms.size(), 0.0f);
+  if (observed.empty())
+    return ranges;
+  returnAlso(funcs.front(), observed);
+  // The rest of the compile in fp32; the graph phase again is a no-op on
+  // its own output, pruning is not (done already).
+  fp32.prune.clear();
+  if (failed(runPipeline(*graph, fp32, Phase::Fuse, false)))
+    return failure();
+  FailureOr<plan::Plan> plan = planModule(*graph, fp32);
+  FailureOr<HostTarget> host = resolveHostTarget("native");
+  if (failed(plan) || failed(host))
+    return failure();
+  auto write = [&](llvm::raw_pwrite_stream &os) {
+    FailureOr<std::vector<char>> object =
+        compileForHost(*plan, graph->getContext(), *host, false);
+    return failure(failed(object) ||
+                   failed(writeArtifact(*plan, *object, host->isa,
+                                        "tsc (calibration)", os)));
+  };
+  std::vector<std::string> names;
+  for (size_t i = 0; i < observed.size(); ++i)
+    names.push_back("tsc.calibration." + std::to_string(i));
+  FailureOr<std::vector<float>> measured =
+      measureInputRanges(write, names, options.calibration);
+  if (failed(measured))
+    return failure();
+  for (auto [range, output] : llvm::zip_equal(ranges, gemmOutput))
+    if (output >= 0)
+      range = (*measured)[size_t(output)];
+  return ranges;
 }
 
 } // namespace
@@ -350,8 +443,16 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
   if (reporting && (isHalfPrecision(options.precision) ||
                     options.quantize != Quantization::None))
     reference = module.clone();
+  std::vector<float> inputRanges;
+  if (options.quantize == Quantization::StaticInt8) {
+    FailureOr<std::vector<float>> ranges = calibrate(module, options);
+    if (failed(ranges))
+      return failure();
+    inputRanges = std::move(*ranges);
+  }
   if (failed(runPipeline(module, options, until,
-                         /*freeReplacedWeights=*/!unfused && !reference)))
+                         /*freeReplacedWeights=*/!unfused && !reference,
+                         inputRanges)))
     return failure();
   if (!options.pruneReport.empty() &&
       failed(writePruneReport(module, options.pruneReport,
@@ -374,8 +475,8 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
   FailureOr<plan::Plan> plan = planModule(module, options);
   if (failed(plan))
     return failure();
-  if (reporting &&
-      failed(report(*plan, options, unfused.get(), reference.get())))
+  if (reporting && failed(report(*plan, options, unfused.get(), reference.get(),
+                                 inputRanges)))
     return failure();
   if (reporting)
     printPruneReport(module, llvm::outs());

@@ -10,6 +10,7 @@
 #ifndef TSC_COMPILER_DRIVER_COMPILE_H
 #define TSC_COMPILER_DRIVER_COMPILE_H
 
+#include "compiler/driver/Calibration.h"
 #include "compiler/pipeline/Pipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -47,6 +48,8 @@ struct CompileOptions {
   Precision precision = Precision::FP32;
   /// The quantize phase's mode (docs/quantization.md).
   Quantization quantize = Quantization::None;
+  /// --quantize=static-int8: the samples and observer of calibration.
+  CalibrationOptions calibration;
   PrecisionIO precisionIO = PrecisionIO::Model;
   /// The fuse phase's passes and fused kernels (off: one kernel per op).
   bool fuse = true;

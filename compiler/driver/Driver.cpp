@@ -103,11 +103,23 @@ struct DriverOptions {
       cl::init("model"), cl::cat(category)};
   cl::opt<std::string> quantize{
       "quantize",
-      cl::desc("Quantization (docs/quantization.md): none (default) or "
+      cl::desc("Quantization (docs/quantization.md): none (default), "
                "dynamic-int8 (GEMMs by constant weights in int8: weights per "
                "output channel at compile time, activations per row at run "
-               "time; host target, fp32 precision)"),
+               "time) or static-int8 (activations per tensor by scales "
+               "calibrated on --calibration); host target, fp32 precision"),
       cl::init("none"), cl::cat(category)};
+  cl::opt<std::string> calibration{
+      "calibration",
+      cl::desc("--quantize=static-int8: a folder with one folder per sample, "
+               "each holding NAME.npy for every model input"),
+      cl::value_desc("DIR"), cl::cat(category)};
+  cl::opt<std::string> calibrationMethod{
+      "calibration-method",
+      cl::desc("How calibration picks each activation range: min-max, "
+               "percentile[=P] (default, P = 99.999) or entropy (KL, as "
+               "TensorRT's calibrator)"),
+      cl::init("percentile"), cl::cat(category)};
   cl::opt<bool> noFuse{
       "no-fuse",
       cl::desc("No fusion: skip the fuse phase's passes (attention, norms, "
@@ -420,34 +432,77 @@ LogicalResult parseTargets(ArrayRef<std::string> names,
   return success();
 }
 
-/// `--quantize=MODE` into `options` (after the target and the precision);
-/// failure after saying why a mode is refused.
-LogicalResult parseQuantization(StringRef mode, CompileOptions &options) {
-  if (mode == "none")
-    return success();
-  if (mode == "static-int8" || mode == "fp8" || mode.starts_with("weight-")) {
-    llvm::errs() << "tsc: error: --quantize=" << mode
-                 << ": not implemented yet (available: dynamic-int8)\n";
+/// `--calibration-method=METHOD` into `calibration`; failure after saying
+/// why.
+LogicalResult parseCalibrationMethod(StringRef method,
+                                     CalibrationOptions &calibration) {
+  auto [name, value] = method.split('=');
+  if (name == "min-max" && value.empty())
+    calibration.method = CalibrationMethod::MinMax;
+  else if (name == "entropy" && value.empty())
+    calibration.method = CalibrationMethod::Entropy;
+  else if (name == "percentile" &&
+           (value.empty() ||
+            (!value.getAsDouble(calibration.percentile) &&
+             calibration.percentile > 0 && calibration.percentile <= 100)))
+    calibration.method = CalibrationMethod::Percentile;
+  else {
+    llvm::errs() << "tsc: error: --calibration-method=" << method
+                 << ": expected min-max, percentile[=P] (0 < P <= 100) or "
+                    "entropy\n";
     return failure();
   }
-  if (mode != "dynamic-int8") {
+  return success();
+}
+
+/// `--quantize=MODE` and its calibration flags into `options` (after the
+/// target and the precision); failure after saying why a mode is refused.
+LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
+                                CompileOptions &options) {
+  bool calibrated = mode == "static-int8";
+  if (!calibrated && (flags.calibration.getNumOccurrences() ||
+                      flags.calibrationMethod.getNumOccurrences())) {
+    llvm::errs() << "tsc: error: --calibration and --calibration-method go "
+                    "with --quantize=static-int8\n";
+    return failure();
+  }
+  if (mode == "none")
+    return success();
+  if (mode == "fp8" || mode.starts_with("weight-")) {
     llvm::errs() << "tsc: error: --quantize=" << mode
-                 << ": expected none or dynamic-int8\n";
+                 << ": not implemented yet (available: dynamic-int8, "
+                    "static-int8)\n";
+    return failure();
+  }
+  if (mode != "dynamic-int8" && !calibrated) {
+    llvm::errs() << "tsc: error: --quantize=" << mode
+                 << ": expected none, dynamic-int8 or static-int8\n";
     return failure();
   }
   if (options.target != TargetKind::Host) {
-    llvm::errs() << "tsc: error: --quantize=dynamic-int8: the CUDA target "
-                    "has no int8 GEMM step yet (host target only)\n";
+    llvm::errs() << "tsc: error: --quantize=" << mode
+                 << ": the CUDA target has no int8 GEMM step yet (host "
+                    "target only)\n";
     return failure();
   }
   if (options.precision != Precision::FP32) {
-    llvm::errs() << "tsc: error: --quantize=dynamic-int8 with --precision="
-                 << getPrecisionName(options.precision)
+    llvm::errs() << "tsc: error: --quantize=" << mode
+                 << " with --precision=" << getPrecisionName(options.precision)
                  << ": quantization keeps fp32 around the int8 GEMMs; "
                     "combine it with --precision=fp32 only\n";
     return failure();
   }
-  options.quantize = Quantization::DynamicInt8;
+  if (calibrated && flags.calibration.empty()) {
+    llvm::errs() << "tsc: error: --quantize=static-int8 needs --calibration "
+                    "DIR (one folder of NAME.npy inputs per sample)\n";
+    return failure();
+  }
+  options.calibration.directory = flags.calibration;
+  if (calibrated && failed(parseCalibrationMethod(flags.calibrationMethod,
+                                                  options.calibration)))
+    return failure();
+  options.quantize =
+      calibrated ? Quantization::StaticInt8 : Quantization::DynamicInt8;
   return success();
 }
 
@@ -492,7 +547,7 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   }
   if (flags.precisionIO == "storage")
     options.precisionIO = PrecisionIO::Storage;
-  if (failed(parseQuantization(flags.quantize, options)))
+  if (failed(parseQuantization(flags.quantize, flags, options)))
     return failure();
   if (!options.emit && !flags.report && options.output == "-") {
     llvm::errs() << "tsc: error: give -o FILE.tscm to write an artifact, "

@@ -188,6 +188,12 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     quantize.keepFloat.assign(options.keepFloat.begin(),
                               options.keepFloat.end());
     pm.addNestedPass<func::FuncOp>(createQuantizeDynamicInt8Pass(quantize));
+  } else if (options.quantize == Quantization::StaticInt8) {
+    // The ranges the driver's calibration measured on this graph.
+    QuantizeStaticInt8PassOptions staticOptions;
+    staticOptions.inputRanges.assign(options.inputRanges.begin(),
+                                     options.inputRanges.end());
+    pm.addNestedPass<func::FuncOp>(createQuantizeStaticInt8Pass(staticOptions));
     // The new scale and quantization ops get their bindings.
     pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
     pm.addPass(createCanonicalizerPass());

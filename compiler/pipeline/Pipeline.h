@@ -14,13 +14,16 @@ class OpPassManager;
 namespace mlir::tsc {
 
 /// What the quantize phase does (`--quantize=MODE`); the modes the issue
-/// plans next (static-int8, weight-int8/int4, fp8) are refused by the
-/// driver until they exist.
+/// plans next (weight-int8/int4, fp8) are refused by the driver until they
+/// exist.
 enum class Quantization {
   None,
   /// Weights s8 per output channel at compile time, activations s8 per row
   /// at run time, i32 accumulation.
   DynamicInt8,
+  /// Weights as DynamicInt8, activations s8 per tensor by scales from
+  /// calibration (`input-ranges`).
+  StaticInt8,
 };
 
 /// Phases of the pipeline, in order. `tsc --emit=PHASE` prints the IR after
@@ -78,7 +81,14 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
           clEnumValN(Quantization::DynamicInt8, "dynamic-int8",
                      "GEMMs by constant weights in int8: weights per "
                      "channel at compile time, activations per row at run "
-                     "time"))};
+                     "time"),
+          clEnumValN(Quantization::StaticInt8, "static-int8",
+                     "weights as dynamic-int8, activations per tensor by "
+                     "the calibrated input-ranges"))};
+  ListOption<float> inputRanges{
+      *this, "input-ranges",
+      llvm::cl::desc("static-int8: the calibrated range of each GEMM op's "
+                     "input (tsc-quantize-static-int8's option)")};
   ListOption<std::string> keepFloat{
       *this, "keep-float",
       llvm::cl::desc("GEMMs the quantize phase leaves float, as glob "

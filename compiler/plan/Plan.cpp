@@ -83,10 +83,10 @@ private:
   DenseSet<unsigned> fusedSteps;
   /// Steps made so far (kernel names stay unique when steps move).
   unsigned stepsCreated = 0;
-  /// Linear ops in dynamic int8 form (tsc-quantize-dynamic-int8) and the
+  /// Linear ops in int8 form (tsc-quantize-dynamic/static-int8) and the
   /// ops computing their quantized operands, which the int8 GEMM steps do
   /// themselves (planned as nothing).
-  DenseMap<Operation *, planner::DynamicInt8Gemm> int8Gemms;
+  DenseMap<Operation *, planner::Int8Gemm> int8Gemms;
   DenseSet<Operation *> absorbed;
 };
 
@@ -201,6 +201,7 @@ bool Planner::tryGemm(Operation *op) {
   };
   auto idx = [&](Value v) { return plan.lookup(v); };
   Value lhs, rhs, bias, residual, weightScale;
+  float inputScale = 0.0f;
   bool transB = false;
   uint8_t activation = 0;
   if (auto linear = dyn_cast<LinearOp>(op)) {
@@ -220,8 +221,10 @@ bool Planner::tryGemm(Operation *op) {
     }
     lhs = quantized ? int8->second.input : linear.getInput();
     rhs = quantized ? int8->second.weight : linear.getWeight();
-    if (quantized)
+    if (quantized) {
       weightScale = int8->second.scale;
+      inputScale = int8->second.inputScale;
+    }
     bias = linear.getBias();
     residual = linear.getResidual();
     transB = !linear.getWeightKn();
@@ -281,6 +284,7 @@ bool Planner::tryGemm(Operation *op) {
   step.c = *c;
   step.bias = bias ? *idx(bias) : ~0u;
   step.weightScale = weightScale ? *idx(weightScale) : ~0u;
+  step.inputScale = inputScale;
   step.activation = activation;
   if (residual) {
     // C = A·B + R: with beta = 1 the library accumulates onto R, in place
@@ -630,7 +634,7 @@ FailureOr<Plan> Planner::run() {
                                  "run cannot determine it";
 
   if (options.useGemmLibrary) {
-    int8Gemms = planner::findDynamicInt8Gemms(func);
+    int8Gemms = planner::findInt8Gemms(func);
     for (auto &entry : int8Gemms)
       absorbed.insert(entry.second.absorbed.begin(),
                       entry.second.absorbed.end());

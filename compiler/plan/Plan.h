@@ -106,6 +106,9 @@ struct PlanStep {
   /// output channel; C = dequantized product, then bias, activation and
   /// residual. See docs/quantization.md.
   unsigned weightScale = ~0u;
+  /// Gemm, int8 (format 1.12): A's scale for the whole tensor, a constant
+  /// from calibration (--quantize=static-int8); 0: per row at run time.
+  float inputScale = 0.0f;
   /// Copy: source and destination.
   unsigned source = 0, destination = 0;
 };

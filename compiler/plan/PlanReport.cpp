@@ -170,8 +170,14 @@ static void printQuantization(const Plan &plan, raw_ostream &os) {
     attention += llvm::count_if(
         step.ops, [](Operation *op) { return isa<AttentionOp>(op); });
   }
-  os << "quantization: dynamic int8 (weights s8 per output channel, "
-        "activations s8 per row, s32 accumulation): "
+  bool calibrated = llvm::any_of(plan.steps, [&](const PlanStep &s) {
+    return isInt8(s) && s.inputScale > 0;
+  });
+  os << (calibrated ? "quantization: static int8 (weights s8 per output "
+                      "channel, activations s8 per tensor by calibrated "
+                      "scales, s32 accumulation): "
+                    : "quantization: dynamic int8 (weights s8 per output "
+                      "channel, activations s8 per row, s32 accumulation): ")
      << int8 << " of " << gemms << " GEMMs int8";
   if (attention)
     os << "; attention's products float in " << attention
@@ -190,8 +196,9 @@ static void printQuantization(const Plan &plan, raw_ostream &os) {
       else if (b.dtype != DType::F32)
         why = "float: not an f32 product";
       else
-        why = "float: not in int8 form (a batched weight, K below 16, or a "
-              "quantized value read elsewhere; see --emit=quantize)";
+        why = "float: not in int8 form (a batched weight, K below 16, no "
+              "calibrated range, or a quantized value read elsewhere; see "
+              "--emit=quantize)";
     }
     os << llvm::formatv("  step {0,4} {1}  {2}\n", i, why,
                         getSourceNodes(step, 2));

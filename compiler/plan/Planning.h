@@ -21,21 +21,24 @@ bool isPackedType(Type type);
 /// 8 / bits a byte, the first in the low bits. MLIR keeps a byte each.
 std::vector<char> packedBytes(DenseElementsAttr dense);
 
-/// A tsc.linear in the dynamic int8 form of tsc-quantize-dynamic-int8:
-/// `linear(dequantize(quantize(x, s)), dequantize(Wq, Ws), ...)` with s the
-/// per-row scale formula of passes/transforms/DynamicInt8.h.
-struct DynamicInt8Gemm {
+/// A tsc.linear in the int8 form of tsc-quantize-dynamic-int8 or
+/// tsc-quantize-static-int8: `linear(dequantize(quantize(x, s)),
+/// dequantize(Wq, Ws), ...)` with s the per-row scale formula of
+/// passes/transforms/DynamicInt8.h or a 0-d f32 constant.
+struct Int8Gemm {
   /// The f32 activation, the s8 weight and its f32 per-channel scale.
   Value input, weight, scale;
+  /// The activation's constant scale (static int8); 0: per row.
+  float inputScale = 0.0f;
   /// The ops computing the quantized operands (scale, quantize,
   /// dequantize), which the int8 GEMM step does itself.
   SmallVector<Operation *> absorbed;
 };
 
-/// The linear ops of `func` in dynamic int8 form whose absorbed ops feed
-/// nothing but such linear ops (else they stay what the IR says: kernels
-/// and a float GEMM).
-DenseMap<Operation *, DynamicInt8Gemm> findDynamicInt8Gemms(func::FuncOp func);
+/// The linear ops of `func` in int8 form whose absorbed ops feed nothing
+/// but such linear ops (else they stay what the IR says: kernels and a
+/// float GEMM).
+DenseMap<Operation *, Int8Gemm> findInt8Gemms(func::FuncOp func);
 
 /// Places the arena values of `plan` (each root that a step uses, live
 /// from its first to its last step) at offsets, largest first, where no

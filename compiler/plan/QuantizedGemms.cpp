@@ -1,10 +1,12 @@
 //===- QuantizedGemms.cpp - linear ops in int8 form, as int8 GEMM steps ---===//
 //
-// tsc-quantize-dynamic-int8 leaves each quantized GEMM as a tsc.linear on
-// dequantized operands (docs/quantization.md). The plan runs such a linear
-// as one int8 GEMM step, which quantizes the activation per row, multiplies
-// s8 by s8 into s32 and dequantizes in its epilogue: the ops computing the
-// scale and the (de)quantized operands become part of the step. Anything
+// tsc-quantize-dynamic-int8 and tsc-quantize-static-int8 leave each
+// quantized GEMM as a tsc.linear on dequantized operands
+// (docs/quantization.md). The plan runs such a linear as one int8 GEMM
+// step, which quantizes the activation per row (dynamic) or by a constant
+// (static), multiplies s8 by s8 into s32 and dequantizes in its epilogue:
+// the ops computing the scale and the (de)quantized operands become part
+// of the step. Anything
 // else (another scale formula, a quantized value read elsewhere) stays the
 // ops the IR has, which the generated kernels compute exactly.
 //
@@ -16,6 +18,8 @@
 #include "passes/transforms/DynamicInt8.h"
 
 #include "mlir/IR/Matchers.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -62,19 +66,48 @@ template <typename OpT> bool isPerRow(OpT op, RankedTensorType data) {
          op.getGroupSize() == uint64_t(data.getShape().back());
 }
 
-/// `linear` in dynamic int8 form, or nothing.
-std::optional<planner::DynamicInt8Gemm> match(LinearOp linear) {
-  planner::DynamicInt8Gemm g;
+/// The positive, finite value of `scale` when it is a 0-d f32 constant
+/// (static int8's calibrated scale), else 0.
+float getConstantScale(Value scale) {
+  DenseElementsAttr attr;
+  auto type = cast<RankedTensorType>(scale.getType());
+  if (type.getRank() != 0 || !type.getElementType().isF32() ||
+      !matchPattern(scale, m_Constant(&attr)))
+    return 0.0f;
+  float value = attr.getSplatValue<APFloat>().convertToFloat();
+  return std::isfinite(value) && value > 0.0f ? value : 0.0f;
+}
+
+/// Whether a (de)quantization is symmetric and per tensor: no zero point,
+/// axis or group.
+template <typename OpT> bool isPerTensor(OpT op) {
+  return !op.getZeroPoint() && !op.getAxis() && !op.getGroupSize();
+}
+
+/// Whether `xq` and `xd` quantize the activation in one of the int8 forms:
+/// per row by the dynamic formula (appending the scale's ops to
+/// `g.absorbed`) or per tensor by a constant (setting `g.inputScale`).
+bool matchActivation(QuantizeOp xq, DequantizeOp xd, planner::Int8Gemm &g) {
+  auto data = xq.getInput().getType();
+  if (isPerTensor(xq) && isPerTensor(xd)) {
+    g.inputScale = getConstantScale(xq.getScale());
+    return g.inputScale > 0.0f;
+  }
+  return isPerRow(xd, xd.getInput().getType()) && isPerRow(xq, data) &&
+         isRowScale(xq.getScale(), xq.getInput(), g.absorbed);
+}
+
+/// `linear` in int8 form, or nothing.
+std::optional<planner::Int8Gemm> match(LinearOp linear) {
+  planner::Int8Gemm g;
   auto xd = linear.getInput().getDefiningOp<DequantizeOp>();
-  if (!xd || !xd.getInput().getType().getElementType().isInteger(8) ||
-      !isPerRow(xd, xd.getInput().getType()))
+  if (!xd || !xd.getInput().getType().getElementType().isInteger(8))
     return std::nullopt;
   auto xq = xd.getInput().getDefiningOp<QuantizeOp>();
   if (!xq || xq.getScale() != xd.getScale() ||
       !xq.getType().getElementType().isSignlessInteger(8) ||
-      !isPerRow(xq, xq.getInput().getType()) ||
       !xq.getInput().getType().getElementType().isF32() ||
-      !isRowScale(xq.getScale(), xq.getInput(), g.absorbed))
+      !matchActivation(xq, xd, g))
     return std::nullopt;
   auto wd = linear.getWeight().getDefiningOp<DequantizeOp>();
   if (!wd || wd.getZeroPoint() || wd.getGroupSize() ||
@@ -93,11 +126,11 @@ std::optional<planner::DynamicInt8Gemm> match(LinearOp linear) {
 
 } // namespace
 
-DenseMap<Operation *, planner::DynamicInt8Gemm>
-planner::findDynamicInt8Gemms(func::FuncOp func) {
-  DenseMap<Operation *, DynamicInt8Gemm> gemms;
+DenseMap<Operation *, planner::Int8Gemm>
+planner::findInt8Gemms(func::FuncOp func) {
+  DenseMap<Operation *, Int8Gemm> gemms;
   func.walk([&](LinearOp linear) {
-    if (std::optional<DynamicInt8Gemm> g = match(linear))
+    if (std::optional<Int8Gemm> g = match(linear))
       gemms[linear] = std::move(*g);
   });
   // An absorbed op whose result something else reads (a quantized tensor

@@ -8,18 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialects/tsc/IR/ConstantData.h"
-#include "dialects/tsc/IR/TscOps.h"
 #include "passes/Passes.h"
 #include "passes/transforms/DynamicInt8.h"
 #include "passes/transforms/KeepFloat.h"
-
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
-
-#include <cmath>
+#include "passes/transforms/QuantizeGemm.h"
 
 namespace mlir::tsc {
 #define GEN_PASS_DEF_QUANTIZEDYNAMICINT8PASS
@@ -31,158 +23,31 @@ using namespace mlir::tsc;
 
 namespace {
 
-/// A GEMM the pass may quantize: x · W (W [K, N], `kn`) or x · Wᵀ (W [N, K]).
-struct Gemm {
-  Operation *op;
-  Value input;
-  ConstantOp weight;
-  bool kn;
-};
-
-/// The GEMM `op` is, or why it stays float.
-FailureOr<Gemm> matchGemm(Operation *op, int64_t minK, std::string &why) {
-  Gemm g{op, {}, {}, false};
-  Value weight;
-  if (auto linear = dyn_cast<LinearOp>(op)) {
-    g.input = linear.getInput();
-    weight = linear.getWeight();
-    g.kn = linear.getWeightKn();
-  } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
-    g.input = matmul.getLhs();
-    weight = matmul.getRhs();
-    g.kn = true;
-  } else {
-    return failure();
-  }
-  auto inputType = cast<RankedTensorType>(g.input.getType());
-  auto weightType = cast<RankedTensorType>(weight.getType());
-  g.weight = weight.getDefiningOp<ConstantOp>();
-  if (!g.weight) {
-    why = "the weight is computed at run time (a product of activations)";
-    return failure();
-  }
-  if (weightType.getRank() != 2 || inputType.getRank() < 2) {
-    why = "not a matrix weight (batched product)";
-    return failure();
-  }
-  if (!inputType.getElementType().isF32() ||
-      !weightType.getElementType().isF32()) {
-    why = "not an f32 product";
-    return failure();
-  }
-  int64_t k = inputType.getShape().back();
-  if (ShapedType::isDynamic(k) || !weightType.hasStaticShape()) {
-    why = "K or the weight's shape is dynamic";
-    return failure();
-  }
-  if (k < minK) {
-    why = "K = " + std::to_string(k) + " is below min-input-features";
-    return failure();
-  }
-  return g;
-}
-
-/// `w` (rows x cols, row-major) quantized symmetrically per channel: along
-/// the rows (`perRow`) or the columns. Returns the i8 data; `scales` gets
-/// one f32 scale per channel (1 for an all-zero channel).
-std::vector<char> quantizeWeight(ArrayRef<float> w, int64_t rows, int64_t cols,
-                                 bool perRow, std::vector<float> &scales) {
-  int64_t channels = perRow ? rows : cols;
-  std::vector<float> amax(channels, 0.0f);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) {
-      float &m = amax[perRow ? r : c];
-      m = std::max(m, std::fabs(w[r * cols + c]));
-    }
-  scales.resize(channels);
-  for (int64_t ch = 0; ch < channels; ++ch)
-    scales[ch] = amax[ch] > 0.0f ? amax[ch] / kInt8Max : 1.0f;
-  std::vector<char> q(rows * cols);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) {
-      // Round half to even, as tsc.quantize does.
-      float v = std::nearbyint(w[r * cols + c] / scales[perRow ? r : c]);
-      q[r * cols + c] = static_cast<char>(std::clamp(v, -kInt8Max, kInt8Max));
-    }
-  return q;
-}
-
-/// A 0-d f32 constant.
-Value scalar(OpBuilder &b, Location loc, float value) {
-  auto type = RankedTensorType::get({}, b.getF32Type());
-  return ConstantOp::create(
-      b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
-}
-
-/// The weight name of `weight` with `suffix` (blobs keep their key).
-std::string weightName(ConstantOp weight, StringRef suffix) {
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(weight.getValue()))
-    return (resource.getRawHandle().getKey() + suffix).str();
-  return ("weight" + suffix).str();
-}
-
 /// Rewrites `g` in quantize-dequantize form; failure (with `why`) when the
 /// weight's data cannot be read.
-LogicalResult quantize(Gemm g, std::string &why) {
-  std::optional<std::vector<char>> bytes =
-      getConstantBytes(g.weight.getValue());
-  auto weightType = cast<RankedTensorType>(g.weight.getType());
-  if (!bytes) {
-    why = "the weight's data is not available";
+LogicalResult quantize(QuantizableGemm g, std::string &why) {
+  FailureOr<Value> wd = createQuantizedWeight(g, why);
+  if (failed(wd))
     return failure();
-  }
-  ArrayRef<float> w(reinterpret_cast<const float *>(bytes->data()),
-                    bytes->size() / sizeof(float));
-  int64_t rows = weightType.getDimSize(0), cols = weightType.getDimSize(1);
-  int64_t nDim = g.kn ? 1 : 0;
-  std::vector<float> scales;
-  std::vector<char> q = quantizeWeight(w, rows, cols, /*perRow=*/!g.kn, scales);
-
-  OpBuilder b(g.op);
-  Location loc = g.op->getLoc();
-  auto i8 = b.getIntegerType(8);
-  auto qType = RankedTensorType::get(weightType.getShape(), i8);
-  auto scaleType =
-      RankedTensorType::get({weightType.getDimSize(nDim)}, b.getF32Type());
-  Value wq = ConstantOp::create(b, loc,
-                                cast<ElementsAttr>(getConstantFromBytes(
-                                    qType, q, weightName(g.weight, ".s8"))));
-  Value ws = ConstantOp::create(
-      b, loc,
-      cast<ElementsAttr>(getConstantFromBytes(
-          scaleType,
-          ArrayRef<char>(reinterpret_cast<const char *>(scales.data()),
-                         scales.size() * sizeof(float)),
-          weightName(g.weight, ".scale"))));
-  Value wd = DequantizeOp::create(b, loc, weightType, wq, ws, Value(),
-                                  b.getI64IntegerAttr(nDim), IntegerAttr());
 
   // The activation's scale per row: max(max|x| / 127, FLT_MIN).
+  OpBuilder b(g.op);
+  Location loc = g.op->getLoc();
   auto inputType = cast<RankedTensorType>(g.input.getType());
   int64_t last = inputType.getRank() - 1;
   int64_t k = inputType.getShape().back();
   Value amax = ReduceMaxOp::create(b, loc, AbsOp::create(b, loc, g.input),
                                    ArrayRef<int64_t>{last}, /*keepdim=*/true);
   Value scale = MaxOp::create(
-      b, loc, DivOp::create(b, loc, amax, scalar(b, loc, kInt8Max)),
-      scalar(b, loc, kMinInt8Scale));
+      b, loc, DivOp::create(b, loc, amax, createScalar(b, loc, kInt8Max)),
+      createScalar(b, loc, kMinInt8Scale));
   IntegerAttr axis = b.getI64IntegerAttr(last), group = b.getI64IntegerAttr(k);
-  Value xq = QuantizeOp::create(b, loc, inputType.clone(i8), g.input, scale,
-                                Value(), axis, group, /*saturate=*/false);
+  Value xq = QuantizeOp::create(b, loc, inputType.clone(b.getI8Type()), g.input,
+                                scale, Value(), axis, group,
+                                /*saturate=*/false);
   Value xd =
       DequantizeOp::create(b, loc, inputType, xq, scale, Value(), axis, group);
-
-  Value result = g.op->getResult(0);
-  LinearOp linear;
-  if (auto old = dyn_cast<LinearOp>(g.op))
-    linear = LinearOp::create(b, loc, result.getType(), xd, wd, old.getBias(),
-                              old.getResidual(), old.getWeightKn(),
-                              old.getActivation());
-  else
-    linear = LinearOp::create(b, loc, result.getType(), xd, wd, Value(),
-                              Value(), /*weight_kn=*/true);
-  result.replaceAllUsesWith(linear.getResult());
-  g.op->erase();
+  replaceGemm(g, xd, *wd);
   return success();
 }
 
@@ -200,11 +65,7 @@ struct QuantizeDynamicInt8Pass
   }
 
   void runOnOperation() override {
-    SmallVector<Operation *> gemms;
-    getOperation().walk([&](Operation *op) {
-      if (isa<LinearOp, MatmulOp>(op))
-        gemms.push_back(op);
-    });
+    SmallVector<Operation *> gemms = getGemmOps(getOperation());
     for (Operation *op : gemms) {
       std::string why;
       if (kept.matches(op)) {
@@ -213,7 +74,8 @@ struct QuantizeDynamicInt8Pass
                            << getGemmName(op) << ")";
         continue;
       }
-      FailureOr<Gemm> g = matchGemm(op, minInputFeatures, why);
+      FailureOr<QuantizableGemm> g =
+          matchQuantizableGemm(op, minInputFeatures, why);
       if (succeeded(g) && succeeded(quantize(*g, why)))
         continue;
       // Kept float: say why when asked (lit tests; tsc's report lists the

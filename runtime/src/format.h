@@ -27,7 +27,7 @@ constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
 constexpr uint16_t kMajor = 1;
 /// The newest minor version: the writer writes the oldest minor that has
 /// everything a file uses, the reader knows every field up to this one.
-constexpr uint16_t kMinor = 11;
+constexpr uint16_t kMinor = 12;
 constexpr size_t kHeaderSize = 64;
 constexpr size_t kSectionEntrySize = 32;
 /// Sections, weights and arena values start at multiples of this.
@@ -124,9 +124,10 @@ enum class StepKind : uint8_t {
   Kernel = 1,
   Gemm = 2,
   Copy = 3,
-  GemmResidual = 4, // 1.1: kind 2's fields, then the residual
-  Launch = 5,       // 1.2, "cuda" plans only
-  GemmInt8 = 6,     // 1.10: kind 4's fields, then B's per-channel scale
+  GemmResidual = 4,   // 1.1: kind 2's fields, then the residual
+  Launch = 5,         // 1.2, "cuda" plans only
+  GemmInt8 = 6,       // 1.10: kind 4's fields, then B's per-channel scale
+  GemmInt8Static = 7, // 1.12: kind 6's fields, then A's constant scale
 };
 
 /// A launch argument (1.2): a plan value's device address or an expression.

@@ -90,7 +90,8 @@ struct StepState {
   bool widen = false;
   /// An int8 GEMM (format 1.10): A quantized per row into s8 each run, B
   /// s8, s32 accumulation, dequantized by output scales (B's, per column)
-  /// and a post-op (A's, per row).
+  /// and a post-op (A's, per row); with A's scale a constant (1.12), the
+  /// output scales are the products of both and there is no post-op.
   bool int8 = false;
   /// B is a weight, reordered into `preparedDesc` at `prepared`.
   bool weightB = false;
@@ -138,9 +139,11 @@ struct HostGemms::Impl {
                         step);
   }
 
-  // An int8 step's A quantized, and its row scales (one step at a time).
+  // An int8 step's A quantized, and its row scales (one step at a time;
+  // none with a constant scale).
   std::vector<int8_t> quantizedA;
   std::vector<float> rowScales;
+  float quantizedScale = 0; // the constant scale it used (0: per row)
   // What quantizedA holds: the step that quantized it, and that step's A
   // (-1: nothing). The next step reuses it when it is the next step and
   // quantizes the same value, unchanged between them (Q, K and V of one
@@ -155,10 +158,11 @@ struct HostGemms::Impl {
     return s.widen ? memory::data_type::f32 : dnnlType(s.dtype);
   }
 
-  /// An int8 step's primitive: s8 A (dense, as quantizeRows writes it) by
+  /// An int8 step's primitive: s8 A (dense, as quantizeA writes it) by
   /// s8 B into f32 C = (A·B)·colScale·rowScale + bias, activation, + beta·C.
   /// oneDNN 2.6's matmul output scales are per column at most, so the row
-  /// scales are a binary multiply post-op broadcast along the columns. The
+  /// scales are a binary multiply post-op broadcast along the columns; a
+  /// constant A scale (1.12) folds into the column scales instead. The
   /// column scales are weights, given when the primitive is made: with
   /// scales given at run time (DNNL_RUNTIME_F32_VAL) oneDNN 2.6 drops from
   /// its brgemm kernels to gemm:jit, or to its reference code with post-ops.
@@ -179,12 +183,17 @@ struct HostGemms::Impl {
     const float *columnScales = reinterpret_cast<const float *>(
         model.artifact.weights().data +
         model.plan.values[model.plan.values[g.weightScale].root].offset);
-    attr.set_output_scales(
-        1 << 2, std::vector<float>(columnScales, columnScales + shape.n));
+    std::vector<float> outputScales(columnScales, columnScales + shape.n);
+    if (g.inputScale > 0)
+      for (float &scale : outputScales)
+        scale *= g.inputScale;
+    attr.set_output_scales(1 << 2, outputScales);
     dnnl::post_ops ops;
-    ops.append_binary(dnnl::algorithm::binary_mul,
-                      memory::desc(Dims{1, shape.m, 1}, memory::data_type::f32,
-                                   memory::format_tag::abc));
+    if (g.inputScale == 0)
+      ops.append_binary(dnnl::algorithm::binary_mul,
+                        memory::desc(Dims{1, shape.m, 1},
+                                     memory::data_type::f32,
+                                     memory::format_tag::abc));
     if (g.bias != kNone) {
       e.bias = memory::desc(Dims{1, 1, shape.n}, memory::data_type::f32,
                             memory::format_tag::abc);
@@ -215,21 +224,24 @@ struct HostGemms::Impl {
     }
   }
 
-  /// A's rows quantized symmetrically into quantizedA, each scale
-  /// max(max|row| / 127, FLT_MIN) into rowScales: the formula of
-  /// tsc-quantize-dynamic-int8 (passes/transforms/DynamicInt8.h), rounding
-  /// half to even as tsc.quantize does.
-  void quantizeRows(const float *a, const Shape &shape) {
+  /// A's rows quantized symmetrically into quantizedA, rounding half to
+  /// even as tsc.quantize does: by `constantScale` (1.12), or (0) each row
+  /// by max(max|row| / 127, FLT_MIN), written to rowScales: the formula of
+  /// tsc-quantize-dynamic-int8 (passes/transforms/DynamicInt8.h).
+  void quantizeA(const float *a, const Shape &shape, float constantScale) {
     quantizedA.resize(size_t(shape.m * shape.k));
-    rowScales.resize(size_t(shape.m));
+    rowScales.resize(constantScale > 0 ? 0 : size_t(shape.m));
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < shape.m; ++r) {
       const float *row = a + r * shape.lda;
-      float amax = 0.0f;
-      for (int64_t j = 0; j < shape.k; ++j)
-        amax = std::max(amax, std::fabs(row[j]));
-      float scale = std::max(amax / 127.0f, FLT_MIN);
-      rowScales[size_t(r)] = scale;
+      float scale = constantScale;
+      if (scale == 0) {
+        float amax = 0.0f;
+        for (int64_t j = 0; j < shape.k; ++j)
+          amax = std::max(amax, std::fabs(row[j]));
+        scale = std::max(amax / 127.0f, FLT_MIN);
+        rowScales[size_t(r)] = scale;
+      }
       int8_t *q = quantizedA.data() + r * shape.k;
       for (int64_t j = 0; j < shape.k; ++j)
         q[j] =
@@ -438,12 +450,14 @@ struct HostGemms::Impl {
   }
 
   /// Whether int8 step `step` finds its A quantized by the step before it:
-  /// that was an int8 step of the same A value and sizes whose C does not
-  /// share A's storage (steps run in order, so A is what it quantized).
+  /// that was an int8 step of the same A value, sizes and constant scale
+  /// (or none) whose C does not share A's storage (steps run in order, so A
+  /// is what it quantized).
   bool reusesQuantizedA(size_t step, const GemmStep &g, const Shape &shape) {
     if (quantizedStep < 0 || size_t(quantizedStep) + 1 != step ||
-        quantizedValue != g.a || quantizedShape.m != shape.m ||
-        quantizedShape.k != shape.k || quantizedShape.lda != shape.lda)
+        quantizedValue != g.a || quantizedScale != g.inputScale ||
+        quantizedShape.m != shape.m || quantizedShape.k != shape.k ||
+        quantizedShape.lda != shape.lda)
       return false;
     const Plan &plan = model.plan;
     const GemmStep &before = plan.steps[size_t(quantizedStep)].gemm;
@@ -458,8 +472,9 @@ struct HostGemms::Impl {
     void *residual = g.residual == kNone ? nullptr : addresses[g.residual];
     std::vector<uint32_t> done;
     if (s.int8 && shape.k > 0 && !reusesQuantizedA(step, g, shape)) {
-      quantizeRows(static_cast<const float *>(a), shape);
+      quantizeA(static_cast<const float *>(a), shape, g.inputScale);
       quantizedValue = g.a;
+      quantizedScale = g.inputScale;
       quantizedShape = shape;
     }
     quantizedStep = s.int8 && shape.k > 0 ? int64_t(step) : -1;
@@ -530,13 +545,16 @@ struct HostGemms::Impl {
     args.emplace(DNNL_ARG_WEIGHTS,
                  memory(e.b, engine, e.preparedB ? s.prepared.get() : b));
     args.emplace(DNNL_ARG_DST, memory(e.c, engine, c));
-    args.emplace(
-        DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
-        memory(memory::desc(Dims{1, e.shape.m, 1}, memory::data_type::f32,
-                            memory::format_tag::abc),
-               engine, rowScales.data()));
+    // The row scales' post-op comes first; a constant scale has none.
+    int postOp = 0;
+    if (s.g->inputScale == 0)
+      args.emplace(
+          DNNL_ARG_ATTR_MULTIPLE_POST_OP(postOp++) | DNNL_ARG_SRC_1,
+          memory(memory::desc(Dims{1, e.shape.m, 1}, memory::data_type::f32,
+                              memory::format_tag::abc),
+                 engine, rowScales.data()));
     if (bias)
-      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1,
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(postOp) | DNNL_ARG_SRC_1,
                    memory(e.bias, engine, bias));
     e.primitive.execute(stream, args);
     stream.wait();

@@ -6,6 +6,7 @@
 #include "reader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace tsc::rt {
@@ -129,13 +130,16 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       break;
     // Kind 5 (a CUDA launch) is format 1.2's.
     if (kind < uint8_t(tscm::StepKind::Kernel) ||
-        kind > uint8_t(tscm::StepKind::GemmInt8) ||
+        kind > uint8_t(tscm::StepKind::GemmInt8Static) ||
         (tscm::StepKind(kind) == tscm::StepKind::Launch && minor < 2) ||
-        (tscm::StepKind(kind) == tscm::StepKind::GemmInt8 && minor < 10))
+        (tscm::StepKind(kind) == tscm::StepKind::GemmInt8 && minor < 10) ||
+        (tscm::StepKind(kind) == tscm::StepKind::GemmInt8Static && minor < 12))
       return unknown("step kind", kind);
     // Kind 4 (format 1.1) is a GEMM with a residual, kind 6 (1.10) an int8
-    // GEMM with kind 4's fields and then B's scale.
-    bool int8 = tscm::StepKind(kind) == tscm::StepKind::GemmInt8;
+    // GEMM with kind 4's fields and then B's scale, kind 7 (1.12) kind 6's
+    // fields and then A's constant scale.
+    bool staticInt8 = tscm::StepKind(kind) == tscm::StepKind::GemmInt8Static;
+    bool int8 = staticInt8 || tscm::StepKind(kind) == tscm::StepKind::GemmInt8;
     bool residual =
         int8 || tscm::StepKind(kind) == tscm::StepKind::GemmResidual;
     s.kind = residual ? StepKind::Gemm : StepKind(kind);
@@ -252,6 +256,14 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
         g.residual = r.u32("gemm residual");
       if (int8)
         g.weightScale = r.u32("gemm weight scale");
+      if (staticInt8) {
+        g.inputScale = r.f32("gemm input scale");
+        if (r.ok() && !(std::isfinite(g.inputScale) && g.inputScale > 0))
+          return statusf(TSC_STATUS_DATA_LOSS,
+                         "%s: PLAN: step %u (int8 gemm) has input scale %g, "
+                         "not a positive finite number (corrupt artifact)",
+                         name, i, double(g.inputScale));
+      }
       // Format 1.9: A, B, C, then the bias and the residual it has.
       if (minor >= 9)
         if (tsc_status_t status =

@@ -57,6 +57,9 @@ struct GemmStep {
   /// at run time, B is s8 with this f32 scale per output channel (kNone: a
   /// float GEMM); C = dequantized A·B, then bias, activation and residual.
   uint32_t weightScale = kNone;
+  /// Format 1.12, step kind 7: A's scale, one for the whole tensor, fixed
+  /// at compile time by calibration (0: per row at run time, kind 6).
+  float inputScale = 0;
 };
 
 /// Format 1.2, step kind 5: one kernel launch of the CUDA section's module.

@@ -1,7 +1,8 @@
 // The quantize phase: `tsc --quantize=dynamic-int8 --emit=quantize` and
 // `tsc-opt --tsc-pipeline` with the same options give the same IR; without
 // --quantize the phase changes nothing; the modes not implemented yet, CUDA
-// targets and half precisions are refused with a message.
+// targets, half precisions, static-int8 without --calibration and
+// calibration flags without static-int8 are refused with a message.
 // RUN: tsc %s --quantize=dynamic-int8 --emit=quantize -o %t.driver.mlir
 // RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=dynamic-int8" | diff %t.driver.mlir -
 // RUN: FileCheck %s < %t.driver.mlir
@@ -14,6 +15,9 @@
 // RUN: tsc %s --emit=graph -o %t.graph.mlir
 // RUN: tsc %s --emit=quantize | diff %t.graph.mlir -
 // RUN: not tsc %s --quantize=static-int8 --emit=graph 2>&1 | FileCheck %s --check-prefix=STATIC
+// RUN: not tsc %s --quantize=dynamic-int8 --calibration %t --emit=graph 2>&1 | FileCheck %s --check-prefix=CALIB
+// RUN: not tsc %s --quantize=static-int8 --calibration %t --calibration-method=kl --emit=graph 2>&1 | FileCheck %s --check-prefix=METHOD
+// RUN: not tsc %s --quantize=static-int8 --calibration %t --calibration-method=percentile=101 --emit=graph 2>&1 | FileCheck %s --check-prefix=METHOD
 // RUN: not tsc %s --quantize=weight-int4 --emit=graph 2>&1 | FileCheck %s --check-prefix=WEIGHT
 // RUN: not tsc %s --quantize=fp8 --emit=graph 2>&1 | FileCheck %s --check-prefix=FP8
 // RUN: not tsc %s --quantize=int3 --emit=graph 2>&1 | FileCheck %s --check-prefix=UNKNOWN
@@ -23,10 +27,12 @@
 // KEPT-ALONE: tsc: error: --keep-float names GEMMs to leave float: it needs --quantize
 // BUDGET: tsc: error: --max-error=0: expected a relative L2 error E > 0 (e.g. 1e-2)
 // BUDGET-ALONE: tsc: error: --max-error needs --quantize or --prune with a ratio
-// STATIC: tsc: error: --quantize=static-int8: not implemented yet (available: dynamic-int8)
-// WEIGHT: tsc: error: --quantize=weight-int4: not implemented yet (available: dynamic-int8)
-// FP8: tsc: error: --quantize=fp8: not implemented yet (available: dynamic-int8)
-// UNKNOWN: tsc: error: --quantize=int3: expected none or dynamic-int8
+// STATIC: tsc: error: --quantize=static-int8 needs --calibration DIR (one folder of NAME.npy inputs per sample)
+// CALIB: tsc: error: --calibration and --calibration-method go with --quantize=static-int8
+// METHOD: tsc: error: --calibration-method={{kl|percentile=101}}: expected min-max, percentile[=P] (0 < P <= 100) or entropy
+// WEIGHT: tsc: error: --quantize=weight-int4: not implemented yet (available: dynamic-int8, static-int8)
+// FP8: tsc: error: --quantize=fp8: not implemented yet (available: dynamic-int8, static-int8)
+// UNKNOWN: tsc: error: --quantize=int3: expected none, dynamic-int8 or static-int8
 // CUDA: tsc: error: --quantize=dynamic-int8: the CUDA target has no int8 GEMM step yet (host target only)
 // HALF: tsc: error: --quantize=dynamic-int8 with --precision=bf16: quantization keeps fp32 around the int8 GEMMs; combine it with --precision=fp32 only
 

@@ -1,0 +1,287 @@
+//===- Calibration.cpp - activation ranges measured on samples ------------===//
+//
+// Built with exceptions (the .npy reader of tsc-run throws); none leaves
+// this file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/driver/Calibration.h"
+
+#include "npy.h"
+#include "tsc/runtime.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+namespace {
+
+/// An error message, or none.
+using Problem = std::optional<std::string>;
+
+Problem take(tsc_status_t status) {
+  if (!status)
+    return std::nullopt;
+  std::string message = tsc_status_message(status);
+  tsc_status_free(status);
+  return message;
+}
+
+/// The calibration artifact, loaded, and one session of it.
+struct Loaded {
+  tsc_model_t *model = nullptr;
+  tsc_session_t *session = nullptr;
+  ~Loaded() {
+    tsc_session_release(session);
+    tsc_model_release(model);
+  }
+  /// Loads what `write` writes through a temporary file (the runtime maps
+  /// it; it goes once loaded).
+  Problem start(ArtifactWriter write) {
+    int fd = -1;
+    SmallString<128> path;
+    if (std::error_code error = llvm::sys::fs::createTemporaryFile(
+            "tsc-calibration", "tscm", fd, path))
+      return "cannot create a temporary file: " + error.message();
+    Problem problem;
+    {
+      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+      if (failed(write(os)))
+        problem = "compiling the fp32 model for the host failed";
+      os.close();
+      if (!problem && os.has_error())
+        problem = "cannot write " + path.str().str();
+      os.clear_error();
+    }
+    if (!problem)
+      problem = take(tsc_model_load(nullptr, path.c_str(), &model));
+    (void)llvm::sys::fs::remove(path);
+    if (!problem)
+      problem = take(tsc_session_create(model, nullptr, &session));
+    return problem;
+  }
+};
+
+/// One sample: its folder and a tensor per model input, in input order.
+struct CalibrationSample {
+  std::string directory;
+  std::vector<::tsc::Tensor> inputs;
+};
+
+/// The sample folders of `directory`, sorted; a file beside them, or none
+/// at all, is a problem.
+Problem listSamples(StringRef directory, std::vector<std::string> &out) {
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator it(directory, error), end;
+       it != end && !error; it.increment(error)) {
+    if (it->type() != llvm::sys::fs::file_type::directory_file)
+      return it->path() + " is not a folder: " + directory.str() +
+             " holds one folder per sample";
+    out.push_back(it->path());
+  }
+  if (error)
+    return "cannot read " + directory.str() + ": " + error.message();
+  if (out.empty())
+    return directory.str() + " holds no samples (expected one folder per "
+                             "sample, with NAME.npy for each model input)";
+  llvm::sort(out);
+  return std::nullopt;
+}
+
+/// Reads the inputs of the sample in `directory`: exactly one NAME.npy per
+/// model input, each of the input's dtype.
+Problem readSample(tsc_model_t *model, const std::string &directory,
+                   CalibrationSample &sample) {
+  sample.directory = directory;
+  llvm::StringSet<> expected;
+  for (size_t i = 0; i < tsc_model_input_count(model); ++i)
+    expected.insert((tsc_model_input_name(model, i) + std::string(".npy")));
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator it(directory, error), end;
+       it != end && !error; it.increment(error))
+    if (!expected.contains(llvm::sys::path::filename(it->path())))
+      return it->path() + " is not an input of the model (expected one "
+                          "NAME.npy per model input)";
+  if (error)
+    return "cannot read " + directory + ": " + error.message();
+  for (size_t i = 0; i < tsc_model_input_count(model); ++i) {
+    std::string name = tsc_model_input_name(model, i);
+    SmallString<128> path(directory);
+    llvm::sys::path::append(path, name + ".npy");
+    if (!llvm::sys::fs::exists(path))
+      return directory + " has no " + name + ".npy (model input '" + name +
+             "')";
+    try {
+      sample.inputs.push_back(::tsc::run::readNpy(path.str().str()));
+    } catch (const std::exception &e) {
+      return std::string(e.what());
+    }
+    tsc_dtype_t want = tsc_model_input_dtype(model, i);
+    if (sample.inputs.back().dtype() != want)
+      return path.str().str() + " holds " +
+             tsc_dtype_name(sample.inputs.back().dtype()) + ", input '" + name +
+             "' is " + tsc_dtype_name(want);
+  }
+  return std::nullopt;
+}
+
+/// Runs `sample` and calls `see(i, data, count)` on each observed output.
+Problem runSample(Loaded &loaded, const CalibrationSample &sample,
+                  ArrayRef<std::string> observed,
+                  llvm::function_ref<void(size_t, const float *, size_t)> see) {
+  for (size_t i = 0; i < sample.inputs.size(); ++i)
+    if (Problem p = take(tsc_session_bind_input(
+            loaded.session, tsc_model_input_name(loaded.model, i),
+            sample.inputs[i].get())))
+      return sample.directory + ": " + *p;
+  if (Problem p = take(tsc_session_run(loaded.session)))
+    return sample.directory + ": " + *p;
+  for (auto [i, name] : llvm::enumerate(observed)) {
+    tsc_tensor_t *out = nullptr;
+    if (Problem p =
+            take(tsc_session_get_output(loaded.session, name.c_str(), &out)))
+      return p;
+    see(i, static_cast<const float *>(tsc_tensor_data(out)),
+        tsc_tensor_byte_size(out) / sizeof(float));
+    tsc_tensor_release(out);
+  }
+  return std::nullopt;
+}
+
+/// KL(P || Q) of two unnormalized distributions; a bin where P has mass and
+/// Q none counts as Q holding a small epsilon (it is a distribution the
+/// quantization cannot represent, hence a large divergence).
+double divergence(ArrayRef<double> p, ArrayRef<double> q) {
+  double sumP = 0, sumQ = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    sumP += p[i];
+    sumQ += q[i];
+  }
+  if (sumP == 0 || sumQ == 0)
+    return INFINITY;
+  const double epsilon = 1e-12;
+  double kl = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == 0)
+      continue;
+    double pi = p[i] / sumP, qi = std::max(q[i] / sumQ, epsilon);
+    kl += pi * std::log(pi / qi);
+  }
+  return kl;
+}
+
+/// TensorRT's entropy calibration: for each threshold of `levels` bins or
+/// more, P is the histogram up to it with the mass beyond added to its last
+/// bin, Q the same bins merged into `levels` equal groups and spread back
+/// over each group's nonempty bins; the threshold of least KL(P || Q).
+size_t entropyThreshold(ArrayRef<double> bins, size_t levels) {
+  size_t n = bins.size();
+  std::vector<double> beyond(n + 1, 0.0);
+  for (size_t i = n; i-- > 0;)
+    beyond[i] = beyond[i + 1] + bins[i];
+  double best = INFINITY;
+  size_t bestEnd = n;
+  std::vector<double> p, q;
+  for (size_t end = levels; end <= n; ++end) {
+    p.assign(bins.begin(), bins.begin() + end);
+    p.back() += beyond[end];
+    q.assign(end, 0.0);
+    for (size_t level = 0; level < levels; ++level) {
+      size_t from = level * end / levels, to = (level + 1) * end / levels;
+      double total = 0;
+      size_t nonempty = 0;
+      for (size_t j = from; j < to; ++j) {
+        total += bins[j];
+        nonempty += bins[j] != 0;
+      }
+      for (size_t j = from; j < to; ++j)
+        q[j] = bins[j] != 0 ? total / double(nonempty) : 0.0;
+    }
+    double kl = divergence(p, q);
+    if (kl < best) {
+      best = kl;
+      bestEnd = end;
+    }
+  }
+  return bestEnd;
+}
+
+} // namespace
+
+float mlir::tsc::chooseRange(ArrayRef<double> bins, float amax,
+                             CalibrationMethod method, double percentile) {
+  if (method == CalibrationMethod::MinMax || amax == 0.0f || bins.empty())
+    return amax;
+  double width = double(amax) / double(bins.size());
+  if (method == CalibrationMethod::Entropy)
+    return float(double(entropyThreshold(bins, 128)) * width);
+  double total = 0;
+  for (double b : bins)
+    total += b;
+  double wanted = total * percentile / 100.0, seen = 0;
+  for (size_t i = 0; i < bins.size(); ++i) {
+    seen += bins[i];
+    if (seen >= wanted)
+      return float(double(i + 1) * width);
+  }
+  return amax;
+}
+
+FailureOr<std::vector<float>>
+mlir::tsc::measureInputRanges(ArtifactWriter write,
+                              ArrayRef<std::string> observed,
+                              const CalibrationOptions &options) {
+  auto fail = [&](const std::string &message) {
+    llvm::errs() << "tsc: error: --calibration " << options.directory << ": "
+                 << message << "\n";
+    return failure();
+  };
+  std::vector<std::string> directories;
+  if (Problem p = listSamples(options.directory, directories))
+    return fail(*p);
+  Loaded loaded;
+  if (Problem p = loaded.start(write))
+    return fail(*p);
+  std::vector<CalibrationSample> samples(directories.size());
+  for (size_t i = 0; i < samples.size(); ++i)
+    if (Problem p = readSample(loaded.model, directories[i], samples[i]))
+      return fail(*p);
+  // max|x| first; the histograms over [0, max|x|] then need a second run.
+  std::vector<float> amax(observed.size(), 0.0f);
+  for (const CalibrationSample &sample : samples)
+    if (Problem p = runSample(loaded, sample, observed,
+                              [&](size_t i, const float *x, size_t n) {
+                                for (size_t j = 0; j < n; ++j)
+                                  amax[i] = std::max(amax[i], std::fabs(x[j]));
+                              }))
+      return fail(*p);
+  if (options.method == CalibrationMethod::MinMax)
+    return amax;
+  std::vector<std::vector<double>> bins(
+      observed.size(), std::vector<double>(kCalibrationBins, 0.0));
+  for (const CalibrationSample &sample : samples)
+    if (Problem p = runSample(
+            loaded, sample, observed, [&](size_t i, const float *x, size_t n) {
+              if (amax[i] == 0.0f)
+                return;
+              double perBin = double(kCalibrationBins) / double(amax[i]);
+              for (size_t j = 0; j < n; ++j)
+                ++bins[i][std::min<size_t>(
+                    size_t(double(std::fabs(x[j])) * perBin),
+                    kCalibrationBins - 1)];
+            }))
+      return fail(*p);
+  std::vector<float> ranges(observed.size());
+  for (size_t i = 0; i < observed.size(); ++i)
+    ranges[i] =
+        chooseRange(bins[i], amax[i], options.method, options.percentile);
+  return ranges;
+}

@@ -1,0 +1,161 @@
+//===- QuantizeGemm.cpp - a GEMM by a constant weight in int8 form --------===//
+
+#include "passes/transforms/QuantizeGemm.h"
+
+#include "dialects/tsc/IR/ConstantData.h"
+#include "passes/transforms/DynamicInt8.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+FailureOr<QuantizableGemm>
+tsc::matchQuantizableGemm(Operation *op, int64_t minK, std::string &why) {
+  QuantizableGemm g{op, {}, {}, false};
+  Value weight;
+  if (auto linear = dyn_cast<LinearOp>(op)) {
+    g.input = linear.getInput();
+    weight = linear.getWeight();
+    g.kn = linear.getWeightKn();
+  } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    g.input = matmul.getLhs();
+    weight = matmul.getRhs();
+    g.kn = true;
+  } else {
+    return failure();
+  }
+  auto inputType = cast<RankedTensorType>(g.input.getType());
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  g.weight = weight.getDefiningOp<ConstantOp>();
+  if (!g.weight) {
+    why = "the weight is computed at run time (a product of activations)";
+    return failure();
+  }
+  if (weightType.getRank() != 2 || inputType.getRank() < 2) {
+    why = "not a matrix weight (batched product)";
+    return failure();
+  }
+  if (!inputType.getElementType().isF32() ||
+      !weightType.getElementType().isF32()) {
+    why = "not an f32 product";
+    return failure();
+  }
+  int64_t k = inputType.getShape().back();
+  if (ShapedType::isDynamic(k) || !weightType.hasStaticShape()) {
+    why = "K or the weight's shape is dynamic";
+    return failure();
+  }
+  if (k < minK) {
+    why = "K = " + std::to_string(k) + " is below min-input-features";
+    return failure();
+  }
+  return g;
+}
+
+namespace {
+
+/// `w` (rows x cols, row-major) quantized symmetrically per channel: along
+/// the rows (`perRow`) or the columns. Returns the i8 data; `scales` gets
+/// one f32 scale per channel (1 for an all-zero channel).
+std::vector<char> quantizeWeight(ArrayRef<float> w, int64_t rows, int64_t cols,
+                                 bool perRow, std::vector<float> &scales) {
+  int64_t channels = perRow ? rows : cols;
+  std::vector<float> amax(channels, 0.0f);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      float &m = amax[perRow ? r : c];
+      m = std::max(m, std::fabs(w[r * cols + c]));
+    }
+  scales.resize(channels);
+  for (int64_t ch = 0; ch < channels; ++ch)
+    scales[ch] = amax[ch] > 0.0f ? amax[ch] / kInt8Max : 1.0f;
+  std::vector<char> q(rows * cols);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      // Round half to even, as tsc.quantize does.
+      float v = std::nearbyint(w[r * cols + c] / scales[perRow ? r : c]);
+      q[r * cols + c] = static_cast<char>(std::clamp(v, -kInt8Max, kInt8Max));
+    }
+  return q;
+}
+
+/// The weight name of `weight` with `suffix` (blobs keep their key).
+std::string weightName(ConstantOp weight, StringRef suffix) {
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(weight.getValue()))
+    return (resource.getRawHandle().getKey() + suffix).str();
+  return ("weight" + suffix).str();
+}
+
+} // namespace
+
+SmallVector<Operation *> tsc::getGemmOps(Operation *func) {
+  SmallVector<Operation *> gemms;
+  func->walk([&](Operation *op) {
+    if (isa<LinearOp, MatmulOp>(op))
+      gemms.push_back(op);
+  });
+  return gemms;
+}
+
+Value tsc::createScalar(OpBuilder &b, Location loc, float value) {
+  auto type = RankedTensorType::get({}, b.getF32Type());
+  return ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
+}
+
+FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g,
+                                            std::string &why) {
+  std::optional<std::vector<char>> bytes =
+      getConstantBytes(g.weight.getValue());
+  auto weightType = cast<RankedTensorType>(g.weight.getType());
+  if (!bytes) {
+    why = "the weight's data is not available";
+    return failure();
+  }
+  ArrayRef<float> w(reinterpret_cast<const float *>(bytes->data()),
+                    bytes->size() / sizeof(float));
+  int64_t rows = weightType.getDimSize(0), cols = weightType.getDimSize(1);
+  int64_t nDim = g.kn ? 1 : 0;
+  std::vector<float> scales;
+  std::vector<char> q = quantizeWeight(w, rows, cols, /*perRow=*/!g.kn, scales);
+
+  OpBuilder b(g.op);
+  Location loc = g.op->getLoc();
+  auto qType = RankedTensorType::get(weightType.getShape(), b.getI8Type());
+  auto scaleType =
+      RankedTensorType::get({weightType.getDimSize(nDim)}, b.getF32Type());
+  Value wq = ConstantOp::create(b, loc,
+                                cast<ElementsAttr>(getConstantFromBytes(
+                                    qType, q, weightName(g.weight, ".s8"))));
+  Value ws = ConstantOp::create(
+      b, loc,
+      cast<ElementsAttr>(getConstantFromBytes(
+          scaleType,
+          ArrayRef<char>(reinterpret_cast<const char *>(scales.data()),
+                         scales.size() * sizeof(float)),
+          weightName(g.weight, ".scale"))));
+  return DequantizeOp::create(b, loc, weightType, wq, ws, Value(),
+                              b.getI64IntegerAttr(nDim), IntegerAttr())
+      .getResult();
+}
+
+void tsc::replaceGemm(QuantizableGemm g, Value input, Value weight) {
+  OpBuilder b(g.op);
+  Location loc = g.op->getLoc();
+  Value result = g.op->getResult(0);
+  LinearOp linear;
+  if (auto old = dyn_cast<LinearOp>(g.op))
+    linear = LinearOp::create(b, loc, result.getType(), input, weight,
+                              old.getBias(), old.getResidual(),
+                              old.getWeightKn(), old.getActivation());
+  else
+    linear = LinearOp::create(b, loc, result.getType(), input, weight, Value(),
+                              Value(), /*weight_kn=*/true);
+  result.replaceAllUsesWith(linear.getResult());
+  g.op->erase();
+}

@@ -1,0 +1,56 @@
+//===- QuantizeGemm.h - GEMMs by constant weights in int8 form --*- C++ -*-===//
+//
+// What the int8 quantize passes share (docs/quantization.md): which GEMMs
+// they may quantize, the weight's s8 form per output channel, and the
+// tsc.linear on dequantized operands that replaces the GEMM. Each pass adds
+// its own activation scale: per row at run time (dynamic), a calibrated
+// constant (static).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSC_PASSES_TRANSFORMS_QUANTIZEGEMM_H
+#define TSC_PASSES_TRANSFORMS_QUANTIZEGEMM_H
+
+#include "dialects/tsc/IR/TscOps.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <string>
+
+namespace mlir::tsc {
+
+/// A GEMM a quantize pass may quantize: x · W (W [K, N], `kn`) or x · Wᵀ
+/// (W [N, K]).
+struct QuantizableGemm {
+  Operation *op;
+  Value input;
+  ConstantOp weight;
+  bool kn;
+};
+
+/// The GEMM `op` (a tsc.linear or tsc.matmul) is when its weight is a
+/// constant 2-D f32 matrix and K >= `minK`; failure otherwise, with `why`
+/// set when `op` is a GEMM kept float.
+FailureOr<QuantizableGemm> matchQuantizableGemm(Operation *op, int64_t minK,
+                                                std::string &why);
+
+/// The GEMM ops (tsc.linear, tsc.matmul) of `func` in walk order: the order
+/// of tsc-quantize-static-int8's `input-ranges`.
+SmallVector<Operation *> getGemmOps(Operation *func);
+
+/// A 0-d f32 constant.
+Value createScalar(OpBuilder &b, Location loc, float value);
+
+/// `dequantize(Wq, Ws)` of `g`'s weight quantized to s8 symmetrically per
+/// output channel (`Ws = max|W| / 127`, 1 for an all-zero channel), built
+/// before `g.op`; failure (with `why`) when the weight's data cannot be
+/// read.
+FailureOr<Value> createQuantizedWeight(QuantizableGemm g, std::string &why);
+
+/// Replaces `g.op` by a tsc.linear of `input` and `weight` with the old
+/// op's bias, residual, layout and activation.
+void replaceGemm(QuantizableGemm g, Value input, Value weight);
+
+} // namespace mlir::tsc
+
+#endif // TSC_PASSES_TRANSFORMS_QUANTIZEGEMM_H
