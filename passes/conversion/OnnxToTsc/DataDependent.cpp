@@ -134,7 +134,7 @@ FailureOr<Values> convertNonZero(ForeignNode &node) {
     FailureOr<Value> row = *positions;
     if (stride /= n; stride != 1)
       row = node.create<DivOp>({*row, node.scalar(i64, double(stride))});
-    if (succeeded(row) && rows.size())
+    if (succeeded(row) && !rows.empty())
       row = node.create<ModOp>({*row, node.scalar(i64, double(n))});
     if (failed(row))
       return failure();
