@@ -36,6 +36,7 @@ struct ConvertOnnxToTscPass
       populateElementwiseMathConverters(c);
       populateNormalizationConverters(c);
       populateIndexingConverters(c);
+      populateDataDependentConverters(c);
       populateConvolutionConverters(c);
       populateRecurrentConverters(c);
       populateControlFlowConverters(c);

@@ -88,6 +88,9 @@ void populateMachineLearningConverters(ForeignConverters &converters);
 /// Resize, GridSample and the family's other sampling ops (called by
 /// populateConvolutionConverters).
 void populateSamplingConverters(ForeignConverters &converters);
+/// NonZero, Compress and Unique: results whose size is a count a run
+/// computes.
+void populateDataDependentConverters(ForeignConverters &converters);
 
 /// The most elements a Pad given its pads at run time may produce, at the
 /// pads' maxima: 2^22 (16 MiB of f32).

@@ -27,6 +27,22 @@ FailureOr<int64_t> staticCount(ForeignNode &node, RankedTensorType type,
                    "#0 is not supported");
 }
 
+/// Dim `d` of `x` as an index value, with the largest size it may take: its
+/// size when static, else the symbol it is bound to and that symbol's
+/// maximum; a failure naming the dim otherwise.
+FailureOr<std::pair<Value, int64_t>> boundedDim(ForeignNode &node, Value x,
+                                                int64_t d) {
+  OpFoldResult size = node.dimSize(x, d);
+  if (std::optional<int64_t> n = constantOf(size))
+    return std::make_pair(node.toIndex(size), *n);
+  if (auto symbol = cast<Value>(size).getDefiningOp<SymbolOp>())
+    return std::make_pair(Value(symbol.getResult()), symbol.getHighest());
+  return node.fail("with a shape read at run time, dim " + Twine(d) +
+                   " of input #0 (dynamic, an expression of symbols rather "
+                   "than one symbol, so without a bound here) is not "
+                   "supported");
+}
+
 /// Reshape to a shape the model takes at run time: each result dim is a
 /// symbol defined from the shape's elements, with ONNX's 0 (copy the input's
 /// dim, unless `allowzero`) and -1 (the rest of the element count). A shape
@@ -36,34 +52,45 @@ FailureOr<Value> reshapeAtRuntime(ForeignNode &node,
                                   TypedValue<RankedTensorType> x,
                                   bool allowZero) {
   RankedTensorType type = x.getType();
-  FailureOr<int64_t> count = staticCount(node, type, 1);
-  if (failed(count))
-    return failure();
+  IndexMath im{node.getRewriter(), node.getLoc()};
+  // The element count, and its largest value over the input dims' ranges.
+  SmallVector<Value> inputDims;
+  Value count = im.c(1);
+  int64_t mostCount = 1;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    FailureOr<std::pair<Value, int64_t>> dim = boundedDim(node, x, d);
+    if (failed(dim))
+      return failure();
+    inputDims.push_back(dim->first);
+    count = im.mul(count, dim->first);
+    mostCount = std::min(mostCount * dim->second, int64_t(1) << 40);
+  }
   // An empty input reshapes to any shape holding a 0 (allowzero), whose
   // other dims are bounded by the default range of a symbolic dim.
-  int64_t most = *count ? *count : kDefaultValueMax;
+  int64_t most = std::max(mostCount, kDefaultValueMax);
+  if (type.hasStaticShape() && mostCount)
+    most = mostCount;
   FailureOr<SmallVector<Value>> shape = node.runtimeInts(1, -1, most);
   if (failed(shape))
     return failure();
-  IndexMath im{node.getRewriter(), node.getLoc()};
   SmallVector<Value> sizes;
   Value known = im.c(1), inferred = im.c(0);
   for (auto [i, v] : llvm::enumerate(*shape)) {
     Value size = v;
     if (!allowZero && static_cast<int64_t>(i) < type.getRank())
-      size = im.select(im.eq(v, im.c(0)), im.c(type.getDimSize(i)), v);
+      size = im.select(im.eq(v, im.c(0)), inputDims[i], v);
     Value isInferred = im.eq(v, im.c(-1));
     inferred = im.add(inferred, im.indicator(isInferred));
     known = im.mul(known, im.select(isInferred, im.c(1), size));
     sizes.push_back(size);
   }
-  Value rest = im.div(im.c(*count), im.max(known, im.c(1)));
+  Value rest = im.div(count, im.max(known, im.c(1)));
   Value total = im.c(1);
   for (Value &size : sizes) {
     size = im.select(im.eq(size, im.c(-1)), rest, size);
     total = im.mul(total, size);
   }
-  Value valid = im.select(im.lt(inferred, im.c(2)), im.eq(total, im.c(*count)),
+  Value valid = im.select(im.lt(inferred, im.c(2)), im.eq(total, count),
                           im.eq(im.c(0), im.c(1)));
   SmallVector<OpFoldResult> dims;
   for (auto [i, size] : llvm::enumerate(sizes))
@@ -138,8 +165,6 @@ FailureOr<Values> convertConcat(ForeignNode &node) {
 FailureOr<Value> sliceAtRuntime(ForeignNode &node,
                                 TypedValue<RankedTensorType> x) {
   RankedTensorType type = x.getType();
-  if (failed(staticCount(node, type, 1)))
-    return failure();
   int64_t rank = type.getRank();
   IndexMath im{node.getRewriter(), node.getLoc()};
   // Input i's elements as index values: constants or symbols read at run
@@ -182,11 +207,16 @@ FailureOr<Value> sliceAtRuntime(ForeignNode &node,
   RewriterBase &rw = node.getRewriter();
   SmallVector<OpFoldResult> offsets, sizes, strides;
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t n = type.getDimSize(d);
-    Value cn = im.c(n);
+    // The dim's size (a symbol when dynamic) and its largest value.
+    FailureOr<std::pair<Value, int64_t>> dim = boundedDim(node, x, d);
+    if (failed(dim))
+      return failure();
+    Value cn = dim->first;
+    int64_t n = dim->second;
+    Value negative = im.sub(im.c(0), cn);
     // Bounds clamped to [-n - 1, n + 1] first, so nothing below overflows.
     auto bound = [&](Value v) {
-      return im.max(im.min(v, im.c(n + 1)), im.c(-n - 1));
+      return im.max(im.min(v, im.add(cn, im.c(1))), im.sub(negative, im.c(1)));
     };
     Value listed = im.c(0), start = im.c(0), end = im.c(0), step = im.c(0);
     for (size_t m = 0; m < count; ++m) {
@@ -196,7 +226,7 @@ FailureOr<Value> sliceAtRuntime(ForeignNode &node,
       start = im.add(start, im.mul(is, bound((*starts)[m])));
       end = im.add(end, im.mul(is, bound((*ends)[m])));
       step =
-          im.add(step, im.mul(is, im.max(im.min((*steps)[m], cn), im.c(-n))));
+          im.add(step, im.mul(is, im.max(im.min((*steps)[m], cn), negative)));
     }
     Value unlisted = im.sub(im.c(1), listed);
     end = im.add(end, im.mul(unlisted, cn));
@@ -204,13 +234,14 @@ FailureOr<Value> sliceAtRuntime(ForeignNode &node,
     auto wrap = [&](Value v) {
       return im.select(im.lt(v, im.c(0)), im.add(v, cn), v);
     };
-    auto clamp = [&](Value v, int64_t lo, int64_t hi) {
-      return im.max(im.min(v, im.c(hi)), im.c(lo));
+    auto clamp = [&](Value v, int64_t lo, Value hi) {
+      return im.max(im.min(v, hi), im.c(lo));
     };
+    Value last = im.sub(cn, im.c(1));
     Value s = wrap(start), e = wrap(end);
     Value forward = im.lt(im.c(0), step), backward = im.lt(step, im.c(0));
-    Value sF = clamp(s, 0, n), eF = clamp(e, 0, n);
-    Value sB = clamp(s, 0, n - 1), eB = clamp(e, -1, n - 1);
+    Value sF = clamp(s, 0, cn), eF = clamp(e, 0, cn);
+    Value sB = clamp(s, 0, last), eB = clamp(e, -1, last);
     Value countF = arith::CeilDivSIOp::create(rw, node.getLoc(),
                                               im.max(im.sub(eF, sF), im.c(0)),
                                               im.max(step, im.c(1)));
