@@ -6,6 +6,7 @@
 #include "compiler/driver/PruneReport.h"
 #include "compiler/kernels/Kernels.h"
 #include "compiler/plan/Plan.h"
+#include "compiler/plan/PlanReport.h"
 #include "compiler/target/cuda/CudaCodegen.h"
 #include "compiler/target/host/HostCodegen.h"
 #include "passes/transforms/Weights.h"
@@ -13,6 +14,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -260,29 +262,12 @@ LogicalResult finishArtifact(llvm::ToolOutputFile &out, StringRef path,
   return success();
 }
 
-/// The report: `plan` against the same model compiled without fusion and,
-/// for a half precision or a quantization, the error measured against it
-/// compiled in fp32.
-/// `unfused` and `reference` are clones of the imported module for those
-/// baselines (null when not wanted).
-LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
-                     ModuleOp unfused, ModuleOp reference) {
-  std::optional<plan::Plan> baseline;
-  if (unfused) {
-    CompileOptions off = options;
-    off.fuse = false;
-    if (failed(runPipeline(unfused, off, Phase::Fuse, false)))
-      return failure();
-    FailureOr<plan::Plan> other = planModule(unfused, off);
-    if (failed(other))
-      return failure();
-    baseline = std::move(*other);
-  }
-  plan::printReport(plan, baseline ? &*baseline : nullptr, llvm::outs());
-  if (!reference)
-    return success();
-  // Reduced precision states what it costs on this model, both sides
-  // compiled for this machine's CPU.
+/// With a half precision or a quantization: the error `plan` costs,
+/// measured against `reference` (a clone of the imported module) compiled in
+/// fp32, both for this machine's CPU; a `measured error` line to `out`.
+LogicalResult measureError(const plan::Plan &plan,
+                           const CompileOptions &options, ModuleOp reference,
+                           raw_ostream &out) {
   CompileOptions fp32 = options;
   fp32.precision = Precision::FP32;
   fp32.precisionIO = PrecisionIO::Model;
@@ -306,7 +291,52 @@ LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
                              options.quantize == Quantization::DynamicInt8
                                  ? "dynamic-int8"
                                  : getPrecisionName(options.precision),
-                             llvm::outs());
+                             out);
+}
+
+/// The report: `plan` against the same model compiled without fusion and,
+/// for a half precision or a quantization, the error measured against it
+/// compiled in fp32, then the prune records; as text on stdout, or for
+/// --report=json as one JSON object (the measured error's line and the prune
+/// records beside the plan's fields).
+/// `unfused` and `reference` are clones of the imported module for those
+/// baselines (null when not wanted).
+LogicalResult report(ModuleOp module, const plan::Plan &plan,
+                     const CompileOptions &options, ModuleOp unfused,
+                     ModuleOp reference) {
+  std::optional<plan::Plan> baseline;
+  if (unfused) {
+    CompileOptions off = options;
+    off.fuse = false;
+    if (failed(runPipeline(unfused, off, Phase::Fuse, false)))
+      return failure();
+    FailureOr<plan::Plan> other = planModule(unfused, off);
+    if (failed(other))
+      return failure();
+    baseline = std::move(*other);
+  }
+  const plan::Plan *unfusedPlan = baseline ? &*baseline : nullptr;
+  if (!options.reportJson)
+    plan::printReport(plan, unfusedPlan, llvm::outs());
+  std::string measured;
+  llvm::raw_string_ostream measuredText(measured);
+  if (reference &&
+      failed(measureError(plan, options, reference,
+                          options.reportJson
+                              ? static_cast<raw_ostream &>(measuredText)
+                              : llvm::outs())))
+    return failure();
+  if (!options.reportJson) {
+    printPruneReport(module, llvm::outs());
+    return success();
+  }
+  llvm::json::Object json = plan::getReportJson(plan, unfusedPlan);
+  if (reference)
+    json["measured_error"] = StringRef(measured).trim().str();
+  json["pruning"] = getPruneRecordsJson(module);
+  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(json)))
+               << "\n";
+  return success();
 }
 
 } // namespace
@@ -346,10 +376,8 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
   if (failed(plan))
     return failure();
   if (reporting &&
-      failed(report(*plan, options, unfused.get(), reference.get())))
+      failed(report(module, *plan, options, unfused.get(), reference.get())))
     return failure();
-  if (reporting)
-    printPruneReport(module, llvm::outs());
   unfused = nullptr;
   reference = nullptr;
   releaseUnusedWeights(context, module);

@@ -55,6 +55,8 @@ struct CompileOptions {
   /// Print the plan report on stdout: kernels, traffic against the plan
   /// without fusion, and with fp16/bf16 the measured error against fp32.
   bool report = false;
+  /// `--report=json`: the report as one JSON object instead of text.
+  bool reportJson = false;
   /// Printed IR: weight blobs in full rather than elided.
   bool printWeights = false;
   /// `--prune` specs, as parsePruneSpecs accepts them.

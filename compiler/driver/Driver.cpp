@@ -40,6 +40,9 @@ namespace {
 
 namespace cl = llvm::cl;
 
+/// `--report` (text), `--report=json`, or no report.
+enum class ReportFormat { None, Text, Json };
+
 /// The options of `tsc`, constructed once per run of the driver.
 struct DriverOptions {
   cl::OptionCategory category{"tsc options"};
@@ -114,12 +117,17 @@ struct DriverOptions {
                "activations, GEMM epilogues and merging) and plan one kernel "
                "per op (for comparison)"),
       cl::init(false), cl::cat(category)};
-  cl::opt<bool> report{
+  cl::opt<ReportFormat> report{
       "report",
       cl::desc("Print the plan: kernels and library calls per layer, "
                "estimated memory traffic with fusion on and off, arena and "
-               "weights"),
-      cl::init(false), cl::cat(category)};
+               "weights (--report=json: the same as one JSON object)"),
+      cl::ValueOptional,
+      cl::values(clEnumValN(ReportFormat::Text, "", "text (the default)"),
+                 clEnumValN(ReportFormat::Text, "text", "text"),
+                 clEnumValN(ReportFormat::Json, "json", "one JSON object")),
+      cl::init(ReportFormat::None),
+      cl::cat(category)};
   cl::list<std::string> dims{
       "dim", cl::desc("Range of a symbolic dim, e.g. --dim seq=1..512"),
       cl::value_desc("NAME=MIN..MAX"), cl::cat(category)};
@@ -481,7 +489,8 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
     options.precisionIO = PrecisionIO::Storage;
   if (failed(parseQuantization(flags.quantize, options)))
     return failure();
-  if (!options.emit && !flags.report && options.output == "-") {
+  bool report = flags.report != ReportFormat::None;
+  if (!options.emit && !report && options.output == "-") {
     llvm::errs() << "tsc: error: give -o FILE.tscm to write an artifact, "
                     "--emit=PHASE to print IR, or --report\n";
     return failure();
@@ -490,7 +499,8 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   options.gpuLoopMapping = flags.gpuLoopMapping;
   options.fuse = !flags.noFuse;
   options.useGemmLibrary = !flags.generatedGemms;
-  options.report = flags.report;
+  options.report = report;
+  options.reportJson = flags.report == ReportFormat::Json;
   options.printWeights = flags.printWeights;
   if (llvm::Expected<PruneSpecs> specs = parsePruneSpecs(flags.prune); !specs) {
     llvm::errs() << "tsc: error: " << llvm::toString(specs.takeError()) << "\n";

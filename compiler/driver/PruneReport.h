@@ -4,6 +4,7 @@
 #define TSC_COMPILER_DRIVER_PRUNEREPORT_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::tsc {
@@ -12,6 +13,10 @@ namespace mlir::tsc {
 /// layer what was removed, parameters and FLOPs before and after, refusals
 /// with their reasons, and weights that arrived pruned.
 void printPruneReport(ModuleOp module, llvm::raw_ostream &os);
+
+/// The records of `module` as JSON objects (what --prune-report writes and
+/// --report=json shows as "pruning").
+llvm::json::Array getPruneRecordsJson(ModuleOp module);
 
 /// Writes the records of `module` to `path` as JSON ({"records": [...]});
 /// failure after saying why.
