@@ -255,6 +255,8 @@ tsc_status_t Artifact::validate() {
       view = &weights_;
     else if (std::memcmp(entry, tscm::kSectionCuda, 4) == 0)
       view = &cuda_;
+    else if (std::memcmp(entry, tscm::kSectionSteps, 4) == 0)
+      view = &steps_;
     if (view)
       *view = SectionView{data_ + offset, static_cast<size_t>(size), true};
     else if (minor_ <= tscm::kMinor)

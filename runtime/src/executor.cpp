@@ -203,8 +203,7 @@ tsc_status_t computeLayout(const tsc_model_s &model, const int64_t *symbols,
 tsc_status_t executeSteps(const tsc_model_s &model, const Layout &layout,
                           const std::vector<void *> &addresses,
                           const int64_t *symbols, HostGemms *gemms,
-                          std::vector<void *> &scratch,
-                          std::vector<double> *stepTimes,
+                          std::vector<void *> &scratch, StepTimes *stepTimes,
                           const StepHook &hook) {
   using Clock = std::chrono::steady_clock;
   const Plan &plan = model.plan;
@@ -240,9 +239,7 @@ tsc_status_t executeSteps(const tsc_model_s &model, const Layout &layout,
       break;
     }
     if (stepTimes)
-      (*stepTimes)[i] +=
-          std::chrono::duration<double, std::milli>(Clock::now() - start)
-              .count();
+      stepTimes->record(i, start, Clock::now());
     if (hook)
       if (tsc_status_t status = hook(i))
         return status;

@@ -331,6 +331,10 @@ TEST(fixtures_corrupt) {
        "section PLAN has flags 0x1 and reserved 0x0, not 0"},
       {"unknown-section.tscm", TSC_STATUS_DATA_LOSS,
        "unknown section XTRA in format 1.0"},
+      {"steps-count.tscm", TSC_STATUS_DATA_LOSS,
+       "STEP: 2 steps, the plan has 1"},
+      {"steps-truncated.tscm", TSC_STATUS_DATA_LOSS,
+       "STEP: truncated at byte 17 reading step source nodes"},
   };
   for (const Expected &c : cases) {
     tsc_model_t *m = nullptr;
@@ -384,6 +388,40 @@ TEST(fixture_copy_runs) {
   s.run();
   CHECK(s.output("y").data() == second);
   CHECK(tsc_session_gemm_library(s.get()) == nullptr); // no GEMM steps
+}
+
+// Format 1.11: each step's layer and source nodes, and the last profiled
+// run's step times.
+TEST(fixture_step_sources) {
+  tsc::Model model = tsc::Model::load(path("steps.tscm"));
+  CHECK(std::string(tsc_model_step_layer(model.get(), 0)) == "/layers.0");
+  CHECK(std::string(tsc_model_step_nodes(model.get(), 0)) == "/x/Identity");
+  CHECK(tsc_model_step_layer(model.get(), 1) == nullptr);
+  CHECK(tsc_model_step_nodes(model.get(), 1) == nullptr);
+  tsc::Model old = tsc::Model::load(path("copy.tscm"));
+  CHECK(std::string(tsc_model_step_layer(old.get(), 0)).empty());
+
+  tsc_session_options_t options;
+  tsc_session_options_init(&options);
+  options.thread_count = 1;
+  options.profile = 1;
+  tsc::Session s(model, options);
+  double start = -1, duration = -1;
+  // Before a run: nothing to report.
+  CHECK(tsc_session_last_step_time(s.get(), 0, &start, &duration) == 0 &&
+        start == 0 && duration == 0);
+  std::vector<float> x(8, 1.0f);
+  s.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 4}, x.data(), 32));
+  s.run();
+  CHECK(tsc_session_last_step_time(s.get(), 0, &start, &duration) == 1);
+  CHECK(start >= 0 && duration >= 0 &&
+        duration <= tsc_session_step_time(s.get(), 0));
+  CHECK(tsc_session_last_step_time(s.get(), 1, &start, &duration) == 0);
+  tsc::Session plain(model, 1);
+  plain.bindInput("x",
+                  tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 4}, x.data(), 32));
+  plain.run();
+  CHECK(tsc_session_last_step_time(plain.get(), 0, &start, &duration) == 0);
 }
 
 TEST(fixture_copy_caller_output) {

@@ -42,7 +42,7 @@ extern "C" {
 /* The version of this API: incremented whenever a function, an enumerator or
  * an options field is added. Compare tsc_api_version() with TSC_API_VERSION to
  * detect a library older than the header a program was compiled with. */
-#define TSC_API_VERSION 7
+#define TSC_API_VERSION 8
 
 /// Returns the API version the library implements (TSC_API_VERSION when built).
 TSC_API uint32_t tsc_api_version(void);
@@ -402,10 +402,28 @@ TSC_API size_t tsc_model_step_count(const tsc_model_t *model);
 /// Name of step `index`; NULL when out of range.
 TSC_API const char *tsc_model_step_name(const tsc_model_t *model,
                                         size_t index);
+/// API version 8. The model layer step `index` belongs to, as the compiler
+/// named it from the source nodes ("/layers.3", "model.layers.3"; "" for the
+/// embedding, the head and unnamed steps), and the source nodes the step
+/// runs, comma-separated, at most 8 then ", ..."
+/// ("/layers.3/attn/MatMul, /layers.3/attn/Add"). Both "" for artifacts
+/// older than format 1.11; NULL when out of range. Valid while the model is.
+TSC_API const char *tsc_model_step_layer(const tsc_model_t *model,
+                                         size_t index);
+TSC_API const char *tsc_model_step_nodes(const tsc_model_t *model,
+                                         size_t index);
 /// Milliseconds spent in step `index` over all profiled runs of `session`
 /// so far; 0 without profiling or when out of range.
 TSC_API double tsc_session_step_time(const tsc_session_t *session,
                                      size_t index);
+/// API version 8. Step `index` in the last run of a profiling `session`:
+/// milliseconds from the start of tsc_session_run to the step's start, and
+/// the step's duration (for timelines such as tsc-run --trace). Returns 1,
+/// or 0 with both set to 0 without profiling, before a run or when out of
+/// range. A failed run leaves the steps it did not reach at 0.
+TSC_API int32_t tsc_session_last_step_time(const tsc_session_t *session,
+                                           size_t index, double *out_start_ms,
+                                           double *out_duration_ms);
 /// Number of runs `session` has completed.
 TSC_API uint64_t tsc_session_run_count(const tsc_session_t *session);
 /// API version 6. The library a host session's "gemm" steps run in, the ISA
