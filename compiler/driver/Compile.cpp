@@ -381,6 +381,14 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
   unfused = nullptr;
   reference = nullptr;
   releaseUnusedWeights(context, module);
+  if (options.emitDot) {
+    std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
+    if (!out)
+      return failure();
+    plan::printPlanDot(*plan, out->os());
+    out->keep();
+    return success();
+  }
   if (!options.emit && options.output == "-")
     return success();
 

@@ -32,6 +32,9 @@ struct CompileOptions {
   /// Print the IR after this phase (import, graph, fuse, lower), or write
   /// one PTX module per launch (ptx), instead of writing an artifact.
   std::optional<Phase> emit;
+  /// `--emit=dot`: print the plan as a Graphviz graph to `output` instead
+  /// of writing an artifact.
+  bool emitDot = false;
   /// The artifact, the printed IR (`-`: stdout) or, for ptx, a directory.
   /// Without `emit`, `-` writes nothing (a run for the report alone).
   std::string output = "-";

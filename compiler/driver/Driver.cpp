@@ -40,6 +40,10 @@ namespace {
 
 namespace cl = llvm::cl;
 
+/// What --emit prints: the IR after a phase (the Phase of the same name),
+/// or the plan as a Graphviz graph.
+enum class Emit { Import, Graph, Prune, Quantize, Fuse, Lower, Ptx, Dot };
+
 /// `--report` (text), `--report=json`, or no report.
 enum class ReportFormat { None, Text, Json };
 
@@ -54,24 +58,28 @@ struct DriverOptions {
   cl::opt<std::string> output{"o", cl::desc("Output file ('-' for stdout)"),
                               cl::value_desc("file"), cl::init("-"),
                               cl::cat(category)};
-  cl::opt<Phase> emit{
+  cl::opt<Emit> emit{
       "emit",
       cl::desc("Print the IR after this phase instead of writing an artifact"),
-      cl::values(clEnumValN(Phase::Import, "import", "as imported"),
-                 clEnumValN(Phase::Graph, "graph",
-                            "canonical tsc graph with bound symbolic dims"),
-                 clEnumValN(Phase::Prune, "prune",
-                            "after --prune: heads and neurons removed, "
-                            "weights sparsified"),
-                 clEnumValN(Phase::Quantize, "quantize",
-                            "GEMMs quantized as --quantize says"),
-                 clEnumValN(Phase::Fuse, "fuse",
-                            "norms and activations recognised as single ops"),
-                 clEnumValN(Phase::Lower, "lower",
-                            "the plan's kernels in linalg on tensors"),
-                 clEnumValN(Phase::Ptx, "ptx",
-                            "CUDA targets: one .ptx and .cubin per kernel "
-                            "launch, written to -o DIR/<chip>/")),
+      cl::values(
+          clEnumValN(Emit::Import, "import", "as imported"),
+          clEnumValN(Emit::Graph, "graph",
+                     "canonical tsc graph with bound symbolic dims"),
+          clEnumValN(Emit::Prune, "prune",
+                     "after --prune: heads and neurons removed, "
+                     "weights sparsified"),
+          clEnumValN(Emit::Quantize, "quantize",
+                     "GEMMs quantized as --quantize says"),
+          clEnumValN(Emit::Fuse, "fuse",
+                     "norms and activations recognised as single ops"),
+          clEnumValN(Emit::Lower, "lower",
+                     "the plan's kernels in linalg on tensors"),
+          clEnumValN(Emit::Ptx, "ptx",
+                     "CUDA targets: one .ptx and .cubin per kernel "
+                     "launch, written to -o DIR/<chip>/"),
+          clEnumValN(Emit::Dot, "dot",
+                     "the plan as a Graphviz graph: one node per kernel or "
+                     "library call, coloured by precision")),
       cl::cat(category)};
   cl::list<std::string> targets{
       "target",
@@ -449,8 +457,16 @@ LogicalResult parseQuantization(StringRef mode, CompileOptions &options) {
 /// The flags as typed options; failure after saying which flag is wrong.
 FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   CompileOptions options;
-  if (flags.emit.getNumOccurrences() > 0)
-    options.emit = flags.emit.getValue();
+  if (flags.emit.getNumOccurrences() > 0) {
+    Emit emit = flags.emit.getValue();
+    static constexpr Phase kPhases[] = {
+        Phase::Import, Phase::Graph, Phase::Prune, Phase::Quantize,
+        Phase::Fuse,   Phase::Lower, Phase::Ptx};
+    if (emit == Emit::Dot)
+      options.emitDot = true;
+    else
+      options.emit = kPhases[static_cast<int>(emit)];
+  }
   options.output = flags.output;
   if (failed(parseTargets(flags.targets, options)))
     return failure();
@@ -490,7 +506,7 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   if (failed(parseQuantization(flags.quantize, options)))
     return failure();
   bool report = flags.report != ReportFormat::None;
-  if (!options.emit && !report && options.output == "-") {
+  if (!options.emit && !options.emitDot && !report && options.output == "-") {
     llvm::errs() << "tsc: error: give -o FILE.tscm to write an artifact, "
                     "--emit=PHASE to print IR, or --report\n";
     return failure();
@@ -550,7 +566,7 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   FailureOr<CompileOptions> options = getCompileOptions(flags);
   if (failed(options))
     return 1;
-  bool artifact = !options->emit && options->output != "-";
+  bool artifact = !options->emit && !options->emitDot && options->output != "-";
   if (!flags.signKey.empty() && !artifact) {
     llvm::errs() << "tsc: error: --sign-key signs an artifact: give -o "
                     "FILE.tscm\n";

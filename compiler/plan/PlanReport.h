@@ -27,6 +27,14 @@ std::vector<std::string> getSourceNodeList(const PlanStep &step);
 /// layer and source nodes. Sizes are bytes, not the text's rounded MB.
 llvm::json::Object getReportJson(const Plan &plan, const Plan *unfused);
 
+/// The plan as a Graphviz graph (`tsc --emit=dot`): one node per step
+/// (kernel, GEMM library call, copy) labelled with what --report calls it
+/// and its layer, filled by kind and precision (int8 GEMMs orange, f16/bf16
+/// blue), the model's inputs and outputs as ellipses, and an edge for each
+/// value a step reads from the step that last wrote it (labelled with its
+/// element type; weights are counted in the label, not drawn).
+void printPlanDot(const Plan &plan, llvm::raw_ostream &os);
+
 } // namespace mlir::tsc::plan
 
 #endif // TSC_COMPILER_PLAN_PLANREPORT_H
