@@ -19,6 +19,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <atomic>
+#include <chrono>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -48,10 +49,14 @@ void releaseUnusedWeights(MLIRContext *context, ArrayRef<ModuleOp> live) {
 /// as `options` say. `freeReplacedWeights` when no other module shares the
 /// module's weights.
 LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
-                          Phase until, bool freeReplacedWeights) {
+                          Phase until, bool freeReplacedWeights,
+                          TimingScope *timing = nullptr) {
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
+  // --time-phases: every pass timed under the pipeline's phase timer.
+  if (timing)
+    pm.enableTiming(*timing);
   TscPipelineOptions pipeline;
   pipeline.until = std::min(until, Phase::Fuse);
   pipeline.fuse = options.fuse;
@@ -339,10 +344,36 @@ LogicalResult report(ModuleOp module, const plan::Plan &plan,
   return success();
 }
 
+/// The compile's phases: a timer under `root` each (--time-phases; none
+/// without a root), and a progress line on stderr at the start of each once
+/// the compile has taken `progressAfter` seconds.
+class Phases {
+public:
+  Phases(TimingScope *root, double progressAfter)
+      : root(root), progressAfter(progressAfter) {}
+
+  TimingScope begin(StringRef name) {
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (progressAfter >= 0 && seconds >= progressAfter)
+      llvm::errs() << llvm::formatv("tsc: [{0:F1} s] {1}\n", seconds, name);
+    return root ? root->nest(name) : TimingScope();
+  }
+
+private:
+  TimingScope *root;
+  double progressAfter;
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+};
+
 } // namespace
 
-LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
+LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
+                           TimingScope *timing) {
   MLIRContext *context = module.getContext();
+  Phases phases(timing, options.progressAfter);
   Phase until = options.emit.value_or(Phase::Lower);
   // The report's baselines are the same compile with other options, each
   // from its own copy of the imported module (which shares its weights).
@@ -353,9 +384,13 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
   if (reporting && (isHalfPrecision(options.precision) ||
                     options.quantize != Quantization::None))
     reference = module.clone();
+  TimingScope pipelineTimer =
+      phases.begin("pipeline (graph, prune, quantize, fuse passes)");
   if (failed(runPipeline(module, options, until,
-                         /*freeReplacedWeights=*/!unfused && !reference)))
+                         /*freeReplacedWeights=*/!unfused && !reference,
+                         timing ? &pipelineTimer : nullptr)))
     return failure();
+  pipelineTimer.stop();
   if (!options.pruneReport.empty() &&
       failed(writePruneReport(module, options.pruneReport)))
     return failure();
@@ -372,12 +407,17 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
                  << ": expected native, x86-64, x86-64-v3 or x86-64-v4\n";
     return failure();
   }
+  TimingScope planTimer = phases.begin("plan");
   FailureOr<plan::Plan> plan = planModule(module, options);
   if (failed(plan))
     return failure();
+  planTimer.stop();
+  TimingScope reportTimer =
+      phases.begin("report (baseline plans, measured error)");
   if (reporting &&
       failed(report(module, *plan, options, unfused.get(), reference.get())))
     return failure();
+  reportTimer.stop();
   unfused = nullptr;
   reference = nullptr;
   releaseUnusedWeights(context, module);
@@ -393,11 +433,14 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
     return success();
 
   bool cuda = options.target == TargetKind::Cuda;
+  TimingScope lowerTimer = phases.begin("lower (kernels to linalg)");
   FailureOr<OwningOpRef<ModuleOp>> kernels =
       lowerPlan(*plan, context, cuda ? KernelABI::Device : KernelABI::Host,
                 cuda || options.gpuLoopMapping);
   if (failed(kernels))
     return failure();
+  lowerTimer.stop();
+  TimingScope codegenTimer = phases.begin("codegen");
   if (until == Phase::Lower && options.emit)
     return printIR(**kernels, options.output, OpPrintingFlags());
   std::unique_ptr<llvm::ToolOutputFile> out;
@@ -414,6 +457,8 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
       return failure();
     if (until == Phase::Ptx)
       return writeDeviceCode(*code, chips, options.output);
+    codegenTimer.stop();
+    TimingScope writeTimer = phases.begin("write");
     if (!(out = openArtifact(options.output)))
       return failure();
     plan::extendPlan(*plan, std::move(code->planAdditions));
@@ -423,6 +468,8 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
   }
   FailureOr<std::vector<char>> object =
       compileHostKernels(**kernels, *host, options.gpuLoopMapping);
+  codegenTimer.stop();
+  TimingScope writeTimer = phases.begin("write");
   if (failed(object) || !(out = openArtifact(options.output)))
     return failure();
   return finishArtifact(

@@ -13,6 +13,7 @@
 #include "compiler/pipeline/Pipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 
 #include <optional>
 #include <string>
@@ -67,12 +68,18 @@ struct CompileOptions {
   /// `--prune-report`: a JSON file of what the prune phase removed and
   /// found already pruned (docs/pruning.md); empty: none.
   std::string pruneReport;
+  /// A progress line on stderr at each phase once the compile has taken
+  /// this many seconds (negative: never).
+  double progressAfter = 3.0;
 };
 
 /// Compiles `module` (as imported, symbol ranges set) as `options` say; the
 /// module is changed. Failure once the reason has been reported (MLIR
 /// diagnostics, or `tsc: error:` lines on stderr).
-LogicalResult compile(ModuleOp module, const CompileOptions &options);
+/// With `timing` (--time-phases), each phase is timed under it and the
+/// pipeline's passes under their phase.
+LogicalResult compile(ModuleOp module, const CompileOptions &options,
+                      TimingScope *timing = nullptr);
 
 /// How many plans compile() has built in this process (every plan of the
 /// compile path is built by it).

@@ -180,6 +180,18 @@ struct DriverOptions {
                "parameters and FLOPs per layer) and found already pruned as "
                "JSON"),
       cl::value_desc("file"), cl::init(""), cl::cat(category)};
+  cl::opt<bool> timePhases{
+      "time-phases",
+      cl::desc("Print the wall time of each phase (import, the pipeline's "
+               "passes, plan, report, lower, codegen, write) on stderr, as "
+               "MLIR's --mlir-timing does"),
+      cl::init(false), cl::cat(category)};
+  cl::opt<double> progressAfter{
+      "progress-after",
+      cl::desc("Print a progress line on stderr at each phase once the "
+               "compile has taken this many seconds (default 3; negative: "
+               "never)"),
+      cl::init(3.0), cl::Hidden, cl::cat(category)};
   cl::opt<bool> printWeights{
       "print-weights",
       cl::desc("Print weight blobs in full instead of eliding them"),
@@ -524,6 +536,7 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   }
   options.prune.assign(flags.prune.begin(), flags.prune.end());
   options.pruneReport = flags.pruneReport;
+  options.progressAfter = flags.progressAfter;
   return options;
 }
 
@@ -540,6 +553,7 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
   cl::SetVersionPrinter(printVersion);
   cl::HideUnrelatedOptions(flags.category);
   cl::ParseCommandLineOptions(
@@ -557,10 +571,21 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   ScopedDiagnosticHandler modelDiagnostics(&context, printModelDiagnostic);
 
+  // --time-phases (or MLIR's --mlir-timing): a tree of phase times on
+  // stderr when the timers go out of scope.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  if (flags.timePhases) {
+    timing.setEnabled(true);
+    timing.setDisplayMode(DefaultTimingManager::DisplayMode::Tree);
+  }
+  TimingScope rootTimer = timing.getRootScope();
   llvm::TimeRecord start = llvm::TimeRecord::getCurrentTime();
+  TimingScope importTimer = rootTimer.nest("import");
   OwningOpRef<ModuleOp> module = importModel(flags, context, sourceMgr);
   if (!module || failed(applyDimRanges(*module, flags.dims)))
     return 1;
+  importTimer.stop();
   double importSeconds =
       llvm::TimeRecord::getCurrentTime().getWallTime() - start.getWallTime();
   FailureOr<CompileOptions> options = getCompileOptions(flags);
@@ -579,7 +604,8 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   std::set<std::string> defaulted;
   if (!options->emit && llvm::sys::path::extension(flags.input) != ".mlir")
     defaulted = defaultRangedSymbols(*module);
-  if (failed(compile(*module, *options)))
+  if (failed(compile(*module, *options,
+                     timing.isEnabled() ? &rootTimer : nullptr)))
     return 1;
   warnDefaultRanges(*module, defaulted);
   if (!flags.signKey.empty() &&
