@@ -16,6 +16,7 @@
 // HOST code links and which also serves libdnnl's GNU OpenMP calls (see
 // CMakeLists.txt), unless the program loaded libgomp before the runtime.
 extern "C" void omp_set_num_threads(int threads);
+extern "C" int omp_get_max_threads(void);
 
 namespace tsc::rt {
 namespace {
@@ -246,6 +247,13 @@ tsc_status_t executeSteps(const tsc_model_s &model, const Layout &layout,
   }
   return nullptr;
 }
+
+ScopedHostThreads::ScopedHostThreads(int threads)
+    : previous(omp_get_max_threads()) {
+  setHostThreads(threads);
+}
+
+ScopedHostThreads::~ScopedHostThreads() { setHostThreads(previous); }
 
 void setHostThreads(int threads) {
   // The kernels' runtime by name, in case libgomp came first and took the

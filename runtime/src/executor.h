@@ -86,6 +86,21 @@ tsc_status_t checkHostGemms(const tsc_model_s &model);
 /// kernels and oneDNN's matmuls share.
 void setHostThreads(int threads);
 
+/// The calling thread's OpenMP thread count set to a session's for a scope
+/// (a run, preparing weights) and given back after it, so that a session
+/// leaves no thread count behind for the caller's own OpenMP code or for
+/// another session run on the same thread.
+class ScopedHostThreads {
+public:
+  explicit ScopedHostThreads(int threads);
+  ~ScopedHostThreads();
+  ScopedHostThreads(const ScopedHostThreads &) = delete;
+  ScopedHostThreads &operator=(const ScopedHostThreads &) = delete;
+
+private:
+  int previous;
+};
+
 } // namespace tsc::rt
 
 #endif // TSC_RUNTIME_EXECUTOR_H

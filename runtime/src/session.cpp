@@ -422,7 +422,7 @@ tsc_status_t run(tsc_session_s &s) {
       return status;
   } else {
     computeAddresses(s);
-    setHostThreads(s.threads);
+    ScopedHostThreads threads(s.threads);
     if ((status = executeSteps(*s.model, s.layout, s.addresses,
                                s.symbols.data(), s.gemms.get(), s.scratch,
                                s.profile ? &s.stepTimes : nullptr, hook)))
@@ -515,7 +515,7 @@ tsc_status_t tsc_session_create(tsc_model_t *model,
                      static_cast<unsigned long long>(plan.arenaSize));
 #if TSC_RUNTIME_HAS_ONEDNN
     // Weights are prepared here, with the session's threads.
-    setHostThreads(session->threads);
+    ScopedHostThreads threads(session->threads);
     if (model->hasGemm)
       if (tsc_status_t status = HostGemms::create(*model, session->gemms))
         return status;

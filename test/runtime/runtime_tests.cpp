@@ -9,6 +9,8 @@
 
 #include "runtime_tests.h"
 
+#include <dlfcn.h>
+
 using namespace tsc_runtime_tests;
 
 namespace {
@@ -422,6 +424,31 @@ TEST(fixture_step_sources) {
                   tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 4}, x.data(), 32));
   plain.run();
   CHECK(tsc_session_last_step_time(plain.get(), 0, &start, &duration) == 0);
+}
+
+// Sessions with different thread counts, run in turn on one thread, leave
+// the caller's OpenMP thread count as it was: no session resets another's
+// or the caller's (libomp, which the runtime loads, holds the count).
+TEST(session_threads_given_back) {
+  void *omp = dlopen("libomp.so.5", RTLD_NOW | RTLD_NOLOAD);
+  CHECK(omp != nullptr);
+  if (!omp)
+    return;
+  auto get = reinterpret_cast<int (*)()>(dlsym(omp, "omp_get_max_threads"));
+  auto set = reinterpret_cast<void (*)(int)>(dlsym(omp, "omp_set_num_threads"));
+  CHECK(get && set);
+  set(3);
+  tsc::Model model = tsc::Model::load(path("copy.tscm"));
+  tsc::Session one(model, 1), two(model, 2);
+  CHECK(get() == 3);
+  std::vector<float> x(8, 1.0f);
+  for (tsc::Session *s : {&one, &two, &one}) {
+    s->bindInput("x",
+                 tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 4}, x.data(), 32));
+    s->run();
+    CHECK(get() == 3);
+  }
+  dlclose(omp);
 }
 
 TEST(fixture_copy_caller_output) {

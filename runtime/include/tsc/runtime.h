@@ -344,8 +344,11 @@ typedef struct tsc_session_options_s {
   size_t struct_size; /* sizeof(tsc_session_options_t), set by _init */
   /* Host threads for the run; 0 (default) = all online cores; more than 4
    * per online core is refused (INVALID_ARGUMENT). Kernels and
-   * GEMMs (oneDNN) share one OpenMP pool; each run sets the calling
-   * thread's OpenMP thread count (omp_set_num_threads). */
+   * GEMMs (oneDNN) share one OpenMP pool; each run (and session creation,
+   * which prepares the weights) sets the calling thread's OpenMP thread
+   * count (omp_set_num_threads) for its duration and gives the previous
+   * count back after it (since API version 8), so sessions with different
+   * counts run in turn on one thread and leave the caller's count alone. */
   int32_t thread_count;
   /* Nonzero: time every step of every run (tsc_session_step_time). On CUDA
    * this synchronizes after every step, and a device error names its step. */
