@@ -6,6 +6,7 @@
 #include "executor.h"
 #include "internal.h"
 #include "isa.h"
+#include "log.h"
 #include "reader.h"
 #include "signature.h"
 
@@ -178,6 +179,11 @@ tsc_status_t load(const tsc_model_options_t *opts, tsc_model_t **out_model,
         (status = checkSignature(opts, model->artifact, path)) ||
         (status = finishLoad(*model)))
       return status;
+    logf(TSC_LOG_INFO, "%s: loaded: format 1.%u by %s, target %s, %zu steps",
+         model->artifact.name().c_str(),
+         unsigned(model->artifact.minorVersion()),
+         model->artifact.producer().c_str(), model->plan.target.c_str(),
+         model->plan.steps.size());
     *out_model = model.release();
     return nullptr;
   });

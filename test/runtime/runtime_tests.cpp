@@ -141,6 +141,20 @@ TEST(tensor_errors) {
                      TSC_STATUS_INVALID_ARGUMENT, {"out_tensor"}));
 }
 
+extern "C" int tsc_c_log_callback(const char *newer, const char *copy,
+                                  char *why, size_t why_size);
+
+// tsc_set_log_callback from C: a newer artifact's skipped section is a
+// warning naming the file, a load is information, levels filter.
+TEST(log_callback_from_c) {
+  char why[600] = "";
+  int failed = tsc_c_log_callback(path("unknown-section-newer.tscm").c_str(),
+                                  path("copy.tscm").c_str(), why, sizeof(why));
+  if (failed)
+    std::printf("  %s\n", why);
+  CHECK(!failed);
+}
+
 TEST(c99_header_smoke) {
   char why[256] = "";
   int failed = tsc_c_api_smoke(why, sizeof(why));

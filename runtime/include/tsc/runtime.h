@@ -47,6 +47,31 @@ extern "C" {
 /// Returns the API version the library implements (TSC_API_VERSION when built).
 TSC_API uint32_t tsc_api_version(void);
 
+/*===-- Log ---------------------------------------------------------------===*/
+
+/* API version 8. Where the runtime's messages go: warnings (e.g. an
+ * artifact newer than this runtime, whose unknown sections are skipped) and
+ * information (each model loaded). Process-wide; thread-safe: the callback
+ * is called on the thread that calls the runtime, possibly on several
+ * threads at once, and may call the runtime itself. */
+
+typedef enum tsc_log_level_e {
+  TSC_LOG_ERROR = 0,
+  TSC_LOG_WARNING = 1,
+  TSC_LOG_INFO = 2,
+  TSC_LOG_DEBUG = 3,
+} tsc_log_level_t;
+
+/* One message (no trailing newline), valid during the call. */
+typedef void (*tsc_log_fn)(tsc_log_level_t level, const char *message,
+                           void *user_data);
+
+/// Sends the messages of `max_level` and more severe ones to `fn` with
+/// `user_data`; NULL restores the default: warnings and errors on stderr as
+/// "tsc: warning: MESSAGE".
+TSC_API void tsc_set_log_callback(tsc_log_fn fn, void *user_data,
+                                  tsc_log_level_t max_level);
+
 /*===-- Status ------------------------------------------------------------===*/
 
 /* Thread safety: a status is a plain value owned by the caller that received
