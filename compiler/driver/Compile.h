@@ -41,7 +41,7 @@ struct CompileOptions {
   std::string output = "-";
   TargetKind target = TargetKind::Host;
   /// Host: the x86-64 level of the kernels (resolveHostTarget's names).
-  std::string hostCpu = "native";
+  std::string hostCpu = "x86-64-v3";
   /// Host: the kernels take the CUDA target's loop mapping (a check of its
   /// numerics without a GPU).
   bool gpuLoopMapping = false;

@@ -9,6 +9,7 @@
 #include "compiler/importers/torchscript/TorchScriptImporter.h"
 #include "compiler/pipeline/Prune.h"
 #include "compiler/target/cuda/TargetInfo.h"
+#include "compiler/target/host/HostCodegen.h"
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/IR/AsmState.h"
@@ -88,10 +89,10 @@ struct DriverOptions {
       cl::CommaSeparated, cl::cat(category)};
   cl::opt<std::string> cpu{
       "cpu",
-      cl::desc("x86-64 level of host kernels: native (default: the best this "
-               "machine runs), x86-64, x86-64-v3 (AVX2) or x86-64-v4 "
-               "(AVX-512)"),
-      cl::init("native"), cl::cat(category)};
+      cl::desc("x86-64 level of host kernels: x86-64-v3 (default: AVX2 and "
+               "FMA, which runs on any x86-64 CPU since 2015), x86-64, "
+               "x86-64-v4 (AVX-512) or native (the best this machine runs)"),
+      cl::init("x86-64-v3"), cl::cat(category)};
   cl::opt<bool> generatedGemms{
       "generated-gemms",
       cl::desc("Generate fp32 matmul/linear kernels instead of calling the "
@@ -611,17 +612,26 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   if (!flags.signKey.empty() &&
       failed(signArtifact(options->output, flags.signKey)))
     return 1;
-  // One line for a written artifact: what, how big, how long.
+  // One line for a written artifact: what, for which CPU level, how big,
+  // how long.
   if (artifact) {
     uint64_t bytes = 0;
     (void)llvm::sys::fs::file_size(options->output, bytes);
     double seconds =
         llvm::TimeRecord::getCurrentTime().getWallTime() - start.getWallTime();
+    std::string isa;
+    if (options->target == TargetKind::Host)
+      if (FailureOr<HostTarget> host = resolveHostTarget(options->hostCpu);
+          succeeded(host))
+        isa = " for " + host->cpu +
+              (host->cpu == "x86-64-v4"   ? " (AVX-512)"
+               : host->cpu == "x86-64-v3" ? " (AVX2)"
+                                          : " (SSE2)");
     llvm::errs() << llvm::format(
-        "tsc: wrote %s%s (%.1f MiB) in %.1f s (import %.1f s); `tsc-run %s "
+        "tsc: wrote %s%s%s (%.1f MiB) in %.1f s (import %.1f s); `tsc-run %s "
         "--info` shows what it holds\n",
         options->output.c_str(), flags.signKey.empty() ? "" : " and its .sig",
-        double(bytes) / (1024.0 * 1024.0), seconds, importSeconds,
+        isa.c_str(), double(bytes) / (1024.0 * 1024.0), seconds, importSeconds,
         options->output.c_str());
   }
   if (flags.printPlanCount)
