@@ -35,13 +35,14 @@ phase() { # phase NAME: prints the time the previous phase took
 # --- Debian packages ----------------------------------------------------------
 # python3-torch (1.13) makes the 1.13 TorchScript archives the tests read; the
 # TorchScript importer is built against the libtorch of .venv-torch's wheel.
+# graphviz renders tsc --emit=dot in a test.
 packages=(
   build-essential cmake ninja-build ccache clang lld-22 python3 python3-venv
   python3-numpy python3-torch libdnnl-dev libomp5-14
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   protobuf-compiler libprotobuf-dev libonnx-dev libgtest-dev
   libminizip-dev libclang-rt-14-dev clang-format-22 clang-tidy-22
-  python3-dev pybind11-dev libssl-dev openssl
+  python3-dev pybind11-dev libssl-dev openssl graphviz
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -45,6 +45,22 @@ public:
   }
 };
 
+/// The artifact steps of plan step `s` (number `i`): one, or with `device`
+/// one per launch of a kernel step.
+size_t countArtifactSteps(const PlanStep &s, size_t i,
+                          const cuda::DeviceCode *device) {
+  return device && s.kind == PlanStep::Kind::Kernel ? device->launches[i].size()
+                                                    : 1;
+}
+
+/// The artifact steps of `plan`.
+size_t countArtifactSteps(const Plan &plan, const cuda::DeviceCode *device) {
+  size_t count = 0;
+  for (auto [i, s] : llvm::enumerate(plan.steps))
+    count += countArtifactSteps(s, i, device);
+  return count;
+}
+
 /// Whether `plan` has values of the packed sub-byte types (format 1.7).
 bool hasPackedValues(const Plan &plan) {
   return llvm::any_of(plan.values,
@@ -127,6 +143,14 @@ bool writes(const PlanStep &s, Value v) {
 
 static uint16_t planMinor(const Plan &plan, const cuda::DeviceCode *device);
 
+/// The format version of the STEP section, which every artifact has.
+constexpr uint16_t kStepsMinor = 13;
+
+/// The version a file is written in: the plan's, or the STEP section's.
+static uint16_t fileMinor(const Plan &plan, const cuda::DeviceCode *device) {
+  return std::max<uint16_t>(kStepsMinor, planMinor(plan, device));
+}
+
 namespace {
 
 /// The plan; with `device`, kernel steps are its launches.
@@ -182,12 +206,7 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
       w.u32(value);
     }
   }
-  size_t stepCount = 0;
-  for (auto [i, s] : llvm::enumerate(plan.steps))
-    stepCount += device && s.kind == PlanStep::Kind::Kernel
-                     ? device->launches[i].size()
-                     : 1;
-  w.u32(stepCount);
+  w.u32(countArtifactSteps(plan, device));
   for (auto [i, s] : llvm::enumerate(plan.steps)) {
     if (device && s.kind == PlanStep::Kind::Kernel) {
       // Format 1.2, step kind 5: one per launch.
@@ -241,7 +260,7 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
       // then the residual; 1.0 readers reject it by its kind.
       // Format 1.10: an int8 GEMM is kind 6, kind 4's fields (the residual
       // kNone when it has none) and then B's scale per output channel;
-      // 1.11: with A's scale a constant, kind 7, kind 6's fields and then
+      // 1.12: with A's scale a constant, kind 7, kind 6's fields and then
       // that scale.
       w.u8(static_cast<uint8_t>(
           s.inputScale > 0.0f    ? ::tscm::StepKind::GemmInt8Static
@@ -287,16 +306,14 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
   // expect the count.
   size_t definitions = llvm::count_if(
       plan.symbols, [](const PlanSymbol &s) { return !s.definition.empty(); });
-  uint16_t minor = planMinor(plan, device);
+  uint16_t minor = fileMinor(plan, device);
   if (!definitions && minor < 7)
     return std::move(w.bytes);
   // Format 1.8: after which artifact step each definition is evaluated
   // (a CUDA kernel step is its launches), 0xFFFFFFFF before the first.
   std::vector<uint32_t> lastArtifactStep;
   for (auto [i, s] : llvm::enumerate(plan.steps)) {
-    size_t count = device && s.kind == PlanStep::Kind::Kernel
-                       ? device->launches[i].size()
-                       : 1;
+    size_t count = countArtifactSteps(s, i, device);
     uint32_t before =
         lastArtifactStep.empty() ? 0 : lastArtifactStep.back() + 1;
     lastArtifactStep.push_back(before + count - 1);
@@ -333,6 +350,22 @@ std::vector<char> encodeCuda(const cuda::DeviceCode &device,
       w.bytes.insert(w.bytes.end(), chip[m].cubin.begin(), chip[m].cubin.end());
       w.u64(chip[m].ptx.size());
       w.bytes.insert(w.bytes.end(), chip[m].ptx.begin(), chip[m].ptx.end());
+    }
+  }
+  return std::move(w.bytes);
+}
+
+/// The STEP section (format 1.13): per step of the artifact (each launch of
+/// a CUDA kernel step), the layer and source nodes it runs, for profiles.
+std::vector<char> encodeSteps(const Plan &plan,
+                              const cuda::DeviceCode *device) {
+  Writer w;
+  w.u32(countArtifactSteps(plan, device));
+  for (auto [i, s] : llvm::enumerate(plan.steps)) {
+    std::string layer = getLayer(s), nodes = getSourceNodes(s, 8);
+    for (size_t c = 0, e = countArtifactSteps(s, i, device); c < e; ++c) {
+      w.str(layer);
+      w.str(nodes);
     }
   }
   return std::move(w.bytes);
@@ -437,11 +470,13 @@ LogicalResult mlir::tsc::writeArtifact(const Plan &plan,
   FailureOr<std::vector<char>> planBytes = encodePlan(plan, isa, nullptr);
   if (failed(planBytes))
     return failure();
-  SmallVector<Section> sections{bytesSection(::tscm::kSectionPlan, *planBytes)};
+  std::vector<char> steps = encodeSteps(plan, nullptr);
+  SmallVector<Section> sections{bytesSection(::tscm::kSectionPlan, *planBytes),
+                                bytesSection(::tscm::kSectionSteps, steps)};
   if (!hostObject.empty())
     sections.push_back(bytesSection(::tscm::kSectionHost, hostObject));
   addWeights(plan, sections);
-  writeSections(sections, planMinor(plan, /*device=*/nullptr), producer, os);
+  writeSections(sections, fileMinor(plan, /*device=*/nullptr), producer, os);
   return success();
 }
 
@@ -453,12 +488,12 @@ mlir::tsc::writeCudaArtifact(const Plan &plan, const cuda::DeviceCode &device,
   if (failed(planBytes))
     return failure();
   std::vector<char> cuda = encodeCuda(device, targets);
+  std::vector<char> steps = encodeSteps(plan, &device);
   SmallVector<Section> sections{bytesSection(::tscm::kSectionPlan, *planBytes),
-                                bytesSection(::tscm::kSectionCuda, cuda)};
+                                bytesSection(::tscm::kSectionCuda, cuda),
+                                bytesSection(::tscm::kSectionSteps, steps)};
   addWeights(plan, sections);
-  // The CUDA section is format 1.2's.
-  writeSections(sections, std::max<uint16_t>(2, planMinor(plan, &device)),
-                producer, os);
+  writeSections(sections, fileMinor(plan, &device), producer, os);
   return success();
 }
 

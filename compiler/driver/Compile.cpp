@@ -8,6 +8,7 @@
 #include "compiler/driver/PruneReport.h"
 #include "compiler/kernels/Kernels.h"
 #include "compiler/plan/Plan.h"
+#include "compiler/plan/PlanReport.h"
 #include "compiler/target/cuda/CudaCodegen.h"
 #include "compiler/target/host/HostCodegen.h"
 #include "passes/transforms/QuantizeGemm.h"
@@ -16,10 +17,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <atomic>
+#include <chrono>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -50,10 +53,14 @@ void releaseUnusedWeights(MLIRContext *context, ArrayRef<ModuleOp> live) {
 /// module's weights.
 LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
                           Phase until, bool freeReplacedWeights,
-                          ArrayRef<float> inputRanges = {}) {
+                          ArrayRef<float> inputRanges = {},
+                          TimingScope *timing = nullptr) {
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
+  // --time-phases: every pass timed under the pipeline's phase timer.
+  if (timing)
+    pm.enableTiming(*timing);
   TscPipelineOptions pipeline;
   pipeline.until = std::min(until, Phase::Fuse);
   pipeline.fuse = options.fuse;
@@ -266,30 +273,12 @@ LogicalResult finishArtifact(llvm::ToolOutputFile &out, StringRef path,
   return success();
 }
 
-/// The report: `plan` against the same model compiled without fusion and,
-/// for a half precision or a quantization, the error measured against it
-/// compiled in fp32.
-/// `unfused` and `reference` are clones of the imported module for those
-/// baselines (null when not wanted).
-LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
-                     ModuleOp unfused, ModuleOp reference,
-                     ArrayRef<float> inputRanges) {
-  std::optional<plan::Plan> baseline;
-  if (unfused) {
-    CompileOptions off = options;
-    off.fuse = false;
-    if (failed(runPipeline(unfused, off, Phase::Fuse, false, inputRanges)))
-      return failure();
-    FailureOr<plan::Plan> other = planModule(unfused, off);
-    if (failed(other))
-      return failure();
-    baseline = std::move(*other);
-  }
-  plan::printReport(plan, baseline ? &*baseline : nullptr, llvm::outs());
-  if (!reference)
-    return success();
-  // Reduced precision states what it costs on this model, both sides
-  // compiled for this machine's CPU.
+/// With a half precision or a quantization: the error `plan` costs,
+/// measured against `reference` (a clone of the imported module) compiled in
+/// fp32, both for this machine's CPU; a `measured error` line to `out`.
+LogicalResult measureError(const plan::Plan &plan,
+                           const CompileOptions &options, ModuleOp reference,
+                           raw_ostream &out) {
   CompileOptions fp32 = options;
   fp32.precision = Precision::FP32;
   fp32.precisionIO = PrecisionIO::Model;
@@ -315,7 +304,7 @@ LogicalResult report(const plan::Plan &plan, const CompileOptions &options,
                              : options.quantize == Quantization::StaticInt8
                                  ? "static-int8"
                                  : getPrecisionName(options.precision),
-                             llvm::outs());
+                             out);
 }
 
 /// `module`'s function with `extra` appended to its results, named
@@ -404,6 +393,75 @@ FailureOr<std::vector<float>> calibrate(ModuleOp module,
   return ranges;
 }
 
+/// The report: `plan` against the same model compiled without fusion and,
+/// for a half precision or a quantization, the error measured against it
+/// compiled in fp32, then the prune records; as text on stdout, or for
+/// --report=json as one JSON object (the measured error's line and the prune
+/// records beside the plan's fields).
+/// `unfused` and `reference` are clones of the imported module for those
+/// baselines (null when not wanted).
+LogicalResult report(ModuleOp module, const plan::Plan &plan,
+                     const CompileOptions &options, ModuleOp unfused,
+                     ModuleOp reference, ArrayRef<float> inputRanges) {
+  std::optional<plan::Plan> baseline;
+  if (unfused) {
+    CompileOptions off = options;
+    off.fuse = false;
+    if (failed(runPipeline(unfused, off, Phase::Fuse, false, inputRanges)))
+      return failure();
+    FailureOr<plan::Plan> other = planModule(unfused, off);
+    if (failed(other))
+      return failure();
+    baseline = std::move(*other);
+  }
+  const plan::Plan *unfusedPlan = baseline ? &*baseline : nullptr;
+  if (!options.reportJson)
+    plan::printReport(plan, unfusedPlan, llvm::outs());
+  std::string measured;
+  llvm::raw_string_ostream measuredText(measured);
+  if (reference &&
+      failed(measureError(plan, options, reference,
+                          options.reportJson
+                              ? static_cast<raw_ostream &>(measuredText)
+                              : llvm::outs())))
+    return failure();
+  if (!options.reportJson) {
+    printPruneReport(module, llvm::outs());
+    return success();
+  }
+  llvm::json::Object json = plan::getReportJson(plan, unfusedPlan);
+  if (reference)
+    json["measured_error"] = StringRef(measured).trim().str();
+  json["pruning"] = getPruneRecordsJson(module);
+  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(json)))
+               << "\n";
+  return success();
+}
+
+/// The compile's phases: a timer under `root` each (--time-phases; none
+/// without a root), and a progress line on stderr at the start of each once
+/// the compile has taken `progressAfter` seconds.
+class Phases {
+public:
+  Phases(TimingScope *root, double progressAfter)
+      : root(root), progressAfter(progressAfter) {}
+
+  TimingScope begin(StringRef name) {
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (progressAfter >= 0 && seconds >= progressAfter)
+      llvm::errs() << llvm::formatv("tsc: [{0:F1} s] {1}\n", seconds, name);
+    return root ? root->nest(name) : TimingScope();
+  }
+
+private:
+  TimingScope *root;
+  double progressAfter;
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+};
+
 } // namespace
 
 LogicalResult tsc::writeHostArtifact(ModuleOp imported,
@@ -425,14 +483,16 @@ LogicalResult tsc::writeHostArtifact(ModuleOp imported,
                                       "tsc (measured error)", os)));
 }
 
-LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
+LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
+                           TimingScope *timing) {
   if (options.maxError) {
     // The budget chooses the options; the compile is then as usual.
     FailureOr<CompileOptions> fitted =
         fitErrorBudget(module, options, llvm::outs());
-    return failure(failed(fitted) || failed(compile(module, *fitted)));
+    return failure(failed(fitted) || failed(compile(module, *fitted, timing)));
   }
   MLIRContext *context = module.getContext();
+  Phases phases(timing, options.progressAfter);
   Phase until = options.emit.value_or(Phase::Lower);
   // The report's baselines are the same compile with other options, each
   // from its own copy of the imported module (which shares its weights).
@@ -450,10 +510,13 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
       return failure();
     inputRanges = std::move(*ranges);
   }
+  TimingScope pipelineTimer =
+      phases.begin("pipeline (graph, prune, quantize, fuse passes)");
   if (failed(runPipeline(module, options, until,
                          /*freeReplacedWeights=*/!unfused && !reference,
-                         inputRanges)))
+                         inputRanges, timing ? &pipelineTimer : nullptr)))
     return failure();
+  pipelineTimer.stop();
   if (!options.pruneReport.empty() &&
       failed(writePruneReport(module, options.pruneReport,
                               options.errorBudget ? &*options.errorBudget
@@ -472,26 +535,40 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
                  << ": expected native, x86-64, x86-64-v3 or x86-64-v4\n";
     return failure();
   }
+  TimingScope planTimer = phases.begin("plan");
   FailureOr<plan::Plan> plan = planModule(module, options);
   if (failed(plan))
     return failure();
-  if (reporting && failed(report(*plan, options, unfused.get(), reference.get(),
-                                 inputRanges)))
+  planTimer.stop();
+  TimingScope reportTimer =
+      phases.begin("report (baseline plans, measured error)");
+  if (reporting && failed(report(module, *plan, options, unfused.get(),
+                                 reference.get(), inputRanges)))
     return failure();
-  if (reporting)
-    printPruneReport(module, llvm::outs());
+  reportTimer.stop();
   unfused = nullptr;
   reference = nullptr;
   releaseUnusedWeights(context, module);
+  if (options.emitDot) {
+    std::unique_ptr<llvm::ToolOutputFile> out = openOutput(options.output);
+    if (!out)
+      return failure();
+    plan::printPlanDot(*plan, out->os());
+    out->keep();
+    return success();
+  }
   if (!options.emit && options.output == "-")
     return success();
 
   bool cuda = options.target == TargetKind::Cuda;
+  TimingScope lowerTimer = phases.begin("lower (kernels to linalg)");
   FailureOr<OwningOpRef<ModuleOp>> kernels =
       lowerPlan(*plan, context, cuda ? KernelABI::Device : KernelABI::Host,
                 cuda || options.gpuLoopMapping);
   if (failed(kernels))
     return failure();
+  lowerTimer.stop();
+  TimingScope codegenTimer = phases.begin("codegen");
   if (until == Phase::Lower && options.emit)
     return printIR(**kernels, options.output, OpPrintingFlags());
   std::unique_ptr<llvm::ToolOutputFile> out;
@@ -508,6 +585,8 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
       return failure();
     if (until == Phase::Ptx)
       return writeDeviceCode(*code, chips, options.output);
+    codegenTimer.stop();
+    TimingScope writeTimer = phases.begin("write");
     if (!(out = openArtifact(options.output)))
       return failure();
     plan::extendPlan(*plan, std::move(code->planAdditions));
@@ -517,6 +596,8 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options) {
   }
   FailureOr<std::vector<char>> object =
       compileHostKernels(**kernels, *host, options.gpuLoopMapping);
+  codegenTimer.stop();
+  TimingScope writeTimer = phases.begin("write");
   if (failed(object) || !(out = openArtifact(options.output)))
     return failure();
   return finishArtifact(

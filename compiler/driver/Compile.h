@@ -15,6 +15,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
+#include "mlir/Support/Timing.h"
 
 #include <optional>
 #include <string>
@@ -34,12 +35,15 @@ struct CompileOptions {
   /// Print the IR after this phase (import, graph, fuse, lower), or write
   /// one PTX module per launch (ptx), instead of writing an artifact.
   std::optional<Phase> emit;
+  /// `--emit=dot`: print the plan as a Graphviz graph to `output` instead
+  /// of writing an artifact.
+  bool emitDot = false;
   /// The artifact, the printed IR (`-`: stdout) or, for ptx, a directory.
   /// Without `emit`, `-` writes nothing (a run for the report alone).
   std::string output = "-";
   TargetKind target = TargetKind::Host;
   /// Host: the x86-64 level of the kernels (resolveHostTarget's names).
-  std::string hostCpu = "native";
+  std::string hostCpu = "x86-64-v3";
   /// Host: the kernels take the CUDA target's loop mapping (a check of its
   /// numerics without a GPU).
   bool gpuLoopMapping = false;
@@ -59,6 +63,8 @@ struct CompileOptions {
   /// Print the plan report on stdout: kernels, traffic against the plan
   /// without fusion, and with fp16/bf16 the measured error against fp32.
   bool report = false;
+  /// `--report=json`: the report as one JSON object instead of text.
+  bool reportJson = false;
   /// Printed IR: weight blobs in full rather than elided.
   bool printWeights = false;
   /// Quantize phase: GEMMs left float, as glob patterns over their
@@ -76,12 +82,18 @@ struct CompileOptions {
   /// `--prune-report`: a JSON file of what the prune phase removed and
   /// found already pruned (docs/pruning.md); empty: none.
   std::string pruneReport;
+  /// A progress line on stderr at each phase once the compile has taken
+  /// this many seconds (negative: never).
+  double progressAfter = 3.0;
 };
 
 /// Compiles `module` (as imported, symbol ranges set) as `options` say; the
 /// module is changed. Failure once the reason has been reported (MLIR
 /// diagnostics, or `tsc: error:` lines on stderr).
-LogicalResult compile(ModuleOp module, const CompileOptions &options);
+/// With `timing` (--time-phases), each phase is timed under it and the
+/// pipeline's passes under their phase.
+LogicalResult compile(ModuleOp module, const CompileOptions &options,
+                      TimingScope *timing = nullptr);
 
 /// Writes the artifact of `imported` (not changed: a clone is compiled)
 /// for this machine's CPU as `options` say, whatever their target: what

@@ -9,6 +9,7 @@
 #include "compiler/importers/torchscript/TorchScriptImporter.h"
 #include "compiler/pipeline/Prune.h"
 #include "compiler/target/cuda/TargetInfo.h"
+#include "compiler/target/host/HostCodegen.h"
 #include "dialects/tsc/IR/TscOps.h"
 
 #include "mlir/IR/AsmState.h"
@@ -40,6 +41,13 @@ namespace {
 
 namespace cl = llvm::cl;
 
+/// What --emit prints: the IR after a phase (the Phase of the same name),
+/// or the plan as a Graphviz graph.
+enum class Emit { Import, Graph, Prune, Quantize, Fuse, Lower, Ptx, Dot };
+
+/// `--report` (text), `--report=json`, or no report.
+enum class ReportFormat { None, Text, Json };
+
 /// The options of `tsc`, constructed once per run of the driver.
 struct DriverOptions {
   cl::OptionCategory category{"tsc options"};
@@ -51,24 +59,28 @@ struct DriverOptions {
   cl::opt<std::string> output{"o", cl::desc("Output file ('-' for stdout)"),
                               cl::value_desc("file"), cl::init("-"),
                               cl::cat(category)};
-  cl::opt<Phase> emit{
+  cl::opt<Emit> emit{
       "emit",
       cl::desc("Print the IR after this phase instead of writing an artifact"),
-      cl::values(clEnumValN(Phase::Import, "import", "as imported"),
-                 clEnumValN(Phase::Graph, "graph",
-                            "canonical tsc graph with bound symbolic dims"),
-                 clEnumValN(Phase::Prune, "prune",
-                            "after --prune: heads and neurons removed, "
-                            "weights sparsified"),
-                 clEnumValN(Phase::Quantize, "quantize",
-                            "GEMMs quantized as --quantize says"),
-                 clEnumValN(Phase::Fuse, "fuse",
-                            "norms and activations recognised as single ops"),
-                 clEnumValN(Phase::Lower, "lower",
-                            "the plan's kernels in linalg on tensors"),
-                 clEnumValN(Phase::Ptx, "ptx",
-                            "CUDA targets: one .ptx and .cubin per kernel "
-                            "launch, written to -o DIR/<chip>/")),
+      cl::values(
+          clEnumValN(Emit::Import, "import", "as imported"),
+          clEnumValN(Emit::Graph, "graph",
+                     "canonical tsc graph with bound symbolic dims"),
+          clEnumValN(Emit::Prune, "prune",
+                     "after --prune: heads and neurons removed, "
+                     "weights sparsified"),
+          clEnumValN(Emit::Quantize, "quantize",
+                     "GEMMs quantized as --quantize says"),
+          clEnumValN(Emit::Fuse, "fuse",
+                     "norms and activations recognised as single ops"),
+          clEnumValN(Emit::Lower, "lower",
+                     "the plan's kernels in linalg on tensors"),
+          clEnumValN(Emit::Ptx, "ptx",
+                     "CUDA targets: one .ptx and .cubin per kernel "
+                     "launch, written to -o DIR/<chip>/"),
+          clEnumValN(Emit::Dot, "dot",
+                     "the plan as a Graphviz graph: one node per kernel or "
+                     "library call, coloured by precision")),
       cl::cat(category)};
   cl::list<std::string> targets{
       "target",
@@ -77,10 +89,10 @@ struct DriverOptions {
       cl::CommaSeparated, cl::cat(category)};
   cl::opt<std::string> cpu{
       "cpu",
-      cl::desc("x86-64 level of host kernels: native (default: the best this "
-               "machine runs), x86-64, x86-64-v3 (AVX2) or x86-64-v4 "
-               "(AVX-512)"),
-      cl::init("native"), cl::cat(category)};
+      cl::desc("x86-64 level of host kernels: x86-64-v3 (default: AVX2 and "
+               "FMA, which runs on any x86-64 CPU since 2015), x86-64, "
+               "x86-64-v4 (AVX-512) or native (the best this machine runs)"),
+      cl::init("x86-64-v3"), cl::cat(category)};
   cl::opt<bool> generatedGemms{
       "generated-gemms",
       cl::desc("Generate fp32 matmul/linear kernels instead of calling the "
@@ -126,12 +138,17 @@ struct DriverOptions {
                "activations, GEMM epilogues and merging) and plan one kernel "
                "per op (for comparison)"),
       cl::init(false), cl::cat(category)};
-  cl::opt<bool> report{
+  cl::opt<ReportFormat> report{
       "report",
       cl::desc("Print the plan: kernels and library calls per layer, "
                "estimated memory traffic with fusion on and off, arena and "
-               "weights"),
-      cl::init(false), cl::cat(category)};
+               "weights (--report=json: the same as one JSON object)"),
+      cl::ValueOptional,
+      cl::values(clEnumValN(ReportFormat::Text, "", "text (the default)"),
+                 clEnumValN(ReportFormat::Text, "text", "text"),
+                 clEnumValN(ReportFormat::Json, "json", "one JSON object")),
+      cl::init(ReportFormat::None),
+      cl::cat(category)};
   cl::list<std::string> dims{
       "dim", cl::desc("Range of a symbolic dim, e.g. --dim seq=1..512"),
       cl::value_desc("NAME=MIN..MAX"), cl::cat(category)};
@@ -189,6 +206,18 @@ struct DriverOptions {
                "parameters and FLOPs per layer) and found already pruned as "
                "JSON"),
       cl::value_desc("file"), cl::init(""), cl::cat(category)};
+  cl::opt<bool> timePhases{
+      "time-phases",
+      cl::desc("Print the wall time of each phase (import, the pipeline's "
+               "passes, plan, report, lower, codegen, write) on stderr, as "
+               "MLIR's --mlir-timing does"),
+      cl::init(false), cl::cat(category)};
+  cl::opt<double> progressAfter{
+      "progress-after",
+      cl::desc("Print a progress line on stderr at each phase once the "
+               "compile has taken this many seconds (default 3; negative: "
+               "never)"),
+      cl::init(3.0), cl::Hidden, cl::cat(category)};
   cl::opt<bool> printWeights{
       "print-weights",
       cl::desc("Print weight blobs in full instead of eliding them"),
@@ -509,8 +538,16 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
 /// The flags as typed options; failure after saying which flag is wrong.
 FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   CompileOptions options;
-  if (flags.emit.getNumOccurrences() > 0)
-    options.emit = flags.emit.getValue();
+  if (flags.emit.getNumOccurrences() > 0) {
+    Emit emit = flags.emit.getValue();
+    static constexpr Phase kPhases[] = {
+        Phase::Import, Phase::Graph, Phase::Prune, Phase::Quantize,
+        Phase::Fuse,   Phase::Lower, Phase::Ptx};
+    if (emit == Emit::Dot)
+      options.emitDot = true;
+    else
+      options.emit = kPhases[static_cast<int>(emit)];
+  }
   options.output = flags.output;
   if (failed(parseTargets(flags.targets, options)))
     return failure();
@@ -549,7 +586,8 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
     options.precisionIO = PrecisionIO::Storage;
   if (failed(parseQuantization(flags.quantize, flags, options)))
     return failure();
-  if (!options.emit && !flags.report && options.output == "-") {
+  bool report = flags.report != ReportFormat::None;
+  if (!options.emit && !options.emitDot && !report && options.output == "-") {
     llvm::errs() << "tsc: error: give -o FILE.tscm to write an artifact, "
                     "--emit=PHASE to print IR, or --report\n";
     return failure();
@@ -558,7 +596,8 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
   options.gpuLoopMapping = flags.gpuLoopMapping;
   options.fuse = !flags.noFuse;
   options.useGemmLibrary = !flags.generatedGemms;
-  options.report = flags.report;
+  options.report = report;
+  options.reportJson = flags.report == ReportFormat::Json;
   options.printWeights = flags.printWeights;
   if (llvm::Expected<PruneSpecs> specs = parsePruneSpecs(flags.prune); !specs) {
     llvm::errs() << "tsc: error: " << llvm::toString(specs.takeError()) << "\n";
@@ -581,6 +620,7 @@ FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags) {
     }
     options.maxError = budget;
   }
+  options.progressAfter = flags.progressAfter;
   return options;
 }
 
@@ -597,6 +637,7 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
   cl::SetVersionPrinter(printVersion);
   cl::HideUnrelatedOptions(flags.category);
   cl::ParseCommandLineOptions(
@@ -614,16 +655,27 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   ScopedDiagnosticHandler modelDiagnostics(&context, printModelDiagnostic);
 
+  // --time-phases (or MLIR's --mlir-timing): a tree of phase times on
+  // stderr when the timers go out of scope.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  if (flags.timePhases) {
+    timing.setEnabled(true);
+    timing.setDisplayMode(DefaultTimingManager::DisplayMode::Tree);
+  }
+  TimingScope rootTimer = timing.getRootScope();
   llvm::TimeRecord start = llvm::TimeRecord::getCurrentTime();
+  TimingScope importTimer = rootTimer.nest("import");
   OwningOpRef<ModuleOp> module = importModel(flags, context, sourceMgr);
   if (!module || failed(applyDimRanges(*module, flags.dims)))
     return 1;
+  importTimer.stop();
   double importSeconds =
       llvm::TimeRecord::getCurrentTime().getWallTime() - start.getWallTime();
   FailureOr<CompileOptions> options = getCompileOptions(flags);
   if (failed(options))
     return 1;
-  bool artifact = !options->emit && options->output != "-";
+  bool artifact = !options->emit && !options->emitDot && options->output != "-";
   if (!flags.signKey.empty() && !artifact) {
     llvm::errs() << "tsc: error: --sign-key signs an artifact: give -o "
                     "FILE.tscm\n";
@@ -636,23 +688,33 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   std::set<std::string> defaulted;
   if (!options->emit && llvm::sys::path::extension(flags.input) != ".mlir")
     defaulted = defaultRangedSymbols(*module);
-  if (failed(compile(*module, *options)))
+  if (failed(compile(*module, *options,
+                     timing.isEnabled() ? &rootTimer : nullptr)))
     return 1;
   warnDefaultRanges(*module, defaulted);
   if (!flags.signKey.empty() &&
       failed(signArtifact(options->output, flags.signKey)))
     return 1;
-  // One line for a written artifact: what, how big, how long.
+  // One line for a written artifact: what, for which CPU level, how big,
+  // how long.
   if (artifact) {
     uint64_t bytes = 0;
     (void)llvm::sys::fs::file_size(options->output, bytes);
     double seconds =
         llvm::TimeRecord::getCurrentTime().getWallTime() - start.getWallTime();
+    std::string isa;
+    if (options->target == TargetKind::Host)
+      if (FailureOr<HostTarget> host = resolveHostTarget(options->hostCpu);
+          succeeded(host))
+        isa = " for " + host->cpu +
+              (host->cpu == "x86-64-v4"   ? " (AVX-512)"
+               : host->cpu == "x86-64-v3" ? " (AVX2)"
+                                          : " (SSE2)");
     llvm::errs() << llvm::format(
-        "tsc: wrote %s%s (%.1f MiB) in %.1f s (import %.1f s); `tsc-run %s "
+        "tsc: wrote %s%s%s (%.1f MiB) in %.1f s (import %.1f s); `tsc-run %s "
         "--info` shows what it holds\n",
         options->output.c_str(), flags.signKey.empty() ? "" : " and its .sig",
-        double(bytes) / (1024.0 * 1024.0), seconds, importSeconds,
+        isa.c_str(), double(bytes) / (1024.0 * 1024.0), seconds, importSeconds,
         options->output.c_str());
   }
   if (flags.printPlanCount)

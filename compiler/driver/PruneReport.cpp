@@ -94,12 +94,17 @@ void tsc::printPruneReport(ModuleOp module, llvm::raw_ostream &os) {
      << paramsAfter << "\n";
 }
 
-LogicalResult tsc::writePruneReport(ModuleOp module, StringRef path,
-                                    const llvm::json::Object *budget) {
+llvm::json::Array tsc::getPruneRecordsJson(ModuleOp module) {
   llvm::json::Array records;
   if (auto attr = module->getAttrOfType<ArrayAttr>(kPruneRecordsAttr))
     for (Attribute record : attr)
       records.push_back(toJson(record));
+  return records;
+}
+
+LogicalResult tsc::writePruneReport(ModuleOp module, StringRef path,
+                                    const llvm::json::Object *budget) {
+  llvm::json::Array records = getPruneRecordsJson(module);
   std::error_code error;
   llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_Text);
   if (error) {

@@ -14,6 +14,10 @@ namespace mlir::tsc {
 /// with their reasons, and weights that arrived pruned.
 void printPruneReport(ModuleOp module, llvm::raw_ostream &os);
 
+/// The records of `module` as JSON objects (what --prune-report writes and
+/// --report=json shows as "pruning").
+llvm::json::Array getPruneRecordsJson(ModuleOp module);
+
 /// Writes the records of `module` to `path` as JSON ({"records": [...]},
 /// with `"error_budget": budget` when given: the --max-error search);
 /// failure after saying why.

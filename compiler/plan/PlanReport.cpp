@@ -1,10 +1,11 @@
 //===- PlanReport.cpp - what tsc --report says about a plan ---------------===//
 //
-// Traffic estimates, layers and source nodes of steps, and the report's
-// text; split from Plan.cpp, which builds the plan.
+// Traffic estimates, layers and source nodes of steps, and the report as
+// text and JSON; split from Plan.cpp, which builds the plan.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/plan/PlanReport.h"
 #include "compiler/plan/Plan.h"
 
 #include "dialects/tsc/IR/TscOps.h"
@@ -15,8 +16,10 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -62,17 +65,23 @@ static std::optional<StringRef> sourceName(Location loc) {
   return std::nullopt;
 }
 
-std::string plan::getSourceNodes(const PlanStep &step, unsigned limit) {
-  std::string text;
-  unsigned count = 0;
+std::vector<std::string> plan::getSourceNodeList(const PlanStep &step) {
+  std::vector<std::string> names;
   llvm::StringSet<> seen;
-  for (Operation *op : step.ops) {
-    std::optional<StringRef> name = sourceName(op->getLoc());
-    if (!name || !seen.insert(*name).second)
-      continue;
-    if (count++ == limit)
+  for (Operation *op : step.ops)
+    if (std::optional<StringRef> name = sourceName(op->getLoc()))
+      if (seen.insert(*name).second)
+        names.push_back(name->str());
+  return names;
+}
+
+std::string plan::getSourceNodes(const PlanStep &step, unsigned limit) {
+  std::vector<std::string> names = getSourceNodeList(step);
+  std::string text;
+  for (auto [i, name] : llvm::enumerate(names)) {
+    if (i == limit)
       return text + ", ...";
-    text += (text.empty() ? "" : ", ") + name->str();
+    text += (text.empty() ? "" : ", ") + name;
   }
   return text;
 }
@@ -128,7 +137,6 @@ std::string plan::getLayer(const PlanStep &step) {
   }
   return "";
 }
-
 namespace {
 struct Totals {
   unsigned kernels = 0, gemms = 0, copies = 0;
@@ -140,6 +148,12 @@ struct Totals {
     traffic += estimateTraffic(plan, step);
   }
   unsigned steps() const { return kernels + gemms + copies; }
+  llvm::json::Object toJson() const {
+    return llvm::json::Object{{"kernels", kernels},
+                              {"gemm_calls", gemms},
+                              {"copies", copies},
+                              {"memory_traffic_bytes", traffic}};
+  }
 };
 
 Totals totalsOf(const Plan &plan) {
@@ -152,62 +166,172 @@ Totals totalsOf(const Plan &plan) {
 std::string megabytes(uint64_t bytes) {
   return llvm::formatv("{0:F2} MB", double(bytes) / 1e6).str();
 }
+
+/// A layer of the report: its name ("/layers.0", "/layers.0 #2" for a
+/// second application of shared weights) and what its steps add up to.
+struct Layer {
+  std::string name;
+  Totals totals;
+  llvm::DenseSet<unsigned> weights;
+};
+
+/// What the text and the JSON report show, collected once.
+struct Report {
+  Totals total;
+  unsigned views = 0;
+  std::vector<Layer> layers;
+  Totals outside;
+  /// The name of each step's layer ("" outside layers).
+  std::vector<std::string> stepLayers;
+  /// With fp16/bf16: the ops that keep f32 results, by name.
+  std::map<std::string, unsigned> keptF32;
+  /// With int8 GEMM steps: how many GEMMs, how many int8, and the attention
+  /// kernels (whose products stay float).
+  unsigned gemms = 0, int8Gemms = 0, attention = 0;
+};
+
+bool isInt8Gemm(const PlanStep &s) {
+  return s.kind == PlanStep::Kind::Gemm && s.weightScale != ~0u;
+}
+
+/// "int8", or "float: " and why a GEMM step was not quantized.
+std::string gemmDecision(const Plan &plan, const PlanStep &step) {
+  if (isInt8Gemm(step))
+    return "int8";
+  const PlanValue &b = plan.values[plan.root(step.b)];
+  if (b.storage != Storage::Weight)
+    return "float: its weight is computed at run time (a product of "
+           "activations)";
+  if (b.dtype != DType::F32)
+    return "float: not an f32 product";
+  return "float: not in int8 form (a batched weight, K below 16, no "
+         "calibrated range, or a quantized value read elsewhere; see "
+         "--emit=quantize)";
+}
+
+/// What a step does: its kernel's name, "gemm" with its epilogue, or "copy".
+std::string describeStep(const Plan &plan, const PlanStep &step) {
+  std::string what;
+  switch (step.kind) {
+  case PlanStep::Kind::Kernel:
+    return step.name;
+  case PlanStep::Kind::Gemm:
+    what = step.weightScale != ~0u ? "gemm int8" : "gemm";
+    if (step.bias != ~0u)
+      what += "+bias";
+    // The activation codes of the artifact (format 1.8).
+    if (step.activation)
+      what += step.activation == 1 ? "+gelu" : "+gelu_tanh";
+    if (step.residual != ~0u)
+      what += plan.root(step.c) == plan.root(step.residual)
+                  ? "+residual (in place)"
+                  : "+residual";
+    return what;
+  case PlanStep::Kind::Copy:
+    return "copy";
+  }
+  llvm_unreachable("unknown step kind");
+}
+
+// Per layer, in order of first appearance. A module applied more than
+// once with the same weights (ALBERT shares one layer's weights across
+// its layers) counts each application as a layer: an application ends
+// where a GEMM step reads a weight that a GEMM step of the same
+// application read (steps between its last GEMM and the next
+// application's first count in the earlier one).
+void collectLayers(const Plan &plan, Report &report) {
+  llvm::StringMap<unsigned> current, applications;
+  for (const PlanStep &step : plan.steps) {
+    std::string layer = getLayer(step);
+    if (layer.empty()) {
+      report.outside.add(plan, step);
+      report.stepLayers.emplace_back();
+      continue;
+    }
+    SmallVector<unsigned, 2> weights;
+    if (step.kind == PlanStep::Kind::Gemm)
+      for (unsigned v : {step.a, step.b})
+        if (plan.values[plan.root(v)].storage == Storage::Weight)
+          weights.push_back(plan.root(v));
+    auto it = current.find(layer);
+    if (it == current.end() || llvm::any_of(weights, [&](unsigned w) {
+          return report.layers[it->second].weights.contains(w);
+        })) {
+      unsigned n = ++applications[layer];
+      current[layer] = report.layers.size();
+      std::string name =
+          n == 1 ? layer : llvm::formatv("{0} #{1}", layer, n).str();
+      report.layers.push_back({name, Totals(), {}});
+    }
+    Layer &l = report.layers[current[layer]];
+    l.totals.add(plan, step);
+    l.weights.insert(weights.begin(), weights.end());
+    report.stepLayers.push_back(l.name);
+  }
+}
+
+Report collectReport(const Plan &plan) {
+  Report report;
+  report.total = totalsOf(plan);
+  for (const PlanValue &value : plan.values)
+    report.views += value.storage == Storage::View;
+  collectLayers(plan, report);
+  for (const PlanStep &step : plan.steps) {
+    report.gemms += step.kind == PlanStep::Kind::Gemm;
+    report.int8Gemms += isInt8Gemm(step);
+    report.attention += llvm::count_if(
+        step.ops, [](Operation *op) { return isa<AttentionOp>(op); });
+    if (!isHalfPrecision(plan.precision))
+      continue;
+    for (Operation *op : step.ops)
+      if (!isa<CastOp>(op) && llvm::any_of(op->getResultTypes(), [](Type t) {
+            auto tensor = dyn_cast<RankedTensorType>(t);
+            return tensor && tensor.getElementType().isF32();
+          }))
+        ++report.keptF32[op->getName().stripDialect().str()];
+  }
+  return report;
+}
+
+double reuseSavings(const Plan &plan) {
+  return plan.intermediateBytes
+             ? 100.0 * (1.0 -
+                        double(plan.arenaSize) / double(plan.intermediateBytes))
+             : 0.0;
+}
 } // namespace
 
 /// With int8 GEMM steps (--quantize=dynamic-int8, docs/quantization.md):
 /// every GEMM step int8 or float, a float one with the reason, and the
 /// attention kernels, whose products stay float.
-static void printQuantization(const Plan &plan, raw_ostream &os) {
-  auto isInt8 = [](const PlanStep &s) {
-    return s.kind == PlanStep::Kind::Gemm && s.weightScale != ~0u;
-  };
-  if (llvm::none_of(plan.steps, isInt8))
+static void printQuantization(const Plan &plan, const Report &report,
+                              raw_ostream &os) {
+  if (!report.int8Gemms)
     return;
-  unsigned int8 = 0, gemms = 0, attention = 0;
-  for (const PlanStep &step : plan.steps) {
-    gemms += step.kind == PlanStep::Kind::Gemm;
-    int8 += isInt8(step);
-    attention += llvm::count_if(
-        step.ops, [](Operation *op) { return isa<AttentionOp>(op); });
-  }
   bool calibrated = llvm::any_of(plan.steps, [&](const PlanStep &s) {
-    return isInt8(s) && s.inputScale > 0;
+    return isInt8Gemm(s) && s.inputScale > 0;
   });
   os << (calibrated ? "quantization: static int8 (weights s8 per output "
                       "channel, activations s8 per tensor by calibrated "
                       "scales, s32 accumulation): "
                     : "quantization: dynamic int8 (weights s8 per output "
                       "channel, activations s8 per row, s32 accumulation): ")
-     << int8 << " of " << gemms << " GEMMs int8";
-  if (attention)
-    os << "; attention's products float in " << attention
+     << report.int8Gemms << " of " << report.gemms << " GEMMs int8";
+  if (report.attention)
+    os << "; attention's products float in " << report.attention
        << " attention kernels (activations on both sides; softmax and norms "
           "stay float)";
   os << "\n";
-  for (auto [i, step] : llvm::enumerate(plan.steps)) {
-    if (step.kind != PlanStep::Kind::Gemm)
-      continue;
-    std::string why = "int8";
-    if (!isInt8(step)) {
-      const PlanValue &b = plan.values[plan.root(step.b)];
-      if (b.storage != Storage::Weight)
-        why = "float: its weight is computed at run time (a product of "
-              "activations)";
-      else if (b.dtype != DType::F32)
-        why = "float: not an f32 product";
-      else
-        why = "float: not in int8 form (a batched weight, K below 16, no "
-              "calibrated range, or a quantized value read elsewhere; see "
-              "--emit=quantize)";
-    }
-    os << llvm::formatv("  step {0,4} {1}  {2}\n", i, why,
-                        getSourceNodes(step, 2));
-  }
+  for (auto [i, step] : llvm::enumerate(plan.steps))
+    if (step.kind == PlanStep::Kind::Gemm)
+      os << llvm::formatv("  step {0,4} {1}  {2}\n", i,
+                          gemmDecision(plan, step), getSourceNodes(step, 2));
 }
 
 /// The report's precision line: what is stored how, and for fp16/bf16 the
 /// ops that keep f32 results (their outputs may leave the half range).
-static void printPrecision(const Plan &plan, raw_ostream &os) {
+static void printPrecision(const Plan &plan, const Report &report,
+                           raw_ostream &os) {
   if (!isHalfPrecision(plan.precision)) {
     os << "precision: fp32 storage and compute"
        << (plan.gemmTf32 ? "; GEMMs round their inputs to TF32 (cuBLASLt fast "
@@ -216,14 +340,6 @@ static void printPrecision(const Plan &plan, raw_ostream &os) {
        << "\n";
     return;
   }
-  std::map<std::string, unsigned> kept;
-  for (const PlanStep &step : plan.steps)
-    for (Operation *op : step.ops)
-      if (!isa<CastOp>(op) && llvm::any_of(op->getResultTypes(), [](Type t) {
-            auto tensor = dyn_cast<RankedTensorType>(t);
-            return tensor && tensor.getElementType().isF32();
-          }))
-        ++kept[op->getName().stripDialect().str()];
   StringRef precision = getPrecisionName(plan.precision);
   os << "precision: " << precision
      << " storage (weights, activations), fp32 compute and accumulation; "
@@ -231,9 +347,9 @@ static void printPrecision(const Plan &plan, raw_ostream &os) {
                      : std::string("the model's inputs and outputs keep their "
                                    "types"))
      << "; ops kept in fp32: ";
-  if (kept.empty())
+  if (report.keptF32.empty())
     os << "none";
-  llvm::interleaveComma(kept, os, [&](const auto &entry) {
+  llvm::interleaveComma(report.keptF32, os, [&](const auto &entry) {
     os << entry.first << " x" << entry.second;
   });
   os << "\n";
@@ -241,13 +357,11 @@ static void printPrecision(const Plan &plan, raw_ostream &os) {
 
 void plan::printReport(const Plan &plan, const Plan *unfused,
                        llvm::raw_ostream &os) {
-  Totals total = totalsOf(plan);
-  unsigned views = 0;
-  for (const PlanValue &value : plan.values)
-    views += value.storage == Storage::View;
+  Report report = collectReport(plan);
+  const Totals &total = report.total;
   os << "plan: " << plan.steps.size() << " steps: " << total.kernels
      << " kernels, " << total.gemms << " GEMM library calls, " << total.copies
-     << " copies; " << views << " views (reshapes, in-place results)\n";
+     << " copies; " << report.views << " views (reshapes, in-place results)\n";
   os << "symbols:";
   for (const PlanSymbol &s : plan.symbols)
     os << " " << s.name << "=[" << s.min << ", " << s.max << "]";
@@ -269,54 +383,11 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
                         megabytes(plan.arenaSize),
                         megabytes(unfused->arenaSize));
   }
-
-  // Per layer, in order of first appearance. A module applied more than
-  // once with the same weights (ALBERT shares one layer's weights across
-  // its layers) counts each application as a layer: an application ends
-  // where a GEMM step reads a weight that a GEMM step of the same
-  // application read (steps between its last GEMM and the next
-  // application's first count in the earlier one).
-  struct Layer {
-    std::string name;
-    Totals totals;
-    llvm::DenseSet<unsigned> weights;
-  };
-  std::vector<Layer> layers;
-  llvm::StringMap<unsigned> current, applications;
-  std::vector<std::string> stepLayers;
-  Totals outside;
-  for (const PlanStep &step : plan.steps) {
-    std::string layer = getLayer(step);
-    if (layer.empty()) {
-      outside.add(plan, step);
-      stepLayers.emplace_back();
-      continue;
-    }
-    SmallVector<unsigned, 2> weights;
-    if (step.kind == PlanStep::Kind::Gemm)
-      for (unsigned v : {step.a, step.b})
-        if (plan.values[plan.root(v)].storage == Storage::Weight)
-          weights.push_back(plan.root(v));
-    auto it = current.find(layer);
-    if (it == current.end() || llvm::any_of(weights, [&](unsigned w) {
-          return layers[it->second].weights.contains(w);
-        })) {
-      unsigned n = ++applications[layer];
-      current[layer] = layers.size();
-      std::string name =
-          n == 1 ? layer : llvm::formatv("{0} #{1}", layer, n).str();
-      layers.push_back({name, Totals(), {}});
-    }
-    Layer &l = layers[current[layer]];
-    l.totals.add(plan, step);
-    l.weights.insert(weights.begin(), weights.end());
-    stepLayers.push_back(l.name);
-  }
-  if (!layers.empty()) {
+  if (!report.layers.empty()) {
     unsigned most = 0;
-    for (const Layer &l : layers)
+    for (const Layer &l : report.layers)
       most = std::max(most, l.totals.steps());
-    os << "layers: " << layers.size() << ", at most " << most
+    os << "layers: " << report.layers.size() << ", at most " << most
        << " kernels + library calls each\n";
     auto line = [&](StringRef name, const Totals &t) {
       os << llvm::formatv("  {0,-40} {1,3} kernels {2,3} GEMM calls {3,3} "
@@ -324,45 +395,234 @@ void plan::printReport(const Plan &plan, const Plan *unfused,
                           name, t.kernels, t.gemms, t.copies,
                           megabytes(t.traffic));
     };
-    for (const Layer &l : layers)
+    for (const Layer &l : report.layers)
       line(l.name, l.totals);
-    line("(outside layers)", outside);
+    line("(outside layers)", report.outside);
   }
   os << "arena: " << plan.arenaSize
      << " bytes at the symbols' maxima; intermediates sum to "
      << plan.intermediateBytes << " bytes"
-     << llvm::format(" (reuse saves %.1f%%)\n",
-                     plan.intermediateBytes
-                         ? 100.0 * (1.0 - double(plan.arenaSize) /
-                                              double(plan.intermediateBytes))
-                         : 0.0);
+     << llvm::format(" (reuse saves %.1f%%)\n", reuseSavings(plan));
   os << "weights: " << plan.weightBytes << " bytes\n";
-  printPrecision(plan, os);
-  printQuantization(plan, os);
+  printPrecision(plan, report, os);
+  printQuantization(plan, report, os);
   os << "steps:\n";
-  for (auto [i, step] : llvm::enumerate(plan.steps)) {
-    std::string what;
-    switch (step.kind) {
-    case PlanStep::Kind::Kernel:
-      what = step.name;
-      break;
-    case PlanStep::Kind::Gemm:
-      what = step.weightScale != ~0u ? "gemm int8" : "gemm";
-      if (step.bias != ~0u)
-        what += "+bias";
-      // The activation codes of the artifact (format 1.8).
-      if (step.activation)
-        what += step.activation == 1 ? "+gelu" : "+gelu_tanh";
-      if (step.residual != ~0u)
-        what += plan.root(step.c) == plan.root(step.residual)
-                    ? "+residual (in place)"
-                    : "+residual";
-      break;
-    case PlanStep::Kind::Copy:
-      what = "copy";
-      break;
-    }
-    os << llvm::formatv("  {0,4} {1,-60} {2,12}  {3}\n", i, what,
-                        megabytes(estimateTraffic(plan, step)), stepLayers[i]);
+  for (auto [i, step] : llvm::enumerate(plan.steps))
+    os << llvm::formatv(
+        "  {0,4} {1,-60} {2,12}  {3}\n", i, describeStep(plan, step),
+        megabytes(estimateTraffic(plan, step)), report.stepLayers[i]);
+}
+
+llvm::json::Object plan::getReportJson(const Plan &plan, const Plan *unfused) {
+  Report report = collectReport(plan);
+  llvm::json::Object out;
+  llvm::json::Object totals = report.total.toJson();
+  totals["steps"] = plan.steps.size();
+  totals["views"] = report.views;
+  out["plan"] = std::move(totals);
+  llvm::json::Array symbols;
+  for (const PlanSymbol &s : plan.symbols)
+    symbols.push_back(
+        llvm::json::Object{{"name", s.name}, {"min", s.min}, {"max", s.max}});
+  out["symbols"] = std::move(symbols);
+  if (unfused) {
+    llvm::json::Object off = totalsOf(*unfused).toJson();
+    off["arena_bytes"] = unfused->arenaSize;
+    out["unfused"] = std::move(off);
   }
+  llvm::json::Array layers;
+  for (const Layer &l : report.layers) {
+    llvm::json::Object layer = l.totals.toJson();
+    layer["name"] = l.name;
+    layers.push_back(std::move(layer));
+  }
+  out["layers"] = std::move(layers);
+  out["outside_layers"] = report.outside.toJson();
+  out["arena_bytes"] = plan.arenaSize;
+  out["intermediate_bytes"] = plan.intermediateBytes;
+  out["arena_reuse_saves_percent"] = reuseSavings(plan);
+  out["weight_bytes"] = plan.weightBytes;
+  llvm::json::Object precision{{"storage", getPrecisionName(plan.precision)},
+                               {"gemm_tf32", plan.gemmTf32},
+                               {"half_io", plan.halfIO}};
+  if (isHalfPrecision(plan.precision)) {
+    llvm::json::Object kept;
+    for (const auto &[name, count] : report.keptF32)
+      kept[name] = count;
+    precision["ops_kept_fp32"] = std::move(kept);
+  }
+  out["precision"] = std::move(precision);
+  if (report.int8Gemms)
+    out["quantization"] =
+        llvm::json::Object{{"mode", "dynamic-int8"},
+                           {"gemms", report.gemms},
+                           {"int8_gemms", report.int8Gemms},
+                           {"attention_kernels_float", report.attention}};
+  llvm::json::Array steps;
+  for (auto [i, step] : llvm::enumerate(plan.steps)) {
+    StringRef kind = step.kind == PlanStep::Kind::Kernel ? "kernel"
+                     : step.kind == PlanStep::Kind::Gemm ? "gemm"
+                                                         : "copy";
+    llvm::json::Object entry{
+        {"index", i},
+        {"kind", kind},
+        {"name", describeStep(plan, step)},
+        {"memory_traffic_bytes", estimateTraffic(plan, step)},
+        {"layer", report.stepLayers[i]},
+        {"source_nodes", llvm::json::Array(getSourceNodeList(step))}};
+    if (step.kind == PlanStep::Kind::Gemm && report.int8Gemms)
+      entry["quantization"] = gemmDecision(plan, step);
+    steps.push_back(std::move(entry));
+  }
+  out["steps"] = std::move(steps);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// tsc --emit=dot
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+StringRef dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::F64:
+    return "f64";
+  case DType::I8:
+    return "i8";
+  case DType::U8:
+    return "u8";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::Bool:
+    return "bool";
+  default:
+    return "other";
+  }
+}
+
+/// The values step `step` reads and writes (their plan indices).
+void getStepValues(const Plan &plan, const PlanStep &step,
+                   SmallVectorImpl<unsigned> &reads,
+                   SmallVectorImpl<unsigned> &writes) {
+  switch (step.kind) {
+  case PlanStep::Kind::Kernel:
+    // Inputs first, then results: a result is a value one of its ops
+    // defines.
+    for (unsigned v : step.buffers) {
+      Value value = plan.values[v].value;
+      Operation *def = value ? value.getDefiningOp() : nullptr;
+      bool written = def && llvm::is_contained(step.ops, def);
+      (written ? writes : reads).push_back(v);
+    }
+    return;
+  case PlanStep::Kind::Gemm:
+    for (unsigned v :
+         {step.a, step.b, step.bias, step.residual, step.weightScale})
+      if (v != ~0u)
+        reads.push_back(v);
+    writes.push_back(step.c);
+    return;
+  case PlanStep::Kind::Copy:
+    reads.push_back(step.source);
+    writes.push_back(step.destination);
+    return;
+  }
+}
+
+/// The fill colour of a step: by kind and by the precision it computes in
+/// (as hex, which Graphviz's SVG keeps as it is).
+StringRef stepColour(const Plan &plan, const PlanStep &step,
+                     ArrayRef<unsigned> writes) {
+  if (isInt8Gemm(step))
+    return "#ffa500"; // orange
+  bool half = llvm::any_of(writes, [&](unsigned v) {
+    DType d = plan.values[v].dtype;
+    return d == DType::F16 || d == DType::BF16;
+  });
+  if (step.kind == PlanStep::Kind::Copy)
+    return "#ffffff";
+  if (step.kind == PlanStep::Kind::Gemm)
+    return half ? "#63b8ff" : "#98fb98"; // blue, green
+  return half ? "#add8e6" : "#d3d3d3";   // light blue, grey
+}
+
+std::string escapeDot(StringRef text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+} // namespace
+
+void plan::printPlanDot(const Plan &plan, llvm::raw_ostream &os) {
+  Report report = collectReport(plan);
+  os << "// tsc --emit=dot: one node per step of the plan (generated kernel,\n"
+        "// GEMM library call or copy); edges are the values between them,\n"
+        "// labelled with their element type. Fill: grey f32 kernel, light\n"
+        "// blue f16/bf16 kernel, green f32 GEMM, blue f16/bf16 GEMM, orange\n"
+        "// int8 GEMM, white copy. Render: dot -Tsvg plan.dot -o plan.svg\n";
+  os << "digraph plan {\n  rankdir=TB;\n"
+        "  node [shape=box, style=filled, fontname=\"Helvetica\", "
+        "fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=8];\n";
+  // The node that last wrote each stored value (a view is its root's).
+  llvm::DenseMap<unsigned, std::string> producer;
+  for (auto [i, input] : llvm::enumerate(plan.inputs)) {
+    std::string id = "input" + std::to_string(i);
+    os << "  " << id << " [shape=ellipse, fillcolor=white, label=\"input "
+       << escapeDot(input.first) << "\"];\n";
+    producer[plan.root(input.second)] = id;
+  }
+  std::set<std::pair<std::string, std::string>> edges;
+  auto edge = [&](const std::string &from, const std::string &to,
+                  StringRef label) {
+    if (edges.insert({from, to}).second)
+      os << "  " << from << " -> " << to << " [label=\"" << label << "\"];\n";
+  };
+  for (auto [i, step] : llvm::enumerate(plan.steps)) {
+    SmallVector<unsigned, 8> reads, writes;
+    getStepValues(plan, step, reads, writes);
+    std::string id = "step" + std::to_string(i);
+    std::string label =
+        std::to_string(i) + ": " + escapeDot(describeStep(plan, step));
+    if (!report.stepLayers[i].empty())
+      label += "\\n" + escapeDot(report.stepLayers[i]);
+    unsigned weights = llvm::count_if(reads, [&](unsigned v) {
+      return plan.values[plan.root(v)].storage == Storage::Weight;
+    });
+    if (weights)
+      label += "\\n" + std::to_string(weights) + " weight" +
+               (weights == 1 ? "" : "s");
+    os << "  " << id << " [fillcolor=\"" << stepColour(plan, step, writes)
+       << "\", label=\"" << label << "\", tooltip=\""
+       << escapeDot(getSourceNodes(step, 8)) << "\"];\n";
+    for (unsigned v : reads) {
+      auto it = producer.find(plan.root(v));
+      if (it != producer.end())
+        edge(it->second, id, dtypeName(plan.values[v].dtype));
+    }
+    for (unsigned v : writes)
+      producer[plan.root(v)] = id;
+  }
+  for (auto [i, output] : llvm::enumerate(plan.outputs)) {
+    std::string id = "output" + std::to_string(i);
+    os << "  " << id << " [shape=ellipse, fillcolor=white, label=\"output "
+       << escapeDot(output.first) << "\"];\n";
+    auto it = producer.find(plan.root(output.second));
+    if (it != producer.end())
+      edge(it->second, id, dtypeName(plan.values[output.second].dtype));
+  }
+  os << "}\n";
 }

@@ -4,6 +4,7 @@
 
 #include "crc32c.h"
 #include "internal.h"
+#include "log.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -255,9 +256,16 @@ tsc_status_t Artifact::validate() {
       view = &weights_;
     else if (std::memcmp(entry, tscm::kSectionCuda, 4) == 0)
       view = &cuda_;
+    else if (std::memcmp(entry, tscm::kSectionSteps, 4) == 0)
+      view = &steps_;
     if (view)
       *view = SectionView{data_ + offset, static_cast<size_t>(size), true};
-    else if (minor_ <= tscm::kMinor)
+    else if (minor_ > tscm::kMinor)
+      logf(TSC_LOG_WARNING,
+           "%s: format 1.%u is newer than this runtime's (1.%u): skipped its "
+           "section %s",
+           file, minor_, unsigned(tscm::kMinor), sectionName(entry).c_str());
+    else
       return statusf(TSC_STATUS_DATA_LOSS,
                      "%s: unknown section %s in format 1.%u (corrupt artifact)",
                      file, sectionName(entry).c_str(), minor_);

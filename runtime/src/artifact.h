@@ -59,6 +59,8 @@ public:
   const SectionView &host() const { return host_; }
   const SectionView &weights() const { return weights_; }
   const SectionView &cuda() const { return cuda_; }
+  /// Format 1.13: each step's layer and source nodes (absent before).
+  const SectionView &steps() const { return steps_; }
 
   /// Drops the resident pages wholly inside [data, data + size) of a mapped
   /// file (a later read faults them in again); does nothing to borrowed
@@ -75,7 +77,7 @@ private:
   size_t mappingSize_ = 0;
   uint16_t minor_ = 0;
   std::string producer_;
-  SectionView plan_, host_, weights_, cuda_;
+  SectionView plan_, host_, weights_, cuda_, steps_;
 };
 
 } // namespace tsc::rt

@@ -336,7 +336,7 @@ public:
   tsc_status_t prepareGemm(size_t step, const GemmStep &g,
                            const Layout &layout, GemmPlan &plan);
   tsc_status_t enqueueSteps(const Layout &layout, Prepared &prepared,
-                            std::vector<double> *stepTimes,
+                            StepTimes *stepTimes,
                             const StepHook &hook = nullptr);
   tsc_status_t launch(size_t step, const LaunchStep &l, const Layout &layout);
   tsc_status_t gemm(size_t step, const GemmStep &g, const GemmPlan &plan);
@@ -657,7 +657,7 @@ tsc_status_t CudaSession::launch(size_t step, const LaunchStep &l,
 }
 
 tsc_status_t CudaSession::enqueueSteps(const Layout &layout, Prepared &prepared,
-                                       std::vector<double> *stepTimes,
+                                       StepTimes *stepTimes,
                                        const StepHook &hook) {
   using Clock = std::chrono::steady_clock;
   const Driver &d = driver();
@@ -701,9 +701,7 @@ tsc_status_t CudaSession::enqueueSteps(const Layout &layout, Prepared &prepared,
                        file().c_str(), i,
                        s.kind == StepKind::Launch ? lastKernel.c_str() : "gemm",
                        errorName(r).c_str());
-      (*stepTimes)[i] +=
-          std::chrono::duration<double, std::milli>(Clock::now() - start)
-              .count();
+      stepTimes->record(i, start, Clock::now());
     }
     if (!hook || !plan.definesAfter[i])
       continue;
@@ -753,7 +751,7 @@ tsc_status_t runCuda(CudaSession &session, const Layout &layout,
                      const int64_t *symbols,
                      const std::vector<CudaBuffer> &inputs,
                      const std::vector<CudaBuffer> &outputs,
-                     std::vector<double> *stepTimes, const StepHook &hook) {
+                     StepTimes *stepTimes, const StepHook &hook) {
   const Driver &d = driver();
   const tsc_model_s &model = *session.model;
   const Plan &plan = model.plan;

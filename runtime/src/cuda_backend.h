@@ -66,8 +66,7 @@ tsc_status_t runCuda(CudaSession &session, const Layout &layout,
                      const int64_t *symbols,
                      const std::vector<CudaBuffer> &inputs,
                      const std::vector<CudaBuffer> &outputs,
-                     std::vector<double> *stepTimes,
-                     const StepHook &hook = nullptr);
+                     StepTimes *stepTimes, const StepHook &hook = nullptr);
 
 /// Element `element` of plan value `value` (of `dtype`) copied back from the
 /// device as an i64, for a symbol defined from it (format 1.8); false with

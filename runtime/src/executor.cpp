@@ -16,6 +16,7 @@
 // HOST code links and which also serves libdnnl's GNU OpenMP calls (see
 // CMakeLists.txt), unless the program loaded libgomp before the runtime.
 extern "C" void omp_set_num_threads(int threads);
+extern "C" int omp_get_max_threads(void);
 
 namespace tsc::rt {
 namespace {
@@ -203,8 +204,7 @@ tsc_status_t computeLayout(const tsc_model_s &model, const int64_t *symbols,
 tsc_status_t executeSteps(const tsc_model_s &model, const Layout &layout,
                           const std::vector<void *> &addresses,
                           const int64_t *symbols, HostGemms *gemms,
-                          std::vector<void *> &scratch,
-                          std::vector<double> *stepTimes,
+                          std::vector<void *> &scratch, StepTimes *stepTimes,
                           const StepHook &hook) {
   using Clock = std::chrono::steady_clock;
   const Plan &plan = model.plan;
@@ -240,15 +240,20 @@ tsc_status_t executeSteps(const tsc_model_s &model, const Layout &layout,
       break;
     }
     if (stepTimes)
-      (*stepTimes)[i] +=
-          std::chrono::duration<double, std::milli>(Clock::now() - start)
-              .count();
+      stepTimes->record(i, start, Clock::now());
     if (hook)
       if (tsc_status_t status = hook(i))
         return status;
   }
   return nullptr;
 }
+
+ScopedHostThreads::ScopedHostThreads(int threads)
+    : previous(omp_get_max_threads()) {
+  setHostThreads(threads);
+}
+
+ScopedHostThreads::~ScopedHostThreads() { setHostThreads(previous); }
 
 void setHostThreads(int threads) {
   // The kernels' runtime by name, in case libgomp came first and took the

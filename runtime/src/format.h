@@ -27,7 +27,7 @@ constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
 constexpr uint16_t kMajor = 1;
 /// The newest minor version: the writer writes the oldest minor that has
 /// everything a file uses, the reader knows every field up to this one.
-constexpr uint16_t kMinor = 12;
+constexpr uint16_t kMinor = 13;
 constexpr size_t kHeaderSize = 64;
 constexpr size_t kSectionEntrySize = 32;
 /// Sections, weights and arena values start at multiples of this.
@@ -40,6 +40,8 @@ constexpr char kSectionPlan[4] = {'P', 'L', 'A', 'N'};
 constexpr char kSectionHost[4] = {'H', 'O', 'S', 'T'};
 constexpr char kSectionWeights[4] = {'W', 'G', 'H', 'T'};
 constexpr char kSectionCuda[4] = {'C', 'U', 'D', 'A'};
+/// Format 1.13: per step, its layer and source nodes (for profiles).
+constexpr char kSectionSteps[4] = {'S', 'T', 'E', 'P'};
 
 // --- PLAN --------------------------------------------------------------------
 

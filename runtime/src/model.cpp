@@ -6,6 +6,8 @@
 #include "executor.h"
 #include "internal.h"
 #include "isa.h"
+#include "log.h"
+#include "reader.h"
 #include "signature.h"
 
 #include <cstddef>
@@ -70,6 +72,32 @@ tsc_status_t checkSignature(const tsc_model_options_t *opts,
                          bytes.size(), artifact.name());
 }
 
+// Format 1.13's STEP section: a layer and source nodes per step of the plan
+// (empty strings without the section).
+tsc_status_t parseStepSources(tsc_model_s &model) {
+  size_t steps = model.plan.steps.size();
+  model.stepLayers.assign(steps, "");
+  model.stepNodes.assign(steps, "");
+  const SectionView &section = model.artifact.steps();
+  if (!section.present)
+    return nullptr;
+  Reader r(section.data, section.size);
+  uint32_t count = r.count(8, "step_count");
+  if (r.ok() && count != steps)
+    return statusf(TSC_STATUS_DATA_LOSS,
+                   "%s: STEP: %u steps, the plan has %zu (corrupt artifact)",
+                   model.artifact.name().c_str(), count, steps);
+  for (size_t i = 0; r.ok() && i < steps; ++i) {
+    model.stepLayers[i] = r.str("step layer");
+    model.stepNodes[i] = r.str("step source nodes");
+  }
+  if (!r.ok() || r.remaining())
+    return statusf(TSC_STATUS_DATA_LOSS, "%s: STEP: %s (corrupt artifact)",
+                   model.artifact.name().c_str(),
+                   r.ok() ? "bytes after the last step" : r.error().c_str());
+  return nullptr;
+}
+
 // Everything after the container is validated.
 tsc_status_t finishLoad(tsc_model_s &model) {
   const std::string &file = model.artifact.name();
@@ -77,6 +105,8 @@ tsc_status_t finishLoad(tsc_model_s &model) {
   tsc_status_t status = nullptr;
   if ((status = parsePlan(model.artifact.plan(), file,
                           model.artifact.minorVersion(), plan)))
+    return status;
+  if ((status = parseStepSources(model)))
     return status;
   if (model.isCuda()) {
     if (!model.artifact.cuda().present)
@@ -149,6 +179,11 @@ tsc_status_t load(const tsc_model_options_t *opts, tsc_model_t **out_model,
         (status = checkSignature(opts, model->artifact, path)) ||
         (status = finishLoad(*model)))
       return status;
+    logf(TSC_LOG_INFO, "%s: loaded: format 1.%u by %s, target %s, %zu steps",
+         model->artifact.name().c_str(),
+         unsigned(model->artifact.minorVersion()),
+         model->artifact.producer().c_str(), model->plan.target.c_str(),
+         model->plan.steps.size());
     *out_model = model.release();
     return nullptr;
   });
@@ -375,6 +410,18 @@ tsc_status_t tsc_model_output_shape(const tsc_model_t *model, size_t index,
 
 size_t tsc_model_step_count(const tsc_model_t *model) {
   return model ? model->plan.steps.size() : 0;
+}
+
+const char *tsc_model_step_layer(const tsc_model_t *model, size_t index) {
+  if (!model || index >= model->stepLayers.size())
+    return nullptr;
+  return model->stepLayers[index].c_str();
+}
+
+const char *tsc_model_step_nodes(const tsc_model_t *model, size_t index) {
+  if (!model || index >= model->stepNodes.size())
+    return nullptr;
+  return model->stepNodes[index].c_str();
 }
 
 const char *tsc_model_step_name(const tsc_model_t *model, size_t index) {

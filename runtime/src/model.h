@@ -27,6 +27,9 @@ struct tsc_model_s {
   /// Per step: the kernel function, nullptr for gemm and copy steps.
   std::vector<tsc::rt::KernelFn> kernels;
   bool hasGemm = false;
+  /// Format 1.13, per step: the layer and the source nodes it runs ("" for
+  /// older artifacts), for tsc_model_step_layer and _nodes.
+  std::vector<std::string> stepLayers, stepNodes;
   /// tsc_model_isa's text of plan.isa.
   std::string isaText;
   /// Target "cuda": the device code, and its state per device (created by

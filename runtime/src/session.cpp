@@ -35,7 +35,7 @@ struct tsc_session_s {
   std::unique_ptr<HostGemms> gemms;
   mutable std::string gemmLibrary; // tsc_session_gemm_library's text
   bool profile = false;
-  std::vector<double> stepTimes; // ms per step, summed over runs
+  StepTimes stepTimes; // ms per step: summed over runs, and the last run's
   uint64_t runs = 0;
   // CUDA models: the device side; the host arena is not allocated.
   CudaSessionPtr cuda;
@@ -409,6 +409,8 @@ tsc_status_t afterStep(tsc_session_s &s, size_t i) {
 
 tsc_status_t run(tsc_session_s &s) {
   s.haveOutputs = false;
+  if (s.profile)
+    s.stepTimes.beginRun();
   tsc_status_t status = nullptr;
   if ((status = resolveInputs(s)) || (status = prepareOutputs(s)))
     return status;
@@ -420,7 +422,7 @@ tsc_status_t run(tsc_session_s &s) {
       return status;
   } else {
     computeAddresses(s);
-    setHostThreads(s.threads);
+    ScopedHostThreads threads(s.threads);
     if ((status = executeSteps(*s.model, s.layout, s.addresses,
                                s.symbols.data(), s.gemms.get(), s.scratch,
                                s.profile ? &s.stepTimes : nullptr, hook)))
@@ -481,7 +483,7 @@ tsc_status_t tsc_session_create(tsc_model_t *model,
     session->threads =
         options.thread_count ? int(options.thread_count) : int(cores);
     session->profile = options.profile != 0;
-    session->stepTimes.assign(model->plan.steps.size(), 0.0);
+    session->stepTimes.resize(model->plan.steps.size());
     const Plan &plan = model->plan;
     session->inputs.assign(plan.inputs.size(), nullptr);
     session->boundOutputs.assign(plan.outputs.size(), nullptr);
@@ -513,7 +515,7 @@ tsc_status_t tsc_session_create(tsc_model_t *model,
                      static_cast<unsigned long long>(plan.arenaSize));
 #if TSC_RUNTIME_HAS_ONEDNN
     // Weights are prepared here, with the session's threads.
-    setHostThreads(session->threads);
+    ScopedHostThreads threads(session->threads);
     if (model->hasGemm)
       if (tsc_status_t status = HostGemms::create(*model, session->gemms))
         return status;
@@ -619,9 +621,27 @@ tsc_status_t tsc_session_get_output(tsc_session_t *session, const char *name,
 }
 
 double tsc_session_step_time(const tsc_session_t *session, size_t index) {
-  if (!session || index >= session->stepTimes.size())
+  if (!session || index >= session->stepTimes.total.size())
     return 0.0;
-  return session->stepTimes[index];
+  return session->stepTimes.total[index];
+}
+
+int32_t tsc_session_last_step_time(const tsc_session_t *session, size_t index,
+                                   double *out_start_ms,
+                                   double *out_duration_ms) {
+  if (!session || !session->profile || !session->runs ||
+      index >= session->stepTimes.total.size()) {
+    if (out_start_ms)
+      *out_start_ms = 0.0;
+    if (out_duration_ms)
+      *out_duration_ms = 0.0;
+    return 0;
+  }
+  if (out_start_ms)
+    *out_start_ms = session->stepTimes.lastStart[index];
+  if (out_duration_ms)
+    *out_duration_ms = session->stepTimes.lastDuration[index];
+  return 1;
 }
 
 uint64_t tsc_session_run_count(const tsc_session_t *session) {

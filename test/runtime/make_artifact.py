@@ -612,6 +612,21 @@ def make(args):
     out("unknown-section.tscm", container([(b"PLAN", copy_artifact().encode()), extra]))
     out("unknown-section-newer.tscm",
         container([(b"PLAN", with_definitions(copy_artifact())), extra], minor=99))
+    # Format 1.13: the STEP section, a layer and source nodes per step.
+    def step_section(count, records):
+        out = struct.pack("<I", count)
+        for text in records:
+            out += struct.pack("<I", len(text)) + text
+        return out
+    out("steps.tscm", container([(b"PLAN", with_definitions(copy_artifact())),
+                                 (b"STEP", step_section(1, [b"/layers.0", b"/x/Identity"]))],
+                                minor=13))
+    out("steps-count.tscm", container([(b"PLAN", with_definitions(copy_artifact())),
+                                       (b"STEP", step_section(2, [b"a", b"b", b"c", b"d"]))],
+                                      minor=13))
+    out("steps-truncated.tscm", container([(b"PLAN", with_definitions(copy_artifact())),
+                                           (b"STEP", step_section(1, [b"/layers.0"]))],
+                                          minor=13))
     vulkan = copy_artifact()
     vulkan.target = "vulkan"
     out("vulkan-target.tscm", container([(b"PLAN", vulkan.encode())]))

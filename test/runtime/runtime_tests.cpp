@@ -9,6 +9,8 @@
 
 #include "runtime_tests.h"
 
+#include <dlfcn.h>
+
 using namespace tsc_runtime_tests;
 
 namespace {
@@ -137,6 +139,20 @@ TEST(tensor_errors) {
       TSC_STATUS_INVALID_ARGUMENT, {"12 bytes", "16"}));
   CHECK(expectStatus(tsc_tensor_create_host(TSC_DTYPE_F32, 1, dims, nullptr),
                      TSC_STATUS_INVALID_ARGUMENT, {"out_tensor"}));
+}
+
+extern "C" int tsc_c_log_callback(const char *newer, const char *copy,
+                                  char *why, size_t why_size);
+
+// tsc_set_log_callback from C: a newer artifact's skipped section is a
+// warning naming the file, a load is information, levels filter.
+TEST(log_callback_from_c) {
+  char why[600] = "";
+  int failed = tsc_c_log_callback(path("unknown-section-newer.tscm").c_str(),
+                                  path("copy.tscm").c_str(), why, sizeof(why));
+  if (failed)
+    std::printf("  %s\n", why);
+  CHECK(!failed);
 }
 
 TEST(c99_header_smoke) {
@@ -340,6 +356,10 @@ TEST(fixtures_corrupt) {
        "section PLAN has flags 0x1 and reserved 0x0, not 0"},
       {"unknown-section.tscm", TSC_STATUS_DATA_LOSS,
        "unknown section XTRA in format 1.0"},
+      {"steps-count.tscm", TSC_STATUS_DATA_LOSS,
+       "STEP: 2 steps, the plan has 1"},
+      {"steps-truncated.tscm", TSC_STATUS_DATA_LOSS,
+       "STEP: truncated at byte 17 reading step source nodes"},
   };
   for (const Expected &c : cases) {
     tsc_model_t *m = nullptr;
@@ -393,6 +413,65 @@ TEST(fixture_copy_runs) {
   s.run();
   CHECK(s.output("y").data() == second);
   CHECK(tsc_session_gemm_library(s.get()) == nullptr); // no GEMM steps
+}
+
+// Format 1.13: each step's layer and source nodes, and the last profiled
+// run's step times.
+TEST(fixture_step_sources) {
+  tsc::Model model = tsc::Model::load(path("steps.tscm"));
+  CHECK(std::string(tsc_model_step_layer(model.get(), 0)) == "/layers.0");
+  CHECK(std::string(tsc_model_step_nodes(model.get(), 0)) == "/x/Identity");
+  CHECK(tsc_model_step_layer(model.get(), 1) == nullptr);
+  CHECK(tsc_model_step_nodes(model.get(), 1) == nullptr);
+  tsc::Model old = tsc::Model::load(path("copy.tscm"));
+  CHECK(std::string(tsc_model_step_layer(old.get(), 0)).empty());
+
+  tsc_session_options_t options;
+  tsc_session_options_init(&options);
+  options.thread_count = 1;
+  options.profile = 1;
+  tsc::Session s(model, options);
+  double start = -1, duration = -1;
+  // Before a run: nothing to report.
+  CHECK(tsc_session_last_step_time(s.get(), 0, &start, &duration) == 0 &&
+        start == 0 && duration == 0);
+  std::vector<float> x(8, 1.0f);
+  s.bindInput("x", tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 4}, x.data(), 32));
+  s.run();
+  CHECK(tsc_session_last_step_time(s.get(), 0, &start, &duration) == 1);
+  CHECK(start >= 0 && duration >= 0 &&
+        duration <= tsc_session_step_time(s.get(), 0));
+  CHECK(tsc_session_last_step_time(s.get(), 1, &start, &duration) == 0);
+  tsc::Session plain(model, 1);
+  plain.bindInput("x",
+                  tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 4}, x.data(), 32));
+  plain.run();
+  CHECK(tsc_session_last_step_time(plain.get(), 0, &start, &duration) == 0);
+}
+
+// Sessions with different thread counts, run in turn on one thread, leave
+// the caller's OpenMP thread count as it was: no session resets another's
+// or the caller's (libomp, which the runtime loads, holds the count).
+TEST(session_threads_given_back) {
+  void *omp = dlopen("libomp.so.5", RTLD_NOW | RTLD_NOLOAD);
+  CHECK(omp != nullptr);
+  if (!omp)
+    return;
+  auto get = reinterpret_cast<int (*)()>(dlsym(omp, "omp_get_max_threads"));
+  auto set = reinterpret_cast<void (*)(int)>(dlsym(omp, "omp_set_num_threads"));
+  CHECK(get && set);
+  set(3);
+  tsc::Model model = tsc::Model::load(path("copy.tscm"));
+  tsc::Session one(model, 1), two(model, 2);
+  CHECK(get() == 3);
+  std::vector<float> x(8, 1.0f);
+  for (tsc::Session *s : {&one, &two, &one}) {
+    s->bindInput("x",
+                 tsc::Tensor::wrapHost(TSC_DTYPE_F32, {2, 4}, x.data(), 32));
+    s->run();
+    CHECK(get() == 3);
+  }
+  dlclose(omp);
 }
 
 TEST(fixture_copy_caller_output) {

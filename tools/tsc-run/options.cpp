@@ -54,9 +54,13 @@ options:
   --warmup N              untimed runs before --bench (default 3)
   --timing                print the wall time of loading the model, creating the
                           session and the first run, in ms
-  --profile               time every step of every run and print, per kernel
-                          kind (the ops a kernel runs) and for GEMM calls and
-                          copies, the mean ms per run, largest first
+  --profile               time every step of the measured runs (the --bench
+                          runs, warm-up excluded, else the one run) and print
+                          the mean ms per run per kernel kind (the ops a
+                          kernel runs, GEMM calls, copies; largest first), per
+                          layer, and per step with its layer and source nodes
+  --trace FILE.json       write the measured runs' steps as a Chrome trace
+                          (trace-event "X" events; chrome://tracing, Perfetto)
   --cuda-device N         CUDA artifacts: the device to run on (default 0)
   --no-cuda-graphs        CUDA artifacts: launch every step of every run
                           instead of replaying a CUDA graph per symbol values
@@ -148,7 +152,7 @@ Options tsc::run::parseArgs(int argc, char **argv) {
           "--input",       "--dim",      "--int-range", "--seed",
           "--output-dir",  "--threads",  "--bench",     "--warmup",
           "--cuda-device", "--expected", "--rtol",      "--atol",
-          "--public-key"};
+          "--public-key",  "--trace"};
       bool takes = std::any_of(std::begin(kTakesValue), std::end(kTakesValue),
                                [&](const char *o) { return arg == o; });
       if (takes) {
@@ -194,6 +198,8 @@ Options tsc::run::parseArgs(int argc, char **argv) {
       o.json = true;
     } else if (arg == "--profile") {
       o.profile = true;
+    } else if (arg == "--trace") {
+      o.trace = value;
     } else if (arg == "--timing") {
       o.timing = true;
     } else if (arg == "--cuda-device") {
@@ -208,8 +214,9 @@ Options tsc::run::parseArgs(int argc, char **argv) {
     usageError("no model given");
   if (o.json && !o.info && !o.bench)
     usageError("--json needs --info or --bench");
-  if (o.info && (o.bench || o.profile || o.timing || !o.inputs.empty() ||
-                 !o.expected.empty() || !o.outputDir.empty()))
+  if (o.info &&
+      (o.bench || o.profile || o.timing || !o.trace.empty() ||
+       !o.inputs.empty() || !o.expected.empty() || !o.outputDir.empty()))
     usageError("--info prints the artifact without running it: it takes no "
                "run options");
   return o;

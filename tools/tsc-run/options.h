@@ -22,6 +22,8 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> inputs; // name, file
   std::vector<std::pair<std::string, int64_t>> dims;       // symbol, value
   std::string outputDir;
+  /// --trace: a Chrome trace (trace-event JSON) of the measured runs.
+  std::string trace;
   /// --public-key: an Ed25519 public key (PEM); the artifact must be signed.
   std::string publicKey;
   /// --expected: output name, file; compared within atol + rtol·|expected|.

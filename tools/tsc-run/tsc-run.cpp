@@ -8,6 +8,7 @@
 #include "compare.h"
 #include "npy.h"
 #include "options.h"
+#include "profile.h"
 #include "public_key.h"
 #include "report.h"
 
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -196,48 +198,25 @@ Tensor reinterpret(const Tensor &bytes, tsc_dtype_t dtype) {
   return t;
 }
 
-void bench(Session &session, const Options &o) {
+/// --bench: the warm-up runs, then the timed ones, which `profiler` (when
+/// profiling) records.
+void bench(Session &session, const Options &o, run::Profiler *profiler) {
   for (int i = 0; i < o.warmup; ++i)
     session.run();
+  if (profiler)
+    profiler->exclude();
   std::vector<double> ms;
   for (int i = 0; i < o.bench; ++i) {
     auto start = std::chrono::steady_clock::now();
     session.run();
     auto end = std::chrono::steady_clock::now();
+    if (profiler)
+      profiler->recordRun(start);
     ms.push_back(
         std::chrono::duration<double, std::milli>(end - start).count());
   }
   run::printBench(run::benchStats(std::move(ms)), o.model, o.warmup, o.threads,
                   o.json);
-}
-
-/// Step times summed by kind: a kernel's name without its `tsc_kernel_N_`
-/// prefix (the ops it runs), "gemm" or "copy".
-void printProfile(const Model &model, const Session &session, FILE *out) {
-  std::map<std::string, std::pair<double, int>> kinds; // ms, steps
-  for (size_t i = 0; i < tsc_model_step_count(model.get()); ++i) {
-    std::string name = tsc_model_step_name(model.get(), i);
-    const std::string prefix = "tsc_kernel_";
-    if (name.rfind(prefix, 0) == 0) {
-      size_t end = name.find('_', prefix.size());
-      name = end == std::string::npos ? name : name.substr(end + 1);
-    }
-    kinds[name].first += session.stepTime(i);
-    kinds[name].second += 1;
-  }
-  std::vector<std::pair<std::string, std::pair<double, int>>> rows(
-      kinds.begin(), kinds.end());
-  std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
-    return a.second.first > b.second.first;
-  });
-  double runs = double(std::max<uint64_t>(session.runCount(), 1));
-  std::fprintf(out, "profile: mean ms per run over %llu runs\n",
-               static_cast<unsigned long long>(session.runCount()));
-  if (const char *gemms = tsc_session_gemm_library(session.get()))
-    std::fprintf(out, "gemm: %s\n", gemms);
-  for (const auto &[name, entry] : rows)
-    std::fprintf(out, "  %10.3f  %3d x %s\n", entry.first / runs, entry.second,
-                 name.c_str());
 }
 
 /// The index of input (or output) `name`; an error naming the option
@@ -296,7 +275,8 @@ int runMain(const Options &o) {
   tsc_session_options_t sessionOptions;
   tsc_session_options_init(&sessionOptions);
   sessionOptions.thread_count = o.threads;
-  sessionOptions.profile = o.profile;
+  bool profiling = o.profile || !o.trace.empty();
+  sessionOptions.profile = profiling;
   sessionOptions.cuda_device = o.cudaDevice;
   sessionOptions.cuda_graphs = o.cudaGraphs;
   start = std::chrono::steady_clock::now();
@@ -352,18 +332,28 @@ int runMain(const Options &o) {
 
   // The first run pays for what loading defers (weights paged in from the
   // mapped artifact, the host code's first calls), so it is timed alone.
-  if (o.timing) {
+  // The profile covers the --bench runs after the warm-up, else the one run.
+  std::optional<run::Profiler> profiler;
+  if (profiling)
+    profiler.emplace(model, session, o.model, !o.trace.empty());
+  if (o.timing || !o.bench) {
     start = std::chrono::steady_clock::now();
     session.run();
+    if (profiler)
+      profiler->recordRun(start);
+  }
+  if (o.timing)
     std::fprintf(text, "timing ms: load %.1f  session %.1f  first run %.1f\n",
                  loadMs, sessionMs, msSince(start));
-  }
   if (o.bench)
-    bench(session, o);
-  else if (!o.timing)
-    session.run();
+    bench(session, o, profiler ? &*profiler : nullptr);
   if (o.profile)
-    printProfile(model, session, text);
+    profiler->print(text);
+  if (!o.trace.empty())
+    withOption("--trace", [&] {
+      profiler->writeTrace(o.trace);
+      return 0;
+    });
 
   for (size_t i = 0; i < model.outputCount(); ++i) {
     std::string name = model.outputName(i);

@@ -42,10 +42,35 @@ extern "C" {
 /* The version of this API: incremented whenever a function, an enumerator or
  * an options field is added. Compare tsc_api_version() with TSC_API_VERSION to
  * detect a library older than the header a program was compiled with. */
-#define TSC_API_VERSION 7
+#define TSC_API_VERSION 8
 
 /// Returns the API version the library implements (TSC_API_VERSION when built).
 TSC_API uint32_t tsc_api_version(void);
+
+/*===-- Log ---------------------------------------------------------------===*/
+
+/* API version 8. Where the runtime's messages go: warnings (e.g. an
+ * artifact newer than this runtime, whose unknown sections are skipped) and
+ * information (each model loaded). Process-wide; thread-safe: the callback
+ * is called on the thread that calls the runtime, possibly on several
+ * threads at once, and may call the runtime itself. */
+
+typedef enum tsc_log_level_e {
+  TSC_LOG_ERROR = 0,
+  TSC_LOG_WARNING = 1,
+  TSC_LOG_INFO = 2,
+  TSC_LOG_DEBUG = 3,
+} tsc_log_level_t;
+
+/* One message (no trailing newline), valid during the call. */
+typedef void (*tsc_log_fn)(tsc_log_level_t level, const char *message,
+                           void *user_data);
+
+/// Sends the messages of `max_level` and more severe ones to `fn` with
+/// `user_data`; NULL restores the default: warnings and errors on stderr as
+/// "tsc: warning: MESSAGE".
+TSC_API void tsc_set_log_callback(tsc_log_fn fn, void *user_data,
+                                  tsc_log_level_t max_level);
 
 /*===-- Status ------------------------------------------------------------===*/
 
@@ -344,8 +369,11 @@ typedef struct tsc_session_options_s {
   size_t struct_size; /* sizeof(tsc_session_options_t), set by _init */
   /* Host threads for the run; 0 (default) = all online cores; more than 4
    * per online core is refused (INVALID_ARGUMENT). Kernels and
-   * GEMMs (oneDNN) share one OpenMP pool; each run sets the calling
-   * thread's OpenMP thread count (omp_set_num_threads). */
+   * GEMMs (oneDNN) share one OpenMP pool; each run (and session creation,
+   * which prepares the weights) sets the calling thread's OpenMP thread
+   * count (omp_set_num_threads) for its duration and gives the previous
+   * count back after it (since API version 8), so sessions with different
+   * counts run in turn on one thread and leave the caller's count alone. */
   int32_t thread_count;
   /* Nonzero: time every step of every run (tsc_session_step_time). On CUDA
    * this synchronizes after every step, and a device error names its step. */
@@ -402,10 +430,28 @@ TSC_API size_t tsc_model_step_count(const tsc_model_t *model);
 /// Name of step `index`; NULL when out of range.
 TSC_API const char *tsc_model_step_name(const tsc_model_t *model,
                                         size_t index);
+/// API version 8. The model layer step `index` belongs to, as the compiler
+/// named it from the source nodes ("/layers.3", "model.layers.3"; "" for the
+/// embedding, the head and unnamed steps), and the source nodes the step
+/// runs, comma-separated, at most 8 then ", ..."
+/// ("/layers.3/attn/MatMul, /layers.3/attn/Add"). Both "" for artifacts
+/// older than format 1.13; NULL when out of range. Valid while the model is.
+TSC_API const char *tsc_model_step_layer(const tsc_model_t *model,
+                                         size_t index);
+TSC_API const char *tsc_model_step_nodes(const tsc_model_t *model,
+                                         size_t index);
 /// Milliseconds spent in step `index` over all profiled runs of `session`
 /// so far; 0 without profiling or when out of range.
 TSC_API double tsc_session_step_time(const tsc_session_t *session,
                                      size_t index);
+/// API version 8. Step `index` in the last run of a profiling `session`:
+/// milliseconds from the start of tsc_session_run to the step's start, and
+/// the step's duration (for timelines such as tsc-run --trace). Returns 1,
+/// or 0 with both set to 0 without profiling, before a run or when out of
+/// range. A failed run leaves the steps it did not reach at 0.
+TSC_API int32_t tsc_session_last_step_time(const tsc_session_t *session,
+                                           size_t index, double *out_start_ms,
+                                           double *out_duration_ms);
 /// Number of runs `session` has completed.
 TSC_API uint64_t tsc_session_run_count(const tsc_session_t *session);
 /// API version 6. The library a host session's "gemm" steps run in, the ISA

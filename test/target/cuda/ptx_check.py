@@ -193,6 +193,14 @@ def inspect(path):
                 else (1, 6) if plan["definitions"] else (1, 5) if float8
                 else (1, 4) if wide_unsigned
                 else (1, 3) if half_gemm else (1, 2))
+    # Since 1.13 every artifact has the STEP section (a layer and source
+    # nodes per step, each launch counted), which makes it 1.13.
+    if "STEP" not in parts:
+        return None, "no STEP section (format 1.13)"
+    step_count = struct.unpack_from("<I", parts["STEP"], 0)[0]
+    if step_count != len(plan["steps"]):
+        return None, f"STEP has {step_count} steps, the plan {len(plan['steps'])}"
+    expected = max(expected, (1, 13))
     if parts["version"] != expected:
         return None, f"format version {parts['version']}, expected {expected}"
     if plan["target"] != "cuda":

@@ -44,9 +44,9 @@
 // PROFILE-DAG: 1 x tanh
 // PROFILE-DAG: 1 x exp
 
-// Magic, then format version 1.9: kernels and GEMMs carry what they expect
-// of their buffers.
-// MAGIC: 89 54 53 43 4d 0d 0a 1a 01 00 09 00
+// Magic, then format version 1.13: every artifact has the STEP section
+// (layers and source nodes per step, for profiles).
+// MAGIC: 89 54 53 43 4d 0d 0a 1a 01 00 0d 00
 
 func.func @chain(%x: tensor<?x32xf32> {tsc.name = "x"}) -> (tensor<?x4x8xf32> {tsc.name = "y"}) {
   %seq = tsc.symbol "seq" [1, 64]
