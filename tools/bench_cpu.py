@@ -268,8 +268,10 @@ def bench_model(args, name, work, rows, notes, versions):
     missing = [t for t in (args.tsc, args.tsc_run) if not os.access(t, os.X_OK)]
     for variant, flags in variants.items():
         artifact = work / f"{name}-{variant}.tscm"
+        # The peers use every ISA this CPU has; tsc's default is portable
+        # (x86-64-v3), so the benchmark asks for this CPU's too.
         compile_cmd = [args.tsc, str(onnx_path), "-o", str(artifact), "--report",
-                       "--dim", f"batch=1..{max(args.batches)}",
+                       "--cpu=native", "--dim", f"batch=1..{max(args.batches)}",
                        "--dim", f"seq=1..{args.seq}"] + flags
         print("$ " + shlex.join(compile_cmd), flush=True)
         start = time.perf_counter()
