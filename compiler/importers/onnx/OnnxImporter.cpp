@@ -22,12 +22,14 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <onnx/defs/parser.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -671,6 +673,45 @@ LogicalResult Importer::importNode(onnx::NodeProto &node) {
                    << node.op_type() << ") uses domain '" << node.domain()
                    << "', which the model imports no opset of";
     return failure();
+  }
+  // A standard op's input and output counts as its schema allows, before
+  // any converter indexes them (the fuzzers found converters reading inputs
+  // past the end one op at a time). Only for opsets the linked ONNX library
+  // knows whole (its registry answers a newer opset with an older schema,
+  // Pad-13's for Pad-18); ops without a schema (contrib domains, unknown
+  // ops) are left to the converters and the unsupported-op report.
+  const auto &known =
+      onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto standard = known.find("");
+  if (domain == "onnx" && standard != known.end() &&
+      opset->second <= static_cast<int64_t>(standard->second.second)) {
+    if (const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+            node.op_type(), static_cast<int>(opset->second), "")) {
+      auto outside = [](int count, int min, int max) {
+        return count < min || count > max;
+      };
+      auto range = [](int min, int max) {
+        return min == max ? std::to_string(min)
+                          : std::to_string(min) + " to " +
+                                (max == std::numeric_limits<int>::max()
+                                     ? std::string("any number")
+                                     : std::to_string(max));
+      };
+      if (outside(node.input_size(), schema->min_input(),
+                  schema->max_input()) ||
+          outside(node.output_size(), schema->min_output(),
+                  schema->max_output())) {
+        emitError(loc) << "node '" << cast<NameLoc>(loc).getName().str()
+                       << "' (" << node.op_type() << ", opset " << opset->second
+                       << ") has " << node.input_size() << " inputs and "
+                       << node.output_size() << " outputs; the op takes "
+                       << range(schema->min_input(), schema->max_input())
+                       << " inputs and "
+                       << range(schema->min_output(), schema->max_output())
+                       << " outputs";
+        return failure();
+      }
+    }
   }
   SmallVector<Value> inputs;
   for (const std::string &name : node.input()) {

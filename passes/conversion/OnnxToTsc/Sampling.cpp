@@ -427,11 +427,15 @@ FailureOr<Values> convertAffineGrid(ForeignNode &node) {
   if (failed(theta))
     return failure();
   RankedTensorType type = theta->getType();
-  int64_t dims = type.getDimSize(1);
+  // The rank first: dims are read only from a rank-3 theta (a fuzzer's
+  // finding: a rank-1 theta was read at dim 1).
+  int64_t dims = type.getRank() == 3 ? type.getDimSize(1) : 0;
   if (type.getRank() != 3 || (dims != 2 && dims != 3) ||
       type.getDimSize(2) != dims + 1 || !isa<FloatType>(type.getElementType()))
     return node.fail("theta must be [N, 2, 3] or [N, 3, 4] floats");
   SmallVector<int64_t> spatial;
+  if (!node.hasInput(1))
+    return node.fail("the size input is missing");
   if (matchPattern(node.getOp().getInputs()[1], m_Constant())) {
     FailureOr<SmallVector<int64_t>> size = node.constantInts(1);
     if (failed(size))
