@@ -2,8 +2,8 @@
 
 #include "compiler/driver/Compile.h"
 #include "compiler/artifact/Artifact.h"
-#include "compiler/driver/ErrorBudget.h"
 #include "compiler/driver/Calibration.h"
+#include "compiler/driver/ErrorBudget.h"
 #include "compiler/driver/MeasuredError.h"
 #include "compiler/driver/PruneReport.h"
 #include "compiler/kernels/Kernels.h"

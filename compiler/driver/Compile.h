@@ -14,8 +14,8 @@
 #include "compiler/pipeline/Pipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/Support/JSON.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/Support/JSON.h"
 
 #include <optional>
 #include <string>
