@@ -25,15 +25,7 @@ using namespace mlir::tsc;
 namespace {
 
 /// An error message, or none.
-using Problem = std::optional<std::string>;
-
-Problem take(tsc_status_t status) {
-  if (!status)
-    return std::nullopt;
-  std::string message = tsc_status_message(status);
-  tsc_status_free(status);
-  return message;
-}
+using Problem = RuntimeProblem;
 
 /// The calibration artifact, loaded, and one session of it.
 struct Loaded {
@@ -43,30 +35,11 @@ struct Loaded {
     tsc_session_release(session);
     tsc_model_release(model);
   }
-  /// Loads what `write` writes through a temporary file (the runtime maps
-  /// it; it goes once loaded).
+  /// Loads what `write` writes (loadArtifact) and makes its session.
   Problem start(ArtifactWriter write) {
-    int fd = -1;
-    SmallString<128> path;
-    if (std::error_code error = llvm::sys::fs::createTemporaryFile(
-            "tsc-calibration", "tscm", fd, path))
-      return "cannot create a temporary file: " + error.message();
-    Problem problem;
-    {
-      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-      if (failed(write(os)))
-        problem = "compiling the fp32 model for the host failed";
-      os.close();
-      if (!problem && os.has_error())
-        problem = "cannot write " + path.str().str();
-      os.clear_error();
-    }
-    if (!problem)
-      problem = take(tsc_model_load(nullptr, path.c_str(), &model));
-    (void)llvm::sys::fs::remove(path);
-    if (!problem)
-      problem = take(tsc_session_create(model, nullptr, &session));
-    return problem;
+    if (Problem problem = loadArtifact(write, "calibration", &model))
+      return problem;
+    return takeStatus(tsc_session_create(model, nullptr, &session));
   }
 };
 
@@ -138,16 +111,16 @@ Problem runSample(Loaded &loaded, const CalibrationSample &sample,
                   ArrayRef<std::string> observed,
                   llvm::function_ref<void(size_t, const float *, size_t)> see) {
   for (size_t i = 0; i < sample.inputs.size(); ++i)
-    if (Problem p = take(tsc_session_bind_input(
+    if (Problem p = takeStatus(tsc_session_bind_input(
             loaded.session, tsc_model_input_name(loaded.model, i),
             sample.inputs[i].get())))
       return sample.directory + ": " + *p;
-  if (Problem p = take(tsc_session_run(loaded.session)))
+  if (Problem p = takeStatus(tsc_session_run(loaded.session)))
     return sample.directory + ": " + *p;
   for (auto [i, name] : llvm::enumerate(observed)) {
     tsc_tensor_t *out = nullptr;
-    if (Problem p =
-            take(tsc_session_get_output(loaded.session, name.c_str(), &out)))
+    if (Problem p = takeStatus(
+            tsc_session_get_output(loaded.session, name.c_str(), &out)))
       return p;
     see(i, static_cast<const float *>(tsc_tensor_data(out)),
         tsc_tensor_byte_size(out) / sizeof(float));

@@ -25,49 +25,7 @@ namespace {
 constexpr int64_t kMaxSymbolValue = 64;
 
 /// An error message, or none.
-using Problem = std::optional<std::string>;
-
-/// Takes a runtime status: its message, freeing it.
-Problem take(tsc_status_t status) {
-  if (!status)
-    return std::nullopt;
-  std::string message = tsc_status_message(status);
-  tsc_status_free(status);
-  return message;
-}
-
-/// The artifact that `write` writes for this machine's CPU, loaded by the
-/// runtime. It goes through a temporary file named after `label` (runtime
-/// messages name it), which the runtime maps: its weights are not copied
-/// into memory on the way.
-Problem load(ArtifactWriter write, StringRef label, tsc_model_t **out) {
-  int fd = -1;
-  SmallString<128> path;
-  std::string prefix = "tsc-measured-error-" + label.str();
-  for (char &c : prefix)
-    if (!llvm::isAlnum(c) && c != '-')
-      c = '_';
-  if (std::error_code error =
-          llvm::sys::fs::createTemporaryFile(prefix, "tscm", fd, path))
-    return "cannot create a temporary file: " + error.message();
-  Problem problem;
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    if (failed(write(os)))
-      problem = "compiling for the host failed";
-    os.close();
-    if (!problem && os.has_error())
-      problem =
-          "cannot write " + path.str().str() + ": " + os.error().message();
-    os.clear_error();
-  }
-  if (!problem)
-    problem = take(tsc_model_load(nullptr, path.c_str(), out));
-  // The runtime maps the file: it may go as soon as the model is loaded (a
-  // temporary file that cannot be removed is left behind, harmlessly).
-  (void)llvm::sys::fs::remove(path);
-  return problem;
-}
+using Problem = RuntimeProblem;
 
 const llvm::fltSemantics *floatSemantics(tsc_dtype_t dtype) {
   switch (dtype) {
@@ -100,8 +58,8 @@ double elementAt(const void *data, tsc_dtype_t dtype, size_t i) {
 /// A tensor of `dtype` and `dims` holding `values` (rounded to the dtype).
 Problem makeTensor(tsc_dtype_t dtype, const std::vector<int64_t> &dims,
                    const std::vector<double> &values, tsc_tensor_t **out) {
-  if (Problem p = take(tsc_tensor_create_host(dtype, dims.size(), dims.data(),
-                                              out)))
+  if (Problem p = takeStatus(
+          tsc_tensor_create_host(dtype, dims.size(), dims.data(), out)))
     return p;
   size_t size = tsc_dtype_size(dtype);
   auto *bytes = static_cast<uint8_t *>(tsc_tensor_data(*out));
@@ -129,9 +87,9 @@ struct Run {
     tsc_model_release(model);
   }
   Problem start(ArtifactWriter write, StringRef label) {
-    if (Problem p = load(write, label, &model))
+    if (Problem p = loadArtifact(write, label, &model))
       return p;
-    return take(tsc_session_create(model, nullptr, &session));
+    return takeStatus(tsc_session_create(model, nullptr, &session));
   }
   /// Binds `input` in this model's dtype for it.
   Problem bind(const InputValues &input) {
@@ -144,7 +102,8 @@ struct Run {
     Problem p = makeTensor(tsc_model_input_dtype(model, index), input.dims,
                            input.values, &tensor);
     if (!p)
-      p = take(tsc_session_bind_input(session, input.name.c_str(), tensor));
+      p = takeStatus(
+          tsc_session_bind_input(session, input.name.c_str(), tensor));
     tsc_tensor_release(tensor);
     return p;
   }
@@ -154,12 +113,12 @@ struct Run {
     for (const InputValues &input : sample)
       if (Problem p = bind(input))
         return p;
-    if (Problem p = take(tsc_session_run(session)))
+    if (Problem p = takeStatus(tsc_session_run(session)))
       return p;
     outputs.clear();
     for (size_t i = 0; i < tsc_model_output_count(model); ++i) {
       tsc_tensor_t *out = nullptr;
-      if (Problem p = take(tsc_session_get_output(
+      if (Problem p = takeStatus(tsc_session_get_output(
               session, tsc_model_output_name(model, i), &out)))
         return p;
       tsc_dtype_t dtype = tsc_tensor_dtype(out);
@@ -195,7 +154,7 @@ Problem randomSample(tsc_model_t *model, Sample &sample, std::string &at) {
     InputValues &input = sample.emplace_back();
     input.name = tsc_model_input_name(model, i);
     input.dims.resize(tsc_model_input_rank(model, i));
-    if (Problem p = take(tsc_model_input_shape(
+    if (Problem p = takeStatus(tsc_model_input_shape(
             model, i, symbols.data(), symbols.size(), input.dims.data())))
       return p;
     size_t count = 1;
@@ -310,4 +269,42 @@ LogicalResult tsc::reportMeasuredError(ArtifactWriter reference,
   printErrors(*errors, os);
   os << "\n";
   return success();
+}
+
+RuntimeProblem tsc::takeStatus(tsc_status_t status) {
+  if (!status)
+    return std::nullopt;
+  std::string message = tsc_status_message(status);
+  tsc_status_free(status);
+  return message;
+}
+
+RuntimeProblem tsc::loadArtifact(ArtifactWriter write, StringRef label,
+                                 tsc_model_t **out) {
+  int fd = -1;
+  SmallString<128> path;
+  std::string prefix = "tsc-" + label.str();
+  for (char &c : prefix)
+    if (!llvm::isAlnum(c) && c != '-')
+      c = '_';
+  if (std::error_code error =
+          llvm::sys::fs::createTemporaryFile(prefix, "tscm", fd, path))
+    return "cannot create a temporary file: " + error.message();
+  RuntimeProblem problem;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    if (failed(write(os)))
+      problem = "compiling for the host failed";
+    os.close();
+    if (!problem && os.has_error())
+      problem =
+          "cannot write " + path.str().str() + ": " + os.error().message();
+    os.clear_error();
+  }
+  if (!problem)
+    problem = takeStatus(tsc_model_load(nullptr, path.c_str(), out));
+  // The runtime maps the file: it may go as soon as the model is loaded (a
+  // temporary file that cannot be removed is left behind, harmlessly).
+  (void)llvm::sys::fs::remove(path);
+  return problem;
 }

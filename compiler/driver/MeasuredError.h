@@ -10,11 +10,14 @@
 #ifndef TSC_COMPILER_DRIVER_MEASUREDERROR_H
 #define TSC_COMPILER_DRIVER_MEASUREDERROR_H
 
+#include "tsc/runtime.h"
+
 #include "mlir/Support/LLVM.h"
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,20 @@ namespace mlir::tsc {
 /// Writes an artifact for this machine's CPU to the stream.
 using ArtifactWriter =
     llvm::function_ref<LogicalResult(llvm::raw_pwrite_stream &)>;
+
+/// An error message from a runtime call, or none.
+using RuntimeProblem = std::optional<std::string>;
+
+/// A runtime status as its message, freeing it; none for success.
+RuntimeProblem takeStatus(tsc_status_t status);
+
+/// Loads into `*out` the artifact that `write` writes for this machine's
+/// CPU, through a temporary file named after `label` (runtime messages name
+/// it), which the runtime maps: the weights are not copied into memory on
+/// the way. The measured error and the static-int8 calibration both run
+/// artifacts in-process this way.
+RuntimeProblem loadArtifact(ArtifactWriter write, StringRef label,
+                            tsc_model_t **out);
 
 /// One input's values (converted to each model's input dtype when bound).
 struct InputValues {
