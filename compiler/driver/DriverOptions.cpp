@@ -1,0 +1,211 @@
+//===- DriverOptions.cpp - `tsc`'s flags into CompileOptions
+//---------------===//
+
+#include "compiler/driver/DriverOptions.h"
+#include "compiler/pipeline/Prune.h"
+#include "compiler/target/cuda/TargetInfo.h"
+#include "compiler/target/host/HostCodegen.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+namespace {
+
+/// The CUDA chips and the host as --target names them.
+LogicalResult parseTargets(ArrayRef<std::string> names,
+                           CompileOptions &options) {
+  bool cpu = false;
+  for (StringRef name : names) {
+    if (name == "cpu") {
+      cpu = true;
+    } else if (name.consume_front("cuda:")) {
+      if (!cuda::createTargetInfo(name)) {
+        llvm::errs() << "tsc: error: --target=cuda:" << name
+                     << ": unknown chip (known: " << cuda::getKnownChips()
+                     << ")\n";
+        return failure();
+      }
+      options.cudaChips.push_back(name.str());
+    } else {
+      llvm::errs() << "tsc: error: --target=" << name
+                   << ": unsupported target (cpu or cuda:sm_XX)\n";
+      return failure();
+    }
+  }
+  if (cpu && !options.cudaChips.empty()) {
+    llvm::errs() << "tsc: error: --target: give either cpu or cuda targets\n";
+    return failure();
+  }
+  options.target =
+      options.cudaChips.empty() ? TargetKind::Host : TargetKind::Cuda;
+  return success();
+}
+
+/// `--calibration-method=METHOD` into `calibration`; failure after saying
+/// why.
+LogicalResult parseCalibrationMethod(StringRef method,
+                                     CalibrationOptions &calibration) {
+  auto [name, value] = method.split('=');
+  if (name == "min-max" && value.empty())
+    calibration.method = CalibrationMethod::MinMax;
+  else if (name == "entropy" && value.empty())
+    calibration.method = CalibrationMethod::Entropy;
+  else if (name == "percentile" &&
+           (value.empty() ||
+            (!value.getAsDouble(calibration.percentile) &&
+             calibration.percentile > 0 && calibration.percentile <= 100)))
+    calibration.method = CalibrationMethod::Percentile;
+  else {
+    llvm::errs() << "tsc: error: --calibration-method=" << method
+                 << ": expected min-max, percentile[=P] (0 < P <= 100) or "
+                    "entropy\n";
+    return failure();
+  }
+  return success();
+}
+
+/// `--quantize=MODE` and its calibration flags into `options` (after the
+/// target and the precision); failure after saying why a mode is refused.
+LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
+                                CompileOptions &options) {
+  bool calibrated = mode == "static-int8";
+  if (!calibrated && (flags.calibration.getNumOccurrences() ||
+                      flags.calibrationMethod.getNumOccurrences())) {
+    llvm::errs() << "tsc: error: --calibration and --calibration-method go "
+                    "with --quantize=static-int8\n";
+    return failure();
+  }
+  if (mode == "none")
+    return success();
+  if (mode == "fp8" || mode.starts_with("weight-")) {
+    llvm::errs() << "tsc: error: --quantize=" << mode
+                 << ": not implemented yet (available: dynamic-int8, "
+                    "static-int8)\n";
+    return failure();
+  }
+  if (mode != "dynamic-int8" && !calibrated) {
+    llvm::errs() << "tsc: error: --quantize=" << mode
+                 << ": expected none, dynamic-int8 or static-int8\n";
+    return failure();
+  }
+  if (options.target != TargetKind::Host) {
+    llvm::errs() << "tsc: error: --quantize=" << mode
+                 << ": the CUDA target has no int8 GEMM step yet (host "
+                    "target only)\n";
+    return failure();
+  }
+  if (options.precision != Precision::FP32) {
+    llvm::errs() << "tsc: error: --quantize=" << mode
+                 << " with --precision=" << getPrecisionName(options.precision)
+                 << ": quantization keeps fp32 around the int8 GEMMs; "
+                    "combine it with --precision=fp32 only\n";
+    return failure();
+  }
+  if (calibrated && flags.calibration.empty()) {
+    llvm::errs() << "tsc: error: --quantize=static-int8 needs --calibration "
+                    "DIR (one folder of NAME.npy inputs per sample)\n";
+    return failure();
+  }
+  options.calibration.directory = flags.calibration;
+  if (calibrated && failed(parseCalibrationMethod(flags.calibrationMethod,
+                                                  options.calibration)))
+    return failure();
+  options.quantize =
+      calibrated ? Quantization::StaticInt8 : Quantization::DynamicInt8;
+  return success();
+}
+
+} // namespace
+
+FailureOr<CompileOptions>
+mlir::tsc::getCompileOptions(const DriverOptions &flags) {
+  CompileOptions options;
+  if (flags.emit.getNumOccurrences() > 0) {
+    Emit emit = flags.emit.getValue();
+    static constexpr Phase kPhases[] = {
+        Phase::Import, Phase::Graph, Phase::Prune, Phase::Quantize,
+        Phase::Fuse,   Phase::Lower, Phase::Ptx};
+    if (emit == Emit::Dot)
+      options.emitDot = true;
+    else
+      options.emit = kPhases[static_cast<int>(emit)];
+  }
+  options.output = flags.output;
+  if (failed(parseTargets(flags.targets, options)))
+    return failure();
+  if (options.emit == Phase::Ptx && options.target != TargetKind::Cuda) {
+    llvm::errs() << "tsc: error: --emit=ptx needs a CUDA target "
+                    "(--target=cuda:sm_90)\n";
+    return failure();
+  }
+  if (options.emit == Phase::Ptx && options.output == "-") {
+    llvm::errs() << "tsc: error: --emit=ptx writes files: give -o DIR\n";
+    return failure();
+  }
+  std::optional<Precision> precision =
+      llvm::StringSwitch<std::optional<Precision>>(flags.precision)
+          .Case("fp32", Precision::FP32)
+          .Case("tf32", Precision::TF32)
+          .Case("fp16", Precision::FP16)
+          .Case("bf16", Precision::BF16)
+          .Default(std::nullopt);
+  if (!precision) {
+    llvm::errs() << "tsc: error: --precision=" << flags.precision
+                 << ": expected fp32, tf32, fp16 or bf16\n";
+    return failure();
+  }
+  options.precision = *precision;
+  if (flags.precisionIO != "model" &&
+      (flags.precisionIO != "storage" || !isHalfPrecision(*precision))) {
+    llvm::errs() << "tsc: error: --precision-io=" << flags.precisionIO
+                 << (flags.precisionIO == "storage"
+                         ? ": needs --precision=fp16 or bf16"
+                         : ": expected model or storage")
+                 << "\n";
+    return failure();
+  }
+  if (flags.precisionIO == "storage")
+    options.precisionIO = PrecisionIO::Storage;
+  if (failed(parseQuantization(flags.quantize, flags, options)))
+    return failure();
+  bool report = flags.report != ReportFormat::None;
+  if (!options.emit && !options.emitDot && !report && options.output == "-") {
+    llvm::errs() << "tsc: error: give -o FILE.tscm to write an artifact, "
+                    "--emit=PHASE to print IR, or --report\n";
+    return failure();
+  }
+  options.hostCpu = flags.cpu;
+  options.gpuLoopMapping = flags.gpuLoopMapping;
+  options.fuse = !flags.noFuse;
+  options.useGemmLibrary = !flags.generatedGemms;
+  options.report = report;
+  options.reportJson = flags.report == ReportFormat::Json;
+  options.printWeights = flags.printWeights;
+  if (llvm::Expected<PruneSpecs> specs = parsePruneSpecs(flags.prune); !specs) {
+    llvm::errs() << "tsc: error: " << llvm::toString(specs.takeError()) << "\n";
+    return failure();
+  }
+  options.prune.assign(flags.prune.begin(), flags.prune.end());
+  options.pruneReport = flags.pruneReport;
+  options.keepFloat.assign(flags.keepFloat.begin(), flags.keepFloat.end());
+  if (!options.keepFloat.empty() && options.quantize == Quantization::None) {
+    llvm::errs() << "tsc: error: --keep-float names GEMMs to leave float: it "
+                    "needs --quantize\n";
+    return failure();
+  }
+  if (!flags.maxError.empty()) {
+    double budget = 0;
+    if (StringRef(flags.maxError).getAsDouble(budget) || !(budget > 0)) {
+      llvm::errs() << "tsc: error: --max-error=" << flags.maxError
+                   << ": expected a relative L2 error E > 0 (e.g. 1e-2)\n";
+      return failure();
+    }
+    options.maxError = budget;
+  }
+  options.progressAfter = flags.progressAfter;
+  return options;
+}

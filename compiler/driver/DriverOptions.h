@@ -1,0 +1,231 @@
+//===- DriverOptions.h - the `tsc` command line's options -------*- C++ -*-===//
+//
+// The flags of `tsc` (llvm::cl options of one DriverOptions, constructed once
+// per run) and their translation into typed CompileOptions: every flag is
+// parsed and checked here, and nothing past this point compares strings.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSC_COMPILER_DRIVER_DRIVEROPTIONS_H
+#define TSC_COMPILER_DRIVER_DRIVEROPTIONS_H
+
+#include "compiler/driver/Compile.h"
+
+#include "llvm/Support/CommandLine.h"
+
+#include <string>
+
+namespace mlir::tsc {
+
+/// What --emit prints: the IR after a phase (the Phase of the same name),
+/// or the plan as a Graphviz graph.
+enum class Emit { Import, Graph, Prune, Quantize, Fuse, Lower, Ptx, Dot };
+
+/// `--report` (text), `--report=json`, or no report.
+enum class ReportFormat { None, Text, Json };
+
+/// The options of `tsc`, constructed once per run of the driver.
+struct DriverOptions {
+  llvm::cl::OptionCategory category{"tsc options"};
+  llvm::cl::opt<std::string> input{
+      llvm::cl::Positional, llvm::cl::Required,
+      llvm::cl::desc(
+          "<model: .onnx, .onnxtxt (textual ONNX), .pt2 (torch.export "
+          "archive), .pt/.pth (TorchScript archive) or .mlir>"),
+      llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> output{
+      "o", llvm::cl::desc("Output file ('-' for stdout)"),
+      llvm::cl::value_desc("file"), llvm::cl::init("-"),
+      llvm::cl::cat(category)};
+  llvm::cl::opt<Emit> emit{
+      "emit",
+      llvm::cl::desc(
+          "Print the IR after this phase instead of writing an artifact"),
+      llvm::cl::values(
+          clEnumValN(Emit::Import, "import", "as imported"),
+          clEnumValN(Emit::Graph, "graph",
+                     "canonical tsc graph with bound symbolic dims"),
+          clEnumValN(Emit::Prune, "prune",
+                     "after --prune: heads and neurons removed, "
+                     "weights sparsified"),
+          clEnumValN(Emit::Quantize, "quantize",
+                     "GEMMs quantized as --quantize says"),
+          clEnumValN(Emit::Fuse, "fuse",
+                     "norms and activations recognised as single ops"),
+          clEnumValN(Emit::Lower, "lower",
+                     "the plan's kernels in linalg on tensors"),
+          clEnumValN(Emit::Ptx, "ptx",
+                     "CUDA targets: one .ptx and .cubin per kernel "
+                     "launch, written to -o DIR/<chip>/"),
+          clEnumValN(Emit::Dot, "dot",
+                     "the plan as a Graphviz graph: one node per kernel or "
+                     "library call, coloured by precision")),
+      llvm::cl::cat(category)};
+  llvm::cl::list<std::string> targets{
+      "target",
+      llvm::cl::desc("Code generation target: cpu (default), or cuda:sm_80, "
+                     "cuda:sm_90, ... (several may be given, comma-separated)"),
+      llvm::cl::CommaSeparated, llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> cpu{
+      "cpu",
+      llvm::cl::desc(
+          "x86-64 level of host kernels: x86-64-v3 (default: AVX2 and "
+          "FMA, which runs on any x86-64 CPU since 2015), x86-64, "
+          "x86-64-v4 (AVX-512) or native (the best this machine runs)"),
+      llvm::cl::init("x86-64-v3"), llvm::cl::cat(category)};
+  llvm::cl::opt<bool> generatedGemms{
+      "generated-gemms",
+      llvm::cl::desc(
+          "Generate fp32 matmul/linear kernels instead of calling the "
+          "GEMM library (for comparison)"),
+      llvm::cl::init(false), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> precision{
+      "precision",
+      llvm::cl::desc(
+          "Storage and compute precision: fp32 (default, TF32 off), "
+          "tf32 (GEMMs may round their inputs to TF32; CUDA only, the "
+          "CPU computes fp32), fp16 or bf16 (weights and activations "
+          "stored in half precision, computed and accumulated in fp32; "
+          "the model's inputs and outputs keep their types)"),
+      llvm::cl::init("fp32"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> precisionIO{
+      "precision-io",
+      llvm::cl::desc(
+          "With --precision=fp16|bf16: model (default: float inputs "
+          "and outputs keep the model's types, converted at the edges) "
+          "or storage (they are fp16/bf16 too, for callers holding "
+          "half-precision tensors)"),
+      llvm::cl::init("model"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> quantize{
+      "quantize",
+      llvm::cl::desc(
+          "Quantization (docs/quantization.md): none (default), "
+          "dynamic-int8 (GEMMs by constant weights in int8: weights per "
+          "output channel at compile time, activations per row at run "
+          "time) or static-int8 (activations per tensor by scales "
+          "calibrated on --calibration); host target, fp32 precision"),
+      llvm::cl::init("none"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> calibration{
+      "calibration",
+      llvm::cl::desc(
+          "--quantize=static-int8: a folder with one folder per sample, "
+          "each holding NAME.npy for every model input"),
+      llvm::cl::value_desc("DIR"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> calibrationMethod{
+      "calibration-method",
+      llvm::cl::desc("How calibration picks each activation range: min-max, "
+                     "percentile[=P] (default, P = 99.999) or entropy (KL, as "
+                     "TensorRT's calibrator)"),
+      llvm::cl::init("percentile"), llvm::cl::cat(category)};
+  llvm::cl::opt<bool> noFuse{
+      "no-fuse",
+      llvm::cl::desc(
+          "No fusion: skip the fuse phase's passes (attention, norms, "
+          "activations, GEMM epilogues and merging) and plan one kernel "
+          "per op (for comparison)"),
+      llvm::cl::init(false), llvm::cl::cat(category)};
+  llvm::cl::opt<ReportFormat> report{
+      "report",
+      llvm::cl::desc(
+          "Print the plan: kernels and library calls per layer, "
+          "estimated memory traffic with fusion on and off, arena and "
+          "weights (--report=json: the same as one JSON object)"),
+      llvm::cl::ValueOptional,
+      llvm::cl::values(
+          clEnumValN(ReportFormat::Text, "", "text (the default)"),
+          clEnumValN(ReportFormat::Text, "text", "text"),
+          clEnumValN(ReportFormat::Json, "json", "one JSON object")),
+      llvm::cl::init(ReportFormat::None),
+      llvm::cl::cat(category)};
+  llvm::cl::list<std::string> dims{
+      "dim", llvm::cl::desc("Range of a symbolic dim, e.g. --dim seq=1..512"),
+      llvm::cl::value_desc("NAME=MIN..MAX"), llvm::cl::cat(category)};
+  llvm::cl::opt<bool> gpuLoopMapping{
+      "gpu-loop-mapping",
+      llvm::cl::desc(
+          "Host kernels with the CUDA target's loop mapping (tiles of "
+          "256, bounds guards, one-iteration launches): checks that "
+          "mapping's numerics on the CPU"),
+      llvm::cl::init(false), llvm::cl::Hidden, llvm::cl::cat(category)};
+  llvm::cl::list<std::string> inputs{
+      "input",
+      llvm::cl::desc(
+          "Element type and dims of an input of a TorchScript model's "
+          "forward, e.g. --input input_ids=i64[batch,seq] (named dims "
+          "are symbols; ranges from --dim)"),
+      llvm::cl::value_desc("NAME=TYPE[DIMS]"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> signKey{
+      "sign-key",
+      llvm::cl::desc("Sign the artifact with this Ed25519 private key (PEM): "
+                     "writes OUT.tscm.sig, which the runtime verifies when the "
+                     "product gives it the public key"),
+      llvm::cl::value_desc("KEY.pem"), llvm::cl::cat(category)};
+  llvm::cl::opt<bool> allowExternalDataOutside{
+      "allow-external-data-outside",
+      llvm::cl::desc("Let an ONNX model's external data lie outside its folder "
+                     "(absolute paths, '..', symbolic links): only for trusted "
+                     "models"),
+      llvm::cl::init(false), llvm::cl::cat(category)};
+  llvm::cl::opt<bool> printPlanCount{
+      "print-plan-count",
+      llvm::cl::desc("Print on stderr how many plans the compile built"),
+      llvm::cl::init(false), llvm::cl::Hidden, llvm::cl::cat(category)};
+  llvm::cl::list<std::string> prune{
+      "prune",
+      llvm::cl::desc(
+          "Prune: heads=R (attention heads), ffn=R (FFN neurons), each "
+          "per layer or with :global over all layers, magnitude=R "
+          "(global L1 over the linear weights), 2:4 (semi-structured); "
+          "comma-separated, R in [0, 1) (docs/pruning.md)"),
+      llvm::cl::value_desc("SPEC[,SPEC...]"), llvm::cl::CommaSeparated,
+      llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> maxError{
+      "max-error",
+      llvm::cl::desc(
+          "Error budget for --quantize or --prune: the largest relative "
+          "L2 of an output against the model in fp32, measured on the "
+          "host; GEMMs are kept float, or the pruning ratios scaled "
+          "down, until it holds (docs/quantization.md, docs/pruning.md)"),
+      llvm::cl::value_desc("E"), llvm::cl::init(""), llvm::cl::cat(category)};
+  llvm::cl::list<std::string> keepFloat{
+      "keep-float",
+      llvm::cl::desc(
+          "With --quantize: GEMMs left float, glob patterns over their "
+          "names (the source nodes'), as --max-error prints them"),
+      llvm::cl::value_desc("PATTERN[,PATTERN...]"), llvm::cl::CommaSeparated,
+      llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> pruneReport{
+      "prune-report",
+      llvm::cl::desc(
+          "Write what the prune phase removed (weights, indices, "
+          "parameters and FLOPs per layer) and found already pruned as "
+          "JSON"),
+      llvm::cl::value_desc("file"), llvm::cl::init(""),
+      llvm::cl::cat(category)};
+  llvm::cl::opt<bool> timePhases{
+      "time-phases",
+      llvm::cl::desc(
+          "Print the wall time of each phase (import, the pipeline's "
+          "passes, plan, report, lower, codegen, write) on stderr, as "
+          "MLIR's --mlir-timing does"),
+      llvm::cl::init(false), llvm::cl::cat(category)};
+  llvm::cl::opt<double> progressAfter{
+      "progress-after",
+      llvm::cl::desc(
+          "Print a progress line on stderr at each phase once the "
+          "compile has taken this many seconds (default 3; negative: "
+          "never)"),
+      llvm::cl::init(3.0), llvm::cl::Hidden, llvm::cl::cat(category)};
+  llvm::cl::opt<bool> printWeights{
+      "print-weights",
+      llvm::cl::desc("Print weight blobs in full instead of eliding them"),
+      llvm::cl::init(false), llvm::cl::cat(category)};
+};
+
+/// The compile options `flags` ask for; failure after printing why a flag or
+/// a combination of flags is refused.
+FailureOr<CompileOptions> getCompileOptions(const DriverOptions &flags);
+
+} // namespace mlir::tsc
+
+#endif // TSC_COMPILER_DRIVER_DRIVEROPTIONS_H
