@@ -327,9 +327,14 @@ struct PruneHeadsPass : public tsc::impl::PruneHeadsPassBase<PruneHeadsPass> {
   }
 };
 
-/// Whether `op` is a nonlinearity of an FFN.
+/// Whether `op` is a nonlinearity of an FFN: an elementwise function of one
+/// operand other than a negation or a type conversion (GELU, SiLU, ReLU,
+/// or the erf, tanh or sigmoid of a decomposed activation). The dialect's
+/// traits say which ops are elementwise; what is linear among them is
+/// short enough to name.
 bool isActivation(Operation *op) {
-  return isa<ErfOp, TanhOp, SigmoidOp, GeluOp, SiluOp, ReluOp>(op);
+  return op->hasTrait<OpTrait::tsc::Elementwise>() &&
+         op->getNumOperands() == 1 && !isa<NegOp, CastOp>(op);
 }
 
 /// The GEMMs whose outputs `down`'s input is computed from by elementwise

@@ -110,3 +110,23 @@ func.func @flattened_ffn_shrinks_through_reshapes(%x: tensor<6x2xf32>) -> tensor
   %d = tsc.matmul %g2, %wd : (tensor<6x4xf32>, tensor<4x2xf32>) -> tensor<6x2xf32>
   return %d : tensor<6x2xf32>
 }
+
+// -----
+
+// Near miss: GEMMs joined only by linear elementwise ops (a negation, a bias)
+// are not an FFN, so no neuron is ranked or removed.
+// CHECK-NOT:     tsc.prune
+// CHECK-LABEL: func.func @linear_chain_is_not_an_ffn
+// CHECK:         tsc.matmul %{{.+}}, %{{.+}} : (tensor<3x2xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+// CHECK:         tsc.neg %{{.+}} : tensor<3x4xf32>
+// CHECK:         tsc.matmul %{{.+}}, %{{.+}} : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+func.func @linear_chain_is_not_an_ffn(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %wu = tsc.constant dense<[[1.0, 0.1, 2.0, 0.2], [1.0, 0.1, 2.0, 0.2]]> : tensor<2x4xf32>
+  %b = tsc.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %wd = tsc.constant dense<1.0> : tensor<4x2xf32>
+  %u = tsc.matmul %x, %wu : (tensor<3x2xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  %ub = tsc.add %u, %b : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %n = tsc.neg %ub : tensor<3x4xf32>
+  %d = tsc.matmul %n, %wd : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+  return %d : tensor<3x2xf32>
+}
