@@ -10,6 +10,10 @@
    sources of other builds) are checked through the files that include them.
 3. Docs: every pass tsc-opt registers has a row in the pass table of
    docs/dialect.md, and every row names a registered pass.
+4. Shape (whole tree, not only changed files): no C/C++ file in compiler/
+   is longer than 700 lines (split it along a seam), and no `isa<...>` in
+   compiler/, passes/ or dialects/ lists five or more tsc ops (op knowledge
+   belongs in the dialect: a trait or an interface).
 
 Each file and each docs rule is one check in the xUnit report.
 
@@ -100,6 +104,39 @@ def documented_passes():
     return set(re.findall(r"^\| `(tsc-[\w-]+)[^`]*` \|", table, re.M))
 
 
+MAX_LINES = 700
+# Five or more tsc ops (unqualified or tsc::; upstream dialects' ops are
+# theirs to classify).
+TSC_OP = r"(?:tsc::)?[A-Z]\w*Op"
+LONG_ISA = re.compile(rf"\bisa(?:_and_nonnull)?<\s*(?:{TSC_OP}\s*,\s*){{4,}}{TSC_OP}\s*>")
+
+
+def tracked(*folders):
+    out = git("ls-files", "--", *(f"{d}/{p}" for d in folders for p in SOURCES))
+    return [f for f in out.splitlines() if (ROOT / f).is_file()]
+
+
+def shape_problems():
+    """{rule: problem} for the file-length and isa<>-list rules."""
+    long_files = []
+    for f in tracked("compiler"):
+        n = len((ROOT / f).read_text(errors="replace").splitlines())
+        if n > MAX_LINES:
+            long_files.append(f"{f} ({n} lines)")
+    lists = []
+    for f in tracked("compiler", "passes", "dialects"):
+        text = (ROOT / f).read_text(errors="replace")
+        for m in LONG_ISA.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            lists.append(f"{f}:{line}: {' '.join(m.group(0).split())}")
+    return {
+        f"shape: no file in compiler/ over {MAX_LINES} lines":
+            long_files and "split along a seam: " + ", ".join(long_files),
+        "shape: no isa<> of five or more tsc ops":
+            lists and "use a trait or an interface: " + "; ".join(lists),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tsc-opt", required=True)
@@ -135,6 +172,8 @@ def main():
     stale = sorted(documented - registered)
     checks.record("docs: every pass in docs/dialect.md is registered",
                   stale and "the pass table names unregistered " + ", ".join(stale))
+    for rule, problem in shape_problems().items():
+        checks.record(rule, problem)
     return checks.finish(args.xunit)
 
 
