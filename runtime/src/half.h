@@ -2,13 +2,15 @@
 //
 // Bit-exact IEEE conversions (round to nearest even, NaN kept a NaN) that do
 // not depend on the compiler's half-precision support: the runtime builds
-// with any C++17 compiler, on the GPU machine too.
+// with any C++17 compiler, on the GPU machine too. The bulk conversions
+// (half.cpp) give the same values, fp16 through F16C where present.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TSC_RUNTIME_HALF_H
 #define TSC_RUNTIME_HALF_H
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -72,6 +74,13 @@ inline uint16_t floatToBf16(float f) {
     return uint16_t((u >> 16) | 0x40);
   return uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16);
 }
+
+/// `n` fp16 (or, with `bf16`, bf16) values widened to f32: the same values
+/// as halfToFloat/bf16ToFloat, fp16 through F16C where the CPU has it.
+void widenHalves(const uint16_t *from, float *to, size_t n, bool bf16);
+
+/// `n` f32 values rounded to fp16 (or bf16), as floatToHalf/floatToBf16 do.
+void narrowToHalves(const float *from, uint16_t *to, size_t n, bool bf16);
 
 } // namespace tsc::rt
 

@@ -317,11 +317,9 @@ struct HostGemms::Impl {
                          model.plan.values[model.plan.values[g.b].root].offset;
     std::vector<float> widened;
     if (s.widen) {
-      const uint16_t *from = static_cast<const uint16_t *>(stored);
       widened.resize(size_t(model.plan.values[g.b].byteSize / 2));
-      for (size_t i = 0; i < widened.size(); ++i)
-        widened[i] = s.dtype == TSC_DTYPE_BF16 ? bf16ToFloat(from[i])
-                                               : halfToFloat(from[i]);
+      widenHalves(static_cast<const uint16_t *>(stored), widened.data(),
+                  widened.size(), s.dtype == TSC_DTYPE_BF16);
       stored = widened.data();
     }
     size_t bytes = (s.preparedDesc.get_size() + 63) / 64 * 64;
@@ -441,10 +439,8 @@ struct HostGemms::Impl {
       if (v == value)
         return to.data();
     to.resize(size_t(layout.elements[value]));
-    const uint16_t *from = static_cast<const uint16_t *>(addresses[value]);
-    for (size_t i = 0; i < to.size(); ++i)
-      to[i] =
-          dtype == TSC_DTYPE_BF16 ? bf16ToFloat(from[i]) : halfToFloat(from[i]);
+    widenHalves(static_cast<const uint16_t *>(addresses[value]), to.data(),
+                to.size(), dtype == TSC_DTYPE_BF16);
     done.push_back(value);
     return to.data();
   }
@@ -514,13 +510,10 @@ struct HostGemms::Impl {
       runPrimitive(s, *entry, a, b, c, bias);
     else
       epilogueOnly(s, shape, c, bias);
-    if (s.widen) {
-      const float *from = static_cast<const float *>(c);
-      uint16_t *to = static_cast<uint16_t *>(addresses[g.c]);
-      for (int64_t i = 0; i < layout.elements[g.c]; ++i)
-        to[i] = s.dtype == TSC_DTYPE_BF16 ? floatToBf16(from[i])
-                                          : floatToHalf(from[i]);
-    }
+    if (s.widen)
+      narrowToHalves(static_cast<const float *>(c),
+                     static_cast<uint16_t *>(addresses[g.c]),
+                     size_t(layout.elements[g.c]), s.dtype == TSC_DTYPE_BF16);
   }
 
   void runPrimitive(StepState &s, Entry &e, void *a, void *b, void *c,

@@ -606,6 +606,48 @@ TEST(fixture_gemm_bf16_runs) {
   checkHalfGemm("bf16", TSC_DTYPE_BF16, 1.0f / 128);
 }
 
+// The bulk conversions (fp16 through F16C where the CPU has it, as here)
+// give the scalar conversions' values for every f16 and a sweep of f32 bit
+// patterns, over lengths that leave a tail past the 8-wide blocks.
+TEST(half_bulk_conversions) {
+  std::vector<uint16_t> halves(0x10000 + 5);
+  for (size_t i = 0; i < halves.size(); ++i)
+    halves[i] = uint16_t(i * 40503u);
+  for (bool bf16 : {false, true}) {
+    std::vector<float> wide(halves.size());
+    tsc::rt::widenHalves(halves.data(), wide.data(), wide.size(), bf16);
+    int off = 0;
+    for (size_t i = 0; i < halves.size(); ++i) {
+      float want = bf16 ? tsc::rt::bf16ToFloat(halves[i])
+                        : tsc::rt::halfToFloat(halves[i]);
+      if (std::isnan(want) ? !std::isnan(wide[i])
+                           : std::memcmp(&want, &wide[i], 4) != 0)
+        off += 1;
+    }
+    CHECK(off == 0);
+    std::vector<float> floats;
+    for (uint64_t bits = 0; bits < 0x100000000ull; bits += 4099) {
+      float f;
+      uint32_t u = uint32_t(bits);
+      std::memcpy(&f, &u, 4);
+      floats.push_back(f);
+    }
+    std::vector<uint16_t> narrow(floats.size());
+    tsc::rt::narrowToHalves(floats.data(), narrow.data(), narrow.size(), bf16);
+    off = 0;
+    for (size_t i = 0; i < floats.size(); ++i) {
+      uint16_t want = bf16 ? tsc::rt::floatToBf16(floats[i])
+                           : tsc::rt::floatToHalf(floats[i]);
+      bool nan = std::isnan(floats[i]);
+      float back = bf16 ? tsc::rt::bf16ToFloat(narrow[i])
+                        : tsc::rt::halfToFloat(narrow[i]);
+      if (nan ? !std::isnan(back) : narrow[i] != want)
+        off += 1;
+    }
+    CHECK(off == 0);
+  }
+}
+
 // halfToFloat against the definition for every f16; floatToHalf and
 // floatToBf16 against the nearest representable value (ties to even, past
 // the largest finite value by half an ulp: infinity), found by bisection
