@@ -214,7 +214,7 @@ Tensor parseNpy(const std::string &bytes, const std::string &path) {
   return tensor;
 }
 
-void writeNpy(const std::string &path, const Tensor &packedOrNot) {
+std::string npyBytes(const Tensor &packedOrNot, const std::string &what) {
   Tensor tensor =
       isPacked(packedOrNot.dtype()) ? unpackTensor(packedOrNot) : packedOrNot;
   std::vector<int64_t> dims = tensor.dims();
@@ -228,7 +228,7 @@ void writeNpy(const std::string &path, const Tensor &packedOrNot) {
   if (isFloat8(tensor.dtype()))
     descr = "|u1"; // the bits: NumPy has no 8-bit floats
   if (!descr)
-    fail(path, "cannot write dtype " + std::to_string(int(tensor.dtype())));
+    fail(what, "cannot write dtype " + std::to_string(int(tensor.dtype())));
   std::string shape = "(";
   for (size_t d = 0; d < dims.size(); ++d)
     shape += (d ? ", " : "") + std::to_string(dims[d]);
@@ -240,25 +240,31 @@ void writeNpy(const std::string &path, const Tensor &packedOrNot) {
   size_t prefix = v2 ? 12 : 10;
   header.append(63 - (prefix + header.size()) % 64, ' ');
   header += '\n';
-  std::ofstream out(path, std::ios::binary);
-  if (!out)
-    fail(path, std::string("cannot create: ") + std::strerror(errno));
-  out.write(kMagic, kMagicSize);
-  out.put(char(v2 ? 2 : 1)).put(0);
+  std::string out(kMagic, kMagicSize);
+  out += char(v2 ? 2 : 1);
+  out += char(0);
   for (size_t i = 0; i < (v2 ? 4u : 2u); ++i)
-    out.put(char((header.size() >> (8 * i)) & 0xFF));
-  out << header;
+    out += char((header.size() >> (8 * i)) & 0xFF);
+  out += header;
   if (bf16) {
     const uint16_t *src = tensor.data<uint16_t>();
     std::vector<float> converted(tensor.byteSize() / 2);
     for (size_t i = 0; i < converted.size(); ++i)
       converted[i] = bf16ToFloat(src[i]);
-    out.write(reinterpret_cast<const char *>(converted.data()),
-              std::streamsize(converted.size() * sizeof(float)));
+    out.append(reinterpret_cast<const char *>(converted.data()),
+               converted.size() * sizeof(float));
   } else {
-    out.write(static_cast<const char *>(tensor.data()),
-              std::streamsize(tensor.byteSize()));
+    out.append(static_cast<const char *>(tensor.data()), tensor.byteSize());
   }
+  return out;
+}
+
+void writeNpy(const std::string &path, const Tensor &tensor) {
+  std::string bytes = npyBytes(tensor, path);
+  std::ofstream out(path, std::ios::binary);
+  if (!out)
+    fail(path, std::string("cannot create: ") + std::strerror(errno));
+  out.write(bytes.data(), std::streamsize(bytes.size()));
   if (!out.flush())
     fail(path, std::string("cannot write: ") + std::strerror(errno));
 }

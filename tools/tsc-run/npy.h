@@ -22,6 +22,8 @@ Tensor parseNpy(const std::string &bytes, const std::string &path);
 /// element a byte (unpackTensor), since NumPy has none of them. Throws
 /// std::runtime_error naming the file.
 void writeNpy(const std::string &path, const Tensor &tensor);
+/// The bytes writeNpy writes; `what` names the array in messages.
+std::string npyBytes(const Tensor &tensor, const std::string &what);
 
 /// Whether `dtype` is one of the 8-bit floats (TSC_DTYPE_F8*), which .npy
 /// files hold as |u1 bits (ml_dtypes arrays viewed as uint8).

@@ -19,6 +19,8 @@ artifacts) and prints each output's name, shape and dtype.
 options:
   --input NAME=FILE.npy   bind input NAME to the array in FILE.npy (repeatable);
                           inputs not given get random data fitting the signature
+  --input FILE.npz        bind every array of the archive (np.savez) to the
+                          input of its name
   --dim NAME=VALUE        value of symbol NAME for random inputs (repeatable;
                           default: the symbol's maximum, or what a given input sets)
   --expected NAME=FILE.npy
@@ -27,6 +29,7 @@ options:
                           atol + rtol * |expected| (NaN only where NaN);
                           otherwise exit status 3 with the largest error and
                           its index
+  --expected FILE.npz     the same for every array of the archive, by name
   --rtol R, --atol A      tolerances of --expected (default 1e-5 and 1e-6)
   --public-key KEY.pem    load the artifact only if MODEL.tscm.sig is its
                           signature by this Ed25519 public key (PEM, as
@@ -39,6 +42,8 @@ options:
                           8-bit floats as |u1 holding their bits, i4/i2 as |i1,
                           u4/u2 as |u1, f4e2m1 as |u1 bits, one element a byte
                           (inputs too)
+  --output-npz FILE.npz   write the outputs as one archive (np.load reads it),
+                          each array as --output-dir writes it
   --threads N             threads of the session (GEMMs and the kernels'
                           parallel loops), 0 = all cores (default 0)
   --bench N               after the warmup runs, time N runs and print min, median,
@@ -70,6 +75,10 @@ options:
                           the artifact formats it reads
   --help                  print this help
 )";
+
+bool tsc::run::isNpzFile(const std::string &file) {
+  return file.size() > 4 && file.compare(file.size() - 4, 4, ".npz") == 0;
+}
 
 namespace {
 
@@ -152,7 +161,7 @@ Options tsc::run::parseArgs(int argc, char **argv) {
           "--input",       "--dim",      "--int-range", "--seed",
           "--output-dir",  "--threads",  "--bench",     "--warmup",
           "--cuda-device", "--expected", "--rtol",      "--atol",
-          "--public-key",  "--trace"};
+          "--public-key",  "--trace",    "--output-npz"};
       bool takes = std::any_of(std::begin(kTakesValue), std::end(kTakesValue),
                                [&](const char *o) { return arg == o; });
       if (takes) {
@@ -161,7 +170,11 @@ Options tsc::run::parseArgs(int argc, char **argv) {
         value = argv[++i];
       }
     }
-    if (arg == "--input") {
+    if ((arg == "--input" || arg == "--expected") &&
+        value.find('=') == std::string::npos && isNpzFile(value)) {
+      // An archive: every array in it, by name (the empty name).
+      (arg == "--input" ? o.inputs : o.expected).push_back({"", value});
+    } else if (arg == "--input") {
       o.inputs.push_back(splitAssignment(value, arg));
     } else if (arg == "--dim") {
       auto [name, text] = splitAssignment(value, arg);
@@ -178,6 +191,11 @@ Options tsc::run::parseArgs(int argc, char **argv) {
       o.seed = uint64_t(parseInt(value, "--seed"));
     } else if (arg == "--output-dir") {
       o.outputDir = value;
+    } else if (arg == "--output-npz") {
+      if (!isNpzFile(value))
+        usageError("--output-npz " + value +
+                   ": the file name must end in .npz");
+      o.outputNpz = value;
     } else if (arg == "--threads") {
       o.threads = parseCount(value, arg);
     } else if (arg == "--bench") {
@@ -214,9 +232,9 @@ Options tsc::run::parseArgs(int argc, char **argv) {
     usageError("no model given");
   if (o.json && !o.info && !o.bench)
     usageError("--json needs --info or --bench");
-  if (o.info &&
-      (o.bench || o.profile || o.timing || !o.trace.empty() ||
-       !o.inputs.empty() || !o.expected.empty() || !o.outputDir.empty()))
+  if (o.info && (o.bench || o.profile || o.timing || !o.trace.empty() ||
+                 !o.inputs.empty() || !o.expected.empty() ||
+                 !o.outputDir.empty() || !o.outputNpz.empty()))
     usageError("--info prints the artifact without running it: it takes no "
                "run options");
   return o;

@@ -19,14 +19,18 @@ extern const char *const kUsage;
 
 struct Options {
   std::string model;
-  std::vector<std::pair<std::string, std::string>> inputs; // name, file
+  /// name, file; an empty name: every array of a .npz file, by name.
+  std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::pair<std::string, int64_t>> dims;       // symbol, value
   std::string outputDir;
+  /// --output-npz: every output in one .npz archive.
+  std::string outputNpz;
   /// --trace: a Chrome trace (trace-event JSON) of the measured runs.
   std::string trace;
   /// --public-key: an Ed25519 public key (PEM); the artifact must be signed.
   std::string publicKey;
-  /// --expected: output name, file; compared within atol + rtol·|expected|.
+  /// --expected: output name, file (an empty name: every array of a .npz
+  /// file); compared within atol + rtol·|expected|.
   std::vector<std::pair<std::string, std::string>> expected;
   double rtol = 1e-5, atol = 1e-6;
   int64_t intLo = 0, intHi = 2;
@@ -37,6 +41,9 @@ struct Options {
   bool help = false, version = false, info = false, json = false,
        profile = false, timing = false, listDevices = false, cudaGraphs = true;
 };
+
+/// Whether `file` names a .npz archive (np.savez), by its extension.
+bool isNpzFile(const std::string &file);
 
 /// Parses tsc-run's arguments (argv[0] is the program); throws
 /// std::runtime_error with a message naming the option at fault.

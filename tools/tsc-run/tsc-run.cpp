@@ -7,6 +7,7 @@
 
 #include "compare.h"
 #include "npy.h"
+#include "npz.h"
 #include "options.h"
 #include "profile.h"
 #include "public_key.h"
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -219,9 +221,11 @@ void bench(Session &session, const Options &o, run::Profiler *profiler) {
                   o.json);
 }
 
-/// The index of input (or output) `name`; an error naming the option
-/// (--input or --expected) and listing the model's names if it has none.
-size_t findPort(const Model &model, const std::string &name, bool input) {
+/// The index of input (or output) `name`; an error naming `what` gave it
+/// (--input NAME, or the archive and the array) and listing the model's
+/// names if it has none.
+size_t findPort(const Model &model, const std::string &name, bool input,
+                const std::string &what) {
   size_t count = input ? model.inputCount() : model.outputCount();
   std::string valid;
   for (size_t i = 0; i < count; ++i) {
@@ -231,8 +235,7 @@ size_t findPort(const Model &model, const std::string &name, bool input) {
     valid += (i ? ", " : "") + port;
   }
   const char *kind = input ? "input" : "output";
-  throw std::runtime_error(std::string(input ? "--input " : "--expected ") +
-                           name + ": the model has no " + kind + " '" + name +
+  throw std::runtime_error(what + ": the model has no " + kind + " '" + name +
                            "' (" + kind +
                            "s: " + (valid.empty() ? "none" : valid) + ")");
 }
@@ -246,6 +249,41 @@ auto withOption(const std::string &option, Read read) -> decltype(read()) {
   } catch (const std::exception &e) {
     throw std::runtime_error(option + ": " + e.what());
   }
+}
+
+/// An array --input or --expected gave: its name, and what gave it for
+/// messages (`--input x`, or `--input all.npz: array 'x'`).
+struct GivenArray {
+  std::string name;
+  Tensor tensor;
+  std::string what;
+};
+
+/// The arrays --input or --expected (`option`) name: NAME=FILE.npy pairs and
+/// every array of each .npz archive (an empty name), in order; file errors
+/// name the option.
+std::vector<GivenArray>
+readArrays(const std::vector<std::pair<std::string, std::string>> &given,
+           const std::string &option) {
+  std::vector<GivenArray> arrays;
+  for (const auto &[name, file] : given) {
+    if (name.empty()) {
+      for (auto &[key, tensor] :
+           withOption(option, [&path = file] { return run::readNpz(path); }))
+        arrays.push_back({key, std::move(tensor),
+                          option + " " + file + ": array '" + key + "'"});
+      continue;
+    }
+    if (run::isNpzFile(file))
+      throw std::runtime_error(option + " " + name + ": " + file +
+                               " is a .npz archive: give it as " + option +
+                               " " + file + " (its arrays by name)");
+    arrays.push_back({name,
+                      withOption(option + " " + name,
+                                 [&path = file] { return run::readNpy(path); }),
+                      option + " " + name});
+  }
+  return arrays;
 }
 
 double msSince(std::chrono::steady_clock::time_point start) {
@@ -284,26 +322,22 @@ int runMain(const Options &o) {
   double sessionMs = msSince(start);
 
   std::map<std::string, Tensor> given;
-  for (const auto &[name, file] : o.inputs) {
-    size_t i = findPort(model, name, /*input=*/true);
-    Tensor t = withOption("--input " + name,
-                          [&path = file] { return run::readNpy(path); });
+  for (auto &[name, t, what] : readArrays(o.inputs, "--input")) {
+    size_t i = findPort(model, name, /*input=*/true, what);
     if (model.inputDtype(i) == TSC_DTYPE_BF16 && t.dtype() == TSC_DTYPE_F32)
       t = toBf16(t);
     if (run::isFloat8(model.inputDtype(i)) && t.dtype() == TSC_DTYPE_U8)
       t = reinterpret(t, model.inputDtype(i));
     if (run::isPacked(model.inputDtype(i)))
-      t = run::packTensor(t, model.inputDtype(i), "--input " + name);
+      t = run::packTensor(t, model.inputDtype(i), what);
     if (!given.emplace(name, t).second)
-      throw std::runtime_error("--input " + name + " given twice");
+      throw std::runtime_error(what + ": input '" + name + "' given twice");
   }
   // The reference arrays and the output folder are checked before any run.
   std::vector<std::pair<std::string, Tensor>> expected;
-  for (const auto &[name, file] : o.expected) {
-    findPort(model, name, /*input=*/false);
-    expected.emplace_back(
-        name, withOption("--expected " + name,
-                         [&path = file] { return run::readNpy(path); }));
+  for (auto &[name, t, what] : readArrays(o.expected, "--expected")) {
+    findPort(model, name, /*input=*/false, what);
+    expected.emplace_back(name, std::move(t));
   }
   if (!o.outputDir.empty())
     withOption("--output-dir", [&] {
@@ -313,6 +347,12 @@ int runMain(const Options &o) {
         throw std::runtime_error(
             o.outputDir + ": cannot create this folder" +
             (error ? ": " + error.message() : std::string()));
+      return 0;
+    });
+  if (!o.outputNpz.empty())
+    withOption("--output-npz", [&] {
+      if (!std::ofstream(o.outputNpz, std::ios::binary))
+        throw std::runtime_error(o.outputNpz + ": cannot create this file");
       return 0;
     });
   std::vector<int64_t> symbols = chooseSymbols(model, o, given);
@@ -355,9 +395,12 @@ int runMain(const Options &o) {
       return 0;
     });
 
+  std::vector<std::pair<std::string, Tensor>> outputs;
   for (size_t i = 0; i < model.outputCount(); ++i) {
     std::string name = model.outputName(i);
     Tensor t = session.output(name);
+    if (!o.outputNpz.empty())
+      outputs.emplace_back(name, t);
     std::fprintf(text, "output %s: shape %s dtype %s\n", name.c_str(),
                  shapeText(t.dims()).c_str(), tsc_dtype_name(t.dtype()));
     if (!o.outputDir.empty())
@@ -369,6 +412,11 @@ int runMain(const Options &o) {
         return 0;
       });
   }
+  if (!o.outputNpz.empty())
+    withOption("--output-npz", [&] {
+      run::writeNpz(o.outputNpz, outputs);
+      return 0;
+    });
   int failed = 0;
   for (const auto &[name, reference] : expected) {
     std::string problem = run::compareOutput(name, session.output(name),
