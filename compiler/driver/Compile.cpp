@@ -484,12 +484,13 @@ LogicalResult tsc::writeHostArtifact(ModuleOp imported,
 }
 
 LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
-                           TimingScope *timing) {
+                           TimingScope *timing, CompileSummary *summary) {
   if (options.maxError) {
     // The budget chooses the options; the compile is then as usual.
     FailureOr<CompileOptions> fitted =
         fitErrorBudget(module, options, llvm::outs());
-    return failure(failed(fitted) || failed(compile(module, *fitted, timing)));
+    return failure(failed(fitted) ||
+                   failed(compile(module, *fitted, timing, summary)));
   }
   MLIRContext *context = module.getContext();
   Phases phases(timing, options.progressAfter);
@@ -540,6 +541,8 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
   if (failed(plan))
     return failure();
   planTimer.stop();
+  if (summary)
+    summary->arenaBytes = plan->arenaSize;
   TimingScope reportTimer =
       phases.begin("report (baseline plans, measured error)");
   if (reporting && failed(report(module, *plan, options, unfused.get(),

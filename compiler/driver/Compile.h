@@ -91,9 +91,18 @@ struct CompileOptions {
 /// module is changed. Failure once the reason has been reported (MLIR
 /// diagnostics, or `tsc: error:` lines on stderr).
 /// With `timing` (--time-phases), each phase is timed under it and the
-/// pipeline's passes under their phase.
+/// pipeline's passes under their phase; `summary`, when given, is filled
+/// once the plan is built.
+/// What a compile that planned says about its plan (for the driver's
+/// messages).
+struct CompileSummary {
+  /// The activation arena at the symbols' maxima, in bytes.
+  uint64_t arenaBytes = 0;
+};
+
 LogicalResult compile(ModuleOp module, const CompileOptions &options,
-                      TimingScope *timing = nullptr);
+                      TimingScope *timing = nullptr,
+                      CompileSummary *summary = nullptr);
 
 /// Writes the artifact of `imported` (not changed: a clone is compiled)
 /// for this machine's CPU as `options` say, whatever their target: what

@@ -6,6 +6,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -52,7 +53,8 @@ std::set<std::string> mlir::tsc::defaultRangedSymbols(ModuleOp module) {
 }
 
 void mlir::tsc::warnDefaultRanges(ModuleOp module,
-                                  const std::set<std::string> &names) {
+                                  const std::set<std::string> &names,
+                                  std::optional<uint64_t> arenaBytes) {
   std::map<std::string, std::string> ranges;
   module.walk([&](SymbolOp symbol) {
     std::string name = symbol.getSymbol().str();
@@ -65,10 +67,17 @@ void mlir::tsc::warnDefaultRanges(ModuleOp module,
   std::vector<std::string> list;
   for (const auto &entry : ranges)
     list.push_back(entry.second);
+  std::string arena;
+  if (arenaBytes)
+    arena = llvm::formatv(" (an activation arena of {0:F1} MiB)",
+                          double(*arenaBytes) / (1024.0 * 1024.0))
+                .str();
   llvm::errs() << "tsc: warning: no --dim for " << llvm::join(list, ", ")
                << ": the artifact accepts the default range (narrowed to what "
                   "the model allows) and plans its memory for the largest "
-                  "sizes; give --dim NAME=MIN..MAX or --dim NAME=N for the "
+                  "sizes"
+               << arena
+               << "; give --dim NAME=MIN..MAX or --dim NAME=N for the "
                   "shapes you run\n";
 }
 

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -18,8 +19,10 @@ LogicalResult applyDimRanges(ModuleOp module, ArrayRef<std::string> settings);
 std::set<std::string> defaultRangedSymbols(ModuleOp module);
 
 /// Warns about `names` with the ranges the compile gave them (the graph
-/// phase narrows a default range to what the model allows).
-void warnDefaultRanges(ModuleOp module, const std::set<std::string> &names);
+/// phase narrows a default range to what the model allows) and, when the
+/// compile planned, the arena those ranges cost.
+void warnDefaultRanges(ModuleOp module, const std::set<std::string> &names,
+                       std::optional<uint64_t> arenaBytes);
 
 } // namespace mlir::tsc
 

@@ -244,10 +244,13 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
   std::set<std::string> defaulted;
   if (!options->emit && llvm::sys::path::extension(flags.input) != ".mlir")
     defaulted = defaultRangedSymbols(*module);
+  CompileSummary summary;
   if (failed(compile(*module, *options,
-                     timing.isEnabled() ? &rootTimer : nullptr)))
+                     timing.isEnabled() ? &rootTimer : nullptr, &summary)))
     return 1;
-  warnDefaultRanges(*module, defaulted);
+  warnDefaultRanges(*module, defaulted,
+                    artifact ? std::optional(summary.arenaBytes)
+                             : std::nullopt);
   if (!flags.signKey.empty() &&
       failed(signArtifact(options->output, flags.signKey)))
     return 1;
