@@ -462,6 +462,18 @@ private:
       std::chrono::steady_clock::now();
 };
 
+CompileSummary summarize(const plan::Plan &plan) {
+  CompileSummary summary;
+  summary.arenaBytes = plan.arenaSize;
+  summary.weightBytes = plan.weightBytes;
+  for (const plan::PlanStep &step : plan.steps) {
+    summary.kernels += step.kind == plan::PlanStep::Kind::Kernel;
+    summary.gemmCalls += step.kind == plan::PlanStep::Kind::Gemm;
+    summary.copies += step.kind == plan::PlanStep::Kind::Copy;
+  }
+  return summary;
+}
+
 } // namespace
 
 LogicalResult tsc::writeHostArtifact(ModuleOp imported,
@@ -542,7 +554,7 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
     return failure();
   planTimer.stop();
   if (summary)
-    summary->arenaBytes = plan->arenaSize;
+    *summary = summarize(*plan);
   TimingScope reportTimer =
       phases.begin("report (baseline plans, measured error)");
   if (reporting && failed(report(module, *plan, options, unfused.get(),

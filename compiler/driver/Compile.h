@@ -96,8 +96,10 @@ struct CompileOptions {
 /// What a compile that planned says about its plan (for the driver's
 /// messages).
 struct CompileSummary {
-  /// The activation arena at the symbols' maxima, in bytes.
-  uint64_t arenaBytes = 0;
+  /// The activation arena at the symbols' maxima, and the weights, in bytes.
+  uint64_t arenaBytes = 0, weightBytes = 0;
+  /// The plan's steps: generated kernels, GEMM library calls, copies.
+  unsigned kernels = 0, gemmCalls = 0, copies = 0;
 };
 
 LogicalResult compile(ModuleOp module, const CompileOptions &options,

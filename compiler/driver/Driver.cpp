@@ -22,7 +22,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -185,10 +185,26 @@ double secondsSince(const llvm::TimeRecord &start) {
   return llvm::TimeRecord::getCurrentTime().getWallTime() - start.getWallTime();
 }
 
-/// One line for a written artifact: what, for which CPU level, how big, how
-/// long.
+/// `bytes` in B, KiB, MiB or GiB, whichever keeps the number below 1024.
+std::string sizeText(uint64_t bytes) {
+  if (bytes < 1024)
+    return std::to_string(bytes) + " B";
+  double value = double(bytes) / 1024.0;
+  const char *unit = "KiB";
+  for (const char *next : {"MiB", "GiB"}) {
+    if (value < 1024.0)
+      break;
+    value /= 1024.0;
+    unit = next;
+  }
+  return llvm::formatv("{0:F1} {1}", value, unit).str();
+}
+
+/// One line for a written artifact: what, for which CPU level, its plan
+/// (kernels, library calls, arena, weights), how big, how long.
 void printWritten(const CompileOptions &options, const DriverOptions &flags,
-                  double seconds, double importSeconds) {
+                  const CompileSummary &summary, double seconds,
+                  double importSeconds) {
   uint64_t bytes = 0;
   (void)llvm::sys::fs::file_size(options.output, bytes);
   std::string isa;
@@ -199,12 +215,14 @@ void printWritten(const CompileOptions &options, const DriverOptions &flags,
             (host->cpu == "x86-64-v4"   ? " (AVX-512)"
              : host->cpu == "x86-64-v3" ? " (AVX2)"
                                         : " (SSE2)");
-  llvm::errs() << llvm::format(
-      "tsc: wrote %s%s%s (%.1f MiB) in %.1f s (import %.1f s); `tsc-run %s "
+  llvm::errs() << llvm::formatv(
+      "tsc: wrote {0}{1}{2}: {3} kernels, {4} GEMM calls, {5} copies; arena "
+      "{6}, weights {7}; file {8}; {9:F1} s (import {10:F1} s); `tsc-run {0} "
       "--info` shows what it holds\n",
-      options.output.c_str(), flags.signKey.empty() ? "" : " and its .sig",
-      isa.c_str(), double(bytes) / (1024.0 * 1024.0), seconds, importSeconds,
-      options.output.c_str());
+      options.output, flags.signKey.empty() ? "" : " and its .sig", isa,
+      summary.kernels, summary.gemmCalls, summary.copies,
+      sizeText(summary.arenaBytes), sizeText(summary.weightBytes),
+      sizeText(bytes), seconds, importSeconds);
 }
 
 } // namespace
@@ -255,7 +273,7 @@ int mlir::tsc::runTscDriver(int argc, char **argv) {
       failed(signArtifact(options->output, flags.signKey)))
     return 1;
   if (artifact)
-    printWritten(*options, flags, secondsSince(start), importSeconds);
+    printWritten(*options, flags, summary, secondsSince(start), importSeconds);
   if (flags.printPlanCount)
     llvm::errs() << "tsc: plans built: " << getNumPlansBuilt() << "\n";
   return 0;

@@ -20,7 +20,7 @@
 // EXEC: output y: shape [4, 16] dtype f32
 // V3: target cpu isa 1
 // V4: target cpu isa 3
-// SUMMARY: tsc: wrote {{.*}}default.tscm for x86-64-v3 (AVX2) (
+// SUMMARY: tsc: wrote {{.*}}default.tscm for x86-64-v3 (AVX2): {{[0-9]+}} kernels,
 // INFO: host code ISA: AVX2+FMA
 // BAD: tsc: error: --cpu=pentium: expected native, x86-64, x86-64-v3 or x86-64-v4
 
