@@ -15,19 +15,28 @@ using namespace mlir::tsc;
 
 namespace {
 
-/// x · W by a constant [K, N] weight -> linear with `weight_kn`: the form
-/// that carries a GEMM's epilogue.
+/// x · W by a constant [K, N] weight -> linear with `weight_kn`; x · Wᵀ by
+/// the transpose of a constant [N, K] weight (`x @ self.weight.T`, Falcon's
+/// FalconLinear) -> linear of W as stored, with no transpose left to run:
+/// the form that carries a GEMM's epilogue.
 struct MatmulByWeight : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rw) const override {
-    auto weightType = cast<RankedTensorType>(op.getRhs().getType());
-    if (!op.getRhs().getDefiningOp<ConstantOp>() || weightType.getRank() != 2 ||
+    Value weight = op.getRhs();
+    bool weightKn = true;
+    if (auto transpose = weight.getDefiningOp<TransposeOp>();
+        transpose && transpose.getPerm() == ArrayRef<int64_t>{1, 0}) {
+      weight = transpose.getInput();
+      weightKn = false;
+    }
+    auto weightType = cast<RankedTensorType>(weight.getType());
+    if (!weight.getDefiningOp<ConstantOp>() || weightType.getRank() != 2 ||
         op.getLhs().getType().getRank() < 2 ||
         !isa<FloatType>(weightType.getElementType()))
       return rw.notifyMatchFailure(op, "not a product by a constant matrix");
-    rw.replaceOpWithNewOp<LinearOp>(op, op.getType(), op.getLhs(), op.getRhs(),
+    rw.replaceOpWithNewOp<LinearOp>(op, op.getType(), op.getLhs(), weight,
                                     /*bias=*/Value(), /*residual=*/Value(),
-                                    /*weight_kn=*/true);
+                                    weightKn);
     return success();
   }
 };

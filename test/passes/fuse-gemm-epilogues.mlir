@@ -60,3 +60,43 @@ func.func @near_misses(%x: tensor<2x4xf32>, %m: tensor<4x3xf32>, %r: tensor<2x3x
   %d2 = tsc.add %d1, %r : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %p, %a, %ar, %cb, %d2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<3x2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// x · Wᵀ by the transpose of a constant [N, K] weight (Falcon's
+// `x @ self.weight.T`) is a linear of W as stored, its bias folds, and the
+// transpose is gone.
+// CHECK-LABEL: func.func @transposed_weight
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x?x4xf32>)
+// CHECK-DAG:     %[[W:.+]] = tsc.constant dense<{{\[}}[1.000000e+00, {{.+}}]]> : tensor<3x4xf32>
+// CHECK-DAG:     %[[B:.+]] = tsc.constant dense<2.000000e+00> : tensor<3xf32>
+// CHECK:         %[[Y:.+]] = tsc.linear %[[X]], %[[W]], %[[B]] : (tensor<?x?x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<?x?x3xf32>
+// CHECK-NOT:     tsc.transpose
+// CHECK:         return %[[Y]]
+func.func @transposed_weight(%x: tensor<?x?x4xf32>) -> tensor<?x?x3xf32> {
+  %w = tsc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %b = tsc.constant dense<2.0> : tensor<3xf32>
+  %wt = tsc.transpose %w perm = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+  %p = tsc.matmul %x, %wt : (tensor<?x?x4xf32>, tensor<4x3xf32>) -> tensor<?x?x3xf32>
+  %y = tsc.add %p, %b : (tensor<?x?x3xf32>, tensor<3xf32>) -> tensor<?x?x3xf32>
+  return %y : tensor<?x?x3xf32>
+}
+
+// -----
+
+// Near-misses: the transpose of a run-time matrix stays a transpose and a
+// matmul; a transposed constant of rank 3 (a batched product) is no linear.
+// CHECK-LABEL: func.func @transposed_near_misses
+// CHECK:         %[[T:.+]] = tsc.transpose %{{.+}} perm = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+// CHECK:         tsc.matmul %{{.+}}, %[[T]] : (tensor<2x4xf32>, tensor<4x3xf32>)
+// CHECK:         %[[U:.+]] = tsc.transpose %{{.+}} perm = [0, 2, 1] : (tensor<2x1x2xf32>) -> tensor<2x2x1xf32>
+// CHECK:         tsc.matmul %{{.+}}, %[[U]] : (tensor<2x2x2xf32>, tensor<2x2x1xf32>)
+// CHECK-NOT:     tsc.linear
+func.func @transposed_near_misses(%x: tensor<2x4xf32>, %m: tensor<3x4xf32>, %xb: tensor<2x2x2xf32>) -> (tensor<2x3xf32>, tensor<2x2x1xf32>) {
+  %mt = tsc.transpose %m perm = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+  %p = tsc.matmul %x, %mt : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  %w = tsc.constant dense<[[[1.0, 2.0]], [[3.0, 4.0]]]> : tensor<2x1x2xf32>
+  %wt = tsc.transpose %w perm = [0, 2, 1] : (tensor<2x1x2xf32>) -> tensor<2x2x1xf32>
+  %q = tsc.matmul %xb, %wt : (tensor<2x2x2xf32>, tensor<2x2x1xf32>) -> tensor<2x2x1xf32>
+  return %p, %q : tensor<2x3xf32>, tensor<2x2x1xf32>
+}

@@ -369,29 +369,61 @@ LogicalResult Importer::importConstant(jit::Node *node) {
                               DenseElementsAttr::get(type, elements))
         .getResult();
   };
-  Value result;
-  if (!value || value->isNone() || value->isString() || value->isDevice()) {
-    // Strings, devices and None reach converters as attributes.
-    result = NoneOp::create(builder, loc);
-  } else if (value->isTensor()) {
-    at::Tensor tensor = value->toTensor().contiguous();
+  std::string name = output->hasDebugName() ? output->debugName() : "constant";
+  auto tensorConstant = [&](const at::Tensor &frozen,
+                            const std::string &weightName) -> Value {
+    at::Tensor tensor = frozen.contiguous();
     Type element = elementTypeOf(builder, tensor.scalar_type());
-    std::string name = output->hasDebugName() ? output->debugName()
-                                              : "constant";
     if (!element) {
-      error() << "tensor constant '" << name << "' has element type "
+      error() << "tensor constant '" << weightName << "' has element type "
               << c10::toString(tensor.scalar_type())
               << ", which tsc does not support";
-      return failure();
+      return {};
     }
     auto type = RankedTensorType::get(SmallVector<int64_t>(tensor.sizes().begin(),
                                                            tensor.sizes().end()),
                                       element);
     ArrayRef<char> bytes(static_cast<const char *>(tensor.data_ptr()),
                          tensor.nbytes());
-    result = ConstantOp::create(
-        builder, NameLoc::get(builder.getStringAttr(name), fileLoc),
-        weightAttr(type, bytes, name, options.maxInlineElements));
+    return ConstantOp::create(
+        builder, NameLoc::get(builder.getStringAttr(weightName), fileLoc),
+        weightAttr(type, bytes, weightName, options.maxInlineElements));
+  };
+  auto isTensorOrNone = [](const c10::IValue &v) {
+    return v.isTensor() || v.isNone();
+  };
+  Value result;
+  if (!value || value->isNone() || value->isString() || value->isDevice()) {
+    // Strings, devices and None reach converters as attributes.
+    result = NoneOp::create(builder, loc);
+  } else if (value->isTensor()) {
+    result = tensorConstant(value->toTensor(), name);
+    if (!result)
+      return failure();
+  } else if (value->isList() &&
+             llvm::all_of(value->toListRef(), isTensorOrNone)) {
+    // A frozen List[Tensor] or List[Optional[Tensor]] (aten::index's
+    // indices, frozen by torch.jit.freeze or traced from constants) is the
+    // prim::ListConstruct of its elements that an unfrozen graph has, so
+    // the converters read both alike: tensors as constants `NAME.I`, None
+    // as tsc.none.
+    SmallVector<Value> elements;
+    for (auto [i, element] : llvm::enumerate(value->toListRef())) {
+      if (element.isNone()) {
+        elements.push_back(NoneOp::create(builder, loc));
+        continue;
+      }
+      elements.push_back(
+          tensorConstant(element.toTensor(), name + "." + std::to_string(i)));
+      if (!elements.back())
+        return failure();
+    }
+    result = ForeignOp::create(builder, loc, TypeRange{builder.getNoneType()},
+                               "prim", "ListConstruct",
+                               static_cast<uint64_t>(kTorchOperatorVersion),
+                               elements, builder.getDictionaryAttr({}),
+                               /*subgraphsCount=*/0)
+                 .getResult(0);
   } else if (value->isInt()) {
     result = dense(builder.getIntegerType(64), {}, ArrayRef<int64_t>(value->toInt()));
   } else if (value->isDouble()) {
@@ -407,8 +439,8 @@ LogicalResult Importer::importConstant(jit::Node *node) {
     result = dense(builder.getF64Type(), {static_cast<int64_t>(list.size())},
                    ArrayRef<double>(list));
   } else {
-    // Anything else (tensor lists, custom classes) stays a foreign constant
-    // and is reported if something reads it.
+    // Anything else (lists of other values, custom classes) stays a foreign
+    // constant and is reported if something reads it.
     result =
         ForeignOp::create(
             builder, loc, TypeRange{builder.getNoneType()}, "prim", "Constant",

@@ -66,6 +66,15 @@ class Attention(nn.Module):
         return out.transpose(1, 2).reshape(b, s, 8)
 
 
+class FrozenIndex(nn.Module):
+    """Indexes with a tensor made in forward, as Falcon's rotary embedding
+    does: tracing records it as a constant and freezing folds aten::index's
+    indices into a prim::Constant of type List[Optional[Tensor]]."""
+
+    def forward(self, x):
+        return x[:, torch.tensor([2, 0, 1])] * 2.0
+
+
 class Branch(nn.Module):
     def forward(self, x):
         if bool(x.sum() > 0):
@@ -87,6 +96,7 @@ def main():
     tiny = Tiny().eval()
     torch.jit.script(tiny).save(str(out / "tiny-scripted.pt"))
     torch.jit.trace(tiny, torch.randn(2, 3, 8)).save(str(out / "tiny-traced.pt"))
+    torch.jit.trace(FrozenIndex(), torch.randn(2, 3, 8)).save(str(out / "frozen-index.pt"))
     torch.jit.script(Branch()).save(str(out / "branch.pt"))
     torch.jit.script(IntInput()).save(str(out / "int-input.pt"))
 
