@@ -194,10 +194,44 @@ def as_array(value):
     raise ValueError(f"a {type(value).__name__}, not a tensor")
 
 
+# Cases whose expected outputs onnx writes as hand-typed literals that do not
+# follow from its inputs within 1e-4: test_averagepool_2d_ceil_last_window_
+# starts_on_pad's y is [0.1511, 0.2841, 0.3572] where its inputs (also typed
+# to 4 decimals) give sum / 9 = [0.151056, 0.284044, 0.357222], as
+# onnx.reference and ONNX Runtime compute (rel L2 1.6e-4 from the literal;
+# onnx's own backend runner checks at rtol 1e-3). Their reference is
+# onnx.reference's output for the same inputs, used only when it agrees with
+# the literal at onnx's tolerance (rtol 1e-3, atol 1e-7).
+HAND_TYPED_OUTPUTS = {"test_averagepool_2d_ceil_last_window_starts_on_pad"}
+
+
+def reference_outputs(case, inputs, literals):
+    """onnx.reference's outputs of `case` for `inputs`, checked against the
+    case's hand-typed `literals` at onnx's backend-test tolerance."""
+    from onnx.reference import ReferenceEvaluator
+    graph = case.model.graph
+    initialized = {t.name for t in graph.initializer}
+    names = [i.name for i in graph.input if i.name not in initialized]
+    computed = ReferenceEvaluator(case.model).run(None, dict(zip(names, inputs)))
+    for got, literal in zip(computed, literals):
+        if not np.allclose(got, literal, rtol=1e-3, atol=1e-7):
+            raise ValueError("onnx.reference disagrees with the hand-typed outputs")
+    return [np.asarray(x, dtype=l.dtype) for x, l in zip(computed, literals)]
+
+
 def test_data(case):
     """(inputs, outputs) of the case's data set 0 as lists of arrays: from
     test_data_set_0/{input,output}_*.pb where the case has a folder on disk,
-    else from the data the case generator made."""
+    else from the data the case generator made; for HAND_TYPED_OUTPUTS the
+    outputs are onnx.reference's."""
+    inputs, outputs = stored_test_data(case)
+    if case.name in HAND_TYPED_OUTPUTS:
+        outputs = reference_outputs(case, inputs, outputs)
+    return inputs, outputs
+
+
+def stored_test_data(case):
+    """test_data's arrays as the case stores them."""
     import onnx
     folder = pathlib.Path(case.model_dir or "/nonexistent") / "test_data_set_0"
     if not folder.is_dir():

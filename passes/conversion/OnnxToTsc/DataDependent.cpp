@@ -14,11 +14,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/conversion/Foreign/Builders.h"
+#include "passes/conversion/OnnxToTsc/Compose.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::foreign;
+using namespace mlir::tsc::fromonnx;
 
 namespace {
 
@@ -30,6 +32,28 @@ FailureOr<Value> iota(ForeignNode &node, int64_t n) {
   return buildRange(node, rw.getI64Type(),
                     {rw.getI64IntegerAttr(0), rw.getI64IntegerAttr(n),
                      rw.getI64IntegerAttr(1)});
+}
+
+/// A tsc.top_k of all of `x`'s elements along `axis`, largest first (equal
+/// ones in index order): its values and indices.
+FailureOr<Operation *> sortLargestFirst(ForeignNode &node, Value x,
+                                        int64_t axis) {
+  RewriterBase &rw = node.getRewriter();
+  TopKOp::Properties properties;
+  properties.k = rw.getI64IntegerAttr(
+      cast<RankedTensorType>(x.getType()).getDimSize(axis));
+  properties.axis = rw.getI64IntegerAttr(axis);
+  SmallVector<Type> types;
+  if (failed(TopKOp::inferReturnTypes(
+          node.getContext(), node.getLoc(),
+          TopKOp::Adaptor(ValueRange{x}, DictionaryAttr(), properties, {}),
+          types)))
+    return node.fail("cannot infer the sort's result types");
+  OperationState state(node.getLoc(), TopKOp::getOperationName());
+  state.addOperands(x);
+  state.addTypes(types);
+  state.useProperties(properties);
+  return rw.create(state);
 }
 
 /// The positions (i64 [count]) where `flags` (i1 [L], L static) holds, in
@@ -66,20 +90,10 @@ FailureOr<Value> selectedPositions(ForeignNode &node, Value flags,
   if (failed(count))
     return failure();
 
-  TopKOp::Properties properties;
-  properties.k = rw.getI64IntegerAttr(length);
-  properties.axis = rw.getI64IntegerAttr(0);
-  SmallVector<Type> types;
-  if (failed(TopKOp::inferReturnTypes(
-          node.getContext(), node.getLoc(),
-          TopKOp::Adaptor(ValueRange{*keys}, DictionaryAttr(), properties, {}),
-          types)))
-    return node.fail("cannot infer the sort's result types");
-  OperationState state(node.getLoc(), TopKOp::getOperationName());
-  state.addOperands(*keys);
-  state.addTypes(types);
-  state.useProperties(properties);
-  Value sorted = rw.create(state)->getResult(1);
+  FailureOr<Operation *> sort = sortLargestFirst(node, *keys, 0);
+  if (failed(sort))
+    return failure();
+  Value sorted = (*sort)->getResult(1);
   return buildSliceOp(node, cast<TypedValue<RankedTensorType>>(sorted),
                       {rw.getIndexAttr(0)}, {count->front()},
                       {rw.getIndexAttr(1)});
@@ -317,6 +331,205 @@ FailureOr<Values> convertUnique(ForeignNode &node) {
   return Values{*y, *positions, *inverse, *pickedCounts};
 }
 
+/// The most boxes NonMaxSuppression takes per batch: its greedy selection
+/// is unrolled, one step (a dozen ops over [batches, classes, boxes]) per
+/// box in score order.
+constexpr int64_t kSuppressionBoxes = 128;
+
+/// Input `i` of NonMaxSuppression (a 1-element tensor) as a rank-0 value of
+/// `element`, or `fallback` (a constant) when it is omitted.
+MaybeValue suppressionScalar(ForeignNode &node, unsigned i, Type element,
+                             double fallback) {
+  if (!node.hasInput(i))
+    return node.scalar(element, fallback);
+  auto x = node.input(i);
+  if (failed(x))
+    return failure();
+  if (!x->getType().hasStaticShape() || x->getType().getNumElements() != 1)
+    return node.fail("input #" + Twine(i) + " must hold one element");
+  return castTo(node, node.reshape(*x, ArrayRef<OpFoldResult>{}), element);
+}
+
+/// NonMaxSuppression (opset 10/11): per batch and class, the boxes whose
+/// score passes score_threshold (strictly, when given), visited by
+/// decreasing score (equal scores by increasing index, as ONNX's reference
+/// and ONNX Runtime order them), each kept unless its IoU with a kept box
+/// exceeds iou_threshold (strictly; boxes without area or intersection never
+/// suppress), at most max_output_boxes_per_class of them. The output
+/// [count, 3] lists (batch, class, box) by batch, class and score; count
+/// is a run-time symbol in [0, batches * classes * boxes].
+FailureOr<Values> convertNonMaxSuppression(ForeignNode &node) {
+  auto boxes = node.input(0);
+  auto scores = node.input(1);
+  if (failed(boxes) || failed(scores))
+    return failure();
+  RankedTensorType boxType = boxes->getType(), scoreType = scores->getType();
+  if (!boxType.hasStaticShape() || !scoreType.hasStaticShape() ||
+      boxType.getRank() != 3 || boxType.getDimSize(2) != 4 ||
+      scoreType.getRank() != 3)
+    return node.fail("NonMaxSuppression needs boxes [batches, boxes, 4] and "
+                     "scores [batches, classes, boxes] of static shape (the "
+                     "selected count is bounded by their sizes)");
+  int64_t batches = boxType.getDimSize(0), count = boxType.getDimSize(1),
+          classes = scoreType.getDimSize(1);
+  if (scoreType.getDimSize(0) != batches || scoreType.getDimSize(2) != count)
+    return node.fail("scores must be [" + Twine(batches) + ", classes, " +
+                     Twine(count) + "] to match the boxes");
+  if (count > kSuppressionBoxes)
+    return node.fail("NonMaxSuppression selects greedily, one unrolled step "
+                     "per box: " +
+                     Twine(count) + " boxes exceed the bound of " +
+                     Twine(kSuppressionBoxes));
+  RewriterBase &rw = node.getRewriter();
+  Type f32 = rw.getF32Type(), i64 = rw.getI64Type();
+  MaybeValue limit = suppressionScalar(node, 2, i64, 0);
+  MaybeValue iouThreshold = suppressionScalar(node, 3, f32, 0);
+  if (failed(limit) || failed(iouThreshold))
+    return failure();
+
+  // Boxes by decreasing score per batch and class: order [B, C, N].
+  FailureOr<Operation *> sorted = sortLargestFirst(node, *scores, 2);
+  if (failed(sorted))
+    return failure();
+  Value sortedScores = castTo(node, (*sorted)->getResult(0), f32);
+  auto order = cast<TypedValue<RankedTensorType>>((*sorted)->getResult(1));
+
+  // Each box's extent along x and y, [B, C, N] in score order.
+  auto size = [&](int64_t v) -> OpFoldResult { return rw.getIndexAttr(v); };
+  Value corners = castTo(node, *boxes, f32);
+  auto coordinate = [&](int64_t k) -> MaybeValue {
+    MaybeValue c = insertDim(node, entry(node, corners, k, 2), 1);
+    if (failed(c))
+      return failure();
+    FailureOr<Value> wide =
+        buildExpand(node, cast<TypedValue<RankedTensorType>>(*c),
+                    {size(batches), size(classes), size(count)});
+    if (failed(wide))
+      return failure();
+    GatherElementsOp::Properties gather;
+    gather.axis = rw.getI64IntegerAttr(2);
+    return node.create<GatherElementsOp>({*wide, order}, gather);
+  };
+  MaybeValue c0 = coordinate(0), c1 = coordinate(1), c2 = coordinate(2),
+             c3 = coordinate(3);
+  MaybeValue xMin, xMax, yMin, yMax;
+  if (node.getInt("center_point_box", 0)) {
+    // [x_center, y_center, width, height].
+    MaybeValue halfWidth = binary<DivOp>(node, c2, node.scalar(f32, 2.0));
+    MaybeValue halfHeight = binary<DivOp>(node, c3, node.scalar(f32, 2.0));
+    xMin = binary<SubOp>(node, c0, halfWidth);
+    xMax = binary<AddOp>(node, c0, halfWidth);
+    yMin = binary<SubOp>(node, c1, halfHeight);
+    yMax = binary<AddOp>(node, c1, halfHeight);
+  } else {
+    // [y1, x1, y2, x2], either corner first.
+    xMin = binary<MinOp>(node, c1, c3);
+    xMax = binary<MaxOp>(node, c1, c3);
+    yMin = binary<MinOp>(node, c0, c2);
+    yMax = binary<MaxOp>(node, c0, c2);
+  }
+
+  // suppresses[b, c, j, i]: kept box j (rows) suppresses box i (columns).
+  auto rows = [&](MaybeValue v) { return insertDim(node, v, 3); };
+  auto columns = [&](MaybeValue v) { return insertDim(node, v, 2); };
+  MaybeValue lowX = binary<MaxOp>(node, rows(xMin), columns(xMin));
+  MaybeValue highX = binary<MinOp>(node, rows(xMax), columns(xMax));
+  MaybeValue lowY = binary<MaxOp>(node, rows(yMin), columns(yMin));
+  MaybeValue highY = binary<MinOp>(node, rows(yMax), columns(yMax));
+  MaybeValue intersection = binary<MulOp>(
+      node, binary<SubOp>(node, highX, lowX), binary<SubOp>(node, highY, lowY));
+  MaybeValue area = binary<MulOp>(node, binary<SubOp>(node, xMax, xMin),
+                                  binary<SubOp>(node, yMax, yMin));
+  MaybeValue candidateArea = columns(area), keptArea = rows(area);
+  MaybeValue unionArea = binary<SubOp>(
+      node, binary<AddOp>(node, candidateArea, keptArea), intersection);
+  MaybeValue zero = node.scalar(f32, 0.0);
+  MaybeValue suppresses = binary<AndOp>(
+      node,
+      binary<AndOp>(node, binary<GreaterOp>(node, highX, lowX),
+                    binary<GreaterOp>(node, highY, lowY)),
+      binary<AndOp>(node, binary<GreaterOp>(node, intersection, zero),
+                    binary<GreaterOp>(node, unionArea, zero)));
+  suppresses = binary<AndOp>(
+      node, suppresses,
+      binary<AndOp>(node, binary<GreaterOp>(node, candidateArea, zero),
+                    binary<GreaterOp>(node, keptArea, zero)));
+  suppresses = binary<AndOp>(
+      node, suppresses,
+      binary<GreaterOp>(node, binary<DivOp>(node, intersection, unionArea),
+                        iouThreshold));
+  if (failed(suppresses))
+    return failure();
+  Value suppressing = castTo(node, *suppresses, i64);
+
+  // Candidates: every box, or those scoring above score_threshold.
+  MaybeValue candidates = node.scalar(i64, 1.0);
+  if (node.hasInput(4)) {
+    MaybeValue threshold = suppressionScalar(node, 4, f32, 0);
+    candidates = binary<GreaterOp>(node, sortedScores, threshold);
+    if (failed(candidates))
+      return failure();
+    candidates = castTo(node, *candidates, i64);
+  }
+
+  // The greedy pass in score order: kept[b, c, t] (0/1) for t < step.
+  Value kept =
+      buildFilled(node, {size(batches), size(classes), size(count)},
+                  DenseElementsAttr::get(RankedTensorType::get({}, i64),
+                                         rw.getZeroAttr(i64)));
+  FailureOr<Value> positions = iota(node, count);
+  if (failed(positions))
+    return failure();
+  MaybeValue one = node.scalar(i64, 1.0);
+  for (int64_t t = 0; t < count; ++t) {
+    MaybeValue blocked = reduce<ReduceMaxOp>(
+        node, binary<MulOp>(node, kept, entry(node, suppressing, t, 3)), {2},
+        false);
+    MaybeValue room = binary<LessOp>(
+        node, reduce<ReduceSumOp>(node, kept, {2}, false), limit);
+    if (failed(room))
+      return failure();
+    room = castTo(node, *room, i64);
+    MaybeValue candidate =
+        node.hasInput(4) ? entry(node, candidates, t, 2) : candidates;
+    MaybeValue keep = binary<MulOp>(node, binary<MulOp>(node, candidate, room),
+                                    binary<SubOp>(node, one, blocked));
+    MaybeValue at =
+        binary<EqualOp>(node, *positions, node.scalar(i64, double(t)));
+    if (failed(at))
+      return failure();
+    at = castTo(node, *at, i64);
+    MaybeValue next = binary<AddOp>(
+        node, kept, binary<MulOp>(node, insertDim(node, keep, 2), at));
+    if (failed(next))
+      return failure();
+    kept = *next;
+  }
+
+  // The kept boxes in row-major order of [B, C, N]: batch, class, score.
+  Value flags =
+      castTo(node, flatten(node, cast<TypedValue<RankedTensorType>>(kept)),
+             rw.getI1Type());
+  FailureOr<Value> selected = selectedPositions(node, flags, "selected boxes");
+  if (failed(selected))
+    return failure();
+  OpFoldResult selectedCount = node.dimSize(*selected, 0);
+  MaybeValue batch =
+      binary<DivOp>(node, *selected, node.scalar(i64, double(classes * count)));
+  MaybeValue klass = binary<ModOp>(
+      node, binary<DivOp>(node, *selected, node.scalar(i64, double(count))),
+      node.scalar(i64, double(classes)));
+  FailureOr<Value> box = buildGather(
+      node, cast<TypedValue<RankedTensorType>>(flatten(node, order)),
+      cast<TypedValue<RankedTensorType>>(*selected), 0);
+  if (failed(batch) || failed(klass) || failed(box))
+    return failure();
+  SmallVector<Value> columnsOut;
+  for (Value v : {*batch, *klass, *box})
+    columnsOut.push_back(node.reshape(v, {selectedCount, size(1)}));
+  return results(concat(node, columnsOut, 1));
+}
+
 } // namespace
 
 void mlir::tsc::fromonnx::populateDataDependentConverters(
@@ -324,4 +537,5 @@ void mlir::tsc::fromonnx::populateDataDependentConverters(
   c.add("NonZero", 9, convertNonZero);
   c.add("Compress", 9, convertCompress);
   c.add("Unique", 11, convertUnique);
+  c.add("NonMaxSuppression", 10, convertNonMaxSuppression);
 }

@@ -100,41 +100,13 @@ struct DftPlan {
   }
 };
 
-/// DFT (17, 20): axis an attribute (default 1) up to 19, then a constant
-/// input #2 (default -2); dft_length an optional constant input #1.
-FailureOr<Values> convertDft(ForeignNode &node) {
-  auto x = node.input(0);
-  if (failed(x))
-    return failure();
-  RankedTensorType type = x->getType();
+/// The DFT of `x` along `axis` (normalized, not the component dim) as the
+/// node's attributes and constant dft_length ask.
+FailureOr<Value> dftAlong(ForeignNode &node, TypedValue<RankedTensorType> x,
+                          int64_t axis) {
+  RankedTensorType type = x.getType();
   int64_t rank = type.getRank();
-  Type element = type.getElementType();
-  if (!isa<FloatType>(element))
-    return node.fail("the input must be a float tensor");
-  if (rank < 2)
-    return node.fail("the input must have a batch dim and the component dim");
   int64_t components = type.getDimSize(rank - 1);
-  if (components != 1 && components != 2)
-    return node.fail("the last dim must be 1 (real) or 2 (complex), not " +
-                     Twine(components));
-  int64_t axis = node.getInt("axis", 1);
-  if (node.getVersion() >= 20) {
-    axis = -2;
-    if (node.hasInput(2)) {
-      FailureOr<SmallVector<int64_t>> values = node.constantInts(2);
-      if (failed(values))
-        return failure();
-      if (values->size() != 1)
-        return node.fail("the axis must be one integer");
-      axis = values->front();
-    }
-  }
-  if (axis < -rank || axis >= rank)
-    return node.fail("axis " + Twine(axis) + " is out of range for rank " +
-                     Twine(rank));
-  axis = (axis + rank) % rank;
-  if (axis == rank - 1)
-    return node.fail("the axis cannot be the component dim");
   DftPlan plan;
   plan.in = type.getDimSize(axis);
   if (ShapedType::isDynamic(plan.in))
@@ -164,7 +136,7 @@ FailureOr<Values> convertDft(ForeignNode &node) {
     if (d != axis)
       perm.push_back(d);
   perm.append({rank - 1, axis});
-  FailureOr<Value> moved = node.transpose(*x, perm);
+  FailureOr<Value> moved = node.transpose(x, perm);
   if (failed(moved))
     return failure();
   RewriterBase &rw = node.getRewriter();
@@ -176,7 +148,7 @@ FailureOr<Values> convertDft(ForeignNode &node) {
   int64_t outComponents = plan.complexOut ? 2 : 1;
   Value flat = node.reshape(*moved, {rows, rw.getIndexAttr(inWidth)});
   Value twiddles = floatConstant(node, {inWidth, outComponents * plan.out},
-                                 element, plan.matrix());
+                                 type.getElementType(), plan.matrix());
   FailureOr<Value> product = node.create<MatmulOp>({flat, twiddles});
   if (failed(product))
     return failure();
@@ -185,7 +157,121 @@ FailureOr<Values> convertDft(ForeignNode &node) {
   SmallVector<int64_t> inversePerm(rank);
   for (int64_t d = 0; d < rank; ++d)
     inversePerm[perm[d]] = d;
-  return results(node.transpose(node.reshape(*product, sizes), inversePerm));
+  return node.transpose(node.reshape(*product, sizes), inversePerm);
+}
+
+/// DFT with its axis read at run time (opset 20's input #2 as a graph input
+/// or a computed value): the DFT along every admissible axis whose result
+/// has the type the node declares (all of them when it declares none
+/// statically), selected by the axis. The axis is a symbol that a run
+/// checks: one naming another dim is refused, since its result would have
+/// another shape.
+FailureOr<Value> dftAtRuntimeAxis(ForeignNode &node,
+                                  TypedValue<RankedTensorType> x) {
+  int64_t rank = x.getType().getRank();
+  FailureOr<SmallVector<Value>> read = node.runtimeInts(2, -rank, rank - 2);
+  if (failed(read))
+    return failure();
+  if (read->size() != 1)
+    return node.fail("the axis must be one integer");
+  auto declared =
+      dyn_cast<RankedTensorType>(node.getOp()->getResult(0).getType());
+  SmallVector<std::pair<int64_t, Value>> candidates;
+  bool halfSpectrumIn = node.getInt("inverse", 0) && node.getInt("onesided", 0);
+  for (int64_t axis = 0; axis < rank - 1; ++axis) {
+    // A one-sided inverse of one bin has no length: not an axis to choose.
+    if (halfSpectrumIn && !node.hasInput(1) &&
+        x.getType().getDimSize(axis) == 1)
+      continue;
+    FailureOr<Value> result = dftAlong(node, x, axis);
+    if (failed(result))
+      return failure();
+    Type type = result->getType();
+    if (declared && declared.hasStaticShape() && type != declared)
+      continue;
+    if (!candidates.empty() && type != candidates.front().second.getType())
+      return node.fail("the axis is read at run time and the result's shape "
+                       "depends on it (axes " +
+                       Twine(candidates.front().first) + " and " + Twine(axis) +
+                       " give different shapes)");
+    candidates.push_back({axis, *result});
+  }
+  if (candidates.empty())
+    return node.fail("the axis is read at run time and no axis gives the "
+                     "declared result type");
+  // The axis normalized, or -1 (outside the symbol's range: a run refuses
+  // it) where it names no candidate.
+  RewriterBase &rw = node.getRewriter();
+  IndexMath im{rw, node.getLoc()};
+  Value raw = read->front();
+  Value axis = im.select(im.lt(raw, im.c(0)), im.add(raw, im.c(rank)), raw);
+  Value valid = im.eq(axis, im.c(candidates.front().first));
+  for (auto &[candidate, result] : ArrayRef(candidates).drop_front())
+    valid = arith::OrIOp::create(rw, node.getLoc(), valid,
+                                 im.eq(axis, im.c(candidate)));
+  Value checked =
+      node.defineSymbol("axis", im.select(valid, axis, im.c(-1)),
+                        candidates.front().first, candidates.back().first);
+  Type i64 = rw.getI64Type();
+  Value selector = buildShapeTensor(rw, node.getLoc(), {checked},
+                                    /*scalar=*/true, i64);
+  // NaN where no candidate is selected, which the symbol's check rules out:
+  // even a single candidate's result depends on the checked axis, so the
+  // check stays in the plan.
+  Value first = candidates.front().second;
+  auto resultType = cast<RankedTensorType>(first.getType());
+  MaybeValue selected = buildFilled(
+      node, node.sizes(first),
+      DenseElementsAttr::get(
+          RankedTensorType::get({}, resultType.getElementType()),
+          rw.getFloatAttr(resultType.getElementType(), NAN).getValue()));
+  for (auto &[candidate, result] : candidates)
+    selected = select(
+        node,
+        binary<EqualOp>(node, selector, node.scalar(i64, double(candidate))),
+        result, selected);
+  return selected;
+}
+
+/// DFT (17, 20): axis an attribute (default 1) up to 19, then input #2
+/// (default -2): a constant, or read at run time (dftAtRuntimeAxis);
+/// dft_length an optional constant input #1.
+FailureOr<Values> convertDft(ForeignNode &node) {
+  auto x = node.input(0);
+  if (failed(x))
+    return failure();
+  RankedTensorType type = x->getType();
+  int64_t rank = type.getRank();
+  Type element = type.getElementType();
+  if (!isa<FloatType>(element))
+    return node.fail("the input must be a float tensor");
+  if (rank < 2)
+    return node.fail("the input must have a batch dim and the component dim");
+  int64_t components = type.getDimSize(rank - 1);
+  if (components != 1 && components != 2)
+    return node.fail("the last dim must be 1 (real) or 2 (complex), not " +
+                     Twine(components));
+  int64_t axis = node.getInt("axis", 1);
+  if (node.getVersion() >= 20) {
+    axis = -2;
+    if (node.hasInput(2) && node.isRuntimeInts(2))
+      return results(dftAtRuntimeAxis(node, *x));
+    if (node.hasInput(2)) {
+      FailureOr<SmallVector<int64_t>> values = node.constantInts(2);
+      if (failed(values))
+        return failure();
+      if (values->size() != 1)
+        return node.fail("the axis must be one integer");
+      axis = values->front();
+    }
+  }
+  if (axis < -rank || axis >= rank)
+    return node.fail("axis " + Twine(axis) + " is out of range for rank " +
+                     Twine(rank));
+  axis = (axis + rank) % rank;
+  if (axis == rank - 1)
+    return node.fail("the axis cannot be the component dim");
+  return results(dftAlong(node, *x, axis));
 }
 
 //===----------------------------------------------------------------------===//
