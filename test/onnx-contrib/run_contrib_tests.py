@@ -300,6 +300,118 @@ def rotary_cases():
                {"x": x3, "ids": ids}, [("y", F32, [B, S, H])], part)
 
 
+def gqa_caches(max_seq=32, half=8):
+    """Rotary cos/sin caches [max_seq, half]."""
+    angles = np.arange(max_seq)[:, None] / (10000 ** (np.arange(half) / half))[None, :]
+    return {"cos": np.cos(angles).astype(np.float32), "sin": np.sin(angles).astype(np.float32)}
+
+
+def group_query_attention_cases():
+    """GroupQueryAttention as the generative-AI model builder writes it:
+    prompts (with right padding given by seqlens_k), decoding steps with
+    past caches whose rows hold different lengths, packed QKV, rotary
+    (interleaved and not), local windows, num_heads / kv_num_heads of 1, 2
+    and 4, and the builder's own length computation from the attention mask
+    with symbolic dims. ONNX Runtime's kernel needs head sizes that are
+    multiples of 16 with rotary: D = 16."""
+    d = 16
+
+    def gqa(name, b, s, heads, kv_heads, lengths, total, past=0, packed=False,
+            rotary=False, total_from=None, symbolic=None, seed=0, **attrs):
+        r = rng(100 + seed)
+        inputs = {}
+        if packed:
+            inputs["qkv"] = r.standard_normal((b, s, (heads + 2 * kv_heads) * d)).astype(np.float32)
+            names = ["qkv", "", ""]
+        else:
+            inputs["q"] = r.standard_normal((b, s, heads * d)).astype(np.float32)
+            inputs["k"] = r.standard_normal((b, s, kv_heads * d)).astype(np.float32)
+            inputs["v"] = r.standard_normal((b, s, kv_heads * d)).astype(np.float32)
+            names = ["q", "k", "v"]
+        if past:
+            inputs["past_key"] = r.standard_normal((b, kv_heads, past, d)).astype(np.float32)
+            inputs["past_value"] = r.standard_normal((b, kv_heads, past, d)).astype(np.float32)
+            names += ["past_key", "past_value"]
+        else:
+            names += ["", ""]
+        inputs["seqlens_k"] = np.array(lengths, np.int32) - 1
+        weights, nodes = {}, []
+        if total_from == "computed":
+            # max(seqlens_k) + 1, known only when the graph runs.
+            weights["one"] = np.array(1, np.int32)
+            nodes = [helper.make_node("ReduceMax", ["seqlens_k"], ["longest"], keepdims=0),
+                     helper.make_node("Add", ["longest", "one"], ["total"])]
+        else:
+            (inputs if total_from == "input" else weights)["total"] = np.array(total, np.int32)
+        names += ["seqlens_k", "total"]
+        if rotary:
+            weights.update(gqa_caches())
+            names += ["cos", "sin"]
+            attrs["do_rotary"] = 1
+        present = max(total, past)
+        outputs = [("y", F32, [b, s, heads * d]),
+                   ("present_key", F32, [b, kv_heads, present, d]),
+                   ("present_value", F32, [b, kv_heads, present, d])]
+        return Case(name, nodes + [node("GroupQueryAttention", names,
+                                ["y", "present_key", "present_value"], num_heads=heads,
+                                kv_num_heads=kv_heads, **attrs)],
+                    inputs, outputs, weights, symbolic=symbolic)
+
+    yield gqa("gqa_prompt", 1, 5, 4, 2, [5], 5)
+    yield gqa("gqa_prompt_right_padded", 2, 5, 4, 1, [5, 3], 5, seed=1)
+    yield gqa("gqa_prompt_mha_heads", 2, 4, 2, 2, [2, 4], 4, seed=2)
+    yield gqa("gqa_decode_past", 2, 1, 4, 2, [7, 4], 7, past=6, seed=3)
+    yield gqa("gqa_decode_buffer_longer", 2, 1, 4, 1, [5, 2], 5, past=8, seed=4)
+    yield gqa("gqa_subsequent_prompt", 1, 3, 4, 2, [7], 7, past=4, seed=5)
+    yield gqa("gqa_packed_qkv", 2, 5, 4, 2, [5, 2], 5, packed=True, seed=6)
+    yield gqa("gqa_packed_qkv_decode", 2, 1, 2, 1, [6, 3], 6, past=5, packed=True, seed=7)
+    yield gqa("gqa_rotary_prompt", 2, 5, 4, 2, [5, 3], 5, rotary=True, seed=8)
+    yield gqa("gqa_rotary_interleaved_decode", 2, 1, 4, 2, [7, 4], 7, past=6, rotary=True,
+              rotary_interleaved=1, seed=9)
+    yield gqa("gqa_rotary_packed_interleaved", 2, 4, 4, 1, [4, 2], 4, packed=True,
+              rotary=True, rotary_interleaved=1, seed=10)
+    yield gqa("gqa_local_window", 2, 6, 4, 2, [6, 4], 6, local_window_size=3, seed=11)
+    yield gqa("gqa_local_window_decode", 2, 1, 4, 2, [8, 5], 8, past=7, local_window_size=3,
+              seed=12)
+    yield gqa("gqa_scale", 1, 4, 4, 4, [4], 4, scale=0.3, seed=13)
+    yield gqa("gqa_total_input", 2, 1, 4, 2, [6, 3], 6, past=5, total_from="input", seed=14)
+    yield gqa("gqa_total_computed", 2, 1, 4, 2, [6, 3], 6, past=5, total_from="computed",
+              seed=15)
+    # The builder's graph: seqlens_k and total_sequence_length from the
+    # attention mask [B, past + S] (left-aligned ones), batch, seq and past
+    # symbolic.
+    b, s, past, heads, kv_heads = 2, 1, 5, 4, 2
+    r = rng(120)
+    mask = np.ones((b, past + s), np.int64)
+    mask[1, 4:] = 0  # row 1: 3 past tokens, the new one written after them
+    inputs = {"q": r.standard_normal((b, s, heads * d)).astype(np.float32),
+              "k": r.standard_normal((b, s, kv_heads * d)).astype(np.float32),
+              "v": r.standard_normal((b, s, kv_heads * d)).astype(np.float32),
+              "past_key": r.standard_normal((b, kv_heads, past, d)).astype(np.float32),
+              "past_value": r.standard_normal((b, kv_heads, past, d)).astype(np.float32),
+              "mask": mask}
+    mask_nodes = [
+        helper.make_node("ReduceSum", ["mask", "axis1"], ["kept"], keepdims=0),
+        helper.make_node("Sub", ["kept", "one"], ["last"]),
+        helper.make_node("Cast", ["last"], ["seqlens_k"], to=I32),
+        helper.make_node("Shape", ["mask"], ["mask_shape"]),
+        helper.make_node("Gather", ["mask_shape", "one"], ["total64"], axis=0),
+        helper.make_node("Cast", ["total64"], ["total"], to=I32)]
+    symbolic = {"q": {0: "batch", 1: "seq"}, "k": {0: "batch", 1: "seq"},
+                "v": {0: "batch", 1: "seq"}, "past_key": {0: "batch", 2: "past"},
+                "past_value": {0: "batch", 2: "past"}, "mask": {0: "batch", 1: "total"}}
+    yield Case("gqa_builder_mask_symbolic", mask_nodes + [
+        node("GroupQueryAttention", ["q", "k", "v", "past_key", "past_value", "seqlens_k",
+                                     "total", "cos", "sin"],
+             ["y", "present_key", "present_value"], num_heads=heads, kv_num_heads=kv_heads,
+             do_rotary=1)],
+        inputs, [("y", F32, ["batch", "seq", heads * d]),
+                 ("present_key", F32, ["batch", kv_heads, "total", d]),
+                 ("present_value", F32, ["batch", kv_heads, "total", d])],
+        {"one": np.array(1, np.int64), "axis1": np.array([1], np.int64),
+         **gqa_caches()}, symbolic=symbolic)
+
+
 # --- quantized matmuls --------------------------------------------------------
 
 def pack_bits(values, bits):
@@ -441,7 +553,7 @@ def recurrent_cases():
 
 
 CASES = [skip_norm_cases, activation_cases, attention_cases, multi_head_attention_cases,
-         embedding_cases, rotary_cases, quantized_matmul_cases, recurrent_cases]
+         group_query_attention_cases, embedding_cases, rotary_cases, quantized_matmul_cases, recurrent_cases]
 
 
 def ort_outputs(case, work):

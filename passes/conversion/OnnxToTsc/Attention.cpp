@@ -429,21 +429,24 @@ Value sliceLast(ForeignNode &node, Value x, int64_t offset, int64_t size,
                          sizes, strides);
 }
 
-/// Rotary embedding of `x` ([B, S, H*D] or [B, H, S, D]) by the rows
-/// `positions` (null: 0, 1, ...; else [B or 1, S] indices) of the cos/sin
-/// caches ([positions, rotary / 2]); the node's attributes num_heads,
-/// rotary_embedding_dim and interleaved say how, as ONNX's RotaryEmbedding
-/// (opset 23) and ONNX Runtime's (com.microsoft) have them.
-FailureOr<Values> buildRotaryEmbedding(ForeignNode &node,
-                                       TypedValue<RankedTensorType> x,
-                                       Value cosCache, Value sinCache,
-                                       Value positions) {
+/// The attributes RotaryEmbedding nodes spell the rotation with.
+RotarySpec rotarySpec(ForeignNode &node) {
+  return {node.getInt("num_heads", 0), node.getInt("rotary_embedding_dim", 0),
+          node.getInt("interleaved", 0) != 0};
+}
+
+} // namespace
+
+FailureOr<Value> fromonnx::buildRotaryEmbedding(ForeignNode &node,
+                                                TypedValue<RankedTensorType> x,
+                                                Value cosCache, Value sinCache,
+                                                Value positions,
+                                                const RotarySpec &spec) {
   RewriterBase &rw = node.getRewriter();
   bool threeD = x.getType().getRank() == 3;
   Value input = x;
   if (threeD) {
-    FailureOr<Value> split =
-        splitHeads(node, input, node.getInt("num_heads", 0));
+    FailureOr<Value> split = splitHeads(node, input, spec.heads);
     if (failed(split))
       return failure();
     input = *split;
@@ -453,7 +456,7 @@ FailureOr<Values> buildRotaryEmbedding(ForeignNode &node,
     return node.fail("input must be [batch, heads, seq, head] with a static "
                      "head size");
   int64_t head = type.getDimSize(3);
-  int64_t rotary = node.getInt("rotary_embedding_dim", 0);
+  int64_t rotary = spec.rotaryDim;
   if (rotary == 0)
     rotary = head;
   if (rotary % 2 != 0 || rotary > head)
@@ -486,7 +489,7 @@ FailureOr<Values> buildRotaryEmbedding(ForeignNode &node,
   if (failed(cos) || failed(sin))
     return failure();
 
-  bool interleaved = node.getInt("interleaved", 0);
+  bool interleaved = spec.interleaved;
   Value x1 = interleaved ? sliceLast(node, input, 0, half, 2)
                          : sliceLast(node, input, 0, half, 1);
   Value x2 = interleaved ? sliceLast(node, input, 1, half, 2)
@@ -536,12 +539,11 @@ FailureOr<Values> buildRotaryEmbedding(ForeignNode &node,
     out = *joined;
   }
   if (!threeD)
-    return Values{out};
-  FailureOr<Value> merged = mergeHeads(node, out);
-  if (failed(merged))
-    return failure();
-  return Values{*merged};
+    return out;
+  return mergeHeads(node, out);
 }
+
+namespace {
 
 /// ONNX's RotaryEmbedding (opset 23): X, cos_cache, sin_cache and the
 /// optional position_ids; without them the caches are [B, S, half] already.
@@ -558,7 +560,8 @@ FailureOr<Values> convertRotaryEmbedding(ForeignNode &node) {
       return failure();
     positions = *ids;
   }
-  return buildRotaryEmbedding(node, *x, *cosCache, *sinCache, positions);
+  return results(buildRotaryEmbedding(node, *x, *cosCache, *sinCache, positions,
+                                      rotarySpec(node)));
 }
 
 /// ONNX Runtime's RotaryEmbedding (com.microsoft): input, position_ids,
@@ -596,7 +599,8 @@ FailureOr<Values> convertContribRotaryEmbedding(ForeignNode &node) {
       return failure();
     positions = *rows;
   }
-  return buildRotaryEmbedding(node, *x, *cosCache, *sinCache, positions);
+  return results(buildRotaryEmbedding(node, *x, *cosCache, *sinCache, positions,
+                                      rotarySpec(node)));
 }
 
 /// ai.onnx.preview FlexAttention: Q K^T * scale in the softmax precision,

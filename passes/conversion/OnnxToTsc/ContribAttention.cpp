@@ -464,4 +464,5 @@ void fromonnx::populateContribAttentionConverters(ForeignConverters &c) {
   c.add("com.microsoft::Attention", 1, convertAttention);
   c.add("com.microsoft::MultiHeadAttention", 1, convertMultiHeadAttention);
   c.add("com.microsoft::EmbedLayerNormalization", 1, convertEmbedLayerNorm);
+  populateGroupQueryAttentionConverters(c);
 }

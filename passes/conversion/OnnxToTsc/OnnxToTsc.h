@@ -51,6 +51,9 @@ void populateContribConverters(ForeignConverters &converters);
 /// ONNX Runtime's attention family (com.microsoft Attention,
 /// MultiHeadAttention, RotaryEmbedding, EmbedLayerNormalization).
 void populateContribAttentionConverters(ForeignConverters &converters);
+/// ONNX Runtime's GroupQueryAttention (com.microsoft), which the
+/// generative-AI model builder writes.
+void populateGroupQueryAttentionConverters(ForeignConverters &converters);
 
 /// ONNX Runtime's quantized matmuls (MatMulNBits, DynamicQuantizeMatMul,
 /// MatMulIntegerToFloat).
@@ -75,6 +78,22 @@ FailureOr<Value> buildRequantize(ForeignNode &node, Value acc, Value multiplier,
 
 /// [B, S, H*D] -> [B, H, S, D] for `heads` heads (the hidden size static).
 FailureOr<Value> splitHeads(ForeignNode &node, Value x, int64_t heads);
+/// How a rotary embedding rotates: `heads` splits a 3-D input; `rotaryDim`
+/// leading dims of each head rotate (0: all); pairs are (2i, 2i+1) when
+/// `interleaved`, else (i, i + rotaryDim / 2).
+struct RotarySpec {
+  int64_t heads = 0;
+  int64_t rotaryDim = 0;
+  bool interleaved = false;
+};
+/// Rotary embedding of `x` ([B, S, H*D] or [B, H, S, D]) by the rows
+/// `positions` (null: 0, 1, ...; else [B or 1, S] indices) of the cos/sin
+/// caches ([positions, rotary / 2]), as ONNX's RotaryEmbedding (opset 23)
+/// and ONNX Runtime's (com.microsoft) have it.
+FailureOr<Value> buildRotaryEmbedding(ForeignNode &node,
+                                      TypedValue<RankedTensorType> x,
+                                      Value cosCache, Value sinCache,
+                                      Value positions, const RotarySpec &spec);
 /// [B, H, S, D] -> [B, S, H*D].
 FailureOr<Value> mergeHeads(ForeignNode &node, Value x);
 /// `x` [B, H, S, D] with each head repeated `times` times in a row,
