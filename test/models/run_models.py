@@ -25,7 +25,12 @@ opset pair): the larger size against ONNX Runtime's fp32 outputs within QUANTIZE
 the fp32 tsc artifact's, printed per sentence (`minilm-opset14-int8-cosine`). Static int8
 (`--quantize=static-int8 --calibration`, 8 samples of calibration_set.py): the same within
 QUANTIZED_STATIC's bounds (`<model>-static-int8`), MiniLM's sentences at cosine >=
-MIN_COSINE_STATIC (0.98; `minilm-opset14-static-int8-cosine`). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
+MIN_COSINE_STATIC (0.98; `minilm-opset14-static-int8-cosine`). QDQ models (the
+BERT-style family, QDQ_FAMILIES): the export quantized by ONNX Runtime's
+quantize_static (qdq_model.py) in QDQ_VARIANTS, compiled without flags, every
+QDQ GEMM an int8 step and every output within QDQ_RTOL/QDQ_ATOL of ONNX
+Runtime's run of the QDQ model (`<model>-qdq-u8-per-channel`,
+`-qdq-s8-per-tensor`). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
 `--precision=fp16` and `--precision=bf16` (each also with the CUDA loop mapping) runs at the
 larger size against ONNX Runtime's fp32 outputs, relative L2 at most 3e-3 for fp16 and 2.5e-2
 for bf16 (tests `<model>-fp16`, `-bf16`, `-fp16-gpu-mapping`, `-bf16-gpu-mapping`), and its
