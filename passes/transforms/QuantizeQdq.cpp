@@ -61,8 +61,9 @@ std::optional<std::vector<double>> getConstantValues(Value v) {
     return std::nullopt;
   std::vector<double> values;
   if (element.isF32()) {
-    const float *f = reinterpret_cast<const float *>(bytes->data());
-    values.assign(f, f + bytes->size() / sizeof(float));
+    ArrayRef<float> f(reinterpret_cast<const float *>(bytes->data()),
+                      bytes->size() / sizeof(float));
+    values.assign(f.begin(), f.end());
   } else if (element.isInteger(8)) {
     for (char c : *bytes)
       values.push_back(element.isUnsignedInteger() ? double(uint8_t(c))
