@@ -39,7 +39,9 @@ sentence_embedding. The same table has tsc --quantize=static-int8 calibrated on
 32 samples of test/models/calibration_set.py (batch 1, --seq) and ONNX Runtime's
 quantize_static of the export on the same samples (QDQ, u8 activations with zero
 points, s8 weights per channel, MinMax calibration: ORT's defaults for x86 with
-per-channel weights), each with its accuracy.
+per-channel weights), each with its accuracy, and that QDQ model compiled by
+tsc as it is (no --quantize: its QDQ pairs become int8 GEMM steps) timed
+against ONNX Runtime on it.
 With --prune SPEC (opt-in) a third artifact is compiled with `--prune=SPEC`
 and timed in the same run; a second table gives its latency against the
 unpruned fused artifact, the speed ratio, both artifacts' sizes and the
@@ -255,6 +257,7 @@ def bench_model(args, name, work, rows, notes, versions):
     # fuse-phase passes, one kernel per op) and in bf16 (--precision=bf16,
     # against OpenVINO's bf16), timed side by side.
     variants = {"tsc": [], "nofuse": ["--no-fuse"], "bf16": ["--precision=bf16"]}
+    sources = {}
     if args.quantize:
         import calibration_set
         calibration = calibration_set.write(work / "calibration", CALIBRATION_SAMPLES, vocab,
@@ -262,6 +265,14 @@ def bench_model(args, name, work, rows, notes, versions):
         variants["int8"] = ["--quantize=dynamic-int8"] + (
             [f"--max-error={args.max_error}"] if args.max_error else [])
         variants["static"] = ["--quantize=static-int8", "--calibration", str(calibration)]
+        # ONNX Runtime's QDQ model (the ort_static peer's, made here first):
+        # tsc compiles it as it is (docs/quantization.md, "QDQ models").
+        qdq_path = work / f"{name}-ort-static.onnx"
+        if not qdq_path.exists():
+            subprocess.run([TORCH_PYTHON, __file__, "--make-qdq", str(qdq_path), "--onnx",
+                            str(onnx_path), "--calibration", str(calibration)], check=True)
+        sources["qdq"] = qdq_path
+        variants["qdq"] = []
     if args.prune:
         variants["pruned"] = [f"--prune={args.prune}"]
     artifacts, errors = {}, {}
@@ -270,7 +281,8 @@ def bench_model(args, name, work, rows, notes, versions):
         artifact = work / f"{name}-{variant}.tscm"
         # The peers use every ISA this CPU has; tsc's default is portable
         # (x86-64-v3), so the benchmark asks for this CPU's too.
-        compile_cmd = [args.tsc, str(onnx_path), "-o", str(artifact), "--report",
+        compile_cmd = [args.tsc, str(sources.get(variant, onnx_path)), "-o", str(artifact),
+                       "--report",
                        "--cpu=native", "--dim", f"batch=1..{max(args.batches)}",
                        "--dim", f"seq=1..{args.seq}"] + flags
         print("$ " + shlex.join(compile_cmd), flush=True)
@@ -369,7 +381,7 @@ def bench_model(args, name, work, rows, notes, versions):
                 if errs:
                     row[f"{variant}_rel_l2"] = max(errs)
         if args.quantize and "ort" in row:
-            for key in ("int8", "ort_int8", "static", "ort_static", "tsc"):
+            for key in ("int8", "ort_int8", "static", "ort_static", "qdq", "tsc"):
                 if not (data / key / "last_hidden_state.npy").exists():
                     continue
                 row[f"{key}_q_rel_l2"] = rel_l2(np.load(data / key / "last_hidden_state.npy"),
@@ -386,7 +398,8 @@ def bench_model(args, name, work, rows, notes, versions):
                              f"(rel L2 {sanity:.1e}): the peers do not run the same model")
         rows.append(row)
         print(f"  batch {batch}: " + ", ".join(
-            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "int8", "static", "ort",
+            f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "int8", "static", "qdq",
+                                             "ort",
                                              "ort_int8", "ort_static", "ov", "ov_bf16",
                                              "torch", "inductor")
             if k in row),
@@ -487,6 +500,20 @@ def quantized_table(args, rows):
               f"{ratio('static', 'ort_static'):>10} {fastest:>12} "
               f"{cell(r, 'static_q_rel_l2', '.1e'):>9} {cell(r, 'ort_static_q_rel_l2', '.1e'):>12} "
               f"{cell(r, 'static_cos', '.5f'):>11} {cell(r, 'ort_static_cos', '.5f'):>14}")
+    print("\nONNX Runtime's QDQ model (its quantize_static above) compiled by tsc, against "
+          "ONNX Runtime on the same model (same accuracy columns)")
+    head = (f"{'model':<10} {'batch':>5} {'tsc QDQ ms':>10} {'ORT QDQ ms':>10} "
+            f"{'tsc/ORT':>7} {'tsc QDQ/tsc32':>13} {'relL2 tsc':>9} {'relL2 ORT':>9} "
+            f"{'min cos tsc':>11} {'min cos ORT':>11}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        ratio = lambda a, b: f"{r[a] / r[b]:.2f}" if a in r and b in r else "n/a"
+        print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'qdq', '.2f'):>10} "
+              f"{cell(r, 'ort_static', '.2f'):>10} {ratio('qdq', 'ort_static'):>7} "
+              f"{ratio('qdq', 'tsc'):>13} {cell(r, 'qdq_q_rel_l2', '.1e'):>9} "
+              f"{cell(r, 'ort_static_q_rel_l2', '.1e'):>9} {cell(r, 'qdq_cos', '.5f'):>11} "
+              f"{cell(r, 'ort_static_cos', '.5f'):>11}")
 
 
 def main():
@@ -516,6 +543,7 @@ def main():
                                            "inductor"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--calibration", help=argparse.SUPPRESS)
+    parser.add_argument("--make-qdq", help=argparse.SUPPRESS)
     parser.add_argument("--precision", choices=("f32", "bf16"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     parser.add_argument("--onnx", help=argparse.SUPPRESS)
@@ -528,6 +556,8 @@ def main():
     args = parser.parse_args()
     if args.peer:
         return peer(args)
+    if args.make_qdq:
+        return ort_quantize_static(args.onnx, args.make_qdq, args.calibration)
     args.batches = [int(b) for b in args.batches.split(",")]
     args.peers = set(args.peers.split(",")) if args.peers else None
     models = [m for m in args.models.split(",") if m]

@@ -3,6 +3,7 @@
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/pipeline/Prune.h"
 #include "passes/Passes.h"
+#include "passes/transforms/QuantizeQdq.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -182,7 +183,12 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   // quantize: after the graph phase has made every GEMM a tsc.linear or
   // tsc.matmul with its constant weight in sight, before fusion, so that
   // the fuse phase folds bias, GELU and residual into the quantized
-  // product's epilogue as it does for a float one.
+  // product's epilogue as it does for a float one. QDQ models' pairs
+  // around GEMMs first, with or without --quantize: they are the model's
+  // own quantization (docs/quantization.md, "QDQ models"); their new ops
+  // get shape bindings.
+  pm.addNestedPass<func::FuncOp>(createQuantizeQdqPass());
+  pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
   if (options.quantize == Quantization::DynamicInt8) {
     QuantizeDynamicInt8PassOptions quantize;
     quantize.keepFloat.assign(options.keepFloat.begin(),

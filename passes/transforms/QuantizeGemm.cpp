@@ -144,17 +144,25 @@ FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g,
       .getResult();
 }
 
-void tsc::replaceGemm(QuantizableGemm g, Value input, Value weight) {
+void tsc::replaceGemm(QuantizableGemm g, Value input, Value weight,
+                      Value biasCorrection) {
   OpBuilder b(g.op);
   Location loc = g.op->getLoc();
   Value result = g.op->getResult(0);
+  auto old = dyn_cast<LinearOp>(g.op);
+  Value bias = old ? old.getBias() : Value();
+  if (biasCorrection)
+    bias = bias ? AddOp::create(b, loc, biasCorrection.getType(), bias,
+                                biasCorrection)
+                      .getResult()
+                : biasCorrection;
   LinearOp linear;
-  if (auto old = dyn_cast<LinearOp>(g.op))
-    linear = LinearOp::create(b, loc, result.getType(), input, weight,
-                              old.getBias(), old.getResidual(),
-                              old.getWeightKn(), old.getActivation());
+  if (old)
+    linear = LinearOp::create(b, loc, result.getType(), input, weight, bias,
+                              old.getResidual(), old.getWeightKn(),
+                              old.getActivation());
   else
-    linear = LinearOp::create(b, loc, result.getType(), input, weight, Value(),
+    linear = LinearOp::create(b, loc, result.getType(), input, weight, bias,
                               Value(), /*weight_kn=*/true);
   result.replaceAllUsesWith(linear.getResult());
   g.op->erase();

@@ -48,8 +48,10 @@ Value createScalar(OpBuilder &b, Location loc, float value);
 FailureOr<Value> createQuantizedWeight(QuantizableGemm g, std::string &why);
 
 /// Replaces `g.op` by a tsc.linear of `input` and `weight` with the old
-/// op's bias, residual, layout and activation.
-void replaceGemm(QuantizableGemm g, Value input, Value weight);
+/// op's bias, residual, layout and activation; `biasCorrection` (per output
+/// feature), when given, is added to the bias.
+void replaceGemm(QuantizableGemm g, Value input, Value weight,
+                 Value biasCorrection = {});
 
 } // namespace mlir::tsc
 

@@ -25,7 +25,12 @@ opset pair): the larger size against ONNX Runtime's fp32 outputs within QUANTIZE
 the fp32 tsc artifact's, printed per sentence (`minilm-opset14-int8-cosine`). Static int8
 (`--quantize=static-int8 --calibration`, 8 samples of calibration_set.py): the same within
 QUANTIZED_STATIC's bounds (`<model>-static-int8`), MiniLM's sentences at cosine >=
-MIN_COSINE_STATIC (0.98; `minilm-opset14-static-int8-cosine`). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
+MIN_COSINE_STATIC (0.98; `minilm-opset14-static-int8-cosine`). QDQ models (the
+BERT-style family, QDQ_FAMILIES): the export quantized by ONNX Runtime's
+quantize_static (qdq_model.py) in QDQ_VARIANTS, compiled without flags, every
+QDQ GEMM an int8 step and every output within QDQ_RTOL/QDQ_ATOL of ONNX
+Runtime's run of the QDQ model (`<model>-qdq-u8-per-channel`,
+`-qdq-s8-per-tensor`). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
 `--precision=fp16` and `--precision=bf16` (each also with the CUDA loop mapping) runs at the
 larger size against ONNX Runtime's fp32 outputs, relative L2 at most 3e-3 for fp16 and 2.5e-2
 for bf16 (tests `<model>-fp16`, `-bf16`, `-fp16-gpu-mapping`, `-bf16-gpu-mapping`), and its
@@ -93,6 +98,23 @@ CALIBRATION_SAMPLES = 8
 # Static int8: one scale per tensor cannot isolate MiniLM's outlier features
 # as per-row scales do; measured 0.98756 to 0.99 (docs/quantization.md).
 MIN_COSINE_STATIC = 0.98
+# QDQ models (ONNX Runtime's quantize_static, QuantFormat.QDQ, qdq_model.py:
+# CALIBRATION_SAMPLES seeded samples, its min-max calibration, per-channel s8
+# weights; ONNX Runtime's defaults), and s8 activations with per-tensor
+# weights (per-tensor weight scales; s8 and u8 activations with zero points
+# dequantize to the same values, so the pair covers both): tsc's outputs against
+# ONNX Runtime's run of the same QDQ model as written (ORT_DISABLE_ALL: each
+# QuantizeLinear/DequantizeLinear computed as the ONNX spec says, no fused
+# QLinear kernels) at ONNX Runtime's own tolerance for quantized models (numpy
+# allclose, rtol 1e-2, atol 0.05: check_model_correctness in its quantization
+# tests; int8 rounding ties may differ by one code). ONNX Runtime's optimized
+# run (fused int8 kernels) is printed beside it. Every GEMM by a dequantized
+# constant weight must be an int8 step. Only the families in QDQ_FAMILIES:
+# on MiniLM (every op quantized by ONNX Runtime, rel L2 1.1 to fp32 either
+# way) one-code differences cascade (docs/quantization.md, "QDQ models").
+QDQ_FAMILIES = ("bert",)
+QDQ_VARIANTS = (("u8", "per-channel"), ("s8", "per-tensor"))
+QDQ_RTOL, QDQ_ATOL = 1e-2, 0.05
 # Sentences of whole vocab.txt words (no WordPiece), for MiniLM's embeddings.
 SENTENCES = ["a cat sits on the mat", "a kitten rests on the rug",
              "the stock market fell sharply today",
@@ -196,6 +218,19 @@ def check_model(args, name, path, vocab, layers, work):
     return plan, worst, problems
 
 
+def matching_outputs(output, names, refs, what, problems):
+    """(name, tsc's output, reference) of each output `names` whose dtype and
+    shape are the reference's; a problem (`what` after the name) for each
+    other."""
+    for out_name, ref in zip(names, refs):
+        out = output(out_name)
+        if out.dtype != ref.dtype or out.shape != ref.shape:
+            problems.append(f"output '{out_name}'{what}: {out.dtype}{list(out.shape)}, "
+                            f"expected {ref.dtype}{list(ref.shape)}")
+            continue
+        yield out_name, out, ref
+
+
 def check_variant(args, name, path, vocab, work, options, tolerance, what):
     """The model compiled with `options` and run at the larger size: its
     outputs against ONNX Runtime's (fp32) within `tolerance`. Returns (max
@@ -212,12 +247,8 @@ def check_variant(args, name, path, vocab, work, options, tolerance, what):
     names = [o.name for o in session.get_outputs()]
     output = run_artifact(args.tsc_run, artifact, inputs, work / "run")
     worst, problems = 0.0, []
-    for out_name, ref in zip(names, session.run(names, inputs)):
-        out = output(out_name)
-        if out.dtype != ref.dtype or out.shape != ref.shape:
-            problems.append(f"output '{out_name}' {what}: {out.dtype}{list(out.shape)}, "
-                            f"expected {ref.dtype}{list(ref.shape)}")
-            continue
+    for out_name, out, ref in matching_outputs(output, names, session.run(names, inputs),
+                                               f" {what}", problems):
         err = minilm.rel_l2(out, ref)
         if not err <= worst and not worst != worst:  # NaN too, and it stays
             worst = err
@@ -304,7 +335,82 @@ def check_quantized(args, name, path, vocab, work, suite, fail):
     cells.append(quantized_mode(args, name, path, vocab, work, suite, fail, "static-int8",
                                 ["--quantize=static-int8", "--calibration", str(samples)],
                                 QUANTIZED_STATIC, MIN_COSINE_STATIC))
+    for activations, weights in QDQ_VARIANTS if name.split("-")[0] in QDQ_FAMILIES else ():
+        label = f"qdq-{activations}-{weights}"
+        worst = variant_case(f"{name}-{label}", lambda: check_qdq(
+            args, name, path, vocab, work / "qdq", activations, weights), suite, fail)
+        cells.append(f"{label} {worst:.1e} vs ONNX Runtime's QDQ run"
+                     if worst is not None else f"{label} FAILED")
     return "; ".join(cells)
+
+
+def qdq_gemms(path):
+    """The MatMul/Gemm nodes of a QDQ model whose second input is a
+    DequantizeLinear of an initializer: the GEMMs tsc must run in int8."""
+    import onnx
+    model = onnx.load(str(path))
+    initializers = {i.name for i in model.graph.initializer}
+    initializers |= {n.output[0] for n in model.graph.node if n.op_type == "Constant"}
+    dequantized = {n.output[0] for n in model.graph.node
+                   if n.op_type == "DequantizeLinear" and n.input[0] in initializers}
+    return [n.name for n in model.graph.node
+            if n.op_type in ("MatMul", "Gemm") and n.input[1] in dequantized]
+
+
+def check_qdq(args, name, path, vocab, work, activations, weights):
+    """The model quantized by ONNX Runtime's quantize_static (QDQ, qdq_model.py)
+    and compiled by tsc: every GEMM by a dequantized constant an int8 step,
+    the outputs at the larger size within QDQ_RTOL/QDQ_ATOL of ONNX Runtime's
+    run of the QDQ model. Returns (rel L2 of tsc vs ONNX Runtime's QDQ run,
+    problems) and prints both runs' rel L2 against ONNX Runtime fp32."""
+    work.mkdir(parents=True, exist_ok=True)
+    label = f"qdq-{activations}-{weights}"
+    qdq = work / f"{name}-{label}.onnx"
+    torch_python = HERE.parent.parent / "tools" / "torch-python"
+    proc = subprocess.run([str(torch_python), str(HERE / "qdq_model.py"), str(path), str(qdq),
+                           "--vocab", str(vocab), "--activations", activations,
+                           "--count", str(CALIBRATION_SAMPLES)]
+                          + (["--per-tensor"] if weights == "per-tensor" else []),
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode:
+        return None, [f"quantize_static: {first_error('qdq_model.py', proc)}"]
+    artifact = work / f"{name}-{label}.tscm"
+    proc = subprocess.run([args.tsc, str(qdq), "-o", str(artifact), "--report"] + DIMS,
+                          capture_output=True, text=True, timeout=1200)
+    if proc.returncode:
+        return None, [f"tsc on the QDQ model: {first_error('tsc', proc)}"]
+    problems = []
+    int8 = [line.split()[-1] for line in proc.stdout.splitlines()
+            if line.strip().startswith("step") and line.split()[2:3] == ["int8"]]
+    expected = qdq_gemms(qdq)
+    if not expected or sorted(int8) != sorted(expected):
+        problems.append(f"int8 GEMM steps {sorted(int8)}, expected the QDQ GEMMs "
+                        f"{sorted(expected)}")
+    batch, seq = SIZES[-1]
+    inputs = minilm.make_inputs(batch, seq, vocab)
+    import onnxruntime as ort
+    literal = ort.SessionOptions()
+    literal.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(str(qdq), literal, providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    fused = dict(zip(names, minilm.ort_session(qdq).run(names, inputs)))
+    fp32 = dict(zip(names, minilm.ort_session(path).run(names, inputs)))
+    output = run_artifact(args.tsc_run, artifact, inputs, work / f"{label}-run")
+    worst = 0.0
+    for out_name, out, ref in matching_outputs(output, names, session.run(names, inputs), "",
+                                               problems):
+        err = minilm.rel_l2(out, ref)
+        worst = err if not err <= worst else worst
+        far = ~np.isclose(out, ref, rtol=QDQ_RTOL, atol=QDQ_ATOL)
+        print(f"{name} {label} {out_name}: rel L2 vs ONNX Runtime's QDQ run "
+              f"{err:.1e} (its fused run: {minilm.rel_l2(fused[out_name], ref):.1e}), "
+              f"{int(far.sum())} of {far.size} outside rtol {QDQ_RTOL:g} atol "
+              f"{QDQ_ATOL:g}; vs fp32: tsc {minilm.rel_l2(out, fp32[out_name]):.1e}, "
+              f"ONNX Runtime {minilm.rel_l2(ref, fp32[out_name]):.1e}")
+        if far.any():
+            problems.append(f"output '{out_name}': {int(far.sum())} elements outside "
+                            f"rtol {QDQ_RTOL:g} atol {QDQ_ATOL:g} of ONNX Runtime's QDQ run")
+    return worst, problems
 
 
 def quantized_mode(args, name, path, vocab, work, suite, fail, label, options, bounds,

@@ -1,0 +1,323 @@
+//===- QuantizeQdq.cpp - QDQ pairs around GEMMs in the int8 GEMM form -----===//
+//
+// A QDQ model (ONNX Runtime's quantize_static with QuantFormat.QDQ, QAT
+// exports) imports to
+//
+//   %xd = tsc.dequantize (tsc.quantize %x, %s, %z), %s, %z   (per tensor)
+//   %wd = tsc.dequantize %wq, %ws, %zw axis = N              (constant s8)
+//   %y  = tsc.matmul %xd, %wd
+//
+// which computes the quantized product in float. This pass rewrites such a
+// GEMM into the form the int8 passes make and the host plan runs as an int8
+// GEMM step (compiler/plan/QuantizedGemms.cpp): symmetric s8 activations
+// with one constant scale, s8 weights with one scale per output channel.
+//
+// The activation's zero point z (u8 or s8) is folded, as ONNX Runtime and
+// oneDNN do, into a shift and the bias: with o = 128 for u8 and 0 for s8,
+// q - o is an s8 value, q - z = (q - o) + (o - z), and
+//   q - o = clamp(round(x / s) + (z - o), -128, 127)
+//         = clamp(round((x + (z - o) s) / s), -128, 127)
+// up to the f32 rounding of x + (z - o) s (a one-code difference where x / s
+// lies within about 2e-5 codes of a rounding tie), so
+//   y = s8gemm(x + (z - o) s) + s (o - z) colsum(wd).
+// Exact otherwise: the s8 range [-128, 127] is q - o's whole range, so
+// saturation happens at the same values. The weight's zero point must be 0
+// (ONNX Runtime's s8 weights are symmetric); a per-tensor weight scale is
+// repeated per channel.
+//
+// Anything else stays the ops the model has (dequantize(quantize(x)) in
+// float, the model's semantics): QDQ around other ops, a computed weight,
+// scales or zero points that differ between the pair or are not constants.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/transforms/QuantizeQdq.h"
+
+#include "dialects/tsc/IR/ConstantData.h"
+#include "dialects/tsc/IR/TscOps.h"
+#include "passes/transforms/QuantizeGemm.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
+
+#include <optional>
+#include <string>
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+namespace {
+
+/// The elements of a constant `v` as doubles (integers by their
+/// signedness), or nullopt.
+std::optional<std::vector<double>> getConstantValues(Value v) {
+  auto constant = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
+  if (!constant)
+    return std::nullopt;
+  Type element = cast<RankedTensorType>(v.getType()).getElementType();
+  std::optional<std::vector<char>> bytes =
+      getConstantBytes(constant.getValue());
+  if (!bytes)
+    return std::nullopt;
+  std::vector<double> values;
+  if (element.isF32()) {
+    ArrayRef<float> f(reinterpret_cast<const float *>(bytes->data()),
+                      bytes->size() / sizeof(float));
+    values.assign(f.begin(), f.end());
+  } else if (element.isInteger(8)) {
+    for (char c : *bytes)
+      values.push_back(element.isUnsignedInteger() ? double(uint8_t(c))
+                                                   : double(int8_t(c)));
+  } else {
+    return std::nullopt;
+  }
+  return values;
+}
+
+/// A per-tensor constant (one value), or nullopt.
+std::optional<double> getScalar(Value v) {
+  std::optional<std::vector<double>> values = getConstantValues(v);
+  if (!values || values->size() != 1)
+    return std::nullopt;
+  return values->front();
+}
+
+/// The activation of a QDQ GEMM: its f32 input, scale and zero point.
+struct Activation {
+  Value x;
+  float scale;
+  int64_t zeroPoint;
+  bool isUnsigned;
+};
+
+FailureOr<Activation> matchActivation(Value input, std::string &why) {
+  auto xd = input.getDefiningOp<DequantizeOp>();
+  auto xq = xd ? xd.getInput().getDefiningOp<QuantizeOp>() : QuantizeOp();
+  if (!xq) {
+    why = "its input is not dequantize(quantize(x))";
+    return failure();
+  }
+  auto element = dyn_cast<IntegerType>(xq.getType().getElementType());
+  if (!element || element.getWidth() != 8 ||
+      !xq.getInput().getType().getElementType().isF32() ||
+      !xd.getType().getElementType().isF32()) {
+    why = "the activation is not f32 quantized to 8-bit integers";
+    return failure();
+  }
+  if (xq.getAxis() || xq.getGroupSize() || xd.getAxis() || xd.getGroupSize()) {
+    why = "the activation is not quantized per tensor";
+    return failure();
+  }
+  std::optional<double> s = getScalar(xq.getScale());
+  std::optional<double> sd = getScalar(xd.getScale());
+  std::optional<double> z = xq.getZeroPoint() ? getScalar(xq.getZeroPoint())
+                                              : std::optional<double>(0.0);
+  std::optional<double> zd = xd.getZeroPoint() ? getScalar(xd.getZeroPoint())
+                                               : std::optional<double>(0.0);
+  if (!s || !sd || !z || !zd) {
+    why = "the activation's scale or zero point is not a constant";
+    return failure();
+  }
+  if (*s != *sd || *z != *zd) {
+    why = "the quantize and dequantize scales or zero points differ";
+    return failure();
+  }
+  if (!(*s > 0.0) || !std::isfinite(*s)) {
+    why = "the activation scale is not a positive finite number";
+    return failure();
+  }
+  return Activation{xq.getInput(), float(*s), int64_t(*z),
+                    element.isUnsignedInteger()};
+}
+
+/// The weight of a QDQ GEMM: s8 data with one f32 scale per output channel.
+struct Weight {
+  ConstantOp data;
+  std::vector<float> scales;
+};
+
+FailureOr<Weight> matchWeight(Value weight, int64_t nDim, std::string &why) {
+  auto wd = weight.getDefiningOp<DequantizeOp>();
+  if (!wd) {
+    why = "its weight is not a dequantized constant";
+    return failure();
+  }
+  auto data = wd.getInput().getDefiningOp<ConstantOp>();
+  RankedTensorType type = wd.getInput().getType();
+  if (!data || type.getRank() != 2 || !type.hasStaticShape()) {
+    why = "its weight is not a constant matrix";
+    return failure();
+  }
+  if (!type.getElementType().isSignlessInteger(8) ||
+      !wd.getType().getElementType().isF32()) {
+    why = "its weight is not s8 dequantized to f32";
+    return failure();
+  }
+  if (wd.getGroupSize() || (wd.getAxis() && *wd.getAxis() != uint64_t(nDim))) {
+    why = "its weight is not quantized per tensor or per output channel";
+    return failure();
+  }
+  std::optional<std::vector<double>> scales = getConstantValues(wd.getScale());
+  std::optional<std::vector<double>> zeros =
+      wd.getZeroPoint()
+          ? getConstantValues(wd.getZeroPoint())
+          : std::optional<std::vector<double>>(std::vector<double>{0.0});
+  if (!scales || !zeros) {
+    why = "its weight's scale or zero point is not a constant";
+    return failure();
+  }
+  if (llvm::any_of(*zeros, [](double z) { return z != 0.0; })) {
+    why = "its weight has a nonzero zero point";
+    return failure();
+  }
+  int64_t n = type.getDimSize(nDim);
+  Weight w{data, {}};
+  for (int64_t i = 0; i < n; ++i)
+    w.scales.push_back(float((*scales)[scales->size() == 1 ? 0 : i]));
+  return w;
+}
+
+/// `op` (tsc.linear or tsc.matmul) rewritten into the int8 GEMM form;
+/// `inputs` caches the new activation of each dequantized input (Q, K and V
+/// share one).
+LogicalResult rewrite(Operation *op, DenseMap<Value, Value> &inputs,
+                      std::string &why) {
+  Value input, weight;
+  bool kn = true;
+  if (auto linear = dyn_cast<LinearOp>(op)) {
+    input = linear.getInput();
+    weight = linear.getWeight();
+    kn = linear.getWeightKn();
+  } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    input = matmul.getLhs();
+    weight = matmul.getRhs();
+  } else {
+    return failure();
+  }
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (inputType.getRank() < 2 ||
+      cast<RankedTensorType>(weight.getType()).getRank() != 2) {
+    why = "not a product by a matrix";
+    return failure();
+  }
+  int64_t nDim = kn ? 1 : 0;
+  FailureOr<Activation> act = matchActivation(input, why);
+  if (failed(act))
+    return failure();
+  FailureOr<Weight> w = matchWeight(weight, nDim, why);
+  if (failed(w))
+    return failure();
+  std::optional<std::vector<char>> bytes = getConstantBytes(w->data.getValue());
+  if (!bytes) {
+    why = "the weight's data is not available";
+    return failure();
+  }
+
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  int64_t shift = act->zeroPoint - (act->isUnsigned ? 128 : 0);
+  Value &xd = inputs[input];
+  if (!xd) {
+    Value x = act->x;
+    if (shift != 0)
+      x = AddOp::create(b, loc, inputType, x,
+                        createScalar(b, loc, float(shift) * act->scale));
+    Value s = createScalar(b, loc, act->scale);
+    Value xq = QuantizeOp::create(b, loc, inputType.clone(b.getI8Type()), x, s,
+                                  Value(), IntegerAttr(), IntegerAttr(),
+                                  /*saturate=*/false);
+    xd = DequantizeOp::create(b, loc, inputType, xq, s, Value(), IntegerAttr(),
+                              IntegerAttr());
+  }
+
+  // The weight without zero point, one scale per output channel.
+  RankedTensorType qType = w->data.getType();
+  int64_t rows = qType.getDimSize(0), cols = qType.getDimSize(1);
+  int64_t n = qType.getDimSize(nDim);
+  auto scaleType = RankedTensorType::get({n}, b.getF32Type());
+  auto asBytes = [](ArrayRef<float> v) {
+    return ArrayRef<char>(reinterpret_cast<const char *>(v.data()),
+                          v.size() * sizeof(float));
+  };
+  Value ws = ConstantOp::create(
+      b, loc,
+      cast<ElementsAttr>(getConstantFromBytes(scaleType, asBytes(w->scales),
+                                              "qdq.weight.scale")));
+  Value wd =
+      DequantizeOp::create(b, loc, weight.getType(), w->data, ws, Value(),
+                           b.getI64IntegerAttr(nDim), IntegerAttr());
+
+  // s (o - z) times each output channel's sum of the dequantized weight.
+  Value correction;
+  if (shift != 0) {
+    std::vector<double> sums(n, 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        sums[kn ? c : r] += double(int8_t((*bytes)[r * cols + c]));
+    std::vector<float> bias(n);
+    for (int64_t i = 0; i < n; ++i)
+      bias[i] = float(-double(shift) * act->scale * w->scales[i] * sums[i]);
+    correction = ConstantOp::create(
+        b, loc,
+        cast<ElementsAttr>(getConstantFromBytes(scaleType, asBytes(bias),
+                                                "qdq.zero_point.bias")));
+  }
+  replaceGemm(QuantizableGemm{op, input, {}, kn}, xd, wd, correction);
+  return success();
+}
+
+struct QuantizeQdqPass
+    : public PassWrapper<QuantizeQdqPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(QuantizeQdqPass)
+
+  QuantizeQdqPass() = default;
+  QuantizeQdqPass(const QuantizeQdqPass &other) : PassWrapper(other) {}
+
+  StringRef getArgument() const override { return "tsc-quantize-qdq"; }
+  StringRef getDescription() const override {
+    return "QDQ pairs (dequantize(quantize(x)) by constant per-tensor "
+           "parameters) around GEMMs by dequantized constant s8 weights "
+           "become the int8 GEMM form; zero points fold into the bias";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<TscDialect>();
+  }
+
+  Option<bool> remarks{*this, "remarks",
+                       llvm::cl::desc("Emit a remark on each GEMM with a "
+                                      "dequantized operand kept float, "
+                                      "saying why"),
+                       llvm::cl::init(false)};
+
+  void runOnOperation() override {
+    DenseMap<Value, Value> inputs;
+    for (Operation *op : getGemmOps(getOperation())) {
+      auto operands = op->getOperands().take_front(2);
+      bool qdq = llvm::any_of(operands, [](Value v) {
+        return v.getDefiningOp<DequantizeOp>() != nullptr;
+      });
+      std::string why;
+      if (qdq && failed(rewrite(op, inputs, why)) && remarks)
+        op->emitRemark() << "kept float: " << why;
+    }
+    // The pairs the GEMMs no longer read.
+    SmallVector<Operation *> dead;
+    getOperation().walk([&](Operation *op) {
+      if (isa<DequantizeOp, QuantizeOp>(op))
+        dead.push_back(op);
+    });
+    for (Operation *op : llvm::reverse(dead))
+      if (op->use_empty())
+        op->erase();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tsc::createQuantizeQdqPass(bool remarks) {
+  auto pass = std::make_unique<QuantizeQdqPass>();
+  pass->remarks = remarks;
+  return pass;
+}
+
+void tsc::registerQuantizeQdqPass() { PassRegistration<QuantizeQdqPass>(); }

@@ -1,0 +1,103 @@
+// RUN: tsc-opt %s --split-input-file --tsc-quantize-qdq="remarks=1" --verify-diagnostics | FileCheck %s
+
+// ONNX Runtime's QDQ form: u8 activation with zero point 100 (scale 0.5),
+// s8 weight per output channel (axis 1 of a [K, N] weight) with zero points
+// 0. The activation becomes symmetric s8 after a shift of (100 - 128) * 0.5
+// = -14; the bias gets s * (128 - 100) * ws[n] * sum_k wq[k, n] (the
+// dequantized activation is s * (q - 128) + s * (128 - 100)):
+// n = 0: 14 * 0.25 * (1 + 3) = 14, n = 1: 14 * 0.125 * (-2 - 6) = -14.
+// The old pair and the weight's zero point are gone.
+// CHECK-LABEL: func.func @u8_per_channel
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x16xf32>)
+// CHECK:         %[[WQ:.+]] = tsc.constant dense<{{\[\[}}1, -2], [3, -6]{{.*}}> : tensor<16x2xi8>
+// CHECK:         %[[SHIFT:.+]] = tsc.constant dense<-1.400000e+01> : tensor<f32>
+// CHECK:         %[[XS:.+]] = tsc.add %[[X]], %[[SHIFT]]
+// CHECK:         %[[S:.+]] = tsc.constant dense<5.000000e-01> : tensor<f32>
+// CHECK:         %[[Q:.+]] = tsc.quantize %[[XS]], %[[S]] : (tensor<?x16xf32>, tensor<f32>) -> tensor<?x16xi8>
+// CHECK:         %[[XD:.+]] = tsc.dequantize %[[Q]], %[[S]] : (tensor<?x16xi8>, tensor<f32>) -> tensor<?x16xf32>
+// CHECK:         %[[WS:.+]] = tsc.constant dense<[2.500000e-01, 1.250000e-01]> : tensor<2xf32>
+// CHECK:         %[[WD:.+]] = tsc.dequantize %[[WQ]], %[[WS]] axis = 1 : (tensor<16x2xi8>, tensor<2xf32>) -> tensor<16x2xf32>
+// CHECK:         %[[B:.+]] = tsc.constant dense<[1.400000e+01, -1.400000e+01]> : tensor<2xf32>
+// CHECK:         %[[Y:.+]] = tsc.linear %[[XD]], %[[WD]], %[[B]] {weight_kn}
+// CHECK-NOT:     ui8
+// CHECK:         return %[[Y]]
+func.func @u8_per_channel(%x: tensor<?x16xf32>) -> tensor<?x2xf32> {
+  %s = tsc.constant dense<0.5> : tensor<f32>
+  %z = tsc.constant dense<100> : tensor<ui8>
+  %q = tsc.quantize %x, %s, %z : (tensor<?x16xf32>, tensor<f32>, tensor<ui8>) -> tensor<?x16xui8>
+  %xd = tsc.dequantize %q, %s, %z : (tensor<?x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x16xf32>
+  %wq = tsc.constant dense<[[1, -2], [3, -6], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0],
+                            [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0]]> : tensor<16x2xi8>
+  %ws = tsc.constant dense<[0.25, 0.125]> : tensor<2xf32>
+  %wz = tsc.constant dense<0> : tensor<2xi8>
+  %wd = tsc.dequantize %wq, %ws, %wz axis = 1 : (tensor<16x2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<16x2xf32>
+  %y = tsc.matmul %xd, %wd : (tensor<?x16xf32>, tensor<16x2xf32>) -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
+}
+
+// -----
+
+// s8 activation with zero point 0 (symmetric) and a per-tensor weight scale
+// on a linear with a bias: no shift, no bias correction, the scale repeated
+// per output channel (axis 0 of an [N, K] weight); Q, K and V-like GEMMs
+// reading one pair share one new pair.
+// CHECK-LABEL: func.func @s8_per_tensor_shared
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x16xf32>, %[[BIAS:.+]]: tensor<2xf32>)
+// CHECK-NOT:     tsc.add
+// CHECK:         %[[Q:.+]] = tsc.quantize %[[X]], %{{.+}} : (tensor<?x16xf32>, tensor<f32>) -> tensor<?x16xi8>
+// CHECK:         %[[XD:.+]] = tsc.dequantize %[[Q]]
+// CHECK:         %[[WS:.+]] = tsc.constant dense<2.500000e-01> : tensor<2xf32>
+// CHECK:         %[[WD:.+]] = tsc.dequantize %{{.+}}, %[[WS]] axis = 0
+// CHECK:         %[[Y:.+]] = tsc.linear %[[XD]], %[[WD]], %[[BIAS]] :
+// CHECK-NOT:     tsc.quantize
+// CHECK:         %[[Z:.+]] = tsc.linear %[[XD]], %{{.+}}, %[[BIAS]] :
+// CHECK:         return %[[Y]], %[[Z]]
+func.func @s8_per_tensor_shared(%x: tensor<?x16xf32>, %b: tensor<2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>) {
+  %s = tsc.constant dense<0.5> : tensor<f32>
+  %z = tsc.constant dense<0> : tensor<i8>
+  %q = tsc.quantize %x, %s, %z : (tensor<?x16xf32>, tensor<f32>, tensor<i8>) -> tensor<?x16xi8>
+  %xd = tsc.dequantize %q, %s, %z : (tensor<?x16xi8>, tensor<f32>, tensor<i8>) -> tensor<?x16xf32>
+  %wq = tsc.constant dense<3> : tensor<2x16xi8>
+  %ws = tsc.constant dense<0.25> : tensor<f32>
+  %wd = tsc.dequantize %wq, %ws : (tensor<2x16xi8>, tensor<f32>) -> tensor<2x16xf32>
+  %y = tsc.linear %xd, %wd, %b : (tensor<?x16xf32>, tensor<2x16xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+  %z2 = tsc.linear %xd, %wd, %b : (tensor<?x16xf32>, tensor<2x16xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+  return %y, %z2 : tensor<?x2xf32>, tensor<?x2xf32>
+}
+
+// -----
+
+// Near misses stay the model's float math: a computed (non-constant)
+// weight, a pair whose scales or zero points differ, a weight with a nonzero
+// zero point, and a QDQ pair around an Add (not a GEMM: untouched).
+// CHECK-LABEL: func.func @near_misses
+// CHECK:         %[[AQ:.+]] = tsc.quantize %{{.+}} -> tensor<?x16xui8>
+// CHECK:         %[[AD:.+]] = tsc.dequantize %[[AQ]], %{{.+}}, %{{.+}} : (tensor<?x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x16xf32>
+// CHECK-COUNT-4: tsc.matmul
+// CHECK:         tsc.add %[[AD]], %{{.+}}
+// CHECK-NOT:     tsc.linear
+func.func @near_misses(%x: tensor<?x16xf32>, %w: tensor<16x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x16xf32>) {
+  %s = tsc.constant dense<0.5> : tensor<f32>
+  %s2 = tsc.constant dense<0.25> : tensor<f32>
+  %z = tsc.constant dense<100> : tensor<ui8>
+  %z2 = tsc.constant dense<101> : tensor<ui8>
+  %q = tsc.quantize %x, %s, %z : (tensor<?x16xf32>, tensor<f32>, tensor<ui8>) -> tensor<?x16xui8>
+  %xd = tsc.dequantize %q, %s, %z : (tensor<?x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x16xf32>
+  %wq = tsc.constant dense<1> : tensor<16x2xi8>
+  %ws = tsc.constant dense<[0.25, 0.125]> : tensor<2xf32>
+  %wd = tsc.dequantize %wq, %ws axis = 1 : (tensor<16x2xi8>, tensor<2xf32>) -> tensor<16x2xf32>
+  // expected-remark @+1 {{kept float: its weight is not a dequantized constant}}
+  %a = tsc.matmul %xd, %w : (tensor<?x16xf32>, tensor<16x2xf32>) -> tensor<?x2xf32>
+  %xd2 = tsc.dequantize %q, %s2, %z : (tensor<?x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x16xf32>
+  // expected-remark @+1 {{kept float: the quantize and dequantize scales or zero points differ}}
+  %b = tsc.matmul %xd2, %wd : (tensor<?x16xf32>, tensor<16x2xf32>) -> tensor<?x2xf32>
+  %xd3 = tsc.dequantize %q, %s, %z2 : (tensor<?x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x16xf32>
+  // expected-remark @+1 {{kept float: the quantize and dequantize scales or zero points differ}}
+  %c = tsc.matmul %xd3, %wd : (tensor<?x16xf32>, tensor<16x2xf32>) -> tensor<?x2xf32>
+  %wz = tsc.constant dense<[0, 3]> : tensor<2xi8>
+  %wd4 = tsc.dequantize %wq, %ws, %wz axis = 1 : (tensor<16x2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<16x2xf32>
+  // expected-remark @+1 {{kept float: its weight has a nonzero zero point}}
+  %d = tsc.matmul %xd, %wd4 : (tensor<?x16xf32>, tensor<16x2xf32>) -> tensor<?x2xf32>
+  %e = tsc.add %xd, %x : (tensor<?x16xf32>, tensor<?x16xf32>) -> tensor<?x16xf32>
+  return %a, %b, %c, %d, %e : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x16xf32>
+}
