@@ -348,11 +348,13 @@ Value AttentionBuilder::build() {
   RankedTensorType resultType = op.getType();
   element = qType.getElementType();
   f = getAccumulatorType(resultType.getElementType());
-  // Half-precision keys and values stay half in their tiles (half the
-  // memory, twice the keys per block in the CUDA target's shared memory);
-  // products widen them.
-  kvType = isa<FloatType>(element) && element.getIntOrFloatBitWidth() <
-                                          f.getIntOrFloatBitWidth()
+  // Half-precision keys and values stay half in their tiles where the
+  // tiles' bytes are bounded (half the memory, twice the keys per block in
+  // the CUDA target's shared memory); products widen them. Without a bound
+  // (the host) the gathers widen them once per tile, not the products once
+  // per use, and P stays f32.
+  kvType = maxKeyValueBlockBytes > 0 && isa<FloatType>(element) &&
+                   element.getIntOrFloatBitWidth() < f.getIntOrFloatBitWidth()
                ? element
                : f;
   halfTiles = (kvType.isF16() || kvType.isBF16()) && f.isF32();

@@ -1,4 +1,5 @@
 // RUN: tsc-opt %s --split-input-file --tsc-convert-to-linalg | FileCheck %s
+// RUN: tsc-opt %s --split-input-file --tsc-convert-to-linalg=max-key-value-block-bytes=32768 | FileCheck %s --check-prefix=BOUNDED
 
 // Grouped-query causal attention with a boolean mask: one forall iteration
 // per (batch, head, block of 64 query rows), a key loop over blocks of 64
@@ -69,38 +70,57 @@ func.func @attention_gqa_causal_bool_mask(%q: tensor<?x8x?x16xf32>, %k: tensor<?
 // -----
 
 // bshd in f16 with static sequences shorter than a block: tiles shrink to
-// them; Q, K, V and P are f16 tiles (the products extend them to f32, as
-// tensor cores do), S gets the scale 1/sqrt(8) in f32; the result
-// truncates on writing, the row block is written at [b, q0, h, 0], and the
-// float mask is added.
+// them. With bounded tile bytes (the CUDA target's shared memory) Q, K, V
+// and P are f16 tiles (the products extend them to f32, as tensor cores
+// do), S gets the scale 1/sqrt(8) in f32; the result truncates on writing,
+// the row block is written at [b, q0, h, 0], and the float mask is added.
+// On the host (no bound) the gathers extend Q (scaled), K and V to f32
+// tiles once and the products and P are f32.
 // CHECK-LABEL: func.func @attention_bshd_f16_float_mask
-// CHECK-SAME:    (%[[QA:.+]]: tensor<2x5x4x8xf16>, %[[KA:.+]]: tensor<2x7x2x8xf16>, %[[VA:.+]]: tensor<2x7x2x8xf16>, %[[MA:.+]]: tensor<5x7xf16>)
 // CHECK-DAG:     %[[SCALE:.+]] = arith.constant 0.353553{{[0-9]+}} : f32
-// CHECK:         scf.forall (%[[B:.+]], %[[H:.+]], %[[QB:.+]]) in
-// CHECK:           tensor.extract %[[QA]][%[[B]], %{{.+}}, %[[H]], %{{.+}}] : tensor<2x5x4x8xf16>
-// CHECK-NOT:       arith.extf
-// CHECK:           } -> tensor<5x8xf16>
+// CHECK:         scf.forall
+// CHECK:           arith.extf %{{.+}} : f16 to f32
+// CHECK:           arith.mulf %{{.+}}, %[[SCALE]] : f32
+// CHECK:           } -> tensor<5x8xf32>
 // CHECK:           scf.for
-// CHECK:             tensor.extract %[[KA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
-// CHECK:             } -> tensor<8x7xf16>
-// CHECK:             tensor.extract %[[VA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
-// CHECK:             } -> tensor<7x8xf16>
-// CHECK:             ins(%{{.+}}, %{{.+}} : tensor<5x8xf16>, tensor<8x7xf16>)
 // CHECK:             arith.extf %{{.+}} : f16 to f32
+// CHECK:             } -> tensor<8x7xf32>
 // CHECK:             arith.extf %{{.+}} : f16 to f32
-// CHECK:             arith.mulf
+// CHECK:             } -> tensor<7x8xf32>
+// CHECK:             ins(%{{.+}}, %{{.+}} : tensor<5x8xf32>, tensor<8x7xf32>)
+// CHECK-NOT:         arith.extf
 // CHECK:             } -> tensor<5x7xf32>
-// CHECK:             tensor.extract %[[MA]][%{{.+}}, %{{.+}}] : tensor<5x7xf16>
-// CHECK:             } -> tensor<5x7xf16>
-// CHECK:             arith.mulf %{{.+}}, %[[SCALE]] : f32
-// CHECK:             arith.extf %{{.+}} : f16 to f32
-// CHECK:             arith.addf
-// CHECK:             math.exp
-// CHECK:             arith.truncf %{{.+}} : f32 to f16
-// CHECK:             } -> tensor<5x7xf16>
-// CHECK:             ins(%{{.+}}, %{{.+}} : tensor<5x7xf16>, tensor<7x8xf16>) outs(%{{.+}} : tensor<5x8xf32>)
+// CHECK-NOT:         arith.truncf
+// CHECK:             ins(%{{.+}}, %{{.+}} : tensor<5x7xf32>, tensor<7x8xf32>) outs(%{{.+}} : tensor<5x8xf32>)
 // CHECK:           arith.truncf %{{.+}} : f32 to f16
-// CHECK:           tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%[[B]], %{{.+}}, %[[H]], 0] [1, %{{.+}}, 1, 8] [1, 1, 1, 1] : tensor<?x8xf16> into tensor<2x5x4x8xf16>
+// BOUNDED-LABEL: func.func @attention_bshd_f16_float_mask
+// BOUNDED-SAME:    (%[[QA:.+]]: tensor<2x5x4x8xf16>, %[[KA:.+]]: tensor<2x7x2x8xf16>, %[[VA:.+]]: tensor<2x7x2x8xf16>, %[[MA:.+]]: tensor<5x7xf16>)
+// BOUNDED-DAG:     %[[SCALE:.+]] = arith.constant 0.353553{{[0-9]+}} : f32
+// BOUNDED:         scf.forall (%[[B:.+]], %[[H:.+]], %[[QB:.+]]) in
+// BOUNDED:           tensor.extract %[[QA]][%[[B]], %{{.+}}, %[[H]], %{{.+}}] : tensor<2x5x4x8xf16>
+// BOUNDED-NOT:       arith.extf
+// BOUNDED:           } -> tensor<5x8xf16>
+// BOUNDED:           scf.for
+// BOUNDED:             tensor.extract %[[KA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
+// BOUNDED:             } -> tensor<8x7xf16>
+// BOUNDED:             tensor.extract %[[VA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
+// BOUNDED:             } -> tensor<7x8xf16>
+// BOUNDED:             ins(%{{.+}}, %{{.+}} : tensor<5x8xf16>, tensor<8x7xf16>)
+// BOUNDED:             arith.extf %{{.+}} : f16 to f32
+// BOUNDED:             arith.extf %{{.+}} : f16 to f32
+// BOUNDED:             arith.mulf
+// BOUNDED:             } -> tensor<5x7xf32>
+// BOUNDED:             tensor.extract %[[MA]][%{{.+}}, %{{.+}}] : tensor<5x7xf16>
+// BOUNDED:             } -> tensor<5x7xf16>
+// BOUNDED:             arith.mulf %{{.+}}, %[[SCALE]] : f32
+// BOUNDED:             arith.extf %{{.+}} : f16 to f32
+// BOUNDED:             arith.addf
+// BOUNDED:             math.exp
+// BOUNDED:             arith.truncf %{{.+}} : f32 to f16
+// BOUNDED:             } -> tensor<5x7xf16>
+// BOUNDED:             ins(%{{.+}}, %{{.+}} : tensor<5x7xf16>, tensor<7x8xf16>) outs(%{{.+}} : tensor<5x8xf32>)
+// BOUNDED:           arith.truncf %{{.+}} : f32 to f16
+// BOUNDED:           tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%[[B]], %{{.+}}, %[[H]], 0] [1, %{{.+}}, 1, 8] [1, 1, 1, 1] : tensor<?x8xf16> into tensor<2x5x4x8xf16>
 func.func @attention_bshd_f16_float_mask(%q: tensor<2x5x4x8xf16>, %k: tensor<2x7x2x8xf16>, %v: tensor<2x7x2x8xf16>, %m: tensor<5x7xf16>) -> tensor<2x5x4x8xf16> {
   %o = tsc.attention %q, %k, %v mask %m bshd : (tensor<2x5x4x8xf16>, tensor<2x7x2x8xf16>, tensor<2x7x2x8xf16>, tensor<5x7xf16>) -> tensor<2x5x4x8xf16>
   return %o : tensor<2x5x4x8xf16>
