@@ -43,10 +43,14 @@ using utils::IteratorType;
 
 /// Query rows per forall iteration and keys per key-loop iteration. On
 /// all-MiniLM-L6-v2 (D = 32, seq 128, one thread) 32 x 64, 64 x 64 and
-/// 32 x 128 ran within the machine's noise of each other and 16 x 64 was
-/// slower; 32 x 64 keeps the score tile at 8 KiB and each K/V block reused
-/// by 32 query rows.
-constexpr int64_t kQueryBlock = 32;
+/// 32 x 128 ran within the machine's noise of each other in wall-clock time
+/// and 16 x 64 was slower. In CPU time (perf) 64 query rows cut the host's
+/// attention by 10 % against 32 (2.86 against 3.2 ms per run; 128 rows 2.75):
+/// each Kᵀ/V block, gathered per query block, is reused by twice the rows.
+/// With a bound on the tiles' bytes (the CUDA target's shared memory) the
+/// query block stays at 32 rows.
+constexpr int64_t kQueryBlock = 64;
+constexpr int64_t kBoundedQueryBlock = 32;
 constexpr int64_t kKeyBlock = 64;
 
 /// acc + x * y, reassociable and contractible into FMAs as in the other
@@ -344,11 +348,13 @@ Value AttentionBuilder::build() {
   RankedTensorType resultType = op.getType();
   element = qType.getElementType();
   f = getAccumulatorType(resultType.getElementType());
-  // Half-precision keys and values stay half in their tiles (half the
-  // memory, twice the keys per block in the CUDA target's shared memory);
-  // products widen them.
-  kvType = isa<FloatType>(element) && element.getIntOrFloatBitWidth() <
-                                          f.getIntOrFloatBitWidth()
+  // Half-precision keys and values stay half in their tiles where the
+  // tiles' bytes are bounded (half the memory, twice the keys per block in
+  // the CUDA target's shared memory); products widen them. Without a bound
+  // (the host) the gathers widen them once per tile, not the products once
+  // per use, and P stays f32.
+  kvType = maxKeyValueBlockBytes > 0 && isa<FloatType>(element) &&
+                   element.getIntOrFloatBitWidth() < f.getIntOrFloatBitWidth()
                ? element
                : f;
   halfTiles = (kvType.isF16() || kvType.isBF16()) && f.isF32();
@@ -357,9 +363,11 @@ Value AttentionBuilder::build() {
   // Blocks no larger than a static sequence: a short one wastes no work.
   int64_t sqStatic = qType.getDimSize(seqAxis);
   int64_t skvStatic = op.getKey().getType().getDimSize(seqAxis);
+  int64_t queryBlock =
+      maxKeyValueBlockBytes > 0 ? kBoundedQueryBlock : kQueryBlock;
   blockQ = ShapedType::isDynamic(sqStatic) || sqStatic == 0
-               ? kQueryBlock
-               : std::min(kQueryBlock, sqStatic);
+               ? queryBlock
+               : std::min(queryBlock, sqStatic);
   blockK = ShapedType::isDynamic(skvStatic) || skvStatic == 0
                ? kKeyBlock
                : std::min(kKeyBlock, skvStatic);

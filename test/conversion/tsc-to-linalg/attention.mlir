@@ -1,42 +1,42 @@
 // RUN: tsc-opt %s --split-input-file --tsc-convert-to-linalg | FileCheck %s
+// RUN: tsc-opt %s --split-input-file --tsc-convert-to-linalg=max-key-value-block-bytes=32768 | FileCheck %s --check-prefix=BOUNDED
 
 // Grouped-query causal attention with a boolean mask: one forall iteration
-// per (batch, head, block of 32 query rows), a key loop over blocks of 64
-// keys that ends at the block's last visible key, and only [32 x 64] score
+// per (batch, head, block of 64 query rows), a key loop over blocks of 64
+// keys that ends at the block's last visible key, and only [64 x 64] score
 // tiles: no [B, H, Sq, Skv] tensor exists.
 // CHECK:       #[[ROW0:.+]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-LABEL: func.func @attention_gqa_causal_bool_mask
 // CHECK-SAME:    (%[[QA:.+]]: tensor<?x8x?x16xf32>, %[[KA:.+]]: tensor<?x2x?x16xf32>, %[[VA:.+]]: tensor<?x2x?x16xf32>, %[[MA:.+]]: tensor<?x1x1x?xi1>)
 // CHECK-DAG:     %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
 // CHECK-DAG:     %[[SCALE:.+]] = arith.constant 2.500000e-01 : f32
-// CHECK-DAG:     %[[C32:.+]] = arith.constant 32 : index
 // CHECK-DAG:     %[[C64:.+]] = arith.constant 64 : index
 // CHECK-NOT:     tensor<?x8x?x?xf32>
 // CHECK:         %[[SKV:.+]] = tensor.dim %[[KA]]
 // CHECK:         %[[OFFSET:.+]] = arith.subi %[[SKV]], %{{.+}} : index
-// CHECK:         %[[BLOCKS:.+]] = arith.ceildivui %{{.+}}, %[[C32]] : index
+// CHECK:         %[[BLOCKS:.+]] = arith.ceildivui %{{.+}}, %[[C64]] : index
 // CHECK:         %[[OUT:.+]] = scf.forall (%[[B:.+]], %[[H:.+]], %[[QB:.+]]) in (%{{.+}}, %{{.+}}, %[[BLOCKS]]) shared_outs(%[[SHARED:.+]] = %{{.+}}) -> (tensor<?x8x?x16xf32>)
-// CHECK:           %[[Q0:.+]] = arith.muli %[[QB]], %[[C32]] : index
+// CHECK:           %[[Q0:.+]] = arith.muli %[[QB]], %[[C64]] : index
 // CHECK:           %[[KVH:.+]] = arith.divui %[[H]], %{{.+}} : index
 // CHECK:           %[[QT:.+]] = linalg.generic
-// CHECK-SAME:          outs(%{{.+}} : tensor<32x16xf32>)
+// CHECK-SAME:          outs(%{{.+}} : tensor<64x16xf32>)
 // CHECK:             tensor.extract %[[QA]][%[[B]], %[[H]], %{{.+}}, %{{.+}}]
 // CHECK:             arith.mulf %{{.+}}, %[[SCALE]] : f32
 // CHECK:           %[[END:.+]] = arith.minsi %{{.+}}, %[[SKV]] : index
-// CHECK:           %[[LOOP:.+]]:3 = scf.for %[[K0:.+]] = %{{.+}} to %[[END]] step %[[C64]] iter_args(%[[M:.+]] = %{{.+}}, %[[L:.+]] = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>)
+// CHECK:           %[[LOOP:.+]]:3 = scf.for %[[K0:.+]] = %{{.+}} to %[[END]] step %[[C64]] iter_args(%[[M:.+]] = %{{.+}}, %[[L:.+]] = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x16xf32>)
 // CHECK:             %[[KT:.+]] = linalg.generic
 // CHECK:               tensor.extract %[[KA]][%[[B]], %[[KVH]], %{{.+}}, %{{.+}}]
 // CHECK:             } -> tensor<16x64xf32>
 // CHECK:             %[[VT:.+]] = linalg.generic
 // CHECK:               tensor.extract %[[VA]][%[[B]], %[[KVH]], %{{.+}}, %{{.+}}]
 // CHECK:             } -> tensor<64x16xf32>
-// CHECK:             %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[QT]], %[[KT]] : tensor<32x16xf32>, tensor<16x64xf32>) outs(%{{.+}} : tensor<32x64xf32>)
+// CHECK:             %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[QT]], %[[KT]] : tensor<64x16xf32>, tensor<16x64xf32>) outs(%{{.+}} : tensor<64x64xf32>)
 // The padding mask is the same for every query row: one [1 x 64] tile per
 // key block, which the score loop reads at (0, j).
 // CHECK:             %[[MT:.+]] = linalg.generic
 // CHECK:               tensor.extract %[[MA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<?x1x1x?xi1>
 // CHECK:             } -> tensor<1x64xi1>
-// CHECK:             %[[MASKED:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[ROW0]], #{{.+}}], {{.+}} ins(%[[S]], %[[MT]] : tensor<32x64xf32>, tensor<1x64xi1>)
+// CHECK:             %[[MASKED:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[ROW0]], #{{.+}}], {{.+}} ins(%[[S]], %[[MT]] : tensor<64x64xf32>, tensor<1x64xi1>)
 // CHECK-NEXT:          ^bb0(%{{.+}}: f32, %[[MV:.+]]: i1, %{{.+}}: f32):
 // CHECK:               %[[KEY:.+]] = arith.addi %[[K0]], %{{.+}} : index
 // CHECK:               %[[INSIDE:.+]] = arith.cmpi ult, %[[KEY]], %[[SKV]] : index
@@ -45,20 +45,20 @@
 // CHECK:               %[[KEEP:.+]] = arith.andi %[[INSIDE]], %[[SEEN]] : i1
 // CHECK:               %[[KEEP2:.+]] = arith.andi %[[KEEP]], %[[MV]] : i1
 // CHECK:               arith.select %[[KEEP2]], %{{.+}}, %[[NEGINF]] : f32
-// CHECK:             %[[ROWMAX:.+]] = linalg.generic {{.+}} ins(%[[MASKED]] : tensor<32x64xf32>)
+// CHECK:             %[[ROWMAX:.+]] = linalg.generic {{.+}} ins(%[[MASKED]] : tensor<64x64xf32>)
 // CHECK:               arith.maxnumf
-// CHECK:             %[[STATS:.+]]:2 = linalg.generic {{.+}} ins(%[[ROWMAX]] : tensor<32xf32>) outs(%[[M]], %{{.+}} : tensor<32xf32>, tensor<32xf32>)
+// CHECK:             %[[STATS:.+]]:2 = linalg.generic {{.+}} ins(%[[ROWMAX]] : tensor<64xf32>) outs(%[[M]], %{{.+}} : tensor<64xf32>, tensor<64xf32>)
 // CHECK:               math.exp
-// CHECK:             %[[P:.+]] = linalg.generic {{.+}} ins(%[[MASKED]], %[[STATS]]#0 : tensor<32x64xf32>, tensor<32xf32>)
+// CHECK:             %[[P:.+]] = linalg.generic {{.+}} ins(%[[MASKED]], %[[STATS]]#0 : tensor<64x64xf32>, tensor<64xf32>)
 // CHECK:               math.exp
-// CHECK:             %[[LS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<32xf32>) outs(%[[L]] : tensor<32xf32>)
-// CHECK:             %[[L2:.+]] = linalg.generic {{.+}} ins(%[[P]] : tensor<32x64xf32>) outs(%[[LS]] : tensor<32xf32>)
-// CHECK:             %[[AS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<32xf32>) outs(%[[ACC]] : tensor<32x16xf32>)
-// CHECK:             %[[A2:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[P]], %[[VT]] : tensor<32x64xf32>, tensor<64x16xf32>) outs(%[[AS]] : tensor<32x16xf32>)
+// CHECK:             %[[LS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<64xf32>) outs(%[[L]] : tensor<64xf32>)
+// CHECK:             %[[L2:.+]] = linalg.generic {{.+}} ins(%[[P]] : tensor<64x64xf32>) outs(%[[LS]] : tensor<64xf32>)
+// CHECK:             %[[AS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<64xf32>) outs(%[[ACC]] : tensor<64x16xf32>)
+// CHECK:             %[[A2:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[P]], %[[VT]] : tensor<64x64xf32>, tensor<64x16xf32>) outs(%[[AS]] : tensor<64x16xf32>)
 // CHECK:             scf.yield %[[STATS]]#0, %[[L2]], %[[A2]]
-// CHECK:           %[[TILE:.+]] = linalg.generic {{.+}} ins(%[[LOOP]]#2, %[[LOOP]]#1 : tensor<32x16xf32>, tensor<32xf32>)
+// CHECK:           %[[TILE:.+]] = linalg.generic {{.+}} ins(%[[LOOP]]#2, %[[LOOP]]#1 : tensor<64x16xf32>, tensor<64xf32>)
 // CHECK:             arith.divf
-// CHECK:           %[[ROWS:.+]] = tensor.extract_slice %[[TILE]][0, 0] [%{{.+}}, 16] [1, 1] : tensor<32x16xf32> to tensor<?x16xf32>
+// CHECK:           %[[ROWS:.+]] = tensor.extract_slice %[[TILE]][0, 0] [%{{.+}}, 16] [1, 1] : tensor<64x16xf32> to tensor<?x16xf32>
 // CHECK:           scf.forall.in_parallel
 // CHECK:             tensor.parallel_insert_slice %[[ROWS]] into %[[SHARED]][%[[B]], %[[H]], %[[Q0]], 0] [1, 1, %{{.+}}, 16] [1, 1, 1, 1] : tensor<?x16xf32> into tensor<?x8x?x16xf32>
 // CHECK:         return %[[OUT]]
@@ -70,38 +70,57 @@ func.func @attention_gqa_causal_bool_mask(%q: tensor<?x8x?x16xf32>, %k: tensor<?
 // -----
 
 // bshd in f16 with static sequences shorter than a block: tiles shrink to
-// them; Q, K, V and P are f16 tiles (the products extend them to f32, as
-// tensor cores do), S gets the scale 1/sqrt(8) in f32; the result
-// truncates on writing, the row block is written at [b, q0, h, 0], and the
-// float mask is added.
+// them. With bounded tile bytes (the CUDA target's shared memory) Q, K, V
+// and P are f16 tiles (the products extend them to f32, as tensor cores
+// do), S gets the scale 1/sqrt(8) in f32; the result truncates on writing,
+// the row block is written at [b, q0, h, 0], and the float mask is added.
+// On the host (no bound) the gathers extend Q (scaled), K and V to f32
+// tiles once and the products and P are f32.
 // CHECK-LABEL: func.func @attention_bshd_f16_float_mask
-// CHECK-SAME:    (%[[QA:.+]]: tensor<2x5x4x8xf16>, %[[KA:.+]]: tensor<2x7x2x8xf16>, %[[VA:.+]]: tensor<2x7x2x8xf16>, %[[MA:.+]]: tensor<5x7xf16>)
 // CHECK-DAG:     %[[SCALE:.+]] = arith.constant 0.353553{{[0-9]+}} : f32
-// CHECK:         scf.forall (%[[B:.+]], %[[H:.+]], %[[QB:.+]]) in
-// CHECK:           tensor.extract %[[QA]][%[[B]], %{{.+}}, %[[H]], %{{.+}}] : tensor<2x5x4x8xf16>
-// CHECK-NOT:       arith.extf
-// CHECK:           } -> tensor<5x8xf16>
+// CHECK:         scf.forall
+// CHECK:           arith.extf %{{.+}} : f16 to f32
+// CHECK:           arith.mulf %{{.+}}, %[[SCALE]] : f32
+// CHECK:           } -> tensor<5x8xf32>
 // CHECK:           scf.for
-// CHECK:             tensor.extract %[[KA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
-// CHECK:             } -> tensor<8x7xf16>
-// CHECK:             tensor.extract %[[VA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
-// CHECK:             } -> tensor<7x8xf16>
-// CHECK:             ins(%{{.+}}, %{{.+}} : tensor<5x8xf16>, tensor<8x7xf16>)
 // CHECK:             arith.extf %{{.+}} : f16 to f32
+// CHECK:             } -> tensor<8x7xf32>
 // CHECK:             arith.extf %{{.+}} : f16 to f32
-// CHECK:             arith.mulf
+// CHECK:             } -> tensor<7x8xf32>
+// CHECK:             ins(%{{.+}}, %{{.+}} : tensor<5x8xf32>, tensor<8x7xf32>)
+// CHECK-NOT:         arith.extf
 // CHECK:             } -> tensor<5x7xf32>
-// CHECK:             tensor.extract %[[MA]][%{{.+}}, %{{.+}}] : tensor<5x7xf16>
-// CHECK:             } -> tensor<5x7xf16>
-// CHECK:             arith.mulf %{{.+}}, %[[SCALE]] : f32
-// CHECK:             arith.extf %{{.+}} : f16 to f32
-// CHECK:             arith.addf
-// CHECK:             math.exp
-// CHECK:             arith.truncf %{{.+}} : f32 to f16
-// CHECK:             } -> tensor<5x7xf16>
-// CHECK:             ins(%{{.+}}, %{{.+}} : tensor<5x7xf16>, tensor<7x8xf16>) outs(%{{.+}} : tensor<5x8xf32>)
+// CHECK-NOT:         arith.truncf
+// CHECK:             ins(%{{.+}}, %{{.+}} : tensor<5x7xf32>, tensor<7x8xf32>) outs(%{{.+}} : tensor<5x8xf32>)
 // CHECK:           arith.truncf %{{.+}} : f32 to f16
-// CHECK:           tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%[[B]], %{{.+}}, %[[H]], 0] [1, %{{.+}}, 1, 8] [1, 1, 1, 1] : tensor<?x8xf16> into tensor<2x5x4x8xf16>
+// BOUNDED-LABEL: func.func @attention_bshd_f16_float_mask
+// BOUNDED-SAME:    (%[[QA:.+]]: tensor<2x5x4x8xf16>, %[[KA:.+]]: tensor<2x7x2x8xf16>, %[[VA:.+]]: tensor<2x7x2x8xf16>, %[[MA:.+]]: tensor<5x7xf16>)
+// BOUNDED-DAG:     %[[SCALE:.+]] = arith.constant 0.353553{{[0-9]+}} : f32
+// BOUNDED:         scf.forall (%[[B:.+]], %[[H:.+]], %[[QB:.+]]) in
+// BOUNDED:           tensor.extract %[[QA]][%[[B]], %{{.+}}, %[[H]], %{{.+}}] : tensor<2x5x4x8xf16>
+// BOUNDED-NOT:       arith.extf
+// BOUNDED:           } -> tensor<5x8xf16>
+// BOUNDED:           scf.for
+// BOUNDED:             tensor.extract %[[KA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
+// BOUNDED:             } -> tensor<8x7xf16>
+// BOUNDED:             tensor.extract %[[VA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<2x7x2x8xf16>
+// BOUNDED:             } -> tensor<7x8xf16>
+// BOUNDED:             ins(%{{.+}}, %{{.+}} : tensor<5x8xf16>, tensor<8x7xf16>)
+// BOUNDED:             arith.extf %{{.+}} : f16 to f32
+// BOUNDED:             arith.extf %{{.+}} : f16 to f32
+// BOUNDED:             arith.mulf
+// BOUNDED:             } -> tensor<5x7xf32>
+// BOUNDED:             tensor.extract %[[MA]][%{{.+}}, %{{.+}}] : tensor<5x7xf16>
+// BOUNDED:             } -> tensor<5x7xf16>
+// BOUNDED:             arith.mulf %{{.+}}, %[[SCALE]] : f32
+// BOUNDED:             arith.extf %{{.+}} : f16 to f32
+// BOUNDED:             arith.addf
+// BOUNDED:             math.exp
+// BOUNDED:             arith.truncf %{{.+}} : f32 to f16
+// BOUNDED:             } -> tensor<5x7xf16>
+// BOUNDED:             ins(%{{.+}}, %{{.+}} : tensor<5x7xf16>, tensor<7x8xf16>) outs(%{{.+}} : tensor<5x8xf32>)
+// BOUNDED:           arith.truncf %{{.+}} : f32 to f16
+// BOUNDED:           tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%[[B]], %{{.+}}, %[[H]], 0] [1, %{{.+}}, 1, 8] [1, 1, 1, 1] : tensor<?x8xf16> into tensor<2x5x4x8xf16>
 func.func @attention_bshd_f16_float_mask(%q: tensor<2x5x4x8xf16>, %k: tensor<2x7x2x8xf16>, %v: tensor<2x7x2x8xf16>, %m: tensor<5x7xf16>) -> tensor<2x5x4x8xf16> {
   %o = tsc.attention %q, %k, %v mask %m bshd : (tensor<2x5x4x8xf16>, tensor<2x7x2x8xf16>, tensor<2x7x2x8xf16>, tensor<5x7xf16>) -> tensor<2x5x4x8xf16>
   return %o : tensor<2x5x4x8xf16>
