@@ -3,13 +3,14 @@ GEMMs (MatMul by a K x N weight plus a bias, and Gemm with transB, an N x K
 weight) compiled with --prune=2:4 for CUDA runs sparse through cuSPARSELt
 (--precision=tf32 and fp16) and dense through cuBLASLt (fp32, the same
 pruned weights); the outputs are compared with numpy on the same 2:4 masks
-and the sparse run with the dense one. Without a usable GPU (or without
-cuSPARSELt) it prints why and counts as skipped; on a GPU a mismatch or a
-failed run fails it.
+and the sparse run with the dense one. Without a usable GPU it prints why
+and counts as skipped; on a GPU a mismatch or a failed run (cuSPARSELt
+missing included: TSC_CUSPARSELT, else .venv-torch's copy) fails it.
 
     sparse24_gpu.py --tsc tsc --tsc-run tsc-run --out DIR
 """
 import argparse
+import os
 import pathlib
 import subprocess
 import sys
@@ -62,6 +63,17 @@ def build(folder):
     return x, reference
 
 
+def find_cusparselt():
+    """$TSC_CUSPARSELT, else the libcusparseLt.so.0 that PyTorch's wheels
+    install into the checkout's .venv-torch (tools/setup.sh), else None (the
+    runtime then searches the library path)."""
+    if os.environ.get("TSC_CUSPARSELT"):
+        return os.environ["TSC_CUSPARSELT"]
+    root = pathlib.Path(__file__).resolve().parents[3]
+    found = sorted(root.glob(".venv-torch/lib/python3*/site-packages/nvidia/cu*/lib/libcusparseLt.so.0"))
+    return str(found[-1]) if found else None
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tsc", required=True)
@@ -75,6 +87,9 @@ def main():
         print(f"sparse24-gpu: skipped: no usable CUDA device ({why})")
         return 0
     _, reference = build(folder)
+    env = dict(os.environ)
+    if find_cusparselt():
+        env["TSC_CUSPARSELT"] = find_cusparselt()
     outputs, problems = {}, []
     for name, precision in [("tf32", "tf32"), ("fp16", "fp16"), ("dense", "fp32")]:
         artifact = folder / f"{name}.tscm"
@@ -89,11 +104,11 @@ def main():
             problems.append(f"{name}: {len(sparse_lines)} GEMMs run sparse:\n{proc.stdout}")
         out = folder / f"out-{name}"
         proc = subprocess.run([args.tsc_run, str(artifact), "--input", f"x={folder / 'x.npy'}",
-                               "--output-dir", str(out)], capture_output=True, text=True)
+                               "--output-dir", str(out)], capture_output=True, text=True,
+                              env=env)
         if proc.returncode:
-            if "cuSPARSELt could not be loaded" in proc.stderr:
-                print(f"sparse24-gpu: skipped: {proc.stderr.strip()}")
-                return 0
+            # (Without cuSPARSELt too: .venv-torch has it wherever
+            # tools/setup.sh ran, so on a GPU its absence is a failure.)
             problems.append(f"{name}: tsc-run failed: {proc.stderr.strip()}")
             continue
         outputs[name] = np.load(out / "y.npy").astype(np.float64)
