@@ -271,8 +271,12 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
         w.u32(v);
       w.u8(s.transA);
       w.u8(s.transB);
-      // Flags (1.2): bit 0, TF32 allowed; bits 8-15 (1.8), the activation.
+      // Flags (1.2): bit 0, TF32 allowed; bit 1 (1.14), a 2:4 compressed
+      // weight; bits 8-15 (1.8), the activation.
       w.u16(uint16_t((plan.gemmTf32 ? ::tscm::kGemmTf32 : 0) |
+                     (device && llvm::is_contained(device->sparseSteps, i)
+                          ? ::tscm::kGemmSparse24
+                          : 0) |
                      s.activation << ::tscm::kGemmActivationShift));
       for (unsigned e : {s.batch, s.m, s.n, s.k, s.lda, s.ldb, s.ldc,
                          s.strideA, s.strideB, s.strideC})
@@ -419,10 +423,12 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// and symbols defined between steps 1.8's, what host kernels (not CUDA
 /// launches) and GEMMs expect of their buffers 1.9's, int8 GEMMs 1.10's,
 /// what CUDA launches expect of theirs 1.11's, int8 GEMMs by a constant
-/// activation scale 1.12's. `device`: the launches of a "cuda" plan, null
-/// for a "cpu" one.
+/// activation scale 1.12's, 2:4 sparse GEMMs 1.14's. `device`: the launches of
+/// a "cuda" plan, null for a "cpu" one.
 static uint16_t planMinor(const Plan &plan, const cuda::DeviceCode *device) {
   bool cuda = device != nullptr;
+  if (cuda && !device->sparseSteps.empty())
+    return 14;
   if (llvm::any_of(plan.steps, [](const PlanStep &s) {
         return s.kind == PlanStep::Kind::Gemm && s.inputScale > 0.0f;
       }))

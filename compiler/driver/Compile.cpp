@@ -10,6 +10,7 @@
 #include "compiler/plan/Plan.h"
 #include "compiler/plan/PlanReport.h"
 #include "compiler/target/cuda/CudaCodegen.h"
+#include "compiler/target/cuda/Sparse24.h"
 #include "compiler/target/host/HostCodegen.h"
 #include "passes/transforms/QuantizeGemm.h"
 #include "passes/transforms/Weights.h"
@@ -605,6 +606,10 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
     if (!(out = openArtifact(options.output)))
       return failure();
     plan::extendPlan(*plan, std::move(code->planAdditions));
+    std::vector<std::string> sparse = cuda::compressSparseWeights(*plan, *code);
+    if (options.report && !options.reportJson && !sparse.empty())
+      llvm::outs() << "sparsity (cuda):\n  " << llvm::join(sparse, "\n  ")
+                   << "\n";
     return finishArtifact(
         *out, options.output,
         writeCudaArtifact(*plan, *code, chips, "tsc " TSC_VERSION, out->os()));

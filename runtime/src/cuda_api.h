@@ -162,6 +162,19 @@ struct BlasLt {
   std::string error;
 };
 
+/// dlopen of `name`, else of it in the CUDA toolkit's lib64 ($CUDA_HOME,
+/// /usr/local/cuda): where toolkits install the libraries without adding
+/// them to the loader's path. Null, with dlopen's reason in `why`, when
+/// neither loads.
+void *openLibrary(const std::string &name, std::string &why);
+/// dlsym of `name` in `library`.
+void *lookupSymbol(void *library, const char *name);
+/// Sets `fn` to entry point `name` of `library`; whether it has one.
+template <typename Fn> bool lookup(void *library, const char *name, Fn &fn) {
+  fn = reinterpret_cast<Fn>(lookupSymbol(library, name));
+  return fn != nullptr;
+}
+
 /// cuBLASLt, loaded once per process: $TSC_CUBLASLT, else libcublasLt.so.13,
 /// .12, .11 from the library path or the CUDA toolkit's lib64.
 const BlasLt &blasLt();

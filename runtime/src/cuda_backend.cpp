@@ -11,6 +11,7 @@
 #include "cuda_backend.h"
 
 #include "cuda_api.h"
+#include "cuda_sparse.h"
 #include "internal.h"
 #include "model.h"
 
@@ -64,6 +65,7 @@ struct CudaModelState {
   std::vector<CUmodule> modules;
   std::vector<CUfunction> functions; // per module
   CUdeviceptr weights = 0;
+  int cc = 0; // compute capability, 80 for sm_80
   /// What was loaded: "SASS sm_90" or "PTX sm_90 (JIT)", for messages.
   std::string code;
 
@@ -163,6 +165,7 @@ tsc_status_t loadModel(const tsc_model_s &model, int index,
     return driverError(file, "querying CUDA device " + std::to_string(index),
                        r);
   int cc = major * 10 + minor;
+  state->cc = cc;
   Choice choice;
   if (!chooseCode(image, cc, choice))
     return statusf(TSC_STATUS_UNAVAILABLE,
@@ -254,6 +257,9 @@ struct GemmPlan {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algo{};
   bool empty = false; // m or n is 0: nothing to do
+  /// A 2:4 sparse step (cuSPARSELt, no cuBLASLt descriptors): its sizes.
+  bool sparse = false;
+  int64_t m = 0, n = 0, k = 0, lda = 0, ldc = 0;
 
   GemmPlan() = default;
   GemmPlan(const GemmPlan &) = delete;
@@ -292,6 +298,7 @@ public:
   CUdeviceptr arena = 0, workspace = 0;
   std::vector<CUdeviceptr> inputs, outputs; // staging, at the maxima
   cublasLtHandle_t blas = nullptr;
+  SparseGemms sparse; // the 2:4 GEMMs' weights (format 1.14)
   std::map<std::vector<int64_t>, std::unique_ptr<Prepared>> prepared;
   std::vector<CUdeviceptr> addresses; // per value, fixed (locateValues)
   // Per run.
@@ -307,6 +314,7 @@ public:
     if (stream)
       d.cuStreamSynchronize(stream);
     prepared.clear();
+    sparse.release();
     if (blas)
       blasLt().cublasLtDestroy(blas);
     for (CUdeviceptr p : inputs)
@@ -456,6 +464,12 @@ tsc_status_t createCudaSession(tsc_model_s &model,
     if ((status = session->allocate(session->workspace, kWorkspaceBytes,
                                     "cuBLASLt's workspace")))
       return status;
+    // 2:4 GEMMs: cuSPARSELt compresses their weights now, from WGHT.
+    if ((status = session->sparse.prepare(
+             file, plan,
+             static_cast<const uint8_t *>(model.artifact.weights().data),
+             session->state->cc, session->stream)))
+      return status;
   }
   // Every value's device address, fixed for the session's life.
   CudaSession &s = *session;
@@ -473,6 +487,17 @@ tsc_status_t CudaSession::prepareGemm(size_t step, const GemmStep &g,
   int64_t batch = e[g.batch], m = e[g.m], n = e[g.n], k = e[g.k];
   if (m == 0 || n == 0 || batch == 0) {
     plan.empty = true;
+    return nullptr;
+  }
+  if (g.sparse24) {
+    if (batch != 1)
+      return statusf(TSC_STATUS_INTERNAL,
+                     "%s: step %zu (2:4 gemm): batch %lld (only 1 runs "
+                     "sparse)",
+                     file().c_str(), step, static_cast<long long>(batch));
+    plan.sparse = true;
+    plan.m = m, plan.n = n, plan.k = k, plan.lda = e[g.lda],
+    plan.ldc = e[g.ldc];
     return nullptr;
   }
   // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: cuBLASLt's
@@ -581,8 +606,14 @@ tsc_status_t CudaSession::gemm(size_t step, const GemmStep &g,
                                const GemmPlan &plan) {
   if (plan.empty)
     return nullptr;
-  const BlasLt &lt = blasLt();
   CUdeviceptr bias = g.bias != kNone ? addresses[g.bias] : 0;
+  if (plan.sparse)
+    return sparse.run(file(), step, g, model->plan.values[g.c].dtype, plan.m,
+                      plan.n, plan.k, plan.lda, plan.ldc, addresses[g.a], bias,
+                      g.residual != kNone ? addresses[g.residual]
+                                          : addresses[g.c],
+                      addresses[g.c], workspace, kWorkspaceBytes, stream);
+  const BlasLt &lt = blasLt();
   cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
   if (bias)
     s = lt.cublasLtMatmulDescSetAttribute(

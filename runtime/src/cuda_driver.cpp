@@ -18,16 +18,11 @@
 #include <vector>
 
 namespace tsc::rt::cuda {
-namespace {
 
-template <typename Fn> bool lookup(void *library, const char *name, Fn &fn) {
-  fn = reinterpret_cast<Fn>(dlsym(library, name));
-  return fn != nullptr;
+void *lookupSymbol(void *library, const char *name) {
+  return dlsym(library, name);
 }
 
-/// dlopen of `name`, else of it in the CUDA toolkit's lib64 ($CUDA_HOME,
-/// /usr/local/cuda): where toolkits install the libraries without adding
-/// them to the loader's path.
 void *openLibrary(const std::string &name, std::string &why) {
   if (void *library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL))
     return library;
@@ -44,8 +39,6 @@ void *openLibrary(const std::string &name, std::string &why) {
         return library;
   return nullptr;
 }
-
-} // namespace
 
 std::string errorName(CUresult result) {
   const char *name = nullptr;

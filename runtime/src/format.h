@@ -27,7 +27,7 @@ constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
 constexpr uint16_t kMajor = 1;
 /// The newest minor version: the writer writes the oldest minor that has
 /// everything a file uses, the reader knows every field up to this one.
-constexpr uint16_t kMinor = 13;
+constexpr uint16_t kMinor = 14;
 constexpr size_t kHeaderSize = 64;
 constexpr size_t kSectionEntrySize = 32;
 /// Sections, weights and arena values start at multiples of this.
@@ -135,9 +135,13 @@ enum class StepKind : uint8_t {
 /// A launch argument (1.2): a plan value's device address or an expression.
 enum class LaunchArgKind : uint8_t { Pointer = 1, Int64 = 2 };
 
-/// GEMM flags (1.2): bit 0, the inputs may be rounded to TF32; bits 8-15
+/// GEMM flags (1.2): bit 0, the inputs may be rounded to TF32; bit 1 (1.14),
+/// a 2:4 sparse weight; bits 8-15
 /// (1.8), the activation; the rest 0.
 constexpr uint16_t kGemmTf32 = 1;
+/// Bit 1 (1.14): B is a weight stored 2:4-compressed (docs/artifact-format.md
+/// "2:4 compressed weights"); the GEMM runs on sparse tensor cores (CUDA).
+constexpr uint16_t kGemmSparse24 = 2;
 constexpr unsigned kGemmActivationShift = 8;
 /// What a GEMM applies to alpha·op(A)·op(B) + bias before it adds beta·R.
 enum class GemmActivation : uint8_t { None = 0, Gelu = 1, GeluTanh = 2 };

@@ -434,7 +434,9 @@ const char *tsc_model_step_name(const tsc_model_t *model, size_t index) {
   case StepKind::Launch:
     return model->cuda.modules[step.launch.module].kernel.c_str();
   case StepKind::Gemm:
-    return step.gemm.weightScale != kNone ? "gemm int8" : "gemm";
+    return step.gemm.weightScale != kNone ? "gemm int8"
+           : step.gemm.sparse24           ? "gemm 2:4"
+                                          : "gemm";
   case StepKind::Copy:
     return "copy";
   }

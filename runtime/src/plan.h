@@ -46,6 +46,9 @@ struct GemmStep {
   bool transA = false, transB = false;
   /// Format 1.2, flags bit 0: the inputs may be rounded to TF32 (CUDA).
   bool tf32 = false;
+  /// Format 1.14, flags bit 1: B is a weight stored 2:4-compressed
+  /// (sparse24Bytes); the GEMM runs on sparse tensor cores (CUDA only).
+  bool sparse24 = false;
   /// Format 1.8, flags bits 8-15: a GemmActivation, as read (checkPlan
   /// refuses one it does not know).
   uint8_t activation = 0;
@@ -61,6 +64,13 @@ struct GemmStep {
   /// at compile time by calibration (0: per row at run time, kind 6).
   float inputScale = 0;
 };
+
+/// Bytes of a 2:4-compressed weight (format 1.14) of n output channels
+/// and k along K: the kept values, n·k/2 elements, then a 4-bit code of
+/// their indices per group of 4, n·k/8 bytes.
+inline uint64_t sparse24Bytes(uint64_t n, uint64_t k, uint64_t elementBytes) {
+  return n * (k / 2) * elementBytes + n * (k / 8);
+}
 
 /// Format 1.2, step kind 5: one kernel launch of the CUDA section's module.
 struct LaunchStep {

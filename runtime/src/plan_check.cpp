@@ -4,6 +4,7 @@
 #include "plan.h"
 
 #include <cstring>
+#include <map>
 #include <set>
 
 namespace tsc::rt {
@@ -82,6 +83,21 @@ private:
 
   tsc_status_t checkValues() {
     const size_t count = plan_.values.size();
+    // The B of each 2:4 GEMM (format 1.14) and whether it is N × K.
+    std::map<size_t, bool> sparseWeights;
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      const GemmStep &g = plan_.steps[i].gemm;
+      if (plan_.steps[i].kind != StepKind::Gemm || !g.sparse24)
+        continue;
+      if (plan_.target != "cuda")
+        return corrupt(formatString(
+            "step %zu is a 2:4 sparse GEMM in a '%s' plan (CUDA only)", i,
+            plan_.target.c_str()));
+      if (g.b >= count || plan_.values[g.b].storage != Storage::Weight)
+        return corrupt(formatString(
+            "step %zu is a 2:4 sparse GEMM whose B is not a weight", i));
+      sparseWeights[g.b] = g.transB;
+    }
     for (size_t i = 0; i < count; ++i) {
       Value &v = plan_.values[i];
       switch (v.storage) {
@@ -107,6 +123,7 @@ private:
               i, static_cast<unsigned long long>(v.offset),
               static_cast<unsigned long long>(v.byteSize), weights_.size));
         int64_t elements = 1;
+        std::vector<int64_t> sizes;
         for (uint32_t d : v.dims) {
           const Expr &e = plan_.exprs[d];
           int64_t size = 0;
@@ -118,10 +135,29 @@ private:
               !mulNonNegative(elements, size, elements))
             return corrupt(
                 formatString("weight value %zu has an invalid dim", i));
+          sizes.push_back(size);
         }
         int64_t bytes = 0;
-        if (!denseBytes(elements, v.dtype, bytes) ||
-            uint64_t(bytes) != v.byteSize)
+        if (auto sparse = sparseWeights.find(i);
+            sparse != sparseWeights.end()) {
+          // Format 1.14: B of a 2:4 GEMM, K × N (N × K with transB).
+          int64_t elementBytes = 0;
+          if (!denseBytes(1, v.dtype, elementBytes) || sizes.size() != 2 ||
+              sizes[sparse->second ? 1 : 0] % 8)
+            return corrupt(formatString(
+                "weight value %zu is a 2:4-compressed GEMM weight, but not a "
+                "float matrix with K a multiple of 8",
+                i));
+          int64_t k = sizes[sparse->second ? 1 : 0],
+                  n = sizes[sparse->second ? 0 : 1];
+          if (sparse24Bytes(uint64_t(n), uint64_t(k), uint64_t(elementBytes)) !=
+              v.byteSize)
+            return corrupt(formatString(
+                "weight value %zu (2:4-compressed, %lld x %lld) has %llu bytes",
+                i, static_cast<long long>(n), static_cast<long long>(k),
+                static_cast<unsigned long long>(v.byteSize)));
+        } else if (!denseBytes(elements, v.dtype, bytes) ||
+                   uint64_t(bytes) != v.byteSize)
           return corrupt(
               formatString("weight value %zu has %lld elements but %llu bytes",
                            i, static_cast<long long>(elements),

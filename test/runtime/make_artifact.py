@@ -574,6 +574,11 @@ def make(args):
     bad_flags = gemm_artifact(random.Random(0))[0]
     bad_flags.steps[0] = bad_flags.steps[0][:19] + struct.pack("<H", 2) + bad_flags.steps[0][21:]
     out("gemm-flags.tscm", container([(b"PLAN", bad_flags.encode()), (b"WGHT", weights)], minor=2))
+    # Format 1.14: a 2:4 sparse GEMM (flags bit 1) belongs to "cuda" plans.
+    sparse_cpu = gemm_artifact(random.Random(0), c_dims=[sym(0), const(4)])[0]
+    sparse_cpu.steps[0] = sparse_cpu.steps[0][:19] + struct.pack("<H", 2) + sparse_cpu.steps[0][21:]
+    out("gemm-sparse-cpu.tscm", container([(b"PLAN", with_definitions(sparse_cpu)),
+                                           (b"WGHT", weights)], minor=14))
     out("plan-truncated.tscm", container([(b"PLAN", copy_artifact().encode()[:-3])]))
     out("kernel-no-host.tscm", container([(b"PLAN", kernel_artifact().encode())]))
     # Format 1.9: kernels and GEMMs say what they expect of their buffers, and

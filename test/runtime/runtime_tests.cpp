@@ -303,6 +303,8 @@ TEST(fixtures_corrupt) {
       {"expr-underflow.tscm", TSC_STATUS_DATA_LOSS, "stack underflow"},
       {"plan-truncated.tscm", TSC_STATUS_DATA_LOSS, "step_count 1"},
       {"gemm-flags.tscm", TSC_STATUS_DATA_LOSS, "unknown gemm flags 2"},
+      {"gemm-sparse-cpu.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 is a 2:4 sparse GEMM in a 'cpu' plan (CUDA only)"},
       {"gemm-activation.tscm", TSC_STATUS_DATA_LOSS,
        "step 1 (gemm) has unknown activation 7"},
       {"gemm-activation-minor7.tscm", TSC_STATUS_DATA_LOSS,

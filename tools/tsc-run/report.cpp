@@ -102,10 +102,13 @@ void tsc::run::printInfo(const Model &model, const std::string &path,
   uint32_t major = 0, minor = 0;
   tsc_model_format_version(model.get(), &major, &minor);
   std::vector<Port> inputs = ports(model, true), outputs = ports(model, false);
-  size_t kernels = 0, gemms = 0, copies = 0;
+  // GEMMs: "gemm", "gemm int8", "gemm 2:4" (2:4 sparse, format 1.14).
+  size_t kernels = 0, gemms = 0, copies = 0, sparse = 0;
   for (size_t i = 0; i < tsc_model_step_count(model.get()); ++i) {
     std::string step = tsc_model_step_name(model.get(), i);
-    (step == "gemm" ? gemms : step == "copy" ? copies : kernels) += 1;
+    bool gemm = step == "gemm" || step.rfind("gemm ", 0) == 0;
+    (gemm ? gemms : step == "copy" ? copies : kernels) += 1;
+    sparse += step == "gemm 2:4";
   }
   std::string file = std::filesystem::path(path).filename().string();
   uint64_t arena = tsc_model_arena_bytes(model.get()),
@@ -131,6 +134,9 @@ void tsc::run::printInfo(const Model &model, const std::string &path,
     std::printf("steps: %zu (%zu kernels, %zu GEMM library calls, %zu "
                 "copies)\n",
                 kernels + gemms + copies, kernels, gemms, copies);
+    if (sparse)
+      std::printf("2:4 sparse GEMMs: %zu (cuSPARSELt, compressed weights)\n",
+                  sparse);
     std::printf("arena: %s at the symbols' maxima; weights: %s\n",
                 mib(arena).c_str(), mib(weights).c_str());
     return;
@@ -169,7 +175,8 @@ void tsc::run::printInfo(const Model &model, const std::string &path,
   }
   out += ", \"steps\": {\"kernels\": " + std::to_string(kernels) +
          ", \"gemm\": " + std::to_string(gemms) +
-         ", \"copies\": " + std::to_string(copies) + "}" +
+         ", \"copies\": " + std::to_string(copies) +
+         ", \"gemm_sparse24\": " + std::to_string(sparse) + "}" +
          ", \"arena_bytes\": " + std::to_string(arena) +
          ", \"weight_bytes\": " + std::to_string(weights) + "}";
   std::printf("%s\n", out.c_str());

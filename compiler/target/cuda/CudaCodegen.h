@@ -74,6 +74,9 @@ struct DeviceCode {
   /// What the launches need in the plan (plan::extendPlan folds it in):
   /// their expressions, and their scratch as arena values.
   plan::PlanAdditions planAdditions;
+  /// Plan steps (ascending) whose GEMM runs 2:4 sparse (format 1.14,
+  /// kGemmSparse24): their weight B is stored compressed (Sparse24.h).
+  std::vector<unsigned> sparseSteps;
 };
 
 /// Marks the load of a scalar that mapKernelLoops spilled to memory after the

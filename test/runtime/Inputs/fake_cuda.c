@@ -10,6 +10,10 @@
  * make_artifact.py's CUDA fixture. cublasLtMatmul computes the column-major
  * D = alpha op(A) op(B) + beta C (+ bias per row), as cuBLASLt documents;
  * the GELU epilogues (32, 36 with the bias) by the tanh approximation.
+ * It stands in for cuSPARSELt too (TSC_CUSPARSELT=this library): the
+ * "compressed" matrix is the dense one, after a check that it has the 2:4
+ * pattern along K, and cusparseLtMatmul computes the row-major product as
+ * cublasLtMatmul's transposed one.
  *
  * Environment: FAKE_CUDA_CC (compute capability, default 90),
  * FAKE_CUDA_DRIVER (cuDriverGetVersion, default 12040), FAKE_CUDA_FAIL
@@ -42,9 +46,9 @@ static int env(const char *name, int fallback) {
 }
 
 /* --- Counters ------------------------------------------------------------ */
-static long live_allocations, module_loads, sass_loads, ptx_loads,
-    live_modules, launches, captures, graph_launches, matmuls, contexts,
-    weight_uploads, tf32_descs;
+static long live_allocations, module_loads, sass_loads, ptx_loads, live_modules,
+    launches, captures, graph_launches, matmuls, contexts, weight_uploads,
+    tf32_descs, sparse_compressions, sparse_matmuls;
 
 EXPORT long fake_cuda_counter(const char *name) {
   struct {
@@ -61,7 +65,9 @@ EXPORT long fake_cuda_counter(const char *name) {
              {"matmuls", &matmuls},
              {"contexts", &contexts},
              {"sync_uploads", &weight_uploads},
-             {"tf32_descs", &tf32_descs}};
+             {"tf32_descs", &tf32_descs},
+             {"sparse_compressions", &sparse_compressions},
+             {"sparse_matmuls", &sparse_matmuls}};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     if (strcmp(all[i].name, name) == 0)
       return *all[i].value;
@@ -640,5 +646,161 @@ EXPORT int cublasLtMatmul(void *h, Desc *d, const void *alpha, const void *a,
   memcpy(&w->params[1], beta, 4);
   ++matmuls;
   submit(stream, w);
+  return 0;
+}
+
+/* --- cuSPARSELt ----------------------------------------------------------- */
+/* Descriptors live in the caller's opaque structs (1024 bytes in the
+ * runtime's declaration). Row-major only, as the runtime describes them. */
+typedef struct {
+  uint64_t rows, cols;
+  int64_t ld;
+  int type, structured;
+} SpMat;
+typedef struct {
+  int32_t op[2];
+  SpMat a, b, c;
+  int gelu;
+  const void *bias;
+} SpMatmul;
+enum { SP_INVALID_VALUE = 3, SP_NOT_SUPPORTED = 10 };
+
+EXPORT int cusparseLtInit(void *h) { return 0; }
+EXPORT int cusparseLtDestroy(const void *h) { return 0; }
+static int sp_describe(void *d, int64_t rows, int64_t cols, int64_t ld,
+                       uint32_t alignment, int type, int order,
+                       int structured) {
+  if ((type != 0 && type != 2 && type != 14) || order != 2 /* ROW */ ||
+      ld < cols || alignment % 16 || rows <= 0 || cols <= 0)
+    return SP_INVALID_VALUE;
+  SpMat m = {(uint64_t)rows, (uint64_t)cols, ld, type, structured};
+  memcpy(d, &m, sizeof m);
+  return 0;
+}
+EXPORT int cusparseLtDenseDescriptorInit(const void *h, void *d, int64_t rows,
+                                         int64_t cols, int64_t ld,
+                                         uint32_t alignment, int type,
+                                         int order) {
+  return sp_describe(d, rows, cols, ld, alignment, type, order, 0);
+}
+EXPORT int cusparseLtStructuredDescriptorInit(const void *h, void *d,
+                                              int64_t rows, int64_t cols,
+                                              int64_t ld, uint32_t alignment,
+                                              int type, int order,
+                                              int sparsity) {
+  if (sparsity != 0)
+    return SP_INVALID_VALUE;
+  return sp_describe(d, rows, cols, ld, alignment, type, order, 1);
+}
+EXPORT int cusparseLtMatDescriptorDestroy(const void *d) { return 0; }
+EXPORT int cusparseLtMatmulDescriptorInit(const void *h, void *md, int opA,
+                                          int opB, const SpMat *a,
+                                          const SpMat *b, const SpMat *c,
+                                          const SpMat *d, int compute) {
+  SpMatmul m;
+  memset(&m, 0, sizeof m);
+  m.op[0] = opA, m.op[1] = opB, m.a = *a, m.b = *b, m.c = *c;
+  uint64_t k = opA ? a->rows : a->cols, kb = opB ? b->cols : b->rows;
+  uint64_t rows = opA ? a->cols : a->rows, cols = opB ? b->rows : b->cols;
+  /* CUSPARSE_COMPUTE_32F; the sparse operand B; sizes that agree. */
+  if (compute != 2 || a->structured || !b->structured || k != kb ||
+      rows != c->rows || cols != c->cols || memcmp(c, d, sizeof *c) ||
+      a->type != c->type || b->type != c->type)
+    return SP_NOT_SUPPORTED;
+  memcpy(md, &m, sizeof m);
+  return 0;
+}
+EXPORT int cusparseLtMatmulDescSetAttribute(const void *h, void *md,
+                                            int attribute, const void *value,
+                                            size_t size) {
+  SpMatmul *m = md;
+  if (attribute == 3 /* ACTIVATION_GELU */ && size == sizeof(int))
+    memcpy(&m->gelu, value, sizeof(int));
+  else if (attribute == 8 /* BIAS_POINTER */ && size == sizeof(void *))
+    memcpy(&m->bias, value, sizeof(void *));
+  else
+    return SP_INVALID_VALUE;
+  return 0;
+}
+EXPORT int cusparseLtMatmulAlgSelectionInit(const void *h, void *alg,
+                                            const void *md, int id) {
+  memcpy(alg, md, sizeof(SpMatmul));
+  return id == 0 ? 0 : SP_INVALID_VALUE;
+}
+EXPORT int cusparseLtMatmulPlanInit(const void *h, void *plan, const void *md,
+                                    const void *alg) {
+  memcpy(plan, md, sizeof(SpMatmul));
+  return 0;
+}
+EXPORT int cusparseLtMatmulPlanDestroy(const void *plan) { return 0; }
+EXPORT int cusparseLtMatmulGetWorkspace(const void *h, const void *plan,
+                                        size_t *size) {
+  *size = 4096;
+  return 0;
+}
+static size_t sp_bytes(const SpMat *m) {
+  return m->rows * (size_t)m->ld * (m->type == 0 ? 4 : 2);
+}
+EXPORT int cusparseLtSpMMACompressedSize2(const void *h, const SpMat *d,
+                                          size_t *size, size_t *buffer) {
+  *size = sp_bytes(d);
+  *buffer = 64;
+  return 0;
+}
+EXPORT int cusparseLtSpMMACompress2(const void *h, const SpMat *d, int sparse_a,
+                                    int op, const void *dense, void *compressed,
+                                    void *buffer, void *stream) {
+  /* B: K x N (op N) or N x K (op T); groups of 4 along K. */
+  uint64_t k = op ? d->cols : d->rows, n = op ? d->rows : d->cols;
+  if (sparse_a || !d->structured || k % 4 || !buffer)
+    return SP_INVALID_VALUE;
+  for (uint64_t col = 0; col < n; ++col)
+    for (uint64_t g = 0; g < k; g += 4) {
+      int nonzeros = 0;
+      for (uint64_t i = g; i < g + 4; ++i)
+        nonzeros += load_element(dense, d->type,
+                                 op ? (int64_t)(col * d->ld + i)
+                                    : (int64_t)(i * d->ld + col)) != 0.0f;
+      if (nonzeros > 2)
+        return SP_INVALID_VALUE; /* not 2:4: cuSPARSELt would drop values */
+    }
+  memcpy(compressed, dense, sp_bytes(d));
+  ++sparse_compressions;
+  return 0;
+}
+/* A row-major matrix is the column-major one with rows and columns
+ * swapped. */
+static Layout *sp_layout(const SpMat *m) {
+  Layout *l = calloc(1, sizeof(Layout));
+  l->rows = m->cols, l->cols = m->rows, l->ld = m->ld, l->batch = 1;
+  l->type = m->type;
+  return l;
+}
+EXPORT int cusparseLtMatmul(const void *h, const SpMatmul *p, const void *alpha,
+                            const void *a, const void *b, const void *beta,
+                            const void *c, void *d, void *workspace,
+                            void **streams, int32_t count) {
+  if (!workspace || count != 1)
+    return SP_INVALID_VALUE;
+  /* Row-major D = op(A) op(B) is column-major D^T = op(B)^T op(A)^T:
+   * cuBLASLt's A is B here. */
+  Work *w = calloc(1, sizeof(Work));
+  w->run = run_matmul;
+  w->cleanup = free_matmul;
+  Desc *dc = calloc(1, sizeof(Desc));
+  dc->trans[0] = p->op[1], dc->trans[1] = p->op[0];
+  dc->epilogue = (p->bias ? 4 : 0) | (p->gelu ? 32 : 0);
+  if (!dc->epilogue)
+    dc->epilogue = 1;
+  dc->bias = p->bias;
+  w->blas[0] = dc;
+  w->blas[1] = sp_layout(&p->b), w->blas[2] = sp_layout(&p->a);
+  w->blas[3] = sp_layout(&p->c), w->blas[4] = sp_layout(&p->c);
+  w->blas[5] = (void *)b, w->blas[6] = (void *)a, w->blas[7] = (void *)c;
+  w->blas[8] = d, w->blas[9] = (void *)p->bias;
+  memcpy(&w->params[0], alpha, 4);
+  memcpy(&w->params[1], beta, 4);
+  ++sparse_matmuls;
+  submit(streams[0], w);
   return 0;
 }

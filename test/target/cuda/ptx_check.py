@@ -201,6 +201,9 @@ def inspect(path):
     if step_count != len(plan["steps"]):
         return None, f"STEP has {step_count} steps, the plan {len(plan['steps'])}"
     expected = max(expected, (1, 13))
+    # 2:4 sparse GEMMs (flags bit 1, compressed weights) are 1.14's.
+    if any(fields["fields"][6] & 2 for kind, fields in plan["steps"] if kind in (2, 4)):
+        expected = (1, 14)
     if parts["version"] != expected:
         return None, f"format version {parts['version']}, expected {expected}"
     if plan["target"] != "cuda":
@@ -305,7 +308,8 @@ def dump(path):
             tf32 = gemm and launch["fields"][6] & 1
             dtype = gemm and DTYPES.get(plan["values"][launch["fields"][2]][0])
             print({2: "gemm", 4: "gemm", 3: "copy"}[kind] + (f" {dtype}" if dtype else "")
-                  + (" (tf32)" if tf32 else ""))
+                  + (" (tf32)" if tf32 else "")
+                  + (" (2:4)" if gemm and launch["fields"][6] & 2 else ""))
             continue
         args = [names.get(i, f"v{i}") if k == 1 else show(i) for k, i in launch["args"]]
         print(f"{modules[launch['module']][1]}: grid ({', '.join(map(show, launch['sizes'][:3]))})"
