@@ -187,6 +187,41 @@ FailureOr<Values> convertQuantize(ForeignNode &node) {
   return checked(node, op);
 }
 
+/// DequantizeLinear of int32 data (quantized biases, as ONNX Runtime's
+/// quantizer writes them): (x - zero point) * scale in float, as ONNX
+/// Runtime's kernel computes it (the int32 difference converted to float),
+/// since tsc.dequantize takes the narrow quantized types only.
+FailureOr<Values> dequantizeInt32(ForeignNode &node, Value x,
+                                  const QuantParams &params, Type element) {
+  if (params.groupSize)
+    return node.fail("block-wise dequantization of int32 data is not "
+                     "supported");
+  auto type = cast<RankedTensorType>(x.getType());
+  Value scale = params.scale, zeroPoint = params.zeroPoint;
+  if (params.axis) {
+    // Per channel: [C] broadcast along `axis`.
+    int64_t axis = params.axis.getInt();
+    RewriterBase &rw = node.getRewriter();
+    SmallVector<OpFoldResult> shape(type.getRank(), rw.getIndexAttr(1));
+    shape[axis] = node.dimSize(scale, 0);
+    scale = node.reshape(scale, shape);
+    if (zeroPoint)
+      zeroPoint = node.reshape(zeroPoint, shape);
+  }
+  Value centred = x;
+  if (zeroPoint) {
+    FailureOr<Value> diff = node.create<SubOp>({x, zeroPoint});
+    if (failed(diff))
+      return failure();
+    centred = *diff;
+  }
+  FailureOr<Value> y =
+      node.create<MulOp>({castTo(node, centred, element), scale});
+  if (failed(y))
+    return failure();
+  return Values{*y};
+}
+
 FailureOr<Values> convertDequantize(ForeignNode &node) {
   auto x = node.input(0);
   if (failed(x))
@@ -195,6 +230,8 @@ FailureOr<Values> convertDequantize(ForeignNode &node) {
   if (failed(params))
     return failure();
   Type element = cast<RankedTensorType>(params->scale.getType()).getElementType();
+  if (x->getType().getElementType().isInteger(32))
+    return dequantizeInt32(node, *x, *params, element);
   auto op = DequantizeOp::create(node.getRewriter(), node.getLoc(),
                                  x->getType().clone(element), *x,
                                  params->scale, params->zeroPoint,
