@@ -19,6 +19,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -107,6 +108,9 @@ void BindShapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 /// Largest constant the folders evaluate element by element.
 static constexpr int64_t kMaxFoldedElements = 1 << 16;
+/// The most bytes a splat constant is expanded to for a byte-level folder
+/// (getConstantBytes: concatenations, conversions of weights).
+static constexpr int64_t kMaxExpandedSplatBytes = int64_t(1) << 28;
 
 /// `attr` as a dense literal small enough to evaluate, else null.
 static DenseElementsAttr foldableConstant(Attribute attr) {
@@ -358,7 +362,13 @@ std::optional<std::vector<char>> tsc::getConstantBytes(Attribute attr) {
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
   if (bits % 8 != 0 || !type.hasStaticShape())
     return std::nullopt;
-  size_t size = static_cast<size_t>(type.getNumElements()) * (bits / 8);
+  // Sizes of hostile shapes overflow: such a constant is left unfolded.
+  int64_t count = 1, size = 0;
+  for (int64_t d : type.getShape())
+    if (d < 0 || llvm::MulOverflow(count, d, count))
+      return std::nullopt;
+  if (llvm::MulOverflow(count, int64_t(bits / 8), size))
+    return std::nullopt;
   ArrayRef<char> data;
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
     data = dense.getRawData();
@@ -370,14 +380,17 @@ std::optional<std::vector<char>> tsc::getConstantBytes(Attribute attr) {
   } else {
     return std::nullopt;
   }
-  if (data.size() == size)
+  if (data.size() == static_cast<size_t>(size))
     return std::vector<char>(data.begin(), data.end());
-  if (data.size() * type.getNumElements() != size)
+  // A splat holds one element; it is expanded only up to
+  // kMaxExpandedSplatBytes, so that a model declaring a splat of 2^40
+  // elements keeps its op instead of exhausting memory at compile time.
+  if (data.size() != static_cast<size_t>(bits / 8) ||
+      size > kMaxExpandedSplatBytes)
     return std::nullopt;
-  // A splat holds one element.
   std::vector<char> out;
   out.reserve(size);
-  for (int64_t i = 0; i < type.getNumElements(); ++i)
+  for (int64_t i = 0; i < count; ++i)
     out.insert(out.end(), data.begin(), data.end());
   return out;
 }
@@ -569,6 +582,8 @@ static Attribute concatConstants(ConcatOp op, ArrayRef<Attribute> inputs) {
   int64_t outer = 1;
   for (int64_t d = 0; d < axis; ++d)
     outer *= type.getDimSize(d);
+  if (outer == 0)
+    return {};
   SmallVector<std::vector<char>> parts;
   SmallVector<size_t> chunks;
   for (auto [value, attr] : llvm::zip_equal(op.getInputs(), inputs)) {

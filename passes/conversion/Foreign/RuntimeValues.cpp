@@ -14,6 +14,7 @@
 #include "passes/conversion/Foreign/IndexMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -133,8 +134,19 @@ ForeignNode::readElements(Value source, const std::string &input, int64_t min,
 
 FailureOr<SmallVector<OpFoldResult>>
 ForeignNode::sizeElements(unsigned i, int64_t min, int64_t max) {
-  if (!isRuntimeInts(i))
-    return shapeElements(i);
+  if (!isRuntimeInts(i)) {
+    FailureOr<SmallVector<OpFoldResult>> elements = shapeElements(i);
+    if (failed(elements))
+      return failure();
+    // A size known at compile time is checked here; one computed by shape
+    // arithmetic is checked where it folds or, at run time, by its symbol.
+    for (auto [e, element] : llvm::enumerate(*elements))
+      if (std::optional<int64_t> size = getConstantIntValue(element))
+        if (*size < 0)
+          return fail("input #" + Twine(i) + " element " + Twine(e) + " is " +
+                      Twine(*size) + ": a size cannot be negative");
+    return elements;
+  }
   FailureOr<SmallVector<Value>> values = runtimeInts(i, min, max);
   if (failed(values))
     return failure();

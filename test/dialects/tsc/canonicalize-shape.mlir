@@ -492,3 +492,20 @@ func.func @fold_constant_concat() -> (tensor<2x3xi32>, tensor<3x2xi32>) {
   %b = tsc.concat %x, %r axis = 0 : (tensor<2x2xi32>, tensor<1x2xi32>) -> tensor<3x2xi32>
   return %a, %b : tensor<2x3xi32>, tensor<3x2xi32>
 }
+
+// -----
+
+// Splats are expanded only up to 256 MiB: two splats of 2^30 floats (a
+// hostile model's ConstantOfShape) keep their concatenation, and the
+// compiler its memory. An empty outer dim keeps it too.
+// CHECK-LABEL: func.func @keep_huge_splat_concat
+// CHECK:         tsc.concat
+// CHECK:         tsc.concat
+func.func @keep_huge_splat_concat() -> (tensor<2147483648xf32>, tensor<0x4xf32>) {
+  %a = tsc.constant dense<1.0> : tensor<1073741824xf32>
+  %b = tsc.constant dense<2.0> : tensor<1073741824xf32>
+  %c = tsc.concat %a, %b axis = 0 : (tensor<1073741824xf32>, tensor<1073741824xf32>) -> tensor<2147483648xf32>
+  %e = tsc.constant dense<1.0> : tensor<0x2xf32>
+  %f = tsc.concat %e, %e axis = 1 : (tensor<0x2xf32>, tensor<0x2xf32>) -> tensor<0x4xf32>
+  return %c, %f : tensor<2147483648xf32>, tensor<0x4xf32>
+}
