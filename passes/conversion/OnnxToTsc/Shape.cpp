@@ -291,6 +291,26 @@ FailureOr<Values> convertSlice(ForeignNode &node) {
   return results(buildSlice(node, *x, *starts, *ends, axes, steps));
 }
 
+/// `x` cut along `axis` into consecutive parts of the given sizes.
+Values sliceParts(ForeignNode &node, TypedValue<RankedTensorType> x,
+                  int64_t axis, ArrayRef<Value> partSizes) {
+  IndexMath im{node.getRewriter(), node.getLoc()};
+  RewriterBase &rw = node.getRewriter();
+  int64_t rank = x.getType().getRank();
+  Values out;
+  Value offset = im.c(0);
+  for (Value size : partSizes) {
+    SmallVector<OpFoldResult> offsets(rank, rw.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = node.sizes(x);
+    SmallVector<OpFoldResult> strides(rank, rw.getIndexAttr(1));
+    offsets[axis] = offset;
+    sizes[axis] = size;
+    out.push_back(buildSliceOp(node, x, offsets, sizes, strides));
+    offset = im.add(offset, size);
+  }
+  return out;
+}
+
 /// Split into the sizes input #1 gives at run time: each part's size is a
 /// symbol read from it, -1 (rejected by the run) unless they add up to the
 /// axis's size.
@@ -310,24 +330,35 @@ FailureOr<Values> splitAtRuntime(ForeignNode &node,
   for (Value part : *parts)
     total = im.add(total, part);
   Value valid = im.eq(total, im.c(dim));
-  RewriterBase &rw = node.getRewriter();
-  int64_t rank = x.getType().getRank();
-  Values out;
-  Value offset = im.c(0);
-  for (auto [i, part] : llvm::enumerate(*parts)) {
-    Value size = node.defineSymbol("part " + Twine(i) +
-                                       " (-1: the sizes do not add up to " +
-                                       Twine(dim) + ")",
-                                   im.select(valid, part, im.c(-1)), 0, dim);
-    SmallVector<OpFoldResult> offsets(rank, rw.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes = node.sizes(x);
-    SmallVector<OpFoldResult> strides(rank, rw.getIndexAttr(1));
-    offsets[axis] = offset;
-    sizes[axis] = size;
-    out.push_back(buildSliceOp(node, x, offsets, sizes, strides));
-    offset = im.add(offset, size);
+  SmallVector<Value> sizes;
+  for (auto [i, part] : llvm::enumerate(*parts))
+    sizes.push_back(node.defineSymbol(
+        "part " + Twine(i) + " (-1: the sizes do not add up to " + Twine(dim) +
+            ")",
+        im.select(valid, part, im.c(-1)), 0, dim));
+  return sliceParts(node, x, axis, sizes);
+}
+
+/// An equal split of a dynamic dim: parts of ceil(dim / n), the last ones
+/// smaller (empty where the dim runs out), each a symbol bounded by the
+/// dim's maximum.
+FailureOr<Values> splitDynamicEqually(ForeignNode &node,
+                                      TypedValue<RankedTensorType> x,
+                                      int64_t axis, int64_t parts) {
+  FailureOr<std::pair<Value, int64_t>> dim = boundedDim(node, x, axis);
+  if (failed(dim))
+    return failure();
+  auto [size, most] = *dim;
+  IndexMath im{node.getRewriter(), node.getLoc()};
+  Value chunk = im.div(im.add(size, im.c(parts - 1)), im.c(parts));
+  SmallVector<Value> sizes;
+  for (int64_t i = 0; i < parts; ++i) {
+    Value rest = im.max(im.sub(size, im.mul(im.c(i), chunk)), im.c(0));
+    sizes.push_back(node.defineSymbol(
+        "part " + Twine(i) + " of " + Twine(parts), im.min(rest, chunk), 0,
+        llvm::divideCeil(most, parts)));
   }
-  return out;
+  return sliceParts(node, x, axis, sizes);
 }
 
 FailureOr<Values> convertSplit(ForeignNode &node) {
@@ -351,13 +382,13 @@ FailureOr<Values> convertSplit(ForeignNode &node) {
     sizes = *attr;
   } else {
     int64_t dim = type.getDimSize(*axis);
-    if (ShapedType::isDynamic(dim))
-      return node.fail("an equal split of a dynamic dim is not supported");
     int64_t parts = node.getInt("num_outputs", outputs);
     // Before dividing by it (a fuzzer's finding: num_outputs 0).
     if (parts < 1 || parts != outputs)
       return node.fail("num_outputs is " + Twine(parts) + " for a node with " +
                        Twine(outputs) + " outputs");
+    if (ShapedType::isDynamic(dim))
+      return splitDynamicEqually(node, *x, *axis, parts);
     int64_t chunk = llvm::divideCeil(dim, parts);
     for (int64_t i = 0; i < parts; ++i)
       sizes.push_back(std::min(chunk, dim - i * chunk));
@@ -438,9 +469,39 @@ FailureOr<Values> convertSqueeze(ForeignNode &node) {
       return failure();
     dims = *normalized;
   } else {
-    for (int64_t d = 0; d < type.getRank(); ++d)
+    // Every dim of size 1 goes. A dynamic dim is kept, as torch.export
+    // takes its dynamic dims to be at least 2: its symbol's range is
+    // narrowed to start at 2, so that a run where it is 1 (and ONNX would
+    // drop it) fails naming the symbol instead of giving the wrong rank.
+    for (int64_t d = 0; d < type.getRank(); ++d) {
       if (type.getDimSize(d) == 1)
         dims.push_back(d);
+      if (!type.isDynamicDim(d))
+        continue;
+      auto size = dyn_cast<Value>(node.dimSize(*x, d));
+      auto symbol = size ? size.getDefiningOp<SymbolOp>() : SymbolOp();
+      // Only a dim the model declares is taken to be at least 2; one
+      // computed from values (a split's part, a size read at run time) may
+      // well be 1.
+      if (!symbol || symbol.getDefinition() || symbol.getSource())
+        return node.fail("without axes, dim " + Twine(d) +
+                         " (dynamic, computed by the graph) would be squeezed "
+                         "or kept only at run time, which is not supported; "
+                         "give the axes");
+      // A range the user gave is not narrowed behind their back.
+      if (symbol.getHighest() < 2 ||
+          (symbol.getLowest() < 2 && symbol.getCommandLine()))
+        return node.fail(
+            "without axes, dim " + Twine(d) + " ('" + symbol.getSymbol() +
+            "' in [" + Twine(symbol.getLowest()) + ", " +
+            Twine(symbol.getHighest()) +
+            "]) would be squeezed where it is 1, which a compiled rank "
+            "cannot follow; give the axes, or a range from 2");
+      if (symbol.getLowest() < 2)
+        node.getRewriter().modifyOpInPlace(symbol, [&] {
+          symbol.setMinAttr(node.getRewriter().getI64IntegerAttr(2));
+        });
+    }
   }
   SqueezeOp::Properties properties;
   properties.dims = node.getRewriter().getDenseI64ArrayAttr(dims);
