@@ -6,7 +6,6 @@
 #include "compiler/target/host/RegisterBlock.h"
 #include "dialects/tsc/IR/TscDialect.h"
 #include "passes/Passes.h"
-#include "passes/transforms/QuantizeQdq.h"
 
 #include "mlir/Conversion/Passes.h"
 
@@ -58,7 +57,6 @@ void mlir::tsc::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::tsc::registerAllPasses() {
   registerTscPasses();
-  registerQuantizeQdqPass();
   registerCanonicalizerPass();
   registerCSEPass();
   registerLinalgPasses();

@@ -512,6 +512,29 @@ def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
   ];
 }
 
+def QuantizeQdqPass : Pass<"tsc-quantize-qdq", "func::FuncOp"> {
+  let summary = "QDQ pairs around GEMMs by dequantized constant s8 weights "
+                "become the int8 GEMM form (QDQ models)";
+  let description = [{
+    A QDQ model (ONNX Runtime's `quantize_static` with `QuantFormat.QDQ`,
+    QAT exports) imports to `dequantize(quantize(x, s, z), s, z)` on a
+    GEMM's input and `dequantize(wq, ws, zw)` of a constant s8 weight. Such
+    a GEMM becomes the form the int8 passes make and the host plan runs as
+    an int8 GEMM step: symmetric s8 activations with one constant scale, s8
+    weights with one scale per output channel. The activation's zero point
+    (u8 or s8) folds into a shift of the input and the bias, exact up to
+    the f32 rounding of the shift; the weight's zero point must be 0.
+    Anything else keeps the model's float semantics: QDQ around other ops,
+    a computed weight, scales or zero points that differ between the pair
+    or are not constants (docs/quantization.md, "QDQ models").
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+  let options = [Option<
+      "remarks", "remarks", "bool", /*default=*/"false",
+      "Emit a remark on each GEMM with a dequantized operand kept "
+      "float, saying why">];
+}
+
 //===----------------------------------------------------------------------===//
 // Graph: conversions from source frameworks
 //===----------------------------------------------------------------------===//

@@ -3,7 +3,6 @@
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/pipeline/Prune.h"
 #include "passes/Passes.h"
-#include "passes/transforms/QuantizeQdq.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"

@@ -31,7 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/transforms/QuantizeQdq.h"
+#include "passes/Passes.h"
 
 #include "dialects/tsc/IR/ConstantData.h"
 #include "dialects/tsc/IR/TscOps.h"
@@ -42,6 +42,11 @@
 
 #include <optional>
 #include <string>
+
+namespace mlir::tsc {
+#define GEN_PASS_DEF_QUANTIZEQDQPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tsc
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -267,27 +272,8 @@ LogicalResult rewrite(Operation *op, DenseMap<Value, Value> &inputs,
 }
 
 struct QuantizeQdqPass
-    : public PassWrapper<QuantizeQdqPass, OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(QuantizeQdqPass)
-
-  QuantizeQdqPass() = default;
-  QuantizeQdqPass(const QuantizeQdqPass &other) : PassWrapper(other) {}
-
-  StringRef getArgument() const override { return "tsc-quantize-qdq"; }
-  StringRef getDescription() const override {
-    return "QDQ pairs (dequantize(quantize(x)) by constant per-tensor "
-           "parameters) around GEMMs by dequantized constant s8 weights "
-           "become the int8 GEMM form; zero points fold into the bias";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<TscDialect>();
-  }
-
-  Option<bool> remarks{*this, "remarks",
-                       llvm::cl::desc("Emit a remark on each GEMM with a "
-                                      "dequantized operand kept float, "
-                                      "saying why"),
-                       llvm::cl::init(false)};
+    : public tsc::impl::QuantizeQdqPassBase<QuantizeQdqPass> {
+  using QuantizeQdqPassBase::QuantizeQdqPassBase;
 
   void runOnOperation() override {
     DenseMap<Value, Value> inputs;
@@ -313,11 +299,3 @@ struct QuantizeQdqPass
 };
 
 } // namespace
-
-std::unique_ptr<Pass> tsc::createQuantizeQdqPass(bool remarks) {
-  auto pass = std::make_unique<QuantizeQdqPass>();
-  pass->remarks = remarks;
-  return pass;
-}
-
-void tsc::registerQuantizeQdqPass() { PassRegistration<QuantizeQdqPass>(); }
