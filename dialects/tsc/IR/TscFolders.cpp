@@ -637,9 +637,12 @@ LogicalResult SplitOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &results)
   return success();
 }
 
-OpFoldResult SqueezeOp::fold(FoldAdaptor) {
+OpFoldResult SqueezeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType() && getDims().empty())
     return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (getType().hasStaticShape())
+      return dense.reshape(getType());
   auto inner = getInput().getDefiningOp<UnsqueezeOp>();
   if (inner && inner.getDims() == getDims() &&
       inner.getInput().getType() == getType())
@@ -647,9 +650,12 @@ OpFoldResult SqueezeOp::fold(FoldAdaptor) {
   return {};
 }
 
-OpFoldResult UnsqueezeOp::fold(FoldAdaptor) {
+OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType() && getDims().empty())
     return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (getType().hasStaticShape())
+      return dense.reshape(getType());
   auto inner = getInput().getDefiningOp<SqueezeOp>();
   if (inner && inner.getDims() == getDims() &&
       inner.getInput().getType() == getType())

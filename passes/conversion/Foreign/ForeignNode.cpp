@@ -92,9 +92,18 @@ FailureOr<Block *> ForeignNode::subgraph(StringRef name) {
 /// that folds has folded.
 static constexpr StringLiteral kSettled = "tsc.foreign_settled";
 
+/// Set on a foreign node made during the settled round, until the next.
+static constexpr StringLiteral kFresh = "tsc.foreign_fresh";
+
 bool ForeignNode::isSettled() {
   auto func = op->getParentOfType<func::FuncOp>();
-  return diagnose || (func && func->hasAttr(kSettled));
+  return diagnose || (func && func->hasAttr(kSettled) && !op->hasAttr(kFresh));
+}
+
+void ForeignNode::noteCreated(Operation *created) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (func && func->hasAttr(kSettled) && isa<ForeignOp>(created))
+    created->setAttr(kFresh, UnitAttr::get(created->getContext()));
 }
 
 bool ForeignNode::isOutputUsed(unsigned i) {
@@ -533,10 +542,22 @@ LogicalResult foreign::convertForeignOps(
     bool allowUnsupported) {
   (void)applyPatternsGreedily(func, patterns);
   // A second round for the converters that wait for the fixpoint (the
-  // values still not constant stay so) and for what they unblock.
-  func->setAttr(kSettled, UnitAttr::get(func.getContext()));
-  (void)applyPatternsGreedily(func, patterns);
-  func->removeAttr(kSettled);
+  // values still not constant stay so) and for what they unblock. Nodes it
+  // makes (Loop and If clones of a subgraph) get rounds of their own, a
+  // nest of them one pair each.
+  constexpr unsigned kMaxSettledRounds = 16;
+  for (unsigned round = 0; round < kMaxSettledRounds; ++round) {
+    func->setAttr(kSettled, UnitAttr::get(func.getContext()));
+    (void)applyPatternsGreedily(func, patterns);
+    func->removeAttr(kSettled);
+    bool fresh = false;
+    func.walk([&](ForeignOp op) {
+      fresh |= static_cast<bool>(op->removeAttr(kFresh));
+    });
+    if (!fresh)
+      break;
+    (void)applyPatternsGreedily(func, patterns);
+  }
 
   // What is left: ask each node once more with diagnostics on, skipping
   // nodes that only wait for an unconverted producer, and collect the op

@@ -83,8 +83,14 @@ public:
   FailureOr<Block *> subgraph(StringRef name);
   /// Whether conversion and folding have reached their fixpoint: an input
   /// that is not constant now never will be. Converters that can choose a
-  /// run-time form (If with a run-time condition) wait for this.
+  /// run-time form (If with a run-time condition) wait for this. A node
+  /// that a converter made during the settled round (a clone of a Loop's
+  /// body) is not settled until the driver's next round: its inputs may
+  /// still fold.
   bool isSettled();
+  /// Marks `created`, a foreign node this converter made, as made during
+  /// the settled round if it is one (see isSettled).
+  void noteCreated(Operation *created);
 
   /// The integer values of a constant input `i` (dense literal); fails if it
   /// is not constant (yet).

@@ -13,9 +13,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/conversion/Foreign/Builders.h"
 #include "passes/conversion/OnnxToTsc/Compose.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
+#include "dialects/tsc/IR/TscAttrNames.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -31,7 +35,7 @@ SmallVector<Value> fromonnx::cloneSubgraph(ForeignNode &node, Block *body,
   mapping.map(body->getArguments(), args);
   RewriterBase &rw = node.getRewriter();
   for (Operation &op : body->without_terminator())
-    rw.clone(op, mapping);
+    node.noteCreated(rw.clone(op, mapping));
   SmallVector<Value> out;
   for (Value v : body->getTerminator()->getOperands())
     out.push_back(mapping.lookupOrDefault(v));
@@ -42,11 +46,12 @@ Value fromonnx::buildForeignNode(ForeignNode &node, StringRef opType,
                                  int64_t version, ValueRange inputs,
                                  ArrayRef<NamedAttribute> attrs) {
   RewriterBase &rw = node.getRewriter();
-  return ForeignOp::create(rw, node.getLoc(), TypeRange{rw.getNoneType()},
-                           "onnx", opType, static_cast<uint64_t>(version),
-                           inputs, rw.getDictionaryAttr(attrs),
-                           /*subgraphsCount=*/0)
-      .getResult(0);
+  auto created = ForeignOp::create(
+      rw, node.getLoc(), TypeRange{rw.getNoneType()}, "onnx", opType,
+      static_cast<uint64_t>(version), inputs, rw.getDictionaryAttr(attrs),
+      /*subgraphsCount=*/0);
+  node.noteCreated(created);
+  return created.getResult(0);
 }
 
 namespace {
@@ -309,24 +314,136 @@ FailureOr<Values> convertScan(ForeignNode &node) {
 // Loop
 //===----------------------------------------------------------------------===//
 
+/// A 0-d constant of integer type `element` holding `v`.
+Value scalarConstant(ForeignNode &node, Type element, int64_t v) {
+  auto type = RankedTensorType::get({}, element);
+  return ConstantOp::create(
+      node.getRewriter(), node.getLoc(),
+      DenseIntElementsAttr::get(type, APInt(element.getIntOrFloatBitWidth(), v,
+                                            /*isSigned=*/true)));
+}
+
+/// Whether the body keeps its condition true: it yields its condition input
+/// (through Identity nodes, which stay foreign while they read a formal
+/// input) or a constant true.
+bool keepsConditionTrue(Block *body) {
+  Value condOut = body->getTerminator()->getOperand(0);
+  while (auto identity = condOut.getDefiningOp<ForeignOp>()) {
+    if (identity.getOpType() != "Identity" || identity.getInputs().size() != 1)
+      break;
+    condOut = identity.getInputs()[0];
+  }
+  return condOut == body->getArgument(1) || isConstantTrue(condOut);
+}
+
+/// The static dim 0 the model declares for `scan` (a Loop's scan output):
+/// its own type, or that of a graph output it reaches through Identity and
+/// Cast nodes (as Range's function body casts it).
+std::optional<int64_t> declaredRows(Value scan) {
+  SmallVector<Value> work = {scan};
+  std::optional<int64_t> rows;
+  auto note = [&](Type type) {
+    auto ranked = dyn_cast_or_null<RankedTensorType>(type);
+    if (ranked && ranked.getRank() >= 1 && !ranked.isDynamicDim(0))
+      rows =
+          std::min(rows.value_or(ranked.getDimSize(0)), ranked.getDimSize(0));
+  };
+  for (unsigned visited = 0; !work.empty() && visited < 64; ++visited) {
+    Value v = work.pop_back_val();
+    note(v.getType());
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto ret = dyn_cast<func::ReturnOp>(user)) {
+        auto func = ret->getParentOfType<func::FuncOp>();
+        if (auto attr = func.getResultAttrOfType<TypeAttr>(
+                use.getOperandNumber(), kDeclaredTypeAttr))
+          note(attr.getValue());
+        continue;
+      }
+      auto foreign = dyn_cast<ForeignOp>(user);
+      if (foreign && foreign.getInputs().size() == 1 &&
+          (foreign.getOpType() == "Identity" || foreign.getOpType() == "Cast"))
+        work.push_back(foreign.getResult(0));
+    }
+  }
+  return rows;
+}
+
+/// Loop whose trip count or condition is known only at run time, unrolled
+/// `bound` times: iteration i runs only while `active` (i < M and every
+/// condition so far true); carried values are selected by it, and the scan
+/// outputs stacked over all `bound` iterations are cut to those that ran by a
+/// `tsc.internal::LoopIterations` node, converted once the conditions are.
+/// It counts the iterations the loop asks for (up to bound + 1) and reads the
+/// count as a symbol in [0, bound]: a run that would iterate more than
+/// `bound` times fails naming it. Foreign nodes throughout, so that the
+/// masking converts with the body's clones.
+Values unrollMasked(ForeignNode &node, Block *body, Value tripCount, Value cond,
+                    Values carried, int64_t bound, size_t numScans) {
+  RewriterBase &rw = node.getRewriter();
+  Type i64 = rw.getI64Type();
+  Value scalarShape = ConstantOp::create(
+      rw, node.getLoc(),
+      DenseIntElementsAttr::get(RankedTensorType::get({0}, i64),
+                                ArrayRef<int64_t>{}));
+  auto toScalar = [&](Value v) {
+    return buildForeignNode(node, "Reshape", 14, {v, scalarShape});
+  };
+  auto both = [&](Value a, Value b) {
+    return a ? buildForeignNode(node, "And", 7, {a, b}) : b;
+  };
+  // Whether iteration i is below the trip count (null without one).
+  auto below = [&](int64_t i) -> Value {
+    if (!tripCount)
+      return {};
+    return buildForeignNode(node, "Less", 13,
+                            {scalarConstant(node, i64, i), tripCount});
+  };
+  Value isTrue = scalarConstant(node, rw.getI1Type(), 1);
+  Value condIn = cond ? toScalar(cond) : isTrue;
+  Value active = both(below(0), condIn);
+  Values actives = {active};
+  SmallVector<Values> scans(numScans);
+  for (int64_t i = 0; i < bound; ++i) {
+    Values args = {scalarConstant(node, i64, i), condIn};
+    llvm::append_range(args, carried);
+    Values yielded = cloneSubgraph(node, body, args);
+    for (size_t k = 0; k < carried.size(); ++k)
+      carried[k] = buildForeignNode(node, "Where", 16,
+                                    {active, yielded[1 + k], carried[k]});
+    for (size_t k = 0; k < numScans; ++k)
+      scans[k].push_back(yielded[1 + carried.size() + k]);
+    condIn = toScalar(yielded[0]);
+    Value next = below(i + 1);
+    active = both(active, next ? both(next, condIn) : condIn);
+    actives.push_back(active);
+  }
+  Values counts;
+  for (Value a : actives)
+    counts.push_back(
+        buildForeignNode(node, "Cast", 13, {a},
+                         {rw.getNamedAttr("to", rw.getI64IntegerAttr(7))}));
+  Values tail = {buildForeignNode(node, "Sum", 13, counts)};
+  for (Values &steps : scans)
+    tail.push_back(stack(node, steps, 0));
+  Values out = carried;
+  if (numScans == 0)
+    return out;
+  auto cut = ForeignOp::create(
+      rw, node.getLoc(), SmallVector<Type>(numScans, rw.getNoneType()),
+      "tsc.internal", "LoopIterations", 1, tail,
+      rw.getDictionaryAttr(
+          {rw.getNamedAttr("max", rw.getI64IntegerAttr(bound))}),
+      /*subgraphsCount=*/0);
+  node.noteCreated(cut);
+  llvm::append_range(out, cut.getResults());
+  return out;
+}
+
 FailureOr<Values> convertLoop(ForeignNode &node) {
   FailureOr<Block *> body = node.subgraph("body");
   if (failed(body))
     return failure();
-  if (!node.hasInput(0))
-    return node.fail("a loop without a trip count M runs until its condition "
-                     "turns false; tsc unrolls loops with a constant M");
-  FailureOr<TypedValue<RankedTensorType>> tripCount = node.input(0);
-  if (failed(tripCount))
-    return failure();
-  DenseIntElementsAttr m;
-  if (!matchPattern(*tripCount, m_Constant(&m))) {
-    if (!node.isSettled())
-      return failure();
-    return node.fail("input #0 must be a constant: tsc unrolls loops whose "
-                     "trip count M folds to a constant");
-  }
-  int64_t trips = (*m.getValues<APInt>().begin()).getSExtValue();
   Values carried;
   for (unsigned i = 2; i < node.getNumInputs(); ++i) {
     FailureOr<TypedValue<RankedTensorType>> v = node.input(i);
@@ -334,54 +451,79 @@ FailureOr<Values> convertLoop(ForeignNode &node) {
       return failure();
     carried.push_back(*v);
   }
-  if (node.hasInput(1)) {
-    FailureOr<TypedValue<RankedTensorType>> cond = node.input(1);
-    if (failed(cond))
-      return failure();
-    if (!isConstantTrue(*cond)) {
-      if (!node.isSettled())
-        return failure();
-      return node.fail("input #1 must be a constant true: tsc unrolls "
-                       "loops that run all M iterations");
-    }
-  }
-  // The body must keep the condition true: pass its input through or
-  // yield a constant true.
   Operation *yield = (*body)->getTerminator();
   if ((*body)->getNumArguments() != carried.size() + 2 ||
       yield->getNumOperands() < carried.size() + 1)
     return node.fail("the body's inputs and outputs do not match the loop's "
                      "carried values");
-  Value condOut = yield->getOperand(0);
-  // Through Identity nodes, which stay foreign while they read a formal
-  // input.
-  while (auto identity = condOut.getDefiningOp<ForeignOp>()) {
-    if (identity.getOpType() != "Identity" || identity.getInputs().size() != 1)
-      break;
-    condOut = identity.getInputs()[0];
-  }
-  if (condOut != (*body)->getArgument(1) && !isConstantTrue(condOut))
-    return node.fail("the body computes its condition; tsc unrolls loops "
-                     "whose condition stays true (a constant M)");
-  if (trips <= 0)
-    return node.fail("a loop of no iterations has scan outputs of unknown "
-                     "shape");
-  if (trips > kMaxUnroll)
-    return node.fail("a trip count of " + Twine(trips) +
-                     " is more than tsc unrolls (" + Twine(kMaxUnroll) + ")");
-  RewriterBase &rw = node.getRewriter();
-  auto scalarConstant = [&](Type element, int64_t v) -> Value {
-    auto type = RankedTensorType::get({}, element);
-    return ConstantOp::create(
-        rw, node.getLoc(),
-        DenseIntElementsAttr::get(type, APInt(element.getIntOrFloatBitWidth(),
-                                              v, /*isSigned=*/true)));
-  };
-  Value isTrue = scalarConstant(rw.getI1Type(), 1);
   size_t numScans = yield->getNumOperands() - carried.size() - 1;
+  if (!node.hasInput(0) && !node.hasInput(1))
+    return node.fail("a loop without a trip count M or a condition never "
+                     "ends");
+  // The trip count and the condition, constant or known at run time.
+  Value tripCount, cond;
+  std::optional<int64_t> trips;
+  bool condTrue = true;
+  if (node.hasInput(0)) {
+    FailureOr<TypedValue<RankedTensorType>> m = node.input(0);
+    if (failed(m))
+      return failure();
+    if (m->getType().getNumElements() != 1)
+      return node.fail("the trip count M must hold one element");
+    DenseIntElementsAttr attr;
+    if (matchPattern(*m, m_Constant(&attr)))
+      trips = (*attr.getValues<APInt>().begin()).getSExtValue();
+    tripCount = node.reshape(*m, {});
+  }
+  if (node.hasInput(1)) {
+    FailureOr<TypedValue<RankedTensorType>> c = node.input(1);
+    if (failed(c))
+      return failure();
+    if (c->getType().getNumElements() != 1)
+      return node.fail("the condition must hold one element");
+    cond = *c;
+    condTrue = isConstantTrue(cond);
+  }
+  bool exact = trips && condTrue && keepsConditionTrue(*body);
+  // A run-time form is chosen only once nothing more can fold.
+  if (!exact && !node.isSettled())
+    return failure();
+
+  // How many iterations to unroll: M when it is constant, at most as many as
+  // a scan output declares (a static dim 0: its rows are the iterations run)
+  // when the loop may stop early.
+  std::optional<int64_t> declared;
+  for (size_t k = 0; k < numScans; ++k)
+    if (std::optional<int64_t> rows =
+            declaredRows(node.getOp()->getResult(carried.size() + k)))
+      declared = std::min(declared.value_or(*rows), *rows);
+  if (!trips && !declared)
+    return node.fail(
+        Twine(node.hasInput(0) ? "the trip count M is known only at run time"
+                               : "a loop without a trip count M runs until "
+                                 "its condition turns false") +
+        "; tsc unrolls such a loop as often as a scan output declares (a "
+        "static dim 0), and no scan output declares it");
+  int64_t bound = trips && (exact || !declared) ? *trips
+                  : trips                       ? std::min(*trips, *declared)
+                                                : *declared;
+  if (bound <= 0) {
+    if (numScans)
+      return node.fail("a loop of no iterations has scan outputs of unknown "
+                       "shape");
+    return carried;
+  }
+  if (bound > kMaxUnroll)
+    return node.fail("a trip count of " + Twine(bound) +
+                     " is more than tsc unrolls (" + Twine(kMaxUnroll) + ")");
+  if (!exact)
+    return unrollMasked(node, *body, tripCount, cond, carried, bound, numScans);
+
+  Value isTrue = scalarConstant(node, node.getRewriter().getI1Type(), 1);
   SmallVector<Values> scans(numScans);
-  for (int64_t i = 0; i < trips; ++i) {
-    Values args = {scalarConstant(rw.getI64Type(), i), isTrue};
+  for (int64_t i = 0; i < bound; ++i) {
+    Values args = {scalarConstant(node, node.getRewriter().getI64Type(), i),
+                   isTrue};
     llvm::append_range(args, carried);
     Values yielded = cloneSubgraph(node, *body, args);
     carried.assign(yielded.begin() + 1, yielded.begin() + 1 + carried.size());
@@ -394,10 +536,60 @@ FailureOr<Values> convertLoop(ForeignNode &node) {
   return out;
 }
 
+/// tsc.internal::LoopIterations (made by unrollMasked): input 0 the number
+/// of iterations a loop asks for, then scan outputs stacked over `max`
+/// iterations; the scan outputs cut to the iterations run.
+FailureOr<Values> convertLoopIterations(ForeignNode &node) {
+  int64_t bound = node.getInt("max", 0);
+  if (bound < 1 || bound > kMaxUnroll || node.getNumInputs() < 2)
+    return node.fail("expects attribute 'max' in [1, " + Twine(kMaxUnroll) +
+                     "], a count and scan outputs");
+  FailureOr<TypedValue<RankedTensorType>> count = node.input(0);
+  if (failed(count))
+    return failure();
+  if (!count->getType().getElementType().isInteger(64) ||
+      count->getType().getRank() != 0)
+    return node.fail("the count must be an i64 scalar");
+  std::string what = node.getName() + ": iterations";
+  OpFoldResult rows;
+  DenseIntElementsAttr folded;
+  if (matchPattern(*count, m_Constant(&folded))) {
+    int64_t n = (*folded.getValues<APInt>().begin()).getSExtValue();
+    if (n < 0 || n > bound)
+      return node.fail("the loop runs more than the " + Twine(bound) +
+                       " iterations it was unrolled for");
+    rows = node.getRewriter().getIndexAttr(n);
+  } else {
+    FailureOr<SmallVector<Value>> read =
+        node.readElements(*count, what, 0, bound);
+    if (failed(read))
+      return failure();
+    rows = read->front();
+  }
+  RewriterBase &rw = node.getRewriter();
+  Values out;
+  for (unsigned i = 1; i < node.getNumInputs(); ++i) {
+    FailureOr<TypedValue<RankedTensorType>> scan = node.input(i);
+    if (failed(scan))
+      return failure();
+    RankedTensorType type = scan->getType();
+    if (type.getRank() < 1 || type.getDimSize(0) != bound)
+      return node.fail("input #" + Twine(i) + " must have " + Twine(bound) +
+                       " rows");
+    SmallVector<OpFoldResult> offsets(type.getRank(), rw.getIndexAttr(0)),
+        strides(type.getRank(), rw.getIndexAttr(1)), sizes = {rows};
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      sizes.push_back(node.dimSize(*scan, d));
+    out.push_back(buildSliceOp(node, *scan, offsets, sizes, strides));
+  }
+  return out;
+}
+
 } // namespace
 
 void fromonnx::populateControlFlowConverters(ForeignConverters &converters) {
   converters.add("If", 1, convertIf);
   converters.add("Loop", 1, convertLoop);
   converters.add("Scan", 8, convertScan);
+  converters.add("tsc.internal::LoopIterations", 1, convertLoopIterations);
 }

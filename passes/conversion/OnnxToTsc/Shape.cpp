@@ -269,8 +269,21 @@ FailureOr<Values> convertSlice(ForeignNode &node) {
       llvm::any_of(llvm::seq<unsigned>(1, 5),
                    [&](unsigned i) { return node.isRuntimeInts(i); }))
     return results(sliceAtRuntime(node, *x));
-  FailureOr<SmallVector<OpFoldResult>> starts = node.shapeElements(1);
-  FailureOr<SmallVector<OpFoldResult>> ends = node.shapeElements(2);
+  // ONNX asks for 1-D starts and ends; a constant [1, 1] (an Unsqueeze of
+  // a [1] as the Loop node tests write) is read in element order too, as
+  // the reference implementation does.
+  auto elements = [&](unsigned i) -> FailureOr<SmallVector<OpFoldResult>> {
+    DenseIntElementsAttr dense;
+    Value v = node.getOp().getInputs()[i];
+    if (succeeded(node.input(i)) && matchPattern(v, m_Constant(&dense)) &&
+        dense.getType().getRank() > 1 && dense.getNumElements() <= 16)
+      return llvm::map_to_vector(dense.getValues<APInt>(), [&](APInt e) {
+        return OpFoldResult(node.getRewriter().getIndexAttr(e.getSExtValue()));
+      });
+    return node.shapeElements(i);
+  };
+  FailureOr<SmallVector<OpFoldResult>> starts = elements(1);
+  FailureOr<SmallVector<OpFoldResult>> ends = elements(2);
   if (failed(starts) || failed(ends))
     return failure();
   SmallVector<int64_t> axes =
@@ -458,10 +471,16 @@ FailureOr<Values> convertSqueeze(ForeignNode &node) {
     return failure();
   RankedTensorType type = x->getType();
   SmallVector<int64_t> dims;
-  if (node.isRuntimeInts(1))
+  // Before opset 13 the axes are an attribute.
+  std::optional<SmallVector<int64_t>> attrAxes;
+  if (node.getVersion() < 13)
+    attrAxes = node.getInts("axes");
+  else if (node.isRuntimeInts(1))
     return results(squeezeAtRuntime(node, *x, /*unsqueeze=*/false));
-  if (node.hasInput(1)) {
-    FailureOr<SmallVector<int64_t>> axes = node.constantInts(1);
+  if (attrAxes || (node.getVersion() >= 13 && node.hasInput(1))) {
+    FailureOr<SmallVector<int64_t>> axes =
+        attrAxes ? FailureOr<SmallVector<int64_t>>(*attrAxes)
+                 : node.constantInts(1);
     if (failed(axes))
       return failure();
     FailureOr<SmallVector<int64_t>> normalized = node.axes(*axes, type.getRank());
@@ -510,9 +529,16 @@ FailureOr<Values> convertSqueeze(ForeignNode &node) {
 
 FailureOr<Values> convertUnsqueeze(ForeignNode &node) {
   auto x = node.input(0);
-  if (succeeded(x) && node.isRuntimeInts(1))
+  // Before opset 13 the axes are an attribute.
+  bool attribute = node.getVersion() < 13;
+  if (succeeded(x) && !attribute && node.isRuntimeInts(1))
     return results(squeezeAtRuntime(node, *x, /*unsqueeze=*/true));
-  FailureOr<SmallVector<int64_t>> axes = node.constantInts(1);
+  std::optional<SmallVector<int64_t>> attrAxes;
+  if (attribute && !(attrAxes = node.getInts("axes")))
+    return node.fail("attribute 'axes' is required");
+  FailureOr<SmallVector<int64_t>> axes =
+      attribute ? FailureOr<SmallVector<int64_t>>(*attrAxes)
+                : node.constantInts(1);
   if (failed(x) || failed(axes))
     return failure();
   FailureOr<SmallVector<int64_t>> dims =
@@ -759,8 +785,8 @@ void fromonnx::populateShapeConverters(ForeignConverters &c) {
   c.add("Concat", 11, convertConcat);
   c.add("Slice", 10, convertSlice);
   c.add("Split", 11, convertSplit);
-  c.add("Squeeze", 13, convertSqueeze);
-  c.add("Unsqueeze", 13, convertUnsqueeze);
+  c.add("Squeeze", 1, convertSqueeze);
+  c.add("Unsqueeze", 1, convertUnsqueeze);
   c.add("Expand", 8, convertExpand);
   c.add("Shape", 1, convertShape);
   c.add("Size", 1, convertSize);
