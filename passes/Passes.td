@@ -462,6 +462,51 @@ def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> 
                   "`tsc --max-error` chooses them">];
 }
 
+def QuantizeWeightOnlyPass : Pass<"tsc-quantize-weight-only", "func::FuncOp"> {
+  let summary = "GEMM weights in i8 or i4 per channel or per group, "
+                "activations float (`--quantize=weight-int8|weight-int4`)";
+  let description = [{
+    Each `tsc.linear` and `tsc.matmul` by a constant 2-D f32 weight becomes
+    a `tsc.linear` by `tsc.dequantize` of the weight quantized at compile
+    time, symmetrically: `bits` 8 (`i8`, codes in [-127, 127]) or 4 (`i4`,
+    [-7, 7]; the artifact packs two a byte), with one f32 scale `max|W| /
+    (2^(bits-1) - 1)` per output channel (`group-size` 0) or per group of
+    `group-size` consecutive weights along K (the scale then has K replaced
+    by ceil(K / group-size)). The activation stays f32. The IR states the
+    arithmetic exactly; the host plan runs such a linear as one weight-only
+    GEMM step, which dequantizes the weight once when a session is created
+    (docs/quantization.md). An all-zero channel or group gets scale 1.
+
+    Before:
+    ```mlir
+    %y = tsc.linear %x, %w, %b : (tensor<?x384xf32>, tensor<1536x384xf32>,
+        tensor<1536xf32>) -> tensor<?x1536xf32>
+    ```
+    After (`bits=4 group-size=128`):
+    ```mlir
+    %wd = tsc.dequantize %wq, %ws axis = 1 group_size = 128
+        : (tensor<1536x384xi4>, tensor<1536x3xf32>) -> tensor<1536x384xf32>
+    %y = tsc.linear %x, %wd, %b : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+  let options =
+      [Option<"bits", "bits", "unsigned", /*default=*/"8",
+              "Bits per weight: 8 (i8) or 4 (i4)">,
+       Option<"groupSize", "group-size", "int64_t", /*default=*/"0",
+              "Weights per scale along K; 0: one scale per output channel. "
+              "A GEMM whose K is not more than the group gets one per "
+              "channel">,
+       Option<"minInputFeatures", "min-input-features", "int64_t",
+              /*default=*/"16",
+              "GEMMs whose K (input features) is smaller stay float">,
+       Option<"remarks", "remarks", "bool", /*default=*/"false",
+              "Emit a remark on each GEMM kept float, saying why">,
+       ListOption<"keepFloat", "keep-float", "std::string",
+                  "GEMMs kept float, by name: glob patterns matched against "
+                  "the name of the op's location (KeepFloat.h)">];
+}
+
 def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
   let summary = "GEMMs by constant weights in int8, activations by "
                 "calibrated per-tensor scales (`--quantize=static-int8`)";

@@ -261,9 +261,11 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
       // Format 1.10: an int8 GEMM is kind 6, kind 4's fields (the residual
       // kNone when it has none) and then B's scale per output channel;
       // 1.12: with A's scale a constant, kind 7, kind 6's fields and then
-      // that scale.
+      // that scale. Format 1.15: a weight-only GEMM is kind 8, kind 4's
+      // fields, then B's scale and the group size (0: per channel).
       w.u8(static_cast<uint8_t>(
-          s.inputScale > 0.0f    ? ::tscm::StepKind::GemmInt8Static
+          s.weightOnly           ? ::tscm::StepKind::GemmWeightOnly
+          : s.inputScale > 0.0f  ? ::tscm::StepKind::GemmInt8Static
           : s.weightScale != ~0u ? ::tscm::StepKind::GemmInt8
           : s.residual != ~0u    ? ::tscm::StepKind::GemmResidual
                                  : ::tscm::StepKind::Gemm));
@@ -287,7 +289,9 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
         w.u32(s.residual != ~0u ? s.residual : ::tscm::kNone);
       if (s.weightScale != ~0u)
         w.u32(s.weightScale);
-      if (s.inputScale > 0.0f)
+      if (s.weightOnly)
+        w.u32(s.groupSize);
+      else if (s.inputScale > 0.0f)
         w.put(s.inputScale);
       // Format 1.9: what the library call expects of A, B, C, then the
       // bias, the residual and (1.10) the weight scale it has; it writes C.
@@ -423,10 +427,14 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// and symbols defined between steps 1.8's, what host kernels (not CUDA
 /// launches) and GEMMs expect of their buffers 1.9's, int8 GEMMs 1.10's,
 /// what CUDA launches expect of theirs 1.11's, int8 GEMMs by a constant
-/// activation scale 1.12's, 2:4 sparse GEMMs 1.14's. `device`: the launches of
-/// a "cuda" plan, null for a "cpu" one.
+/// activation scale 1.12's, 2:4 sparse GEMMs 1.14's, weight-only GEMMs
+/// 1.15's. `device`: the launches of a "cuda" plan, null for a "cpu" one.
 static uint16_t planMinor(const Plan &plan, const cuda::DeviceCode *device) {
   bool cuda = device != nullptr;
+  if (llvm::any_of(plan.steps, [](const PlanStep &s) {
+        return s.kind == PlanStep::Kind::Gemm && s.weightOnly;
+      }))
+    return 15;
   if (cuda && !device->sparseSteps.empty())
     return 14;
   if (llvm::any_of(plan.steps, [](const PlanStep &s) {

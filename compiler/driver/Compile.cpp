@@ -67,6 +67,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.fuse = options.fuse;
   pipeline.precision = options.precision;
   pipeline.quantize = options.quantize;
+  pipeline.weightGroupSize = options.weightGroupSize;
   pipeline.inputRanges = inputRanges;
   pipeline.precisionIO = options.precisionIO;
   // cuBLASLt's GELU epilogue is the tanh approximation: with a CUDA target,
@@ -89,6 +90,7 @@ FailureOr<plan::Plan> planModule(ModuleOp module,
            << "expected one function to compile, found " << funcs.size();
   plan::PlanOptions planOptions;
   planOptions.useGemmLibrary = options.useGemmLibrary;
+  planOptions.weightOnlyGemms = options.target == TargetKind::Host;
   planOptions.fuseKernels = options.fuse;
   planOptions.precision = options.precision;
   planOptions.halfIO = options.precisionIO == PrecisionIO::Storage;
@@ -299,13 +301,15 @@ LogicalResult measureError(const plan::Plan &plan,
                                           "tsc (measured error)", os)));
     };
   };
-  return reportMeasuredError(writer(*referencePlan), writer(plan),
-                             options.quantize == Quantization::DynamicInt8
-                                 ? "dynamic-int8"
-                             : options.quantize == Quantization::StaticInt8
-                                 ? "static-int8"
-                                 : getPrecisionName(options.precision),
-                             out);
+  return reportMeasuredError(
+      writer(*referencePlan), writer(plan),
+      options.quantize == Quantization::DynamicInt8  ? "dynamic-int8"
+      : options.quantize == Quantization::StaticInt8 ? "static-int8"
+      : options.quantize == Quantization::WeightInt8 ? "weight-int8"
+      : options.quantize == Quantization::WeightInt4
+          ? "weight-int4"
+          : getPrecisionName(options.precision),
+      out);
 }
 
 /// `module`'s function with `extra` appended to its results, named

@@ -52,6 +52,8 @@ struct CompileOptions {
   Precision precision = Precision::FP32;
   /// The quantize phase's mode (docs/quantization.md).
   Quantization quantize = Quantization::None;
+  /// weight-int8/int4: weights per scale along K (0: per output channel).
+  int64_t weightGroupSize = 0;
   /// --quantize=static-int8: the samples and observer of calibration.
   CalibrationOptions calibration;
   PrecisionIO precisionIO = PrecisionIO::Model;

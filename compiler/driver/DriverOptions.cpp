@@ -81,21 +81,43 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
   }
   if (mode == "none")
     return success();
-  if (mode == "fp8" || mode.starts_with("weight-")) {
+  if (mode == "fp8") {
     llvm::errs() << "tsc: error: --quantize=" << mode
                  << ": not implemented yet (available: dynamic-int8, "
-                    "static-int8)\n";
+                    "static-int8, weight-int8, weight-int4)\n";
     return failure();
   }
-  if (mode != "dynamic-int8" && !calibrated) {
+  // weight-int8 / weight-int4 [:group=G]: G weights per scale along K, or
+  // `channel` (weight-int8's default); weight-int4 defaults to 128.
+  auto [base, group] = mode.split(':');
+  bool weightOnly = base == "weight-int8" || base == "weight-int4";
+  int64_t groupSize = base == "weight-int4" ? 128 : 0;
+  if (weightOnly && !group.empty()) {
+    StringRef value = group;
+    if (!value.consume_front("group=") ||
+        (value != "channel" &&
+         (value.getAsInteger(10, groupSize) || groupSize < 8 ||
+          groupSize > 4096 || (groupSize & (groupSize - 1))))) {
+      llvm::errs() << "tsc: error: --quantize=" << mode << ": expected " << base
+                   << "[:group=G] with G a power of two from 8 to 4096 (32, "
+                      "64, 128 are usual) or `channel`\n";
+      return failure();
+    }
+    if (value == "channel")
+      groupSize = 0;
+  }
+  if (!weightOnly && mode != "dynamic-int8" && !calibrated) {
     llvm::errs() << "tsc: error: --quantize=" << mode
-                 << ": expected none, dynamic-int8 or static-int8\n";
+                 << ": expected none, dynamic-int8, static-int8, "
+                    "weight-int8[:group=G] or weight-int4[:group=G]\n";
     return failure();
   }
   if (options.target != TargetKind::Host) {
     llvm::errs() << "tsc: error: --quantize=" << mode
-                 << ": the CUDA target has no int8 GEMM step yet (host "
-                    "target only)\n";
+                 << (weightOnly ? ": the CUDA target has no weight-only GEMM "
+                                  "step yet (host target only)\n"
+                                : ": the CUDA target has no int8 GEMM step yet "
+                                  "(host target only)\n");
     return failure();
   }
   if (options.precision != Precision::FP32) {
@@ -114,8 +136,12 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
   if (calibrated && failed(parseCalibrationMethod(flags.calibrationMethod,
                                                   options.calibration)))
     return failure();
-  options.quantize =
-      calibrated ? Quantization::StaticInt8 : Quantization::DynamicInt8;
+  options.weightGroupSize = groupSize;
+  options.quantize = weightOnly
+                         ? (base == "weight-int8" ? Quantization::WeightInt8
+                                                  : Quantization::WeightInt4)
+                     : calibrated ? Quantization::StaticInt8
+                                  : Quantization::DynamicInt8;
   return success();
 }
 

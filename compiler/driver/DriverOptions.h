@@ -102,8 +102,11 @@ struct DriverOptions {
           "Quantization (docs/quantization.md): none (default), "
           "dynamic-int8 (GEMMs by constant weights in int8: weights per "
           "output channel at compile time, activations per row at run "
-          "time) or static-int8 (activations per tensor by scales "
-          "calibrated on --calibration); host target, fp32 precision"),
+          "time), static-int8 (activations per tensor by scales "
+          "calibrated on --calibration), weight-int8[:group=G] or "
+          "weight-int4[:group=G] (weights only, a scale per output channel "
+          "or per G weights along K; int4's default G is 128); host "
+          "target, fp32 precision"),
       llvm::cl::init("none"), llvm::cl::cat(category)};
   llvm::cl::opt<std::string> calibration{
       "calibration",

@@ -193,6 +193,14 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     quantize.keepFloat.assign(options.keepFloat.begin(),
                               options.keepFloat.end());
     pm.addNestedPass<func::FuncOp>(createQuantizeDynamicInt8Pass(quantize));
+  } else if (options.quantize == Quantization::WeightInt8 ||
+             options.quantize == Quantization::WeightInt4) {
+    QuantizeWeightOnlyPassOptions weightOnly;
+    weightOnly.bits = options.quantize == Quantization::WeightInt8 ? 8 : 4;
+    weightOnly.groupSize = options.weightGroupSize;
+    weightOnly.keepFloat.assign(options.keepFloat.begin(),
+                                options.keepFloat.end());
+    pm.addNestedPass<func::FuncOp>(createQuantizeWeightOnlyPass(weightOnly));
   } else if (options.quantize == Quantization::StaticInt8) {
     // The ranges the driver's calibration measured on this graph.
     QuantizeStaticInt8PassOptions staticOptions;

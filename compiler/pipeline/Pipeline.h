@@ -13,9 +13,8 @@ class OpPassManager;
 
 namespace mlir::tsc {
 
-/// What the quantize phase does (`--quantize=MODE`); the modes the issue
-/// plans next (weight-int8/int4, fp8) are refused by the driver until they
-/// exist.
+/// What the quantize phase does (`--quantize=MODE`); fp8, which the issue
+/// plans next, is refused by the driver until it exists.
 enum class Quantization {
   None,
   /// Weights s8 per output channel at compile time, activations s8 per row
@@ -24,6 +23,10 @@ enum class Quantization {
   /// Weights as DynamicInt8, activations s8 per tensor by scales from
   /// calibration (`input-ranges`).
   StaticInt8,
+  /// Weights only, i8 or i4, per output channel or per group along K
+  /// (`weight-group-size`); activations float.
+  WeightInt8,
+  WeightInt4,
 };
 
 /// Phases of the pipeline, in order. `tsc --emit=PHASE` prints the IR after
@@ -84,7 +87,18 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
                      "time"),
           clEnumValN(Quantization::StaticInt8, "static-int8",
                      "weights as dynamic-int8, activations per tensor by "
-                     "the calibrated input-ranges"))};
+                     "the calibrated input-ranges"),
+          clEnumValN(Quantization::WeightInt8, "weight-int8",
+                     "weights in i8 (per channel or per group along K), "
+                     "activations float"),
+          clEnumValN(Quantization::WeightInt4, "weight-int4",
+                     "weights in i4 (per channel or per group along K), "
+                     "activations float"))};
+  Option<int64_t> weightGroupSize{
+      *this, "weight-group-size",
+      llvm::cl::desc("weight-int8/int4: weights per scale along K (0: one "
+                     "scale per output channel)"),
+      llvm::cl::init(0)};
   ListOption<float> inputRanges{
       *this, "input-ranges",
       llvm::cl::desc("static-int8: the calibrated range of each GEMM op's "

@@ -202,7 +202,8 @@ bool Planner::tryGemm(Operation *op) {
   auto idx = [&](Value v) { return plan.lookup(v); };
   Value lhs, rhs, bias, residual, weightScale;
   float inputScale = 0.0f;
-  bool transB = false;
+  bool transB = false, weightOnly = false;
+  unsigned groupSize = 0;
   uint8_t activation = 0;
   if (auto linear = dyn_cast<LinearOp>(op)) {
     // Int8 form: A is the f32 activation the step quantizes, B the s8
@@ -224,6 +225,8 @@ bool Planner::tryGemm(Operation *op) {
     if (quantized) {
       weightScale = int8->second.scale;
       inputScale = int8->second.inputScale;
+      weightOnly = int8->second.weightOnly;
+      groupSize = int8->second.groupSize;
     }
     bias = linear.getBias();
     residual = linear.getResidual();
@@ -285,6 +288,8 @@ bool Planner::tryGemm(Operation *op) {
   step.bias = bias ? *idx(bias) : ~0u;
   step.weightScale = weightScale ? *idx(weightScale) : ~0u;
   step.inputScale = inputScale;
+  step.weightOnly = weightOnly;
+  step.groupSize = groupSize;
   step.activation = activation;
   if (residual) {
     // C = A·B + R: with beta = 1 the library accumulates onto R, in place
@@ -634,7 +639,7 @@ FailureOr<Plan> Planner::run() {
                                  "run cannot determine it";
 
   if (options.useGemmLibrary) {
-    int8Gemms = planner::findInt8Gemms(func);
+    int8Gemms = planner::findInt8Gemms(func, options.weightOnlyGemms);
     for (auto &entry : int8Gemms)
       absorbed.insert(entry.second.absorbed.begin(),
                       entry.second.absorbed.end());

@@ -109,6 +109,11 @@ struct PlanStep {
   /// Gemm, int8 (format 1.12): A's scale for the whole tensor, a constant
   /// from calibration (--quantize=static-int8); 0: per row at run time.
   float inputScale = 0.0f;
+  /// Gemm, weight-only (format 1.15): A is f32 and stays so; B is an i8 or
+  /// i4 constant, `weightScale` its f32 scales per output channel
+  /// (groupSize 0) or per group of groupSize along K.
+  bool weightOnly = false;
+  unsigned groupSize = 0;
   /// Copy: source and destination.
   unsigned source = 0, destination = 0;
 };
@@ -152,6 +157,10 @@ struct Plan {
 struct PlanOptions {
   /// Send matmul/linear to the GEMM library where its layout fits.
   bool useGemmLibrary = true;
+  /// With the library: a linear by a dequantized i8/i4 constant (weight-only
+  /// quantization) as one weight-only GEMM step (format 1.15, host only),
+  /// which dequantizes the weight once per session.
+  bool weightOnlyGemms = false;
   /// Chain elementwise ops, norms and softmax into one kernel where the
   /// intermediate has no other use.
   bool fuseKernels = true;

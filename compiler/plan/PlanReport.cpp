@@ -188,10 +188,13 @@ struct Report {
   /// With int8 GEMM steps: how many GEMMs, how many int8, and the attention
   /// kernels (whose products stay float).
   unsigned gemms = 0, int8Gemms = 0, attention = 0;
+  /// Weight-only GEMM steps (format 1.15), by "i8"/"i4" and group size.
+  std::map<std::pair<std::string, unsigned>, unsigned> weightOnly;
 };
 
 bool isInt8Gemm(const PlanStep &s) {
-  return s.kind == PlanStep::Kind::Gemm && s.weightScale != ~0u;
+  return s.kind == PlanStep::Kind::Gemm && s.weightScale != ~0u &&
+         !s.weightOnly;
 }
 
 /// "int8", or "float: " and why a GEMM step was not quantized.
@@ -279,6 +282,9 @@ Report collectReport(const Plan &plan) {
   for (const PlanStep &step : plan.steps) {
     report.gemms += step.kind == PlanStep::Kind::Gemm;
     report.int8Gemms += isInt8Gemm(step);
+    if (step.kind == PlanStep::Kind::Gemm && step.weightOnly)
+      ++report.weightOnly[{plan.values[step.b].dtype == DType::I4 ? "i4" : "i8",
+                           step.groupSize}];
     report.attention += llvm::count_if(
         step.ops, [](Operation *op) { return isa<AttentionOp>(op); });
     if (!isHalfPrecision(plan.precision))
@@ -306,6 +312,14 @@ double reuseSavings(const Plan &plan) {
 /// attention kernels, whose products stay float.
 static void printQuantization(const Plan &plan, const Report &report,
                               raw_ostream &os) {
+  for (const auto &[form, count] : report.weightOnly) {
+    os << "quantization: weight-only " << form.first << " weights ("
+       << (form.second ? "a scale per group of " + std::to_string(form.second) +
+                             " along K"
+                       : std::string("a scale per output channel"))
+       << "; activations f32; dequantized once per session on the host): "
+       << count << " of " << report.gemms << " GEMMs\n";
+  }
   if (!report.int8Gemms)
     return;
   bool calibrated = llvm::any_of(plan.steps, [&](const PlanStep &s) {

@@ -30,6 +30,11 @@ struct Int8Gemm {
   Value input, weight, scale;
   /// The activation's constant scale (static int8); 0: per row.
   float inputScale = 0.0f;
+  /// Weight-only (tsc-quantize-weight-only): `linear(x, dequantize(Wq, Ws))`
+  /// with x f32, Wq i8 or i4, Ws per output channel (groupSize 0) or per
+  /// group along K; `input` is x.
+  bool weightOnly = false;
+  unsigned groupSize = 0;
   /// The ops computing the quantized operands (scale, quantize,
   /// dequantize), which the int8 GEMM step does itself.
   SmallVector<Operation *> absorbed;
@@ -38,7 +43,9 @@ struct Int8Gemm {
 /// The linear ops of `func` in int8 form whose absorbed ops feed nothing
 /// but such linear ops (else they stay what the IR says: kernels and a
 /// float GEMM).
-DenseMap<Operation *, Int8Gemm> findInt8Gemms(func::FuncOp func);
+/// With `weightOnly`, the weight-only form too.
+DenseMap<Operation *, Int8Gemm> findInt8Gemms(func::FuncOp func,
+                                              bool weightOnly);
 
 /// Places the arena values of `plan` (each root that a step uses, live
 /// from its first to its last step) at offsets, largest first, where no

@@ -97,6 +97,42 @@ bool matchActivation(QuantizeOp xq, DequantizeOp xd, planner::Int8Gemm &g) {
          isRowScale(xq.getScale(), xq.getInput(), g.absorbed);
 }
 
+/// `linear` in weight-only form (an f32 activation by a dequantized i8 or
+/// i4 constant, per output channel or per group along K), or nothing.
+std::optional<planner::Int8Gemm> matchWeightOnly(LinearOp linear) {
+  auto wd = linear.getWeight().getDefiningOp<DequantizeOp>();
+  if (!wd || wd.getZeroPoint() ||
+      !linear.getInput().getType().getElementType().isF32() ||
+      !linear.getType().getElementType().isF32() ||
+      !wd.getInput().getDefiningOp<ConstantOp>() ||
+      !wd.getScale().getDefiningOp<ConstantOp>() ||
+      !wd.getScale().getType().getElementType().isF32() || !wd.getAxis())
+    return std::nullopt;
+  Type element = wd.getInput().getType().getElementType();
+  if (!element.isSignlessInteger(8) && !element.isSignlessInteger(4))
+    return std::nullopt;
+  int64_t outputDim = linear.getOutputFeaturesDim();
+  int64_t axis = int64_t(*wd.getAxis());
+  planner::Int8Gemm g;
+  if (!wd.getGroupSize()) {
+    if (axis != outputDim)
+      return std::nullopt;
+  } else {
+    // Groups along K, the dim that is not the output features'.
+    int64_t k = wd.getInput().getType().getDimSize(1 - outputDim);
+    if (axis != 1 - outputDim || *wd.getGroupSize() == 0 ||
+        int64_t(*wd.getGroupSize()) > k)
+      return std::nullopt;
+    g.groupSize = unsigned(*wd.getGroupSize());
+  }
+  g.weightOnly = true;
+  g.input = linear.getInput();
+  g.weight = wd.getInput();
+  g.scale = wd.getScale();
+  g.absorbed.push_back(wd);
+  return g;
+}
+
 /// `linear` in int8 form, or nothing.
 std::optional<planner::Int8Gemm> match(LinearOp linear) {
   planner::Int8Gemm g;
@@ -127,11 +163,14 @@ std::optional<planner::Int8Gemm> match(LinearOp linear) {
 } // namespace
 
 DenseMap<Operation *, planner::Int8Gemm>
-planner::findInt8Gemms(func::FuncOp func) {
+planner::findInt8Gemms(func::FuncOp func, bool weightOnly) {
   DenseMap<Operation *, Int8Gemm> gemms;
   func.walk([&](LinearOp linear) {
     if (std::optional<Int8Gemm> g = match(linear))
       gemms[linear] = std::move(*g);
+    else if (weightOnly)
+      if (std::optional<Int8Gemm> w = matchWeightOnly(linear))
+        gemms[linear] = std::move(*w);
   });
   // An absorbed op whose result something else reads (a quantized tensor
   // returned, a scale used twice) keeps the ops of every GEMM sharing it.

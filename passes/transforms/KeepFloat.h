@@ -58,6 +58,18 @@ public:
     return out;
   }
 
+  /// parse() into `out` for a pass's initialize(): failure after an error
+  /// naming the pattern that does not parse.
+  static LogicalResult parse(MLIRContext *context,
+                             ArrayRef<std::string> patterns, KeepFloat &out) {
+    llvm::Expected<KeepFloat> parsed = parse(patterns);
+    if (!parsed)
+      return emitError(UnknownLoc::get(context))
+             << llvm::toString(parsed.takeError());
+    out = std::move(*parsed);
+    return success();
+  }
+
   /// Whether `op` stays float.
   bool matches(Operation *op) const {
     if (patterns.empty())

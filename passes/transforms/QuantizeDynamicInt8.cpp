@@ -56,33 +56,11 @@ struct QuantizeDynamicInt8Pass
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override {
-    llvm::Expected<KeepFloat> parsed = KeepFloat::parse(keepFloat);
-    if (!parsed)
-      return emitError(UnknownLoc::get(context))
-             << llvm::toString(parsed.takeError());
-    kept = std::move(*parsed);
-    return success();
+    return KeepFloat::parse(context, keepFloat, kept);
   }
 
   void runOnOperation() override {
-    SmallVector<Operation *> gemms = getGemmOps(getOperation());
-    for (Operation *op : gemms) {
-      std::string why;
-      if (kept.matches(op)) {
-        if (remarks)
-          op->emitRemark() << "kept float: named by keep-float ("
-                           << getGemmName(op) << ")";
-        continue;
-      }
-      FailureOr<QuantizableGemm> g =
-          matchQuantizableGemm(op, minInputFeatures, why);
-      if (succeeded(g) && succeeded(quantize(*g, why)))
-        continue;
-      // Kept float: say why when asked (lit tests; tsc's report lists the
-      // plan's float and int8 GEMMs instead).
-      if (remarks && !why.empty())
-        op->emitRemark() << "kept float: " << why;
-    }
+    quantizeGemms(getOperation(), kept, minInputFeatures, remarks, quantize);
   }
 
   KeepFloat kept;

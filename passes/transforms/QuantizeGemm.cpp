@@ -4,6 +4,7 @@
 
 #include "dialects/tsc/IR/ConstantData.h"
 #include "passes/transforms/DynamicInt8.h"
+#include "passes/transforms/KeepFloat.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -84,15 +85,34 @@ std::vector<char> quantizeWeight(ArrayRef<float> w, int64_t rows, int64_t cols,
   return q;
 }
 
-/// The weight name of `weight` with `suffix` (blobs keep their key).
-std::string weightName(ConstantOp weight, StringRef suffix) {
+} // namespace
+
+std::string tsc::weightName(ConstantOp weight, StringRef suffix) {
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(weight.getValue()))
     return (resource.getRawHandle().getKey() + suffix).str();
   return ("weight" + suffix).str();
 }
 
-} // namespace
-
+void tsc::quantizeGemms(
+    Operation *func, const KeepFloat &kept, int64_t minK, bool remarks,
+    function_ref<LogicalResult(QuantizableGemm, std::string &)> quantize) {
+  for (Operation *op : getGemmOps(func)) {
+    std::string why;
+    if (kept.matches(op)) {
+      if (remarks)
+        op->emitRemark() << "kept float: named by keep-float ("
+                         << getGemmName(op) << ")";
+      continue;
+    }
+    FailureOr<QuantizableGemm> g = matchQuantizableGemm(op, minK, why);
+    if (succeeded(g) && succeeded(quantize(*g, why)))
+      continue;
+    // Kept float: say why when asked (lit tests; tsc's report lists the
+    // plan's float and quantized GEMMs instead).
+    if (remarks && !why.empty())
+      op->emitRemark() << "kept float: " << why;
+  }
+}
 SmallVector<Operation *> tsc::getGemmOps(Operation *func) {
   SmallVector<Operation *> gemms;
   func->walk([&](Operation *op) {

@@ -19,6 +19,8 @@
 
 namespace mlir::tsc {
 
+class KeepFloat;
+
 /// A GEMM a quantize pass may quantize: x · W (W [K, N], `kn`) or x · Wᵀ
 /// (W [N, K]).
 struct QuantizableGemm {
@@ -37,6 +39,18 @@ FailureOr<QuantizableGemm> matchQuantizableGemm(Operation *op, int64_t minK,
 /// The GEMM ops (tsc.linear, tsc.matmul) of `func` in walk order: the order
 /// of tsc-quantize-static-int8's `input-ranges`.
 SmallVector<Operation *> getGemmOps(Operation *func);
+
+/// Runs `quantize` on each GEMM op of `func` that `kept` does not name and
+/// that is quantizable (matchQuantizableGemm with `minK`); with `remarks`, a
+/// remark on each GEMM kept float, saying why (`quantize` sets the reason
+/// when it fails).
+void quantizeGemms(
+    Operation *func, const KeepFloat &kept, int64_t minK, bool remarks,
+    function_ref<LogicalResult(QuantizableGemm, std::string &)> quantize);
+
+/// The name for a weight made from `weight`: its blob's key (or "weight")
+/// with `suffix`.
+std::string weightName(ConstantOp weight, StringRef suffix);
 
 /// A 0-d f32 constant.
 Value createScalar(OpBuilder &b, Location loc, float value);

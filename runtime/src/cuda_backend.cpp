@@ -362,9 +362,11 @@ tsc_status_t checkCudaPlan(const tsc_model_s &model) {
     const GemmStep &g = plan.steps[i].gemm;
     if (plan.steps[i].kind == StepKind::Gemm && g.weightScale != kNone)
       return statusf(TSC_STATUS_UNIMPLEMENTED,
-                     "%s: step %zu: int8 GEMMs (format 1.10) run on the host "
+                     "%s: step %zu: %s GEMMs (format %s) run on the host "
                      "only so far",
-                     model.artifact.name().c_str(), i);
+                     model.artifact.name().c_str(), i,
+                     g.weightOnly ? "weight-only" : "int8",
+                     g.weightOnly ? "1.15" : "1.10");
     // cuBLASLt adds the bias after beta scales C: (R + bias) · beta is the
     // format's meaning, the same only for beta = 1.
     if (plan.steps[i].kind == StepKind::Gemm && g.residual != kNone &&

@@ -157,14 +157,22 @@ private:
          (status = checkMatrix(i, "residual", g.residual, batch, m, n,
                                e[g.ldc], e[g.strideC]))))
       return status;
-    if (g.weightScale != kNone && layout_.elements[g.weightScale] != n)
+    // Weight-only (1.15): a scale per output channel, or per group of
+    // groupSize along K.
+    const int64_t scales =
+        g.weightOnly && g.groupSize
+            ? n * ((k + int64_t(g.groupSize) - 1) / int64_t(g.groupSize))
+            : n;
+    if (g.weightScale != kNone && layout_.elements[g.weightScale] != scales)
       return corrupt(formatString(
-          "step %zu (int8 gemm) B's scale has %lld elements, n is %lld", i,
+          "step %zu (%s gemm) B's scale has %lld elements, not %lld", i,
+          g.weightOnly ? "weight-only" : "int8",
           static_cast<long long>(layout_.elements[g.weightScale]),
-          static_cast<long long>(n)));
+          static_cast<long long>(scales)));
     if (g.weightScale != kNone && batch > 1)
       return corrupt(formatString(
-          "step %zu (int8 gemm) has a batch of %lld (one matrix only)", i,
+          "step %zu (%s gemm) has a batch of %lld (one matrix only)", i,
+          g.weightOnly ? "weight-only" : "int8",
           static_cast<long long>(batch)));
     if (g.bias != kNone && layout_.elements[g.bias] != n)
       return corrupt(

@@ -27,7 +27,7 @@ constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
 constexpr uint16_t kMajor = 1;
 /// The newest minor version: the writer writes the oldest minor that has
 /// everything a file uses, the reader knows every field up to this one.
-constexpr uint16_t kMinor = 14;
+constexpr uint16_t kMinor = 15;
 constexpr size_t kHeaderSize = 64;
 constexpr size_t kSectionEntrySize = 32;
 /// Sections, weights and arena values start at multiples of this.
@@ -130,6 +130,7 @@ enum class StepKind : uint8_t {
   Launch = 5,         // 1.2, "cuda" plans only
   GemmInt8 = 6,       // 1.10: kind 4's fields, then B's per-channel scale
   GemmInt8Static = 7, // 1.12: kind 6's fields, then A's constant scale
+  GemmWeightOnly = 8, // 1.15: kind 4's fields, then B's scale and group size
 };
 
 /// A launch argument (1.2): a plan value's device address or an expression.

@@ -69,6 +69,40 @@ memory::data_type dnnlType(uint8_t dtype) {
   }
 }
 
+/// Weight-only GEMM (format 1.15): the f32 values of B, an i8 or packed i4
+/// weight (`bits`) of `shape`'s k x n (n x k when `transB`) with row stride
+/// ldb, times its scales: `scales[j]` for output channel j (groupSize 0),
+/// else one per group of groupSize along K, in B's layout with K replaced
+/// by ceil(k / groupSize). Into `to`, in B's layout.
+void dequantizeWeight(const void *weight, unsigned bits, const float *scales,
+                      uint32_t groupSize, bool transB, const Shape &shape,
+                      std::vector<float> &to) {
+  const int64_t rows = transB ? shape.n : shape.k;
+  const int64_t cols = transB ? shape.k : shape.n;
+  const int64_t groups =
+      groupSize ? (shape.k + int64_t(groupSize) - 1) / int64_t(groupSize) : 0;
+  to.assign(size_t(rows > 0 ? (rows - 1) * shape.ldb + cols : 0), 0.0f);
+  const auto *bytes = static_cast<const uint8_t *>(weight);
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t at = r * shape.ldb + c;
+      int q;
+      if (bits == 4) {
+        int nibble = (bytes[at / 2] >> (4 * (at & 1))) & 0xF;
+        q = (nibble ^ 8) - 8;
+      } else {
+        q = static_cast<int8_t>(bytes[at]);
+      }
+      const int64_t kk = transB ? c : r, j = transB ? r : c;
+      const float scale = !groupSize ? scales[j]
+                          : transB
+                              ? scales[j * groups + kk / int64_t(groupSize)]
+                              : scales[(kk / int64_t(groupSize)) * shape.n + j];
+      to[size_t(at)] = float(q) * scale;
+    }
+}
+
 /// A primitive for one shape, and whether its B is the prepared weight.
 struct Entry {
   Shape shape;
@@ -93,6 +127,12 @@ struct StepState {
   /// and a post-op (A's, per row); with A's scale a constant (1.12), the
   /// output scales are the products of both and there is no post-op.
   bool int8 = false;
+  /// A weight-only GEMM (format 1.15): B is an i8 or i4 weight, dequantized
+  /// into `dequantized` (f32, B's layout) when it is first needed: at
+  /// session creation when it is prepared, which then drops the copy, or at
+  /// the first run of a shape the prepared weight does not serve.
+  bool weightOnly = false;
+  std::vector<float> dequantized;
   /// B is a weight, reordered into `preparedDesc` at `prepared`.
   bool weightB = false;
   memory::desc preparedDesc;
@@ -316,7 +356,9 @@ struct HostGemms::Impl {
     const void *stored = model.artifact.weights().data +
                          model.plan.values[model.plan.values[g.b].root].offset;
     std::vector<float> widened;
-    if (s.widen) {
+    if (s.weightOnly) {
+      stored = dequantizedB(s, stored, max);
+    } else if (s.widen) {
       widened.resize(size_t(model.plan.values[g.b].byteSize / 2));
       widenHalves(static_cast<const uint16_t *>(stored), widened.data(),
                   widened.size(), s.dtype == TSC_DTYPE_BF16);
@@ -339,7 +381,24 @@ struct HostGemms::Impl {
       model.artifact.releasePages(model.artifact.weights().data + b.offset,
                                   size_t(b.byteSize));
     s.cache.push_back(std::move(e));
+    // The prepared copy serves the runs; a shape it does not fit dequantizes
+    // again.
+    std::vector<float>().swap(s.dequantized);
     return nullptr;
+  }
+
+  /// A weight-only step's B as f32, dequantized from `weight` once.
+  const float *dequantizedB(StepState &s, const void *weight,
+                            const Shape &shape) {
+    if (s.dequantized.empty()) {
+      const GemmStep &g = *s.g;
+      const float *scales = reinterpret_cast<const float *>(
+          model.artifact.weights().data +
+          model.plan.values[model.plan.values[g.weightScale].root].offset);
+      dequantizeWeight(weight, dtypeBits(model.plan.values[g.b].dtype), scales,
+                       g.groupSize, g.transB, shape, s.dequantized);
+    }
+    return s.dequantized.data();
   }
 
   /// Chooses a step's compute type and whether its B is a weight to prepare
@@ -349,7 +408,8 @@ struct HostGemms::Impl {
     StepState &s = steps[step];
     s.g = &g;
     s.dtype = model.plan.values[g.c].dtype;
-    s.int8 = g.weightScale != kNone;
+    s.int8 = g.weightScale != kNone && !g.weightOnly;
+    s.weightOnly = g.weightOnly;
     if (!max)
       return;
     const Value &b = model.plan.values[g.b];
@@ -476,6 +536,8 @@ struct HostGemms::Impl {
     quantizedStep = s.int8 && shape.k > 0 ? int64_t(step) : -1;
     // First: making the primitive may settle s.widen.
     Entry *entry = shape.k == 0 ? nullptr : &entryFor(s, shape);
+    if (s.weightOnly && entry && !entry->preparedB)
+      b = const_cast<float *>(dequantizedB(s, b, shape));
     const size_t elementBytes = s.widen ? 4 : dtypeBits(s.dtype) / 8;
     if (s.widen) {
       if (wide.size() < addresses.size())

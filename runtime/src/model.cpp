@@ -434,9 +434,10 @@ const char *tsc_model_step_name(const tsc_model_t *model, size_t index) {
   case StepKind::Launch:
     return model->cuda.modules[step.launch.module].kernel.c_str();
   case StepKind::Gemm:
-    return step.gemm.weightScale != kNone ? "gemm int8"
-           : step.gemm.sparse24           ? "gemm 2:4"
-                                          : "gemm";
+    return step.gemm.weightOnly             ? "gemm weight-only"
+           : step.gemm.weightScale != kNone ? "gemm int8"
+           : step.gemm.sparse24             ? "gemm 2:4"
+                                            : "gemm";
   case StepKind::Copy:
     return "copy";
   }

@@ -130,18 +130,22 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       break;
     // Kind 5 (a CUDA launch) is format 1.2's.
     if (kind < uint8_t(tscm::StepKind::Kernel) ||
-        kind > uint8_t(tscm::StepKind::GemmInt8Static) ||
+        kind > uint8_t(tscm::StepKind::GemmWeightOnly) ||
         (tscm::StepKind(kind) == tscm::StepKind::Launch && minor < 2) ||
         (tscm::StepKind(kind) == tscm::StepKind::GemmInt8 && minor < 10) ||
-        (tscm::StepKind(kind) == tscm::StepKind::GemmInt8Static && minor < 12))
+        (tscm::StepKind(kind) == tscm::StepKind::GemmInt8Static &&
+         minor < 12) ||
+        (tscm::StepKind(kind) == tscm::StepKind::GemmWeightOnly && minor < 15))
       return unknown("step kind", kind);
     // Kind 4 (format 1.1) is a GEMM with a residual, kind 6 (1.10) an int8
     // GEMM with kind 4's fields and then B's scale, kind 7 (1.12) kind 6's
-    // fields and then A's constant scale.
+    // fields and then A's constant scale, kind 8 (1.15) a weight-only GEMM
+    // with kind 4's fields, then B's scale and its group size.
     bool staticInt8 = tscm::StepKind(kind) == tscm::StepKind::GemmInt8Static;
     bool int8 = staticInt8 || tscm::StepKind(kind) == tscm::StepKind::GemmInt8;
-    bool residual =
-        int8 || tscm::StepKind(kind) == tscm::StepKind::GemmResidual;
+    bool weightOnly = tscm::StepKind(kind) == tscm::StepKind::GemmWeightOnly;
+    bool residual = int8 || weightOnly ||
+                    tscm::StepKind(kind) == tscm::StepKind::GemmResidual;
     s.kind = residual ? StepKind::Gemm : StepKind(kind);
     auto expression = [&](uint32_t e, const char *what) -> tsc_status_t {
       if (r.ok() && e >= exprCount)
@@ -257,8 +261,12 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       g.beta = r.f32("gemm beta");
       if (residual)
         g.residual = r.u32("gemm residual");
-      if (int8)
+      if (int8 || weightOnly)
         g.weightScale = r.u32("gemm weight scale");
+      if (weightOnly) {
+        g.weightOnly = true;
+        g.groupSize = r.u32("gemm group size");
+      }
       if (staticInt8) {
         g.inputScale = r.f32("gemm input scale");
         if (r.ok() && !(std::isfinite(g.inputScale) && g.inputScale > 0))

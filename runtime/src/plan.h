@@ -63,6 +63,13 @@ struct GemmStep {
   /// Format 1.12, step kind 7: A's scale, one for the whole tensor, fixed
   /// at compile time by calibration (0: per row at run time, kind 6).
   float inputScale = 0;
+  /// Format 1.15, step kind 8: a weight-only GEMM. A and C are f32, B an
+  /// i8 or (packed) i4 weight, `weightScale` its f32 scales: per output
+  /// channel (groupSize 0, n of them) or per group of `groupSize`
+  /// consecutive elements along K (B's layout with K replaced by
+  /// ceil(k / groupSize)); no zero point. B is dequantized once per session.
+  bool weightOnly = false;
+  uint32_t groupSize = 0;
 };
 
 /// Bytes of a 2:4-compressed weight (format 1.14) of n output channels

@@ -309,29 +309,38 @@ private:
     return nullptr;
   }
 
-  /// An int8 GEMM (1.10): A f32, B s8, B's scale f32, not transposed A.
-  tsc_status_t checkInt8Operands(size_t step, const GemmStep &g) {
+  /// A GEMM by a quantized weight: an int8 GEMM (1.10: A f32, B s8) or a
+  /// weight-only one (1.15: A f32, B an i8 or i4 weight of its own); B's
+  /// scale an f32 weight; no transposed A, no alpha.
+  tsc_status_t checkQuantizedOperands(size_t step, const GemmStep &g) {
+    const char *kind = g.weightOnly ? "weight-only gemm" : "int8 gemm";
     if (tsc_status_t status = checkOperand(step, "gemm", "B", g.b, false))
       return status;
     if (tsc_status_t status =
             checkOperand(step, "gemm", "B's scale", g.weightScale, false))
       return status;
     if (g.a < plan_.values.size() && plan_.values[g.a].dtype != TSC_DTYPE_F32)
-      return corrupt(formatString("step %zu (int8 gemm) A (value %u) is not "
-                                  "f32",
-                                  step, g.a));
-    if (plan_.values[g.b].dtype != TSC_DTYPE_I8)
-      return corrupt(formatString("step %zu (int8 gemm) B (value %u) is not i8",
-                                  step, g.b));
+      return corrupt(formatString("step %zu (%s) A (value %u) is not f32", step,
+                                  kind, g.a));
+    const Value &b = plan_.values[g.b];
+    if (!g.weightOnly && b.dtype != TSC_DTYPE_I8)
+      return corrupt(formatString("step %zu (%s) B (value %u) is not i8", step,
+                                  kind, g.b));
+    if (g.weightOnly &&
+        ((b.dtype != TSC_DTYPE_I8 && b.dtype != TSC_DTYPE_I4) ||
+         b.root != g.b || plan_.values[b.root].storage != Storage::Weight))
+      return corrupt(formatString("step %zu (%s) B (value %u) is not an i8 or "
+                                  "i4 weight of its own",
+                                  step, kind, g.b));
     if (plan_.values[g.weightScale].dtype != TSC_DTYPE_F32 ||
         plan_.values[plan_.values[g.weightScale].root].storage !=
             Storage::Weight)
       return corrupt(formatString(
-          "step %zu (int8 gemm) B's scale (value %u) is not an f32 weight",
-          step, g.weightScale));
+          "step %zu (%s) B's scale (value %u) is not an f32 weight", step, kind,
+          g.weightScale));
     if (g.transA || g.alpha != 1.0f)
       return corrupt(formatString(
-          "step %zu (int8 gemm) has a transposed A or an alpha", step));
+          "step %zu (%s) has a transposed A or an alpha", step, kind));
     return nullptr;
   }
 
@@ -445,10 +454,11 @@ private:
         break;
       case StepKind::Gemm: {
         const GemmStep &g = s.gemm;
-        bool int8 = g.weightScale != kNone;
+        bool quantizedB = g.weightScale != kNone;
         if ((status = checkGemmOperand(i, "A", g.a, false, g.a)) ||
-            (int8 && (status = checkInt8Operands(i, g))) ||
-            (!int8 && (status = checkGemmOperand(i, "B", g.b, false, g.a))) ||
+            (quantizedB && (status = checkQuantizedOperands(i, g))) ||
+            (!quantizedB &&
+             (status = checkGemmOperand(i, "B", g.b, false, g.a))) ||
             (status = checkGemmOperand(i, "C", g.c, true, g.a)) ||
             (g.bias != kNone &&
              (status = checkGemmOperand(i, "bias", g.bias, false, g.a))) ||
@@ -462,7 +472,7 @@ private:
           operands.push_back({"the bias", g.bias});
         if (g.residual != kNone)
           operands.push_back({"the residual", g.residual});
-        if (int8)
+        if (g.weightScale != kNone)
           operands.push_back({"B's scale", g.weightScale});
         for (size_t k = 0; k < s.expected.size(); ++k)
           if ((status = checkExpected(i, "gemm", operands[k].first,

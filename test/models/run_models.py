@@ -25,7 +25,10 @@ opset pair): the larger size against ONNX Runtime's fp32 outputs within QUANTIZE
 the fp32 tsc artifact's, printed per sentence (`minilm-opset14-int8-cosine`). Static int8
 (`--quantize=static-int8 --calibration`, 8 samples of calibration_set.py): the same within
 QUANTIZED_STATIC's bounds (`<model>-static-int8`), MiniLM's sentences at cosine >=
-MIN_COSINE_STATIC (0.98; `minilm-opset14-static-int8-cosine`). QDQ models (the
+MIN_COSINE_STATIC (0.98; `minilm-opset14-static-int8-cosine`). Weight-only
+(`--quantize=weight-int8` per channel, `--quantize=weight-int4:group=32`): the same within
+WEIGHT_ONLY's bounds (`<model>-weight-int8`, `-weight-int4`), MiniLM's sentences at cosine >=
+MIN_COSINE_WEIGHT (0.999 and 0.94). QDQ models (the
 BERT-style family, QDQ_FAMILIES): the export quantized by ONNX Runtime's
 quantize_static (qdq_model.py) in QDQ_VARIANTS, compiled without flags, every
 QDQ GEMM an int8 step and every output within QDQ_RTOL/QDQ_ATOL of ONNX
@@ -95,6 +98,22 @@ MIN_COSINE = 0.999
 # (sentence_embedding, random ids).
 QUANTIZED_STATIC = {"bert": 3e-2, "gpt2": 3e-2, "llama": 3e-2, "minilm": 3e-1}
 CALIBRATION_SAMPLES = 8
+# Weight-only quantization (--quantize=weight-int8, per output channel, and
+# --quantize=weight-int4:group=32; activations f32) against ONNX Runtime's
+# fp32 outputs at the larger size, as QUANTIZED, and MiniLM's sentences at
+# cosine >= MIN_COSINE_WEIGHT[label] to the fp32 tsc artifact's. Measured
+# (docs/quantization.md): weight-int8 bert 2.8e-3, gpt2 1.3e-3, llama 1.3e-3,
+# minilm 4.3e-2 (cosines 0.99951 to 0.99971, every GEMM quantized);
+# weight-int4 bert 4.3e-2, gpt2 2.4e-2, llama 2.3e-2, minilm 4.2e-1 (cosines
+# 0.9519 to 0.9701: symmetric 4-bit codes without a zero point on MiniLM's
+# outlier-heavy weights).
+WEIGHT_ONLY = {
+    "weight-int8": {"bert": 1e-2, "gpt2": 1e-2, "llama": 1e-2, "minilm": 1e-1},
+    "weight-int4": {"bert": 1e-1, "gpt2": 1e-1, "llama": 1e-1, "minilm": 6e-1},
+}
+WEIGHT_ONLY_OPTIONS = {"weight-int8": ["--quantize=weight-int8"],
+                       "weight-int4": ["--quantize=weight-int4:group=32"]}
+MIN_COSINE_WEIGHT = {"weight-int8": 0.999, "weight-int4": 0.94}
 # Static int8: one scale per tensor cannot isolate MiniLM's outlier features
 # as per-row scales do; measured 0.98756 to 0.99 (docs/quantization.md).
 MIN_COSINE_STATIC = 0.98
@@ -335,6 +354,9 @@ def check_quantized(args, name, path, vocab, work, suite, fail):
     cells.append(quantized_mode(args, name, path, vocab, work, suite, fail, "static-int8",
                                 ["--quantize=static-int8", "--calibration", str(samples)],
                                 QUANTIZED_STATIC, MIN_COSINE_STATIC))
+    for label, options in WEIGHT_ONLY_OPTIONS.items():
+        cells.append(quantized_mode(args, name, path, vocab, work, suite, fail, label,
+                                    options, WEIGHT_ONLY[label], MIN_COSINE_WEIGHT[label]))
     for activations, weights in QDQ_VARIANTS if name.split("-")[0] in QDQ_FAMILIES else ():
         label = f"qdq-{activations}-{weights}"
         worst = variant_case(f"{name}-{label}", lambda: check_qdq(

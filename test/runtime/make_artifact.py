@@ -339,6 +339,44 @@ def gemm_artifact(rng, c_dims=None):
     return p, weights, w_vals, b_vals
 
 
+I4 = 20
+
+
+def weight_only_artifact(rng, group=0, b_dtype=I4, scale_count=None):
+    """y = x @ dequant(Wq) + b by a weight-only GEMM (format 1.15, step kind
+    8): Wq i4 [3, 4] (packed, two a byte, the first in the low bits) with f32
+    scales per output channel (`group` 0) or per `group` rows along K; x
+    f32[batch, 3], batch in [1, 4]. `b_dtype` and `scale_count` corrupt it.
+    Returns the plan, the WGHT bytes and the dequantized w (row-major)."""
+    p = Plan()
+    batch = sym(p.symbol("batch", 1, 4))
+    x = p.input("x", F32, [batch, const(3)])
+    y = p.output("y", F32, [batch, const(4)])
+    codes = [rng.randrange(-7, 8) for _ in range(12)]
+    groups = -(-3 // group) if group else 1
+    scales = [round(rng.uniform(0.01, 0.2), 4) for _ in range(groups * 4)]
+    b_vals = [round(rng.uniform(-1, 1), 3) for _ in range(4)]
+    packed = bytes((codes[i] & 0xF) | ((codes[i + 1] & 0xF) << 4) if i + 1 < 12
+                   else codes[i] & 0xF for i in range(0, 12, 2))
+    weights = (struct.pack("<4f", *b_vals).ljust(64, b"\0") + packed.ljust(64, b"\0")
+               + struct.pack(f"<{len(scales)}f", *scales))
+    b = p.weight(F32, [const(4)], 0, 16)
+    w = p.weight(b_dtype, [const(3), const(4)], 64, 6 if b_dtype == I4 else 48)
+    count = scale_count or len(scales)
+    s = p.weight(F32, [const(count // 4), const(4)] if group else [const(count)], 128,
+                 4 * count)
+    p.gemm(x, w, y, b, m=batch, n=const(4), k=const(3), lda=const(3), ldb=const(4),
+           ldc=const(4))
+    expected = [expect(F32, [batch, const(3)]), expect(b_dtype, [const(3), const(4)]),
+                expect(F32, [batch, const(4)], written=True), expect(F32, [const(4)]),
+                expect(F32, [const(count // 4), const(4)] if group else [const(count)])]
+    p.steps[-1] = (bytes([8]) + p.steps[-1][1:] + struct.pack("<III", NONE, s, group)
+                   + b"".join(expected))
+    scale = lambda kk, j: scales[(kk // group) * 4 + j] if group else scales[j]
+    w_vals = [codes[kk * 4 + j] * scale(kk, j) for kk in range(3) for j in range(4)]
+    return p, weights, w_vals, b_vals
+
+
 def round_half(v, dtype):
     """v rounded to f16 or bf16 (nearest, ties to even), as a Python float."""
     if dtype == F16:
@@ -473,6 +511,28 @@ def make(args):
     write_npy(os.path.join(args.outdir, "gemm_x.npy"), F32, (2, 3), gx)
     write_npy(os.path.join(args.outdir, "gemm_ids.npy"), I64, (2, 5), ids)
     write_npy(os.path.join(args.outdir, "gemm_y_expected.npy"), F32, (2, 4), y)
+
+    # Format 1.15: weight-only GEMMs, their i4 weights dequantized by the
+    # runtime, per channel and per group of 2 along K; then corrupt ones.
+    wx = [round(rng.uniform(-1, 1), 3) for _ in range(2 * 3)]
+    write_npy(os.path.join(args.outdir, "weight_only_x.npy"), F32, (2, 3), wx)
+    for name, group in (("weight-only", 0), ("weight-only-g2", 2)):
+        plan, weights, w, b = weight_only_artifact(random.Random(5), group)
+        out(f"{name}.tscm",
+            container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=15))
+        write_npy(os.path.join(args.outdir, f"{name}_y_expected.npy"), F32, (2, 4),
+                  [sum(wx[r * 3 + kk] * w[kk * 4 + c] for kk in range(3)) + b[c]
+                   for r in range(2) for c in range(4)])
+        if group == 0:
+            out("weight-only-minor14.tscm",
+                container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)],
+                          minor=14))
+    plan, weights = weight_only_artifact(random.Random(5), b_dtype=F32)[:2]
+    out("weight-only-f32-b.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=15))
+    plan, weights = weight_only_artifact(random.Random(5), scale_count=3)[:2]
+    out("weight-only-scale-count.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=15))
 
     plan, weights, w, b = gemm_residual_artifact(rng)
     out("gemm-residual.tscm",

@@ -1,6 +1,7 @@
 // The quantize phase: `tsc --quantize=dynamic-int8 --emit=quantize` and
 // `tsc-opt --tsc-pipeline` with the same options give the same IR; without
-// --quantize the phase changes nothing; the modes not implemented yet, CUDA
+// --quantize the phase changes nothing; weight-int8/int4 with and without a
+// group; the modes not implemented yet, malformed groups, CUDA
 // targets, half precisions, static-int8 without --calibration and
 // calibration flags without static-int8 are refused with a message.
 // RUN: tsc %s --quantize=dynamic-int8 --emit=quantize -o %t.driver.mlir
@@ -18,7 +19,15 @@
 // RUN: not tsc %s --quantize=dynamic-int8 --calibration %t --emit=graph 2>&1 | FileCheck %s --check-prefix=CALIB
 // RUN: not tsc %s --quantize=static-int8 --calibration %t --calibration-method=kl --emit=graph 2>&1 | FileCheck %s --check-prefix=METHOD
 // RUN: not tsc %s --quantize=static-int8 --calibration %t --calibration-method=percentile=101 --emit=graph 2>&1 | FileCheck %s --check-prefix=METHOD
-// RUN: not tsc %s --quantize=weight-int4 --emit=graph 2>&1 | FileCheck %s --check-prefix=WEIGHT
+// (tsc's --emit leaves the i4 blobs' bytes out: the IR before them.)
+// RUN: tsc %s --quantize=weight-int4:group=16 --emit=quantize | sed '/^{-#/,$d' > %t.int4.mlir
+// RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=weight-int4 weight-group-size=16" | sed '/^{-#/,$d' | diff %t.int4.mlir -
+// RUN: FileCheck %s --check-prefix=INT4 < %t.int4.mlir
+// RUN: tsc %s --quantize=weight-int8 --emit=quantize | FileCheck %s --check-prefix=INT8
+// RUN: tsc %s --quantize=weight-int4 --emit=quantize | FileCheck %s --check-prefix=INT4-DEFAULT
+// RUN: not tsc %s --quantize=weight-int4:group=48 --emit=graph 2>&1 | FileCheck %s --check-prefix=GROUP
+// RUN: not tsc %s --quantize=weight-int8:groups=32 --emit=graph 2>&1 | FileCheck %s --check-prefix=GROUP-KEY
+// RUN: not tsc %s --quantize=weight-int4 --target=cuda:sm_90 --emit=graph 2>&1 | FileCheck %s --check-prefix=WEIGHT-CUDA
 // RUN: not tsc %s --quantize=fp8 --emit=graph 2>&1 | FileCheck %s --check-prefix=FP8
 // RUN: not tsc %s --quantize=int3 --emit=graph 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not tsc %s --quantize=dynamic-int8 --target=cuda:sm_90 --emit=graph 2>&1 | FileCheck %s --check-prefix=CUDA
@@ -30,9 +39,26 @@
 // STATIC: tsc: error: --quantize=static-int8 needs --calibration DIR (one folder of NAME.npy inputs per sample)
 // CALIB: tsc: error: --calibration and --calibration-method go with --quantize=static-int8
 // METHOD: tsc: error: --calibration-method={{kl|percentile=101}}: expected min-max, percentile[=P] (0 < P <= 100) or entropy
-// WEIGHT: tsc: error: --quantize=weight-int4: not implemented yet (available: dynamic-int8, static-int8)
-// FP8: tsc: error: --quantize=fp8: not implemented yet (available: dynamic-int8, static-int8)
-// UNKNOWN: tsc: error: --quantize=int3: expected none, dynamic-int8 or static-int8
+// FP8: tsc: error: --quantize=fp8: not implemented yet (available: dynamic-int8, static-int8, weight-int8, weight-int4)
+// UNKNOWN: tsc: error: --quantize=int3: expected none, dynamic-int8, static-int8, weight-int8[:group=G] or weight-int4[:group=G]
+// GROUP: tsc: error: --quantize=weight-int4:group=48: expected weight-int4[:group=G] with G a power of two from 8 to 4096 (32, 64, 128 are usual) or `channel`
+// GROUP-KEY: tsc: error: --quantize=weight-int8:groups=32: expected weight-int8[:group=G]
+// WEIGHT-CUDA: tsc: error: --quantize=weight-int4: the CUDA target has no weight-only GEMM step yet (host target only)
+
+// Weight-only: the weights quantized, the activation untouched. int4 in
+// groups of 16 along K (the scale [32/16, 8]), or by default of 128, which
+// covers K = 32 (one scale per output channel); int8 per output channel.
+// INT4-LABEL: func.func @projection
+// INT4-NOT:     tsc.quantize
+// INT4:         tsc.dequantize %{{.+}}, %{{.+}} axis = 0 group_size = 16 : (tensor<32x8xi4>, tensor<2x8xf32>) -> tensor<32x8xf32>
+// INT4:         tsc.linear
+// INT4:         tsc.dequantize %{{.+}}, %{{.+}} axis = 0 group_size = 16 : (tensor<32x8xi4>, tensor<2x8xf32>) -> tensor<32x8xf32>
+// INT4:         tsc.linear
+// INT4-DEFAULT-LABEL: func.func @projection
+// INT4-DEFAULT:       tsc.dequantize %{{.+}}, %{{.+}} axis = 1 : (tensor<32x8xi4>, tensor<8xf32>) -> tensor<32x8xf32>
+// INT8-LABEL: func.func @projection
+// INT8-NOT:     tsc.quantize
+// INT8:         tsc.dequantize %{{.+}}, %{{.+}} axis = 1 : (tensor<32x8xi8>, tensor<8xf32>) -> tensor<32x8xf32>
 // CUDA: tsc: error: --quantize=dynamic-int8: the CUDA target has no int8 GEMM step yet (host target only)
 // HALF: tsc: error: --quantize=dynamic-int8 with --precision=bf16: quantization keeps fp32 around the int8 GEMMs; combine it with --precision=fp32 only
 

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""--quantize=weight-int8|weight-int4[:group=G] end to end (tsc, tsc-run).
+
+The ONNX model: h = gelu(x·W1 + b1) with W1 [K=64, N=96] (ONNX's MatMul
+layout), y = Gemm(h, W2, transB) + x with W2 [N=64, K=96] (PyTorch's
+layout), and t = s·W3 with K = 8, which min-input-features keeps float.
+Each mode is compiled twice and run:
+- as shipped: weight-only GEMM steps (format 1.15), which dequantize the
+  weights once per session and run oneDNN's f32 matmul;
+- with --generated-gemms: the dequantize-then-product IR computed as written
+  by generated kernels (the packed i4 read by the kernels).
+Checks (rel L2 per output), each printed as `PASS name: value <= bound` or
+`FAIL ...`:
+- the steps against the generated kernels <= 1e-5 (only the order of the
+  sums differs);
+- the steps against an independent numpy model of the documented
+  quantization (symmetric, scale = max|W| / (2^(bits-1) - 1) per output
+  channel or group of G along K, round half to even) <= 1e-5;
+- against fp32 within the mode's bound below (the quantization error of
+  these random weights; the measured values are printed);
+- t (kept float) equal to fp32's within 1e-6;
+- the report's weight-only line and the profile's step names;
+- the report's weight bytes below the fp32 artifact's by the mode's ratio.
+
+Usage: weight_only.py OUT_DIR TSC TSC_RUN
+"""
+import math
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+import onnx
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from dynamic_int8 import rel_l2  # noqa: E402
+
+# mode -> (flags, bits, group (0: per channel), bound vs fp32, largest
+# weight-bytes ratio to fp32 (scales included)).
+MODES = {
+    "int8": (["--quantize=weight-int8"], 8, 0, 2e-2, 0.30),
+    "int8-g16": (["--quantize=weight-int8:group=16"], 8, 16, 2e-2, 0.35),
+    "int4-g32": (["--quantize=weight-int4:group=32"], 4, 32, 0.2, 0.20),
+    # 128 covers both K (64, 96): one scale per output channel.
+    "int4": (["--quantize=weight-int4"], 4, 0, 0.25, 0.20),
+}
+
+
+def build_model(rng):
+    def init(name, shape, scale):
+        return numpy_helper.from_array(
+            (rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+    weights = {"W1": init("W1", (64, 96), 0.15), "b1": init("b1", (96,), 0.1),
+               "W2": init("W2", (64, 96), 0.1), "W3": init("W3", (8, 4), 0.3)}
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    nodes = [
+        helper.make_node("MatMul", ["x", "W1"], ["h0"]),
+        helper.make_node("Add", ["h0", "b1"], ["h"]),
+        helper.make_node("Div", ["h", "sqrt2"], ["hd"]),
+        helper.make_node("Erf", ["hd"], ["he"]),
+        helper.make_node("Add", ["he", "one"], ["hp"]),
+        helper.make_node("Mul", ["h", "hp"], ["hm"]),
+        helper.make_node("Mul", ["hm", "half"], ["g"]),
+        helper.make_node("Gemm", ["g", "W2"], ["y0"], transB=1),
+        helper.make_node("Add", ["y0", "x"], ["y"]),
+        helper.make_node("MatMul", ["s", "W3"], ["t"]),
+    ]
+    f32 = TensorProto.FLOAT
+    graph = helper.make_graph(
+        nodes, "ffn",
+        [helper.make_tensor_value_info("x", f32, ["rows", 64]),
+         helper.make_tensor_value_info("s", f32, ["rows", 8])],
+        [helper.make_tensor_value_info("y", f32, ["rows", 64]),
+         helper.make_tensor_value_info("t", f32, ["rows", 4])],
+        list(weights.values()) + [c("sqrt2", math.sqrt(2.0)), c("one", 1.0),
+                                  c("half", 0.5)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return model, {k: numpy_helper.to_array(v) for k, v in weights.items()}
+
+
+def dequantized(w, k_axis, bits, group):
+    """w quantized as docs/quantization.md states it, in f32, dequantized."""
+    wk = np.moveaxis(w, k_axis, 0).astype(np.float32)  # [K, N]
+    k = wk.shape[0]
+    group = group if 0 < group < k else k
+    qmax = np.float32(2 ** (bits - 1) - 1)
+    out = np.empty_like(wk)
+    for start in range(0, k, group):
+        block = wk[start:start + group]
+        amax = np.abs(block).max(axis=0)
+        scale = np.where(amax > 0, amax / qmax, np.float32(1)).astype(np.float32)
+        codes = np.clip(np.rint(block / scale), -qmax, qmax)
+        out[start:start + group] = codes * scale
+    return np.moveaxis(out, 0, k_axis)
+
+
+def reference(feeds, w, bits, group):
+    x = feeds["x"].astype(np.float64)
+    w1 = dequantized(w["W1"], 0, bits, group).astype(np.float64)
+    w2 = dequantized(w["W2"], 1, bits, group).astype(np.float64)
+    h = x @ w1 + w["b1"]
+    erf = np.vectorize(math.erf)
+    g = 0.5 * h * (1 + erf(h / math.sqrt(2)))
+    return {"y": g @ w2.T + x, "t": feeds["s"].astype(np.float64) @ w["W3"]}
+
+
+def compile_and_run(folder, name, flags, tsc, tsc_run, args):
+    artifact = folder / f"{name}.tscm"
+    subprocess.run([tsc, str(folder / "model.onnx"), "-o", str(artifact),
+                    "--dim", "rows=1..16", *flags], check=True)
+    out = folder / name
+    subprocess.run([tsc_run, str(artifact), *args, "--output-dir", str(out),
+                    "--threads", "2"], check=True, stdout=subprocess.DEVNULL)
+    return {k: np.load(out / f"{k}.npy") for k in ("y", "t")}
+
+
+def report(tsc, folder, flags):
+    """tsc --report's text for the model compiled with `flags`."""
+    return subprocess.run([tsc, str(folder / "model.onnx"), "--report",
+                           "--dim", "rows=1..16", "-o", str(folder / "report.tscm"),
+                           *flags], check=True, capture_output=True, text=True).stdout
+
+
+def weight_bytes(text):
+    m = re.search(r"^weights: (\d+) bytes", text, re.M)
+    if not m:
+        raise SystemExit(f"no weight bytes in the report:\n{text}")
+    return int(m.group(1))
+
+
+def main():
+    out, tsc, tsc_run = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(22)
+    model, weights = build_model(rng)
+    onnx.save(model, out / "model.onnx")
+    feeds = {"x": rng.standard_normal((5, 64)).astype(np.float32),
+             "s": rng.standard_normal((5, 8)).astype(np.float32)}
+    args = []
+    for key, value in feeds.items():
+        np.save(out / f"{key}.npy", value)
+        args += ["--input", f"{key}={out / (key + '.npy')}"]
+    fp32 = compile_and_run(out, "fp32", [], tsc, tsc_run, args)
+    fp32_bytes = weight_bytes(report(tsc, out, []))
+    failures = 0
+
+    def check(name, value, bound):
+        nonlocal failures
+        ok = value <= bound
+        failures += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {name}: {value:.3g} <= {bound:g}")
+
+    for mode, (flags, bits, group, bound, ratio) in MODES.items():
+        steps = compile_and_run(out, mode, flags, tsc, tsc_run, args)
+        generated = compile_and_run(out, mode + "-generated",
+                                    flags + ["--generated-gemms"], tsc, tsc_run,
+                                    args)
+        ref = reference(feeds, weights, bits, group)
+        check(f"{mode} y steps vs generated", rel_l2(steps["y"], generated["y"]), 1e-5)
+        check(f"{mode} y steps vs numpy", rel_l2(steps["y"], ref["y"]), 1e-5)
+        check(f"{mode} y vs fp32", rel_l2(steps["y"], fp32["y"]), bound)
+        check(f"{mode} t kept float vs fp32", rel_l2(steps["t"], fp32["t"]), 1e-6)
+        text = report(tsc, out, flags)
+        check(f"{mode} weight bytes / fp32's", weight_bytes(text) / fp32_bytes, ratio)
+        profile = subprocess.run(
+            [tsc_run, str(out / f"{mode}.tscm"), *args, "--profile"],
+            check=True, capture_output=True, text=True).stdout
+        count = len(re.findall(r"^ +\d+ +[\d.]+ +gemm weight-only", profile, re.M))
+        print(f"PROFILE {mode}: {count} weight-only gemm steps")
+        for line in text.splitlines():
+            if line.startswith("quantization:"):
+                print(f"REPORT {mode}: {line}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
