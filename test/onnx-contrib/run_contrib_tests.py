@@ -462,6 +462,14 @@ def quantized_matmul_cases():
                [node("MatMulNBits", ["a", "B", "scales", "zp", "", "bias"], ["y"], K=64, N=16,
                      bits=4, block_size=32)],
                {"a": normal(82, 3, 64)}, [("y", F32, [3, 16])], weights)
+    # The default zero point (8): tsc keeps the weight packed (a weight-only
+    # GEMM step); here with a partial last block and a bias.
+    weights = nbits_weights(83, 40, 8, 4, 16, None)
+    weights["bias"] = normal(84, 8)
+    yield Case("matmul_nbits4_default_zp_partial_bias",
+               [node("MatMulNBits", ["a", "B", "scales", "", "", "bias"], ["y"], K=40, N=8,
+                     bits=4, block_size=16)],
+               {"a": normal(85, B, S, 40)}, [("y", F32, [B, S, 8])], weights)
     a = normal(90, B, S, H, scale=3.0)
     b8 = rng(91).integers(-127, 128, (H, 12)).astype(np.int8)
     yield Case("dynamic_quantize_matmul",

@@ -3,9 +3,12 @@
 // MatMulNBits (weights quantized to 2..8 bits in blocks along K, as ONNX
 // Runtime's quantizers and its generative-AI model builder write them),
 // DynamicQuantizeMatMul (quantize_dynamic's form) and MatMulIntegerToFloat.
-// MatMulNBits' weights are dequantized at compile time into the float
-// matrix they stand for, until the quantize phase keeps them packed (issue
-// 22); the other two compute as ONNX Runtime's CPU kernels do, so that their
+// MatMulNBits' 4-bit weights with ONNX Runtime's default zero point (8) and
+// f32 activations and scales stay packed, in the weight-only form of
+// `--quantize=weight-int4` (codes q - 8 as i4, a scale per block along K),
+// which the host plan runs as a weight-only GEMM step; other MatMulNBits
+// weights are dequantized at compile time into the float matrix they stand
+// for. The other two compute as ONNX Runtime's CPU kernels do, so that their
 // outputs match.
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +17,9 @@
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
 #include "dialects/tsc/IR/ConstantData.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include "llvm/Support/Endian.h"
 
@@ -133,6 +139,49 @@ FailureOr<Values> convertMatMulNBits(ForeignNode &node) {
               unpack(stream + row * rowBytes, b, bits);
     }
   }
+  RewriterBase &rw = node.getRewriter();
+  auto addBias = [&](FailureOr<Value> y) -> FailureOr<Values> {
+    if (failed(y) || !node.hasInput(5))
+      return results(y);
+    auto bias = node.input(5);
+    if (failed(bias))
+      return failure();
+    return results(node.create<AddOp>({*y, *bias}));
+  };
+  // 4 bits, zero point 8 (the default) and f32: W stays packed, as the
+  // weight-only form's i4 codes q - 8 in [-8, 7] ([N, K], two a byte, the
+  // first in the low bits) with the f32 scales [N, blocks].
+  bool symmetric = llvm::all_of(zeroPoints, [](double z) { return z == 8; });
+  if (bits == 4 && symmetric && element.isF32() && scaleType.isF32()) {
+    auto *stream = reinterpret_cast<const uint8_t *>(packed->data());
+    std::vector<char> codes((n * k + 1) / 2, 0);
+    for (int64_t row = 0; row < n; ++row)
+      for (int64_t kk = 0; kk < k; ++kk) {
+        unsigned code = unpack(stream + (row * blocks + kk / block) * blob,
+                               kk % block, bits);
+        int64_t at = row * k + kk;
+        codes[at / 2] |= char(((code ^ 8) & 0xF) << (4 * (at & 1)));
+      }
+    auto codeType = RankedTensorType::get({n, k}, rw.getIntegerType(4));
+    Value wq = ConstantOp::create(
+        rw, node.getLoc(),
+        DenseResourceElementsAttr::get(
+            codeType, "matmul_nbits_weight.s4",
+            HeapAsmResourceBlob::allocateAndCopyWithAlign(codes, 64)));
+    Value ws = ConstantOp::create(
+        rw, node.getLoc(),
+        cast<ElementsAttr>(getConstantFromBytes(
+            RankedTensorType::get({n, blocks}, rw.getF32Type()), *scaleBytes,
+            "matmul_nbits_weight.s4.scale")));
+    auto wd = DequantizeOp::create(
+        rw, node.getLoc(), RankedTensorType::get({n, k}, rw.getF32Type()), wq,
+        ws, Value(), rw.getI64IntegerAttr(1), rw.getI64IntegerAttr(block));
+    if (failed(node.verifyCreated(wd)))
+      return failure();
+    LinearOp::Properties linear;
+    linear.operandSegmentSizes = {1, 1, 0, 0};
+    return addBias(node.create<LinearOp>({*a, wd.getResult()}, linear));
+  }
   // W [K, N] in A's float type.
   unsigned width = element.getWidth() / 8;
   std::vector<char> weight(static_cast<size_t>(k * n) * width);
@@ -155,16 +204,10 @@ FailureOr<Values> convertMatMulNBits(ForeignNode &node) {
       }
     }
   auto weightType = RankedTensorType::get({k, n}, element);
-  Value w = ConstantOp::create(node.getRewriter(), node.getLoc(),
+  Value w = ConstantOp::create(rw, node.getLoc(),
                                cast<ElementsAttr>(getConstantFromBytes(
                                    weightType, weight, "matmul_nbits_weight")));
-  FailureOr<Value> y = node.create<MatmulOp>({*a, w});
-  if (failed(y) || !node.hasInput(5))
-    return results(y);
-  auto bias = node.input(5);
-  if (failed(bias))
-    return failure();
-  return results(node.create<AddOp>({*y, *bias}));
+  return addBias(node.create<MatmulOp>({*a, w}));
 }
 
 /// The i32 product, converted to `element` and scaled by `scale` (then
