@@ -254,8 +254,12 @@ def PruneHeadsPass : Pass<"tsc-prune-heads", "ModuleOp"> {
     columns and biases, the output projection's rows, and the static head
     counts of every reshape, transpose, slice, expand and product between
     them shrink. Importance of a group: the product over the projections of
-    the L2 norm of the group's weight slice. What was removed is recorded
-    in the module attribute `tsc.prune` (docs/pruning.md).
+    the L2 norm of the group's weight slice; when the output projection
+    carries calibration's `tsc.input_norms` (per input channel, the L2 norm
+    of its input over the calibration tokens), the norm of the group's
+    attention output times that of its rows of the output projection
+    instead. What was removed, and by which importance, is recorded in the
+    module attribute `tsc.prune` (docs/pruning.md).
 
     Before (H = 4):
     ```mlir
@@ -287,7 +291,11 @@ def PruneFfnPass : Pass<"tsc-prune-ffn", "ModuleOp"> {
     weight), element `j` of their biases and row `j` of the down weight.
     The fraction `ratio` of neurons with the smallest importance
     `‖W_up[:, j]‖₂ · ‖W_gate[:, j]‖₂ · ‖W_down[j, :]‖₂` (per FFN, or over all
-    FFNs with `global`) is removed: the GEMMs' shapes shrink. An FFN whose
+    FFNs with `global`) is removed: the GEMMs' shapes shrink. When the down
+    GEMM carries calibration's `tsc.input_norms` (per input channel, the L2
+    norm of its input over the calibration tokens), the importance is
+    activation-aware instead: `‖X[:, j]‖₂ · ‖W_down[j, :]‖₂` (Wanda's
+    |W|·‖X‖ with the row's L2 norm). An FFN whose
     intermediate values reach anything else is left unchanged and recorded
     as refused.
 
@@ -307,6 +315,17 @@ def PruneFfnPass : Pass<"tsc-prune-ffn", "ModuleOp"> {
            "Fraction of each FFN's intermediate neurons to remove, in [0, 1)">,
        Option<"globalRanking", "global", "bool", /*default=*/"false",
               "Rank the neurons of all FFNs together instead of per FFN">];
+}
+
+def DropInputNormsPass : Pass<"tsc-drop-input-norms", "ModuleOp"> {
+  let summary = "Remove calibration's input norms once pruning has used them";
+  let description = [{
+    `tsc --prune=heads=R,ffn=R --calibration DIR` puts on every GEMM op a
+    `tsc.input_norms` array (per input channel, the L2 norm of its input
+    over the calibration tokens) for tsc-prune-heads and tsc-prune-ffn to
+    rank by. After them the norms mean nothing: this pass removes them so
+    that later phases and the printed IR do not carry them.
+  }];
 }
 
 def PruneMagnitudePass : Pass<"tsc-prune-magnitude", "ModuleOp"> {

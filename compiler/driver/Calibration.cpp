@@ -106,10 +106,14 @@ Problem readSample(tsc_model_t *model, const std::string &directory,
   return std::nullopt;
 }
 
-/// Runs `sample` and calls `see(i, data, count)` on each observed output.
+/// Calls `see(i, data, count, channels)` on each observed output: its
+/// elements and the size of its last dim.
+using Observer =
+    llvm::function_ref<void(size_t, const float *, size_t, size_t)>;
+
+/// Runs `sample` and shows each observed output to `see`.
 Problem runSample(Loaded &loaded, const CalibrationSample &sample,
-                  ArrayRef<std::string> observed,
-                  llvm::function_ref<void(size_t, const float *, size_t)> see) {
+                  ArrayRef<std::string> observed, Observer see) {
   for (size_t i = 0; i < sample.inputs.size(); ++i)
     if (Problem p = takeStatus(tsc_session_bind_input(
             loaded.session, tsc_model_input_name(loaded.model, i),
@@ -122,8 +126,10 @@ Problem runSample(Loaded &loaded, const CalibrationSample &sample,
     if (Problem p = takeStatus(
             tsc_session_get_output(loaded.session, name.c_str(), &out)))
       return p;
+    size_t rank = tsc_tensor_rank(out);
     see(i, static_cast<const float *>(tsc_tensor_data(out)),
-        tsc_tensor_byte_size(out) / sizeof(float));
+        tsc_tensor_byte_size(out) / sizeof(float),
+        rank ? size_t(tsc_tensor_dims(out)[rank - 1]) : 1);
     tsc_tensor_release(out);
   }
   return std::nullopt;
@@ -208,53 +214,120 @@ float mlir::tsc::chooseRange(ArrayRef<double> bins, float amax,
   return amax;
 }
 
+namespace {
+
+/// The artifact `write` writes, loaded, and the samples of `directory`
+/// read for it; failure after a `tsc: error: --calibration DIR:` line.
+LogicalResult openSamples(ArtifactWriter write, StringRef directory,
+                          Loaded &loaded,
+                          std::vector<CalibrationSample> &samples) {
+  std::vector<std::string> directories;
+  Problem p = listSamples(directory, directories);
+  if (!p)
+    p = loaded.start(write);
+  samples.resize(directories.size());
+  for (size_t i = 0; !p && i < samples.size(); ++i)
+    p = readSample(loaded.model, directories[i], samples[i]);
+  if (!p)
+    return success();
+  llvm::errs() << "tsc: error: --calibration " << directory << ": " << *p
+               << "\n";
+  return failure();
+}
+
+/// Runs every sample, showing the observed outputs to `see`; failure after
+/// a `tsc: error:` line naming the sample.
+LogicalResult runSamples(Loaded &loaded, ArrayRef<CalibrationSample> samples,
+                         ArrayRef<std::string> observed, StringRef directory,
+                         Observer see) {
+  for (const CalibrationSample &sample : samples)
+    if (Problem p = runSample(loaded, sample, observed, see)) {
+      llvm::errs() << "tsc: error: --calibration " << directory << ": " << *p
+                   << "\n";
+      return failure();
+    }
+  return success();
+}
+
+} // namespace
+
 FailureOr<std::vector<float>>
 mlir::tsc::measureInputRanges(ArtifactWriter write,
                               ArrayRef<std::string> observed,
                               const CalibrationOptions &options) {
-  auto fail = [&](const std::string &message) {
-    llvm::errs() << "tsc: error: --calibration " << options.directory << ": "
-                 << message << "\n";
-    return failure();
-  };
-  std::vector<std::string> directories;
-  if (Problem p = listSamples(options.directory, directories))
-    return fail(*p);
   Loaded loaded;
-  if (Problem p = loaded.start(write))
-    return fail(*p);
-  std::vector<CalibrationSample> samples(directories.size());
-  for (size_t i = 0; i < samples.size(); ++i)
-    if (Problem p = readSample(loaded.model, directories[i], samples[i]))
-      return fail(*p);
+  std::vector<CalibrationSample> samples;
+  if (failed(openSamples(write, options.directory, loaded, samples)))
+    return failure();
   // max|x| first; the histograms over [0, max|x|] then need a second run.
   std::vector<float> amax(observed.size(), 0.0f);
-  for (const CalibrationSample &sample : samples)
-    if (Problem p = runSample(loaded, sample, observed,
-                              [&](size_t i, const float *x, size_t n) {
-                                for (size_t j = 0; j < n; ++j)
-                                  amax[i] = std::max(amax[i], std::fabs(x[j]));
-                              }))
-      return fail(*p);
+  if (failed(runSamples(loaded, samples, observed, options.directory,
+                        [&](size_t i, const float *x, size_t n, size_t) {
+                          for (size_t j = 0; j < n; ++j)
+                            amax[i] = std::max(amax[i], std::fabs(x[j]));
+                        })))
+    return failure();
   if (options.method == CalibrationMethod::MinMax)
     return amax;
   std::vector<std::vector<double>> bins(
       observed.size(), std::vector<double>(kCalibrationBins, 0.0));
-  for (const CalibrationSample &sample : samples)
-    if (Problem p = runSample(
-            loaded, sample, observed, [&](size_t i, const float *x, size_t n) {
-              if (amax[i] == 0.0f)
-                return;
-              double perBin = double(kCalibrationBins) / double(amax[i]);
-              for (size_t j = 0; j < n; ++j)
-                ++bins[i][std::min<size_t>(
-                    size_t(double(std::fabs(x[j])) * perBin),
-                    kCalibrationBins - 1)];
-            }))
-      return fail(*p);
+  if (failed(runSamples(loaded, samples, observed, options.directory,
+                        [&](size_t i, const float *x, size_t n, size_t) {
+                          if (amax[i] == 0.0f)
+                            return;
+                          double perBin =
+                              double(kCalibrationBins) / double(amax[i]);
+                          for (size_t j = 0; j < n; ++j)
+                            ++bins[i][std::min<size_t>(
+                                size_t(double(std::fabs(x[j])) * perBin),
+                                kCalibrationBins - 1)];
+                        })))
+    return failure();
   std::vector<float> ranges(observed.size());
   for (size_t i = 0; i < observed.size(); ++i)
     ranges[i] =
         chooseRange(bins[i], amax[i], options.method, options.percentile);
   return ranges;
+}
+
+FailureOr<std::vector<std::vector<double>>> mlir::tsc::measureChannelNorms(
+    ArtifactWriter write, ArrayRef<std::string> observed, StringRef directory) {
+  Loaded loaded;
+  std::vector<CalibrationSample> samples;
+  if (failed(openSamples(write, directory, loaded, samples)))
+    return failure();
+  std::vector<std::vector<double>> sums(observed.size());
+  if (failed(
+          runSamples(loaded, samples, observed, directory,
+                     [&](size_t i, const float *x, size_t n, size_t channels) {
+                       sums[i].resize(channels, 0.0);
+                       for (size_t j = 0; j < n; ++j)
+                         sums[i][j % channels] += double(x[j]) * x[j];
+                     })))
+    return failure();
+  for (std::vector<double> &channel : sums)
+    for (double &sum : channel)
+      sum = std::sqrt(sum);
+  return sums;
+}
+
+RuntimeProblem mlir::tsc::readCalibrationSamples(tsc_model_t *model,
+                                                 StringRef directory,
+                                                 std::vector<Sample> &out,
+                                                 std::string &description) {
+  std::vector<std::string> directories;
+  if (Problem p = listSamples(directory, directories))
+    return "--calibration " + directory.str() + ": " + *p;
+  for (const std::string &folder : directories) {
+    CalibrationSample sample;
+    if (Problem p = readSample(model, folder, sample))
+      return "--calibration " + directory.str() + ": " + *p;
+    Sample &values = out.emplace_back();
+    for (auto [i, tensor] : llvm::enumerate(sample.inputs))
+      values.push_back(
+          getInputValues(tsc_model_input_name(model, i), tensor.get()));
+  }
+  description = "the " + std::to_string(directories.size()) +
+                " calibration samples of " + directory.str();
+  return std::nullopt;
 }

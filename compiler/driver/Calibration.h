@@ -4,7 +4,10 @@
 // the host in fp32 with the input of each GEMM to quantize as an extra
 // output, run through the runtime on every sample of DIR, and an observer
 // turns what each extra output held into a range (max|x|) for
-// tsc-quantize-static-int8 (docs/quantization.md).
+// tsc-quantize-static-int8 (docs/quantization.md). `tsc --prune=heads=R,
+// ffn=R --calibration DIR` observes each GEMM's input the same way, as one
+// L2 norm per input channel, for the structured prune passes'
+// activation-aware importance (docs/pruning.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +53,21 @@ constexpr unsigned kCalibrationBins = 2048;
 FailureOr<std::vector<float>>
 measureInputRanges(ArtifactWriter write, ArrayRef<std::string> observed,
                    const CalibrationOptions &options);
+
+/// Runs the artifact that `write` writes (for this machine's CPU) on every
+/// sample of `directory` and returns, for each output named in `observed`,
+/// one L2 norm per channel of its last dim over all its other elements
+/// and every sample. Failure as measureInputRanges.
+FailureOr<std::vector<std::vector<double>>>
+measureChannelNorms(ArtifactWriter write, ArrayRef<std::string> observed,
+                    StringRef directory);
+
+/// Reads the samples of `directory` for `model` (as measureInputRanges
+/// does) into `out`, each input's values in double, and describes them in
+/// `description`; a problem names the folder and the sample, file or input.
+RuntimeProblem readCalibrationSamples(tsc_model_t *model, StringRef directory,
+                                      std::vector<Sample> &out,
+                                      std::string &description);
 
 /// The range `method` chooses from a histogram of |x| (`bins` counts over
 /// [0, amax], equal widths); `amax` for MinMax. Exposed for tests.

@@ -2,17 +2,18 @@
 
 #include "compiler/driver/Compile.h"
 #include "compiler/artifact/Artifact.h"
-#include "compiler/driver/Calibration.h"
+#include "compiler/driver/CalibrateGraph.h"
 #include "compiler/driver/ErrorBudget.h"
 #include "compiler/driver/MeasuredError.h"
 #include "compiler/driver/PruneReport.h"
 #include "compiler/kernels/Kernels.h"
+#include "compiler/pipeline/Prune.h"
 #include "compiler/plan/Plan.h"
 #include "compiler/plan/PlanReport.h"
 #include "compiler/target/cuda/CudaCodegen.h"
 #include "compiler/target/cuda/Sparse24.h"
 #include "compiler/target/host/HostCodegen.h"
-#include "passes/transforms/QuantizeGemm.h"
+#include "passes/transforms/PruneRegion.h"
 #include "passes/transforms/Weights.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -312,92 +313,6 @@ LogicalResult measureError(const plan::Plan &plan,
       out);
 }
 
-/// `module`'s function with `extra` appended to its results, named
-/// `tsc.calibration.I`.
-void returnAlso(func::FuncOp func, ArrayRef<Value> extra) {
-  auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
-  SmallVector<Value> results(ret.getOperands());
-  SmallVector<DictionaryAttr> attrs;
-  func.getAllResultAttrs(attrs);
-  Builder b(func.getContext());
-  for (auto [i, value] : llvm::enumerate(extra)) {
-    results.push_back(value);
-    attrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
-        "tsc.name", b.getStringAttr("tsc.calibration." + Twine(i)))));
-  }
-  ret->setOperands(results);
-  func.setType(b.getFunctionType(func.getArgumentTypes(),
-                                 ValueRange(results).getTypes()));
-  func.setAllResultAttrs(attrs);
-}
-
-/// --quantize=static-int8: the range of each GEMM op's input in the order
-/// tsc-quantize-static-int8 takes them (0: stays float). A copy of `module`
-/// goes through the graph and prune phases as the compile runs them (so
-/// its GEMM ops are the quantize pass's, in the same order), returns each
-/// quantizable GEMM's input besides its outputs, is compiled for the host
-/// in fp32 and runs on the calibration samples in-process.
-FailureOr<std::vector<float>> calibrate(ModuleOp module,
-                                        const CompileOptions &options) {
-  OwningOpRef<ModuleOp> graph = module.clone();
-  CompileOptions fp32 = options;
-  fp32.quantize = Quantization::None;
-  if (failed(runPipeline(*graph, fp32, Phase::Prune, false)))
-    return failure();
-  auto funcs = llvm::to_vector(graph->getOps<func::FuncOp>());
-  if (funcs.size() != 1)
-    return graph->emitError()
-           << "expected one function to compile, found " << funcs.size();
-  SmallVector<Operation *> gemms = getGemmOps(funcs.front());
-  // One output per distinct input (Q, K and V read one).
-  SmallVector<Value> observed;
-  DenseMap<Value, unsigned> outputOf;
-  SmallVector<int> gemmOutput;
-  for (Operation *op : gemms) {
-    std::string why;
-    FailureOr<QuantizableGemm> g = matchQuantizableGemm(op, 16, why);
-    if (failed(g)) {
-      gemmOutput.push_back(-1);
-      continue;
-    }
-    auto [it, added] = outputOf.try_emplace(g->input, observed.size());
-    if (added)
-      observed.push_back(g->input);
-    gemmOutput.push_back(int(it->second));
-  }
-  std::vector<float> ranges(gemms.size(), 0.0f);
-  if (observed.empty())
-    return ranges;
-  returnAlso(funcs.front(), observed);
-  // The rest of the compile in fp32; the graph phase again is a no-op on
-  // its own output, pruning is not (done already).
-  fp32.prune.clear();
-  if (failed(runPipeline(*graph, fp32, Phase::Fuse, false)))
-    return failure();
-  FailureOr<plan::Plan> plan = planModule(*graph, fp32);
-  FailureOr<HostTarget> host = resolveHostTarget("native");
-  if (failed(plan) || failed(host))
-    return failure();
-  auto write = [&](llvm::raw_pwrite_stream &os) {
-    FailureOr<std::vector<char>> object =
-        compileForHost(*plan, graph->getContext(), *host, false);
-    return failure(failed(object) ||
-                   failed(writeArtifact(*plan, *object, host->isa,
-                                        "tsc (calibration)", os)));
-  };
-  std::vector<std::string> names;
-  for (size_t i = 0; i < observed.size(); ++i)
-    names.push_back("tsc.calibration." + std::to_string(i));
-  FailureOr<std::vector<float>> measured =
-      measureInputRanges(write, names, options.calibration);
-  if (failed(measured))
-    return failure();
-  for (auto [range, output] : llvm::zip_equal(ranges, gemmOutput))
-    if (output >= 0)
-      range = (*measured)[size_t(output)];
-  return ranges;
-}
-
 /// The report: `plan` against the same model compiled without fusion and,
 /// for a half precision or a quantization, the error measured against it
 /// compiled in fp32, then the prune records; as text on stdout, or for
@@ -481,6 +396,11 @@ CompileSummary summarize(const plan::Plan &plan) {
 
 } // namespace
 
+LogicalResult tsc::runTscPipeline(ModuleOp module,
+                                  const CompileOptions &options, Phase until) {
+  return runPipeline(module, options, until, false);
+}
+
 LogicalResult tsc::writeHostArtifact(ModuleOp imported,
                                      const CompileOptions &options,
                                      llvm::raw_pwrite_stream &os) {
@@ -500,15 +420,12 @@ LogicalResult tsc::writeHostArtifact(ModuleOp imported,
                                       "tsc (measured error)", os)));
 }
 
-LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
-                           TimingScope *timing, CompileSummary *summary) {
-  if (options.maxError) {
-    // The budget chooses the options; the compile is then as usual.
-    FailureOr<CompileOptions> fitted =
-        fitErrorBudget(module, options, llvm::outs());
-    return failure(failed(fitted) ||
-                   failed(compile(module, *fitted, timing, summary)));
-  }
+namespace {
+
+/// compile() once the calibration for pruning and the error budget have
+/// chosen what they choose.
+LogicalResult compileAsAsked(ModuleOp module, const CompileOptions &options,
+                             TimingScope *timing, CompileSummary *summary) {
   MLIRContext *context = module.getContext();
   Phases phases(timing, options.progressAfter);
   Phase until = options.emit.value_or(Phase::Lower);
@@ -523,7 +440,8 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
     reference = module.clone();
   std::vector<float> inputRanges;
   if (options.quantize == Quantization::StaticInt8) {
-    FailureOr<std::vector<float>> ranges = calibrate(module, options);
+    FailureOr<std::vector<float>> ranges =
+        calibrateInputRanges(module, options);
     if (failed(ranges))
       return failure();
     inputRanges = std::move(*ranges);
@@ -627,4 +545,19 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
   return finishArtifact(
       *out, options.output,
       writeArtifact(*plan, *object, host->isa, "tsc " TSC_VERSION, out->os()));
+}
+
+} // namespace
+
+LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
+                           TimingScope *timing, CompileSummary *summary) {
+  if (pruneByActivations(options) && failed(attachInputNorms(module, options)))
+    return failure();
+  if (!options.maxError)
+    return compileAsAsked(module, options, timing, summary);
+  // The budget chooses the options; the compile is then as usual.
+  FailureOr<CompileOptions> fitted =
+      fitErrorBudget(module, options, llvm::outs());
+  return failure(failed(fitted) ||
+                 failed(compileAsAsked(module, *fitted, timing, summary)));
 }

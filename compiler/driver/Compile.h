@@ -115,6 +115,11 @@ LogicalResult writeHostArtifact(ModuleOp imported,
                                 const CompileOptions &options,
                                 llvm::raw_pwrite_stream &os);
 
+/// Runs the pipeline on `module` up to `until` (at most the fuse phase) as
+/// compile() runs it with `options`: what calibration runs on its copies.
+LogicalResult runTscPipeline(ModuleOp module, const CompileOptions &options,
+                             Phase until);
+
 /// How many plans compile() has built in this process (every plan of the
 /// compile path is built by it).
 unsigned getNumPlansBuilt();

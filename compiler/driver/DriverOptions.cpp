@@ -73,10 +73,9 @@ LogicalResult parseCalibrationMethod(StringRef method,
 LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                                 CompileOptions &options) {
   bool calibrated = mode == "static-int8";
-  if (!calibrated && (flags.calibration.getNumOccurrences() ||
-                      flags.calibrationMethod.getNumOccurrences())) {
-    llvm::errs() << "tsc: error: --calibration and --calibration-method go "
-                    "with --quantize=static-int8\n";
+  if (!calibrated && flags.calibrationMethod.getNumOccurrences()) {
+    llvm::errs() << "tsc: error: --calibration-method goes with "
+                    "--quantize=static-int8\n";
     return failure();
   }
   if (mode == "none")
@@ -132,7 +131,6 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                     "DIR (one folder of NAME.npy inputs per sample)\n";
     return failure();
   }
-  options.calibration.directory = flags.calibration;
   if (calibrated && failed(parseCalibrationMethod(flags.calibrationMethod,
                                                   options.calibration)))
     return failure();
@@ -211,10 +209,26 @@ mlir::tsc::getCompileOptions(const DriverOptions &flags) {
   options.report = report;
   options.reportJson = flags.report == ReportFormat::Json;
   options.printWeights = flags.printWeights;
-  if (llvm::Expected<PruneSpecs> specs = parsePruneSpecs(flags.prune); !specs) {
+  llvm::Expected<PruneSpecs> specs = parsePruneSpecs(flags.prune);
+  if (!specs) {
     llvm::errs() << "tsc: error: " << llvm::toString(specs.takeError()) << "\n";
     return failure();
   }
+  // Calibration samples: static-int8's ranges, or the structured prune
+  // passes' activation-aware importance.
+  if (flags.calibration.getNumOccurrences() &&
+      options.quantize != Quantization::StaticInt8 && !(specs->heads > 0) &&
+      !(specs->ffn > 0)) {
+    llvm::errs() << "tsc: error: --calibration goes with "
+                    "--quantize=static-int8 or --prune=heads=R / ffn=R\n";
+    return failure();
+  }
+  if (flags.calibration.getNumOccurrences() && flags.calibration.empty()) {
+    llvm::errs() << "tsc: error: --calibration needs a folder (one folder "
+                    "of NAME.npy inputs per sample)\n";
+    return failure();
+  }
+  options.calibration.directory = flags.calibration;
   options.prune.assign(flags.prune.begin(), flags.prune.end());
   options.pruneReport = flags.pruneReport;
   options.keepFloat.assign(flags.keepFloat.begin(), flags.keepFloat.end());

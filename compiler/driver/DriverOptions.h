@@ -111,8 +111,9 @@ struct DriverOptions {
   llvm::cl::opt<std::string> calibration{
       "calibration",
       llvm::cl::desc(
-          "--quantize=static-int8: a folder with one folder per sample, "
-          "each holding NAME.npy for every model input"),
+          "--quantize=static-int8, or --prune=heads=R / ffn=R (activation-"
+          "aware importance): a folder with one folder per sample, each "
+          "holding NAME.npy for every model input"),
       llvm::cl::value_desc("DIR"), llvm::cl::cat(category)};
   llvm::cl::opt<std::string> calibrationMethod{
       "calibration-method",

@@ -69,10 +69,20 @@ FailureOr<Measurer> startMeasuring(ModuleOp imported,
   fp32.prune.clear();
   fp32.precision = Precision::FP32;
   fp32.precisionIO = PrecisionIO::Model;
+  auto reference = [&](llvm::raw_pwrite_stream &os) {
+    return writeHostArtifact(imported, fp32, os);
+  };
+  // With --calibration the samples that ranked the groups measure the error.
+  StringRef calibration = options.calibration.directory;
   FailureOr<ErrorMeasurement> measurement =
-      ErrorMeasurement::onRandomInputs([&](llvm::raw_pwrite_stream &os) {
-        return writeHostArtifact(imported, fp32, os);
-      });
+      calibration.empty()
+          ? ErrorMeasurement::onRandomInputs(reference)
+          : ErrorMeasurement::onSamples(
+                reference, [&](tsc_model_t *model, std::vector<Sample> &samples,
+                               std::string &description) {
+                  return readCalibrationSamples(model, calibration, samples,
+                                                description);
+                });
   if (failed(measurement))
     return failure();
   return Measurer{imported, std::move(*measurement), 1};

@@ -185,11 +185,29 @@ ErrorMeasurement::~ErrorMeasurement() = default;
 
 FailureOr<ErrorMeasurement>
 ErrorMeasurement::onRandomInputs(ArtifactWriter reference) {
+  return onSamples(reference,
+                   [](tsc_model_t *model, std::vector<Sample> &samples,
+                      std::string &description) -> Problem {
+                     if (Problem p = randomSample(model, samples.emplace_back(),
+                                                  description))
+                       return "running the fp32 reference: " + *p;
+                     return std::nullopt;
+                   });
+}
+
+FailureOr<ErrorMeasurement>
+ErrorMeasurement::onSamples(ArtifactWriter reference, SampleReader read) {
   Run run;
   auto ref = std::make_unique<Reference>();
-  Problem p = run.start(reference, "fp32");
-  if (!p)
-    p = randomSample(run.model, ref->samples.emplace_back(), ref->inputs);
+  if (Problem p = run.start(reference, "fp32")) {
+    llvm::errs() << "tsc: error: running the fp32 reference: " << *p << "\n";
+    return failure();
+  }
+  if (Problem p = read(run.model, ref->samples, ref->inputs)) {
+    llvm::errs() << "tsc: error: " << *p << "\n";
+    return failure();
+  }
+  Problem p;
   for (size_t i = 0; !p && i < ref->samples.size(); ++i)
     p = run.run(ref->samples[i], ref->outputs.emplace_back());
   if (p) {
@@ -199,6 +217,18 @@ ErrorMeasurement::onRandomInputs(ArtifactWriter reference) {
   for (size_t i = 0; i < tsc_model_output_count(run.model); ++i)
     ref->outputNames.push_back(tsc_model_output_name(run.model, i));
   return ErrorMeasurement(std::move(ref));
+}
+
+InputValues tsc::getInputValues(StringRef name, const tsc_tensor_t *tensor) {
+  InputValues input;
+  input.name = name.str();
+  const int64_t *dims = tsc_tensor_dims(tensor);
+  input.dims.assign(dims, dims + tsc_tensor_rank(tensor));
+  tsc_dtype_t dtype = tsc_tensor_dtype(tensor);
+  input.values.resize(tsc_tensor_byte_size(tensor) / tsc_dtype_size(dtype));
+  for (size_t i = 0; i < input.values.size(); ++i)
+    input.values[i] = elementAt(tsc_tensor_data(tensor), dtype, i);
+  return input;
 }
 
 StringRef ErrorMeasurement::describeInputs() const { return reference->inputs; }

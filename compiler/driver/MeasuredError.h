@@ -50,6 +50,15 @@ struct InputValues {
 /// One set of the model's inputs.
 using Sample = std::vector<InputValues>;
 
+/// `tensor`'s dims and elements (any dtype) as input `name`'s values.
+InputValues getInputValues(StringRef name, const tsc_tensor_t *tensor);
+
+/// Fills the samples for `model` and describes them ("random inputs at
+/// ..."); a problem otherwise (printed after `tsc: error: `).
+using SampleReader = llvm::function_ref<RuntimeProblem(
+    tsc_model_t *model, std::vector<Sample> &samples,
+    std::string &description)>;
+
 /// One output's relative L2 error.
 struct OutputError {
   std::string name;
@@ -66,9 +75,12 @@ public:
 
   /// `reference` run on one seeded random sample: floats uniform in
   /// [-1, 1), integers 1, each symbol at its maximum or at most 64.
-  /// (Calibration samples, `--calibration DIR`, are another factory that
-  /// fills the samples from .npy files; everything else is the same.)
   static FailureOr<ErrorMeasurement> onRandomInputs(ArtifactWriter reference);
+
+  /// `reference` run on the samples `read` gives (the calibration samples
+  /// of `--calibration DIR`: readCalibrationSamples).
+  static FailureOr<ErrorMeasurement> onSamples(ArtifactWriter reference,
+                                               SampleReader read);
 
   /// What the samples are, for messages ("random inputs at batch=64, ...").
   StringRef describeInputs() const;

@@ -78,7 +78,11 @@ void tsc::printPruneReport(ModuleOp module, llvm::raw_ostream &os) {
     paramsAfter += after;
     if (auto removed = record.getAs<DenseI64ArrayAttr>("removed"))
       os << "removed " << removed.size() << " of " << getInt(record, "groups")
-         << " " << getString(record, "unit") << ", ";
+         << " " << getString(record, "unit") << " by "
+         << (getString(record, "importance") == "activations"
+                 ? "activation importance (calibration)"
+                 : "weight importance")
+         << ", ";
     if (int64_t zeros = getInt(record, "zeros"))
       os << llvm::formatv("{0:P} of the weights zero, ",
                           static_cast<double>(zeros) /

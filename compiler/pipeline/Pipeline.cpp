@@ -103,6 +103,9 @@ static void buildPrunePhase(OpPassManager &pm, const PruneSpecs &specs,
     ffn.globalRanking = specs.ffnGlobal;
     pm.addPass(createPruneFfnPass(ffn));
   }
+  // Calibration's input norms (tsc --calibration) have been ranked by.
+  if (specs.heads > 0 || specs.ffn > 0)
+    pm.addPass(createDropInputNormsPass());
   if (specs.magnitude > 0) {
     PruneMagnitudePassOptions magnitude;
     magnitude.ratio = specs.magnitude;

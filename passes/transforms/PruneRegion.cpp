@@ -439,25 +439,53 @@ LogicalResult PruneRegion::propagate(Operation *op) {
   return setResult(op->getResult(0), *state);
 }
 
+std::vector<double> PruneRegion::getGroupNorms(const ShrunkWeight &w) const {
+  auto constant = w.use->get().getDefiningOp<ConstantOp>();
+  std::optional<std::vector<float>> data = readFloats(constant);
+  auto type = cast<RankedTensorType>(constant.getType());
+  int64_t cols = type.getDimSize(1);
+  std::vector<double> sum(groups, 0.0);
+  if (data)
+    for (int64_t i = 0; i < type.getDimSize(0); ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        double v = (*data)[i * cols + j];
+        int64_t g = (w.groups.axis == 0 ? i : j) / w.groups.unit;
+        sum[g] += v * v;
+      }
+  for (double &s : sum)
+    s = std::sqrt(s);
+  return sum;
+}
+
 std::vector<double> PruneRegion::getImportance() const {
   std::vector<double> score(groups, 1.0);
   for (const ShrunkWeight &w : weights) {
     if (w.role == "bias")
       continue;
-    auto constant = w.use->get().getDefiningOp<ConstantOp>();
-    std::optional<std::vector<float>> data = readFloats(constant);
-    auto type = cast<RankedTensorType>(constant.getType());
-    int64_t cols = type.getDimSize(1);
-    std::vector<double> sum(groups, 0.0);
-    if (data)
-      for (int64_t i = 0; i < type.getDimSize(0); ++i)
-        for (int64_t j = 0; j < cols; ++j) {
-          double v = (*data)[i * cols + j];
-          int64_t g = (w.groups.axis == 0 ? i : j) / w.groups.unit;
-          sum[g] += v * v;
-        }
+    std::vector<double> norms = getGroupNorms(w);
     for (int64_t g = 0; g < groups; ++g)
-      score[g] *= std::sqrt(sum[g]);
+      score[g] *= norms[g];
+  }
+  return score;
+}
+
+std::optional<std::vector<double>>
+PruneRegion::getActivationImportance() const {
+  std::vector<double> score(groups, 1.0);
+  for (const ShrunkWeight &w : weights) {
+    if (w.role != "consumer")
+      continue;
+    auto norms =
+        w.use->getOwner()->getAttrOfType<DenseF64ArrayAttr>(kInputNormsAttr);
+    auto type = cast<RankedTensorType>(w.use->get().getType());
+    if (!norms || norms.size() != type.getDimSize(w.groups.axis))
+      return std::nullopt;
+    std::vector<double> input(groups, 0.0);
+    for (auto [k, norm] : llvm::enumerate(norms.asArrayRef()))
+      input[static_cast<int64_t>(k) / w.groups.unit] += norm * norm;
+    std::vector<double> weight = getGroupNorms(w);
+    for (int64_t g = 0; g < groups; ++g)
+      score[g] *= std::sqrt(input[g]) * weight[g];
   }
   return score;
 }
@@ -472,9 +500,23 @@ void PruneRegion::shrink(ArrayRef<int64_t> removed) {
     auto constant = w.use->get().getDefiningOp<ConstantOp>();
     OpBuilder builder(constant);
     builder.setInsertionPointAfter(constant);
-    ConstantOp smaller = gatherConstant(builder, constant, w.groups.axis,
-                                        expandGroups(kept, w.groups.unit));
+    SmallVector<int64_t> indices = expandGroups(kept, w.groups.unit);
+    ConstantOp smaller =
+        gatherConstant(builder, constant, w.groups.axis, indices);
     w.use->set(smaller);
+    Operation *gemm = w.use->getOwner();
+    auto norms = gemm->getAttrOfType<DenseF64ArrayAttr>(kInputNormsAttr);
+    if (!norms || w.role != "consumer")
+      continue;
+    if (norms.size() != groups * w.groups.unit) {
+      gemm->removeAttr(kInputNormsAttr);
+      continue;
+    }
+    SmallVector<double> keptNorms;
+    for (int64_t k : indices)
+      keptNorms.push_back(norms[k]);
+    gemm->setAttr(kInputNormsAttr,
+                  DenseF64ArrayAttr::get(gemm->getContext(), keptNorms));
   }
   for (auto &[value, state] : values) {
     auto type = cast<RankedTensorType>(value.getType());

@@ -22,6 +22,14 @@
 
 namespace mlir::tsc::prune {
 
+/// The discardable attribute that calibration (`tsc --prune ...
+/// --calibration DIR`) puts on a GEMM op: an `array<f64>` holding, per
+/// input channel (K), the L2 norm of the GEMM's input over every token of
+/// the calibration samples. The structured passes rank by it when a
+/// region's consumers carry it (getActivationImportance);
+/// tsc-drop-input-norms removes it after them.
+inline constexpr llvm::StringLiteral kInputNormsAttr = "tsc.input_norms";
+
 /// A product by a constant f32 weight matrix: `tsc.matmul %x, %w` (`w` is
 /// [K, N]) or `tsc.linear` without a residual (bias a constant or absent).
 struct Gemm {
@@ -75,8 +83,19 @@ public:
   /// weights, of the L2 norm of the group's slice.
   std::vector<double> getImportance() const;
 
+  /// Activation-aware importance of each group, from the consumers'
+  /// kInputNormsAttr: the product over the consumer GEMMs of
+  /// `‖X[:, g]‖₂ · ‖W[g, :]‖₂`, the L2 norm over the calibration tokens of
+  /// the group's input channels times that of the group's slice of the
+  /// consumer weight (for an FFN neuron, Wanda's |W|·‖X‖ with the L2 norm
+  /// of the weight row; for a head group, the norm of its attention output
+  /// times its rows of the output projection). None when a consumer lacks
+  /// the norms or they do not match its K.
+  std::optional<std::vector<double>> getActivationImportance() const;
+
   /// Removes the groups in `removed` (sorted, fewer than all): new weight
-  /// constants, smaller types, static sizes and shape bindings.
+  /// constants, smaller types, static sizes and shape bindings; the
+  /// consumers' input norms lose the removed channels too.
   void shrink(ArrayRef<int64_t> removed);
 
   /// Parameters (weights and biases) of the region's GEMMs, and their
@@ -89,6 +108,8 @@ private:
   /// naming `op` otherwise.
   LogicalResult propagate(Operation *op);
   LogicalResult refuse(Operation *op, const Twine &why);
+  /// The L2 norm of each group's slice of weight `w`.
+  std::vector<double> getGroupNorms(const ShrunkWeight &w) const;
 
   int64_t groups;
   SmallVector<Gemm> producers, consumers;

@@ -1,8 +1,11 @@
 //===- PruneStructured.cpp - attention heads and FFN neurons removed ------===//
 //
-// Both passes find their regions (PruneRegion.h), rank the groups by weight
-// importance per layer or over all layers, shrink the regions and record
-// what they removed in the module's `tsc.prune` attribute.
+// Both passes find their regions (PruneRegion.h), rank the groups by
+// importance (activation-aware where calibration left input norms on the
+// consumers, from the weights otherwise) per layer or over all layers,
+// shrink the regions and record what they removed in the module's
+// `tsc.prune` attribute. tsc-drop-input-norms removes the calibration's
+// norms after them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +24,7 @@
 namespace mlir::tsc {
 #define GEN_PASS_DEF_PRUNEHEADSPASS
 #define GEN_PASS_DEF_PRUNEFFNPASS
+#define GEN_PASS_DEF_DROPINPUTNORMSPASS
 #include "passes/Passes.h.inc"
 } // namespace mlir::tsc
 
@@ -67,12 +71,24 @@ public:
   }
 
   /// Removes the fraction `ratio` of the groups of `candidates` (all
-  /// shrinkable), per region or ranked over all of them.
+  /// shrinkable), per region or ranked over all of them. A region is
+  /// ranked by activation importance when its consumers carry input norms;
+  /// a global ranking only when every region's do (the two scores have
+  /// different scales).
   void prune(MutableArrayRef<Candidate> candidates, double ratio, bool global) {
     std::vector<SmallVector<int64_t>> removed(candidates.size());
-    std::vector<std::vector<double>> scores;
+    std::vector<std::optional<std::vector<double>>> activations;
     for (Candidate &c : candidates)
-      scores.push_back(c.region->getImportance());
+      activations.push_back(c.region->getActivationImportance());
+    bool allActivations =
+        llvm::all_of(activations, [](const auto &a) { return a.has_value(); });
+    std::vector<std::vector<double>> scores;
+    std::vector<StringRef> importance;
+    for (auto [c, a] : llvm::zip_equal(candidates, activations)) {
+      bool useActivations = a && (!global || allActivations);
+      scores.push_back(useActivations ? *a : c.region->getImportance());
+      importance.push_back(useActivations ? "activations" : "weights");
+    }
     if (!global) {
       for (auto [i, c] : llvm::enumerate(candidates)) {
         int64_t groups = c.region->getNumGroups();
@@ -104,15 +120,17 @@ public:
         llvm::sort(r);
     }
     for (auto [i, c] : llvm::enumerate(candidates))
-      record(c.layer, c, removed[i]);
+      record(c.layer, c, removed[i], importance[i]);
     for (auto [i, c] : llvm::enumerate(candidates))
       if (!removed[i].empty())
         c.region->shrink(removed[i]);
   }
 
 private:
-  /// Appends the record of `c` with `removed` groups (before shrinking).
-  void record(StringRef layer, const Candidate &c, ArrayRef<int64_t> removed) {
+  /// Appends the record of `c` with `removed` groups (before shrinking),
+  /// chosen by `importance` ("weights" or "activations").
+  void record(StringRef layer, const Candidate &c, ArrayRef<int64_t> removed,
+              StringRef importance) {
     Builder b(module.getContext());
     const PruneRegion &region = *c.region;
     int64_t groups = region.getNumGroups();
@@ -143,6 +161,7 @@ private:
         b.getNamedAttr("groups", b.getI64IntegerAttr(groups)),
         b.getNamedAttr("removed", b.getDenseI64ArrayAttr(removed)),
         b.getNamedAttr("heads_per_group", b.getI64IntegerAttr(c.headsPerGroup)),
+        b.getNamedAttr("importance", b.getStringAttr(importance)),
         b.getNamedAttr("weights", b.getArrayAttr(weights)),
         b.getNamedAttr("params_before",
                        b.getI64IntegerAttr(region.countParameters(groups))),
@@ -416,6 +435,16 @@ struct PruneFfnPass : public tsc::impl::PruneFfnPassBase<PruneFfnPass> {
       candidates.push_back({name, std::move(region), 1});
     });
     pruner.prune(candidates, ratio, globalRanking);
+  }
+};
+
+struct DropInputNormsPass
+    : public tsc::impl::DropInputNormsPassBase<DropInputNormsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    getOperation()->walk(
+        [](Operation *op) { op->removeAttr(kInputNormsAttr); });
   }
 };
 

@@ -20,6 +20,14 @@ alone (never the compiler's pruned weights) the test rebuilds each pruning:
   weights (`tsc --emit=prune --print-weights`, small models) must equal
   this mask applied to the originals and satisfy the pattern.
 
+- calibrated (`--calibration DIR`, CALIBRATED_SPEC, BERT-style and MiniLM):
+  every structured record must say `importance: activations`, and the
+  removed groups must be the smallest by the activation-aware score
+  recomputed with ONNX Runtime on the ORIGINAL model and the same samples:
+  per group, the L2 norm over all tokens of the group's channels of the
+  consumer's (output projection's, down projection's) input times the L2
+  norm of the group's slice of the consumer weight.
+
 Each artifact runs at (batch, seq) = (2, 12) with a padded mask and every
 output must match ONNX Runtime on the masked model at rel L2 <= 1e-5.
 Each pruned artifact must also be smaller than the unpruned one when shapes
@@ -45,12 +53,17 @@ from onnx import numpy_helper
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import calibration_set  # noqa: E402
 import export_models  # noqa: E402
 import minilm  # noqa: E402
 from checks import Failure, first_error, run_artifact  # noqa: E402
 
 SPECS = ("heads=0.5", "ffn=0.5", "heads=0.25,ffn=0.3", "ffn=0.3:global", "magnitude=0.3",
          "2:4")
+# Ranked by activations measured on CALIBRATION_SAMPLES of calibration_set.py.
+CALIBRATED_SPEC = "heads=0.5,ffn=0.5"
+CALIBRATION_SAMPLES = 4
+CALIBRATION_SIZE = (1, 16)
 SIZE = (2, 12)
 TOLERANCE = 1e-5
 DIMS = ["--dim", "batch=1..4", "--dim", "seq=1..64"]
@@ -78,6 +91,68 @@ def check_structured(record, inits, ratio):
     if expected != record["removed"]:
         return (f"{record['kind']} layer {record['layer']}: removed {record['removed']}, "
                 f"the importance from the original weights gives {expected}")
+    return None
+
+
+def consumer_inputs(model, records):
+    """{consumer weight name: the ONNX tensor its GEMM multiplies} for the
+    consumers of `records`."""
+    wanted = {e["name"] for r in records for e in r["weights"] if e["role"] == "consumer"}
+    found = {}
+    for node in model.graph.node:
+        if node.op_type in ("MatMul", "Gemm") and len(node.input) > 1 and \
+                node.input[1] in wanted:
+            found[node.input[1]] = node.input[0]
+    missing = wanted - found.keys()
+    if missing:
+        raise Failure(f"no MatMul/Gemm reads the consumer weights {sorted(missing)}")
+    return found
+
+
+def channel_norms(path, tensors, samples, work):
+    """{tensor: L2 norm of each channel of its last dim over every token of
+    `samples`} computed by ONNX Runtime on the model at `path` with
+    `tensors` as extra outputs (saved in `work`)."""
+    model = onnx.load(str(path))
+    for name in tensors:
+        model.graph.output.append(onnx.helper.make_tensor_value_info(
+            name, onnx.TensorProto.FLOAT, None))
+    observed = work / "observed.onnx"
+    onnx.save(model, str(observed))
+    session = minilm.ort_session(observed)
+    sums = {}
+    for sample in samples:
+        for name, value in zip(tensors, session.run(list(tensors), sample)):
+            flat = value.astype(np.float64).reshape(-1, value.shape[-1])
+            sums[name] = sums.get(name, 0.0) + (flat * flat).sum(axis=0)
+    return {name: np.sqrt(total) for name, total in sums.items()}
+
+
+def check_activation_importance(record, inits, ratio, inputs_of, norms):
+    """The removed groups of `record` against the activation-aware score
+    recomputed from ONNX Runtime's norms (ties within 1e-5 relative: the two
+    runtimes' rounding may order them either way); a problem or None."""
+    if record.get("importance") != "activations":
+        return (f"{record['kind']} layer {record['layer']}: importance "
+                f"{record.get('importance')}, expected activations with --calibration")
+    groups = record["groups"]
+    score = np.ones(groups)
+    for entry in record["weights"]:
+        if entry["role"] != "consumer":
+            continue
+        w = inits[entry["name"]].astype(np.float64)
+        n = norms[inputs_of[entry["name"]]]
+        for g, idx in enumerate(group_slices(w, entry, groups)):
+            score[g] *= (np.linalg.norm(n[idx])
+                         * np.linalg.norm(np.take(w, idx, axis=entry["axis"])))
+    count = min(int(math.floor(ratio * groups)), groups - 1)
+    removed = record["removed"]
+    kept = [g for g in range(groups) if g not in removed]
+    if len(removed) != count or (removed and kept and
+                                 max(score[removed]) > min(score[kept]) * (1 + 1e-5)):
+        expected = sorted(np.argsort(score, kind="stable")[:count].tolist())
+        return (f"{record['kind']} layer {record['layer']}: removed {removed}, the "
+                f"activation importance from ONNX Runtime gives {expected}")
     return None
 
 
@@ -141,13 +216,21 @@ def emitted_weights(tsc, model, spec):
     return blobs
 
 
-def check_case(args, name, path, vocab, spec, work, unpruned_size):
-    """Problems of one model pruned by one spec ([] when it passes)."""
+def read_samples(folder):
+    """The calibration samples of `folder` as input dicts, in tsc's order."""
+    return [{f.stem: np.load(f) for f in sorted(d.iterdir())}
+            for d in sorted(pathlib.Path(folder).iterdir())]
+
+
+def check_case(args, name, path, vocab, spec, work, unpruned_size, calibration=None):
+    """Problems of one model pruned by one spec ([] when it passes), ranked
+    by activations on the samples of `calibration` when given."""
     work.mkdir(parents=True, exist_ok=True)
     artifact, report = work / "model.tscm", work / "prune.json"
+    calibrate = ["--calibration", str(calibration)] if calibration else []
     proc = subprocess.run([args.tsc, str(path), f"--prune={spec}", f"--prune-report={report}",
-                           "-o", str(artifact), *DIMS], capture_output=True, text=True,
-                          timeout=900)
+                           *calibrate, "-o", str(artifact), *DIMS], capture_output=True,
+                          text=True, timeout=900)
     if proc.returncode:
         return [first_error("tsc", proc)]
     records = json.loads(report.read_text())["records"]
@@ -160,6 +243,10 @@ def check_case(args, name, path, vocab, spec, work, unpruned_size):
         if r["status"] == "refused":
             problems.append(f"{r['kind']} layer {r['layer']} refused: {r['reason']}")
     structured = [r for r in pruned if r["kind"] in ("heads", "ffn")]
+    if calibration:
+        inputs_of = consumer_inputs(model, structured)
+        norms = channel_norms(path, sorted(set(inputs_of.values())),
+                              read_samples(calibration), work)
     for r in structured:
         missing = [e["name"] for e in r["weights"]
                    if e["role"] != "bias" and e["name"] not in inits]
@@ -167,9 +254,14 @@ def check_case(args, name, path, vocab, spec, work, unpruned_size):
             return problems + [f"{r['kind']} layer {r['layer']}: weights {missing} are not "
                                "initializers of the model"]
         ratio = ratios[r["kind"]]
-        if not ratio.endswith(":global"):
-            if (problem := check_structured(r, inits, float(ratio))):
-                problems.append(problem)
+        if calibration:
+            problem = check_activation_importance(r, inits, float(ratio), inputs_of, norms)
+        elif not ratio.endswith(":global"):
+            problem = check_structured(r, inits, float(ratio))
+        else:
+            problem = None
+        if problem:
+            problems.append(problem)
         mask_structured(r, inits)
     kinds = {r["kind"] for r in structured}
     for kind in ("heads", "ffn"):
@@ -225,21 +317,38 @@ def check_case(args, name, path, vocab, spec, work, unpruned_size):
 BUDGET_SPEC = "heads=0.5,ffn=0.5"
 
 
-def check_budget(args, name, path, vocab, work, unpruned_size):
+def calibration_error(original, masked, samples):
+    """{output: rel L2 of the masked model against the original over all
+    `samples` together} by ONNX Runtime."""
+    ref, out = minilm.ort_session(original), minilm.ort_session(masked)
+    names = [o.name for o in ref.get_outputs()]
+    diff, norm = dict.fromkeys(names, 0.0), dict.fromkeys(names, 0.0)
+    for sample in samples:
+        for n, r, o in zip(names, ref.run(names, sample), out.run(names, sample)):
+            diff[n] += float(((o.astype(np.float64) - r) ** 2).sum())
+            norm[n] += float((r.astype(np.float64) ** 2).sum())
+    return {n: math.sqrt(diff[n]) / max(math.sqrt(norm[n]), 1e-30) for n in names}
+
+
+def check_budget(args, name, path, vocab, work, unpruned_size, calibration=None):
     """--prune=BUDGET_SPEC --max-error=E: with E = 1 the asked ratios are
     kept (scale 1) and their error e_full measured; with E = e_full / 4 the
     chosen ratios are smaller, the measured final error is within E, and
     the artifact is byte for byte the one `--prune=CHOSEN` writes, which
     check_case verifies against the masked-weights reference; an
-    unreachable E (1e-12) fails with a message. Problems ([] if none)."""
+    unreachable E (1e-12) fails with a message. With `calibration` the
+    groups are ranked by activations and the errors measured on its
+    samples: the reported final error must be ONNX Runtime's error of the
+    masked model on them (within 1e-3 of itself). Problems ([] if none)."""
     work.mkdir(parents=True, exist_ok=True)
+    calibrate = ["--calibration", str(calibration)] if calibration else []
 
     def budget_run(budget, artifact):
         report = work / f"budget-{budget}.json"
         proc = subprocess.run([args.tsc, str(path), f"--prune={BUDGET_SPEC}",
                                f"--max-error={budget}", f"--prune-report={report}",
-                               "-o", str(artifact), *DIMS], capture_output=True, text=True,
-                              timeout=900)
+                               *calibrate, "-o", str(artifact), *DIMS], capture_output=True,
+                              text=True, timeout=900)
         if proc.returncode:
             raise Failure(first_error(f"tsc --max-error={budget}", proc))
         return json.loads(report.read_text())["error_budget"]
@@ -260,9 +369,21 @@ def check_budget(args, name, path, vocab, work, unpruned_size):
     if any(t["largest"] <= budget for t in tight["trials"] if t["scale"] > tight["scale"]):
         problems.append("a larger tried ratio was within the budget but not chosen")
     problems += check_case(args, name, path, vocab, tight["chosen"], work / "chosen",
-                           unpruned_size)
+                           unpruned_size, calibration)
     if (work / "chosen" / "model.tscm").read_bytes() != tight_artifact.read_bytes():
         problems.append(f"the --max-error artifact differs from --prune={tight['chosen']}'s")
+    if calibration:
+        if "calibration samples" not in tight["inputs"]:
+            problems.append(f"--max-error with --calibration measured on {tight['inputs']}")
+        ort = calibration_error(path, work / "chosen" / "masked.onnx",
+                                read_samples(calibration))
+        for out_name, err in tight["final_error"].items():
+            if not abs(err - ort[out_name]) <= 1e-3 * ort[out_name]:
+                problems.append(f"final error of '{out_name}' {err:.4e}, ONNX Runtime's on "
+                                f"the calibration samples {ort[out_name]:.4e}")
+        print(f"{name:<16} --max-error --calibration: E {budget:.1e} chose "
+              f"{tight['chosen']}, error {final:.1e} on {tight['inputs']}")
+        return problems
     proc = subprocess.run([args.tsc, str(path), f"--prune={BUDGET_SPEC}", "--max-error=1e-12",
                            "-o", str(work / "none.tscm"), *DIMS], capture_output=True,
                           text=True, timeout=900)
@@ -308,16 +429,26 @@ def main():
             proc = subprocess.run([args.tsc, str(path), "-o", str(base), *DIMS],
                                   capture_output=True, text=True, timeout=900)
             # The error budget's search: one small model (each search
-            # compiles the model about five times).
-            budget = ("max-error",) if name == "bert-opset17" else ()
-            for spec in SPECS + budget:
+            # compiles the model about five times), on random inputs and
+            # on calibration samples.
+            budget = ("max-error", "max-error-calibrated") if name == "bert-opset17" else ()
+            calibrated = (f"{CALIBRATED_SPEC}-calibrated",) \
+                if name in ("bert-opset17", "minilm-opset14") else ()
+            calibration = calibration_set.write(out / name / "calibration",
+                                                CALIBRATION_SAMPLES, vocab, *CALIBRATION_SIZE)
+            for spec in SPECS + calibrated + budget:
                 case_name = f"{name}-{spec}"
                 try:
                     if proc.returncode:
                         raise Failure(first_error("tsc (unpruned)", proc))
-                    if spec == "max-error":
-                        problems = check_budget(args, name, path, vocab, out / name / spec,
-                                                base.stat().st_size)
+                    if spec.startswith("max-error"):
+                        problems = check_budget(
+                            args, name, path, vocab, out / name / spec, base.stat().st_size,
+                            calibration if spec.endswith("calibrated") else None)
+                    elif spec.endswith("-calibrated"):
+                        problems = check_case(args, name, path, vocab, CALIBRATED_SPEC,
+                                              out / name / spec.replace(",", "_"),
+                                              base.stat().st_size, calibration)
                     else:
                         problems = check_case(args, name, path, vocab, spec,
                                               out / name / re.sub(r"[^\w.=-]", "_", spec),

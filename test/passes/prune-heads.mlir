@@ -4,7 +4,7 @@
 // rows are small, so it goes. Its columns leave the Q/K/V weights and
 // biases, its rows the output weight, and the head count of every reshape,
 // transpose and product between them drops to 1.
-// CHECK:         tsc.prune = [{{.*}}groups = 2 : i64, heads_per_group = 1 : i64, kind = "heads"{{.*}}removed = array<i64: 1>
+// CHECK:         tsc.prune = [{{.*}}groups = 2 : i64, heads_per_group = 1 : i64, importance = "weights", kind = "heads"{{.*}}removed = array<i64: 1>
 // CHECK-LABEL: func.func @bert_attention_loses_weak_head
 // CHECK-DAG:     %[[WQ:.+]] = tsc.constant dense<{{.+}}> : tensor<4x2xf32>
 // CHECK-DAG:     %[[BQ:.+]] = tsc.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
@@ -51,7 +51,7 @@ func.func @bert_attention_loses_weak_head(%x: tensor<1x3x4xf32>, %mask: tensor<1
 // only with both its query heads. Group 0 (K/V head 0, query heads 0 and 1)
 // is weak; Q keeps 2 heads, K and V 1, and the GQA repeat
 // (unsqueeze, expand, reshape) repeats 1 head into 2.
-// CHECK:         tsc.prune = [{{.*}}groups = 2 : i64, heads_per_group = 2 : i64, kind = "heads"{{.*}}removed = array<i64: 0>
+// CHECK:         tsc.prune = [{{.*}}groups = 2 : i64, heads_per_group = 2 : i64, importance = "weights", kind = "heads"{{.*}}removed = array<i64: 0>
 // CHECK-LABEL: func.func @gqa_loses_whole_group
 // CHECK:         tsc.matmul %{{.+}}, %{{.+}} : (tensor<1x3x2xf32>, tensor<2x4xf32>) -> tensor<1x3x4xf32>
 // CHECK:         tsc.reshape %{{.+}} : tensor<1x3x4xf32> -> tensor<1x3x2x2xf32>

@@ -37,7 +37,7 @@
 // BUDGET: tsc: error: --max-error=0: expected a relative L2 error E > 0 (e.g. 1e-2)
 // BUDGET-ALONE: tsc: error: --max-error needs --quantize or --prune with a ratio
 // STATIC: tsc: error: --quantize=static-int8 needs --calibration DIR (one folder of NAME.npy inputs per sample)
-// CALIB: tsc: error: --calibration and --calibration-method go with --quantize=static-int8
+// CALIB: tsc: error: --calibration goes with --quantize=static-int8 or --prune=heads=R / ffn=R
 // METHOD: tsc: error: --calibration-method={{kl|percentile=101}}: expected min-max, percentile[=P] (0 < P <= 100) or entropy
 // FP8: tsc: error: --quantize=fp8: not implemented yet (available: dynamic-int8, static-int8, weight-int8, weight-int4)
 // UNKNOWN: tsc: error: --quantize=int3: expected none, dynamic-int8, static-int8, weight-int8[:group=G] or weight-int4[:group=G]
