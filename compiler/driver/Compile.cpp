@@ -302,15 +302,11 @@ LogicalResult measureError(const plan::Plan &plan,
                                           "tsc (measured error)", os)));
     };
   };
-  return reportMeasuredError(
-      writer(*referencePlan), writer(plan),
-      options.quantize == Quantization::DynamicInt8  ? "dynamic-int8"
-      : options.quantize == Quantization::StaticInt8 ? "static-int8"
-      : options.quantize == Quantization::WeightInt8 ? "weight-int8"
-      : options.quantize == Quantization::WeightInt4
-          ? "weight-int4"
-          : getPrecisionName(options.precision),
-      out);
+  return reportMeasuredError(writer(*referencePlan), writer(plan),
+                             options.quantize != Quantization::None
+                                 ? getQuantizationName(options.quantize)
+                                 : getPrecisionName(options.precision),
+                             out);
 }
 
 /// The report: `plan` against the same model compiled without fusion and,

@@ -122,10 +122,16 @@ void printLine(llvm::raw_ostream &os, StringRef what,
 FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
                                           double budget,
                                           llvm::raw_ostream &os) {
-  FailureOr<std::vector<OutputError>> all = m.measure(options, "dynamic-int8");
+  StringRef mode = getQuantizationName(options.quantize);
+  FailureOr<std::vector<OutputError>> all = m.measure(options, mode);
   if (failed(all))
     return failure();
-  printLine(os, "every GEMM int8", *all);
+  bool int8 = options.quantize == Quantization::DynamicInt8 ||
+              options.quantize == Quantization::StaticInt8;
+  printLine(os,
+            int8 ? std::string("every GEMM int8")
+                 : "every GEMM quantized (" + mode.str() + ")",
+            *all);
   if (getLargestError(*all) <= budget) {
     os << "  kept float: none\n";
     return options;
@@ -205,7 +211,10 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
     os << (i ? ", " : " ") << ranked[i].second;
   os << "\n";
   printLine(os, "final error", measured[hi]);
-  os << "  replay: --tsc-pipeline=\"quantize=dynamic-int8 keep-float=";
+  os << "  replay: --tsc-pipeline=\"quantize=" << mode;
+  if (options.weightGroupSize)
+    os << " weight-group-size=" << options.weightGroupSize;
+  os << " keep-float=";
   for (size_t i = 0; i < hi; ++i)
     os << (i ? "," : "") << fitted.keepFloat[options.keepFloat.size() + i];
   os << "\"\n";

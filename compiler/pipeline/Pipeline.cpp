@@ -31,6 +31,22 @@ StringRef tsc::getPhaseName(Phase phase) {
   llvm_unreachable("unknown phase");
 }
 
+StringRef tsc::getQuantizationName(Quantization quantize) {
+  switch (quantize) {
+  case Quantization::None:
+    return "none";
+  case Quantization::DynamicInt8:
+    return "dynamic-int8";
+  case Quantization::StaticInt8:
+    return "static-int8";
+  case Quantization::WeightInt8:
+    return "weight-int8";
+  case Quantization::WeightInt4:
+    return "weight-int4";
+  }
+  llvm_unreachable("unknown quantization");
+}
+
 StringRef tsc::getPrecisionName(Precision precision) {
   switch (precision) {
   case Precision::FP32:

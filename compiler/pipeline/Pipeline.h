@@ -29,6 +29,9 @@ enum class Quantization {
   WeightInt4,
 };
 
+/// The mode's name as `--quantize` and tsc-pipeline's `quantize=` spell it.
+llvm::StringRef getQuantizationName(Quantization quantize);
+
 /// Phases of the pipeline, in order. `tsc --emit=PHASE` prints the IR after
 /// one. A phase is listed here once it is implemented.
 enum class Phase {
