@@ -277,7 +277,11 @@ def PruneHeadsPass : Pass<"tsc-prune-heads", "ModuleOp"> {
       [Option<"ratio", "ratio", "double", /*default=*/"0.0",
               "Fraction of the heads (K/V groups) to remove, in [0, 1)">,
        Option<"globalRanking", "global", "bool", /*default=*/"false",
-              "Rank the heads of all layers together instead of per layer">];
+              "Rank the heads of all layers together instead of per layer">,
+       Option<"exact", "exact", "bool", /*default=*/"false",
+              "Remove only the groups whose output-projection rows are all "
+              "zero (an already-pruned model: exact), without a ratio; merged "
+              "QKV GEMMs are not split; only what is removed is recorded">];
 }
 
 def PruneFfnPass : Pass<"tsc-prune-ffn", "ModuleOp"> {
@@ -314,7 +318,11 @@ def PruneFfnPass : Pass<"tsc-prune-ffn", "ModuleOp"> {
            "ratio", "ratio", "double", /*default=*/"0.0",
            "Fraction of each FFN's intermediate neurons to remove, in [0, 1)">,
        Option<"globalRanking", "global", "bool", /*default=*/"false",
-              "Rank the neurons of all FFNs together instead of per FFN">];
+              "Rank the neurons of all FFNs together instead of per FFN">,
+       Option<"exact", "exact", "bool", /*default=*/"false",
+              "Remove only the neurons whose down-projection rows are all "
+              "zero (an already-pruned model: exact), without a ratio; only "
+              "what is removed is recorded">];
 }
 
 def DropInputNormsPass : Pass<"tsc-drop-input-norms", "ModuleOp"> {

@@ -99,14 +99,33 @@ static void buildFusePhase(OpPassManager &pm, bool freeReplacedWeights,
   pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
 }
 
+/// The exact removal of dead heads and neurons (`prune-dead`) for the
+/// kinds `specs` does not prune by a ratio: changes nothing in a model
+/// without all-zero consumer weights.
+static void addPruneDead(OpPassManager &pm, const PruneSpecs &specs) {
+  if (!(specs.heads > 0)) {
+    PruneHeadsPassOptions heads;
+    heads.exact = true;
+    pm.addPass(createPruneHeadsPass(heads));
+  }
+  if (!(specs.ffn > 0)) {
+    PruneFfnPassOptions ffn;
+    ffn.exact = true;
+    pm.addPass(createPruneFfnPass(ffn));
+  }
+}
+
 /// The prune phase: one pass per kind `specs` asks for, structured first
 /// (heads, then FFN neurons: their shapes shrink), then the sparsities,
 /// which zero weights of the shrunk GEMMs; with `detect`, weights that
-/// arrive pruned are recorded first.
+/// arrive pruned are recorded first; with `dead`, the kinds not pruned by
+/// a ratio lose their dead groups.
 static void buildPrunePhase(OpPassManager &pm, const PruneSpecs &specs,
-                            bool detect) {
+                            bool detect, bool dead) {
   if (detect)
     pm.addPass(createDetectPrunedPass());
+  if (dead)
+    addPruneDead(pm, specs);
   if (specs.heads > 0) {
     PruneHeadsPassOptions heads;
     heads.ratio = specs.heads;
@@ -195,7 +214,9 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     llvm::errs() << "tsc-pipeline: " << llvm::toString(specs.takeError())
                  << "\n";
   else if (specs->any() || options.detectPruned)
-    buildPrunePhase(pm, *specs, options.detectPruned);
+    buildPrunePhase(pm, *specs, options.detectPruned, options.pruneDead);
+  else if (options.pruneDead)
+    addPruneDead(pm, *specs);
   if (options.until == Phase::Prune)
     return;
   // quantize: after the graph phase has made every GEMM a tsc.linear or

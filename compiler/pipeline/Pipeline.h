@@ -72,6 +72,12 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       *this, "prune",
       llvm::cl::desc("Pruning specs (heads=R[:global], ffn=R[:global], "
                      "magnitude=R, 2:4; docs/pruning.md)")};
+  Option<bool> pruneDead{
+      *this, "prune-dead",
+      llvm::cl::desc("Remove FFN neurons and attention heads whose consumer "
+                     "weights are all zero (an already-pruned model; exact) "
+                     "where --prune does not prune that kind"),
+      llvm::cl::init(true)};
   Option<bool> detectPruned{
       *this, "detect-pruned",
       llvm::cl::desc("Record weights that arrive pruned (zero rows and "

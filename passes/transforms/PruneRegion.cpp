@@ -457,6 +457,31 @@ std::vector<double> PruneRegion::getGroupNorms(const ShrunkWeight &w) const {
   return sum;
 }
 
+SmallVector<int64_t> PruneRegion::getDeadGroups() const {
+  std::vector<bool> dead(groups, true);
+  bool anyConsumer = false;
+  for (const ShrunkWeight &w : weights) {
+    if (w.role != "consumer")
+      continue;
+    anyConsumer = true;
+    auto constant = w.use->get().getDefiningOp<ConstantOp>();
+    std::optional<std::vector<float>> data = readFloats(constant);
+    if (!data)
+      return {};
+    auto type = cast<RankedTensorType>(constant.getType());
+    int64_t cols = type.getDimSize(1);
+    for (int64_t i = 0; i < type.getDimSize(0); ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        if ((*data)[i * cols + j] != 0.0f)
+          dead[(w.groups.axis == 0 ? i : j) / w.groups.unit] = false;
+  }
+  SmallVector<int64_t> out;
+  for (int64_t g = 0; anyConsumer && g < groups; ++g)
+    if (dead[g])
+      out.push_back(g);
+  return out;
+}
+
 std::vector<double> PruneRegion::getImportance() const {
   std::vector<double> score(groups, 1.0);
   for (const ShrunkWeight &w : weights) {

@@ -93,6 +93,11 @@ public:
   /// the norms or they do not match its K.
   std::optional<std::vector<double>> getActivationImportance() const;
 
+  /// The groups every consumer weight slice of which is all zeros (read
+  /// from data: a weight without data has none): they contribute nothing,
+  /// so removing them is exact (an already-pruned model).
+  SmallVector<int64_t> getDeadGroups() const;
+
   /// Removes the groups in `removed` (sorted, fewer than all): new weight
   /// constants, smaller types, static sizes and shape bindings; the
   /// consumers' input norms lose the removed channels too.

@@ -53,13 +53,16 @@ struct Candidate {
 /// What the structured passes share: ranking, shrinking, recording.
 class StructuredPruner {
 public:
-  StructuredPruner(ModuleOp module, StringRef kind, StringRef unit)
-      : module(module), kind(kind), unit(unit) {}
+  StructuredPruner(ModuleOp module, StringRef kind, StringRef unit, bool exact)
+      : module(module), kind(kind), unit(unit), exact(exact) {}
 
   llvm::DenseMap<Operation *, Origin> origins;
 
-  /// Records a region that cannot be pruned.
+  /// Records a region that cannot be pruned (not in exact mode, which
+  /// records only what it removes).
   void refuse(StringRef layer, StringRef reason) {
+    if (exact)
+      return;
     Builder b(module.getContext());
     appendPruneRecord(module,
                       b.getDictionaryAttr({
@@ -126,6 +129,21 @@ public:
         c.region->shrink(removed[i]);
   }
 
+  /// Removes the groups of `candidates` whose consumer weights are all zero
+  /// (exact; at least one group stays), recording only the regions where
+  /// some are.
+  void pruneDead(MutableArrayRef<Candidate> candidates) {
+    for (Candidate &c : candidates) {
+      SmallVector<int64_t> dead = c.region->getDeadGroups();
+      if (dead.empty())
+        continue;
+      if (static_cast<int64_t>(dead.size()) == c.region->getNumGroups())
+        dead.erase(dead.begin());
+      record(c.layer, c, dead, "zero consumers");
+      c.region->shrink(dead);
+    }
+  }
+
 private:
   /// Appends the record of `c` with `removed` groups (before shrinking),
   /// chosen by `importance` ("weights" or "activations").
@@ -177,7 +195,16 @@ private:
 
   ModuleOp module;
   StringRef kind, unit;
+  bool exact;
 };
+
+/// Fails for `exact` with a ratio: exact removes only dead groups.
+LogicalResult checkExact(ModuleOp module, bool exact, double ratio) {
+  if (exact && ratio != 0.0)
+    return module.emitError() << "exact removes the groups whose consumer "
+                                 "weights are all zero; it takes no ratio";
+  return success();
+}
 
 /// The value `gemm` computes with its bias add, if an add of a constant
 /// is its only user (besides shape bindings).
@@ -297,13 +324,17 @@ struct PruneHeadsPass : public tsc::impl::PruneHeadsPassBase<PruneHeadsPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(checkRatio(module, ratio)))
+    if (failed(checkRatio(module, ratio)) ||
+        failed(checkExact(module, exact, ratio)))
       return signalPassFailure();
-    StructuredPruner pruner(module, "heads", "K/V head groups");
+    StructuredPruner pruner(module, "heads", "K/V head groups", exact);
     std::vector<Candidate> candidates;
     int64_t layer = 0;
     for (auto func : module.getOps<func::FuncOp>()) {
-      unmergeSplitProjections(func, pruner.origins);
+      // Exact mode changes nothing where nothing is dead: merged QKV GEMMs
+      // stay merged (and unrecognised).
+      if (!exact)
+        unmergeSplitProjections(func, pruner.origins);
       // Projections of one input reshaped into heads: Q, K and V.
       llvm::MapVector<Value, SmallVector<std::pair<Gemm, int64_t>>> byInput;
       func.walk([&](Operation *op) {
@@ -342,7 +373,10 @@ struct PruneHeadsPass : public tsc::impl::PruneHeadsPassBase<PruneHeadsPass> {
         candidates.push_back({name, std::move(region), heads / groups});
       }
     }
-    pruner.prune(candidates, ratio, globalRanking);
+    if (exact)
+      pruner.pruneDead(candidates);
+    else
+      pruner.prune(candidates, ratio, globalRanking);
   }
 };
 
@@ -405,9 +439,10 @@ struct PruneFfnPass : public tsc::impl::PruneFfnPassBase<PruneFfnPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(checkRatio(module, ratio)))
+    if (failed(checkRatio(module, ratio)) ||
+        failed(checkExact(module, exact, ratio)))
       return signalPassFailure();
-    StructuredPruner pruner(module, "ffn", "neurons");
+    StructuredPruner pruner(module, "ffn", "neurons", exact);
     std::vector<Candidate> candidates;
     llvm::DenseSet<Operation *> taken;
     int64_t layer = 0;
@@ -434,7 +469,10 @@ struct PruneFfnPass : public tsc::impl::PruneFfnPassBase<PruneFfnPass> {
       }
       candidates.push_back({name, std::move(region), 1});
     });
-    pruner.prune(candidates, ratio, globalRanking);
+    if (exact)
+      pruner.pruneDead(candidates);
+    else
+      pruner.prune(candidates, ratio, globalRanking);
   }
 };
 

@@ -20,6 +20,14 @@ alone (never the compiler's pruned weights) the test rebuilds each pruning:
   weights (`tsc --emit=prune --print-weights`, small models) must equal
   this mask applied to the originals and satisfy the pattern.
 
+- already pruned (ALREADY_PRUNED_FROM, every model): the masked reference
+  of that spec's case (the removed groups' weights zeroed) is itself an
+  already-pruned model; compiled with NO --prune, every layer that case
+  pruned must be pruned again with `importance: zero consumers` and the
+  same groups removed (but heads behind a merged QKV GEMM, which exact mode
+  does not split: GPT-2's), the artifact smaller than the unpruned one, and the
+  outputs equal ONNX Runtime's run of the masked model (rel L2 <= 1e-5).
+
 - calibrated (`--calibration DIR`, CALIBRATED_SPEC, BERT-style and MiniLM):
   every structured record must say `importance: activations`, and the
   removed groups must be the smallest by the activation-aware score
@@ -314,6 +322,59 @@ def check_case(args, name, path, vocab, spec, work, unpruned_size, calibration=N
     return problems
 
 
+# The spec whose masked reference serves as an already-pruned model.
+ALREADY_PRUNED_FROM = "heads=0.25,ffn=0.3"
+
+
+def check_already_pruned(args, name, vocab, case_dir, work):
+    """Problems ([] when it passes) of the masked model of `case_dir`'s case
+    compiled without --prune: tsc-prune-heads/ffn's exact mode must find the
+    same groups by their zero consumer weights."""
+    work.mkdir(parents=True, exist_ok=True)
+    masked = case_dir / "masked.onnx"
+    # Exact mode leaves a merged QKV GEMM merged (its heads are not found):
+    # layers whose producers are pieces of one weight are not expected.
+    expected = [r for r in json.loads((case_dir / "prune.json").read_text())["records"]
+                if r["status"] == "pruned" and r["kind"] in ("heads", "ffn")
+                and len({w["name"] for w in r["weights"] if w["role"] == "producer"})
+                == len([w for w in r["weights"] if w["role"] == "producer"])]
+    artifact, report = work / "model.tscm", work / "prune.json"
+    proc = subprocess.run([args.tsc, str(masked), f"--prune-report={report}",
+                           "-o", str(artifact), *DIMS], capture_output=True, text=True,
+                          timeout=900)
+    if proc.returncode:
+        return [first_error("tsc (already pruned)", proc)]
+    records = [r for r in json.loads(report.read_text())["records"]
+               if r["kind"] in ("heads", "ffn")]
+    problems = []
+    found = {(r["kind"], tuple(r["removed"])) for r in records
+             if r["status"] == "pruned" and r["importance"] == "zero consumers"}
+    for r in expected:
+        if (r["kind"], tuple(r["removed"])) not in found:
+            problems.append(f"{r['kind']} layer {r['layer']}: groups {r['removed']} zeroed "
+                            "in the model were not removed without --prune")
+    if len(records) != len(expected):
+        problems.append(f"{len(records)} heads/ffn records without --prune, "
+                        f"{len(expected)} pruned by {ALREADY_PRUNED_FROM}")
+    unpruned = case_dir.parent / "unpruned.tscm"
+    if expected and not artifact.stat().st_size < unpruned.stat().st_size:
+        problems.append("the already-pruned artifact is not smaller than the unpruned one")
+    session = minilm.ort_session(masked)
+    names = [o.name for o in session.get_outputs()]
+    inputs = minilm.make_inputs(*SIZE, vocab)
+    output = run_artifact(args.tsc_run, artifact, inputs, work / "run")
+    worst = 0.0
+    for out_name, ref in zip(names, session.run(names, inputs)):
+        err = minilm.rel_l2(output(out_name), ref)
+        worst = max(worst, err)
+        if not err <= TOLERANCE:
+            problems.append(f"output '{out_name}': rel L2 {err:.1e} > {TOLERANCE:.0e} "
+                            "against ONNX Runtime on the masked model")
+    print(f"{name:<16} {'already pruned':<22} max rel L2 {worst:.1e}, "
+          f"{len(found)} layers shrunk without --prune")
+    return problems
+
+
 BUDGET_SPEC = "heads=0.5,ffn=0.5"
 
 
@@ -436,12 +497,17 @@ def main():
                 if name in ("bert-opset17", "minilm-opset14") else ()
             calibration = calibration_set.write(out / name / "calibration",
                                                 CALIBRATION_SAMPLES, vocab, *CALIBRATION_SIZE)
-            for spec in SPECS + calibrated + budget:
+            for spec in SPECS + calibrated + budget + ("already-pruned",):
                 case_name = f"{name}-{spec}"
                 try:
                     if proc.returncode:
                         raise Failure(first_error("tsc (unpruned)", proc))
-                    if spec.startswith("max-error"):
+                    if spec == "already-pruned":
+                        problems = check_already_pruned(
+                            args, name, vocab,
+                            out / name / re.sub(r"[^\w.=-]", "_", ALREADY_PRUNED_FROM),
+                            out / name / spec)
+                    elif spec.startswith("max-error"):
                         problems = check_budget(
                             args, name, path, vocab, out / name / spec, base.stat().st_size,
                             calibration if spec.endswith("calibrated") else None)
