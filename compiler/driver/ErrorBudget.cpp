@@ -321,10 +321,9 @@ FailureOr<CompileOptions> tsc::fitErrorBudget(ModuleOp imported,
     return failure();
   }
   bool pruning = specs->heads > 0 || specs->ffn > 0 || specs->magnitude > 0;
-  if (quantizing == pruning) {
+  if (!quantizing && !pruning) {
     llvm::errs() << "tsc: error: --max-error needs --quantize or --prune "
-                    "with a ratio (heads=, ffn=, magnitude=), one of them: "
-                    "both under one budget is not implemented yet\n";
+                    "with a ratio (heads=, ffn=, magnitude=), or both\n";
     return failure();
   }
   FailureOr<Measurer> m = startMeasuring(imported, options);
@@ -334,9 +333,29 @@ FailureOr<CompileOptions> tsc::fitErrorBudget(ModuleOp imported,
      << " (the largest relative L2 over the outputs, against this model in "
         "fp32, both on the host, on "
      << m->measurement.describeInputs() << "):\n";
-  FailureOr<CompileOptions> result =
-      quantizing ? fitQuantization(*m, fitted, budget, os)
-                 : fitPruning(*m, fitted, budget, os);
+  FailureOr<CompileOptions> result;
+  if (quantizing && pruning) {
+    // Both under one budget: the ratios first, within half of it (no
+    // quantization), then the quantization of the pruned model within all
+    // of it, whose final error (both together) is the one printed last.
+    CompileOptions pruneOnly = fitted;
+    pruneOnly.quantize = Quantization::None;
+    pruneOnly.keepFloat.clear();
+    os << "  pruning first, within half the budget ("
+       << llvm::format("%.1e", budget / 2) << "), unquantized:\n";
+    result = fitPruning(*m, pruneOnly, budget / 2, os);
+    if (succeeded(result)) {
+      result->quantize = fitted.quantize;
+      result->weightGroupSize = fitted.weightGroupSize;
+      result->keepFloat = fitted.keepFloat;
+      os << "  then the quantization of the pruned model, within the "
+            "budget:\n";
+      result = fitQuantization(*m, *result, budget, os);
+    }
+  } else {
+    result = quantizing ? fitQuantization(*m, fitted, budget, os)
+                        : fitPruning(*m, fitted, budget, os);
+  }
   if (succeeded(result))
     os << "  (" << m->compiles << " compiles measured)\n";
   return result;
