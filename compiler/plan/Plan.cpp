@@ -8,7 +8,6 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -111,12 +110,22 @@ FailureOr<unsigned> Planner::addValue(Value v, Storage storage,
   value.value = v;
   value.dtype = *dtype;
   value.storage = storage;
-  int64_t elements = 1;
-  for (auto [expr, max] : llvm::zip(*shape, *maxShape)) {
+  for (AffineExpr expr : *shape)
     value.dims.push_back(exprId(expr));
-    elements *= std::max<int64_t>(max, 0);
+  // Refused here rather than written into an artifact the runtime refuses.
+  std::optional<uint64_t> bytes = planner::maxByteSize(*maxShape, *dtype);
+  if (!bytes) {
+    auto arg = dyn_cast_or_null<BlockArgument>(v);
+    auto name =
+        arg ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tsc.name")
+            : StringAttr();
+    return at->emitError()
+           << (name ? "graph input '" + name.str() + "'" : "a value")
+           << " of type " << type
+           << " would take 2^63 bytes or more at the symbols' maxima; bound "
+              "the symbols its dims are made of";
   }
-  value.byteSize = llvm::divideCeil(elements * getDTypeBits(*dtype), 8);
+  value.byteSize = *bytes;
   unsigned index = plan.values.size();
   plan.values.push_back(value);
   if (v)

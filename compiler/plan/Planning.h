@@ -21,6 +21,10 @@ bool isPackedType(Type type);
 /// 8 / bits a byte, the first in the low bits. MLIR keeps a byte each.
 std::vector<char> packedBytes(DenseElementsAttr dense);
 
+/// The bytes of a value of `dtype` with dims at `maxShape`, or nullopt when
+/// they reach 2^63 (the runtime refuses such a value as corrupt).
+std::optional<uint64_t> maxByteSize(ArrayRef<int64_t> maxShape, DType dtype);
+
 /// A tsc.linear in the int8 form of tsc-quantize-dynamic-int8 or
 /// tsc-quantize-static-int8: `linear(dequantize(quantize(x, s)),
 /// dequantize(Wq, Ws), ...)` with s the per-row scale formula of

@@ -69,6 +69,20 @@ int64_t plan::getDTypeBits(DType dtype) {
   return ::tscm::dtypeBits(uint8_t(dtype));
 }
 
+std::optional<uint64_t> planner::maxByteSize(ArrayRef<int64_t> maxShape,
+                                             DType dtype) {
+  uint64_t elements = 1, bits = 0;
+  for (int64_t max : maxShape)
+    if (__builtin_mul_overflow(elements,
+                               static_cast<uint64_t>(std::max<int64_t>(max, 0)),
+                               &elements))
+      return std::nullopt;
+  if (__builtin_mul_overflow(elements, uint64_t(getDTypeBits(dtype)), &bits) ||
+      bits / 8 >= (uint64_t(1) << 63))
+    return std::nullopt;
+  return (bits + 7) / 8;
+}
+
 bool planner::isPackedType(Type type) {
   unsigned bits = type.getIntOrFloatBitWidth();
   return bits > 1 && bits < 8;

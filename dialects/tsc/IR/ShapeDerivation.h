@@ -11,6 +11,8 @@
 #define TSC_DIALECTS_TSC_IR_SHAPEDERIVATION_H
 
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpDefinition.h"
 
 namespace mlir::tsc {
@@ -42,6 +44,54 @@ public:
 
 private:
   MLIRContext *ctx;
+};
+
+/// Reads each operand dim and index value as a placeholder symbol, so that a
+/// shape rule whose answer is one placeholder names what the result dim
+/// equals (folding tsc.dim), and the placeholders of any answer can be
+/// bounded one by one (a converter bounding a dim by the symbols' maxima).
+class PlaceholderReader : public DimReader {
+public:
+  using DimReader::DimReader;
+
+  /// The `dim` of a placeholder that stands for an index value.
+  static constexpr int64_t kValue = -1;
+
+  AffineExpr dim(Value v, int64_t d) override { return placeholder({v, d}); }
+  /// A constant index operand is its value (a range's step must be one).
+  AffineExpr value(Value v) override {
+    IntegerAttr c;
+    if (matchPattern(v, m_Constant(&c)))
+      return constant(c.getInt());
+    return placeholder({v, kValue});
+  }
+  /// A dynamic result dim is the first operand dim dynamic there: two dynamic
+  /// dims broadcast against each other are equal (a model whose dims would be
+  /// 1 there is rejected at run time by the symbol ranges and bindings).
+  AffineExpr broadcast(ArrayRef<ValueDim> dims) override {
+    for (ValueDim d : dims)
+      if (cast<RankedTensorType>(d.value.getType()).isDynamicDim(d.dim))
+        return dim(d.value, d.dim);
+    return {};
+  }
+
+  /// The operand dim or index value that `expr` is, if it is one.
+  std::optional<ValueDim> source(AffineExpr expr) const {
+    if (!expr || !isa<AffineSymbolExpr>(expr))
+      return std::nullopt;
+    auto symbol = cast<AffineSymbolExpr>(expr);
+    return placeholders[symbol.getPosition()];
+  }
+  /// Every placeholder, symbol `i` the i-th.
+  ArrayRef<ValueDim> getPlaceholders() const { return placeholders; }
+
+private:
+  AffineExpr placeholder(ValueDim d) {
+    placeholders.push_back(d);
+    return getAffineSymbolExpr(placeholders.size() - 1, getContext());
+  }
+
+  SmallVector<ValueDim> placeholders;
 };
 
 /// Dim `dim` of result `result` of `op` as its shape rule reads it through

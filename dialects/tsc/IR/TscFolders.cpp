@@ -693,49 +693,6 @@ OpFoldResult RangeOp::fold(FoldAdaptor adaptor) {
 // Shape queries
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-/// Reads each operand dim and index value as a placeholder symbol, so that a
-/// shape rule whose answer is one placeholder names what the result dim
-/// equals.
-class SourceReader : public DimReader {
-public:
-  using DimReader::DimReader;
-
-  /// The `dim` of a placeholder that stands for an index value.
-  static constexpr int64_t kValue = -1;
-
-  AffineExpr dim(Value v, int64_t d) override { return placeholder({v, d}); }
-  AffineExpr value(Value v) override { return placeholder({v, kValue}); }
-  /// A dynamic result dim is the first operand dim dynamic there: two dynamic
-  /// dims broadcast against each other are equal (a model whose dims would be
-  /// 1 there is rejected at run time by the symbol ranges and bindings).
-  AffineExpr broadcast(ArrayRef<ValueDim> dims) override {
-    for (ValueDim d : dims)
-      if (cast<RankedTensorType>(d.value.getType()).isDynamicDim(d.dim))
-        return dim(d.value, d.dim);
-    return {};
-  }
-
-  /// The operand dim or index value that `expr` is, if it is one.
-  std::optional<ValueDim> source(AffineExpr expr) const {
-    if (!expr || !isa<AffineSymbolExpr>(expr))
-      return std::nullopt;
-    auto symbol = cast<AffineSymbolExpr>(expr);
-    return placeholders[symbol.getPosition()];
-  }
-
-private:
-  AffineExpr placeholder(ValueDim d) {
-    placeholders.push_back(d);
-    return getAffineSymbolExpr(placeholders.size() - 1, getContext());
-  }
-
-  SmallVector<ValueDim> placeholders;
-};
-
-} // namespace
-
 OpFoldResult DimOp::fold(FoldAdaptor) {
   // Walk up through producers whose shape rules make the dim an operand dim
   // until a static size, a size operand (a reshape's, a slice's) or a binding
@@ -750,7 +707,7 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
     if (!type.isDynamicDim(dim))
       return indexAttr(type.getDimSize(dim));
     Operation *producer = input.getDefiningOp();
-    SourceReader reader(getContext());
+    PlaceholderReader reader(getContext());
     std::optional<AffineExpr> expr =
         producer
             ? deriveResultDim(producer, cast<OpResult>(input).getResultNumber(),
@@ -761,7 +718,7 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
     // A size operand: a reshape's, or a slice's (the Q, K and V slices of a
     // fused projection: the symbols the split read).
     std::optional<ValueDim> source = expr ? reader.source(*expr) : std::nullopt;
-    if (source && source->dim == SourceReader::kValue &&
+    if (source && source->dim == PlaceholderReader::kValue &&
         isa<IndexType>(source->value.getType()))
       return source->value;
     // A dim bound to a single symbol is that symbol's value, when the
@@ -782,7 +739,7 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
           decl->isBeforeInBlock(*this))
         return value;
     }
-    if (!source || source->dim == SourceReader::kValue)
+    if (!source || source->dim == PlaceholderReader::kValue)
       break;
     input = source->value;
     dim = source->dim;

@@ -249,6 +249,13 @@ private:
   llvm::StringMap<SmallVector<std::pair<int64_t, ConvertFn>>> converters;
 };
 
+/// The largest value the index `size` can take: a constant, a symbol's
+/// maximum, or sums and products of those (a tensor's dim bound to such an
+/// expression of symbols); nullopt when it cannot be bounded so.
+std::optional<int64_t> largestSize(Value size, int depth = 0);
+/// The largest size dim `d` of `tensor` can take, through the shape rules of
+/// the ops computing it; nullopt when it cannot be bounded so.
+std::optional<int64_t> largestDim(Value tensor, int64_t d, int depth = 0);
 
 /// Patterns that evaluate exporters' shape subgraphs on small integer tensors
 /// element by element (Shape -> Gather -> Unsqueeze -> Concat -> ...), so

@@ -35,12 +35,11 @@ FailureOr<std::pair<Value, int64_t>> boundedDim(ForeignNode &node, Value x,
   OpFoldResult size = node.dimSize(x, d);
   if (std::optional<int64_t> n = constantOf(size))
     return std::make_pair(node.toIndex(size), *n);
-  if (auto symbol = cast<Value>(size).getDefiningOp<SymbolOp>())
-    return std::make_pair(Value(symbol.getResult()), symbol.getHighest());
+  if (std::optional<int64_t> most = largestSize(cast<Value>(size)))
+    return std::make_pair(node.toIndex(size), *most);
   return node.fail("with a shape read at run time, dim " + Twine(d) +
-                   " of input #0 (dynamic, an expression of symbols rather "
-                   "than one symbol, so without a bound here) is not "
-                   "supported");
+                   " of input #0 (dynamic, not bounded by the symbols' "
+                   "maxima) is not supported");
 }
 
 /// Reshape to a shape the model takes at run time: each result dim is a
@@ -57,14 +56,26 @@ FailureOr<Value> reshapeAtRuntime(ForeignNode &node,
   SmallVector<Value> inputDims;
   Value count = im.c(1);
   int64_t mostCount = 1;
+  std::string maxima;
+  bool tooMany = false;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     FailureOr<std::pair<Value, int64_t>> dim = boundedDim(node, x, d);
     if (failed(dim))
       return failure();
     inputDims.push_back(dim->first);
     count = im.mul(count, dim->first);
-    mostCount = std::min(mostCount * dim->second, int64_t(1) << 40);
+    maxima += (d ? ", " : "") + std::to_string(dim->second);
+    tooMany |= dim->second && mostCount > (int64_t(1) << 40) / dim->second;
+    mostCount = tooMany ? int64_t(1) << 40 : mostCount * dim->second;
   }
+  // The dims are planned at their maxima, each up to the element count's.
+  if (tooMany)
+    return node.fail("with a shape read at run time, input #0 holds more "
+                     "than 2^40 elements at the symbols' maxima (its dims "
+                     "up to [" +
+                     maxima +
+                     "]), more than tsc can plan for; "
+                     "bound the sizes they are made of");
   // An empty input reshapes to any shape holding a 0 (allowzero), whose
   // other dims are bounded by the default range of a symbolic dim.
   int64_t most = std::max(mostCount, kDefaultValueMax);
@@ -575,10 +586,22 @@ FailureOr<Value> expandAtRuntime(ForeignNode &node,
     }
     Value v = (*shape)[sd];
     int64_t n = xd < 0 ? 1 : type.getDimSize(xd);
-    Value size = v;
-    if (n != 1)
-      size = im.select(im.eq(v, im.c(1)), im.c(n),
-                       im.select(im.eq(v, im.c(n)), im.c(n), im.c(-1)));
+    // An entry the model computes from constants is checked here.
+    if (std::optional<int64_t> c = getConstantIntValue(v)) {
+      if (n != 1 && *c != 1 && *c != n)
+        return node.fail("dim " + Twine(d) + " of size " + Twine(n) +
+                         " cannot broadcast to " + Twine(*c));
+      sizes.push_back(node.getRewriter().getIndexAttr(n == 1 ? *c : n));
+      continue;
+    }
+    // A dim of 1 takes the entry as it is: the same symbol as every other
+    // read of that entry.
+    if (n == 1) {
+      sizes.push_back(v);
+      continue;
+    }
+    Value size = im.select(im.eq(v, im.c(1)), im.c(n),
+                           im.select(im.eq(v, im.c(n)), im.c(n), im.c(-1)));
     sizes.push_back(node.defineSymbol(
         "dim " + Twine(d) + " (-1: cannot broadcast " + Twine(n) + ")", size, 0,
         std::max<int64_t>(n, kDefaultValueMax)));
@@ -688,6 +711,40 @@ FailureOr<Value> rangeAtRuntime(ForeignNode &node, Type element) {
   return node.create<AddOp>({*offsets, scalars[0]});
 }
 
+/// An integer Range from a constant start by a constant positive delta to a
+/// limit read at run time (`arange(0, n)` of a size the model takes as data):
+/// the limit is a symbol of its own, shared with every other read of the
+/// same element (a ConstantOfShape of the same size), so that the range's
+/// length, (limit - start) / delta rounded up, is an expression of it that
+/// other shapes match. The limit is read in [start, start + delta *
+/// kDefaultValueMax], as the range's shape rule takes the limit to be at
+/// least the start: a run asking for an empty range by a limit below the
+/// start fails naming the symbol. Fails without a diagnostic when the node
+/// is not of that form (rangeAtRuntime then counts in floats).
+FailureOr<Value> rangeOfRuntimeLimit(ForeignNode &node, Type element) {
+  if (!isa<IntegerType>(element) || !node.isRuntimeInts(1))
+    return failure();
+  std::optional<SmallVector<OpFoldResult>> start =
+      getShapeElements(node.getOp().getInputs()[0]);
+  std::optional<SmallVector<OpFoldResult>> delta =
+      getShapeElements(node.getOp().getInputs()[2]);
+  if (!start || !delta || start->size() != 1 || delta->size() != 1)
+    return failure();
+  std::optional<int64_t> from = getConstantIntValue(start->front());
+  std::optional<int64_t> step = getConstantIntValue(delta->front());
+  if (!from || !step || *step <= 0 || std::abs(*from) > (int64_t(1) << 40) ||
+      *step > (int64_t(1) << 20))
+    return failure();
+  FailureOr<SmallVector<Value>> limit =
+      node.runtimeInts(1, *from, *from + *step * kDefaultValueMax);
+  if (failed(limit) || limit->size() != 1)
+    return node.fail("limit must be a scalar");
+  RewriterBase &rw = node.getRewriter();
+  return buildRange(
+      node, element,
+      {rw.getIndexAttr(*from), limit->front(), rw.getIndexAttr(*step)});
+}
+
 FailureOr<Values> convertRange(ForeignNode &node) {
   auto start = node.input(0);
   if (failed(start))
@@ -701,8 +758,12 @@ FailureOr<Values> convertRange(ForeignNode &node) {
   if (!known && node.isSettled() &&
       llvm::none_of(node.getOp().getInputs(), [](Value bound) {
         return bound.getDefiningOp<ForeignOp>();
-      }))
+      })) {
+    if (FailureOr<Value> counted = rangeOfRuntimeLimit(node, element);
+        succeeded(counted))
+      return results(*counted);
     return results(rangeAtRuntime(node, element));
+  }
   SmallVector<OpFoldResult> bounds;
   for (unsigned i = 0; i < 3; ++i) {
     if (isa<IntegerType>(element)) {
