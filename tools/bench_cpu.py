@@ -46,7 +46,9 @@ With --prune SPEC (opt-in) a third artifact is compiled with `--prune=SPEC`
 and timed in the same run; a second table gives its latency against the
 unpruned fused artifact, the speed ratio, both artifacts' sizes and the
 pruned model's relative L2 against ONNX Runtime on the unpruned model (what
-pruning costs in accuracy; docs/pruning.md). --no-peers times tsc alone.
+pruning costs in accuracy; docs/pruning.md). With --max-error E as well, a
+fourth artifact `budget` is compiled with `--prune=SPEC --max-error=E` (the
+ratios searched under the budget, at most SPEC's) and gets its own row. --no-peers times tsc alone.
 Not a test: it fails only when it cannot measure.
 
 Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
@@ -54,7 +56,7 @@ Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
                           [--runs 20] [--warmup 3] [--threads N] [--keep DIR]
                           [--openvino-python .venv-bench/bin/python] [--quantize]
                           [--peers ort,ort_int8,ov,ov_bf16,torch,inductor]
-                          [--prune heads=0.25,ffn=0.3] [--no-peers]
+                          [--prune heads=0.25,ffn=0.3 [--max-error E]] [--no-peers]
 """
 import argparse
 import json
@@ -275,6 +277,9 @@ def bench_model(args, name, work, rows, notes, versions):
         variants["qdq"] = []
     if args.prune:
         variants["pruned"] = [f"--prune={args.prune}"]
+        # The same specs as ceilings, each ratio searched under the budget.
+        if args.max_error:
+            variants["budget"] = [f"--prune={args.prune}", f"--max-error={args.max_error}"]
     artifacts, errors = {}, {}
     missing = [t for t in (args.tsc, args.tsc_run) if not os.access(t, os.X_OK)]
     for variant, flags in variants.items():
@@ -399,6 +404,7 @@ def bench_model(args, name, work, rows, notes, versions):
         rows.append(row)
         print(f"  batch {batch}: " + ", ".join(
             f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "int8", "static", "qdq",
+                                             "pruned", "budget",
                                              "ort",
                                              "ort_int8", "ort_static", "ov", "ov_bf16",
                                              "torch", "inductor")
@@ -408,20 +414,26 @@ def bench_model(args, name, work, rows, notes, versions):
 
 def prune_table(args, rows):
     """The pruned artifact against the unpruned fused one, same run."""
-    print(f"\n--prune={args.prune}: against unpruned tsc in the same run")
-    head = (f"{'model':<10} {'batch':>5} {'tsc ms':>9} {'pruned ms':>9} {'speed-up':>8} "
-            f"{'artifact MiB':>12} {'pruned MiB':>10} {'pruned relL2 vs ORT unpruned':>28}")
+    print(f"\n--prune={args.prune}: against unpruned tsc in the same run"
+          + (f"; 'budget': the same specs with --max-error={args.max_error}"
+             if args.max_error else ""))
+    head = (f"{'model':<10} {'batch':>5} {'variant':>8} {'tsc ms':>9} {'pruned ms':>9} "
+            f"{'speed-up':>8} {'artifact MiB':>12} {'pruned MiB':>10} "
+            f"{'pruned relL2 vs ORT unpruned':>28}")
     print(head)
     print("-" * len(head))
     for r in rows:
-        speed = f"{r['tsc'] / r['pruned']:.2f}x" if "tsc" in r and "pruned" in r else "n/a"
-        size = [sizes.get((r["model"], v)) for v in ("tsc", "pruned")]
-        size = [f"{s / 2**20:.1f}" if s else "n/a" for s in size]
-        err = f"{r['pruned_rel_l2']:.1e}" if "pruned_rel_l2" in r else "n/a"
-        pruned = f"{r['pruned']:.2f}" if "pruned" in r else "n/a"
-        tsc = f"{r['tsc']:.2f}" if "tsc" in r else "n/a"
-        print(f"{r['model']:<10} {r['batch']:>5} {tsc:>9} {pruned:>9} {speed:>8} "
-              f"{size[0]:>12} {size[1]:>10} {err:>28}")
+        for variant in ("pruned", "budget"):
+            if variant == "budget" and not args.max_error:
+                continue
+            speed = f"{r['tsc'] / r[variant]:.2f}x" if "tsc" in r and variant in r else "n/a"
+            size = [sizes.get((r["model"], v)) for v in ("tsc", variant)]
+            size = [f"{s / 2**20:.1f}" if s else "n/a" for s in size]
+            err = f"{r[variant + '_rel_l2']:.1e}" if variant + "_rel_l2" in r else "n/a"
+            pruned = f"{r[variant]:.2f}" if variant in r else "n/a"
+            tsc = f"{r['tsc']:.2f}" if "tsc" in r else "n/a"
+            print(f"{r['model']:<10} {r['batch']:>5} {variant:>8} {tsc:>9} {pruned:>9} "
+                  f"{speed:>8} {size[0]:>12} {size[1]:>10} {err:>28}")
 
 
 # Artifact bytes per (model, variant).
@@ -537,7 +549,9 @@ def main():
                         "ONNX Runtime's quantize_dynamic and quantize_static, with their "
                         "accuracy (second tables)")
     parser.add_argument("--max-error", help="with --quantize: tsc's int8 compiled with "
-                        "--max-error=E (GEMMs kept float under the budget)")
+                        "--max-error=E (GEMMs kept float under the budget); with --prune: "
+                        "a 'budget' artifact compiled with --prune=SPEC --max-error=E (each "
+                        "ratio at most SPEC's, searched under the budget)")
     # The peers (internal).
     parser.add_argument("--peer", choices=("ort", "ort_int8", "ort_static", "openvino", "torch",
                                            "inductor"),
