@@ -27,6 +27,8 @@ using util::BinaryFn;
 
 namespace {
 #include "dialects/tsc/IR/TscCanonicalize.inc"
+
+#include <cstring>
 } // namespace
 
 namespace {
@@ -439,7 +441,35 @@ Attribute tsc::convertFloatConstant(Attribute attr, RankedTensorType to,
   unsigned fromBytes = fromType.getWidth() / 8, toBytes = toType.getWidth() / 8;
   size_t count = bytes->size() / fromBytes;
   std::vector<char> out(count * toBytes);
+  // f32 -> bf16 or f16 (`--precision`'s weights, 10^8 of them in BERT-base)
+  // by the bits where that is simple: bf16 has f32's exponent range, so
+  // rounding the low 16 bits to nearest even is the whole conversion; f16
+  // rebiases the exponent and rounds the low 13 bits, for results that are
+  // normal and finite. NaNs, f16 subnormals and overflows go through APFloat.
+  const bool f32ToBf16 = fromType.isF32() && toType.isBF16();
+  const bool f32ToF16 = fromType.isF32() && toType.isF16();
   for (size_t i = 0; i < count; ++i) {
+    if (f32ToBf16 || f32ToF16) {
+      uint32_t x;
+      std::memcpy(&x, bytes->data() + i * 4, 4);
+      uint32_t magnitude = x & 0x7fffffffu;
+      std::optional<uint16_t> h;
+      if (f32ToBf16 && magnitude <= 0x7f800000u) {
+        bool finite = magnitude != 0x7f800000u;
+        h = static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+        if (saturate && finite && (*h & 0x7fffu) == 0x7f80u)
+          h = static_cast<uint16_t>((*h & 0x8000u) | 0x7f7fu);
+      } else if (f32ToF16 && (magnitude == 0 || (magnitude >= 0x38800000u &&
+                                                 magnitude < 0x477ff000u))) {
+        uint32_t v = magnitude ? magnitude - 0x38000000u : 0;
+        v += 0xfffu + ((v >> 13) & 1u);
+        h = static_cast<uint16_t>(((x >> 16) & 0x8000u) | (v >> 13));
+      }
+      if (h) {
+        std::memcpy(out.data() + i * 2, &*h, 2);
+        continue;
+      }
+    }
     APInt bits(fromType.getWidth(), 0);
     llvm::LoadIntFromMemory(
         bits, reinterpret_cast<const uint8_t *>(bytes->data() + i * fromBytes),
