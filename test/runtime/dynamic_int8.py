@@ -36,6 +36,36 @@ import onnx
 F32_MIN = np.float32(np.finfo(np.float32).tiny)
 
 
+def erf_gelu_nodes(x, out):
+    """GELU of `x` through erf, as exporters write it; reads the constants
+    of erf_gelu_constants()."""
+    return [
+        helper.make_node("Div", [x, "sqrt2"], [x + "_d"]),
+        helper.make_node("Erf", [x + "_d"], [x + "_e"]),
+        helper.make_node("Add", [x + "_e", "one"], [x + "_p"]),
+        helper.make_node("Mul", [x, x + "_p"], [x + "_m"]),
+        helper.make_node("Mul", [x + "_m", "half"], [out]),
+    ]
+
+
+def erf_gelu_constants():
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    return [c("sqrt2", math.sqrt(2.0)), c("one", 1.0), c("half", 0.5)]
+
+
+class Checks:
+    """Bounds checked one by one, each printed PASS or FAIL; `failures`
+    counts the failed ones."""
+
+    def __init__(self):
+        self.failures = 0
+
+    def __call__(self, name, value, bound):
+        ok = value <= bound
+        self.failures += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {name}: {value:.3g} <= {bound:g}")
+
+
 def build_model(rng):
     def init(name, shape, scale):
         return numpy_helper.from_array(
@@ -46,16 +76,10 @@ def build_model(rng):
         "W2": init("W2", (96, 64), 0.1), "b2": init("b2", (64,), 0.1),
         "W3": init("W3", (64, 8), 0.2), "W4": init("W4", (8, 4), 0.3),
     }
-    c = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
     nodes = [
         helper.make_node("MatMul", ["x", "W1"], ["h0"]),
         helper.make_node("Add", ["h0", "b1"], ["h"]),
-        # GELU through erf, as exporters write it.
-        helper.make_node("Div", ["h", "sqrt2"], ["hd"]),
-        helper.make_node("Erf", ["hd"], ["he"]),
-        helper.make_node("Add", ["he", "one"], ["hp"]),
-        helper.make_node("Mul", ["h", "hp"], ["hm"]),
-        helper.make_node("Mul", ["hm", "half"], ["g"]),
+        *erf_gelu_nodes("h", "g"),
         helper.make_node("MatMul", ["g", "W2"], ["y0"]),
         helper.make_node("Add", ["y0", "b2"], ["y1"]),
         helper.make_node("Add", ["y1", "x"], ["y"]),
@@ -70,8 +94,7 @@ def build_model(rng):
         [helper.make_tensor_value_info("y", f32, ["batch", "seq", 64]),
          helper.make_tensor_value_info("z", f32, ["batch", "seq", 8]),
          helper.make_tensor_value_info("t", f32, ["batch", 4])],
-        list(weights.values()) + [c("sqrt2", math.sqrt(2.0)), c("one", 1.0),
-                                  c("half", 0.5)])
+        list(weights.values()) + erf_gelu_constants())
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     return model, {k: numpy_helper.to_array(v) for k, v in weights.items()}
 
@@ -142,13 +165,7 @@ def main():
                                 args)
     ref = reference(feeds, weights)
 
-    failures = 0
-
-    def check(name, value, bound):
-        nonlocal failures
-        ok = value <= bound
-        failures += not ok
-        print(f"{'PASS' if ok else 'FAIL'} {name}: {value:.3g} <= {bound:g}")
+    check = Checks()
 
     for k in ("y", "z"):
         check(f"{k} int8 vs int8-generated", rel_l2(int8[k], generated[k]), 1e-5)
@@ -164,7 +181,7 @@ def main():
     check("float gemms in the report (t only)", len(floats), 1)
     print(f"REPORT int8 gemm steps: {sum(d.startswith('int8') for d in decisions)}")
     print(f"REPORT {floats[0] if floats else 'no float gemm'}")
-    return 1 if failures else 0
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":

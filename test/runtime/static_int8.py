@@ -37,7 +37,7 @@ import numpy as np
 import onnx
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from dynamic_int8 import build_model, compile_and_run, rel_l2  # noqa: E402
+from dynamic_int8 import Checks, build_model, compile_and_run, rel_l2  # noqa: E402
 
 
 def quantize_weight(w):
@@ -116,13 +116,7 @@ def main():
                                  tsc_run, args) for m in ("percentile", "entropy")}
     ref = reference(feeds, weights, samples)
 
-    failures = 0
-
-    def check(name, value, bound):
-        nonlocal failures
-        ok = value <= bound
-        failures += not ok
-        print(f"{'PASS' if ok else 'FAIL'} {name}: {value:.3g} <= {bound:g}")
+    check = Checks()
 
     for k in ("y", "z"):
         check(f"{k} static vs static-generated", rel_l2(static[k], generated[k]), 1e-5)
@@ -152,7 +146,7 @@ def main():
     refused(tsc, out / "model.onnx", bad / "extra", "extra file")
     np.save(bad / "dtype" / "0" / "x.npy", feeds["x"].astype(np.float64))
     refused(tsc, out / "model.onnx", bad / "dtype", "ill-typed file")
-    return 1 if failures else 0
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from onnx import TensorProto, helper, numpy_helper
 import onnx
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from dynamic_int8 import rel_l2  # noqa: E402
+from dynamic_int8 import Checks, erf_gelu_constants, erf_gelu_nodes, rel_l2  # noqa: E402
 
 # mode -> (flags, bits, group (0: per channel), bound vs fp32, largest
 # weight-bytes ratio to fp32 (scales included)).
@@ -55,15 +55,10 @@ def build_model(rng):
 
     weights = {"W1": init("W1", (64, 96), 0.15), "b1": init("b1", (96,), 0.1),
                "W2": init("W2", (64, 96), 0.1), "W3": init("W3", (8, 4), 0.3)}
-    c = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
     nodes = [
         helper.make_node("MatMul", ["x", "W1"], ["h0"]),
         helper.make_node("Add", ["h0", "b1"], ["h"]),
-        helper.make_node("Div", ["h", "sqrt2"], ["hd"]),
-        helper.make_node("Erf", ["hd"], ["he"]),
-        helper.make_node("Add", ["he", "one"], ["hp"]),
-        helper.make_node("Mul", ["h", "hp"], ["hm"]),
-        helper.make_node("Mul", ["hm", "half"], ["g"]),
+        *erf_gelu_nodes("h", "g"),
         helper.make_node("Gemm", ["g", "W2"], ["y0"], transB=1),
         helper.make_node("Add", ["y0", "x"], ["y"]),
         helper.make_node("MatMul", ["s", "W3"], ["t"]),
@@ -75,8 +70,7 @@ def build_model(rng):
          helper.make_tensor_value_info("s", f32, ["rows", 8])],
         [helper.make_tensor_value_info("y", f32, ["rows", 64]),
          helper.make_tensor_value_info("t", f32, ["rows", 4])],
-        list(weights.values()) + [c("sqrt2", math.sqrt(2.0)), c("one", 1.0),
-                                  c("half", 0.5)])
+        list(weights.values()) + erf_gelu_constants())
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     return model, {k: numpy_helper.to_array(v) for k, v in weights.items()}
 
@@ -145,13 +139,7 @@ def main():
         args += ["--input", f"{key}={out / (key + '.npy')}"]
     fp32 = compile_and_run(out, "fp32", [], tsc, tsc_run, args)
     fp32_bytes = weight_bytes(report(tsc, out, []))
-    failures = 0
-
-    def check(name, value, bound):
-        nonlocal failures
-        ok = value <= bound
-        failures += not ok
-        print(f"{'PASS' if ok else 'FAIL'} {name}: {value:.3g} <= {bound:g}")
+    check = Checks()
 
     for mode, (flags, bits, group, bound, ratio) in MODES.items():
         steps = compile_and_run(out, mode, flags, tsc, tsc_run, args)
@@ -173,7 +161,7 @@ def main():
         for line in text.splitlines():
             if line.startswith("quantization:"):
                 print(f"REPORT {mode}: {line}")
-    return 1 if failures else 0
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":
