@@ -129,6 +129,14 @@ bool isReadable(Value value) {
          !matchPattern(value, m_Constant());
 }
 
+/// The name a graph input has in messages and symbols: its `tsc.name`, else
+/// `input<N>`.
+std::string graphInputName(BlockArgument arg) {
+  auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tsc.name");
+  return name ? name.str() : "input" + std::to_string(arg.getArgNumber());
+}
+
 } // namespace
 
 /// A value the graph computes whose elements a run can read after the step
@@ -163,15 +171,8 @@ ForeignNode::runtimeInts(unsigned i, int64_t min, int64_t max, bool floats) {
                 " must be a constant or a small integer graph input or "
                 "computed value");
   Value source = op.getInputs()[i];
-  if (auto arg = dyn_cast<BlockArgument>(source)) {
-    auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
-    auto nameAttr =
-        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tsc.name");
-    return readElements(source,
-                        nameAttr ? nameAttr.str()
-                                 : "input" + std::to_string(arg.getArgNumber()),
-                        min, max);
-  }
+  if (auto arg = dyn_cast<BlockArgument>(source))
+    return readElements(source, graphInputName(arg), min, max);
   return readElements(source, getName() + ": input #" + std::to_string(i), min,
                       max);
 }
@@ -184,6 +185,7 @@ ForeignNode::readElements(Value source, const std::string &input, int64_t min,
   bool integers = isa<IntegerType>(type.getElementType());
   SmallVector<Value> elements;
   OpBuilder::InsertionGuard guard(rewriter);
+  const OpBuilder::InsertPoint home = rewriter.saveInsertionPoint();
   // The symbols this call declares for each source, in element order.
   DenseMap<Value, Operation *> lastDeclared;
   for (int64_t e = 0; e < count; ++e) {
@@ -196,6 +198,9 @@ ForeignNode::readElements(Value source, const std::string &input, int64_t min,
         origin = traced;
     }
     if (origin.known) {
+      // At the caller's point: a known value may be defined after the
+      // symbols this loop put at the start of the block.
+      rewriter.restoreInsertionPoint(home);
       OpFoldResult known = *origin.known;
       std::optional<int64_t> constant = getConstantIntValue(known);
       if (constant && (*constant < min || *constant > max))
@@ -244,12 +249,8 @@ ForeignNode::readElements(Value source, const std::string &input, int64_t min,
       // Named after the graph input it is read from, else after `input`.
       std::string base = input;
       auto fromType = cast<RankedTensorType>(from.getType());
-      if (auto arg = dyn_cast<BlockArgument>(from); arg && from != source) {
-        auto func = cast<func::FuncOp>(block->getParentOp());
-        auto name =
-            func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tsc.name");
-        base = name ? name.str() : "input" + std::to_string(arg.getArgNumber());
-      }
+      if (auto arg = dyn_cast<BlockArgument>(from); arg && from != source)
+        base = graphInputName(arg);
       std::string name = uniqueSymbolName(
           block, fromType.getNumElements() == 1 && fromType.getRank() == 0
                      ? base
@@ -269,19 +270,16 @@ ForeignNode::readElements(Value source, const std::string &input, int64_t min,
 /// expressions that grow with them (sums, products, quotients by positive
 /// constants); nullopt otherwise.
 static std::optional<int64_t> largestOf(AffineExpr expr,
-                                        ArrayRef<std::optional<int64_t>> dims,
                                         ArrayRef<std::optional<int64_t>> syms) {
   constexpr int64_t kCap = int64_t(1) << 40;
   if (auto c = dyn_cast<AffineConstantExpr>(expr))
     return c.getValue() >= 0 ? std::optional<int64_t>(c.getValue())
                              : std::nullopt;
-  if (auto d = dyn_cast<AffineDimExpr>(expr))
-    return dims[d.getPosition()];
   if (auto sy = dyn_cast<AffineSymbolExpr>(expr))
     return syms[sy.getPosition()];
   auto bin = cast<AffineBinaryOpExpr>(expr);
-  std::optional<int64_t> l = largestOf(bin.getLHS(), dims, syms);
-  std::optional<int64_t> r = largestOf(bin.getRHS(), dims, syms);
+  std::optional<int64_t> l = largestOf(bin.getLHS(), syms);
+  std::optional<int64_t> r = largestOf(bin.getRHS(), syms);
   auto rc = dyn_cast<AffineConstantExpr>(bin.getRHS());
   switch (expr.getKind()) {
   case AffineExprKind::Add:
@@ -317,7 +315,7 @@ std::optional<int64_t> foreign::largestDim(Value tensor, int64_t d, int depth) {
       SmallVector<std::optional<int64_t>> bounds;
       for (Value symbol : bind.getSymbols())
         bounds.push_back(largestSize(symbol, depth + 1));
-      return largestOf(bind.getShape().getResult(static_cast<unsigned>(d)), {},
+      return largestOf(bind.getShape().getResult(static_cast<unsigned>(d)),
                        bounds);
     }
   Operation *producer = tensor.getDefiningOp();
@@ -333,7 +331,7 @@ std::optional<int64_t> foreign::largestDim(Value tensor, int64_t d, int depth) {
     bounds.push_back(p.dim == PlaceholderReader::kValue
                          ? largestSize(p.value, depth + 1)
                          : largestDim(p.value, p.dim, depth + 1));
-  return largestOf(*expr, {}, bounds);
+  return largestOf(*expr, bounds);
 }
 
 std::optional<int64_t> foreign::largestSize(Value size, int depth) {
@@ -356,7 +354,7 @@ std::optional<int64_t> foreign::largestSize(Value size, int depth) {
       return std::nullopt;
     AffineExpr x = getAffineSymbolExpr(0, size.getContext()),
                y = getAffineSymbolExpr(1, size.getContext());
-    return largestOf(isa<arith::AddIOp>(op) ? x + y : x * y, {}, {l, r});
+    return largestOf(isa<arith::AddIOp>(op) ? x + y : x * y, {l, r});
   }
   // A quotient by a positive constant, or by a size of at least 1.
   if (isa_and_nonnull<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp,

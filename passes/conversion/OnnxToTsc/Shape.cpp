@@ -719,26 +719,29 @@ FailureOr<Value> rangeAtRuntime(ForeignNode &node, Type element) {
 /// other shapes match. The limit is read in [start, start + delta *
 /// kDefaultValueMax], as the range's shape rule takes the limit to be at
 /// least the start: a run asking for an empty range by a limit below the
-/// start fails naming the symbol. Fails without a diagnostic when the node
-/// is not of that form (rangeAtRuntime then counts in floats).
-FailureOr<Value> rangeOfRuntimeLimit(ForeignNode &node, Type element) {
+/// start fails naming the symbol. Nullopt when the node is not of that form
+/// (rangeAtRuntime then counts in floats).
+std::optional<FailureOr<Value>> rangeOfRuntimeLimit(ForeignNode &node,
+                                                    Type element) {
   if (!isa<IntegerType>(element) || !node.isRuntimeInts(1))
-    return failure();
+    return std::nullopt;
   std::optional<SmallVector<OpFoldResult>> start =
       getShapeElements(node.getOp().getInputs()[0]);
   std::optional<SmallVector<OpFoldResult>> delta =
       getShapeElements(node.getOp().getInputs()[2]);
   if (!start || !delta || start->size() != 1 || delta->size() != 1)
-    return failure();
+    return std::nullopt;
   std::optional<int64_t> from = getConstantIntValue(start->front());
   std::optional<int64_t> step = getConstantIntValue(delta->front());
   if (!from || !step || *step <= 0 || std::abs(*from) > (int64_t(1) << 40) ||
       *step > (int64_t(1) << 20))
-    return failure();
+    return std::nullopt;
   FailureOr<SmallVector<Value>> limit =
       node.runtimeInts(1, *from, *from + *step * kDefaultValueMax);
-  if (failed(limit) || limit->size() != 1)
-    return node.fail("limit must be a scalar");
+  if (failed(limit))
+    return FailureOr<Value>(failure());
+  if (limit->size() != 1)
+    return FailureOr<Value>(node.fail("limit must be a scalar"));
   RewriterBase &rw = node.getRewriter();
   return buildRange(
       node, element,
@@ -759,8 +762,8 @@ FailureOr<Values> convertRange(ForeignNode &node) {
       llvm::none_of(node.getOp().getInputs(), [](Value bound) {
         return bound.getDefiningOp<ForeignOp>();
       })) {
-    if (FailureOr<Value> counted = rangeOfRuntimeLimit(node, element);
-        succeeded(counted))
+    if (std::optional<FailureOr<Value>> counted =
+            rangeOfRuntimeLimit(node, element))
       return results(*counted);
     return results(rangeAtRuntime(node, element));
   }
