@@ -5,6 +5,7 @@
 #include "half.h"
 #include "internal.h"
 #include "model.h"
+#include "quantize_rows.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -110,6 +111,12 @@ struct Entry {
   bool preparedB = false;
   memory::desc a, b, c, bias;
   bool biasArg = false; // bias as the matmul's bias, else a binary post-op
+  /// An int8 step with row scales: the matmul writes `product` (C itself,
+  /// or with a sum post-op a buffer of its own), and `rowScale`, a binary
+  /// multiply by the [M, 1] scales, writes C with the epilogue's post-ops.
+  dnnl::binary rowScale;
+  memory::desc product;
+  bool productBuffer = false;
 };
 
 struct AlignedFree {
@@ -183,6 +190,8 @@ struct HostGemms::Impl {
   // none with a constant scale).
   std::vector<int8_t> quantizedA;
   std::vector<float> rowScales;
+  // The product of an int8 step whose row scales' epilogue sums into C.
+  std::vector<float> productBuffer;
   float quantizedScale = 0; // the constant scale it used (0: per row)
   // What quantizedA holds: the step that quantized it, and that step's A
   // (-1: nothing). The next step reuses it when it is the next step and
@@ -200,25 +209,31 @@ struct HostGemms::Impl {
 
   /// An int8 step's primitive: s8 A (dense, as quantizeA writes it) by
   /// s8 B into f32 C = (A·B)·colScale·rowScale + bias, activation, + beta·C.
-  /// oneDNN 2.6's matmul output scales are per column at most, so the row
-  /// scales are a binary multiply post-op broadcast along the columns; a
-  /// constant A scale (1.12) folds into the column scales instead. The
-  /// column scales are weights, given when the primitive is made: with
-  /// scales given at run time (DNNL_RUNTIME_F32_VAL) oneDNN 2.6 drops from
-  /// its brgemm kernels to gemm:jit, or to its reference code with post-ops.
+  /// oneDNN 2.6's matmul output scales are per column at most, and its
+  /// brgemm kernels take a binary post-op broadcast along the rows only on
+  /// 3-D operands (2-D: ref_int8, 1.6 s per 768x768 GEMM), where a weight
+  /// stays plain, 10-40 % slower than a 2-D one oneDNN blocks (BA16a64b4a
+  /// with AMX). So the matmul is 2-D with the column scales alone, and the
+  /// row scales and the epilogue follow as a binary primitive over C (one
+  /// more pass over it, cheaper than the plain weight). A constant A scale
+  /// (1.12) folds into the column scales instead: one primitive with the
+  /// epilogue as post-ops. The column scales are weights, given when the
+  /// primitive is made: with scales given at run time (DNNL_RUNTIME_F32_VAL)
+  /// oneDNN 2.6 drops from its brgemm kernels to gemm:jit, or to its
+  /// reference code with post-ops.
   Entry makeInt8Entry(StepState &s, const Shape &shape,
                       const memory::desc *bDesc) {
     const GemmStep &g = *s.g;
     Entry e;
     e.shape = shape;
     e.a = matrixDesc(memory::data_type::s8, 1, shape.m, shape.k, shape.k, 0,
-                     false);
+                     false, true);
     e.b = bDesc ? *bDesc
                 : matrixDesc(memory::data_type::s8, 1, shape.k, shape.n,
-                             shape.ldb, shape.strideB, g.transB);
+                             shape.ldb, shape.strideB, g.transB, true);
     e.preparedB = bDesc != nullptr;
     e.c = matrixDesc(memory::data_type::f32, 1, shape.m, shape.n, shape.ldc,
-                     shape.strideC, false);
+                     shape.strideC, false, true);
     dnnl::primitive_attr attr;
     const float *columnScales = reinterpret_cast<const float *>(
         model.artifact.weights().data +
@@ -227,28 +242,44 @@ struct HostGemms::Impl {
     if (g.inputScale > 0)
       for (float &scale : outputScales)
         scale *= g.inputScale;
-    attr.set_output_scales(1 << 2, outputScales);
+    attr.set_output_scales(1 << 1, outputScales);
     dnnl::post_ops ops;
-    if (g.inputScale == 0)
-      ops.append_binary(dnnl::algorithm::binary_mul,
-                        memory::desc(Dims{1, shape.m, 1},
-                                     memory::data_type::f32,
-                                     memory::format_tag::abc));
     if (g.bias != kNone) {
-      e.bias = memory::desc(Dims{1, 1, shape.n}, memory::data_type::f32,
-                            memory::format_tag::abc);
+      e.bias = memory::desc(Dims{1, shape.n}, memory::data_type::f32,
+                            memory::format_tag::ab);
       ops.append_binary(dnnl::algorithm::binary_add, e.bias);
     }
     appendActivation(ops, GemmActivation(g.activation));
     if (g.beta != 0.0f)
       ops.append_sum(g.beta);
-    attr.set_post_ops(ops);
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, e.b, e.c), attr,
-                                    engine);
+    e.product = e.c;
+    if (g.inputScale > 0) {
+      attr.set_post_ops(ops);
+    } else {
+      // In place on C, unless the sum post-op reads C's old values.
+      e.productBuffer = g.beta != 0.0f;
+      if (e.productBuffer)
+        e.product = memory::desc(Dims{shape.m, shape.n}, memory::data_type::f32,
+                                 memory::format_tag::ab);
+      dnnl::primitive_attr epilogue;
+      epilogue.set_post_ops(ops);
+      dnnl::binary::primitive_desc rows(
+          dnnl::binary::desc(dnnl::algorithm::binary_mul, e.product,
+                             rowScalesDesc(shape), e.c),
+          epilogue, engine);
+      e.rowScale = dnnl::binary(rows);
+    }
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, e.b, e.product),
+                                    attr, engine);
     e.primitive = dnnl::matmul(pd);
     e.b = pd.weights_desc();
     s.impl = std::string("int8 ") + pd.impl_info_str();
     return e;
+  }
+
+  static memory::desc rowScalesDesc(const Shape &shape) {
+    return memory::desc(Dims{shape.m, 1}, memory::data_type::f32,
+                        memory::format_tag::ab);
   }
 
   static void appendActivation(dnnl::post_ops &ops, GemmActivation a) {
@@ -276,16 +307,10 @@ struct HostGemms::Impl {
       const float *row = a + r * shape.lda;
       float scale = constantScale;
       if (scale == 0) {
-        float amax = 0.0f;
-        for (int64_t j = 0; j < shape.k; ++j)
-          amax = std::max(amax, std::fabs(row[j]));
-        scale = std::max(amax / 127.0f, FLT_MIN);
+        scale = std::max(absMax(row, shape.k) / 127.0f, FLT_MIN);
         rowScales[size_t(r)] = scale;
       }
-      int8_t *q = quantizedA.data() + r * shape.k;
-      for (int64_t j = 0; j < shape.k; ++j)
-        q[j] =
-            int8_t(std::clamp(std::nearbyint(row[j] / scale), -128.0f, 127.0f));
+      quantizeRow(row, shape.k, scale, quantizedA.data() + r * shape.k);
     }
   }
 
@@ -346,10 +371,9 @@ struct HostGemms::Impl {
   tsc_status_t prepareWeight(size_t step, StepState &s, const Shape &max) {
     const GemmStep &g = *s.g;
     const memory::data_type t = computeType(s);
-    // Int8 primitives take 3-D operands (makeInt8Entry).
-    memory::desc plain =
-        matrixDesc(t, max.batch, max.k, max.n, max.ldb, max.strideB, g.transB,
-                   max.batch == 1 && !s.int8);
+    // Int8 steps have one problem (run() refuses others).
+    memory::desc plain = matrixDesc(t, max.batch, max.k, max.n, max.ldb,
+                                    max.strideB, g.transB, max.batch == 1);
     memory::desc any(plain.dims(), t, memory::format_tag::any);
     Entry e = makeEntry(s, max, &any);
     s.preparedDesc = e.b;
@@ -595,23 +619,32 @@ struct HostGemms::Impl {
   }
 
   void runInt8Primitive(StepState &s, Entry &e, void *b, void *c, void *bias) {
+    void *product = c;
+    if (e.productBuffer) {
+      productBuffer.resize(size_t(e.shape.m * e.shape.n));
+      product = productBuffer.data();
+    }
     std::unordered_map<int, memory> args;
     args.emplace(DNNL_ARG_SRC, memory(e.a, engine, quantizedA.data()));
     args.emplace(DNNL_ARG_WEIGHTS,
                  memory(e.b, engine, e.preparedB ? s.prepared.get() : b));
-    args.emplace(DNNL_ARG_DST, memory(e.c, engine, c));
-    // The row scales' post-op comes first; a constant scale has none.
-    int postOp = 0;
-    if (s.g->inputScale == 0)
-      args.emplace(
-          DNNL_ARG_ATTR_MULTIPLE_POST_OP(postOp++) | DNNL_ARG_SRC_1,
-          memory(memory::desc(Dims{1, e.shape.m, 1}, memory::data_type::f32,
-                              memory::format_tag::abc),
-                 engine, rowScales.data()));
+    args.emplace(DNNL_ARG_DST, memory(e.product, engine, product));
+    // The bias is the first post-op: of the matmul, or of the row scales'
+    // binary primitive.
+    std::unordered_map<int, memory> rowArgs;
+    std::unordered_map<int, memory> &epilogue =
+        s.g->inputScale > 0 ? args : rowArgs;
     if (bias)
-      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(postOp) | DNNL_ARG_SRC_1,
-                   memory(e.bias, engine, bias));
+      epilogue.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                       memory(e.bias, engine, bias));
     e.primitive.execute(stream, args);
+    if (s.g->inputScale == 0) {
+      rowArgs.emplace(DNNL_ARG_SRC_0, memory(e.product, engine, product));
+      rowArgs.emplace(DNNL_ARG_SRC_1,
+                      memory(rowScalesDesc(e.shape), engine, rowScales.data()));
+      rowArgs.emplace(DNNL_ARG_DST, memory(e.c, engine, c));
+      e.rowScale.execute(stream, rowArgs);
+    }
     stream.wait();
   }
 
@@ -696,6 +729,13 @@ tsc_status_t HostGemms::run(size_t step, const Layout &layout,
   const Shape shape = shapeOf(*s.g, layout);
   if (shape.batch == 0 || shape.m == 0 || shape.n == 0)
     return nullptr;
+  // The compiler flattens a linear's rows into M: an int8 step is one
+  // problem, and its primitives are made for one.
+  if (s.int8 && shape.batch != 1)
+    return statusf(TSC_STATUS_INVALID_ARGUMENT,
+                   "%s: an int8 gemm of %lld problems (one expected)",
+                   impl_->where(step).c_str(),
+                   static_cast<long long>(shape.batch));
   try {
     impl_->execute(step, s, shape, layout, addresses);
   } catch (const dnnl::error &e) {

@@ -1,0 +1,48 @@
+//===- quantize_rows.cpp - f32 rows to s8 for the int8 GEMM steps ---------===//
+
+#include "quantize_rows.h"
+
+#include <cstring>
+
+// One copy per ISA level, chosen when the library loads (ifunc).
+#if defined(__x86_64__) && defined(__clang__)
+#define TSC_VECTOR_CLONES                                                      \
+  __attribute__((target_clones("avx512bw", "avx2", "default")))
+#else
+#define TSC_VECTOR_CLONES
+#endif
+
+namespace tsc::rt {
+
+// Compared as bit patterns, which order non-negative floats as their
+// values do, so that the loop vectorizes as an integer max.
+TSC_VECTOR_CLONES float absMax(const float *row, int64_t k) {
+  uint32_t amax = 0;
+  for (int64_t j = 0; j < k; ++j) {
+    uint32_t bits;
+    std::memcpy(&bits, row + j, sizeof bits);
+    bits &= 0x7fffffffu;
+    bits = bits > 0x7f800000u ? 0u : bits; // NaN
+    amax = bits > amax ? bits : amax;
+  }
+  float value;
+  std::memcpy(&value, &amax, sizeof value);
+  return value;
+}
+
+// Clamping first keeps the quotient within 2^22, where adding and taking
+// away 1.5 * 2^23 rounds it to an integer, half to even, in the default
+// rounding mode (the library is not built with -ffast-math, which would
+// fold the two away).
+TSC_VECTOR_CLONES void quantizeRow(const float *row, int64_t k, float scale,
+                                   int8_t *q) {
+  for (int64_t j = 0; j < k; ++j) {
+    float v = row[j] / scale;
+    v = v > -128.0f ? v : -128.0f;
+    v = v < 127.0f ? v : 127.0f;
+    v = (v + 12582912.0f) - 12582912.0f;
+    q[j] = int8_t(int32_t(v));
+  }
+}
+
+} // namespace tsc::rt

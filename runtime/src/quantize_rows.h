@@ -1,0 +1,27 @@
+//===- quantize_rows.h - f32 rows to s8 for the int8 GEMM steps -*- C++ -*-===//
+//
+// An int8 GEMM step (format 1.10) quantizes its activation on every run,
+// a pass over all of it before the GEMM, so these loops are vectorized
+// where the CPU allows (quantize_rows.cpp): the baseline x86-64 has no
+// rounding instruction (std::nearbyint is a libm call per element) and
+// leaves a float max-reduction scalar.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TSC_RUNTIME_QUANTIZE_ROWS_H
+#define TSC_RUNTIME_QUANTIZE_ROWS_H
+
+#include <cstdint>
+
+namespace tsc::rt {
+
+/// The largest |x| of the k floats at `row`, NaNs skipped (0 for none).
+float absMax(const float *row, int64_t k);
+
+/// q[j] = clamp(round_half_even(row[j] / scale), -128, 127) for j < k, a
+/// NaN quotient to -128: tsc.quantize's arithmetic, bit for bit.
+void quantizeRow(const float *row, int64_t k, float scale, int8_t *q);
+
+} // namespace tsc::rt
+
+#endif // TSC_RUNTIME_QUANTIZE_ROWS_H

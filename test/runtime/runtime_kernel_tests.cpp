@@ -1,0 +1,76 @@
+//===- runtime_kernel_tests.cpp - the runtime's own numeric loops ---------===//
+//
+// Part of tsc-runtime-tests (runtime_tests.cpp has main): the loops the
+// runtime runs on tensors itself, against scalar references written the
+// obvious way. The bulk half conversions are in runtime_tests.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quantize_rows.h"
+#include "runtime_tests.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <limits>
+
+using namespace tsc_runtime_tests;
+
+namespace {
+
+// The int8 GEMM steps' quantization (quantize_rows.cpp, vectorized on this
+// machine) gives the scalar formula's codes for every element: ties at
+// every half (-128.5 .. 127.5, half to even), saturation, infinities, NaN
+// (-128), subnormal quotients, and random values over many magnitudes, at
+// lengths that leave every tail past the vector blocks; and absMax is the
+// largest |x| with NaNs skipped.
+TEST(int8_quantize_rows) {
+  auto reference = [](float x, float scale) {
+    float v = x / scale;
+    if (std::isnan(v))
+      return int8_t(-128);
+    return int8_t(std::clamp(std::nearbyint(v), -128.0f, 127.0f));
+  };
+  std::vector<float> values;
+  for (int half = -260; half <= 260; ++half)
+    values.push_back(0.5f * float(half));
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float v : {inf, -inf, std::numeric_limits<float>::quiet_NaN(), 0.0f,
+                  -0.0f, FLT_MIN, -FLT_MIN, 1e-40f, FLT_MAX, -FLT_MAX,
+                  4194304.5f, 8388609.0f, -8388609.0f, 1e30f})
+    values.push_back(v);
+  uint32_t seed = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    values.push_back(
+        std::ldexp(float(int32_t(seed)) / 2147483648.0f, int(seed % 40) - 20));
+  }
+  int wrong = 0;
+  for (float scale : {1.0f, 0.0371f, 3.0f, FLT_MIN}) {
+    for (int64_t k : {int64_t(1), int64_t(15), int64_t(17), int64_t(33),
+                      int64_t(67), int64_t(values.size())}) {
+      for (size_t start = 0; start + size_t(k) <= values.size();
+           start += size_t(k) * 7 + 1) {
+        std::vector<int8_t> q(static_cast<size_t>(k));
+        tsc::rt::quantizeRow(values.data() + start, k, scale, q.data());
+        for (int64_t j = 0; j < k; ++j)
+          wrong += q[size_t(j)] != reference(values[start + size_t(j)], scale);
+      }
+    }
+  }
+  CHECK(wrong == 0);
+  // absMax over prefixes of every length up to 70, then the whole list.
+  for (int64_t k = 0; k <= 70; ++k) {
+    float want = 0.0f;
+    for (int64_t j = 0; j < k; ++j)
+      if (!std::isnan(values[size_t(j) + 500]))
+        want = std::max(want, std::fabs(values[size_t(j) + 500]));
+    CHECK(tsc::rt::absMax(values.data() + 500, k) == want);
+  }
+  CHECK(tsc::rt::absMax(values.data(), int64_t(values.size())) == inf);
+  std::vector<float> nans(40, std::numeric_limits<float>::quiet_NaN());
+  nans[33] = -2.5f;
+  CHECK(tsc::rt::absMax(nans.data(), 40) == 2.5f);
+  CHECK(tsc::rt::absMax(nans.data(), 33) == 0.0f);
+}
+
+} // namespace
