@@ -552,8 +552,8 @@ def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
     float); `tsc --quantize=static-int8 --calibration DIR` computes it by
     running the model in fp32 (docs/quantization.md). A range of 0 means
     none was measured: that GEMM stays float, as do those the dynamic pass
-    keeps float. A list whose length is not the number of GEMM ops is an
-    error.
+    keeps float and those `keep-float` names. A list whose length is not
+    the number of GEMM ops is an error.
 
     Before (`input-ranges=6.35`):
     ```mlir
@@ -571,17 +571,20 @@ def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::tsc::TscDialect"];
-  let options = [
-    ListOption<"inputRanges", "input-ranges", "float",
-               "The calibrated range (max|x|) of each GEMM op's input, in "
-               "walk order; 0: none (the GEMM stays float)">,
-    Option<"minInputFeatures", "min-input-features", "int64_t",
-           /*default=*/"16",
-           "GEMMs whose K (input features) is smaller stay float: the "
-           "quantization of a short row costs more than the product saves">,
-    Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "Emit a remark on each GEMM kept float, saying why">
-  ];
+  let options =
+      [ListOption<"inputRanges", "input-ranges", "float",
+                  "The calibrated range (max|x|) of each GEMM op's input, in "
+                  "walk order; 0: none (the GEMM stays float)">,
+       Option<"minInputFeatures", "min-input-features", "int64_t",
+              /*default=*/"16",
+              "GEMMs whose K (input features) is smaller stay float: the "
+              "quantization of a short row costs more than the product saves">,
+       Option<"remarks", "remarks", "bool", /*default=*/"false",
+              "Emit a remark on each GEMM kept float, saying why">,
+       ListOption<"keepFloat", "keep-float", "std::string",
+                  "GEMMs kept float, by name, as tsc-quantize-dynamic-int8's "
+                  "keep-float (KeepFloat.h); their ranges are still listed"
+                  " in input-ranges">];
 }
 
 def QuantizeQdqPass : Pass<"tsc-quantize-qdq", "func::FuncOp"> {

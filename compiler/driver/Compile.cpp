@@ -55,7 +55,6 @@ void releaseUnusedWeights(MLIRContext *context, ArrayRef<ModuleOp> live) {
 /// module's weights.
 LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
                           Phase until, bool freeReplacedWeights,
-                          ArrayRef<float> inputRanges = {},
                           TimingScope *timing = nullptr) {
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
@@ -69,7 +68,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.precision = options.precision;
   pipeline.quantize = options.quantize;
   pipeline.weightGroupSize = options.weightGroupSize;
-  pipeline.inputRanges = inputRanges;
+  pipeline.inputRanges = options.inputRanges;
   pipeline.precisionIO = options.precisionIO;
   // cuBLASLt's GELU epilogue is the tanh approximation: with a CUDA target,
   // an exact GELU stays its own kernel.
@@ -318,12 +317,12 @@ LogicalResult measureError(const plan::Plan &plan,
 /// baselines (null when not wanted).
 LogicalResult report(ModuleOp module, const plan::Plan &plan,
                      const CompileOptions &options, ModuleOp unfused,
-                     ModuleOp reference, ArrayRef<float> inputRanges) {
+                     ModuleOp reference) {
   std::optional<plan::Plan> baseline;
   if (unfused) {
     CompileOptions off = options;
     off.fuse = false;
-    if (failed(runPipeline(unfused, off, Phase::Fuse, false, inputRanges)))
+    if (failed(runPipeline(unfused, off, Phase::Fuse, false)))
       return failure();
     FailureOr<plan::Plan> other = planModule(unfused, off);
     if (failed(other))
@@ -434,19 +433,11 @@ LogicalResult compileAsAsked(ModuleOp module, const CompileOptions &options,
   if (reporting && (isHalfPrecision(options.precision) ||
                     options.quantize != Quantization::None))
     reference = module.clone();
-  std::vector<float> inputRanges;
-  if (options.quantize == Quantization::StaticInt8) {
-    FailureOr<std::vector<float>> ranges =
-        calibrateInputRanges(module, options);
-    if (failed(ranges))
-      return failure();
-    inputRanges = std::move(*ranges);
-  }
   TimingScope pipelineTimer =
       phases.begin("pipeline (graph, prune, quantize, fuse passes)");
   if (failed(runPipeline(module, options, until,
                          /*freeReplacedWeights=*/!unfused && !reference,
-                         inputRanges, timing ? &pipelineTimer : nullptr)))
+                         timing ? &pipelineTimer : nullptr)))
     return failure();
   pipelineTimer.stop();
   if (!options.pruneReport.empty() &&
@@ -476,8 +467,8 @@ LogicalResult compileAsAsked(ModuleOp module, const CompileOptions &options,
     *summary = summarize(*plan);
   TimingScope reportTimer =
       phases.begin("report (baseline plans, measured error)");
-  if (reporting && failed(report(module, *plan, options, unfused.get(),
-                                 reference.get(), inputRanges)))
+  if (reporting &&
+      failed(report(module, *plan, options, unfused.get(), reference.get())))
     return failure();
   reportTimer.stop();
   unfused = nullptr;
@@ -549,11 +540,22 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
                            TimingScope *timing, CompileSummary *summary) {
   if (pruneByActivations(options) && failed(attachInputNorms(module, options)))
     return failure();
+  // Calibrated once: the error budget's trial compiles keep different GEMMs
+  // float, but the ranges are per GEMM op, quantized or not.
+  CompileOptions calibrated = options;
+  if (options.quantize == Quantization::StaticInt8 &&
+      options.inputRanges.empty()) {
+    FailureOr<std::vector<float>> ranges =
+        calibrateInputRanges(module, options);
+    if (failed(ranges))
+      return failure();
+    calibrated.inputRanges = std::move(*ranges);
+  }
   if (!options.maxError)
-    return compileAsAsked(module, options, timing, summary);
+    return compileAsAsked(module, calibrated, timing, summary);
   // The budget chooses the options; the compile is then as usual.
   FailureOr<CompileOptions> fitted =
-      fitErrorBudget(module, options, llvm::outs());
+      fitErrorBudget(module, calibrated, llvm::outs());
   return failure(failed(fitted) ||
                  failed(compileAsAsked(module, *fitted, timing, summary)));
 }

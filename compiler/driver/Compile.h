@@ -56,6 +56,10 @@ struct CompileOptions {
   int64_t weightGroupSize = 0;
   /// --quantize=static-int8: the samples and observer of calibration.
   CalibrationOptions calibration;
+  /// --quantize=static-int8: each GEMM op's calibrated input range, in
+  /// program order (calibrateInputRanges), set by compile() before any
+  /// pipeline runs; empty: not calibrated yet.
+  std::vector<float> inputRanges;
   PrecisionIO precisionIO = PrecisionIO::Model;
   /// The fuse phase's passes and fused kernels (off: one kernel per op).
   bool fuse = true;

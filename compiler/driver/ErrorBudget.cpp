@@ -66,6 +66,7 @@ FailureOr<Measurer> startMeasuring(ModuleOp imported,
   CompileOptions fp32 = options;
   fp32.quantize = Quantization::None;
   fp32.keepFloat.clear();
+  fp32.inputRanges.clear();
   fp32.prune.clear();
   fp32.precision = Precision::FP32;
   fp32.precisionIO = PrecisionIO::Model;
@@ -99,6 +100,7 @@ std::vector<std::string> getQuantizedGemms(ModuleOp imported,
   pipeline.until = Phase::Quantize;
   pipeline.quantize = options.quantize;
   pipeline.keepFloat = options.keepFloat;
+  pipeline.inputRanges = options.inputRanges;
   buildTscPipeline(pm, pipeline);
   if (failed(pm.run(*module)))
     return names;

@@ -246,6 +246,8 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     QuantizeStaticInt8PassOptions staticOptions;
     staticOptions.inputRanges.assign(options.inputRanges.begin(),
                                      options.inputRanges.end());
+    staticOptions.keepFloat.assign(options.keepFloat.begin(),
+                                   options.keepFloat.end());
     pm.addNestedPass<func::FuncOp>(createQuantizeStaticInt8Pass(staticOptions));
     // The new scale and quantization ops get their bindings.
     pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));

@@ -9,6 +9,7 @@
 
 #include "passes/Passes.h"
 #include "passes/transforms/DynamicInt8.h"
+#include "passes/transforms/KeepFloat.h"
 #include "passes/transforms/QuantizeGemm.h"
 
 #include <algorithm>
@@ -48,6 +49,10 @@ struct QuantizeStaticInt8Pass
     : public tsc::impl::QuantizeStaticInt8PassBase<QuantizeStaticInt8Pass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    return KeepFloat::parse(context, keepFloat, kept);
+  }
+
   void runOnOperation() override {
     SmallVector<Operation *> gemms = getGemmOps(getOperation());
     if (inputRanges.size() != gemms.size()) {
@@ -66,7 +71,9 @@ struct QuantizeStaticInt8Pass
       std::string why;
       FailureOr<QuantizableGemm> g =
           matchQuantizableGemm(op, minInputFeatures, why);
-      if (succeeded(g) && range == 0.0f)
+      if (succeeded(g) && kept.matches(op))
+        why = "named by keep-float (" + getGemmName(op) + ")";
+      else if (succeeded(g) && range == 0.0f)
         why = "no calibrated range for its input";
       else if (succeeded(g) && succeeded(quantize(*g, range, why)))
         continue;
@@ -74,6 +81,8 @@ struct QuantizeStaticInt8Pass
         op->emitRemark() << "kept float: " << why;
     }
   }
+
+  KeepFloat kept;
 };
 
 } // namespace
