@@ -219,6 +219,9 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
   os << " keep-float=";
   for (size_t i = 0; i < hi; ++i)
     os << (i ? "," : "") << fitted.keepFloat[options.keepFloat.size() + i];
+  // Static int8's calibrated ranges, one per GEMM op.
+  for (auto [i, range] : llvm::enumerate(options.inputRanges))
+    os << (i ? "," : " input-ranges=") << llvm::format("%.9g", range);
   os << "\"\n";
   return fitted;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""`tsc --quantize=dynamic-int8 --max-error=E` on a small model of four
+"""`tsc --quantize=dynamic-int8 --max-error=E` (with `--static`:
+`--quantize=static-int8` calibrated on eight samples) on a small model of four
 residual layers, y_i = y_(i-1) + gelu(y_(i-1)·A_i)·B_i (eight GEMMs, hidden
 64, FFN 128), whose layer 2 reads an outlier feature (one column of layer
 1's B scaled by 40): per-row int8 scales then leave its other features a
@@ -16,11 +17,13 @@ compiler measures, never written down:
   artifact: rel L2 <= 2E (other inputs of the same distribution);
 - `--keep-float` with the printed list compiles to the same bytes as the
   --max-error artifact (the choice replays);
+- static int8: the printed tsc-opt replay carries the calibrated range of
+  every GEMM op (`input-ranges=`, eight of them);
 - E = 1e-9: no choice but every GEMM float: exit 1 with a message.
 
 Prints `PASS ...` / `FAIL ...` lines and `KEPT E=...: names`.
 
-Usage: max_error.py OUT_DIR TSC TSC_RUN
+Usage: max_error.py OUT_DIR TSC TSC_RUN [--static]
 """
 import math
 import pathlib
@@ -95,6 +98,7 @@ def parse(stdout):
 
 def main():
     out, tsc, tsc_run = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    static = sys.argv[4:] == ["--static"]
     out.mkdir(parents=True, exist_ok=True)
     model = out / "model.onnx"
     onnx.save(build_model(np.random.default_rng(7)), str(model))
@@ -112,6 +116,14 @@ def main():
         sys.exit("FAIL fp32 compile: " + proc.stderr)
     ref = run(tsc_run, out / "fp32.tscm", out / "x.npy", out / "fp32")
     quantize = ["--quantize=dynamic-int8"]
+    if static:
+        # Calibration samples of the same distribution, other draws.
+        rng = np.random.default_rng(5)
+        for i in range(8):
+            sample = out / "calibration" / f"{i:03d}"
+            sample.mkdir(parents=True, exist_ok=True)
+            np.save(sample / "x.npy", rng.uniform(-1, 1, (2, 16, HIDDEN)).astype(np.float32))
+        quantize = ["--quantize=static-int8", "--calibration", str(out / "calibration")]
     proc = tsc_compile(tsc, model, out / "loose.tscm", quantize + ["--max-error=1"])
     if proc.returncode:
         sys.exit("FAIL --max-error=1: " + proc.stderr)
@@ -127,6 +139,11 @@ def main():
             continue
         _, alone, kept, final = parse(proc.stdout)
         print(f"KEPT E=e_all/{divisor}: {', '.join(kept)}")
+        if static:
+            ranges = re.search(r"input-ranges=([0-9.e+,-]+)", proc.stdout)
+            count = len(ranges.group(1).split(",")) if ranges else 0
+            check(f"E=e_all/{divisor}: the replay has every GEMM's range", count == 2 * LAYERS,
+                  f"{count} ranges")
         check(f"E=e_all/{divisor}: 8 GEMMs measured alone", len(alone) == 2 * LAYERS,
               f"{sorted(alone)}")
         most = max(alone, key=alone.get) if alone else None
