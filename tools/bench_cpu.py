@@ -41,7 +41,8 @@ quantize_static of the export on the same samples (QDQ, u8 activations with zero
 points, s8 weights per channel, MinMax calibration: ORT's defaults for x86 with
 per-channel weights), each with its accuracy, and that QDQ model compiled by
 tsc as it is (no --quantize: its QDQ pairs become int8 GEMM steps) timed
-against ONNX Runtime on it.
+against ONNX Runtime on it. With --max-error E, both tsc int8 artifacts are
+compiled with --max-error=E (the most sensitive GEMMs kept float).
 With --prune SPEC (opt-in) a third artifact is compiled with `--prune=SPEC`
 and timed in the same run; a second table gives its latency against the
 unpruned fused artifact, the speed ratio, both artifacts' sizes and the
@@ -266,7 +267,8 @@ def bench_model(args, name, work, rows, notes, versions):
                                             seq=args.seq)
         variants["int8"] = ["--quantize=dynamic-int8"] + (
             [f"--max-error={args.max_error}"] if args.max_error else [])
-        variants["static"] = ["--quantize=static-int8", "--calibration", str(calibration)]
+        variants["static"] = ["--quantize=static-int8", "--calibration", str(calibration)] + (
+            [f"--max-error={args.max_error}"] if args.max_error else [])
         # ONNX Runtime's QDQ model (the ort_static peer's, made here first):
         # tsc compiles it as it is (docs/quantization.md, "QDQ models").
         qdq_path = work / f"{name}-ort-static.onnx"
@@ -548,8 +550,9 @@ def main():
                         help="also tsc --quantize=dynamic-int8 and static-int8 against "
                         "ONNX Runtime's quantize_dynamic and quantize_static, with their "
                         "accuracy (second tables)")
-    parser.add_argument("--max-error", help="with --quantize: tsc's int8 compiled with "
-                        "--max-error=E (GEMMs kept float under the budget); with --prune: "
+    parser.add_argument("--max-error", help="with --quantize: tsc's dynamic and static int8 "
+                        "compiled with --max-error=E (GEMMs kept float under the budget; "
+                        "static int8's measured on its calibration samples); with --prune: "
                         "a 'budget' artifact compiled with --prune=SPEC --max-error=E (each "
                         "ratio at most SPEC's, searched under the budget)")
     # The peers (internal).
