@@ -25,9 +25,13 @@ bool isViewOp(Operation *op) {
 /// and softmax, and the slicing ops of a split projection or a rotary
 /// embedding. Linalg's elementwise fusion then makes a chain one pass over
 /// memory (a residual add inside the layer norm that follows it, say;
-/// silu(gate) · up straight from the split gate/up projection).
+/// silu(gate) · up straight from the split gate/up projection). A gather
+/// reads one element of its table per result element, so it chains too:
+/// the embedding lookups join the norm after them, and a relative position
+/// bias (T5's bucket computation and table lookup) the attention it feeds.
 bool isFusible(Operation *op) {
-  return op->hasTrait<OpTrait::tsc::Fusible>() || isViewOp(op);
+  return op->hasTrait<OpTrait::tsc::Fusible>() || isViewOp(op) ||
+         isa<GatherOp>(op);
 }
 
 /// Whether a symbol reads a result of `op` (or a reshape of one) at run
