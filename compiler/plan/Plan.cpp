@@ -26,9 +26,8 @@ bool isViewOp(Operation *op) {
 /// embedding. Linalg's elementwise fusion then makes a chain one pass over
 /// memory (a residual add inside the layer norm that follows it, say;
 /// silu(gate) · up straight from the split gate/up projection). A gather
-/// reads one element of its table per result element, so it chains too:
-/// the embedding lookups join the norm after them, and a relative position
-/// bias (T5's bucket computation and table lookup) the attention it feeds.
+/// reads one table element per result element: it chains too (embedding
+/// lookups into their norm, T5's position bias into its attention).
 bool isFusible(Operation *op) {
   return op->hasTrait<OpTrait::tsc::Fusible>() || isViewOp(op) ||
          isa<GatherOp>(op);
