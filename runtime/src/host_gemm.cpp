@@ -112,11 +112,12 @@ struct Entry {
   memory::desc a, b, c, bias;
   bool biasArg = false; // bias as the matmul's bias, else a binary post-op
   /// An int8 step with row scales: the matmul writes `product` (C itself,
-  /// or with a sum post-op a buffer of its own), and `rowScale`, a binary
-  /// multiply by the [M, 1] scales, writes C with the epilogue's post-ops.
+  /// or with a sum post-op, `separateProduct`, the session's product
+  /// buffer), and `rowScale`, a binary multiply by the [M, 1] scales,
+  /// writes C with the epilogue's post-ops.
   dnnl::binary rowScale;
   memory::desc product;
-  bool productBuffer = false;
+  bool separateProduct = false;
 };
 
 struct AlignedFree {
@@ -257,8 +258,8 @@ struct HostGemms::Impl {
       attr.set_post_ops(ops);
     } else {
       // In place on C, unless the sum post-op reads C's old values.
-      e.productBuffer = g.beta != 0.0f;
-      if (e.productBuffer)
+      e.separateProduct = g.beta != 0.0f;
+      if (e.separateProduct)
         e.product = memory::desc(Dims{shape.m, shape.n}, memory::data_type::f32,
                                  memory::format_tag::ab);
       dnnl::primitive_attr epilogue;
@@ -620,7 +621,7 @@ struct HostGemms::Impl {
 
   void runInt8Primitive(StepState &s, Entry &e, void *b, void *c, void *bias) {
     void *product = c;
-    if (e.productBuffer) {
+    if (e.separateProduct) {
       productBuffer.resize(size_t(e.shape.m * e.shape.n));
       product = productBuffer.data();
     }

@@ -21,14 +21,14 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace mlir::tsc;
 using util::BinaryFn;
 
 namespace {
 #include "dialects/tsc/IR/TscCanonicalize.inc"
-
-#include <cstring>
 } // namespace
 
 namespace {
