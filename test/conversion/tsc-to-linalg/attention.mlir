@@ -2,8 +2,8 @@
 // RUN: tsc-opt %s --split-input-file --tsc-convert-to-linalg=max-key-value-block-bytes=32768 | FileCheck %s --check-prefix=BOUNDED
 
 // Grouped-query causal attention with a boolean mask: one forall iteration
-// per (batch, head, block of 64 query rows), a key loop over blocks of 64
-// keys that ends at the block's last visible key, and only [64 x 64] score
+// per (batch, head, block of 128 query rows), a key loop over blocks of 64
+// keys that ends at the block's last visible key, and only [128 x 64] score
 // tiles: no [B, H, Sq, Skv] tensor exists.
 // CHECK:       #[[ROW0:.+]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-LABEL: func.func @attention_gqa_causal_bool_mask
@@ -11,32 +11,33 @@
 // CHECK-DAG:     %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
 // CHECK-DAG:     %[[SCALE:.+]] = arith.constant 2.500000e-01 : f32
 // CHECK-DAG:     %[[C64:.+]] = arith.constant 64 : index
+// CHECK-DAG:     %[[C128:.+]] = arith.constant 128 : index
 // CHECK-NOT:     tensor<?x8x?x?xf32>
 // CHECK:         %[[SKV:.+]] = tensor.dim %[[KA]]
 // CHECK:         %[[OFFSET:.+]] = arith.subi %[[SKV]], %{{.+}} : index
-// CHECK:         %[[BLOCKS:.+]] = arith.ceildivui %{{.+}}, %[[C64]] : index
+// CHECK:         %[[BLOCKS:.+]] = arith.ceildivui %{{.+}}, %[[C128]] : index
 // CHECK:         %[[OUT:.+]] = scf.forall (%[[B:.+]], %[[H:.+]], %[[QB:.+]]) in (%{{.+}}, %{{.+}}, %[[BLOCKS]]) shared_outs(%[[SHARED:.+]] = %{{.+}}) -> (tensor<?x8x?x16xf32>)
-// CHECK:           %[[Q0:.+]] = arith.muli %[[QB]], %[[C64]] : index
+// CHECK:           %[[Q0:.+]] = arith.muli %[[QB]], %[[C128]] : index
 // CHECK:           %[[KVH:.+]] = arith.divui %[[H]], %{{.+}} : index
 // CHECK:           %[[QT:.+]] = linalg.generic
-// CHECK-SAME:          outs(%{{.+}} : tensor<64x16xf32>)
+// CHECK-SAME:          outs(%{{.+}} : tensor<128x16xf32>)
 // CHECK:             tensor.extract %[[QA]][%[[B]], %[[H]], %{{.+}}, %{{.+}}]
 // CHECK:             arith.mulf %{{.+}}, %[[SCALE]] : f32
 // CHECK:           %[[END:.+]] = arith.minsi %{{.+}}, %[[SKV]] : index
-// CHECK:           %[[LOOP:.+]]:3 = scf.for %[[K0:.+]] = %{{.+}} to %[[END]] step %[[C64]] iter_args(%[[M:.+]] = %{{.+}}, %[[L:.+]] = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x16xf32>)
+// CHECK:           %[[LOOP:.+]]:3 = scf.for %[[K0:.+]] = %{{.+}} to %[[END]] step %[[C64]] iter_args(%[[M:.+]] = %{{.+}}, %[[L:.+]] = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x16xf32>)
 // CHECK:             %[[KT:.+]] = linalg.generic
 // CHECK:               tensor.extract %[[KA]][%[[B]], %[[KVH]], %{{.+}}, %{{.+}}]
 // CHECK:             } -> tensor<16x64xf32>
 // CHECK:             %[[VT:.+]] = linalg.generic
 // CHECK:               tensor.extract %[[VA]][%[[B]], %[[KVH]], %{{.+}}, %{{.+}}]
 // CHECK:             } -> tensor<64x16xf32>
-// CHECK:             %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[QT]], %[[KT]] : tensor<64x16xf32>, tensor<16x64xf32>) outs(%{{.+}} : tensor<64x64xf32>)
+// CHECK:             %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[QT]], %[[KT]] : tensor<128x16xf32>, tensor<16x64xf32>) outs(%{{.+}} : tensor<128x64xf32>)
 // The padding mask is the same for every query row: one [1 x 64] tile per
 // key block, which the score loop reads at (0, j).
 // CHECK:             %[[MT:.+]] = linalg.generic
 // CHECK:               tensor.extract %[[MA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<?x1x1x?xi1>
 // CHECK:             } -> tensor<1x64xi1>
-// CHECK:             %[[MASKED:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[ROW0]], #{{.+}}], {{.+}} ins(%[[S]], %[[MT]] : tensor<64x64xf32>, tensor<1x64xi1>)
+// CHECK:             %[[MASKED:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[ROW0]], #{{.+}}], {{.+}} ins(%[[S]], %[[MT]] : tensor<128x64xf32>, tensor<1x64xi1>)
 // CHECK-NEXT:          ^bb0(%{{.+}}: f32, %[[MV:.+]]: i1, %{{.+}}: f32):
 // CHECK:               %[[KEY:.+]] = arith.addi %[[K0]], %{{.+}} : index
 // CHECK:               %[[INSIDE:.+]] = arith.cmpi ult, %[[KEY]], %[[SKV]] : index
@@ -45,20 +46,20 @@
 // CHECK:               %[[KEEP:.+]] = arith.andi %[[INSIDE]], %[[SEEN]] : i1
 // CHECK:               %[[KEEP2:.+]] = arith.andi %[[KEEP]], %[[MV]] : i1
 // CHECK:               arith.select %[[KEEP2]], %{{.+}}, %[[NEGINF]] : f32
-// CHECK:             %[[ROWMAX:.+]] = linalg.generic {{.+}} ins(%[[MASKED]] : tensor<64x64xf32>)
+// CHECK:             %[[ROWMAX:.+]] = linalg.generic {{.+}} ins(%[[MASKED]] : tensor<128x64xf32>)
 // CHECK:               arith.maxnumf
-// CHECK:             %[[STATS:.+]]:2 = linalg.generic {{.+}} ins(%[[ROWMAX]] : tensor<64xf32>) outs(%[[M]], %{{.+}} : tensor<64xf32>, tensor<64xf32>)
+// CHECK:             %[[STATS:.+]]:2 = linalg.generic {{.+}} ins(%[[ROWMAX]] : tensor<128xf32>) outs(%[[M]], %{{.+}} : tensor<128xf32>, tensor<128xf32>)
 // CHECK:               math.exp
-// CHECK:             %[[P:.+]] = linalg.generic {{.+}} ins(%[[MASKED]], %[[STATS]]#0 : tensor<64x64xf32>, tensor<64xf32>)
+// CHECK:             %[[P:.+]] = linalg.generic {{.+}} ins(%[[MASKED]], %[[STATS]]#0 : tensor<128x64xf32>, tensor<128xf32>)
 // CHECK:               math.exp
-// CHECK:             %[[LS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<64xf32>) outs(%[[L]] : tensor<64xf32>)
-// CHECK:             %[[L2:.+]] = linalg.generic {{.+}} ins(%[[P]] : tensor<64x64xf32>) outs(%[[LS]] : tensor<64xf32>)
-// CHECK:             %[[AS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<64xf32>) outs(%[[ACC]] : tensor<64x16xf32>)
-// CHECK:             %[[A2:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[P]], %[[VT]] : tensor<64x64xf32>, tensor<64x16xf32>) outs(%[[AS]] : tensor<64x16xf32>)
+// CHECK:             %[[LS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<128xf32>) outs(%[[L]] : tensor<128xf32>)
+// CHECK:             %[[L2:.+]] = linalg.generic {{.+}} ins(%[[P]] : tensor<128x64xf32>) outs(%[[LS]] : tensor<128xf32>)
+// CHECK:             %[[AS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<128xf32>) outs(%[[ACC]] : tensor<128x16xf32>)
+// CHECK:             %[[A2:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[P]], %[[VT]] : tensor<128x64xf32>, tensor<64x16xf32>) outs(%[[AS]] : tensor<128x16xf32>)
 // CHECK:             scf.yield %[[STATS]]#0, %[[L2]], %[[A2]]
-// CHECK:           %[[TILE:.+]] = linalg.generic {{.+}} ins(%[[LOOP]]#2, %[[LOOP]]#1 : tensor<64x16xf32>, tensor<64xf32>)
+// CHECK:           %[[TILE:.+]] = linalg.generic {{.+}} ins(%[[LOOP]]#2, %[[LOOP]]#1 : tensor<128x16xf32>, tensor<128xf32>)
 // CHECK:             arith.divf
-// CHECK:           %[[ROWS:.+]] = tensor.extract_slice %[[TILE]][0, 0] [%{{.+}}, 16] [1, 1] : tensor<64x16xf32> to tensor<?x16xf32>
+// CHECK:           %[[ROWS:.+]] = tensor.extract_slice %[[TILE]][0, 0] [%{{.+}}, 16] [1, 1] : tensor<128x16xf32> to tensor<?x16xf32>
 // CHECK:           scf.forall.in_parallel
 // CHECK:             tensor.parallel_insert_slice %[[ROWS]] into %[[SHARED]][%[[B]], %[[H]], %[[Q0]], 0] [1, 1, %{{.+}}, 16] [1, 1, 1, 1] : tensor<?x16xf32> into tensor<?x8x?x16xf32>
 // CHECK:         return %[[OUT]]
