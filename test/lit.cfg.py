@@ -47,6 +47,17 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+# AMX (tiles, bf16 products) and AVX-512 on this CPU: artifacts compiled
+# with --cpu=x86-64-v4+amx run here.
+try:
+    with open("/proc/cpuinfo") as _cpuinfo:
+        _flags = next((l.split(":", 1)[1].split() for l in _cpuinfo
+                       if l.startswith("flags")), [])
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl", "amx_tile",
+            "amx_bf16"} <= set(_flags):
+        config.available_features.add("amx")
+except OSError:
+    pass
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(

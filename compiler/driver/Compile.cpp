@@ -101,22 +101,23 @@ FailureOr<plan::Plan> planModule(ModuleOp module,
 /// The plan's kernels outlined and lowered to linalg: what --emit=lower
 /// prints, and where both targets' code generation starts. The CUDA loop
 /// structure (on the device, or on the host for --gpu-loop-mapping) keeps
-/// attention's key and value blocks in shared memory.
+/// attention's key and value blocks in shared memory; `amx` lays bf16
+/// attention out for AMX tiles (a host with AMX).
 FailureOr<OwningOpRef<ModuleOp>> lowerPlan(const plan::Plan &plan,
                                            MLIRContext *context, KernelABI abi,
-                                           bool cudaLoopStructure) {
+                                           bool cudaLoopStructure, bool amx) {
   FailureOr<OwningOpRef<ModuleOp>> kernels = outlineKernels(plan, context, abi);
   int64_t keyValueBytes = cudaLoopStructure ? cuda::kMaxSharedBytes : 0;
-  if (failed(kernels) || failed(lowerKernels(**kernels, keyValueBytes)))
+  if (failed(kernels) ||
+      failed(lowerKernels(**kernels, keyValueBytes, !cudaLoopStructure && amx)))
     return failure();
   return kernels;
 }
 
 /// Lowered `kernels` as a host shared object; with `gpuLoopMapping` in the
 /// CUDA target's loop structure (its numerics without a GPU).
-FailureOr<std::vector<char>> compileHostKernels(ModuleOp kernels,
-                                                const HostTarget &target,
-                                                bool gpuLoopMapping) {
+FailureOr<std::vector<char>>
+compileHostKernels(ModuleOp kernels, HostTarget &target, bool gpuLoopMapping) {
   auto gpuLoops = [](ModuleOp module) {
     return cuda::mapKernelLoops(module, cuda::MappedFor::Host);
   };
@@ -127,10 +128,10 @@ FailureOr<std::vector<char>> compileHostKernels(ModuleOp kernels,
 /// The plan's kernels as a host shared object.
 FailureOr<std::vector<char>> compileForHost(const plan::Plan &plan,
                                             MLIRContext *context,
-                                            const HostTarget &target,
+                                            HostTarget &target,
                                             bool gpuLoopMapping) {
   FailureOr<OwningOpRef<ModuleOp>> kernels =
-      lowerPlan(plan, context, KernelABI::Host, gpuLoopMapping);
+      lowerPlan(plan, context, KernelABI::Host, gpuLoopMapping, target.amx);
   if (failed(kernels))
     return failure();
   return compileHostKernels(**kernels, target, gpuLoopMapping);
@@ -455,7 +456,8 @@ LogicalResult compileAsAsked(ModuleOp module, const CompileOptions &options,
   FailureOr<HostTarget> host = resolveHostTarget(options.hostCpu);
   if (failed(host)) {
     llvm::errs() << "tsc: error: --cpu=" << options.hostCpu
-                 << ": expected native, x86-64, x86-64-v3 or x86-64-v4\n";
+                 << ": expected native, x86-64, x86-64-v3, x86-64-v4 or "
+                    "x86-64-v4+amx\n";
     return failure();
   }
   TimingScope planTimer = phases.begin("plan");
@@ -489,7 +491,7 @@ LogicalResult compileAsAsked(ModuleOp module, const CompileOptions &options,
   TimingScope lowerTimer = phases.begin("lower (kernels to linalg)");
   FailureOr<OwningOpRef<ModuleOp>> kernels =
       lowerPlan(*plan, context, cuda ? KernelABI::Device : KernelABI::Host,
-                cuda || options.gpuLoopMapping);
+                cuda || options.gpuLoopMapping, !cuda && host->amx);
   if (failed(kernels))
     return failure();
   lowerTimer.stop();

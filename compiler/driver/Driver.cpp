@@ -212,7 +212,8 @@ void printWritten(const CompileOptions &options, const DriverOptions &flags,
     if (FailureOr<HostTarget> host = resolveHostTarget(options.hostCpu);
         succeeded(host))
       isa = " for " + host->cpu +
-            (host->cpu == "x86-64-v4"   ? " (AVX-512)"
+            (host->amx                  ? "+amx (AVX-512, AMX)"
+             : host->cpu == "x86-64-v4" ? " (AVX-512)"
              : host->cpu == "x86-64-v3" ? " (AVX2)"
                                         : " (SSE2)");
   llvm::errs() << llvm::formatv(

@@ -71,7 +71,9 @@ struct DriverOptions {
       llvm::cl::desc(
           "x86-64 level of host kernels: x86-64-v3 (default: AVX2 and "
           "FMA, which runs on any x86-64 CPU since 2015), x86-64, "
-          "x86-64-v4 (AVX-512) or native (the best this machine runs)"),
+          "x86-64-v4 (AVX-512), x86-64-v4+amx (AVX-512 and AMX: bf16 "
+          "attention's products on AMX tiles) or native (the best this "
+          "machine runs)"),
       llvm::cl::init("x86-64-v3"), llvm::cl::cat(category)};
   llvm::cl::opt<bool> generatedGemms{
       "generated-gemms",

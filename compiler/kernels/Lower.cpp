@@ -138,11 +138,13 @@ LogicalResult fuseRowReductions(ModuleOp kernels) {
 } // namespace
 
 LogicalResult mlir::tsc::lowerKernels(ModuleOp kernels,
-                                      int64_t maxKeyValueBlockBytes) {
+                                      int64_t maxKeyValueBlockBytes,
+                                      bool amxProducts) {
   PassManager pm(kernels.getContext());
   // tsc ops become linalg on tensors, in destination-passing style.
   ConvertTscToLinalgPassOptions toLinalg;
   toLinalg.maxKeyValueBlockBytes = maxKeyValueBlockBytes;
+  toLinalg.amxProducts = amxProducts;
   pm.addNestedPass<func::FuncOp>(createConvertTscToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
   if (failed(pm.run(kernels)))

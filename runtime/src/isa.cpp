@@ -6,12 +6,34 @@
 
 #include <cstdio>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace tsc::rt {
 namespace {
 
 constexpr uint64_t kAvx2Fma = 1u << 0;
 constexpr uint64_t kAvx512 = 1u << 1;
-constexpr uint64_t kKnownBits = kAvx2Fma | kAvx512;
+constexpr uint64_t kAmxBf16 = 1u << 2;
+constexpr uint64_t kKnownBits = kAvx2Fma | kAvx512 | kAmxBf16;
+
+#if defined(__x86_64__)
+/// Whether the CPU has AMX-TILE and AMX-BF16 (CPUID leaf 7: EDX bits 24 and
+/// 22) and Linux lets this process use the tile data (it must ask once:
+/// arch_prctl ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, which fails where
+/// the kernel or the hypervisor does not allow it).
+bool amxUsable() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) || !(edx & (1u << 24)) ||
+      !(edx & (1u << 22)))
+    return false;
+  constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtiledata) == 0;
+}
+#endif
 
 // The first feature of `bits` this CPU lacks (__builtin_cpu_supports also
 // checks that the OS saves the wider registers), or nullptr.
@@ -34,6 +56,8 @@ const char *firstMissing(uint64_t bits) {
     if (!__builtin_cpu_supports("avx512vl"))
       return "AVX-512VL";
   }
+  if ((bits & kAmxBf16) && !amxUsable())
+    return "AMX-TILE and AMX-BF16 (or the OS's permission to use them)";
   return nullptr;
 #else
   return bits ? "an x86-64 CPU" : nullptr;
@@ -65,6 +89,8 @@ std::string isaText(uint64_t isa) {
     add("AVX2+FMA");
   if (isa & kAvx512)
     add("AVX-512 (F, BW, DQ, VL)");
+  if (isa & kAmxBf16)
+    add("AMX (TILE, BF16)");
   if (uint64_t unknown = isa & ~kKnownBits) {
     char bits[32];
     std::snprintf(bits, sizeof bits, "bits 0x%llx",

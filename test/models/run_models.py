@@ -33,7 +33,9 @@ BERT-style family, QDQ_FAMILIES): the export quantized by ONNX Runtime's
 quantize_static (qdq_model.py) in QDQ_VARIANTS, compiled without flags, every
 QDQ GEMM an int8 step and every output within QDQ_RTOL/QDQ_ATOL of ONNX
 Runtime's run of the QDQ model (`<model>-qdq-u8-per-channel`,
-`-qdq-s8-per-tensor`). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
+`-qdq-s8-per-tensor`). MiniLM in bf16 with attention's products on AMX tiles (`--cpu=x86-64-v4+amx`)
+within the bf16 bound, its artifact needing AMX (`minilm-opset14-bf16-amx`, skipped on a CPU
+without AMX). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
 `--precision=fp16` and `--precision=bf16` (each also with the CUDA loop mapping) runs at the
 larger size against ONNX Runtime's fp32 outputs, relative L2 at most 3e-3 for fp16 and 2.5e-2
 for bf16 (tests `<model>-fp16`, `-bf16`, `-fp16-gpu-mapping`, `-bf16-gpu-mapping`), and its
@@ -314,6 +316,8 @@ def check_precisions(args, name, path, vocab, work, suite, fail):
             args, name, path, vocab, work / label, options, bound,
             f"with {' '.join(options)}"), suite, fail)
         cells.append(f"{label} {worst:.1e}" if worst is not None else f"{label} FAILED")
+    if name.startswith("minilm"):
+        cells.append(check_amx(args, name, path, vocab, work, suite, fail))
     for precision, bound in PRECISIONS.items():
         case_name = f"{name}-{precision}-ptx"
         if not ptx_check.find_ptxas():
@@ -335,6 +339,47 @@ def check_precisions(args, name, path, vocab, work, suite, fail):
                                   work / f"{precision}-ptx" / "model.tscm", path, vocab,
                                   bound, work / f"{precision}-gpu", suite, fail))
     return ", ".join(cells)
+
+
+def has_amx():
+    """Whether this CPU has AVX-512 and AMX's tiles and bf16 products (Linux's
+    /proc/cpuinfo flags)."""
+    try:
+        flags = next((line.split(":", 1)[1].split()
+                      for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
+                      if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return {"avx512f", "avx512bw", "avx512dq", "avx512vl", "amx_tile",
+            "amx_bf16"} <= set(flags)
+
+
+def check_amx(args, name, path, vocab, work, suite, fail):
+    """bf16 with attention's products on AMX tiles (`--precision=bf16
+    --cpu=x86-64-v4+amx`; MiniLM's head dim of 32 is whole tiles, the
+    synthetic models' 8 is not) within the bf16 bound, the artifact saying
+    it needs AMX (case `<name>-bf16-amx`, skipped on a CPU without AMX).
+    Returns the cell."""
+    case_name, label = f"{name}-bf16-amx", "bf16-amx"
+    if not has_amx():
+        case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+        ET.SubElement(case, "skipped", message="this CPU has no AMX (amx_tile, amx_bf16)")
+        return f"{label} skipped (no AMX)"
+    options = ["--precision=bf16", "--cpu=x86-64-v4+amx"]
+
+    def check():
+        worst, problems = check_variant(args, name, path, vocab, work / label, options,
+                                        PRECISIONS["bf16"], f"with {' '.join(options)}")
+        info = subprocess.run([args.tsc_run, str(work / label / f"{name}.tscm"), "--info"],
+                              capture_output=True, text=True, timeout=60)
+        if "AMX" not in info.stdout:
+            problems.append("the artifact's host code does not use AMX (tsc-run --info: "
+                            + next((l for l in info.stdout.splitlines() if "ISA" in l), "?")
+                            + ")")
+        return worst, problems
+
+    worst = variant_case(case_name, check, suite, fail)
+    return f"{label} {worst:.1e}" if worst is not None else f"{label} FAILED"
 
 
 def check_quantized(args, name, path, vocab, work, suite, fail):

@@ -794,6 +794,26 @@ TEST(fixture_kernel) {
     CHECK(expectStatus(status, TSC_STATUS_UNAVAILABLE,
                        {"this CPU lacks AVX-512"}));
   tsc_model_release(m);
+  // AMX (bit 2): loads where the CPU has AMX-TILE and AMX-BF16 and Linux
+  // grants the tile state (/proc/cpuinfo lists amx_tile only then), else
+  // UNAVAILABLE naming AMX.
+  m = nullptr;
+  bool amx = false;
+  if (FILE *cpuinfo = std::fopen("/proc/cpuinfo", "r")) {
+    char line[8192];
+    while (std::fgets(line, sizeof line, cpuinfo))
+      if (std::strncmp(line, "flags", 5) == 0) {
+        amx = std::strstr(line, " amx_tile") && std::strstr(line, " amx_bf16");
+        break;
+      }
+    std::fclose(cpuinfo);
+  }
+  status = load("kernel-amx.tscm", &m);
+  if (amx)
+    CHECK(expectStatus(status, TSC_STATUS_OK, {}));
+  else
+    CHECK(expectStatus(status, TSC_STATUS_UNAVAILABLE, {"this CPU lacks AMX"}));
+  tsc_model_release(m);
 }
 
 // Two models with different host objects in one process: each runs its own

@@ -46,11 +46,16 @@ FailureOr<HostTarget> mlir::tsc::resolveHostTarget(StringRef cpu) {
     llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
     auto has = [&](StringRef f) { return features.lookup(f); };
     if (has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl"))
-      cpu = "x86-64-v4";
+      cpu = has("amx-tile") && has("amx-bf16") ? "x86-64-v4+amx" : "x86-64-v4";
     else if (has("avx2") && has("fma"))
       cpu = "x86-64-v3";
     else
       cpu = "x86-64";
+  }
+  if (cpu.consume_back("+amx")) {
+    if (cpu != "x86-64-v4")
+      return failure();
+    target.amx = true;
   }
   if (cpu == "x86-64-v4")
     target.isa = 0b11;
@@ -174,6 +179,10 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, const HostTarget &target,
   } else {
     // Attention's tile products in vector registers (the CUDA mapping above
     // keeps its own warp products).
+    // bf16 attention's products on AMX tiles (the lowering laid them out
+    // for it only with target.amx), the rest in vector registers.
+    if (target.amx && failed(amxTileProducts(kernels)))
+      return failure();
     registerBlockContractions(kernels, vectorRegistersOf(target.cpu));
     if (failed(parallelizeOuterLoops(kernels)))
       return failure();
@@ -191,7 +200,10 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, const HostTarget &target,
   }
   pm.addPass(createLowerAffinePass());
   // The mapping's warp products or the host's register-blocked products.
-  pm.addPass(createConvertVectorToLLVMPass());
+  // (and AMX's tile ops.)
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.amx = target.amx;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   // The OpenMP loop bodies sit in memref.alloca_scope regions, which must be
   // lowered before scf becomes multi-block control flow inside them.
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
@@ -247,7 +259,7 @@ LogicalResult writeFile(StringRef path, StringRef bytes) {
 } // namespace
 
 FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
-                                                       const HostTarget &target,
+                                                       HostTarget &target,
                                                        LoopMapping mapLoops) {
   MLIRContext *context = kernels.getContext();
   if (failed(lowerToLLVMDialect(kernels, target, mapLoops)))
@@ -273,8 +285,13 @@ FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
   if (!llvmTarget)
     return emitError(kernels.getLoc(), "no x86-64 LLVM target: ") << error;
   llvm::TargetOptions options;
+  std::string features = target.amx ? "+amx-tile,+amx-bf16" : "";
+  // What the code uses is what a CPU must have to run it.
+  for (llvm::Function &f : *module)
+    if (f.isIntrinsic() && f.getName().starts_with("llvm.x86.tdpbf16ps"))
+      target.isa |= kIsaAmxBf16;
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
-      triple, target.cpu, "", options, llvm::Reloc::PIC_, std::nullopt,
+      triple, target.cpu, features, options, llvm::Reloc::PIC_, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
   module->setTargetTriple(triple);
   module->setDataLayout(machine->createDataLayout());
@@ -282,6 +299,8 @@ FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
   for (llvm::Function &f : *module)
     if (!f.isDeclaration()) {
       f.addFnAttr("target-cpu", target.cpu);
+      if (!features.empty())
+        f.addFnAttr("target-features", features);
       // LLVM's x86-64-v4 tuning prefers 256-bit vectors for the loops it
       // vectorizes itself (softmax's exp, norms, gathers); the explicit
       // vector code (register-blocked products) is 512-bit anyway. On an

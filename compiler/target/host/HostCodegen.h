@@ -22,10 +22,18 @@ namespace mlir::tsc {
 struct HostTarget {
   std::string cpu;      // LLVM CPU name: x86-64, x86-64-v3, x86-64-v4
   uint64_t isa = 0;     // artifact ISA bits (docs/artifact-format.md)
+  /// AMX (tiles and bf16) on top of x86-64-v4: bf16 attention's products
+  /// are AMX tiles. The artifact records it (ISA bit 2) only where the code
+  /// uses them.
+  bool amx = false;
 };
 
+/// The artifact's ISA bit for AMX-TILE and AMX-BF16 (docs/artifact-format.md).
+constexpr uint64_t kIsaAmxBf16 = 1u << 2;
+
 /// `native` picks the best level this machine runs; otherwise one of
-/// x86-64, x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512).
+/// x86-64, x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512), x86-64-v4+amx (and
+/// AMX-TILE, AMX-BF16).
 FailureOr<HostTarget> resolveHostTarget(StringRef cpu);
 
 /// A loop structure other than the host's own (OpenMP over the outer
@@ -37,9 +45,10 @@ using LoopMapping = llvm::function_ref<LogicalResult(ModuleOp)>;
 /// Bufferizes, lowers to LLVM, compiles and links the (lowered) kernels into
 /// a shared object's bytes. With `mapLoops`, the bufferized kernels get that
 /// loop structure instead of the host's, and the vector ops it leaves (warp
-/// products) are unrolled.
+/// products) are unrolled. Adds to `target.isa` what the code turned out to
+/// use (kIsaAmxBf16).
 FailureOr<std::vector<char>> compileKernels(ModuleOp kernels,
-                                            const HostTarget &target,
+                                            HostTarget &target,
                                             LoopMapping mapLoops = nullptr);
 
 } // namespace mlir::tsc

@@ -39,7 +39,10 @@ bool endsWith(AffineMap map, unsigned d) {
   return last && last.getPosition() == d;
 }
 
-std::optional<Product> matchProduct(linalg::GenericOp op) {
+} // namespace
+
+std::optional<linalg::ContractionDimensions>
+mlir::tsc::matchTileContraction(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || !op->getParentOfType<scf::ForallOp>() ||
       op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       op.getNumLoops() != 3 || !linalg::isaContractionOpInterface(op))
@@ -53,6 +56,15 @@ std::optional<Product> matchProduct(linalg::GenericOp op) {
   for (Operation &x : op.getBlock()->without_terminator())
     if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(x))
       return std::nullopt;
+  return *dims;
+}
+
+namespace {
+
+std::optional<Product> matchProduct(linalg::GenericOp op) {
+  std::optional<linalg::ContractionDimensions> dims = matchTileContraction(op);
+  if (!dims)
+    return std::nullopt;
   for (int64_t size : op.getStaticLoopRanges())
     if (ShapedType::isDynamic(size) || size <= 0)
       return std::nullopt;
@@ -227,4 +239,7 @@ struct RegisterBlockPass
 
 } // namespace
 
-void mlir::tsc::registerHostPasses() { PassRegistration<RegisterBlockPass>(); }
+void mlir::tsc::registerHostPasses() {
+  PassRegistration<RegisterBlockPass>();
+  registerAmxProductsPass();
+}

@@ -15,7 +15,12 @@
 #ifndef TSC_COMPILER_TARGET_HOST_REGISTERBLOCK_H
 #define TSC_COMPILER_TARGET_HOST_REGISTERBLOCK_H
 
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::linalg {
+class GenericOp;
+} // namespace mlir::linalg
 
 namespace mlir::tsc {
 
@@ -27,14 +32,31 @@ struct VectorRegisters {
 };
 VectorRegisters vectorRegistersOf(StringRef cpu);
 
+/// The m, n and k loops of `op` where it is a tile product as the attention
+/// lowering writes them: a bufferized contraction C[m, n] += A·B inside an
+/// scf.forall with one loop each, whose body only widens, multiplies and
+/// adds.
+std::optional<linalg::ContractionDimensions>
+matchTileContraction(linalg::GenericOp op);
+
 /// Rewrites every bufferized linalg contraction C[m, n] += A·B (one m, n and
 /// k loop, static sizes, float operands no wider than C, B and C unit-stride
 /// along n) inside an scf.forall as register-blocked vector code. Other ops
 /// are left as they are.
 void registerBlockContractions(ModuleOp kernels, VectorRegisters registers);
 
-/// Registers `tsc-host-register-block{cpu=...}` (the rewrite above, for
-/// tsc-opt and lit tests).
+/// Rewrites every bufferized bf16 contraction into f32 inside an scf.forall,
+/// C[m, n] += A[m, k]·B[k, n] or A[m, k]·B[n, k] with A and C row-major and
+/// whole AMX tiles (M and N multiples of 16, K of 32), as AMX code: B packed
+/// into the tiles' pair layout in a stack buffer, then tile loads, tdpbf16ps
+/// and stores (AmxProducts.cpp).
+LogicalResult amxTileProducts(ModuleOp kernels);
+
+/// Registers `tsc-host-amx-products` (the rewrite above).
+void registerAmxProductsPass();
+
+/// Registers `tsc-host-register-block{cpu=...}` and `tsc-host-amx-products`
+/// (the rewrites above, for tsc-opt and lit tests).
 void registerHostPasses();
 
 } // namespace mlir::tsc

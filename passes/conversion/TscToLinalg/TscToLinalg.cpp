@@ -19,11 +19,13 @@ using namespace mlir;
 using namespace mlir::tsc;
 
 void mlir::tsc::populateTscToLinalgPatterns(RewritePatternSet &patterns,
-                                            int64_t maxKeyValueBlockBytes) {
+                                            int64_t maxKeyValueBlockBytes,
+                                            bool amxProducts) {
   populateTscElementwiseToLinalgPatterns(patterns);
   populateTscReductionToLinalgPatterns(patterns);
   populateTscContractionToLinalgPatterns(patterns);
-  populateTscAttentionToLinalgPatterns(patterns, maxKeyValueBlockBytes);
+  populateTscAttentionToLinalgPatterns(patterns, maxKeyValueBlockBytes,
+                                       amxProducts);
   populateTscShapeToLinalgPatterns(patterns);
   populateTscQuantizationToLinalgPatterns(patterns);
   populateTscScanToLinalgPatterns(patterns);
@@ -38,7 +40,7 @@ struct ConvertTscToLinalgPass
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateTscToLinalgPatterns(patterns, maxKeyValueBlockBytes);
+    populateTscToLinalgPatterns(patterns, maxKeyValueBlockBytes, amxProducts);
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);

@@ -31,9 +31,13 @@ void populateTscContractionToLinalgPatterns(RewritePatternSet &patterns);
 /// `maxKeyValueBlockBytes`, blocks of fewer keys (the largest power of 2
 /// that fits) where 64 keys' K and V rows would take more (half of it for
 /// fp16 tiles, whose Q, S, P and O the CUDA target keeps in
-/// shared memory as well).
+/// shared memory as well). With `amxProducts` (a host with AMX-BF16), bf16
+/// attention whose blocks are whole AMX tiles keeps Q, K, V and P in bf16,
+/// K and V in AMX's operand layout, and writes each product as a
+/// contraction over (pair, half) that the host codegen turns into tiles.
 void populateTscAttentionToLinalgPatterns(RewritePatternSet &patterns,
-                                          int64_t maxKeyValueBlockBytes = 0);
+                                          int64_t maxKeyValueBlockBytes = 0,
+                                          bool amxProducts = false);
 /// Data movement: transpose, expand, concat, slice, split, gather, range,
 /// trilu, reshape, squeeze, unsqueeze.
 void populateTscShapeToLinalgPatterns(RewritePatternSet &patterns);
@@ -51,7 +55,8 @@ void populateTscSamplingToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateTscToLinalgPatterns(RewritePatternSet &patterns,
-                                 int64_t maxKeyValueBlockBytes = 0);
+                                 int64_t maxKeyValueBlockBytes = 0,
+                                 bool amxProducts = false);
 
 namespace tolinalg {
 

@@ -147,3 +147,48 @@ func.func @attention_dynamic_heads(%q: tensor<1x?x3x?xf32>, %k: tensor<1x?x5x?xf
   %o = tsc.attention %q, %k, %v : (tensor<1x?x3x?xf32>, tensor<1x?x5x?xf32>, tensor<1x?x5x?xf32>) -> tensor<1x?x3x?xf32>
   return %o : tensor<1x?x3x?xf32>
 }
+
+// -----
+
+// bf16 with AMX products (amx-products, the host with AMX): Q, K, V and P
+// are bf16 tiles, 128 keys per block, K gathered as it is ([Bk, D]) and
+// S = Q·Kᵀ over loops (i, j, d) from it; the scale multiplies S in f32, P
+// is rounded to bf16 before P·V. Without the option the same op keeps f32
+// tiles (the Kᵀ gather widens once; the default prefix).
+// RUN: tsc-opt %s --split-input-file --tsc-convert-to-linalg=amx-products=true | FileCheck %s --check-prefix=AMX
+// AMX-LABEL: func.func @attention_bf16_amx
+// AMX-DAG:     %[[C128:.+]] = arith.constant 128 : index
+// AMX:         scf.forall
+// AMX:           } -> tensor<128x64xbf16>
+// AMX:           scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C128]]
+// AMX:             %[[K:.+]] = linalg.generic
+// AMX-NOT:           arith.extf
+// AMX:             } -> tensor<128x64xbf16>
+// AMX:             %[[V:.+]] = linalg.generic
+// AMX:             } -> tensor<128x64xbf16>
+// AMX:             %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}}, %[[K]] : tensor<128x64xbf16>, tensor<128x64xbf16>) outs(%{{.+}} : tensor<128x128xf32>)
+// AMX:             arith.truncf %{{.+}} : f32 to bf16
+// AMX:             } -> tensor<128x128xbf16>
+// AMX:             ins(%{{.+}}, %[[V]] : tensor<128x128xbf16>, tensor<128x64xbf16>) outs(%{{.+}} : tensor<128x64xf32>)
+// CHECK-LABEL: func.func @attention_bf16_amx
+// CHECK:         scf.for
+// CHECK:           arith.extf %{{.+}} : bf16 to f32
+// CHECK:           } -> tensor<64x64xf32>
+func.func @attention_bf16_amx(%q: tensor<?x12x?x64xbf16>, %k: tensor<?x12x?x64xbf16>, %v: tensor<?x12x?x64xbf16>, %m: tensor<?x1x1x?xbf16>) -> tensor<?x12x?x64xbf16> {
+  %o = tsc.attention %q, %k, %v mask %m : (tensor<?x12x?x64xbf16>, tensor<?x12x?x64xbf16>, tensor<?x12x?x64xbf16>, tensor<?x1x1x?xbf16>) -> tensor<?x12x?x64xbf16>
+  return %o : tensor<?x12x?x64xbf16>
+}
+
+// -----
+
+// Near misses of the AMX layout: a head dim of 48 (not whole tiles of 32
+// bf16) and f32 attention keep f32 tiles and Kᵀ [D, Bk].
+// AMX-LABEL: func.func @attention_amx_near_misses
+// AMX:         } -> tensor<48x64xf32>
+// AMX:         } -> tensor<64x64xf32>
+// AMX-NOT:     tensor<128x128xf32>
+func.func @attention_amx_near_misses(%q: tensor<?x4x?x48xbf16>, %k: tensor<?x4x?x48xbf16>, %v: tensor<?x4x?x48xbf16>, %qf: tensor<?x4x?x64xf32>) -> (tensor<?x4x?x48xbf16>, tensor<?x4x?x64xf32>) {
+  %o = tsc.attention %q, %k, %v : (tensor<?x4x?x48xbf16>, tensor<?x4x?x48xbf16>, tensor<?x4x?x48xbf16>) -> tensor<?x4x?x48xbf16>
+  %of = tsc.attention %qf, %qf, %qf : (tensor<?x4x?x64xf32>, tensor<?x4x?x64xf32>, tensor<?x4x?x64xf32>) -> tensor<?x4x?x64xf32>
+  return %o, %of : tensor<?x4x?x48xbf16>, tensor<?x4x?x64xf32>
+}
