@@ -47,19 +47,24 @@ using utils::IteratorType;
 /// and 16 x 64 was slower. In CPU time (perf) 64 query rows cut the host's
 /// attention by 10 % against 32 (2.86 against 3.2 ms per run; 128 rows 2.75):
 /// each Kᵀ/V block, gathered per query block, is reused by twice the rows.
-/// 128 rows, measured again on BERT-base (D = 64, seq 128, batch 8, bf16,
-/// an AMX machine, 2 threads): attention 32.3 -> 28.6 ms per run, the Kᵀ
-/// gather (a transposing one, 16-bit elements one at a time) then once per
-/// head. With a bound on the tiles' bytes (the CUDA target's shared memory)
-/// the query block stays at 32 rows.
-constexpr int64_t kQueryBlock = 128;
+/// With a bound on the tiles' bytes (the CUDA target's shared memory) the
+/// query block stays at 32 rows.
+constexpr int64_t kQueryBlock = 64;
 constexpr int64_t kBoundedQueryBlock = 32;
 constexpr int64_t kKeyBlock = 64;
-/// Keys per block with AMX tiles, whose products cost little next to the
-/// per-block softmax updates: on BERT-base bf16 (batch 8, seq 128, 2
-/// threads) 128 keys took attention from 25.8 to 21.7 ms per run (with f32
-/// tiles they made it slower, 31.7 -> 33.9 ms).
-constexpr int64_t kAmxKeyBlock = 128;
+/// On the host, sequences longer than a block (both Sq and Skv over 64)
+/// take larger blocks: 128 query rows, and with AMX tiles 128 keys. On
+/// BERT-base (D = 64, seq 128, batch 8, bf16, an AMX machine, 2 threads)
+/// 128 rows took attention from 32.3 to 28.6 ms per run (the Kᵀ gather, a
+/// transposing one, then once per head), and with AMX tiles, whose products
+/// cost little next to the per-block softmax updates, 128 keys from 25.8 to
+/// 21.7 ms (with f32 tiles 128 keys were slower, 31.7 -> 33.9 ms). A short
+/// sequence in them would compute whole blocks for a few rows (seq 16,
+/// batch 8, bf16: attention 8.3 -> 15.9 ms), so with a dynamic sequence the
+/// loop nest exists in both sizes and the sizes at run time pick one.
+constexpr int64_t kLongThreshold = 64;
+constexpr int64_t kLongQueryBlock = 128;
+constexpr int64_t kLongAmxKeyBlock = 128;
 
 /// acc + x * y, reassociable and contractible into FMAs as in the other
 /// contractions, so that LLVM vectorizes the loops.
@@ -89,6 +94,13 @@ public:
   Value build();
 
 private:
+  /// Sets the blocks and the tiles' types: `queryBlock` rows, `keyBlock`
+  /// keys (`amxKeyBlock` with AMX tiles), no larger than a static sequence.
+  void configure(int64_t queryBlock, int64_t keyBlock, int64_t amxKeyBlock);
+  /// The forall over (batch, head, query block) for the configured blocks,
+  /// writing into `out`; with `enabled`, no query blocks where it is false.
+  Value loopNest(Value out, Value enabled = {});
+
   AttentionOp op;
   OpBuilder &b;
   Location loc;
@@ -107,6 +119,12 @@ private:
   /// ([Bk, D]) for S = Q·Kᵀ over loops (i, j, d), which the host codegen
   /// packs into AMX's operand layout.
   bool amxTiles = false;
+  /// Set by build() for configure() and loopNest().
+  Type baseKvType;
+  bool amxShapes = false;
+  int64_t sqStatic, skvStatic;
+  Value query, key, value, mask, batch, heads, sq, skv, group;
+  OpFoldResult headDim, valueDim;
   // Set inside the forall body.
   Value batchIv, headIv, kvHead, q0, qTile;
 
@@ -373,8 +391,8 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
 }
 
 Value AttentionBuilder::build() {
-  Value query = op.getQuery(), key = op.getKey(), value = op.getValue();
-  Value mask = op.getMask();
+  query = op.getQuery(), key = op.getKey(), value = op.getValue();
+  mask = op.getMask();
   RankedTensorType qType = op.getQuery().getType();
   RankedTensorType resultType = op.getType();
   element = qType.getElementType();
@@ -384,65 +402,33 @@ Value AttentionBuilder::build() {
   // the CUDA target's shared memory); products widen them. Without a bound
   // (the host) the gathers widen them once per tile, not the products once
   // per use, and P stays f32.
-  kvType = maxKeyValueBlockBytes > 0 && isa<FloatType>(element) &&
-                   element.getIntOrFloatBitWidth() < f.getIntOrFloatBitWidth()
-               ? element
-               : f;
+  baseKvType =
+      maxKeyValueBlockBytes > 0 && isa<FloatType>(element) &&
+              element.getIntOrFloatBitWidth() < f.getIntOrFloatBitWidth()
+          ? element
+          : f;
   // bf16 products on AMX (amxProducts, the host) where every block is whole
   // tiles (16 rows, 32 bf16 of reduction): static head dims D % 32 = 0 and
-  // Dv % 16 = 0 here, the blocks below.
+  // Dv % 16 = 0 here, the blocks in configure().
   int64_t d = qType.getDimSize(3), dv = op.getValue().getType().getDimSize(3);
-  bool amxShapes = amxProducts && maxKeyValueBlockBytes == 0 &&
-                   element.isBF16() && f.isF32() && !ShapedType::isDynamic(d) &&
-                   !ShapedType::isDynamic(dv) && d > 0 && d % 32 == 0 &&
-                   dv > 0 && dv % 16 == 0;
-  halfTiles = (kvType.isF16() || kvType.isBF16()) && f.isF32();
+  amxShapes = amxProducts && maxKeyValueBlockBytes == 0 && element.isBF16() &&
+              f.isF32() && !ShapedType::isDynamic(d) &&
+              !ShapedType::isDynamic(dv) && d > 0 && d % 32 == 0 && dv > 0 &&
+              dv % 16 == 0;
   seqAxis = op.getSeqAxis();
   headsAxis = op.getHeadsAxis();
-  // Blocks no larger than a static sequence: a short one wastes no work.
-  int64_t sqStatic = qType.getDimSize(seqAxis);
-  int64_t skvStatic = op.getKey().getType().getDimSize(seqAxis);
-  int64_t queryBlock =
-      maxKeyValueBlockBytes > 0 ? kBoundedQueryBlock : kQueryBlock;
-  blockQ = ShapedType::isDynamic(sqStatic) || sqStatic == 0
-               ? queryBlock
-               : std::min(queryBlock, sqStatic);
-  auto keyBlockOf = [&](int64_t keys) {
-    return ShapedType::isDynamic(skvStatic) || skvStatic == 0
-               ? keys
-               : std::min(keys, skvStatic);
-  };
-  blockK = keyBlockOf(kKeyBlock);
-  if (amxShapes && blockQ % 16 == 0 && keyBlockOf(kAmxKeyBlock) % 32 == 0) {
-    amxTiles = true;
-    blockK = keyBlockOf(kAmxKeyBlock);
-    kvType = element;
-    halfTiles = true;
-  }
-  // Kᵀ [D, Bk] and V [Bk, Dv] in the key/value type within the limit; with
-  // half tiles within half of it, as the CUDA target's tensor-core products
-  // keep Q, S, P and O in shared memory too (head dim 128: 32 keys, and the
-  // six tiles fit 48 KiB).
-  int64_t limit = halfTiles ? maxKeyValueBlockBytes / 2 : maxKeyValueBlockBytes;
-  // (Not even one key's rows fitting, the limit cannot be kept anyway.)
-  if (limit > 0 && !ShapedType::isDynamic(d) && !ShapedType::isDynamic(dv) &&
-      d + dv > 0) {
-    int64_t perKey = (d + dv) * int64_t(kvType.getIntOrFloatBitWidth() / 8);
-    if (perKey <= limit)
-      blockK =
-          std::min<int64_t>(blockK, llvm::bit_floor(uint64_t(limit / perKey)));
-  }
+  sqStatic = qType.getDimSize(seqAxis);
+  skvStatic = op.getKey().getType().getDimSize(seqAxis);
 
   auto dim = [&](Value v, int64_t d) -> Value {
     return tensor::DimOp::create(b, loc, v, d);
   };
-  Value batch = dim(query, 0), heads = dim(query, headsAxis);
-  Value sq = dim(query, seqAxis), skv = dim(key, seqAxis);
-  Value group = arith::DivUIOp::create(b, loc, heads, dim(key, headsAxis));
-  OpFoldResult headDim = tensor::getMixedSize(b, loc, query, 3);
-  OpFoldResult valueDim = tensor::getMixedSize(b, loc, value, 3);
+  batch = dim(query, 0), heads = dim(query, headsAxis);
+  sq = dim(query, seqAxis), skv = dim(key, seqAxis);
+  group = arith::DivUIOp::create(b, loc, heads, dim(key, headsAxis));
+  headDim = tensor::getMixedSize(b, loc, query, 3);
+  valueDim = tensor::getMixedSize(b, loc, value, 3);
   int64_t staticD = qType.getDimSize(3);
-  int64_t staticDv = op.getValue().getType().getDimSize(3);
 
   zero = scalarConstant(b, loc, f, 0);
   negInf = arith::ConstantOp::create(
@@ -469,9 +455,84 @@ Value AttentionBuilder::build() {
       tensor::getMixedSize(b, loc, query, 1),
       tensor::getMixedSize(b, loc, query, 2), valueDim};
   Value out = createEmptyOfSizes(b, loc, resultType, resultSizes);
+  // The loop nest for blocks of `queryBlock` rows and `keyBlock` keys
+  // (`amxKeyBlock` with AMX tiles).
+  auto nest = [&](int64_t queryBlock, int64_t keyBlock, int64_t amxKeyBlock,
+                  Value into, Value enabled = {}) {
+    configure(queryBlock, keyBlock, amxKeyBlock);
+    return loopNest(into, enabled);
+  };
+  if (maxKeyValueBlockBytes > 0)
+    return nest(kBoundedQueryBlock, kKeyBlock, kKeyBlock, out);
+  // The host: long blocks where both sequences exceed a block, at compile
+  // time or, with a dynamic one, at run time.
+  auto atMost = [](int64_t size, int64_t bound) {
+    return !ShapedType::isDynamic(size) && size <= bound;
+  };
+  if (atMost(sqStatic, kLongThreshold) || atMost(skvStatic, kLongThreshold))
+    return nest(kQueryBlock, kKeyBlock, kKeyBlock, out);
+  if (!ShapedType::isDynamic(sqStatic) && !ShapedType::isDynamic(skvStatic))
+    return nest(kLongQueryBlock, kKeyBlock, kLongAmxKeyBlock, out);
+  Value threshold = index(kLongThreshold);
+  Value long_ = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, sq, threshold),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, skv, threshold));
+  // Both nests, one after the other into the same tensor, the one not
+  // chosen with no query blocks (an scf.if yielding either tensor would
+  // make bufferization give one branch a buffer of its own and a copy).
+  Value longDone =
+      nest(kLongQueryBlock, kKeyBlock, kLongAmxKeyBlock, out, long_);
+  Value short_ = arith::XOrIOp::create(
+      b, loc, long_, arith::ConstantIntOp::create(b, loc, 1, 1));
+  return nest(kQueryBlock, kKeyBlock, kKeyBlock, longDone, short_);
+}
+
+void AttentionBuilder::configure(int64_t queryBlock, int64_t keyBlock,
+                                 int64_t amxKeyBlock) {
+  kvType = baseKvType;
+  halfTiles = (kvType.isF16() || kvType.isBF16()) && f.isF32();
+  amxTiles = false;
+  // Blocks no larger than a static sequence: a short one wastes no work.
+  auto blockOf = [](int64_t size, int64_t block) {
+    return ShapedType::isDynamic(size) || size == 0 ? block
+                                                    : std::min(block, size);
+  };
+  blockQ = blockOf(sqStatic, queryBlock);
+  blockK = blockOf(skvStatic, keyBlock);
+  if (amxShapes && blockQ % 16 == 0 &&
+      blockOf(skvStatic, amxKeyBlock) % 32 == 0) {
+    amxTiles = true;
+    blockK = blockOf(skvStatic, amxKeyBlock);
+    kvType = element;
+    halfTiles = true;
+  }
+  // Kᵀ [D, Bk] and V [Bk, Dv] in the key/value type within the limit; with
+  // half tiles within half of it, as the CUDA target's tensor-core products
+  // keep Q, S, P and O in shared memory too (head dim 128: 32 keys, and the
+  // six tiles fit 48 KiB).
+  int64_t d = op.getQuery().getType().getDimSize(3);
+  int64_t dv = op.getValue().getType().getDimSize(3);
+  int64_t limit = halfTiles ? maxKeyValueBlockBytes / 2 : maxKeyValueBlockBytes;
+  // (Not even one key's rows fitting, the limit cannot be kept anyway.)
+  if (limit > 0 && !ShapedType::isDynamic(d) && !ShapedType::isDynamic(dv) &&
+      d + dv > 0) {
+    int64_t perKey = (d + dv) * int64_t(kvType.getIntOrFloatBitWidth() / 8);
+    if (perKey <= limit)
+      blockK =
+          std::min<int64_t>(blockK, llvm::bit_floor(uint64_t(limit / perKey)));
+  }
+}
+
+Value AttentionBuilder::loopNest(Value out, Value enabled) {
+  RankedTensorType resultType = op.getType();
+  int64_t staticD = op.getQuery().getType().getDimSize(3);
+  int64_t staticDv = op.getValue().getType().getDimSize(3);
   Value cBlockQ = index(blockQ), cBlockK = index(blockK), c0 = index(0),
         c1 = index(1);
   Value queryBlocks = arith::CeilDivUIOp::create(b, loc, sq, cBlockQ);
+  if (enabled)
+    queryBlocks = arith::SelectOp::create(b, loc, enabled, queryBlocks, c0);
   auto forall = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{batch, heads, queryBlocks},
       ValueRange{out}, std::nullopt);

@@ -2,9 +2,12 @@
 // RUN: tsc-opt %s --split-input-file --tsc-convert-to-linalg=max-key-value-block-bytes=32768 | FileCheck %s --check-prefix=BOUNDED
 
 // Grouped-query causal attention with a boolean mask: one forall iteration
-// per (batch, head, block of 128 query rows), a key loop over blocks of 64
-// keys that ends at the block's last visible key, and only [128 x 64] score
-// tiles: no [B, H, Sq, Skv] tensor exists.
+// per (batch, head, block of 64 query rows), a key loop over blocks of 64
+// keys that ends at the block's last visible key, and only [64 x 64] score
+// tiles: no [B, H, Sq, Skv] tensor exists. On the host the same nest with
+// blocks of 128 query rows comes first, into the same tensor: with dynamic
+// sequences the sizes at run time pick one (both over 64: the long one), the
+// other has no query blocks.
 // CHECK:       #[[ROW0:.+]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-LABEL: func.func @attention_gqa_causal_bool_mask
 // CHECK-SAME:    (%[[QA:.+]]: tensor<?x8x?x16xf32>, %[[KA:.+]]: tensor<?x2x?x16xf32>, %[[VA:.+]]: tensor<?x2x?x16xf32>, %[[MA:.+]]: tensor<?x1x1x?xi1>)
@@ -15,29 +18,39 @@
 // CHECK-NOT:     tensor<?x8x?x?xf32>
 // CHECK:         %[[SKV:.+]] = tensor.dim %[[KA]]
 // CHECK:         %[[OFFSET:.+]] = arith.subi %[[SKV]], %{{.+}} : index
-// CHECK:         %[[BLOCKS:.+]] = arith.ceildivui %{{.+}}, %[[C128]] : index
-// CHECK:         %[[OUT:.+]] = scf.forall (%[[B:.+]], %[[H:.+]], %[[QB:.+]]) in (%{{.+}}, %{{.+}}, %[[BLOCKS]]) shared_outs(%[[SHARED:.+]] = %{{.+}}) -> (tensor<?x8x?x16xf32>)
-// CHECK:           %[[Q0:.+]] = arith.muli %[[QB]], %[[C128]] : index
+// CHECK:         %[[EMPTY:.+]] = tensor.empty
+// CHECK:         %[[LONGQ:.+]] = arith.cmpi ugt, %{{.+}}, %[[C64]] : index
+// CHECK:         %[[LONGK:.+]] = arith.cmpi ugt, %[[SKV]], %[[C64]] : index
+// CHECK:         %[[LONG:.+]] = arith.andi %[[LONGQ]], %[[LONGK]] : i1
+// CHECK:         %[[LONGBLOCKS:.+]] = arith.ceildivui %{{.+}}, %[[C128]] : index
+// CHECK:         %[[LONGCOUNT:.+]] = arith.select %[[LONG]], %[[LONGBLOCKS]], %{{.+}} : index
+// CHECK:         %[[LONGOUT:.+]] = scf.forall ({{.+}}) in (%{{.+}}, %{{.+}}, %[[LONGCOUNT]]) shared_outs(%{{.+}} = %[[EMPTY]])
+// CHECK:           -> (tensor<128xf32>, tensor<128xf32>, tensor<128x16xf32>)
+// CHECK:         %[[SHORT:.+]] = arith.xori %[[LONG]], %{{.+}} : i1
+// CHECK:         %[[BLOCKS64:.+]] = arith.ceildivui %{{.+}}, %[[C64]] : index
+// CHECK:         %[[BLOCKS:.+]] = arith.select %[[SHORT]], %[[BLOCKS64]], %{{.+}} : index
+// CHECK:         %[[OUT:.+]] = scf.forall (%[[B:.+]], %[[H:.+]], %[[QB:.+]]) in (%{{.+}}, %{{.+}}, %[[BLOCKS]]) shared_outs(%[[SHARED:.+]] = %[[LONGOUT]]) -> (tensor<?x8x?x16xf32>)
+// CHECK:           %[[Q0:.+]] = arith.muli %[[QB]], %[[C64]] : index
 // CHECK:           %[[KVH:.+]] = arith.divui %[[H]], %{{.+}} : index
 // CHECK:           %[[QT:.+]] = linalg.generic
-// CHECK-SAME:          outs(%{{.+}} : tensor<128x16xf32>)
+// CHECK-SAME:          outs(%{{.+}} : tensor<64x16xf32>)
 // CHECK:             tensor.extract %[[QA]][%[[B]], %[[H]], %{{.+}}, %{{.+}}]
 // CHECK:             arith.mulf %{{.+}}, %[[SCALE]] : f32
 // CHECK:           %[[END:.+]] = arith.minsi %{{.+}}, %[[SKV]] : index
-// CHECK:           %[[LOOP:.+]]:3 = scf.for %[[K0:.+]] = %{{.+}} to %[[END]] step %[[C64]] iter_args(%[[M:.+]] = %{{.+}}, %[[L:.+]] = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x16xf32>)
+// CHECK:           %[[LOOP:.+]]:3 = scf.for %[[K0:.+]] = %{{.+}} to %[[END]] step %[[C64]] iter_args(%[[M:.+]] = %{{.+}}, %[[L:.+]] = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x16xf32>)
 // CHECK:             %[[KT:.+]] = linalg.generic
 // CHECK:               tensor.extract %[[KA]][%[[B]], %[[KVH]], %{{.+}}, %{{.+}}]
 // CHECK:             } -> tensor<16x64xf32>
 // CHECK:             %[[VT:.+]] = linalg.generic
 // CHECK:               tensor.extract %[[VA]][%[[B]], %[[KVH]], %{{.+}}, %{{.+}}]
 // CHECK:             } -> tensor<64x16xf32>
-// CHECK:             %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[QT]], %[[KT]] : tensor<128x16xf32>, tensor<16x64xf32>) outs(%{{.+}} : tensor<128x64xf32>)
+// CHECK:             %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[QT]], %[[KT]] : tensor<64x16xf32>, tensor<16x64xf32>) outs(%{{.+}} : tensor<64x64xf32>)
 // The padding mask is the same for every query row: one [1 x 64] tile per
 // key block, which the score loop reads at (0, j).
 // CHECK:             %[[MT:.+]] = linalg.generic
 // CHECK:               tensor.extract %[[MA]][%[[B]], %{{.+}}, %{{.+}}, %{{.+}}] : tensor<?x1x1x?xi1>
 // CHECK:             } -> tensor<1x64xi1>
-// CHECK:             %[[MASKED:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[ROW0]], #{{.+}}], {{.+}} ins(%[[S]], %[[MT]] : tensor<128x64xf32>, tensor<1x64xi1>)
+// CHECK:             %[[MASKED:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[ROW0]], #{{.+}}], {{.+}} ins(%[[S]], %[[MT]] : tensor<64x64xf32>, tensor<1x64xi1>)
 // CHECK-NEXT:          ^bb0(%{{.+}}: f32, %[[MV:.+]]: i1, %{{.+}}: f32):
 // CHECK:               %[[KEY:.+]] = arith.addi %[[K0]], %{{.+}} : index
 // CHECK:               %[[INSIDE:.+]] = arith.cmpi ult, %[[KEY]], %[[SKV]] : index
@@ -46,20 +59,20 @@
 // CHECK:               %[[KEEP:.+]] = arith.andi %[[INSIDE]], %[[SEEN]] : i1
 // CHECK:               %[[KEEP2:.+]] = arith.andi %[[KEEP]], %[[MV]] : i1
 // CHECK:               arith.select %[[KEEP2]], %{{.+}}, %[[NEGINF]] : f32
-// CHECK:             %[[ROWMAX:.+]] = linalg.generic {{.+}} ins(%[[MASKED]] : tensor<128x64xf32>)
+// CHECK:             %[[ROWMAX:.+]] = linalg.generic {{.+}} ins(%[[MASKED]] : tensor<64x64xf32>)
 // CHECK:               arith.maxnumf
-// CHECK:             %[[STATS:.+]]:2 = linalg.generic {{.+}} ins(%[[ROWMAX]] : tensor<128xf32>) outs(%[[M]], %{{.+}} : tensor<128xf32>, tensor<128xf32>)
+// CHECK:             %[[STATS:.+]]:2 = linalg.generic {{.+}} ins(%[[ROWMAX]] : tensor<64xf32>) outs(%[[M]], %{{.+}} : tensor<64xf32>, tensor<64xf32>)
 // CHECK:               math.exp
-// CHECK:             %[[P:.+]] = linalg.generic {{.+}} ins(%[[MASKED]], %[[STATS]]#0 : tensor<128x64xf32>, tensor<128xf32>)
+// CHECK:             %[[P:.+]] = linalg.generic {{.+}} ins(%[[MASKED]], %[[STATS]]#0 : tensor<64x64xf32>, tensor<64xf32>)
 // CHECK:               math.exp
-// CHECK:             %[[LS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<128xf32>) outs(%[[L]] : tensor<128xf32>)
-// CHECK:             %[[L2:.+]] = linalg.generic {{.+}} ins(%[[P]] : tensor<128x64xf32>) outs(%[[LS]] : tensor<128xf32>)
-// CHECK:             %[[AS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<128xf32>) outs(%[[ACC]] : tensor<128x16xf32>)
-// CHECK:             %[[A2:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[P]], %[[VT]] : tensor<128x64xf32>, tensor<64x16xf32>) outs(%[[AS]] : tensor<128x16xf32>)
+// CHECK:             %[[LS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<64xf32>) outs(%[[L]] : tensor<64xf32>)
+// CHECK:             %[[L2:.+]] = linalg.generic {{.+}} ins(%[[P]] : tensor<64x64xf32>) outs(%[[LS]] : tensor<64xf32>)
+// CHECK:             %[[AS:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1 : tensor<64xf32>) outs(%[[ACC]] : tensor<64x16xf32>)
+// CHECK:             %[[A2:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[P]], %[[VT]] : tensor<64x64xf32>, tensor<64x16xf32>) outs(%[[AS]] : tensor<64x16xf32>)
 // CHECK:             scf.yield %[[STATS]]#0, %[[L2]], %[[A2]]
-// CHECK:           %[[TILE:.+]] = linalg.generic {{.+}} ins(%[[LOOP]]#2, %[[LOOP]]#1 : tensor<128x16xf32>, tensor<128xf32>)
+// CHECK:           %[[TILE:.+]] = linalg.generic {{.+}} ins(%[[LOOP]]#2, %[[LOOP]]#1 : tensor<64x16xf32>, tensor<64xf32>)
 // CHECK:             arith.divf
-// CHECK:           %[[ROWS:.+]] = tensor.extract_slice %[[TILE]][0, 0] [%{{.+}}, 16] [1, 1] : tensor<128x16xf32> to tensor<?x16xf32>
+// CHECK:           %[[ROWS:.+]] = tensor.extract_slice %[[TILE]][0, 0] [%{{.+}}, 16] [1, 1] : tensor<64x16xf32> to tensor<?x16xf32>
 // CHECK:           scf.forall.in_parallel
 // CHECK:             tensor.parallel_insert_slice %[[ROWS]] into %[[SHARED]][%[[B]], %[[H]], %[[Q0]], 0] [1, 1, %{{.+}}, 16] [1, 1, 1, 1] : tensor<?x16xf32> into tensor<?x8x?x16xf32>
 // CHECK:         return %[[OUT]]
@@ -151,7 +164,8 @@ func.func @attention_dynamic_heads(%q: tensor<1x?x3x?xf32>, %k: tensor<1x?x5x?xf
 // -----
 
 // bf16 with AMX products (amx-products, the host with AMX): Q, K, V and P
-// are bf16 tiles, 128 keys per block, K gathered as it is ([Bk, D]) and
+// are bf16 tiles, 128 keys per block in the long nest (64 in the short
+// one), K gathered as it is ([Bk, D]) and
 // S = Q·Kᵀ over loops (i, j, d) from it; the scale multiplies S in f32, P
 // is rounded to bf16 before P·V. Without the option the same op keeps f32
 // tiles (the Kᵀ gather widens once; the default prefix).
