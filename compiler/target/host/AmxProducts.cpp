@@ -150,29 +150,41 @@ private:
   }
 
   /// B [N, K]: B'[k/2][2·n + q] = B[n][k + q], the (k, k + 1) pairs of B as
-  /// 32-bit values transposed in 16 x 16 blocks.
+  /// 32-bit values transposed in 16 x 16 blocks (in loops over the blocks:
+  /// each is some 300 instructions).
   void packTransposed(Value packed) {
     Type i32 = b.getI32Type();
     auto pairs = vector({kTileDepth}, b.getBF16Type());
     auto words = vector({kTileRows}, i32);
     auto block = vector({kTileRows, kTileRows}, i32);
-    for (int64_t n0 = 0; n0 < p.columns; n0 += kTileRows)
-      for (int64_t k0 = 0; k0 < p.depth; k0 += kTileDepth) {
-        Value rows = ub::PoisonOp::create(b, loc, block);
-        for (int64_t r = 0; r < kTileRows; ++r) {
-          Value x = vector::LoadOp::create(
-              b, loc, pairs, p.rhs, ValueRange{index(n0 + r), index(k0)});
-          rows = vector::InsertOp::create(
-              b, loc, vector::BitCastOp::create(b, loc, words, x), rows, r);
-        }
-        Value columns = vector::TransposeOp::create(b, loc, rows, {1, 0});
-        for (int64_t r = 0; r < kTileRows; ++r) {
-          Value x = vector::ExtractOp::create(b, loc, columns, r);
-          vector::StoreOp::create(
-              b, loc, vector::BitCastOp::create(b, loc, pairs, x), packed,
-              ValueRange{index(k0 / 2 + r), index(2 * n0)});
-        }
-      }
+    auto columnLoop = scf::ForOp::create(b, loc, index(0), index(p.columns),
+                                         index(kTileRows));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(columnLoop.getBody()->getTerminator());
+    Value n0 = columnLoop.getInductionVar();
+    auto depthLoop =
+        scf::ForOp::create(b, loc, index(0), index(p.depth), index(kTileDepth));
+    b.setInsertionPoint(depthLoop.getBody()->getTerminator());
+    Value k0 = depthLoop.getInductionVar();
+    auto plus = [&](Value v, int64_t r) -> Value {
+      return r ? arith::AddIOp::create(b, loc, v, index(r)).getResult() : v;
+    };
+    Value rows = ub::PoisonOp::create(b, loc, block);
+    for (int64_t r = 0; r < kTileRows; ++r) {
+      Value x = vector::LoadOp::create(b, loc, pairs, p.rhs,
+                                       ValueRange{plus(n0, r), k0});
+      rows = vector::InsertOp::create(
+          b, loc, vector::BitCastOp::create(b, loc, words, x), rows, r);
+    }
+    Value columns = vector::TransposeOp::create(b, loc, rows, {1, 0});
+    Value pair0 = arith::DivUIOp::create(b, loc, k0, index(2));
+    Value column = arith::MulIOp::create(b, loc, n0, index(2));
+    for (int64_t r = 0; r < kTileRows; ++r) {
+      Value x = vector::ExtractOp::create(b, loc, columns, r);
+      vector::StoreOp::create(b, loc,
+                              vector::BitCastOp::create(b, loc, pairs, x),
+                              packed, ValueRange{plus(pair0, r), column});
+    }
   }
 
   /// C += A·B' tile by tile: per 16 rows the A tiles once, per 16 columns

@@ -44,12 +44,15 @@ func.func @values_by_probabilities(%p: memref<32x32xbf16>, %v: memref<32x48xbf16
 // -----
 
 // S = Q·Kᵀ from K as it is (loops (i, j, d)): K's (d, d + 1) pairs are
-// 32-bit values transposed in 16 x 16 blocks (as shuffles: no
+// 32-bit values transposed in 16 x 16 blocks, a loop over the blocks of
+// columns and one over those of the reduction (as shuffles: no
 // vector.transpose is left) into [D/2, 2·Bk]; a head dim of 64 is two A
 // tiles per 16 rows of Q, each column tile of S two tdpbf16ps.
 // CHECK-LABEL: func.func @scores_from_keys
 // CHECK-SAME:    (%[[Q:.+]]: memref<16x64xbf16>, %[[K:.+]]: memref<32x64xbf16>, %[[S:.+]]: memref<16x32xf32>)
 // CHECK:         %[[PACKED:.+]] = memref.alloca() : memref<32x64xbf16>
+// CHECK:         scf.for
+// CHECK:           scf.for
 // CHECK:         vector.load %[[K]][%{{.+}}, %{{.+}}] : memref<32x64xbf16>, vector<32xbf16>
 // CHECK:         vector.bitcast %{{.+}} : vector<32xbf16> to vector<16xi32>
 // CHECK:         vector.shuffle
