@@ -711,19 +711,18 @@ def ConvertTscToLinalgPass : Pass<"tsc-convert-to-linalg", "func::FuncOp"> {
 
     A tsc op left over (no host lowering yet) is an error naming the op.
   }];
-  let options =
-      [Option<
-           "maxKeyValueBlockBytes", "max-key-value-block-bytes", "int64_t",
+  let options = [
+    Option<"maxKeyValueBlockBytes", "max-key-value-block-bytes", "int64_t",
            /*default=*/"0",
            "The most bytes attention's key and value blocks may take together "
            "(fewer keys per block for wide heads; 0: 64 keys; half of it "
            "for fp16 tiles). The CUDA target keeps them in a "
            "block's shared memory.">,
-       Option<"amxProducts", "amx-products", "bool", /*default=*/"false",
-              "bf16 attention whose blocks are whole AMX tiles keeps Q, K, V "
-              "and P in bf16, K and V in AMX's operand layout ([K/2, N, 2]), "
-              "its products contractions over (pair, half) (a host with "
-              "AMX-BF16).">];
+    Option<"amxProducts", "amx-products", "bool", /*default=*/"false",
+           "bf16 attention whose head dims are whole AMX tiles keeps Q, K, V "
+           "and P in bf16 and computes S = Q.K^T from K as it is, for the "
+           "host codegen's AMX products (a host with AMX-BF16).">
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect"];

@@ -77,17 +77,15 @@ std::optional<TileProduct> matchTileProduct(linalg::GenericOp op) {
   auto memref = [](OpOperand *o) {
     return dyn_cast<MemRefType>(o->get().getType());
   };
-  for (auto [operand, element] :
-       {std::pair(lhs, 16u), std::pair(rhs, 16u), std::pair(out, 32u)}) {
+  Builder types(op.getContext());
+  for (auto [operand, element] : {std::pair(lhs, types.getBF16Type()),
+                                  std::pair(rhs, types.getBF16Type()),
+                                  std::pair(out, types.getF32Type())}) {
     MemRefType type = memref(operand);
     if (!type || !type.hasStaticShape() || !type.isLastDimUnitStride() ||
-        type.getElementTypeBitWidth() != element)
+        type.getElementType() != element)
       return std::nullopt;
   }
-  if (!memref(lhs).getElementType().isBF16() ||
-      !memref(rhs).getElementType().isBF16() ||
-      !memref(out).getElementType().isF32())
-    return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   TileProduct p{op,        lhs->get(), rhs->get(), out->get(),
                 ranges[m], ranges[k],  ranges[n],  transposed};
@@ -102,8 +100,13 @@ public:
   TileEmitter(TileProduct p) : p(p), b(p.op), loc(p.op.getLoc()) {}
 
   void emit() {
+    // At the top of the forall's body, as the tiles' own stack buffers
+    // (Bufferize.cpp): inside the key loop each trip would grow the stack.
+    OpBuilder top = OpBuilder::atBlockBegin(
+        p.op->getParentOfType<scf::ForallOp>().getBody());
     Value packed = memref::AllocaOp::create(
-        b, loc, MemRefType::get({p.depth / 2, 2 * p.columns}, b.getBF16Type()));
+        top, loc,
+        MemRefType::get({p.depth / 2, 2 * p.columns}, b.getBF16Type()));
     if (p.transposed)
       packTransposed(packed);
     else

@@ -177,10 +177,9 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, const HostTarget &target,
     if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
       return failure();
   } else {
-    // Attention's tile products in vector registers (the CUDA mapping above
-    // keeps its own warp products).
-    // bf16 attention's products on AMX tiles (the lowering laid them out
-    // for it only with target.amx), the rest in vector registers.
+    // Attention's tile products: bf16 ones on AMX tiles (the lowering lays
+    // them out for it only with target.amx), the rest in vector registers
+    // (the CUDA mapping above keeps its own warp products).
     if (target.amx && failed(amxTileProducts(kernels)))
       return failure();
     registerBlockContractions(kernels, vectorRegistersOf(target.cpu));

@@ -32,9 +32,10 @@ void populateTscContractionToLinalgPatterns(RewritePatternSet &patterns);
 /// that fits) where 64 keys' K and V rows would take more (half of it for
 /// fp16 tiles, whose Q, S, P and O the CUDA target keeps in
 /// shared memory as well). With `amxProducts` (a host with AMX-BF16), bf16
-/// attention whose blocks are whole AMX tiles keeps Q, K, V and P in bf16,
-/// K and V in AMX's operand layout, and writes each product as a
-/// contraction over (pair, half) that the host codegen turns into tiles.
+/// attention whose head dims are whole AMX tiles keeps Q, K, V and P in
+/// bf16 and computes S = Q·Kᵀ from K as it is ([Bk, D]); the host codegen
+/// packs the products' right operands and emits the tiles
+/// (compiler/target/host/AmxProducts.cpp).
 void populateTscAttentionToLinalgPatterns(RewritePatternSet &patterns,
                                           int64_t maxKeyValueBlockBytes = 0,
                                           bool amxProducts = false);

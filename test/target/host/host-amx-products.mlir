@@ -50,9 +50,13 @@ func.func @values_by_probabilities(%p: memref<32x32xbf16>, %v: memref<32x48xbf16
 // tiles per 16 rows of Q, each column tile of S two tdpbf16ps.
 // CHECK-LABEL: func.func @scores_from_keys
 // CHECK-SAME:    (%[[Q:.+]]: memref<16x64xbf16>, %[[K:.+]]: memref<32x64xbf16>, %[[S:.+]]: memref<16x32xf32>)
-// CHECK:         %[[PACKED:.+]] = memref.alloca() : memref<32x64xbf16>
-// CHECK:         scf.for
+// The packing buffer sits at the top of the forall's body, not in the loop
+// around the product (key blocks), where each trip would grow the stack.
+// CHECK:         scf.forall
+// CHECK-NEXT:      %[[PACKED:.+]] = memref.alloca() : memref<32x64xbf16>
 // CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               scf.for
 // CHECK:         vector.load %[[K]][%{{.+}}, %{{.+}}] : memref<32x64xbf16>, vector<32xbf16>
 // CHECK:         vector.bitcast %{{.+}} : vector<32xbf16> to vector<16xi32>
 // CHECK:         vector.shuffle
@@ -68,16 +72,21 @@ func.func @values_by_probabilities(%p: memref<32x32xbf16>, %v: memref<32x48xbf16
 // CHECK:           amx.tile_store %[[S]]
 // CHECK-NOT:     amx.tile_mulf
 func.func @scores_from_keys(%q: memref<16x64xbf16>, %k: memref<32x64xbf16>, %s: memref<16x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
   scf.forall (%b) in (2) {
-    linalg.generic {indexing_maps = [affine_map<(i, j, d) -> (i, d)>, affine_map<(i, j, d) -> (j, d)>, affine_map<(i, j, d) -> (i, j)>],
-                    iterator_types = ["parallel", "parallel", "reduction"]}
-        ins(%q, %k : memref<16x64xbf16>, memref<32x64xbf16>) outs(%s : memref<16x32xf32>) {
-    ^bb0(%x: bf16, %y: bf16, %acc: f32):
-      %xw = arith.extf %x : bf16 to f32
-      %yw = arith.extf %y : bf16 to f32
-      %m = arith.mulf %xw, %yw fastmath<reassoc, contract> : f32
-      %r = arith.addf %acc, %m fastmath<reassoc, contract> : f32
-      linalg.yield %r : f32
+    scf.for %block = %c0 to %c3 step %c1 {
+      linalg.generic {indexing_maps = [affine_map<(i, j, d) -> (i, d)>, affine_map<(i, j, d) -> (j, d)>, affine_map<(i, j, d) -> (i, j)>],
+                      iterator_types = ["parallel", "parallel", "reduction"]}
+          ins(%q, %k : memref<16x64xbf16>, memref<32x64xbf16>) outs(%s : memref<16x32xf32>) {
+      ^bb0(%x: bf16, %y: bf16, %acc: f32):
+        %xw = arith.extf %x : bf16 to f32
+        %yw = arith.extf %y : bf16 to f32
+        %m = arith.mulf %xw, %yw fastmath<reassoc, contract> : f32
+        %r = arith.addf %acc, %m fastmath<reassoc, contract> : f32
+        linalg.yield %r : f32
+      }
     }
   }
   return
