@@ -2,6 +2,7 @@
 
 #include "compiler/kernels/Kernels.h"
 #include "compiler/target/host/HostCodegen.h"
+#include "compiler/target/host/Objects.h"
 #include "compiler/target/host/RegisterBlock.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -25,16 +26,12 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
@@ -277,23 +274,11 @@ FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  llvm::Triple triple("x86_64-unknown-linux-gnu");
-  std::string error;
-  const llvm::Target *llvmTarget =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!llvmTarget)
-    return emitError(kernels.getLoc(), "no x86-64 LLVM target: ") << error;
-  llvm::TargetOptions options;
   std::string features = target.amx ? "+amx-tile,+amx-bf16" : "";
   // What the code uses is what a CPU must have to run it.
   for (llvm::Function &f : *module)
     if (f.isIntrinsic() && f.getName().starts_with("llvm.x86.tdpbf16ps"))
       target.isa |= kIsaAmxBf16;
-  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
-      triple, target.cpu, features, options, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
-  module->setTargetTriple(triple);
-  module->setDataLayout(machine->createDataLayout());
   module->setSourceFileName("tsc-kernels");
   for (llvm::Function &f : *module)
     if (!f.isDeclaration()) {
@@ -309,54 +294,34 @@ FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
       if (target.cpu == "x86-64-v4")
         f.addFnAttr("prefer-vector-width", "512");
     }
-
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    // No unrolling before vectorization: a small static innermost loop (a
-    // head dim of 32, say) would be unrolled away first, and the vectorizer
-    // would then vectorize the loop around it with gathers and scatters.
-    // The vectorizer still interleaves the loops it vectorizes.
-    llvm::PipelineTuningOptions tuning;
-    tuning.LoopUnrolling = false;
-    llvm::PassBuilder builder(machine.get(), tuning);
-    builder.registerModuleAnalyses(mam);
-    builder.registerCGSCCAnalyses(cgam);
-    builder.registerFunctionAnalyses(fam);
-    builder.registerLoopAnalyses(lam);
-    builder.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm =
-        builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    mpm.run(*module, mam);
-  }
-
-  llvm::SmallString<0> object;
-  {
-    llvm::raw_svector_ostream os(object);
-    llvm::legacy::PassManager pm;
-    if (machine->addPassesToEmitFile(pm, os, nullptr,
-                                     llvm::CodeGenFileType::ObjectFile))
-      return emitError(kernels.getLoc(), "LLVM cannot emit x86-64 objects");
-    pm.run(*module);
-  }
+  llvm::Expected<std::vector<llvm::SmallString<0>>> objects =
+      emitObjects(std::move(module), target.cpu, features);
+  if (!objects)
+    return emitError(kernels.getLoc(), "LLVM code generation failed: ")
+           << llvm::toString(objects.takeError());
 
   // Link with lld into a shared object; the temporary directory goes away.
   llvm::SmallString<128> dir;
   if (llvm::sys::fs::createUniqueDirectory("tsc-link", dir))
     return emitError(kernels.getLoc(), "cannot create a temporary directory");
-  llvm::SmallString<128> objectPath(dir), libraryPath(dir);
-  llvm::sys::path::append(objectPath, "kernels.o");
+  llvm::SmallString<128> libraryPath(dir);
   llvm::sys::path::append(libraryPath, "kernels.so");
+  std::vector<std::string> objectPaths;
   llvm::scope_exit cleanup([&] {
     // Best effort: temporary files left behind are harmless.
-    (void)llvm::sys::fs::remove(objectPath);
+    for (const std::string &path : objectPaths)
+      (void)llvm::sys::fs::remove(path);
     (void)llvm::sys::fs::remove(libraryPath);
     (void)llvm::sys::fs::remove(dir);
   });
-  if (failed(writeFile(objectPath, object)))
-    return emitError(kernels.getLoc(), "cannot write ") << objectPath;
+  for (const llvm::SmallString<0> &object : *objects) {
+    llvm::SmallString<128> path(dir);
+    llvm::sys::path::append(
+        path, "kernels" + std::to_string(objectPaths.size()) + ".o");
+    objectPaths.push_back(path.str().str());
+    if (failed(writeFile(path, object)))
+      return emitError(kernels.getLoc(), "cannot write ") << path;
+  }
   llvm::ErrorOr<std::string> lld = llvm::sys::findProgramByName(
       "ld.lld", {TSC_LLVM_BINDIR});
   if (!lld)
@@ -365,10 +330,11 @@ FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
     return emitError(kernels.getLoc(),
                      "ld.lld not found (install the Debian package lld-22)");
   // Parallel loops call the OpenMP runtime (Debian's libomp5).
-  SmallVector<StringRef> args{*lld,     "-shared",   "--build-id=none",
-                              "-z",     "noexecstack", "--hash-style=gnu",
-                              "-o",     libraryPath, objectPath,
-                              TSC_LIBOMP};
+  SmallVector<StringRef> args{*lld, "-shared",     "--build-id=none",
+                              "-z", "noexecstack", "--hash-style=gnu",
+                              "-o", libraryPath};
+  args.append(objectPaths.begin(), objectPaths.end());
+  args.push_back(TSC_LIBOMP);
   std::string message;
   int status = llvm::sys::ExecuteAndWait(*lld, args, std::nullopt, {}, 0, 0,
                                          &message);
