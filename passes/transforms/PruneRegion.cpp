@@ -457,23 +457,60 @@ std::vector<double> PruneRegion::getGroupNorms(const ShrunkWeight &w) const {
   return sum;
 }
 
+/// The f32 elements of `constant`: a view of its blob where it is one (no
+/// copy of a large weight), else a copy kept in `storage`.
+static std::optional<ArrayRef<float>> floatsOf(ConstantOp constant,
+                                               std::vector<char> &storage) {
+  auto type = cast<RankedTensorType>(constant.getType());
+  if (!type.getElementType().isF32())
+    return std::nullopt;
+  if (auto blob = dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
+    if (AsmResourceBlob *data = blob.getRawHandle().getBlob();
+        data && data->getData().size() ==
+                    static_cast<size_t>(type.getNumElements()) * sizeof(float))
+      return ArrayRef<float>(
+          reinterpret_cast<const float *>(data->getData().data()),
+          type.getNumElements());
+  std::optional<std::vector<char>> bytes =
+      getConstantBytes(constant.getValue());
+  if (!bytes)
+    return std::nullopt;
+  storage = std::move(*bytes);
+  return ArrayRef<float>(reinterpret_cast<const float *>(storage.data()),
+                         storage.size() / sizeof(float));
+}
+
 SmallVector<int64_t> PruneRegion::getDeadGroups() const {
   std::vector<bool> dead(groups, true);
+  int64_t alive = 0;
   bool anyConsumer = false;
+  // Most models have no dead group: each consumer's scan stops as soon as
+  // every group has a nonzero (a row of a group already alive is skipped).
   for (const ShrunkWeight &w : weights) {
     if (w.role != "consumer")
       continue;
     anyConsumer = true;
-    auto constant = w.use->get().getDefiningOp<ConstantOp>();
-    std::optional<std::vector<float>> data = readFloats(constant);
+    std::vector<char> storage;
+    std::optional<ArrayRef<float>> data =
+        floatsOf(w.use->get().getDefiningOp<ConstantOp>(), storage);
     if (!data)
       return {};
-    auto type = cast<RankedTensorType>(constant.getType());
-    int64_t cols = type.getDimSize(1);
-    for (int64_t i = 0; i < type.getDimSize(0); ++i)
-      for (int64_t j = 0; j < cols; ++j)
-        if ((*data)[i * cols + j] != 0.0f)
-          dead[(w.groups.axis == 0 ? i : j) / w.groups.unit] = false;
+    auto type = cast<RankedTensorType>(w.use->get().getType());
+    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    for (int64_t i = 0; i < rows && alive < groups; ++i) {
+      ArrayRef<float> row = data->slice(i * cols, cols);
+      if (w.groups.axis == 0) {
+        int64_t g = i / w.groups.unit;
+        if (dead[g] && llvm::any_of(row, [](float v) { return v != 0.0f; }))
+          dead[g] = false, ++alive;
+        continue;
+      }
+      for (int64_t j = 0; j < cols; ++j) {
+        int64_t g = j / w.groups.unit;
+        if (dead[g] && row[j] != 0.0f)
+          dead[g] = false, ++alive;
+      }
+    }
   }
   SmallVector<int64_t> out;
   for (int64_t g = 0; anyConsumer && g < groups; ++g)
