@@ -16,19 +16,24 @@ on the same inputs (padded attention mask) and the same thread count:
                 f32 and bf16 (bf16 runs on AMX or AVX512_BF16 where the CPU has
                 them), INFERENCE_NUM_THREADS N, PERFORMANCE_HINT LATENCY; an infer
                 request in a loop
+  IREE          the ONNX export with batch and seq made static (IREE 3.13 does not
+                compile the dynamic one), imported by iree-import-onnx and compiled
+                by iree-compile for llvm-cpu and this CPU (--iree-llvmcpu-target-cpu=
+                host), once per batch size; run on the local-task driver with N
+                worker groups (--task_topology_max_group_count), a call in a loop
   PyTorch       PyTorch 2 (.venv-torch, tools/torch-python): eager forward under
                 torch.no_grad, and torch.compile (Inductor, CPU; compiled during
                 the warm-up runs), torch.set_num_threads N
 each in its own child process, so that each peak RSS (from wait4) is that
 runtime's alone (the Python peers' include the interpreter and libraries).
-OpenVINO runs with the python of .venv-bench (`tools/setup.sh --bench`,
+OpenVINO and IREE run with the python of .venv-bench (`tools/setup.sh --bench`,
 tools/requirements-bench.lock; --openvino-python to use another); without it
-the OpenVINO columns are n/a and a note says why.
+their columns are n/a and a note says why (as where IREE fails to compile).
 Prints one table: median latency of each, the fusion gain (no-fuse/fused),
-tsc/ORT, tsc/OpenVINO (f32), tsc bf16/OpenVINO bf16, tsc/torch and tsc/Inductor
-ratios, the largest relative L2 of tsc's fp32 outputs (fused and no-fuse), of
-tsc's bf16 outputs and of OpenVINO's (f32, bf16) against ONNX Runtime's, and
-peak RSS.
+tsc/ORT, tsc/OpenVINO (f32), tsc bf16/OpenVINO bf16, tsc/IREE, tsc/torch and
+tsc/Inductor ratios, the largest relative L2 of tsc's fp32 outputs (fused and
+no-fuse), of tsc's bf16 outputs and of OpenVINO's (f32, bf16) and IREE's
+against ONNX Runtime's, and peak RSS.
 With --quantize, a second table: tsc --quantize=dynamic-int8 (docs/quantization.md)
 against ONNX Runtime's quantize_dynamic of the same export (weights QInt8, as ORT
 recommends on x86; its activations are u8 by construction; run with .venv-torch's
@@ -56,7 +61,7 @@ Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
                           [--models minilm,bert-base] [--batches 1,8] [--seq 128]
                           [--runs 20] [--warmup 3] [--threads N] [--keep DIR]
                           [--openvino-python .venv-bench/bin/python] [--quantize]
-                          [--peers ort,ort_int8,ov,ov_bf16,torch,inductor]
+                          [--peers ort,ort_int8,ov,ov_bf16,iree,torch,inductor]
                           [--prune heads=0.25,ffn=0.3 [--max-error E]] [--no-peers]
 """
 import argparse
@@ -81,7 +86,9 @@ MODELS = ("minilm", "bert-base")
 INPUTS = ("input_ids", "attention_mask")
 # The peers in their own processes: (row key, --peer, --precision).
 PEERS = (("ort", "ort", None), ("ov", "openvino", "f32"), ("ov_bf16", "openvino", "bf16"),
-         ("torch", "torch", None), ("inductor", "inductor", None))
+         ("iree", "iree", None), ("torch", "torch", None), ("inductor", "inductor", None))
+# The peers that run with the benchmark environment's python (.venv-bench).
+BENCH_PEERS = ("openvino", "iree")
 # --quantize: the calibration samples of tsc static-int8 and ORT quantize_static.
 CALIBRATION_SAMPLES = 32
 # The PyTorch peers run in the PyTorch 2 environment.
@@ -124,6 +131,27 @@ def peer(args):
             results = request.infer(inputs)
             # Copies: the request reuses its output tensors.
             return [np.array(results[p]) for p in ports]
+    elif args.peer == "iree":
+        import iree.runtime as rt
+        import onnx
+        import importlib.metadata
+        version = importlib.metadata.version("iree-base-runtime")
+        # N worker groups: IREE's task executor's threads.
+        rt.flags.parse_flags(f"--task_topology_max_group_count={args.threads}")
+        config = rt.Config("local-task")
+        module = rt.VmModule.mmap(config.vm_instance, args.vmfb)
+        context = rt.SystemContext(config=config)
+        context.add_vm_module(module)
+        entry = next(f for f in module.function_names
+                     if not f.startswith("__") and not f.endswith("$async"))
+        function = context.modules[module.name][entry]
+        names = [o.name for o in onnx.load(args.onnx, load_external_data=False).graph.output]
+        arguments = [inputs[n] for n in INPUTS]
+
+        def step():
+            results = function(*arguments)
+            results = results if isinstance(results, tuple) else (results,)
+            return [r.to_host() for r in results]
     elif args.peer in ("ort", "ort_int8", "ort_static"):
         import onnxruntime as ort
         options = ort.SessionOptions()
@@ -204,6 +232,27 @@ _, status, usage = os.wait4(proc.pid, 0)
 with open(sys.argv[1], "w") as f:
     f.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
 """
+
+
+def make_iree(source, target, batch, seq):
+    """IREE's module of the ONNX export `source` at a static batch and seq
+    (the dims named so in its inputs and outputs): imported by IREE's ONNX
+    importer and compiled for llvm-cpu and this CPU, into `target`."""
+    import onnx
+    from iree.compiler import tools as iree_tools
+    model = onnx.load(source)
+    for value in list(model.graph.input) + list(model.graph.output):
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.dim_param in ("batch", "seq"):
+                dim.dim_value = batch if dim.dim_param == "batch" else seq
+    with tempfile.TemporaryDirectory() as tmp:
+        static = pathlib.Path(tmp) / "static.onnx"
+        onnx.save(model, static)
+        mlir = pathlib.Path(tmp) / "model.mlir"
+        subprocess.run([sys.executable, "-m", "iree.compiler.tools.import_onnx", str(static),
+                        "-o", str(mlir)], check=True)
+        iree_tools.compile_file(str(mlir), output_file=target, target_backends=["llvm-cpu"],
+                                extra_args=["--iree-llvmcpu-target-cpu=host"])
 
 
 def measured(cmd):
@@ -325,17 +374,35 @@ def bench_model(args, name, work, rows, notes, versions):
             # lacks and .venv-torch has (same onnxruntime version).
             python = (TORCH_PYTHON if runtime in ("torch", "inductor", "ort_int8", "ort_static")
                       else sys.executable)
-            if runtime == "openvino":
+            extra = []
+            if runtime in BENCH_PEERS:
                 if not os.access(args.openvino_python, os.X_OK):
-                    if not any("OpenVINO" in n for n in notes):
-                        notes.append(f"OpenVINO: {args.openvino_python} not found "
+                    if not any("setup.sh --bench" in n for n in notes):
+                        notes.append(f"OpenVINO, IREE: {args.openvino_python} not found "
                                      "(tools/setup.sh --bench makes it)")
                     continue
                 python = args.openvino_python
+            if runtime == "iree":
+                vmfb = work / f"{name}-iree-b{batch}-s{args.seq}.vmfb"
+                if not vmfb.exists():
+                    start = time.perf_counter()
+                    proc = subprocess.run([python, __file__, "--make-iree", str(vmfb), "--onnx",
+                                           str(onnx_path), "--batch", str(batch),
+                                           "--seq", str(args.seq)],
+                                          capture_output=True, text=True)
+                    if proc.returncode:
+                        vmfb.unlink(missing_ok=True)
+                        notes.append(f"{name} batch {batch}: IREE does not compile it: "
+                                     + first_line("iree", proc.returncode, proc.stderr))
+                        continue
+                    print(f"  IREE compiled batch {batch} in "
+                          f"{time.perf_counter() - start:.1f} s", flush=True)
+                extra = ["--vmfb", str(vmfb)]
             cmd = [python, __file__, "--peer", runtime, "--model", name,
                    "--onnx", str(onnx_path), "--inputs", str(data), "--out",
                    str(data / key), "--runs", str(args.runs), "--warmup",
                    str(args.warmup), "--threads", str(args.threads)]
+            cmd += extra
             if precision:
                 cmd += ["--precision", precision]
             if runtime == "ort_static":
@@ -348,7 +415,7 @@ def bench_model(args, name, work, rows, notes, versions):
             row[key], row[f"{key}_rss"] = result["median_ms"], rss
             if result.get("version"):
                 versions[runtime] = result["version"]
-            if key.startswith("ov") and "ort" in row:
+            if key.startswith(("ov", "iree")) and "ort" in row:
                 errs = [rel_l2(np.load(f), np.load(data / "ort" / f.name))
                         for f in sorted((data / key).glob("*.npy"))
                         if (data / "ort" / f.name).exists()]
@@ -408,7 +475,7 @@ def bench_model(args, name, work, rows, notes, versions):
             f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "int8", "static", "qdq",
                                              "pruned", "budget",
                                              "ort",
-                                             "ort_int8", "ort_static", "ov", "ov_bf16",
+                                             "ort_int8", "ort_static", "ov", "ov_bf16", "iree",
                                              "torch", "inductor")
             if k in row),
             flush=True)
@@ -457,26 +524,27 @@ def table(args, rows):
 
     head = (f"{'model':<10} {'batch':>5} {'seq':>4} {'thr':>3} {'tsc ms':>9} "
             f"{'no-fuse ms':>10} {'fusion gain':>11} {'ORT ms':>9} {'OV ms':>9} "
-            f"{'tsc bf16 ms':>11} {'OV bf16 ms':>10} {'torch ms':>9} {'Ind. ms':>9} "
-            f"{'tsc/ORT':>7} {'tsc/OV':>6} {'bf16/OVbf16':>11} "
-            f"{'tsc/torch':>9} {'tsc/Ind.':>8} {'relL2 vs ORT tsc/bf16/OV/OVbf16':>32} "
-            f"{'RSS MiB tsc/bf16/ORT/OV/OVbf16/torch/Ind.':>42}")
+            f"{'tsc bf16 ms':>11} {'OV bf16 ms':>10} {'IREE ms':>9} {'torch ms':>9} "
+            f"{'Ind. ms':>9} {'tsc/ORT':>7} {'tsc/OV':>6} {'bf16/OVbf16':>11} {'tsc/IREE':>8} "
+            f"{'tsc/torch':>9} {'tsc/Ind.':>8} {'relL2 vs ORT tsc/bf16/OV/OVbf16/IREE':>37} "
+            f"{'RSS MiB tsc/bf16/ORT/OV/OVbf16/IREE/torch/Ind.':>47}")
     print(head)
     print("-" * len(head))
     for r in rows:
         errs = [r[k] for k in ("tsc_rel_l2", "nofuse_rel_l2") if k in r]
         tsc_err = f"{max(errs):.1e}" if errs else "n/a"
         errors = (f"{tsc_err}/{err(r, 'bf16_rel_l2')}/{err(r, 'ov_rel_l2')}/"
-                  f"{err(r, 'ov_bf16_rel_l2')}")
-        rss = "/".join(mib(r, f"{k}_rss")
-                       for k in ("tsc", "bf16", "ort", "ov", "ov_bf16", "torch", "inductor"))
+                  f"{err(r, 'ov_bf16_rel_l2')}/{err(r, 'iree_rel_l2')}")
+        rss = "/".join(mib(r, f"{k}_rss") for k in
+                       ("tsc", "bf16", "ort", "ov", "ov_bf16", "iree", "torch", "inductor"))
         print(f"{r['model']:<10} {r['batch']:>5} {args.seq:>4} {args.threads:>3} "
               f"{ms(r, 'tsc'):>9} {ms(r, 'nofuse'):>10} {ratio(r, 'nofuse', 'tsc'):>11} "
               f"{ms(r, 'ort'):>9} {ms(r, 'ov'):>9} {ms(r, 'bf16'):>11} {ms(r, 'ov_bf16'):>10} "
-              f"{ms(r, 'torch'):>9} {ms(r, 'inductor'):>9} {ratio(r, 'tsc', 'ort'):>7} "
-              f"{ratio(r, 'tsc', 'ov'):>6} {ratio(r, 'bf16', 'ov_bf16'):>11} "
-              f"{ratio(r, 'tsc', 'torch'):>9} {ratio(r, 'tsc', 'inductor'):>8} {errors:>32} "
-              f"{rss:>42}")
+              f"{ms(r, 'iree'):>9} {ms(r, 'torch'):>9} {ms(r, 'inductor'):>9} "
+              f"{ratio(r, 'tsc', 'ort'):>7} {ratio(r, 'tsc', 'ov'):>6} "
+              f"{ratio(r, 'bf16', 'ov_bf16'):>11} {ratio(r, 'tsc', 'iree'):>8} "
+              f"{ratio(r, 'tsc', 'torch'):>9} {ratio(r, 'tsc', 'inductor'):>8} {errors:>37} "
+              f"{rss:>47}")
 
 
 def quantized_table(args, rows):
@@ -543,9 +611,9 @@ def main():
     parser.add_argument("--keep", help="export and compile into this folder and keep it "
                         "(an existing export there is reused)")
     parser.add_argument("--openvino-python", default=str(ROOT / ".venv-bench" / "bin" / "python"),
-                        help="the python that has openvino (tools/setup.sh --bench)")
+                        help="the python that has openvino and IREE (tools/setup.sh --bench)")
     parser.add_argument("--peers", help="only these peers, comma-separated row keys (ort, "
-                        "ort_int8, ov, ov_bf16, torch, inductor; default all)")
+                        "ort_int8, ov, ov_bf16, iree, torch, inductor; default all)")
     parser.add_argument("--quantize", action="store_true",
                         help="also tsc --quantize=dynamic-int8 and static-int8 against "
                         "ONNX Runtime's quantize_dynamic and quantize_static, with their "
@@ -556,9 +624,12 @@ def main():
                         "a 'budget' artifact compiled with --prune=SPEC --max-error=E (each "
                         "ratio at most SPEC's, searched under the budget)")
     # The peers (internal).
-    parser.add_argument("--peer", choices=("ort", "ort_int8", "ort_static", "openvino", "torch",
-                                           "inductor"),
+    parser.add_argument("--peer", choices=("ort", "ort_int8", "ort_static", "openvino", "iree",
+                                           "torch", "inductor"),
                         help=argparse.SUPPRESS)
+    parser.add_argument("--make-iree", help=argparse.SUPPRESS)
+    parser.add_argument("--vmfb", help=argparse.SUPPRESS)
+    parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--calibration", help=argparse.SUPPRESS)
     parser.add_argument("--make-qdq", help=argparse.SUPPRESS)
     parser.add_argument("--precision", choices=("f32", "bf16"), help=argparse.SUPPRESS)
@@ -575,6 +646,8 @@ def main():
         return peer(args)
     if args.make_qdq:
         return ort_quantize_static(args.onnx, args.make_qdq, args.calibration)
+    if args.make_iree:
+        return make_iree(args.onnx, args.make_iree, args.batch, args.seq)
     args.batches = [int(b) for b in args.batches.split(",")]
     args.peers = set(args.peers.split(",")) if args.peers else None
     models = [m for m in args.models.split(",") if m]
@@ -610,6 +683,9 @@ def main():
     if "openvino" in versions:
         print(f"openvino {versions['openvino']} ({args.openvino_python}); OV: "
               "INFERENCE_PRECISION_HINT f32, OV bf16: bf16")
+    if "iree" in versions:
+        print(f"IREE {versions['iree']} ({args.openvino_python}): llvm-cpu, "
+              "--iree-llvmcpu-target-cpu=host, static batch and seq, local-task")
     table(args, rows)
     if args.quantize:
         print("\nint8 (accuracy against fp32 ONNX Runtime: rel L2 of "

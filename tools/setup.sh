@@ -7,7 +7,7 @@
 #
 # Usage: tools/setup.sh [--bench]
 #   --bench  also creates .venv-bench (tools/requirements-bench.lock): the
-#            benchmark-only peers of tools/bench_cpu.py (OpenVINO), which the
+#            benchmark-only peers of tools/bench_cpu.py (OpenVINO, IREE), which the
 #            tests do not need; opt-in so that CI does not download them.
 #
 # Environment: TSC_BUILD_DIR (default build/), TSC_BUILD_TYPE (default Release).
@@ -87,7 +87,7 @@ venv_from_lock "$root/.venv-torch" "$root/tools/requirements-torch.lock"
 phase "pytorch 2 environment"
 
 # Benchmark peers (--bench): .venv-bench (tools/requirements-bench.lock),
-# OpenVINO for tools/bench_cpu.py, which runs each peer in its own child
+# OpenVINO and IREE for tools/bench_cpu.py, which runs each peer in its own child
 # process, this one with this environment's python. Debian's numpy through
 # --system-site-packages.
 if ((bench)); then
