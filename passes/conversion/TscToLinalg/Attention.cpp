@@ -313,12 +313,16 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
 
   // Row maxima of the block, then m' = max(m, rowmax) and α = exp(m - m'),
   // with 0 standing for m' while a row has seen only -inf (so that exp
-  // gives 0, not NaN, for a fully masked row).
+  // gives 0, not NaN, for a fully masked row). The row maximum may ignore
+  // NaN (`nnan`: LLVM then reduces a vector in a tree of maxima, not one
+  // lane after another): it only shifts the exponents, and a NaN score
+  // still makes its P, the row sum and the row's output NaN.
   Value rowMax = buildGeneric(
       b, loc, {masked}, {map(2, {0, 1})}, filled({blockQ}, {bq}, negInf),
       map(2, {0}), {IteratorType::parallel, IteratorType::reduction},
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        return arith::MaxNumFOp::create(nb, l, args[0], args[1]);
+        return arith::MaxNumFOp::create(nb, l, args[0], args[1],
+                                        arith::FastMathFlags::nnan);
       });
   auto safeMax = [&](OpBuilder &nb, Location l, Value x) {
     Value none =
