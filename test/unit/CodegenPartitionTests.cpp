@@ -104,6 +104,23 @@ TEST(CodegenPartition, FewerPartitionsPackOntoTheLightest) {
   EXPECT_EQ(partsOf(1).size(), 1u);
 }
 
+TEST(CodegenPartition, ConstructorsKeepOnePartition) {
+  // An internal constructor named by llvm.global_ctors (an appending array)
+  // could land away from the array that names it: no split.
+  LLVMContext context;
+  SMDiagnostic error;
+  std::unique_ptr<Module> module =
+      parseAssemblyString(std::string(kModule) + R"(
+define internal void @init() {
+  ret void
+}
+@llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @init, ptr null }]
+)",
+                          error, context);
+  ASSERT_TRUE(module) << error.getMessage().str();
+  EXPECT_EQ(mlir::tsc::partitionKernels(*module, 4).size(), 1u);
+}
+
 TEST(CodegenPartition, PartitionsLinkAloneAndCompileTheSameTwice) {
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();

@@ -92,6 +92,18 @@ bool shared(const GlobalValue &global) {
 
 std::vector<SmallVector<const GlobalValue *>>
 mlir::tsc::partitionKernels(const Module &module, unsigned most) {
+  // What whole kernels cannot be split around (none of it is in kernels
+  // today): aliases, ifuncs, comdats, appending arrays such as
+  // llvm.global_ctors that name functions, module assembly. One partition.
+  bool splittable =
+      module.alias_empty() && module.ifunc_empty() &&
+      module.getComdatSymbolTable().empty() &&
+      module.getModuleInlineAsm().empty() &&
+      llvm::none_of(module.globals(), [](const GlobalVariable &variable) {
+        return variable.hasAppendingLinkage();
+      });
+  if (!splittable)
+    most = 1;
   EquivalenceClasses<const GlobalValue *> groups;
   SmallVector<const GlobalValue *> defined;
   for (const GlobalValue &global : module.global_values()) {

@@ -35,8 +35,11 @@ constexpr unsigned kMaxCodegenPartitions = 4;
 /// kept with the local functions and variables it uses (a local used by two
 /// kernels joins them), packed largest first onto the lightest partition by
 /// instruction count; at most `most` partitions, fewer where there are fewer
-/// such groups (at least one). Local constants (the OpenMP runtime's source
-/// locations, tables) are in none: they are copied into every partition.
+/// such groups (at least one), and one where the module has what whole
+/// kernels cannot be split around (aliases, ifuncs, comdats, appending
+/// arrays such as llvm.global_ctors, module assembly). Local constants (the
+/// OpenMP runtime's source locations, tables) are in none: they are copied into
+/// every partition.
 std::vector<llvm::SmallVector<const llvm::GlobalValue *>>
 partitionKernels(const llvm::Module &module, unsigned most);
 
