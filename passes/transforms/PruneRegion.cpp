@@ -103,17 +103,38 @@ ElementsAttr prune::makePrunedWeight(RankedTensorType type,
       HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, 64));
 }
 
-std::optional<std::vector<float>> prune::readFloats(ConstantOp constant) {
+/// The f32 elements of `constant`: a view of its blob where it is one and
+/// float-aligned (no copy of a large weight), else a copy kept in `storage`.
+static std::optional<ArrayRef<float>> floatsOf(ConstantOp constant,
+                                               std::vector<char> &storage) {
   auto type = cast<RankedTensorType>(constant.getType());
   if (!type.getElementType().isF32())
     return std::nullopt;
+  if (auto blob = dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
+    if (AsmResourceBlob *data = blob.getRawHandle().getBlob();
+        data &&
+        data->getData().size() ==
+            static_cast<size_t>(type.getNumElements()) * sizeof(float) &&
+        reinterpret_cast<uintptr_t>(data->getData().data()) % alignof(float) ==
+            0)
+      return ArrayRef<float>(
+          reinterpret_cast<const float *>(data->getData().data()),
+          type.getNumElements());
   std::optional<std::vector<char>> bytes =
       getConstantBytes(constant.getValue());
   if (!bytes)
     return std::nullopt;
-  std::vector<float> out(bytes->size() / sizeof(float));
-  std::memcpy(out.data(), bytes->data(), out.size() * sizeof(float));
-  return out;
+  storage = std::move(*bytes);
+  return ArrayRef<float>(reinterpret_cast<const float *>(storage.data()),
+                         storage.size() / sizeof(float));
+}
+
+std::optional<std::vector<float>> prune::readFloats(ConstantOp constant) {
+  std::vector<char> storage;
+  std::optional<ArrayRef<float>> data = floatsOf(constant, storage);
+  if (!data)
+    return std::nullopt;
+  return std::vector<float>(data->begin(), data->end());
 }
 
 SmallVector<int64_t> prune::pickSmallest(ArrayRef<double> importance,
@@ -441,7 +462,8 @@ LogicalResult PruneRegion::propagate(Operation *op) {
 
 std::vector<double> PruneRegion::getGroupNorms(const ShrunkWeight &w) const {
   auto constant = w.use->get().getDefiningOp<ConstantOp>();
-  std::optional<std::vector<float>> data = readFloats(constant);
+  std::vector<char> storage;
+  std::optional<ArrayRef<float>> data = floatsOf(constant, storage);
   auto type = cast<RankedTensorType>(constant.getType());
   int64_t cols = type.getDimSize(1);
   std::vector<double> sum(groups, 0.0);
@@ -455,29 +477,6 @@ std::vector<double> PruneRegion::getGroupNorms(const ShrunkWeight &w) const {
   for (double &s : sum)
     s = std::sqrt(s);
   return sum;
-}
-
-/// The f32 elements of `constant`: a view of its blob where it is one (no
-/// copy of a large weight), else a copy kept in `storage`.
-static std::optional<ArrayRef<float>> floatsOf(ConstantOp constant,
-                                               std::vector<char> &storage) {
-  auto type = cast<RankedTensorType>(constant.getType());
-  if (!type.getElementType().isF32())
-    return std::nullopt;
-  if (auto blob = dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
-    if (AsmResourceBlob *data = blob.getRawHandle().getBlob();
-        data && data->getData().size() ==
-                    static_cast<size_t>(type.getNumElements()) * sizeof(float))
-      return ArrayRef<float>(
-          reinterpret_cast<const float *>(data->getData().data()),
-          type.getNumElements());
-  std::optional<std::vector<char>> bytes =
-      getConstantBytes(constant.getValue());
-  if (!bytes)
-    return std::nullopt;
-  storage = std::move(*bytes);
-  return ArrayRef<float>(reinterpret_cast<const float *>(storage.data()),
-                         storage.size() / sizeof(float));
 }
 
 SmallVector<int64_t> PruneRegion::getDeadGroups() const {
