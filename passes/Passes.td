@@ -454,7 +454,10 @@ def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> 
     constants, non-f32 GEMMs and batched weights stay float; softmax, norms
     and the residual stream are not GEMMs and are never touched. GEMMs
     whose location name matches a `keep-float` pattern stay float too (the
-    error budget's choice, replayable here).
+    error budget's choice, replayable here): f32, or with
+    `kept-precision=bf16` a `tsc.linear` of `cast(cast(x, bf16), f32)` by
+    the weight rounded to bf16 (values bf16 holds, stored f32), which the
+    host plan runs as a bf16 GEMM accumulating in f32.
 
     Before:
     ```mlir
@@ -486,7 +489,12 @@ def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> 
                   "GEMMs kept float, by name: glob patterns matched against "
                   "the name of the op's location (the source node's name, "
                   "e.g. /layer.0/output/dense/MatMul; KeepFloat.h). "
-                  "`tsc --max-error` chooses them">];
+                  "`tsc --max-error` chooses them">,
+       Option<"keptPrecision", "kept-precision", "std::string",
+              /*default=*/"\"f32\"",
+              "What the GEMMs keep-float names compute in: f32, or bf16 "
+              "(both operands rounded to bf16, f32 accumulation and "
+              "result: QuantizeGemm.h's roundGemmToBf16)">];
 }
 
 def QuantizeWeightOnlyPass : Pass<"tsc-quantize-weight-only", "func::FuncOp"> {
@@ -584,7 +592,13 @@ def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
        ListOption<"keepFloat", "keep-float", "std::string",
                   "GEMMs kept float, by name, as tsc-quantize-dynamic-int8's "
                   "keep-float (KeepFloat.h); their ranges are still listed"
-                  " in input-ranges">];
+                  " in input-ranges">,
+       Option<"keptPrecision", "kept-precision", "std::string",
+              /*default=*/"\"f32\"",
+              "What the GEMMs keep-float names (as "
+              "tsc-quantize-dynamic-int8's) compute in: f32, or bf16 "
+              "(both operands rounded to bf16, f32 accumulation and "
+              "result: QuantizeGemm.h's roundGemmToBf16)">];
 }
 
 def QuantizeQdqPass : Pass<"tsc-quantize-qdq", "func::FuncOp"> {

@@ -76,6 +76,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.freeReplacedWeights = freeReplacedWeights;
   pipeline.prune = options.prune;
   pipeline.keepFloat = options.keepFloat;
+  pipeline.keptPrecision = options.keptPrecision;
   pipeline.detectPruned = options.report || !options.pruneReport.empty();
   buildTscPipeline(pm, pipeline);
   return pm.run(module);
@@ -90,7 +91,7 @@ FailureOr<plan::Plan> planModule(ModuleOp module,
            << "expected one function to compile, found " << funcs.size();
   plan::PlanOptions planOptions;
   planOptions.useGemmLibrary = options.useGemmLibrary;
-  planOptions.weightOnlyGemms = options.target == TargetKind::Host;
+  planOptions.hostGemmForms = options.target == TargetKind::Host;
   planOptions.fuseKernels = options.fuse;
   planOptions.precision = options.precision;
   planOptions.halfIO = options.precisionIO == PrecisionIO::Storage;

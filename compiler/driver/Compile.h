@@ -76,6 +76,9 @@ struct CompileOptions {
   /// Quantize phase: GEMMs left float, as glob patterns over their
   /// location names (passes/transforms/KeepFloat.h).
   std::vector<std::string> keepFloat;
+  /// What those GEMMs compute in: "f32", or "bf16" (the quantize passes'
+  /// kept-precision; --kept-precision, resolved).
+  std::string keptPrecision = "f32";
   /// `--max-error=E`: the quantization's kept-float GEMMs or the pruning's
   /// ratios chosen so that the measured error is at most E
   /// (ErrorBudget.h); none: compiled as asked.

@@ -45,6 +45,36 @@ LogicalResult parseTargets(ArrayRef<std::string> names,
   return success();
 }
 
+/// `--kept-precision=auto|f32|bf16` into `options.keptPrecision` (after
+/// --quantize, --target and --cpu); failure after saying why.
+LogicalResult resolveKeptPrecision(StringRef text, CompileOptions &options) {
+  bool int8 = options.quantize == Quantization::DynamicInt8 ||
+              options.quantize == Quantization::StaticInt8;
+  options.keptPrecision = "f32";
+  if (text == "auto") {
+    // The bf16 GEMM steps run on the host (the plan leaves CUDA's casts as
+    // kernels); a target without AMX would compute them in f32 anyway.
+    FailureOr<HostTarget> host = resolveHostTarget(options.hostCpu);
+    if (int8 && options.target == TargetKind::Host && succeeded(host) &&
+        host->amx)
+      options.keptPrecision = "bf16";
+    return success();
+  }
+  if (text != "f32" && text != "bf16") {
+    llvm::errs() << "tsc: error: --kept-precision=" << text
+                 << ": expected auto, f32 or bf16\n";
+    return failure();
+  }
+  if (text == "bf16" && (!int8 || options.target != TargetKind::Host)) {
+    llvm::errs() << "tsc: error: --kept-precision=bf16 needs "
+                    "--quantize=dynamic-int8 or static-int8 and a cpu "
+                    "target\n";
+    return failure();
+  }
+  options.keptPrecision = text.str();
+  return success();
+}
+
 /// `--calibration-method=METHOD` into `calibration`; failure after saying
 /// why.
 LogicalResult parseCalibrationMethod(StringRef method,
@@ -237,6 +267,8 @@ mlir::tsc::getCompileOptions(const DriverOptions &flags) {
                     "needs --quantize\n";
     return failure();
   }
+  if (failed(resolveKeptPrecision(flags.keptPrecision.getValue(), options)))
+    return failure();
   if (!flags.maxError.empty()) {
     double budget = 0;
     if (StringRef(flags.maxError).getAsDouble(budget) || !(budget > 0)) {

@@ -200,6 +200,15 @@ struct DriverOptions {
           "names (the source nodes'), as --max-error prints them"),
       llvm::cl::value_desc("PATTERN[,PATTERN...]"), llvm::cl::CommaSeparated,
       llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> keptPrecision{
+      "kept-precision",
+      llvm::cl::desc(
+          "With --quantize=dynamic-int8|static-int8: what the GEMMs kept out "
+          "of int8 (--keep-float, --max-error) compute in: f32, bf16 "
+          "(operands rounded to bf16, f32 accumulation: AMX or AVX512_BF16 "
+          "on the host) or auto (default: bf16 when --cpu has AMX, "
+          "x86-64-v4+amx or native on such a CPU, else f32)"),
+      llvm::cl::init("auto"), llvm::cl::cat(category)};
   llvm::cl::opt<std::string> pruneReport{
       "prune-report",
       llvm::cl::desc(

@@ -100,6 +100,7 @@ std::vector<std::string> getQuantizedGemms(ModuleOp imported,
   pipeline.until = Phase::Quantize;
   pipeline.quantize = options.quantize;
   pipeline.keepFloat = options.keepFloat;
+  pipeline.keptPrecision = options.keptPrecision;
   pipeline.inputRanges = options.inputRanges;
   buildTscPipeline(pm, pipeline);
   if (failed(pm.run(*module)))
@@ -138,6 +139,9 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
     os << "  kept float: none\n";
     return options;
   }
+  // Kept GEMMs in bf16 where the target has AMX (--kept-precision): when
+  // even all but one of them in bf16 exceed the budget, in f32 instead.
+  bool bf16 = options.keptPrecision == "bf16";
   std::vector<std::string> gemms = getQuantizedGemms(m.imported, options);
   if (gemms.empty()) {
     llvm::errs() << "tsc: error: --max-error: no quantized GEMM found\n";
@@ -148,6 +152,7 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
   os << "  per GEMM, quantized alone (the others float):\n";
   for (const std::string &gemm : gemms) {
     CompileOptions alone = options;
+    alone.keptPrecision = "f32"; // its error alone, not the others' bf16
     for (const std::string &other : gemms)
       if (other != gemm)
         alone.keepFloat.push_back(escapeGlob(other));
@@ -175,6 +180,7 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
   ranked = std::move(sorted);
   auto keeping = [&](size_t count) {
     CompileOptions kept = options;
+    kept.keptPrecision = bf16 ? "bf16" : "f32";
     for (size_t i = 0; i < count; ++i)
       kept.keepFloat.push_back(escapeGlob(ranked[i].second));
     return kept;
@@ -182,22 +188,37 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
   // The fewest most-sensitive GEMMs kept float within the budget: 0 fails
   // (measured above), all of them is the fp32 model, which is no
   // quantization at all and is refused.
-  size_t lo = 1, hi = ranked.size();
   std::map<size_t, std::vector<OutputError>> measured;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    FailureOr<std::vector<OutputError>> errors =
-        m.measure(keeping(mid), "keep " + std::to_string(mid) + " float");
-    if (failed(errors))
-      return failure();
-    printLine(os, std::to_string(mid) + " most sensitive float", *errors);
-    if (getLargestError(*errors) <= budget) {
-      hi = mid;
-      measured[mid] = *errors;
-    } else {
-      lo = mid + 1;
+  auto search = [&]() -> FailureOr<size_t> {
+    size_t lo = 1, hi = ranked.size();
+    StringRef as = bf16 ? "bf16" : "float";
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      FailureOr<std::vector<OutputError>> errors = m.measure(
+          keeping(mid), "keep " + std::to_string(mid) + " " + as.str());
+      if (failed(errors))
+        return failure();
+      printLine(os, std::to_string(mid) + " most sensitive " + as.str(),
+                *errors);
+      if (getLargestError(*errors) <= budget) {
+        hi = mid;
+        measured[mid] = *errors;
+      } else {
+        lo = mid + 1;
+      }
     }
+    return hi;
+  };
+  FailureOr<size_t> found = search();
+  if (succeeded(found) && *found == ranked.size() && bf16) {
+    os << "  kept in bf16, all but one GEMM exceed the budget: kept in f32 "
+          "instead\n";
+    bf16 = false;
+    found = search();
   }
+  if (failed(found))
+    return failure();
+  size_t hi = *found;
   if (hi == ranked.size()) {
     llvm::errs() << "tsc: error: --max-error=" << llvm::format("%g", budget)
                  << ": only keeping every GEMM float (no quantization) "
@@ -207,8 +228,8 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
     return failure();
   }
   CompileOptions fitted = keeping(hi);
-  os << "  kept float (" << hi << " of " << ranked.size()
-     << " GEMMs, most sensitive first):";
+  os << "  kept float (" << (bf16 ? "bf16, " : "") << hi << " of "
+     << ranked.size() << " GEMMs, most sensitive first):";
   for (size_t i = 0; i < hi; ++i)
     os << (i ? ", " : " ") << ranked[i].second;
   os << "\n";
@@ -219,6 +240,7 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
   os << " keep-float=";
   for (size_t i = 0; i < hi; ++i)
     os << (i ? "," : "") << fitted.keepFloat[options.keepFloat.size() + i];
+  os << " kept-precision=" << fitted.keptPrecision;
   // Static int8's calibrated ranges, one per GEMM op.
   for (auto [i, range] : llvm::enumerate(options.inputRanges))
     os << (i ? "," : " input-ranges=") << llvm::format("%.9g", range);

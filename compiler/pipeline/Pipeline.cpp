@@ -232,6 +232,7 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     QuantizeDynamicInt8PassOptions quantize;
     quantize.keepFloat.assign(options.keepFloat.begin(),
                               options.keepFloat.end());
+    quantize.keptPrecision = options.keptPrecision;
     pm.addNestedPass<func::FuncOp>(createQuantizeDynamicInt8Pass(quantize));
   } else if (options.quantize == Quantization::WeightInt8 ||
              options.quantize == Quantization::WeightInt4) {
@@ -248,6 +249,7 @@ void tsc::buildTscPipeline(OpPassManager &pm,
                                      options.inputRanges.end());
     staticOptions.keepFloat.assign(options.keepFloat.begin(),
                                    options.keepFloat.end());
+    staticOptions.keptPrecision = options.keptPrecision;
     pm.addNestedPass<func::FuncOp>(createQuantizeStaticInt8Pass(staticOptions));
     // The new scale and quantization ops get their bindings.
     pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));

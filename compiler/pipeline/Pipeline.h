@@ -117,6 +117,12 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       llvm::cl::desc("GEMMs the quantize phase leaves float, as glob "
                      "patterns over their location names (what tsc "
                      "--max-error chooses; passes/transforms/KeepFloat.h)")};
+  Option<std::string> keptPrecision{
+      *this, "kept-precision",
+      llvm::cl::desc("dynamic-int8/static-int8: what the GEMMs keep-float "
+                     "names compute in: f32 (default) or bf16 (operands "
+                     "rounded to bf16, f32 accumulation)"),
+      llvm::cl::init("f32")};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Run the fuse phase's passes (off: the "
                                    "graph as it is, for comparison)"),

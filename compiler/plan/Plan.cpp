@@ -214,7 +214,7 @@ bool Planner::tryGemm(Operation *op) {
   auto idx = [&](Value v) { return plan.lookup(v); };
   Value lhs, rhs, bias, residual, weightScale;
   float inputScale = 0.0f;
-  bool transB = false, weightOnly = false;
+  bool transB = false, weightOnly = false, bf16Inputs = false;
   unsigned groupSize = 0;
   uint8_t activation = 0;
   if (auto linear = dyn_cast<LinearOp>(op)) {
@@ -239,6 +239,7 @@ bool Planner::tryGemm(Operation *op) {
       inputScale = int8->second.inputScale;
       weightOnly = int8->second.weightOnly;
       groupSize = int8->second.groupSize;
+      bf16Inputs = int8->second.bf16;
     }
     bias = linear.getBias();
     residual = linear.getResidual();
@@ -302,6 +303,7 @@ bool Planner::tryGemm(Operation *op) {
   step.inputScale = inputScale;
   step.weightOnly = weightOnly;
   step.groupSize = groupSize;
+  step.bf16Inputs = bf16Inputs;
   step.activation = activation;
   if (residual) {
     // C = A·B + R: with beta = 1 the library accumulates onto R, in place
@@ -651,7 +653,7 @@ FailureOr<Plan> Planner::run() {
                                  "run cannot determine it";
 
   if (options.useGemmLibrary) {
-    int8Gemms = planner::findInt8Gemms(func, options.weightOnlyGemms);
+    int8Gemms = planner::findInt8Gemms(func, options.hostGemmForms);
     for (auto &entry : int8Gemms)
       absorbed.insert(entry.second.absorbed.begin(),
                       entry.second.absorbed.end());

@@ -114,6 +114,10 @@ struct PlanStep {
   /// (groupSize 0) or per group of groupSize along K.
   bool weightOnly = false;
   unsigned groupSize = 0;
+  /// Gemm (format 1.16, host only): A and B are f32 and rounded to bf16 by
+  /// the step (B's values are bf16 already), which multiplies in bf16 and
+  /// accumulates in f32: a GEMM the int8 passes kept in bf16.
+  bool bf16Inputs = false;
   /// Copy: source and destination.
   unsigned source = 0, destination = 0;
 };
@@ -157,10 +161,12 @@ struct Plan {
 struct PlanOptions {
   /// Send matmul/linear to the GEMM library where its layout fits.
   bool useGemmLibrary = true;
-  /// With the library: a linear by a dequantized i8/i4 constant (weight-only
-  /// quantization) as one weight-only GEMM step (format 1.15, host only),
-  /// which dequantizes the weight once per session.
-  bool weightOnlyGemms = false;
+  /// With the library, the GEMM forms only the host runtime runs: a linear
+  /// by a dequantized i8/i4 constant (weight-only quantization) as one
+  /// weight-only GEMM step (format 1.15), which dequantizes the weight once
+  /// per session, and a linear of operands rounded to bf16 as one GEMM with
+  /// bf16 inputs (1.16).
+  bool hostGemmForms = false;
   /// Chain elementwise ops, norms and softmax into one kernel where the
   /// intermediate has no other use.
   bool fuseKernels = true;

@@ -188,6 +188,8 @@ struct Report {
   /// With int8 GEMM steps: how many GEMMs, how many int8, and the attention
   /// kernels (whose products stay float).
   unsigned gemms = 0, int8Gemms = 0, attention = 0;
+  /// GEMM steps with bf16 inputs (format 1.16): kept out of int8 in bf16.
+  unsigned bf16Gemms = 0;
   /// Weight-only GEMM steps (format 1.15), by "i8"/"i4" and group size.
   std::map<std::pair<std::string, unsigned>, unsigned> weightOnly;
 };
@@ -201,6 +203,9 @@ bool isInt8Gemm(const PlanStep &s) {
 std::string gemmDecision(const Plan &plan, const PlanStep &step) {
   if (isInt8Gemm(step))
     return "int8";
+  if (step.bf16Inputs)
+    return "bf16: kept out of int8 by name (--keep-float, --max-error), "
+           "operands rounded to bf16, f32 accumulation";
   const PlanValue &b = plan.values[plan.root(step.b)];
   if (b.storage != Storage::Weight)
     return "float: its weight is computed at run time (a product of "
@@ -219,7 +224,9 @@ std::string describeStep(const Plan &plan, const PlanStep &step) {
   case PlanStep::Kind::Kernel:
     return step.name;
   case PlanStep::Kind::Gemm:
-    what = step.weightScale != ~0u ? "gemm int8" : "gemm";
+    what = step.weightScale != ~0u ? "gemm int8"
+           : step.bf16Inputs       ? "gemm bf16-inputs"
+                                   : "gemm";
     if (step.bias != ~0u)
       what += "+bias";
     // The activation codes of the artifact (format 1.8).
@@ -282,6 +289,7 @@ Report collectReport(const Plan &plan) {
   for (const PlanStep &step : plan.steps) {
     report.gemms += step.kind == PlanStep::Kind::Gemm;
     report.int8Gemms += isInt8Gemm(step);
+    report.bf16Gemms += step.kind == PlanStep::Kind::Gemm && step.bf16Inputs;
     if (step.kind == PlanStep::Kind::Gemm && step.weightOnly)
       ++report.weightOnly[{plan.values[step.b].dtype == DType::I4 ? "i4" : "i8",
                            step.groupSize}];
@@ -331,6 +339,8 @@ static void printQuantization(const Plan &plan, const Report &report,
                     : "quantization: dynamic int8 (weights s8 per output "
                       "channel, activations s8 per row, s32 accumulation): ")
      << report.int8Gemms << " of " << report.gemms << " GEMMs int8";
+  if (report.bf16Gemms)
+    os << ", " << report.bf16Gemms << " kept in bf16";
   if (report.attention)
     os << "; attention's products float in " << report.attention
        << " attention kernels (activations on both sides; softmax and norms "
@@ -466,12 +476,17 @@ llvm::json::Object plan::getReportJson(const Plan &plan, const Plan *unfused) {
     precision["ops_kept_fp32"] = std::move(kept);
   }
   out["precision"] = std::move(precision);
-  if (report.int8Gemms)
-    out["quantization"] =
-        llvm::json::Object{{"mode", "dynamic-int8"},
-                           {"gemms", report.gemms},
-                           {"int8_gemms", report.int8Gemms},
-                           {"attention_kernels_float", report.attention}};
+  if (report.int8Gemms) {
+    bool calibrated = llvm::any_of(plan.steps, [&](const PlanStep &s) {
+      return isInt8Gemm(s) && s.inputScale > 0;
+    });
+    out["quantization"] = llvm::json::Object{
+        {"mode", calibrated ? "static-int8" : "dynamic-int8"},
+        {"gemms", report.gemms},
+        {"int8_gemms", report.int8Gemms},
+        {"bf16_input_gemms", report.bf16Gemms},
+        {"attention_kernels_float", report.attention}};
+  }
   llvm::json::Array steps;
   for (auto [i, step] : llvm::enumerate(plan.steps)) {
     StringRef kind = step.kind == PlanStep::Kind::Kernel ? "kernel"
@@ -565,7 +580,7 @@ StringRef stepColour(const Plan &plan, const PlanStep &step,
   if (step.kind == PlanStep::Kind::Copy)
     return "#ffffff";
   if (step.kind == PlanStep::Kind::Gemm)
-    return half ? "#63b8ff" : "#98fb98"; // blue, green
+    return half || step.bf16Inputs ? "#63b8ff" : "#98fb98"; // blue, green
   return half ? "#add8e6" : "#d3d3d3";   // light blue, grey
 }
 
@@ -586,7 +601,8 @@ void plan::printPlanDot(const Plan &plan, llvm::raw_ostream &os) {
   os << "// tsc --emit=dot: one node per step of the plan (generated kernel,\n"
         "// GEMM library call or copy); edges are the values between them,\n"
         "// labelled with their element type. Fill: grey f32 kernel, light\n"
-        "// blue f16/bf16 kernel, green f32 GEMM, blue f16/bf16 GEMM, orange\n"
+        "// blue f16/bf16 kernel, green f32 GEMM, blue f16/bf16 GEMM (or bf16\n"
+        "// inputs), orange\n"
         "// int8 GEMM, white copy. Render: dot -Tsvg plan.dot -o plan.svg\n";
   os << "digraph plan {\n  rankdir=TB;\n"
         "  node [shape=box, style=filled, fontname=\"Helvetica\", "

@@ -39,6 +39,11 @@ struct Int8Gemm {
   /// group along K; `input` is x.
   bool weightOnly = false;
   unsigned groupSize = 0;
+  /// bf16 inputs (a GEMM the int8 passes kept in bf16, QuantizeGemm.h's
+  /// roundGemmToBf16): `linear(cast(cast(x, bf16), f32), W)` with x f32 and
+  /// W an f32 constant whose values bf16 holds; `input` is x, `weight` W,
+  /// no scale.
+  bool bf16 = false;
   /// The ops computing the quantized operands (scale, quantize,
   /// dequantize), which the int8 GEMM step does itself.
   SmallVector<Operation *> absorbed;
@@ -46,10 +51,10 @@ struct Int8Gemm {
 
 /// The linear ops of `func` in int8 form whose absorbed ops feed nothing
 /// but such linear ops (else they stay what the IR says: kernels and a
-/// float GEMM).
-/// With `weightOnly`, the weight-only form too.
+/// float GEMM). With `hostForms`, the forms only the host runtime runs too:
+/// weight-only and bf16 inputs.
 DenseMap<Operation *, Int8Gemm> findInt8Gemms(func::FuncOp func,
-                                              bool weightOnly);
+                                              bool hostForms);
 
 /// Places the arena values of `plan` (each root that a step uses, live
 /// from its first to its last step) at offsets, largest first, where no

@@ -14,12 +14,14 @@
 
 #include "compiler/plan/Planning.h"
 
+#include "dialects/tsc/IR/ConstantData.h"
 #include "dialects/tsc/IR/TscOps.h"
 #include "passes/transforms/DynamicInt8.h"
 
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -133,6 +135,44 @@ std::optional<planner::Int8Gemm> matchWeightOnly(LinearOp linear) {
   return g;
 }
 
+/// Whether every element of the f32 constant `weight` is a bf16 value.
+bool holdsBf16Values(ConstantOp weight) {
+  std::optional<std::vector<char>> bytes = getConstantBytes(weight.getValue());
+  if (!bytes)
+    return false;
+  for (size_t i = 0; i + sizeof(float) <= bytes->size(); i += sizeof(float)) {
+    uint32_t bits;
+    std::memcpy(&bits, bytes->data() + i, sizeof bits);
+    // A NaN's payload need not survive; a number's low half must be 0.
+    if ((bits & 0xFFFFu) && (bits & 0x7F800000u) != 0x7F800000u)
+      return false;
+  }
+  return true;
+}
+
+/// `linear` with bf16 inputs (roundGemmToBf16's form), or nothing.
+std::optional<planner::Int8Gemm> matchBf16(LinearOp linear) {
+  auto widen = linear.getInput().getDefiningOp<CastOp>();
+  if (!widen || !linear.getType().getElementType().isF32() ||
+      !widen.getType().getElementType().isF32())
+    return std::nullopt;
+  auto narrow = widen.getInput().getDefiningOp<CastOp>();
+  if (!narrow || !narrow.getType().getElementType().isBF16() ||
+      !narrow.getInput().getType().getElementType().isF32() ||
+      narrow.getSaturate() || widen.getSaturate())
+    return std::nullopt;
+  auto weight = linear.getWeight().getDefiningOp<ConstantOp>();
+  if (!weight || !weight.getType().getElementType().isF32() ||
+      !holdsBf16Values(weight))
+    return std::nullopt;
+  planner::Int8Gemm g;
+  g.bf16 = true;
+  g.input = narrow.getInput();
+  g.weight = weight;
+  g.absorbed.append({narrow, widen});
+  return g;
+}
+
 /// `linear` in int8 form, or nothing.
 std::optional<planner::Int8Gemm> match(LinearOp linear) {
   planner::Int8Gemm g;
@@ -163,14 +203,16 @@ std::optional<planner::Int8Gemm> match(LinearOp linear) {
 } // namespace
 
 DenseMap<Operation *, planner::Int8Gemm>
-planner::findInt8Gemms(func::FuncOp func, bool weightOnly) {
+planner::findInt8Gemms(func::FuncOp func, bool hostForms) {
   DenseMap<Operation *, Int8Gemm> gemms;
   func.walk([&](LinearOp linear) {
-    if (std::optional<Int8Gemm> g = match(linear))
+    std::optional<Int8Gemm> g = match(linear);
+    if (!g && hostForms)
+      g = matchWeightOnly(linear);
+    if (!g && hostForms)
+      g = matchBf16(linear);
+    if (g)
       gemms[linear] = std::move(*g);
-    else if (weightOnly)
-      if (std::optional<Int8Gemm> w = matchWeightOnly(linear))
-        gemms[linear] = std::move(*w);
   });
   // An absorbed op whose result something else reads (a quantized tensor
   // returned, a scale used twice) keeps the ops of every GEMM sharing it.

@@ -56,14 +56,21 @@ struct QuantizeDynamicInt8Pass
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override {
+    FailureOr<KeptPrecision> precision =
+        parseKeptPrecision(context, keptPrecision);
+    if (failed(precision))
+      return failure();
+    keptAs = *precision;
     return KeepFloat::parse(context, keepFloat, kept);
   }
 
   void runOnOperation() override {
-    quantizeGemms(getOperation(), kept, minInputFeatures, remarks, quantize);
+    quantizeGemms(getOperation(), kept, keptAs, minInputFeatures, remarks,
+                  quantize);
   }
 
   KeepFloat kept;
+  KeptPrecision keptAs = KeptPrecision::F32;
 };
 
 } // namespace

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -93,15 +94,38 @@ std::string tsc::weightName(ConstantOp weight, StringRef suffix) {
   return ("weight" + suffix).str();
 }
 
+FailureOr<KeptPrecision> tsc::parseKeptPrecision(MLIRContext *context,
+                                                 StringRef text) {
+  if (text == "f32")
+    return KeptPrecision::F32;
+  if (text == "bf16")
+    return KeptPrecision::BF16;
+  return emitError(UnknownLoc::get(context))
+         << "kept-precision: '" << text << "': expected f32 or bf16";
+}
+
+void tsc::keepGemm(Operation *op, KeptPrecision precision, int64_t minK,
+                   bool remarks) {
+  std::string name = getGemmName(op), why;
+  FailureOr<Operation *> rounded = failure();
+  if (precision == KeptPrecision::BF16)
+    if (FailureOr<QuantizableGemm> g = matchQuantizableGemm(op, minK, why);
+        succeeded(g))
+      rounded = roundGemmToBf16(*g, why);
+  if (remarks)
+    (succeeded(rounded) ? *rounded : op)->emitRemark()
+        << "kept " << (succeeded(rounded) ? "in bf16" : "float")
+        << ": named by keep-float (" << name << ")";
+}
+
 void tsc::quantizeGemms(
-    Operation *func, const KeepFloat &kept, int64_t minK, bool remarks,
+    Operation *func, const KeepFloat &kept, KeptPrecision keptPrecision,
+    int64_t minK, bool remarks,
     function_ref<LogicalResult(QuantizableGemm, std::string &)> quantize) {
   for (Operation *op : getGemmOps(func)) {
     std::string why;
     if (kept.matches(op)) {
-      if (remarks)
-        op->emitRemark() << "kept float: named by keep-float ("
-                         << getGemmName(op) << ")";
+      keepGemm(op, keptPrecision, minK, remarks);
       continue;
     }
     FailureOr<QuantizableGemm> g = matchQuantizableGemm(op, minK, why);
@@ -164,8 +188,52 @@ FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g,
       .getResult();
 }
 
-void tsc::replaceGemm(QuantizableGemm g, Value input, Value weight,
-                      Value biasCorrection) {
+float tsc::roundToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if (std::isnan(value))
+    bits |= 0x00400000u; // quiet, as a conversion leaves it
+  else
+    bits += 0x7FFFu + ((bits >> 16) & 1u);
+  bits &= 0xFFFF0000u;
+  std::memcpy(&value, &bits, sizeof bits);
+  return value;
+}
+
+FailureOr<Operation *> tsc::roundGemmToBf16(QuantizableGemm g,
+                                            std::string &why) {
+  std::optional<std::vector<char>> bytes =
+      getConstantBytes(g.weight.getValue());
+  if (!bytes) {
+    why = "the weight's data is not available";
+    return failure();
+  }
+  for (size_t i = 0; i + sizeof(float) <= bytes->size(); i += sizeof(float)) {
+    float w;
+    std::memcpy(&w, bytes->data() + i, sizeof w);
+    w = roundToBf16(w);
+    std::memcpy(bytes->data() + i, &w, sizeof w);
+  }
+  OpBuilder b(g.op);
+  Location loc = g.op->getLoc();
+  auto weightType = cast<RankedTensorType>(g.weight.getType());
+  Value weight = ConstantOp::create(
+      b, loc,
+      cast<ElementsAttr>(getConstantFromBytes(weightType, *bytes,
+                                              weightName(g.weight, ".bf16"))));
+  // Exactly rounded and widened: the finite values that would overflow bf16
+  // become infinite, as the GEMM's conversion makes them.
+  auto inputType = cast<RankedTensorType>(g.input.getType());
+  Value narrow =
+      CastOp::create(b, loc, inputType.clone(b.getBF16Type()), g.input,
+                     /*saturate=*/false, ExponentRoundingAttr());
+  Value input = CastOp::create(b, loc, inputType, narrow, /*saturate=*/false,
+                               ExponentRoundingAttr());
+  return replaceGemm(g, input, weight).getOperation();
+}
+
+LinearOp tsc::replaceGemm(QuantizableGemm g, Value input, Value weight,
+                          Value biasCorrection) {
   OpBuilder b(g.op);
   Location loc = g.op->getLoc();
   Value result = g.op->getResult(0);
@@ -186,4 +254,5 @@ void tsc::replaceGemm(QuantizableGemm g, Value input, Value weight,
                               Value(), /*weight_kn=*/true);
   result.replaceAllUsesWith(linear.getResult());
   g.op->erase();
+  return linear;
 }

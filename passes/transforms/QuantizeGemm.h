@@ -40,13 +40,42 @@ FailureOr<QuantizableGemm> matchQuantizableGemm(Operation *op, int64_t minK,
 /// of tsc-quantize-static-int8's `input-ranges`.
 SmallVector<Operation *> getGemmOps(Operation *func);
 
+/// The precision of a GEMM a quantize pass keeps out of int8 by name
+/// (`kept-precision`): f32, or bf16, whose products the host runs on AMX or
+/// AVX512_BF16 (docs/quantization.md, "Kept GEMMs in bf16").
+enum class KeptPrecision { F32, BF16 };
+
+/// `kept-precision`'s value, or an error naming it.
+FailureOr<KeptPrecision> parseKeptPrecision(MLIRContext *context,
+                                            StringRef text);
+
 /// Runs `quantize` on each GEMM op of `func` that `kept` does not name and
 /// that is quantizable (matchQuantizableGemm with `minK`); with `remarks`, a
 /// remark on each GEMM kept float, saying why (`quantize` sets the reason
-/// when it fails).
+/// when it fails). A GEMM `kept` names goes to keepGemm.
 void quantizeGemms(
-    Operation *func, const KeepFloat &kept, int64_t minK, bool remarks,
+    Operation *func, const KeepFloat &kept, KeptPrecision keptPrecision,
+    int64_t minK, bool remarks,
     function_ref<LogicalResult(QuantizableGemm, std::string &)> quantize);
+
+/// `op`, a GEMM that keep-float names: left as it is, or with
+/// `KeptPrecision::BF16` rounded (roundGemmToBf16) when it is quantizable
+/// (with `minK`); with `remarks`, a remark saying which.
+void keepGemm(Operation *op, KeptPrecision precision, int64_t minK,
+              bool remarks);
+
+/// Replaces `g.op` by the same product of operands rounded to bf16 (round
+/// to nearest even), kept f32: `linear(cast(cast(x, bf16), f32), W')`, W'
+/// the weight rounded at compile time. The host plan runs it as a GEMM on
+/// bf16 operands accumulating in f32 (format 1.16's bf16-inputs flag);
+/// elsewhere the casts are kernels and the product f32, with the same
+/// values. Failure (with `why`) when the weight's data cannot be read.
+/// Returns the new linear op.
+FailureOr<Operation *> roundGemmToBf16(QuantizableGemm g, std::string &why);
+
+/// `value` rounded to the nearest bf16 (ties to even; NaN stays NaN,
+/// overflow becomes infinity), as tsc.cast rounds it, widened back to f32.
+float roundToBf16(float value);
 
 /// The name for a weight made from `weight`: its blob's key (or "weight")
 /// with `suffix`.
@@ -63,9 +92,9 @@ FailureOr<Value> createQuantizedWeight(QuantizableGemm g, std::string &why);
 
 /// Replaces `g.op` by a tsc.linear of `input` and `weight` with the old
 /// op's bias, residual, layout and activation; `biasCorrection` (per output
-/// feature), when given, is added to the bias.
-void replaceGemm(QuantizableGemm g, Value input, Value weight,
-                 Value biasCorrection = {});
+/// feature), when given, is added to the bias. Returns the new op.
+LinearOp replaceGemm(QuantizableGemm g, Value input, Value weight,
+                     Value biasCorrection = {});
 
 } // namespace mlir::tsc
 

@@ -50,6 +50,11 @@ struct QuantizeStaticInt8Pass
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override {
+    FailureOr<KeptPrecision> precision =
+        parseKeptPrecision(context, keptPrecision);
+    if (failed(precision))
+      return failure();
+    keptAs = *precision;
     return KeepFloat::parse(context, keepFloat, kept);
   }
 
@@ -71,9 +76,11 @@ struct QuantizeStaticInt8Pass
       std::string why;
       FailureOr<QuantizableGemm> g =
           matchQuantizableGemm(op, minInputFeatures, why);
-      if (succeeded(g) && kept.matches(op))
-        why = "named by keep-float (" + getGemmName(op) + ")";
-      else if (succeeded(g) && range == 0.0f)
+      if (succeeded(g) && kept.matches(op)) {
+        keepGemm(op, keptAs, minInputFeatures, remarks);
+        continue;
+      }
+      if (succeeded(g) && range == 0.0f)
         why = "no calibrated range for its input";
       else if (succeeded(g) && succeeded(quantize(*g, range, why)))
         continue;
@@ -83,6 +90,7 @@ struct QuantizeStaticInt8Pass
   }
 
   KeepFloat kept;
+  KeptPrecision keptAs = KeptPrecision::F32;
 };
 
 } // namespace

@@ -152,7 +152,7 @@ struct QuantizeWeightOnlyPass
 
   void runOnOperation() override {
     quantizeGemms(
-        getOperation(), kept, minInputFeatures, remarks,
+        getOperation(), kept, KeptPrecision::F32, minInputFeatures, remarks,
         [&](QuantizableGemm g, std::string &why) { return quantize(g, why); });
   }
 

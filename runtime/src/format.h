@@ -27,7 +27,7 @@ constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
 constexpr uint16_t kMajor = 1;
 /// The newest minor version: the writer writes the oldest minor that has
 /// everything a file uses, the reader knows every field up to this one.
-constexpr uint16_t kMinor = 15;
+constexpr uint16_t kMinor = 16;
 constexpr size_t kHeaderSize = 64;
 constexpr size_t kSectionEntrySize = 32;
 /// Sections, weights and arena values start at multiples of this.
@@ -143,6 +143,10 @@ constexpr uint16_t kGemmTf32 = 1;
 /// Bit 1 (1.14): B is a weight stored 2:4-compressed (docs/artifact-format.md
 /// "2:4 compressed weights"); the GEMM runs on sparse tensor cores (CUDA).
 constexpr uint16_t kGemmSparse24 = 2;
+/// Bit 2 (1.16, "cpu" plans only): A and B (f32) are rounded to bf16 (to
+/// nearest even) and multiplied accumulating in f32: a GEMM the int8 passes
+/// kept in bf16 (docs/quantization.md).
+constexpr uint16_t kGemmBf16Inputs = 4;
 constexpr unsigned kGemmActivationShift = 8;
 /// What a GEMM applies to alpha·op(A)·op(B) + bias before it adds beta·R.
 enum class GemmActivation : uint8_t { None = 0, Gelu = 1, GeluTanh = 2 };

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "half.h"
+#include "vector_clones.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -66,12 +67,14 @@ void widenHalves(const uint16_t *from, float *to, size_t n, bool bf16) {
     to[i] = halfToFloat(from[i]);
 }
 
+TSC_VECTOR_CLONES void narrowToBf16(const float *from, uint16_t *to, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    to[i] = floatToBf16(from[i]);
+}
+
 void narrowToHalves(const float *from, uint16_t *to, size_t n, bool bf16) {
-  if (bf16) {
-    for (size_t i = 0; i < n; ++i)
-      to[i] = floatToBf16(from[i]);
-    return;
-  }
+  if (bf16)
+    return narrowToBf16(from, to, n);
   for (size_t i = hasF16C ? narrowF16C(from, to, n) : 0; i < n; ++i)
     to[i] = floatToHalf(from[i]);
 }

@@ -75,6 +75,10 @@ inline uint16_t floatToBf16(float f) {
   return uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16);
 }
 
+/// `n` f32 values rounded to bf16 (floatToBf16), vectorized where the CPU
+/// allows.
+void narrowToBf16(const float *from, uint16_t *to, size_t n);
+
 /// `n` fp16 (or, with `bf16`, bf16) values widened to f32: the same values
 /// as halfToFloat/bf16ToFloat, fp16 through F16C where the CPU has it.
 void widenHalves(const uint16_t *from, float *to, size_t n, bool bf16);

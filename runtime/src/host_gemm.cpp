@@ -130,6 +130,14 @@ struct StepState {
   uint8_t dtype = TSC_DTYPE_F32; // of C (and A, B)
   /// The primitive computes in f32 on operands widened from fp16/bf16.
   bool widen = false;
+  /// Format 1.16: A and B are f32 and rounded to bf16; A each run, into
+  /// roundedA.
+  bool bf16Inputs = false;
+  /// With bf16Inputs: a bf16 primitive with an f32 C, B rounded once when
+  /// it is prepared; else (no such primitive, or B not prepared) an f32 one
+  /// on A's rounded values and B as stored, whose values are bf16's (the
+  /// compiler rounds them).
+  bool bf16Product = false;
   /// An int8 GEMM (format 1.10): A quantized per row into s8 each run, B
   /// s8, s32 accumulation, dequantized by output scales (B's, per column)
   /// and a post-op (A's, per row); with A's scale a constant (1.12), the
@@ -202,9 +210,16 @@ struct HostGemms::Impl {
   uint32_t quantizedValue = kNone;
   Shape quantizedShape;
 
+  // A bf16-inputs step's A rounded (bf16, or f32 when widened), one step
+  // at a time.
+  std::vector<uint16_t> roundedA;
+  std::vector<float> roundedWideA;
+
   memory::data_type computeType(const StepState &s) const {
     if (s.int8)
       return memory::data_type::s8;
+    if (s.bf16Product)
+      return memory::data_type::bf16;
     return s.widen ? memory::data_type::f32 : dnnlType(s.dtype);
   }
 
@@ -328,14 +343,16 @@ struct HostGemms::Impl {
     const bool flat = shape.batch == 1 && (!bDesc || bDesc->dims().size() == 2);
     Entry e;
     e.shape = shape;
-    e.a = matrixDesc(t, shape.batch, shape.m, shape.k, shape.lda, shape.strideA,
+    // A bf16-inputs step reads A rounded into a dense copy.
+    e.a = matrixDesc(t, shape.batch, shape.m, shape.k,
+                     s.bf16Inputs ? shape.k : shape.lda, shape.strideA,
                      g.transA, flat);
     e.b = bDesc ? *bDesc
                 : matrixDesc(t, shape.batch, shape.k, shape.n, shape.ldb,
                              shape.strideB, g.transB, flat);
     e.preparedB = bDesc != nullptr;
-    e.c = matrixDesc(t, shape.batch, shape.m, shape.n, shape.ldc, shape.strideC,
-                     false, flat);
+    e.c = matrixDesc(s.bf16Product ? memory::data_type::f32 : t, shape.batch,
+                     shape.m, shape.n, shape.ldc, shape.strideC, false, flat);
     dnnl::primitive_attr attr;
     dnnl::post_ops ops;
     if (g.alpha != 1.0f)
@@ -364,7 +381,8 @@ struct HostGemms::Impl {
     dnnl::matmul::primitive_desc pd(desc, attr, engine);
     e.primitive = dnnl::matmul(pd);
     e.b = pd.weights_desc(); // `any` resolved
-    s.impl = pd.impl_info_str();
+    s.impl =
+        std::string(s.bf16Product ? "bf16 inputs " : "") + pd.impl_info_str();
     return e;
   }
 
@@ -372,9 +390,11 @@ struct HostGemms::Impl {
   tsc_status_t prepareWeight(size_t step, StepState &s, const Shape &max) {
     const GemmStep &g = *s.g;
     const memory::data_type t = computeType(s);
-    // Int8 steps have one problem (run() refuses others).
-    memory::desc plain = matrixDesc(t, max.batch, max.k, max.n, max.ldb,
-                                    max.strideB, g.transB, max.batch == 1);
+    // Int8 steps have one problem (run() refuses others). The reorder
+    // rounds a bf16-inputs step's f32 B (exactly: its values are bf16's).
+    memory::desc plain =
+        matrixDesc(s.bf16Inputs ? memory::data_type::f32 : t, max.batch, max.k,
+                   max.n, max.ldb, max.strideB, g.transB, max.batch == 1);
     memory::desc any(plain.dims(), t, memory::format_tag::any);
     Entry e = makeEntry(s, max, &any);
     s.preparedDesc = e.b;
@@ -435,6 +455,9 @@ struct HostGemms::Impl {
     s.dtype = model.plan.values[g.c].dtype;
     s.int8 = g.weightScale != kNone && !g.weightOnly;
     s.weightOnly = g.weightOnly;
+    s.bf16Inputs = g.bf16Inputs;
+    // Without maxima no weight is prepared: B stays f32, and so does a
+    // bf16-inputs step's product.
     if (!max)
       return;
     const Value &b = model.plan.values[g.b];
@@ -442,7 +465,16 @@ struct HostGemms::Impl {
     s.weightB = model.plan.values[b.root].storage == Storage::Weight &&
                 b.root == g.b && (shape.batch <= 1 || shape.strideB == 0) &&
                 shape.m > 0 && shape.n > 0 && shape.k > 0;
-    if (s.dtype != TSC_DTYPE_F32) {
+    if (s.bf16Inputs && s.weightB) {
+      // A bf16 product where the CPU has one (B unprepared is read as
+      // stored, f32).
+      s.bf16Product = true;
+      try {
+        makeEntry(s, shape, nullptr);
+      } catch (const dnnl::error &) {
+        s.bf16Product = false;
+      }
+    } else if (s.dtype != TSC_DTYPE_F32) {
       // A half-precision primitive where the CPU has one.
       try {
         makeEntry(s, shape, nullptr);
@@ -496,6 +528,12 @@ struct HostGemms::Impl {
         }
       }
     }
+    if (!fits && s.bf16Product)
+      // Its B is f32 in memory, bf16 only as prepared (a linear's weight
+      // has one shape, so this does not happen for what tsc writes).
+      throw dnnl::error(dnnl_unimplemented,
+                        "the bf16-inputs step's prepared weight does not fit "
+                        "this shape");
     if (!fits) {
       try {
         made = makeEntry(s, shape, nullptr);
@@ -528,6 +566,24 @@ struct HostGemms::Impl {
                 to.size(), dtype == TSC_DTYPE_BF16);
     done.push_back(value);
     return to.data();
+  }
+
+  /// A bf16-inputs step's A (dense, m x k), rounded to bf16: as bf16 for a
+  /// bf16 primitive, else as the f32 values of the bf16 ones.
+  void *roundA(const StepState &s, const float *a, const Shape &shape) {
+    const int64_t k = shape.k;
+    roundedA.resize(size_t(shape.m * k));
+    if (!s.bf16Product)
+      roundedWideA.resize(roundedA.size());
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < shape.m; ++r) {
+      uint16_t *row = roundedA.data() + r * k;
+      narrowToBf16(a + r * shape.lda, row, size_t(k));
+      if (!s.bf16Product)
+        widenHalves(row, roundedWideA.data() + r * k, size_t(k), true);
+    }
+    return s.bf16Product ? static_cast<void *>(roundedA.data())
+                         : static_cast<void *>(roundedWideA.data());
   }
 
   /// Whether int8 step `step` finds its A quantized by the step before it:
@@ -564,6 +620,8 @@ struct HostGemms::Impl {
     if (s.weightOnly && entry && !entry->preparedB)
       b = const_cast<float *>(dequantizedB(s, b, shape));
     const size_t elementBytes = s.widen ? 4 : dtypeBits(s.dtype) / 8;
+    if (s.bf16Inputs && entry)
+      a = roundA(s, static_cast<const float *>(a), shape);
     if (s.widen) {
       if (wide.size() < addresses.size())
         wide.resize(addresses.size());
@@ -730,12 +788,12 @@ tsc_status_t HostGemms::run(size_t step, const Layout &layout,
   const Shape shape = shapeOf(*s.g, layout);
   if (shape.batch == 0 || shape.m == 0 || shape.n == 0)
     return nullptr;
-  // The compiler flattens a linear's rows into M: an int8 step is one
-  // problem, and its primitives are made for one.
-  if (s.int8 && shape.batch != 1)
+  // The compiler flattens a linear's rows into M: an int8 or bf16-inputs
+  // step is one problem, and its primitives are made for one.
+  if ((s.int8 || s.bf16Inputs) && shape.batch != 1)
     return statusf(TSC_STATUS_INVALID_ARGUMENT,
-                   "%s: an int8 gemm of %lld problems (one expected)",
-                   impl_->where(step).c_str(),
+                   "%s: an %s gemm of %lld problems (one expected)",
+                   impl_->where(step).c_str(), s.int8 ? "int8" : "bf16-inputs",
                    static_cast<long long>(shape.batch));
   try {
     impl_->execute(step, s, shape, layout, addresses);

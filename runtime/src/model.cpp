@@ -437,6 +437,7 @@ const char *tsc_model_step_name(const tsc_model_t *model, size_t index) {
     return step.gemm.weightOnly             ? "gemm weight-only"
            : step.gemm.weightScale != kNone ? "gemm int8"
            : step.gemm.sparse24             ? "gemm 2:4"
+           : step.gemm.bf16Inputs           ? "gemm bf16-inputs"
                                             : "gemm";
   case StepKind::Copy:
     return "copy";

@@ -238,15 +238,17 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       g.transA = r.u8("gemm trans_a") != 0;
       g.transB = r.u8("gemm trans_b") != 0;
       uint16_t flags = r.u16("gemm flags");
-      // Bit 0: TF32 (1.2); bit 1: 2:4 sparse (1.14); bits 8-15: the
-      // activation (1.8).
+      // Bit 0: TF32 (1.2); bit 1: 2:4 sparse (1.14); bit 2: bf16 inputs
+      // (1.16); bits 8-15: the activation (1.8).
       uint16_t known = tscm::kGemmTf32 |
                        (minor >= 8 ? 0xFFu << tscm::kGemmActivationShift : 0u) |
-                       (minor >= 14 ? tscm::kGemmSparse24 : 0u);
+                       (minor >= 14 ? tscm::kGemmSparse24 : 0u) |
+                       (minor >= 16 ? tscm::kGemmBf16Inputs : 0u);
       if (r.ok() && (flags & ~known))
         return unknown("gemm flags", flags);
       g.tf32 = flags & tscm::kGemmTf32;
       g.sparse24 = flags & tscm::kGemmSparse24;
+      g.bf16Inputs = flags & tscm::kGemmBf16Inputs;
       g.activation = uint8_t(flags >> tscm::kGemmActivationShift);
       // checkPlan calls an unknown one corruption, unless a newer version
       // may have added it.

@@ -49,6 +49,9 @@ struct GemmStep {
   /// Format 1.14, flags bit 1: B is a weight stored 2:4-compressed
   /// (sparse24Bytes); the GEMM runs on sparse tensor cores (CUDA only).
   bool sparse24 = false;
+  /// Format 1.16, flags bit 2: A and B (f32) are rounded to bf16 and the
+  /// product accumulates in f32 (host plans only, f32 operands).
+  bool bf16Inputs = false;
   /// Format 1.8, flags bits 8-15: a GemmActivation, as read (checkPlan
   /// refuses one it does not know).
   uint8_t activation = 0;

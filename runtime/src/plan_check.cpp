@@ -482,6 +482,14 @@ private:
           return corrupt(
               formatString("step %zu (gemm) has unknown activation %u", i,
                            unsigned(g.activation)));
+        // Format 1.16: bf16 inputs, a host GEMM of f32 operands.
+        if (g.bf16Inputs &&
+            (plan_.target != "cpu" || quantizedB || g.sparse24 || g.transA ||
+             plan_.values[g.a].dtype != TSC_DTYPE_F32))
+          return corrupt(formatString(
+              "step %zu (gemm) has bf16 inputs, which only a 'cpu' plan's "
+              "GEMM of f32 operands (A not transposed) has",
+              i));
         break;
       }
       case StepKind::Copy:

@@ -2,15 +2,9 @@
 
 #include "quantize_rows.h"
 
-#include <cstring>
+#include "vector_clones.h"
 
-// One copy per ISA level, chosen when the library loads (ifunc).
-#if defined(__x86_64__) && defined(__clang__)
-#define TSC_VECTOR_CLONES                                                      \
-  __attribute__((target_clones("avx512bw", "avx2", "default")))
-#else
-#define TSC_VECTOR_CLONES
-#endif
+#include <cstring>
 
 namespace tsc::rt {
 

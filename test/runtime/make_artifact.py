@@ -136,10 +136,12 @@ class Plan:
             out += struct.pack("<BI", 1, x) if kind == "ptr" else struct.pack("<BI", 2, self.expr(x))
         self.steps.append(out + string(source) + b"".join(expected))
 
-    def gemm_residual(self, residual, *args, **kwargs):
-        """Format 1.1's step kind 4: a gemm step, then the residual value."""
+    def gemm_residual(self, residual, *args, expected=(), **kwargs):
+        """Format 1.1's step kind 4: a gemm step, then the residual value
+        (and the expectations, 1.9: A, B, C, the bias, the residual)."""
         self.gemm(*args, **kwargs)
-        self.steps[-1] = bytes([4]) + self.steps[-1][1:] + struct.pack("<I", residual)
+        self.steps[-1] = (bytes([4]) + self.steps[-1][1:] + struct.pack("<I", residual)
+                          + b"".join(expected))
 
     def encode(self):
         out = string(self.target) + struct.pack("<Q", self.isa)
@@ -460,6 +462,35 @@ def gemm_gelu_artifact(rng, activations=(GELU, GELU_TANH, GELU)):
     return p, weights, w_vals, b_vals
 
 
+BF16_INPUTS = 4  # GEMM flags bit 2 (format 1.16)
+
+
+def bf16_inputs_artifact(rng):
+    """GEMMs with bf16 inputs (format 1.16, flags bit 2): A and B f32,
+    rounded to bf16, products accumulated in f32. x: [2, 8], r: [2, 4];
+    y = x @ w + b, u = gelu(x @ w + b) + r (step kind 4). w holds bf16
+    values (as the compiler writes it); x's values need all of f32's bits.
+    Returns the plan, the WGHT bytes, w and b.
+    """
+    p = Plan()
+    x = p.input("x", F32, [const(2), const(8)])
+    r = p.input("r", F32, [const(2), const(4)])
+    y = p.output("y", F32, [const(2), const(4)])
+    u = p.output("u", F32, [const(2), const(4)])
+    w_vals = [round_half(rng.uniform(-1, 1), BF16) for _ in range(32)]
+    b_vals = [round(rng.uniform(-1, 1), 3) for _ in range(4)]
+    weights = struct.pack("<32f", *w_vals).ljust(128, b"\0") + struct.pack("<4f", *b_vals)
+    w = p.weight(F32, [const(8), const(4)], 0, 128)
+    b = p.weight(F32, [const(4)], 128, 16)
+    shape = dict(m=const(2), n=const(4), k=const(8), lda=const(8), ldb=const(4), ldc=const(4))
+    operands = [expect(F32, [const(2), const(8)]), expect(F32, [const(8), const(4)]),
+                expect(F32, [const(2), const(4)], written=True), expect(F32, [const(4)])]
+    p.gemm(x, w, y, b, flags=BF16_INPUTS, expected=operands, **shape)
+    p.gemm_residual(r, x, w, u, b, beta=1.0, flags=BF16_INPUTS | GELU << 8,
+                    expected=operands + [expect(F32, [const(2), const(4)])], **shape)
+    return p, weights, w_vals, b_vals
+
+
 def with_definitions(plan):
     """The PLAN bytes of a 1.7-or-newer plan: the steps, then no definitions."""
     return plan.encode() + struct.pack("<I", 0)
@@ -585,6 +616,30 @@ def make(args):
         write_npy(os.path.join(args.outdir, f"gelu_{name}_expected.npy"), F32, (2, 4),
                   [gelu(v, activation) + (residual[i] if residual else 0)
                    for i, v in enumerate(pre)])
+    # GEMMs with bf16 inputs (format 1.16): against x rounded to bf16 in
+    # double precision, and (which must not match) x as it is.
+    plan, weights, w, b = bf16_inputs_artifact(random.Random(4))
+    out("gemm-bf16-inputs.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=16))
+    bx = [rng.uniform(-1, 1) for _ in range(2 * 8)]
+    br = [round(rng.uniform(-1, 1), 3) for _ in range(2 * 4)]
+    write_npy(os.path.join(args.outdir, "bf16in_x.npy"), F32, (2, 8), bx)
+    write_npy(os.path.join(args.outdir, "bf16in_r.npy"), F32, (2, 4), br)
+    for suffix, xs in (("expected", [round_half(v, BF16) for v in bx]),
+                       ("unrounded", [struct.unpack("<f", struct.pack("<f", v))[0]
+                                      for v in bx])):
+        pre = [sum(xs[i * 8 + kk] * w[kk * 4 + c] for kk in range(8)) + b[c]
+               for i in range(2) for c in range(4)]
+        write_npy(os.path.join(args.outdir, f"bf16in_y_{suffix}.npy"), F32, (2, 4), pre)
+        write_npy(os.path.join(args.outdir, f"bf16in_u_{suffix}.npy"), F32, (2, 4),
+                  [gelu(v, GELU) + br[i] for i, v in enumerate(pre)])
+    # The flag is unknown before 1.16, and belongs to "cpu" plans.
+    out("gemm-bf16-inputs-minor15.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=15))
+    plan.target = "cuda"
+    out("gemm-bf16-inputs-cuda.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights),
+                   (b"CUDA", cuda_section([(90, 12000)], []))], minor=16))
     # cuBLASLt's GELU epilogue is the tanh approximation: a CUDA plan takes
     # a tanh GELU without a residual, and refuses an exact one.
     plan, weights = gemm_gelu_artifact(random.Random(2), (GELU_TANH, GELU_TANH, 0))[:2]

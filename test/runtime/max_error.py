@@ -21,9 +21,15 @@ compiler measures, never written down:
   every GEMM op (`input-ranges=`, eight of them);
 - E = 1e-9: no choice but every GEMM float: exit 1 with a message.
 
+With `--bf16` (`--kept-precision=bf16`, either mode): the kept GEMMs compute
+on operands rounded to bf16 (GEMM steps with bf16 inputs), which the
+budget's search measures as such: the same checks, the printed list says
+bf16 at E = e_all / 1.5, the replay takes `--kept-precision` as printed,
+and at E = 1e-9 the search falls back to f32 before it fails.
+
 Prints `PASS ...` / `FAIL ...` lines and `KEPT E=...: names`.
 
-Usage: max_error.py OUT_DIR TSC TSC_RUN [--static]
+Usage: max_error.py OUT_DIR TSC TSC_RUN [--static] [--bf16]
 """
 import math
 import pathlib
@@ -98,7 +104,8 @@ def parse(stdout):
 
 def main():
     out, tsc, tsc_run = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-    static = sys.argv[4:] == ["--static"]
+    static = "--static" in sys.argv[4:]
+    bf16 = "--bf16" in sys.argv[4:]
     out.mkdir(parents=True, exist_ok=True)
     model = out / "model.onnx"
     onnx.save(build_model(np.random.default_rng(7)), str(model))
@@ -124,6 +131,8 @@ def main():
             sample.mkdir(parents=True, exist_ok=True)
             np.save(sample / "x.npy", rng.uniform(-1, 1, (2, 16, HIDDEN)).astype(np.float32))
         quantize = ["--quantize=static-int8", "--calibration", str(out / "calibration")]
+    if bf16:
+        quantize.append("--kept-precision=bf16")
     proc = tsc_compile(tsc, model, out / "loose.tscm", quantize + ["--max-error=1"])
     if proc.returncode:
         sys.exit("FAIL --max-error=1: " + proc.stderr)
@@ -139,6 +148,11 @@ def main():
             continue
         _, alone, kept, final = parse(proc.stdout)
         print(f"KEPT E=e_all/{divisor}: {', '.join(kept)}")
+        precision = re.search(r"kept-precision=(\w+)", proc.stdout)
+        precision = precision.group(1) if precision else "?"
+        if bf16 and divisor == 1.5:
+            check(f"E=e_all/{divisor}: kept in bf16", "kept float (bf16, " in proc.stdout
+                  and precision == "bf16", f"replay kept-precision={precision}")
         if static:
             ranges = re.search(r"input-ranges=([0-9.e+,-]+)", proc.stdout)
             count = len(ranges.group(1).split(",")) if ranges else 0
@@ -158,14 +172,18 @@ def main():
         check(f"E=e_all/{divisor}: tsc-run error on other inputs", err <= 2 * budget,
               f"{err:.1e} <= 2E = {2 * budget:.1e}")
         replay = out / f"e{divisor}-replay.tscm"
-        proc = tsc_compile(tsc, model, replay, quantize + ["--keep-float=" + ",".join(kept)])
+        replay_flags = quantize + ["--keep-float=" + ",".join(kept)]
+        if bf16:
+            replay_flags[-2] = f"--kept-precision={precision}"
+        proc = tsc_compile(tsc, model, replay, replay_flags)
         check(f"E=e_all/{divisor}: --keep-float replays the artifact",
               proc.returncode == 0 and replay.read_bytes() == artifact.read_bytes(),
               f"exit {proc.returncode}, {replay.stat().st_size} bytes")
         previous = kept
     proc = tsc_compile(tsc, model, out / "none.tscm", quantize + ["--max-error=1e-9"])
     check("an unreachable budget fails with a message",
-          proc.returncode == 1 and "only keeping every GEMM float" in proc.stderr,
+          proc.returncode == 1 and "only keeping every GEMM float" in proc.stderr
+          and (not bf16 or "kept in f32 instead" in proc.stdout),
           proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "")
     return 1 if failures else 0
 

@@ -305,6 +305,11 @@ TEST(fixtures_corrupt) {
       {"gemm-flags.tscm", TSC_STATUS_DATA_LOSS, "unknown gemm flags 2"},
       {"gemm-sparse-cpu.tscm", TSC_STATUS_DATA_LOSS,
        "step 0 is a 2:4 sparse GEMM in a 'cpu' plan (CUDA only)"},
+      {"gemm-bf16-inputs-minor15.tscm", TSC_STATUS_DATA_LOSS,
+       "unknown gemm flags 4"},
+      {"gemm-bf16-inputs-cuda.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (gemm) has bf16 inputs, which only a 'cpu' plan's GEMM of f32 "
+       "operands (A not transposed) has"},
       {"gemm-activation.tscm", TSC_STATUS_DATA_LOSS,
        "step 1 (gemm) has unknown activation 7"},
       {"gemm-activation-minor7.tscm", TSC_STATUS_DATA_LOSS,

@@ -11,6 +11,13 @@
 // RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=dynamic-int8 keep-float=/kept/*" | diff %t.kept.mlir -
 // RUN: FileCheck %s --check-prefix=KEPT < %t.kept.mlir
 // RUN: not tsc %s --keep-float='/kept/*' --emit=graph 2>&1 | FileCheck %s --check-prefix=KEPT-ALONE
+// RUN: tsc %s --quantize=dynamic-int8 --keep-float='/kept/*' --kept-precision=bf16 --emit=quantize -o %t.bf16.mlir
+// RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=dynamic-int8 keep-float=/kept/* kept-precision=bf16" | diff %t.bf16.mlir -
+// RUN: FileCheck %s --check-prefix=KEPT-BF16 < %t.bf16.mlir
+// RUN: tsc %s --quantize=dynamic-int8 --keep-float='/kept/*' --cpu=x86-64-v4+amx --emit=quantize | diff %t.bf16.mlir -
+// RUN: tsc %s --quantize=dynamic-int8 --keep-float='/kept/*' --cpu=x86-64-v4 --emit=quantize | diff %t.kept.mlir -
+// RUN: not tsc %s --quantize=weight-int8 --kept-precision=bf16 --emit=graph 2>&1 | FileCheck %s --check-prefix=KEPT-WEIGHT
+// RUN: not tsc %s --quantize=dynamic-int8 --kept-precision=fp16 --emit=graph 2>&1 | FileCheck %s --check-prefix=KEPT-UNKNOWN
 // RUN: not tsc %s --quantize=dynamic-int8 --max-error=0 --emit=graph 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: not tsc %s --max-error=0.1 --emit=graph 2>&1 | FileCheck %s --check-prefix=BUDGET-ALONE
 // RUN: tsc %s --emit=graph -o %t.graph.mlir
@@ -34,6 +41,8 @@
 // RUN: not tsc %s --quantize=dynamic-int8 --precision=bf16 --emit=graph 2>&1 | FileCheck %s --check-prefix=HALF
 
 // KEPT-ALONE: tsc: error: --keep-float names GEMMs to leave float: it needs --quantize
+// KEPT-WEIGHT: tsc: error: --kept-precision=bf16 needs --quantize=dynamic-int8 or static-int8 and a cpu target
+// KEPT-UNKNOWN: tsc: error: --kept-precision=fp16: expected auto, f32 or bf16
 // BUDGET: tsc: error: --max-error=0: expected a relative L2 error E > 0 (e.g. 1e-2)
 // BUDGET-ALONE: tsc: error: --max-error needs --quantize or --prune with a ratio
 // STATIC: tsc: error: --quantize=static-int8 needs --calibration DIR (one folder of NAME.npy inputs per sample)
@@ -69,6 +78,16 @@
 // KEPT:         tsc.quantize %[[X]]
 // KEPT:         tsc.linear
 // KEPT:         tsc.matmul %[[X]], %[[W2]]
+// With --kept-precision=bf16 (the default with AMX, --cpu=x86-64-v4+amx;
+// not without it) the kept GEMM's input is rounded to bf16 and back, its
+// weight rounded (0.25 is a bf16 value), and the product a tsc.linear.
+// KEPT-BF16-LABEL: func.func @projection
+// KEPT-BF16-SAME:    (%[[X:.+]]: tensor<?x32xf32>)
+// KEPT-BF16:         tsc.quantize %[[X]]
+// KEPT-BF16:         %[[W:.+]] = tsc.constant dense<2.500000e-01> : tensor<32x8xf32>
+// KEPT-BF16:         %[[N:.+]] = tsc.cast %[[X]] : tensor<?x32xf32> to tensor<?x32xbf16>
+// KEPT-BF16:         %[[R:.+]] = tsc.cast %[[N]] : tensor<?x32xbf16> to tensor<?x32xf32>
+// KEPT-BF16:         tsc.linear %[[R]], %[[W]] {weight_kn}
 
 // CHECK-LABEL: func.func @projection
 // CHECK:         tsc.quantize
