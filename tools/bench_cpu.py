@@ -46,8 +46,12 @@ quantize_static of the export on the same samples (QDQ, u8 activations with zero
 points, s8 weights per channel, MinMax calibration: ORT's defaults for x86 with
 per-channel weights), each with its accuracy, and that QDQ model compiled by
 tsc as it is (no --quantize: its QDQ pairs become int8 GEMM steps) timed
-against ONNX Runtime on it. With --max-error E, both tsc int8 artifacts are
-compiled with --max-error=E (the most sensitive GEMMs kept float).
+against ONNX Runtime on it. OpenVINO's int8 peers: that QDQ model (ov_int8)
+and NNCF's post-training quantization of the export on the same samples
+(ov_nncf), each with the rest of the graph in f32 or, OpenVINO's default on
+AMX, bf16 (_bf16). With --max-error E, both tsc int8 artifacts are
+compiled with --max-error=E (the most sensitive GEMMs kept float: f32, or
+bf16 where --cpu=native has AMX).
 With --prune SPEC (opt-in) a third artifact is compiled with `--prune=SPEC`
 and timed in the same run; a second table gives its latency against the
 unpruned fused artifact, the speed ratio, both artifacts' sizes and the
@@ -61,7 +65,7 @@ Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
                           [--models minilm,bert-base] [--batches 1,8] [--seq 128]
                           [--runs 20] [--warmup 3] [--threads N] [--keep DIR]
                           [--openvino-python .venv-bench/bin/python] [--quantize]
-                          [--peers ort,ort_int8,ov,ov_bf16,iree,torch,inductor]
+                          [--peers ort,ort_int8,ort_static,ov_int8,ov_int8_bf16,ov,ov_bf16,...]
                           [--prune heads=0.25,ffn=0.3 [--max-error E]] [--no-peers]
 """
 import argparse
@@ -89,6 +93,8 @@ PEERS = (("ort", "ort", None), ("ov", "openvino", "f32"), ("ov_bf16", "openvino"
          ("iree", "iree", None), ("torch", "torch", None), ("inductor", "inductor", None))
 # The peers that run with the benchmark environment's python (.venv-bench).
 BENCH_PEERS = ("openvino", "iree")
+# The int8 peers "the fastest int8 peer" is taken over (issue 22).
+INT8_PEERS = ("ort_int8", "ort_static", "ov_int8", "ov_int8_bf16", "ov_nncf", "ov_nncf_bf16")
 # --quantize: the calibration samples of tsc static-int8 and ORT quantize_static.
 CALIBRATION_SAMPLES = 32
 # The PyTorch peers run in the PyTorch 2 environment.
@@ -234,6 +240,22 @@ with open(sys.argv[1], "w") as f:
 """
 
 
+def make_nncf(source, target, calibration):
+    """OpenVINO's int8 model of the ONNX export `source` by NNCF's
+    post-training quantization (its transformer preset: activations per
+    tensor, weights per channel, softmax and norms float), calibrated on the
+    samples of `calibration` (the ones tsc static-int8 and ONNX Runtime's
+    quantize_static take), saved as OpenVINO IR at `target` (.xml)."""
+    import nncf
+    import openvino as ov
+    model = ov.Core().read_model(source)
+    samples = [{n: np.load(d / f"{n}.npy") for n in INPUTS}
+               for d in sorted(pathlib.Path(calibration).iterdir()) if d.is_dir()]
+    quantized = nncf.quantize(model, nncf.Dataset(samples), model_type=nncf.ModelType.TRANSFORMER,
+                              subset_size=len(samples))
+    ov.save_model(quantized, target)
+
+
 def make_iree(source, target, batch, seq):
     """IREE's module of the ONNX export `source` at a static batch and seq
     (the dims named so in its inputs and outputs): imported by IREE's ONNX
@@ -363,7 +385,14 @@ def bench_model(args, name, work, rows, notes, versions):
         for n, value in minilm.make_inputs(batch, args.seq, vocab).items():
             np.save(data / f"{n}.npy", value)
         row = {"model": name, "batch": batch}
-        peers = PEERS + ((("ort_int8", "ort_int8", None), ("ort_static", "ort_static", None))
+        # OpenVINO int8: ONNX Runtime's QDQ model (its quantize_static of the
+        # same 32 samples), which OpenVINO runs with int8 kernels; the rest
+        # of the graph in f32 or, as OpenVINO does by default on AMX, bf16.
+        # And OpenVINO on its own int8 model, NNCF's quantization of the
+        # export on the same samples (the peer issue 22 names first).
+        peers = PEERS + ((("ort_int8", "ort_int8", None), ("ort_static", "ort_static", None),
+                          ("ov_int8", "openvino", "f32"), ("ov_int8_bf16", "openvino", "bf16"),
+                          ("ov_nncf", "openvino", "f32"), ("ov_nncf_bf16", "openvino", "bf16"))
                          if args.quantize else ())
         for key, runtime, precision in peers:
             if args.peers and key not in args.peers:
@@ -398,8 +427,24 @@ def bench_model(args, name, work, rows, notes, versions):
                     print(f"  IREE compiled batch {batch} in "
                           f"{time.perf_counter() - start:.1f} s", flush=True)
                 extra = ["--vmfb", str(vmfb)]
+            model_path = sources["qdq"] if key.startswith("ov_int8") else onnx_path
+            if key.startswith("ov_nncf"):
+                model_path = work / f"{name}-nncf.xml"
+                if not model_path.exists():
+                    start = time.perf_counter()
+                    proc = subprocess.run([python, __file__, "--make-nncf", str(model_path),
+                                           "--onnx", str(onnx_path), "--calibration",
+                                           str(work / "calibration")],
+                                          capture_output=True, text=True)
+                    if proc.returncode:
+                        model_path.unlink(missing_ok=True)
+                        notes.append(f"{name}: NNCF does not quantize it: "
+                                     + first_line("nncf", proc.returncode, proc.stderr))
+                        continue
+                    print(f"  NNCF quantized it in {time.perf_counter() - start:.1f} s",
+                          flush=True)
             cmd = [python, __file__, "--peer", runtime, "--model", name,
-                   "--onnx", str(onnx_path), "--inputs", str(data), "--out",
+                   "--onnx", str(model_path), "--inputs", str(data), "--out",
                    str(data / key), "--runs", str(args.runs), "--warmup",
                    str(args.warmup), "--threads", str(args.threads)]
             cmd += extra
@@ -455,7 +500,7 @@ def bench_model(args, name, work, rows, notes, versions):
                 if errs:
                     row[f"{variant}_rel_l2"] = max(errs)
         if args.quantize and "ort" in row:
-            for key in ("int8", "ort_int8", "static", "ort_static", "qdq", "tsc"):
+            for key in ("int8", "static", "qdq", "tsc") + INT8_PEERS:
                 if not (data / key / "last_hidden_state.npy").exists():
                     continue
                 row[f"{key}_q_rel_l2"] = rel_l2(np.load(data / key / "last_hidden_state.npy"),
@@ -475,7 +520,7 @@ def bench_model(args, name, work, rows, notes, versions):
             f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "int8", "static", "qdq",
                                              "pruned", "budget",
                                              "ort",
-                                             "ort_int8", "ort_static", "ov", "ov_bf16", "iree",
+                                             *INT8_PEERS, "ov", "ov_bf16", "iree",
                                              "torch", "inductor")
             if k in row),
             flush=True)
@@ -574,7 +619,7 @@ def quantized_table(args, rows):
     print("-" * len(head))
     for r in rows:
         ratio = lambda a, b: f"{r[a] / r[b]:.2f}" if a in r and b in r else "n/a"
-        peers8 = [r[k] for k in ("ort_int8", "ort_static") if k in r]
+        peers8 = [r[k] for k in INT8_PEERS if k in r]
         fastest = f"{r['static'] / min(peers8):.2f}" if peers8 and "static" in r else "n/a"
         print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'tsc', '.2f'):>11} "
               f"{cell(r, 'static', '.2f'):>10} {cell(r, 'ort_static', '.2f'):>10} "
@@ -582,6 +627,20 @@ def quantized_table(args, rows):
               f"{ratio('static', 'ort_static'):>10} {fastest:>12} "
               f"{cell(r, 'static_q_rel_l2', '.1e'):>9} {cell(r, 'ort_static_q_rel_l2', '.1e'):>12} "
               f"{cell(r, 'static_cos', '.5f'):>11} {cell(r, 'ort_static_cos', '.5f'):>14}")
+    print("\nOpenVINO int8: on ONNX Runtime's QDQ model above (ov_int8) and on NNCF's "
+          "quantization of the export, same samples (ov_nncf); the rest of the graph f32, or "
+          "bf16 (_bf16). st8/fastest8 above is over ORT dyn, ORT static and these four")
+    head = (f"{'model':<10} {'batch':>5} {'peer':<13} {'ms':>8} {'tsc st8 ms':>10} "
+            f"{'st8/peer':>8} {'relL2':>8} {'min cos':>8}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        for key in INT8_PEERS[2:]:
+            if key in r:
+                ratio = f"{r['static'] / r[key]:.2f}" if "static" in r else "n/a"
+                print(f"{r['model']:<10} {r['batch']:>5} {key:<13} {r[key]:>8.2f} "
+                      f"{cell(r, 'static', '.2f'):>10} {ratio:>8} "
+                      f"{cell(r, key + '_q_rel_l2', '.1e'):>8} {cell(r, key + '_cos', '.5f'):>8}")
     print("\nONNX Runtime's QDQ model (its quantize_static above) compiled by tsc, against "
           "ONNX Runtime on the same model (same accuracy columns)")
     head = (f"{'model':<10} {'batch':>5} {'tsc QDQ ms':>10} {'ORT QDQ ms':>10} "
@@ -613,7 +672,9 @@ def main():
     parser.add_argument("--openvino-python", default=str(ROOT / ".venv-bench" / "bin" / "python"),
                         help="the python that has openvino and IREE (tools/setup.sh --bench)")
     parser.add_argument("--peers", help="only these peers, comma-separated row keys (ort, "
-                        "ort_int8, ov, ov_bf16, iree, torch, inductor; default all)")
+                        "ort_int8, ort_static, ov_int8, ov_int8_bf16, ov_nncf, ov_nncf_bf16, ov, "
+                        "ov_bf16, iree, torch, "
+                        "inductor; default all)")
     parser.add_argument("--quantize", action="store_true",
                         help="also tsc --quantize=dynamic-int8 and static-int8 against "
                         "ONNX Runtime's quantize_dynamic and quantize_static, with their "
@@ -628,6 +689,7 @@ def main():
                                            "torch", "inductor"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--make-iree", help=argparse.SUPPRESS)
+    parser.add_argument("--make-nncf", help=argparse.SUPPRESS)
     parser.add_argument("--vmfb", help=argparse.SUPPRESS)
     parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--calibration", help=argparse.SUPPRESS)
@@ -648,6 +710,8 @@ def main():
         return ort_quantize_static(args.onnx, args.make_qdq, args.calibration)
     if args.make_iree:
         return make_iree(args.onnx, args.make_iree, args.batch, args.seq)
+    if args.make_nncf:
+        return make_nncf(args.onnx, args.make_nncf, args.calibration)
     args.batches = [int(b) for b in args.batches.split(",")]
     args.peers = set(args.peers.split(",")) if args.peers else None
     models = [m for m in args.models.split(",") if m]

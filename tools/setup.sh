@@ -87,12 +87,16 @@ venv_from_lock "$root/.venv-torch" "$root/tools/requirements-torch.lock"
 phase "pytorch 2 environment"
 
 # Benchmark peers (--bench): .venv-bench (tools/requirements-bench.lock),
-# OpenVINO and IREE for tools/bench_cpu.py, which runs each peer in its own child
-# process, this one with this environment's python. Debian's numpy through
-# --system-site-packages.
+# OpenVINO, IREE and NNCF for tools/bench_cpu.py, which runs each peer in its
+# own child process, this one with this environment's python. Its own numpy
+# and nothing of Debian's: NNCF initializes a PyTorch backend when it finds
+# one, and Debian's PyTorch 1.13 is too old for it. (An environment made with
+# Debian's packages, as before 2026-12-06, is made anew.)
 if ((bench)); then
-  venv_from_lock "$root/.venv-bench" "$root/tools/requirements-bench.lock" \
-    --system-site-packages
+  if grep -qs "include-system-site-packages = true" "$root/.venv-bench/pyvenv.cfg"; then
+    rm -rf "$root/.venv-bench"
+  fi
+  venv_from_lock "$root/.venv-bench" "$root/tools/requirements-bench.lock"
   phase "benchmark environment"
 fi
 
