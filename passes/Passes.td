@@ -198,7 +198,10 @@ def MergeGemmsPass : Pass<"tsc-merge-gemms", "func::FuncOp"> {
     compile time, with the biases concatenated too (zeros where one has
     none), and a `tsc.split` of its result: one library call instead of
     several, each reading the input. Runs after `tsc-fuse-gemm-epilogues`,
-    which turns products by constant weights into linear ops.
+    which turns products by constant weights into linear ops. Quantized
+    weights, `dequantize` of constant codes by constant scales (and zero
+    points) per output channel or per group along K, merge the same way:
+    codes, scales and zero points concatenated along N, one dequantize.
 
     Then a split whose pieces are each reshaped into heads of one size
     (`[..., n_i] -> [..., n_i / d, d]`, Q/K/V before attention) becomes a

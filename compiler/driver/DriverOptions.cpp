@@ -53,10 +53,12 @@ LogicalResult resolveKeptPrecision(StringRef text, CompileOptions &options) {
   options.keptPrecision = "f32";
   if (text == "auto") {
     // The bf16 GEMM steps run on the host (the plan leaves CUDA's casts as
-    // kernels); a target without AMX would compute them in f32 anyway.
+    // kernels); a CPU without AMX or AVX512_BF16 would compute them in f32
+    // anyway. With AVX512_BF16 alone (AMD Zen 4/5) a bf16 GEMM still takes
+    // about 0.56 of an f32 one (docs/quantization.md).
     FailureOr<HostTarget> host = resolveHostTarget(options.hostCpu);
     if (int8 && options.target == TargetKind::Host && succeeded(host) &&
-        host->amx)
+        host->avx512bf16)
       options.keptPrecision = "bf16";
     return success();
   }

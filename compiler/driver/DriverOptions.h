@@ -206,8 +206,8 @@ struct DriverOptions {
           "With --quantize=dynamic-int8|static-int8: what the GEMMs kept out "
           "of int8 (--keep-float, --max-error) compute in: f32, bf16 "
           "(operands rounded to bf16, f32 accumulation: AMX or AVX512_BF16 "
-          "on the host) or auto (default: bf16 when --cpu has AMX, "
-          "x86-64-v4+amx or native on such a CPU, else f32)"),
+          "on the host) or auto (default: bf16 when --cpu has AMX or "
+          "AVX512_BF16, x86-64-v4+amx or native on such a CPU, else f32)"),
       llvm::cl::init("auto"), llvm::cl::cat(category)};
   llvm::cl::opt<std::string> pruneReport{
       "prune-report",

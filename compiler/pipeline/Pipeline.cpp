@@ -234,6 +234,9 @@ void tsc::buildTscPipeline(OpPassManager &pm,
                               options.keepFloat.end());
     quantize.keptPrecision = options.keptPrecision;
     pm.addNestedPass<func::FuncOp>(createQuantizeDynamicInt8Pass(quantize));
+    // Projections of one input (Q/K/V) get one quantization of it, which
+    // tsc-merge-gemms needs to see to make them one int8 GEMM.
+    pm.addPass(createCSEPass());
   } else if (options.quantize == Quantization::WeightInt8 ||
              options.quantize == Quantization::WeightInt4) {
     QuantizeWeightOnlyPassOptions weightOnly;

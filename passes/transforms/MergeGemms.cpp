@@ -18,11 +18,58 @@ using namespace mlir::tsc;
 
 namespace {
 
-/// A linear op of `input` by a constant weight, without a residual.
+/// A linear op of `input` by a constant weight, without a residual. The
+/// weight is a constant, or `dequantize` of constant codes (`weight` then)
+/// by a constant scale and zero point, which concatenate along the output
+/// features as the codes do: per output channel, or per group along K.
 struct Gemm {
   LinearOp op;
   ConstantOp weight;
+  DequantizeOp dequantize;
+  ConstantOp scale, zeroPoint;
 };
+
+/// How a weight is stored, as far as GEMMs merged must agree on it: the
+/// codes' element type, the dequantization's axis and group size, and
+/// whether it has a zero point (1 or 0; none of these for a plain constant).
+using WeightForm = std::tuple<Type, int64_t, int64_t, unsigned>;
+
+/// `op` as a Gemm of a constant or of a dequantized constant that can merge
+/// (whole-byte codes, per-channel or per-group scales), with its weight's
+/// form; nullopt otherwise.
+std::optional<std::pair<Gemm, WeightForm>> asGemm(LinearOp op) {
+  Value weight = op.getWeight();
+  if (auto constant = weight.getDefiningOp<ConstantOp>())
+    return std::make_pair(Gemm{op, constant, {}, {}, {}},
+                          WeightForm{Type(), -1, 0, 0u});
+  auto dequantize = weight.getDefiningOp<DequantizeOp>();
+  if (!dequantize || !dequantize.getAxis())
+    return std::nullopt;
+  auto codes = dequantize.getInput().getDefiningOp<ConstantOp>();
+  auto scale = dequantize.getScale().getDefiningOp<ConstantOp>();
+  ConstantOp zeroPoint;
+  if (Value zp = dequantize.getZeroPoint())
+    if (!(zeroPoint = zp.getDefiningOp<ConstantOp>()))
+      return std::nullopt;
+  auto codesType = cast<RankedTensorType>(dequantize.getInput().getType());
+  if (!codes || !scale || codesType.getElementTypeBitWidth() % 8 != 0)
+    return std::nullopt;
+  // The scale's rows follow the output features: per channel, a 1-D scale
+  // along them; per group along K, the weight's rank with N in place.
+  int64_t axis = static_cast<int64_t>(*dequantize.getAxis());
+  std::optional<uint64_t> group = dequantize.getGroupSize();
+  int64_t scaleRank = cast<RankedTensorType>(scale.getType()).getRank();
+  bool perChannel =
+      !group && axis == op.getOutputFeaturesDim() && scaleRank == 1;
+  bool perGroup = group && axis == op.getInputFeaturesDim() &&
+                  scaleRank == codesType.getRank();
+  if (!perChannel && !perGroup)
+    return std::nullopt;
+  return std::make_pair(Gemm{op, codes, dequantize, scale, zeroPoint},
+                        WeightForm{codesType.getElementType(), axis,
+                                   group ? static_cast<int64_t>(*group) : 0,
+                                   zeroPoint ? 1u : 0u});
+}
 
 /// split(x)[i] each reshaped [..., n_i] -> [..., n_i / d, d] with one d
 /// (the Q/K/V pieces of a projection split into heads) -> split(reshape(x)
@@ -186,20 +233,27 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
   }
 
   void mergeAll(ReplacedWeights &replaced) {
-    // Group by the input, the weight layout, K, the element type and the
-    // activation (one GEMM applies one to all its columns).
-    using Key = std::tuple<Value, unsigned, int64_t, Type, GemmActivation>;
+    // Group by the input, the weight layout, K, the element type, the
+    // weight's form (plain, or how it is dequantized) and the activation
+    // (one GEMM applies one to all its columns).
+    using Key =
+        std::tuple<Value, unsigned, int64_t, Type, WeightForm, GemmActivation>;
     llvm::MapVector<Key, SmallVector<Gemm>> groups;
     getOperation().walk([&](LinearOp op) {
-      auto weight = op.getWeight().getDefiningOp<ConstantOp>();
       auto type = cast<RankedTensorType>(op.getWeight().getType());
-      if (!weight || op.getResidual() || !type.hasStaticShape() ||
+      if (op.getResidual() || !type.hasStaticShape() ||
           (op.getBias() && !op.getBias().getDefiningOp<ConstantOp>()))
         return;
-      Key key{op.getInput(), op.getWeightKn() ? 1u : 0u,
-              type.getDimSize(op.getInputFeaturesDim()), type.getElementType(),
+      std::optional<std::pair<Gemm, WeightForm>> gemm = asGemm(op);
+      if (!gemm)
+        return;
+      Key key{op.getInput(),
+              op.getWeightKn() ? 1u : 0u,
+              type.getDimSize(op.getInputFeaturesDim()),
+              type.getElementType(),
+              gemm->second,
               op.getActivation()};
-      groups[key].push_back({op, weight});
+      groups[key].push_back(gemm->first);
     });
     for (auto &[key, gemms] : groups)
       if (gemms.size() > 1)
@@ -207,8 +261,11 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
   }
 
   /// x·W1ᵀ + b1, x·W2ᵀ + b2, ... -> split(x·[W1 W2 ...]ᵀ + [b1 b2 ...]).
-  /// The weights and biases merged are freed as soon as nothing else reads
-  /// them, before the next group is concatenated.
+  /// Dequantized weights merge as dequantize([Q1 Q2 ...], [s1 s2 ...]):
+  /// the same values, so the merged int8 GEMM computes what the separate
+  /// ones did, reading (and quantizing) its input once. The weights and
+  /// biases merged are freed as soon as nothing else reads them, before
+  /// the next group is concatenated.
   void merge(MutableArrayRef<Gemm> gemms, ReplacedWeights &replaced) {
     // The merged product goes where the first of them is; the weights and
     // biases, being constants, and the shared input dominate it.
@@ -216,11 +273,14 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
     for (const Gemm &g : gemms)
       if (g.op->isBeforeInBlock(first))
         first = g.op;
+    auto before = [&](Operation *op) {
+      return !op || op->isBeforeInBlock(first);
+    };
     for (Gemm &g : gemms) {
       Value bias = g.op.getBias();
-      if (g.op->getBlock() != first->getBlock() ||
-          !g.weight->isBeforeInBlock(first) ||
-          (bias && !bias.getDefiningOp()->isBeforeInBlock(first)))
+      if (g.op->getBlock() != first->getBlock() || !before(g.weight) ||
+          !before(g.scale) || !before(g.zeroPoint) ||
+          (bias && !before(bias.getDefiningOp())))
         return;
     }
     OpBuilder builder(first);
@@ -232,11 +292,15 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
     bool anyBias = llvm::any_of(gemms, [](Gemm &g) {
       return static_cast<bool>(g.op.getBias());
     });
-    SmallVector<Value> weights, biases;
+    SmallVector<Value> weights, scales, zeroPoints, biases;
     SmallVector<int64_t> sizes;
     int64_t total = 0;
     for (Gemm &g : gemms) {
       weights.push_back(g.weight.getResult());
+      if (g.scale)
+        scales.push_back(g.scale.getResult());
+      if (g.zeroPoint)
+        zeroPoints.push_back(g.zeroPoint.getResult());
       int64_t n = cast<RankedTensorType>(g.weight.getType()).getDimSize(nDim);
       sizes.push_back(n);
       total += n;
@@ -253,9 +317,19 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
     }
     SmallVector<int64_t> weightShape(weightType.getShape());
     weightShape[nDim] = total;
-    Value weight = builder.createOrFold<ConcatOp>(
-        loc, weightType.clone(weightShape), weights,
-        builder.getI64IntegerAttr(nDim));
+    Value weight = concat(builder, loc, weights, nDim);
+    if (DequantizeOp dequantize = gemms.front().dequantize) {
+      // Per channel the 1-D scale runs along N; per group it has the
+      // weight's layout.
+      int64_t scaleAxis = dequantize.getGroupSize() ? nDim : 0;
+      Value zeroPoint;
+      if (!zeroPoints.empty())
+        zeroPoint = concat(builder, loc, zeroPoints, scaleAxis);
+      weight = DequantizeOp::create(
+          builder, loc, weightType.clone(weightShape), weight,
+          concat(builder, loc, scales, scaleAxis), zeroPoint,
+          dequantize.getAxisAttr(), dequantize.getGroupSizeAttr());
+    }
     Value bias;
     if (anyBias)
       bias = builder.createOrFold<ConcatOp>(
@@ -277,7 +351,13 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
     llvm::SetVector<Operation *> originals;
     for (auto [g, piece] : llvm::zip_equal(gemms, split.getResults())) {
       LinearOp op = g.op;
-      originals.insert(g.weight);
+      // A dequantization before the constants it reads, so that they are
+      // dead when their turn comes.
+      for (Operation *weight :
+           {g.dequantize.getOperation(), g.weight.getOperation(),
+            g.scale.getOperation(), g.zeroPoint.getOperation()})
+        if (weight)
+          originals.insert(weight);
       if (Value bias = op.getBias())
         originals.insert(bias.getDefiningOp());
       op.getResult().replaceAllUsesWith(piece);
@@ -285,6 +365,18 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
     }
     for (Operation *original : originals)
       replaced.eraseIfDead(original);
+  }
+
+  /// `parts` (constants) concatenated along `axis`, folded into one.
+  static Value concat(OpBuilder &builder, Location loc, ArrayRef<Value> parts,
+                      int64_t axis) {
+    auto type = cast<RankedTensorType>(parts.front().getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[axis] = 0;
+    for (Value part : parts)
+      shape[axis] += cast<RankedTensorType>(part.getType()).getDimSize(axis);
+    return builder.createOrFold<ConcatOp>(loc, type.clone(shape), parts,
+                                          builder.getI64IntegerAttr(axis));
   }
 };
 

@@ -42,6 +42,7 @@ FailureOr<HostTarget> mlir::tsc::resolveHostTarget(StringRef cpu) {
   if (cpu == "native") {
     llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
     auto has = [&](StringRef f) { return features.lookup(f); };
+    target.avx512bf16 = has("avx512bf16");
     if (has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl"))
       cpu = has("amx-tile") && has("amx-bf16") ? "x86-64-v4+amx" : "x86-64-v4";
     else if (has("avx2") && has("fma"))
@@ -53,6 +54,7 @@ FailureOr<HostTarget> mlir::tsc::resolveHostTarget(StringRef cpu) {
     if (cpu != "x86-64-v4")
       return failure();
     target.amx = true;
+    target.avx512bf16 = true; // every CPU with AMX-BF16 has it
   }
   if (cpu == "x86-64-v4")
     target.isa = 0b11;

@@ -26,6 +26,10 @@ struct HostTarget {
   /// are AMX tiles. The artifact records it (ISA bit 2) only where the code
   /// uses them.
   bool amx = false;
+  /// AVX512_BF16 known present: with AMX, or `native` on a CPU that has it
+  /// (no named level implies it). Decides nothing in the kernels; the
+  /// driver's defaults (--kept-precision=auto) read it.
+  bool avx512bf16 = false;
 };
 
 /// The artifact's ISA bit for AMX-TILE and AMX-BF16 (docs/artifact-format.md).
