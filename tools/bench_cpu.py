@@ -479,14 +479,15 @@ def bench_model(args, name, work, rows, notes, versions):
                 median = None if rc else json.loads(out)["latency_ms"]["median"]
             except (json.JSONDecodeError, KeyError, TypeError):
                 median = None
-            if variant == "int8" and batch == args.batches[0]:
+            # Which GEMMs ran int8 and which were kept (bf16 or f32).
+            if variant in ("int8", "static") and batch == args.batches[0]:
                 profile = subprocess.run(cmd[:2] + ["--profile", "--bench", "1"] + cmd[6:8]
                                          + [a for n in INPUTS for a in
                                             ("--input", f"{n}={data / f'{n}.npy'}")],
                                          capture_output=True, text=True).stdout
                 isa = [l.strip() for l in profile.splitlines() if "oneDNN" in l]
                 if isa:
-                    notes.append(f"{name} int8: {isa[0]}")
+                    notes.append(f"{name} {variant}: {isa[0]}")
             if median is None:
                 notes.append(f"{name} batch {batch} ({variant}): "
                              + (first_line("tsc-run", rc, err) if rc else

@@ -212,47 +212,12 @@ bool Planner::tryGemm(Operation *op) {
     return cast<RankedTensorType>(v.getType()).getElementType() == element;
   };
   auto idx = [&](Value v) { return plan.lookup(v); };
-  Value lhs, rhs, bias, residual, weightScale;
-  float inputScale = 0.0f;
-  bool transB = false, weightOnly = false, bf16Inputs = false;
-  unsigned groupSize = 0;
-  uint8_t activation = 0;
-  if (auto linear = dyn_cast<LinearOp>(op)) {
-    // Int8 form: A is the f32 activation the step quantizes, B the s8
-    // weight.
-    auto int8 = int8Gemms.find(op);
-    bool quantized = int8 != int8Gemms.end();
-    switch (linear.getActivation()) {
-    case GemmActivation::none:
-      break;
-    case GemmActivation::gelu:
-      activation = 1;
-      break;
-    case GemmActivation::gelu_tanh:
-      activation = 2;
-      break;
-    }
-    lhs = quantized ? int8->second.input : linear.getInput();
-    rhs = quantized ? int8->second.weight : linear.getWeight();
-    if (quantized) {
-      weightScale = int8->second.scale;
-      inputScale = int8->second.inputScale;
-      weightOnly = int8->second.weightOnly;
-      groupSize = int8->second.groupSize;
-      bf16Inputs = int8->second.bf16;
-    }
-    bias = linear.getBias();
-    residual = linear.getResidual();
-    transB = !linear.getWeightKn();
-    if (cast<RankedTensorType>(rhs.getType()).getRank() != 2 ||
-        (bias && cast<RankedTensorType>(bias.getType()).getRank() != 1))
-      return false;
-  } else if (auto matmul = dyn_cast<MatmulOp>(op)) {
-    lhs = matmul.getLhs();
-    rhs = matmul.getRhs();
-  } else {
+  std::optional<planner::GemmOperands> operands =
+      planner::gemmOperands(op, int8Gemms);
+  if (!operands)
     return false;
-  }
+  auto [lhs, rhs, bias, residual, weightScale, inputScale, transB, weightOnly,
+        bf16Inputs, groupSize, activation] = *operands;
   Value result = op->getResult(0);
   if (!alike(lhs) || !(weightScale || alike(rhs)) || !alike(result) ||
       !idx(lhs) || !idx(rhs) || (weightScale && !idx(weightScale)) ||

@@ -9,6 +9,7 @@
 #include "compiler/plan/Plan.h"
 
 #include "dialects/tsc/IR/TscOps.h"
+#include "passes/transforms/MergedGemms.h"
 
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/DenseSet.h"
@@ -68,10 +69,21 @@ static std::optional<StringRef> sourceName(Location loc) {
 std::vector<std::string> plan::getSourceNodeList(const PlanStep &step) {
   std::vector<std::string> names;
   llvm::StringSet<> seen;
-  for (Operation *op : step.ops)
-    if (std::optional<StringRef> name = sourceName(op->getLoc()))
+  auto add = [&](Location loc) {
+    if (std::optional<StringRef> name = sourceName(loc))
       if (seen.insert(*name).second)
         names.push_back(name->str());
+  };
+  for (Operation *op : step.ops) {
+    // A GEMM merged from several (tsc-merge-gemms) computes each of them.
+    auto fused = dyn_cast<FusedLoc>(op->getLoc());
+    auto metadata =
+        fused ? dyn_cast_or_null<StringAttr>(fused.getMetadata()) : nullptr;
+    if (metadata && metadata.getValue() == kMergedGemmsLoc)
+      llvm::for_each(fused.getLocations(), add);
+    else
+      add(op->getLoc());
+  }
   return names;
 }
 
@@ -348,8 +360,9 @@ static void printQuantization(const Plan &plan, const Report &report,
   os << "\n";
   for (auto [i, step] : llvm::enumerate(plan.steps))
     if (step.kind == PlanStep::Kind::Gemm)
+      // Every source GEMM of a merged one (Q, K and V: three).
       os << llvm::formatv("  step {0,4} {1}  {2}\n", i,
-                          gemmDecision(plan, step), getSourceNodes(step, 2));
+                          gemmDecision(plan, step), getSourceNodes(step, 4));
 }
 
 /// The report's precision line: what is stored how, and for fp16/bf16 the

@@ -56,6 +56,23 @@ struct Int8Gemm {
 DenseMap<Operation *, Int8Gemm> findInt8Gemms(func::FuncOp func,
                                               bool hostForms);
 
+/// What a GEMM step multiplies and how: A, B and the epilogue's operands,
+/// for a tsc.linear in its float or quantized form (`int8Gemms`, from
+/// findInt8Gemms: A is then the activation the step quantizes, B the
+/// stored weight) or a tsc.matmul.
+struct GemmOperands {
+  Value lhs, rhs, bias, residual, weightScale;
+  float inputScale = 0.0f;
+  bool transB = false, weightOnly = false, bf16Inputs = false;
+  unsigned groupSize = 0;
+  uint8_t activation = 0; // 0 none, 1 erf GELU, 2 tanh GELU
+};
+
+/// The operands of `op` as a GEMM step, or nullopt for an op that is not a
+/// linear (with a 2-D weight and a 1-D bias) or a matmul.
+std::optional<GemmOperands>
+gemmOperands(Operation *op, const DenseMap<Operation *, Int8Gemm> &int8Gemms);
+
 /// Places the arena values of `plan` (each root that a step uses, live
 /// from its first to its last step) at offsets, largest first, where no
 /// value live at the same time overlaps; sets the arena size and the sum of

@@ -240,3 +240,46 @@ planner::findInt8Gemms(func::FuncOp func, bool hostForms) {
   }
   return gemms;
 }
+
+std::optional<planner::GemmOperands>
+planner::gemmOperands(Operation *op,
+                      const DenseMap<Operation *, Int8Gemm> &int8Gemms) {
+  GemmOperands g;
+  if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    g.lhs = matmul.getLhs();
+    g.rhs = matmul.getRhs();
+    return g;
+  }
+  auto linear = dyn_cast<LinearOp>(op);
+  if (!linear)
+    return std::nullopt;
+  switch (linear.getActivation()) {
+  case GemmActivation::none:
+    break;
+  case GemmActivation::gelu:
+    g.activation = 1;
+    break;
+  case GemmActivation::gelu_tanh:
+    g.activation = 2;
+    break;
+  }
+  g.lhs = linear.getInput();
+  g.rhs = linear.getWeight();
+  if (auto int8 = int8Gemms.find(op); int8 != int8Gemms.end()) {
+    const Int8Gemm &q = int8->second;
+    g.lhs = q.input;
+    g.rhs = q.weight;
+    g.weightScale = q.scale;
+    g.inputScale = q.inputScale;
+    g.weightOnly = q.weightOnly;
+    g.groupSize = q.groupSize;
+    g.bf16Inputs = q.bf16;
+  }
+  g.bias = linear.getBias();
+  g.residual = linear.getResidual();
+  g.transB = !linear.getWeightKn();
+  if (cast<RankedTensorType>(g.rhs.getType()).getRank() != 2 ||
+      (g.bias && cast<RankedTensorType>(g.bias.getType()).getRank() != 1))
+    return std::nullopt;
+  return g;
+}

@@ -2,6 +2,7 @@
 
 #include "passes/Passes.h"
 #include "passes/transforms/MatchUtils.h"
+#include "passes/transforms/MergedGemms.h"
 #include "passes/transforms/Weights.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -284,7 +285,13 @@ struct MergeGemmsPass : public tsc::impl::MergeGemmsPassBase<MergeGemmsPass> {
         return;
     }
     OpBuilder builder(first);
-    Location loc = first->getLoc();
+    // The merged product carries every source GEMM's location, marked so
+    // that reports name each of them (compiler/plan/PlanReport.cpp).
+    SmallVector<Location> locs;
+    for (const Gemm &g : gemms)
+      locs.push_back(g.op->getLoc());
+    Location loc = FusedLoc::get(builder.getContext(), locs,
+                                 builder.getStringAttr(kMergedGemmsLoc));
     LinearOp sample = gemms.front().op;
     int64_t nDim = sample.getOutputFeaturesDim();
     auto weightType = cast<RankedTensorType>(sample.getWeight().getType());

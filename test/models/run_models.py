@@ -450,8 +450,10 @@ def check_qdq(args, name, path, vocab, work, activations, weights):
     if proc.returncode:
         return None, [f"tsc on the QDQ model: {first_error('tsc', proc)}"]
     problems = []
-    int8 = [line.split()[-1] for line in proc.stdout.splitlines()
-            if line.strip().startswith("step") and line.split()[2:3] == ["int8"]]
+    # `  step N int8  NAME[, NAME...]`: a merged GEMM (Q, K and V) names each.
+    int8 = [name for line in proc.stdout.splitlines()
+            if line.strip().startswith("step") and line.split()[2:3] == ["int8"]
+            for name in line.rstrip().split("  ")[-1].split(", ")]
     expected = qdq_gemms(qdq)
     if not expected or sorted(int8) != sorted(expected):
         problems.append(f"int8 GEMM steps {sorted(int8)}, expected the QDQ GEMMs "

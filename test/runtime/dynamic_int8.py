@@ -3,8 +3,10 @@
 
 The ONNX model is a transformer FFN with its residual, y = x + W2·gelu(W1·x
 + b1) + b2 (x [batch, seq, 64], hidden 96), a narrow projection z = x·W3
-(N = 8) and a product with K = 8, t = s·W4, which min-input-features keeps
-float. The inputs have an outlier column and an all-zero row (its scale is
+(N = 8) with a second one of the same input, u = x·W5 (N = 12), which
+tsc-merge-gemms makes one int8 GEMM step with z (Q/K/V's case: codes and
+column scales concatenated, x quantized once), and a product with K = 8,
+t = s·W4, which min-input-features keeps float. The inputs have an outlier column and an all-zero row (its scale is
 FLT_MIN: zeros out, not NaN). It is compiled three ways and run:
 - `fp32`: no quantization;
 - `int8`: the int8 GEMM steps (oneDNN s8 x s8 -> s32, dequantized in the
@@ -20,7 +22,8 @@ value <= bound` or `FAIL ...`:
 - int8 against fp32 <= 2e-2 (the quantization error; measured 1.2e-2 with the
   outlier feature), and
   t (kept float) equal to fp32's within 1e-6;
-- the report lists each GEMM step int8 or float (t, with its reason).
+- the report lists each GEMM step int8 or float (t, with its reason): three
+  int8 steps (W1, W2, and z and u as one).
 
 Usage: dynamic_int8.py OUT_DIR TSC TSC_RUN
 """
@@ -75,6 +78,7 @@ def build_model(rng):
         "W1": init("W1", (64, 96), 0.15), "b1": init("b1", (96,), 0.1),
         "W2": init("W2", (96, 64), 0.1), "b2": init("b2", (64,), 0.1),
         "W3": init("W3", (64, 8), 0.2), "W4": init("W4", (8, 4), 0.3),
+        "W5": init("W5", (64, 12), 0.05),
     }
     nodes = [
         helper.make_node("MatMul", ["x", "W1"], ["h0"]),
@@ -84,6 +88,7 @@ def build_model(rng):
         helper.make_node("Add", ["y0", "b2"], ["y1"]),
         helper.make_node("Add", ["y1", "x"], ["y"]),
         helper.make_node("MatMul", ["x", "W3"], ["z"]),
+        helper.make_node("MatMul", ["x", "W5"], ["u"]),
         helper.make_node("MatMul", ["s", "W4"], ["t"]),
     ]
     f32 = TensorProto.FLOAT
@@ -93,6 +98,7 @@ def build_model(rng):
          helper.make_tensor_value_info("s", f32, ["batch", 8])],
         [helper.make_tensor_value_info("y", f32, ["batch", "seq", 64]),
          helper.make_tensor_value_info("z", f32, ["batch", "seq", 8]),
+         helper.make_tensor_value_info("u", f32, ["batch", "seq", 12]),
          helper.make_tensor_value_info("t", f32, ["batch", 4])],
         list(weights.values()) + erf_gelu_constants())
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -124,8 +130,9 @@ def reference(feeds, w):
     g = (0.5 * h * (1 + erf(h / math.sqrt(2)))).astype(np.float32)
     y = int8_matmul(g, w["W2"]) + w["b2"] + x
     z = int8_matmul(x, w["W3"])
+    u = int8_matmul(x, w["W5"])
     t = feeds["s"].astype(np.float64) @ w["W4"]
-    return {"y": y, "z": z, "t": t}
+    return {"y": y, "z": z, "u": u, "t": t}
 
 
 def compile_and_run(folder, name, flags, tsc, tsc_run, args):
@@ -135,7 +142,7 @@ def compile_and_run(folder, name, flags, tsc, tsc_run, args):
     out = folder / name
     subprocess.run([tsc_run, str(artifact), *args, "--output-dir", str(out),
                     "--threads", "2"], check=True, stdout=subprocess.DEVNULL)
-    return {k: np.load(out / f"{k}.npy") for k in ("y", "z", "t")}
+    return {k: np.load(out / f"{k}.npy") for k in ("y", "z", "u", "t")}
 
 
 def rel_l2(a, b):
@@ -167,7 +174,7 @@ def main():
 
     check = Checks()
 
-    for k in ("y", "z"):
+    for k in ("y", "z", "u"):
         check(f"{k} int8 vs int8-generated", rel_l2(int8[k], generated[k]), 1e-5)
         check(f"{k} int8 vs numpy", rel_l2(int8[k], ref[k]), 1e-4)
         check(f"{k} int8 vs fp32", rel_l2(int8[k], fp32[k]), 2e-2)
