@@ -277,6 +277,21 @@ def make_iree(source, target, batch, seq):
                                 extra_args=["--iree-llvmcpu-target-cpu=host"])
 
 
+def make_once(python, target, flags, tool, done):
+    """Makes a peer's model `target` by this script's hidden `flags` in a
+    child of `python`, unless it exists; prints `done` with the time taken.
+    Returns None, or the child's first error line (`target` removed)."""
+    if target.exists():
+        return None
+    start = time.perf_counter()
+    proc = subprocess.run([python, __file__, *flags], capture_output=True, text=True)
+    if proc.returncode:
+        target.unlink(missing_ok=True)
+        return first_line(tool, proc.returncode, proc.stderr)
+    print(f"  {done} in {time.perf_counter() - start:.1f} s", flush=True)
+    return None
+
+
 def measured(cmd):
     """Runs `cmd` in a child; returns (exit status, stdout, stderr, peak RSS
     in MiB) with the RSS of that child alone."""
@@ -413,36 +428,24 @@ def bench_model(args, name, work, rows, notes, versions):
                 python = args.openvino_python
             if runtime == "iree":
                 vmfb = work / f"{name}-iree-b{batch}-s{args.seq}.vmfb"
-                if not vmfb.exists():
-                    start = time.perf_counter()
-                    proc = subprocess.run([python, __file__, "--make-iree", str(vmfb), "--onnx",
-                                           str(onnx_path), "--batch", str(batch),
-                                           "--seq", str(args.seq)],
-                                          capture_output=True, text=True)
-                    if proc.returncode:
-                        vmfb.unlink(missing_ok=True)
-                        notes.append(f"{name} batch {batch}: IREE does not compile it: "
-                                     + first_line("iree", proc.returncode, proc.stderr))
-                        continue
-                    print(f"  IREE compiled batch {batch} in "
-                          f"{time.perf_counter() - start:.1f} s", flush=True)
+                problem = make_once(python, vmfb, ["--make-iree", str(vmfb), "--onnx",
+                                                   str(onnx_path), "--batch", str(batch),
+                                                   "--seq", str(args.seq)],
+                                    "iree", f"IREE compiled batch {batch}")
+                if problem:
+                    notes.append(f"{name} batch {batch}: IREE does not compile it: {problem}")
+                    continue
                 extra = ["--vmfb", str(vmfb)]
             model_path = sources["qdq"] if key.startswith("ov_int8") else onnx_path
             if key.startswith("ov_nncf"):
                 model_path = work / f"{name}-nncf.xml"
-                if not model_path.exists():
-                    start = time.perf_counter()
-                    proc = subprocess.run([python, __file__, "--make-nncf", str(model_path),
-                                           "--onnx", str(onnx_path), "--calibration",
-                                           str(work / "calibration")],
-                                          capture_output=True, text=True)
-                    if proc.returncode:
-                        model_path.unlink(missing_ok=True)
-                        notes.append(f"{name}: NNCF does not quantize it: "
-                                     + first_line("nncf", proc.returncode, proc.stderr))
-                        continue
-                    print(f"  NNCF quantized it in {time.perf_counter() - start:.1f} s",
-                          flush=True)
+                problem = make_once(python, model_path,
+                                    ["--make-nncf", str(model_path), "--onnx", str(onnx_path),
+                                     "--calibration", str(work / "calibration")],
+                                    "nncf", "NNCF quantized it")
+                if problem:
+                    notes.append(f"{name}: NNCF does not quantize it: {problem}")
+                    continue
             cmd = [python, __file__, "--peer", runtime, "--model", name,
                    "--onnx", str(model_path), "--inputs", str(data), "--out",
                    str(data / key), "--runs", str(args.runs), "--warmup",

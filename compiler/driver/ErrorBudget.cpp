@@ -139,7 +139,8 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
     os << "  kept float: none\n";
     return options;
   }
-  // Kept GEMMs in bf16 where the target has AMX (--kept-precision): when
+  // Kept GEMMs in bf16 with --kept-precision=bf16 (auto's choice on AMX
+  // and AVX512_BF16 CPUs): when
   // even all but one of them in bf16 exceed the budget, in f32 instead.
   bool bf16 = options.keptPrecision == "bf16";
   std::vector<std::string> gemms = getQuantizedGemms(m.imported, options);

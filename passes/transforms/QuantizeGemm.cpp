@@ -112,10 +112,15 @@ void tsc::keepGemm(Operation *op, KeptPrecision precision, int64_t minK,
     if (FailureOr<QuantizableGemm> g = matchQuantizableGemm(op, minK, why);
         succeeded(g))
       rounded = roundGemmToBf16(*g, why);
-  if (remarks)
-    (succeeded(rounded) ? *rounded : op)->emitRemark()
-        << "kept " << (succeeded(rounded) ? "in bf16" : "float")
-        << ": named by keep-float (" << name << ")";
+  if (!remarks)
+    return;
+  InFlightDiagnostic remark = (succeeded(rounded) ? *rounded : op)->emitRemark()
+                              << "kept "
+                              << (succeeded(rounded) ? "in bf16" : "float")
+                              << ": named by keep-float (" << name << ")";
+  // Asked for bf16 and left f32: why.
+  if (failed(rounded) && !why.empty())
+    remark << "; not in bf16: " << why;
 }
 
 void tsc::quantizeGemms(
@@ -191,11 +196,10 @@ FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g,
 float tsc::roundToBf16(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);
-  if (std::isnan(value))
-    bits |= 0x00400000u; // quiet, as a conversion leaves it
-  else
-    bits += 0x7FFFu + ((bits >> 16) & 1u);
-  bits &= 0xFFFF0000u;
+  // tsc.cast's folder rounds so (without saturation); a NaN stays one,
+  // quiet, as a conversion leaves it.
+  std::optional<uint16_t> h = roundF32BitsToBf16(bits, /*saturate=*/false);
+  bits = h ? uint32_t(*h) << 16 : (bits | 0x00400000u) & 0xFFFF0000u;
   std::memcpy(&value, &bits, sizeof bits);
   return value;
 }

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -25,6 +26,13 @@ std::optional<std::vector<char>> getConstantBytes(Attribute attr);
 /// 64-byte aligned blob named after `name` (weights made at compile time).
 Attribute getConstantFromBytes(RankedTensorType type, ArrayRef<char> bytes,
                                StringRef name);
+
+/// The bf16 bits of the f32 with bits `f32Bits`, rounded to nearest even
+/// (bf16 has f32's exponent range, so that is the whole conversion); with
+/// `saturate`, a finite value that rounds to infinity gives the largest
+/// finite bf16 of its sign. Nullopt for a NaN (its payload is the caller's
+/// choice).
+std::optional<uint16_t> roundF32BitsToBf16(uint32_t f32Bits, bool saturate);
 
 } // namespace mlir::tsc
 

@@ -356,6 +356,19 @@ static std::optional<Attribute> castElement(Attribute value, Type from,
                                        : v.zextOrTrunc(toInt.getWidth()));
 }
 
+std::optional<uint16_t> tsc::roundF32BitsToBf16(uint32_t f32Bits,
+                                                bool saturate) {
+  uint32_t magnitude = f32Bits & 0x7fffffffu;
+  if (magnitude > 0x7f800000u)
+    return std::nullopt;
+  bool finite = magnitude != 0x7f800000u;
+  auto h =
+      static_cast<uint16_t>((f32Bits + 0x7fffu + ((f32Bits >> 16) & 1u)) >> 16);
+  if (saturate && finite && (h & 0x7fffu) == 0x7f80u)
+    h = static_cast<uint16_t>((h & 0x8000u) | 0x7f7fu);
+  return h;
+}
+
 std::optional<std::vector<char>> tsc::getConstantBytes(Attribute attr) {
   auto elements = dyn_cast_or_null<ElementsAttr>(attr);
   if (!elements)
@@ -454,11 +467,8 @@ Attribute tsc::convertFloatConstant(Attribute attr, RankedTensorType to,
       std::memcpy(&x, bytes->data() + i * 4, 4);
       uint32_t magnitude = x & 0x7fffffffu;
       std::optional<uint16_t> h;
-      if (f32ToBf16 && magnitude <= 0x7f800000u) {
-        bool finite = magnitude != 0x7f800000u;
-        h = static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-        if (saturate && finite && (*h & 0x7fffu) == 0x7f80u)
-          h = static_cast<uint16_t>((*h & 0x8000u) | 0x7f7fu);
+      if (f32ToBf16) {
+        h = roundF32BitsToBf16(x, saturate);
       } else if (f32ToF16 && (magnitude == 0 || (magnitude >= 0x38800000u &&
                                                  magnitude < 0x477ff000u))) {
         uint32_t v = magnitude ? magnitude - 0x38000000u : 0;
