@@ -566,6 +566,14 @@ def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
     keeps float and those `keep-float` names. A list whose length is not
     the number of GEMM ops is an error.
 
+    With `input-minima` (one per GEMM op, as `input-ranges`), the
+    activations are asymmetric: `input-ranges` holds each input's calibrated
+    maximum and `input-minima` its minimum; with `lo = min(min, 0)` and
+    `hi = max(max, 0)`, `s = max((hi - lo) / 255, FLT_MIN)` and the i8 zero
+    point `z = clamp(round(-128 - lo / s), -128, 127)` (a 0-d constant on
+    both the quantize and the dequantize) map `[lo, hi]` onto the s8 range.
+    A GEMM whose `lo = hi` stays float.
+
     Before (`input-ranges=6.35`):
     ```mlir
     %y = tsc.linear %x, %w, %b : (tensor<?x384xf32>, tensor<1536x384xf32>,
@@ -586,6 +594,10 @@ def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
       [ListOption<"inputRanges", "input-ranges", "float",
                   "The calibrated range (max|x|) of each GEMM op's input, in "
                   "walk order; 0: none (the GEMM stays float)">,
+       ListOption<"inputMinima", "input-minima", "float",
+                  "The calibrated minimum of each GEMM op's input, in walk "
+                  "order, for asymmetric activations (input-ranges then "
+                  "holds the maxima); empty: symmetric">,
        Option<"minInputFeatures", "min-input-features", "int64_t",
               /*default=*/"16",
               "GEMMs whose K (input features) is smaller stay float: the "

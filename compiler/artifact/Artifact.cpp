@@ -274,9 +274,11 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
       w.u8(s.transA);
       w.u8(s.transB);
       // Flags (1.2): bit 0, TF32 allowed; bit 1 (1.14), a 2:4 compressed
-      // weight; bit 2 (1.16), bf16 inputs; bits 8-15 (1.8), the activation.
+      // weight; bit 2 (1.16), bf16 inputs; bit 3 (1.17), A's zero point;
+      // bits 8-15 (1.8), the activation.
       w.u16(uint16_t((plan.gemmTf32 ? ::tscm::kGemmTf32 : 0) |
                      (s.bf16Inputs ? ::tscm::kGemmBf16Inputs : 0) |
+                     (s.inputZeroPoint ? ::tscm::kGemmInputZeroPoint : 0) |
                      (device && llvm::is_contained(device->sparseSteps, i)
                           ? ::tscm::kGemmSparse24
                           : 0) |
@@ -294,6 +296,8 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
         w.u32(s.groupSize);
       else if (s.inputScale > 0.0f)
         w.put(s.inputScale);
+      if (s.inputScale > 0.0f && s.inputZeroPoint)
+        w.u32(uint32_t(s.inputZeroPoint));
       // Format 1.9: what the library call expects of A, B, C, then the
       // bias, the residual and (1.10) the weight scale it has; it writes C.
       for (auto [k, v] : llvm::enumerate(
@@ -429,10 +433,15 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// launches) and GEMMs expect of their buffers 1.9's, int8 GEMMs 1.10's,
 /// what CUDA launches expect of theirs 1.11's, int8 GEMMs by a constant
 /// activation scale 1.12's, 2:4 sparse GEMMs 1.14's, weight-only GEMMs
-/// 1.15's, GEMMs with bf16 inputs 1.16's. `device`: the launches of a
+/// 1.15's, GEMMs with bf16 inputs 1.16's, int8 GEMMs whose activation has a
+/// zero point 1.17's. `device`: the launches of a
 /// "cuda" plan, null for a "cpu" one.
 static uint16_t planMinor(const Plan &plan, const cuda::DeviceCode *device) {
   bool cuda = device != nullptr;
+  if (llvm::any_of(plan.steps, [](const PlanStep &s) {
+        return s.kind == PlanStep::Kind::Gemm && s.inputZeroPoint;
+      }))
+    return 17;
   if (llvm::any_of(plan.steps, [](const PlanStep &s) {
         return s.kind == PlanStep::Kind::Gemm && s.bf16Inputs;
       }))

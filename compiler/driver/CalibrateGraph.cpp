@@ -76,7 +76,7 @@ LogicalResult measureObserved(
 
 } // namespace
 
-FailureOr<std::vector<float>>
+FailureOr<std::vector<ActivationRange>>
 tsc::calibrateInputRanges(ModuleOp module, const CompileOptions &options) {
   OwningOpRef<ModuleOp> graph = module.clone();
   CompileOptions fp32 = options;
@@ -103,10 +103,10 @@ tsc::calibrateInputRanges(ModuleOp module, const CompileOptions &options) {
       observed.push_back(g->input);
     gemmOutput.push_back(int(it->second));
   }
-  std::vector<float> ranges(gemms.size(), 0.0f);
+  std::vector<ActivationRange> ranges(gemms.size());
   if (observed.empty())
     return ranges;
-  FailureOr<std::vector<float>> measured;
+  FailureOr<std::vector<ActivationRange>> measured;
   if (failed(measureObserved(
           *graph, *func, observed, options,
           [&](ArtifactWriter write, ArrayRef<std::string> names) {

@@ -15,12 +15,13 @@
 namespace mlir::tsc {
 
 /// --quantize=static-int8: the range of each GEMM op's input in the order
-/// tsc-quantize-static-int8 takes them (0: stays float). A copy of `module`
-/// goes through the graph and prune phases as the compile runs them (so
-/// its GEMM ops are the quantize pass's, in the same order), returns each
+/// tsc-quantize-static-int8 takes them ([0, 0]: stays float); symmetric
+/// ([-max|x|, max|x|]) or not as `options.calibration.asymmetric` says. A copy
+/// of `module` goes through the graph and prune phases as the compile runs them
+/// (so its GEMM ops are the quantize pass's, in the same order), returns each
 /// quantizable GEMM's input besides its outputs, is compiled for the host
 /// in fp32 and runs on the calibration samples in-process.
-FailureOr<std::vector<float>>
+FailureOr<std::vector<ActivationRange>>
 calibrateInputRanges(ModuleOp module, const CompileOptions &options);
 
 /// Whether the compile ranks heads or neurons by calibration: structured

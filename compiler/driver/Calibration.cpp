@@ -15,6 +15,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -251,7 +252,7 @@ LogicalResult runSamples(Loaded &loaded, ArrayRef<CalibrationSample> samples,
 
 } // namespace
 
-FailureOr<std::vector<float>>
+FailureOr<std::vector<ActivationRange>>
 mlir::tsc::measureInputRanges(ArtifactWriter write,
                               ArrayRef<std::string> observed,
                               const CalibrationOptions &options) {
@@ -259,34 +260,65 @@ mlir::tsc::measureInputRanges(ArtifactWriter write,
   std::vector<CalibrationSample> samples;
   if (failed(openSamples(write, options.directory, loaded, samples)))
     return failure();
-  // max|x| first; the histograms over [0, max|x|] then need a second run.
-  std::vector<float> amax(observed.size(), 0.0f);
+  // The extents first, max x and max -x (NaNs skipped, 0 included); the
+  // histograms over [0, extent] then need a second run.
+  std::vector<std::array<float, 2>> extent(observed.size(), {0.0f, 0.0f});
   if (failed(runSamples(loaded, samples, observed, options.directory,
                         [&](size_t i, const float *x, size_t n, size_t) {
-                          for (size_t j = 0; j < n; ++j)
-                            amax[i] = std::max(amax[i], std::fabs(x[j]));
+                          for (size_t j = 0; j < n; ++j) {
+                            extent[i][0] = std::max(extent[i][0], x[j]);
+                            extent[i][1] = std::max(extent[i][1], -x[j]);
+                          }
                         })))
     return failure();
-  if (options.method == CalibrationMethod::MinMax)
-    return amax;
-  std::vector<std::vector<double>> bins(
-      observed.size(), std::vector<double>(kCalibrationBins, 0.0));
-  if (failed(runSamples(loaded, samples, observed, options.directory,
-                        [&](size_t i, const float *x, size_t n, size_t) {
-                          if (amax[i] == 0.0f)
-                            return;
-                          double perBin =
-                              double(kCalibrationBins) / double(amax[i]);
-                          for (size_t j = 0; j < n; ++j)
-                            ++bins[i][std::min<size_t>(
-                                size_t(double(std::fabs(x[j])) * perBin),
-                                kCalibrationBins - 1)];
-                        })))
-    return failure();
-  std::vector<float> ranges(observed.size());
-  for (size_t i = 0; i < observed.size(); ++i)
-    ranges[i] =
-        chooseRange(bins[i], amax[i], options.method, options.percentile);
+  // Percentile, asymmetric: each side's end from its own histogram (side
+  // 0 counts x >= 0, side 1 -x), so that a side clips the same share of
+  // its own values. Otherwise one histogram of |x| gives a threshold T:
+  // symmetric [-T, T], or asymmetric [max(min, -T), min(max, T)] (the
+  // entropy observer's KL is defined on |x|'s 128 levels, TensorRT's).
+  const bool perSide =
+      options.asymmetric && options.method == CalibrationMethod::Percentile;
+  auto absMax = [&](size_t i) { return std::max(extent[i][0], extent[i][1]); };
+  std::vector<std::array<std::vector<double>, 2>> bins(observed.size());
+  if (options.method != CalibrationMethod::MinMax) {
+    for (auto &sides : bins)
+      for (int side = 0; side < (perSide ? 2 : 1); ++side)
+        sides[side].assign(kCalibrationBins, 0.0);
+    if (failed(runSamples(
+            loaded, samples, observed, options.directory,
+            [&](size_t i, const float *x, size_t n, size_t) {
+              double perBin[2];
+              for (int side = 0; side < 2; ++side) {
+                float e = perSide ? extent[i][side] : absMax(i);
+                perBin[side] = e > 0 ? double(kCalibrationBins) / e : 0.0;
+              }
+              for (size_t j = 0; j < n; ++j) {
+                if (std::isnan(x[j]))
+                  continue;
+                int side = perSide && x[j] < 0.0f;
+                if (perBin[side] > 0)
+                  ++bins[i][side][std::min<size_t>(
+                      size_t(double(std::fabs(x[j])) * perBin[side]),
+                      kCalibrationBins - 1)];
+              }
+            })))
+      return failure();
+  }
+  std::vector<ActivationRange> ranges(observed.size());
+  for (size_t i = 0; i < observed.size(); ++i) {
+    ActivationRange &r = ranges[i];
+    if (perSide) {
+      r.hi = chooseRange(bins[i][0], extent[i][0], options.method,
+                         options.percentile);
+      r.lo = -chooseRange(bins[i][1], extent[i][1], options.method,
+                          options.percentile);
+      continue;
+    }
+    float t =
+        chooseRange(bins[i][0], absMax(i), options.method, options.percentile);
+    r.hi = options.asymmetric ? std::min(extent[i][0], t) : t;
+    r.lo = options.asymmetric ? -std::min(extent[i][1], t) : -t;
+  }
   return ranges;
 }
 

@@ -32,6 +32,11 @@ enum class CalibrationMethod {
   Entropy,
 };
 
+/// An activation's calibrated range: symmetric ones have lo = -hi.
+struct ActivationRange {
+  float lo = 0.0f, hi = 0.0f;
+};
+
 struct CalibrationOptions {
   /// One folder per sample, each holding NAME.npy for every model input.
   std::string directory;
@@ -40,6 +45,10 @@ struct CalibrationOptions {
   /// best on all-MiniLM-L6-v2 of 99.99, 99.999 and min-max
   /// (docs/quantization.md).
   double percentile = 99.999;
+  /// [min, max] (each end chosen by `method` from its side's histogram)
+  /// rather than [-max|x|, max|x|]: static int8's activations get a zero
+  /// point (docs/quantization.md, "Asymmetric activations").
+  bool asymmetric = true;
 };
 
 /// Bins of the |x| histograms of the percentile and entropy observers.
@@ -47,10 +56,12 @@ constexpr unsigned kCalibrationBins = 2048;
 
 /// Runs the artifact that `write` writes (for this machine's CPU) on every
 /// sample of `options.directory` and returns the range of each output named
-/// in `observed`, in that order. Failure, with a `tsc: error:` line naming
-/// the sample, file or input, for a directory without samples, a missing,
-/// extra or ill-typed file, or a run that fails.
-FailureOr<std::vector<float>>
+/// in `observed`, in that order: [-r, r] for r the range `options.method`
+/// chooses from |x|, or with `options.asymmetric`, each end chosen from
+/// the histogram of its own side (0 included). Failure, with a `tsc: error:`
+/// line naming the sample, file or input, for a directory without samples, a
+/// missing, extra or ill-typed file, or a run that fails.
+FailureOr<std::vector<ActivationRange>>
 measureInputRanges(ArtifactWriter write, ArrayRef<std::string> observed,
                    const CalibrationOptions &options);
 

@@ -69,6 +69,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.quantize = options.quantize;
   pipeline.weightGroupSize = options.weightGroupSize;
   pipeline.inputRanges = options.inputRanges;
+  pipeline.inputMinima = options.inputMinima;
   pipeline.precisionIO = options.precisionIO;
   // cuBLASLt's GELU epilogue is the tanh approximation: with a CUDA target,
   // an exact GELU stays its own kernel.
@@ -548,11 +549,15 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
   CompileOptions calibrated = options;
   if (options.quantize == Quantization::StaticInt8 &&
       options.inputRanges.empty()) {
-    FailureOr<std::vector<float>> ranges =
+    FailureOr<std::vector<ActivationRange>> ranges =
         calibrateInputRanges(module, options);
     if (failed(ranges))
       return failure();
-    calibrated.inputRanges = std::move(*ranges);
+    for (const ActivationRange &range : *ranges) {
+      calibrated.inputRanges.push_back(range.hi);
+      if (options.calibration.asymmetric)
+        calibrated.inputMinima.push_back(range.lo);
+    }
   }
   if (!options.maxError)
     return compileAsAsked(module, calibrated, timing, summary);

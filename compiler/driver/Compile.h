@@ -60,6 +60,9 @@ struct CompileOptions {
   /// program order (calibrateInputRanges), set by compile() before any
   /// pipeline runs; empty: not calibrated yet.
   std::vector<float> inputRanges;
+  /// With asymmetric activations (calibration.asymmetric): each GEMM op's
+  /// calibrated minimum, inputRanges then holding the maxima; else empty.
+  std::vector<float> inputMinima;
   PrecisionIO precisionIO = PrecisionIO::Model;
   /// The fuse phase's passes and fused kernels (off: one kernel per op).
   bool fuse = true;

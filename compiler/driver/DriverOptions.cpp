@@ -105,11 +105,12 @@ LogicalResult parseCalibrationMethod(StringRef method,
 LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                                 CompileOptions &options) {
   bool calibrated = mode == "static-int8";
-  if (!calibrated && flags.calibrationMethod.getNumOccurrences()) {
-    llvm::errs() << "tsc: error: --calibration-method goes with "
-                    "--quantize=static-int8\n";
-    return failure();
-  }
+  for (const auto *flag : {&flags.calibrationMethod, &flags.calibrationRange})
+    if (!calibrated && flag->getNumOccurrences()) {
+      llvm::errs() << "tsc: error: --" << flag->ArgStr
+                   << " goes with --quantize=static-int8\n";
+      return failure();
+    }
   if (mode == "none")
     return success();
   if (mode == "fp8") {
@@ -166,6 +167,13 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
   if (calibrated && failed(parseCalibrationMethod(flags.calibrationMethod,
                                                   options.calibration)))
     return failure();
+  if (flags.calibrationRange != "asymmetric" &&
+      flags.calibrationRange != "symmetric") {
+    llvm::errs() << "tsc: error: --calibration-range=" << flags.calibrationRange
+                 << ": expected asymmetric or symmetric\n";
+    return failure();
+  }
+  options.calibration.asymmetric = flags.calibrationRange == "asymmetric";
   options.weightGroupSize = groupSize;
   options.quantize = weightOnly
                          ? (base == "weight-int8" ? Quantization::WeightInt8

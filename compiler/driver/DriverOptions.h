@@ -123,6 +123,12 @@ struct DriverOptions {
                      "percentile[=P] (default, P = 99.999) or entropy (KL, as "
                      "TensorRT's calibrator)"),
       llvm::cl::init("percentile"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> calibrationRange{
+      "calibration-range",
+      llvm::cl::desc("static-int8: asymmetric (default: each activation's "
+                     "[min, max], a zero point per tensor) or symmetric "
+                     "([-max|x|, max|x|], no zero point)"),
+      llvm::cl::init("asymmetric"), llvm::cl::cat(category)};
   llvm::cl::opt<bool> noFuse{
       "no-fuse",
       llvm::cl::desc(

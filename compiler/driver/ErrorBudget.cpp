@@ -67,6 +67,7 @@ FailureOr<Measurer> startMeasuring(ModuleOp imported,
   fp32.quantize = Quantization::None;
   fp32.keepFloat.clear();
   fp32.inputRanges.clear();
+  fp32.inputMinima.clear();
   fp32.prune.clear();
   fp32.precision = Precision::FP32;
   fp32.precisionIO = PrecisionIO::Model;
@@ -102,6 +103,7 @@ std::vector<std::string> getQuantizedGemms(ModuleOp imported,
   pipeline.keepFloat = options.keepFloat;
   pipeline.keptPrecision = options.keptPrecision;
   pipeline.inputRanges = options.inputRanges;
+  pipeline.inputMinima = options.inputMinima;
   buildTscPipeline(pm, pipeline);
   if (failed(pm.run(*module)))
     return names;
@@ -245,6 +247,8 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
   // Static int8's calibrated ranges, one per GEMM op.
   for (auto [i, range] : llvm::enumerate(options.inputRanges))
     os << (i ? "," : " input-ranges=") << llvm::format("%.9g", range);
+  for (auto [i, minimum] : llvm::enumerate(options.inputMinima))
+    os << (i ? "," : " input-minima=") << llvm::format("%.9g", minimum);
   os << "\"\n";
   return fitted;
 }

@@ -250,6 +250,8 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     QuantizeStaticInt8PassOptions staticOptions;
     staticOptions.inputRanges.assign(options.inputRanges.begin(),
                                      options.inputRanges.end());
+    staticOptions.inputMinima.assign(options.inputMinima.begin(),
+                                     options.inputMinima.end());
     staticOptions.keepFloat.assign(options.keepFloat.begin(),
                                    options.keepFloat.end());
     staticOptions.keptPrecision = options.keptPrecision;

@@ -112,6 +112,11 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       *this, "input-ranges",
       llvm::cl::desc("static-int8: the calibrated range of each GEMM op's "
                      "input (tsc-quantize-static-int8's option)")};
+  ListOption<float> inputMinima{
+      *this, "input-minima",
+      llvm::cl::desc("static-int8: the calibrated minimum of each GEMM op's "
+                     "input, for asymmetric activations (input-ranges then "
+                     "holds the maxima)")};
   ListOption<std::string> keepFloat{
       *this, "keep-float",
       llvm::cl::desc("GEMMs the quantize phase leaves float, as glob "

@@ -216,8 +216,8 @@ bool Planner::tryGemm(Operation *op) {
       planner::gemmOperands(op, int8Gemms);
   if (!operands)
     return false;
-  auto [lhs, rhs, bias, residual, weightScale, inputScale, transB, weightOnly,
-        bf16Inputs, groupSize, activation] = *operands;
+  auto [lhs, rhs, bias, residual, weightScale, inputScale, inputZeroPoint,
+        transB, weightOnly, bf16Inputs, groupSize, activation] = *operands;
   Value result = op->getResult(0);
   if (!alike(lhs) || !(weightScale || alike(rhs)) || !alike(result) ||
       !idx(lhs) || !idx(rhs) || (weightScale && !idx(weightScale)) ||
@@ -266,6 +266,7 @@ bool Planner::tryGemm(Operation *op) {
   step.bias = bias ? *idx(bias) : ~0u;
   step.weightScale = weightScale ? *idx(weightScale) : ~0u;
   step.inputScale = inputScale;
+  step.inputZeroPoint = inputZeroPoint;
   step.weightOnly = weightOnly;
   step.groupSize = groupSize;
   step.bf16Inputs = bf16Inputs;

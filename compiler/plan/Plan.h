@@ -109,6 +109,10 @@ struct PlanStep {
   /// Gemm, int8 (format 1.12): A's scale for the whole tensor, a constant
   /// from calibration (--quantize=static-int8); 0: per row at run time.
   float inputScale = 0.0f;
+  /// Gemm, int8 with a constant scale (format 1.17): A's zero point, in
+  /// [-128, 127]; the step quantizes A to saturate(round(a / inputScale) +
+  /// zero point) and multiplies (q - zero point) by B.
+  int32_t inputZeroPoint = 0;
   /// Gemm, weight-only (format 1.15): A is f32 and stays so; B is an i8 or
   /// i4 constant, `weightScale` its f32 scales per output channel
   /// (groupSize 0) or per group of groupSize along K.

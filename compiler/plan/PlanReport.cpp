@@ -345,12 +345,18 @@ static void printQuantization(const Plan &plan, const Report &report,
   bool calibrated = llvm::any_of(plan.steps, [&](const PlanStep &s) {
     return isInt8Gemm(s) && s.inputScale > 0;
   });
+  size_t zeroPoints = llvm::count_if(plan.steps, [&](const PlanStep &s) {
+    return isInt8Gemm(s) && s.inputZeroPoint != 0;
+  });
   os << (calibrated ? "quantization: static int8 (weights s8 per output "
                       "channel, activations s8 per tensor by calibrated "
-                      "scales, s32 accumulation): "
+                      "scales"
                     : "quantization: dynamic int8 (weights s8 per output "
-                      "channel, activations s8 per row, s32 accumulation): ")
-     << report.int8Gemms << " of " << report.gemms << " GEMMs int8";
+                      "channel, activations s8 per row");
+  if (zeroPoints)
+    os << ", " << zeroPoints << " of them with a zero point";
+  os << ", s32 accumulation): " << report.int8Gemms << " of " << report.gemms
+     << " GEMMs int8";
   if (report.bf16Gemms)
     os << ", " << report.bf16Gemms << " kept in bf16";
   if (report.attention)
@@ -497,6 +503,11 @@ llvm::json::Object plan::getReportJson(const Plan &plan, const Plan *unfused) {
         {"mode", calibrated ? "static-int8" : "dynamic-int8"},
         {"gemms", report.gemms},
         {"int8_gemms", report.int8Gemms},
+        {"zero_point_gemms",
+         int64_t(llvm::count_if(plan.steps,
+                                [&](const PlanStep &s) {
+                                  return isInt8Gemm(s) && s.inputZeroPoint != 0;
+                                }))},
         {"bf16_input_gemms", report.bf16Gemms},
         {"attention_kernels_float", report.attention}};
   }

@@ -28,12 +28,16 @@ std::optional<uint64_t> maxByteSize(ArrayRef<int64_t> maxShape, DType dtype);
 /// A tsc.linear in the int8 form of tsc-quantize-dynamic-int8 or
 /// tsc-quantize-static-int8: `linear(dequantize(quantize(x, s)),
 /// dequantize(Wq, Ws), ...)` with s the per-row scale formula of
-/// passes/transforms/DynamicInt8.h or a 0-d f32 constant.
+/// passes/transforms/DynamicInt8.h or a 0-d f32 constant (with an optional
+/// constant zero point).
 struct Int8Gemm {
   /// The f32 activation, the s8 weight and its f32 per-channel scale.
   Value input, weight, scale;
   /// The activation's constant scale (static int8); 0: per row.
   float inputScale = 0.0f;
+  /// With a constant scale: the activation's zero point (a 0-d i8
+  /// constant, the same on the quantize and the dequantize), else 0.
+  int32_t inputZeroPoint = 0;
   /// Weight-only (tsc-quantize-weight-only): `linear(x, dequantize(Wq, Ws))`
   /// with x f32, Wq i8 or i4, Ws per output channel (groupSize 0) or per
   /// group along K; `input` is x.
@@ -49,10 +53,11 @@ struct Int8Gemm {
   SmallVector<Operation *> absorbed;
 };
 
-/// The linear ops of `func` in int8 form whose absorbed ops feed nothing
-/// but such linear ops (else they stay what the IR says: kernels and a
-/// float GEMM). With `hostForms`, the forms only the host runtime runs too:
-/// weight-only and bf16 inputs.
+/// The linear ops of `func` in int8 form. Their absorbed ops are those
+/// that feed nothing but such linear ops (or absorbed ops): one that
+/// something else reads stays an op of the IR, a kernel for that reader,
+/// while the GEMM step computes the same values itself. With `hostForms`,
+/// the forms only the host runtime runs too: weight-only and bf16 inputs.
 DenseMap<Operation *, Int8Gemm> findInt8Gemms(func::FuncOp func,
                                               bool hostForms);
 
@@ -63,6 +68,7 @@ DenseMap<Operation *, Int8Gemm> findInt8Gemms(func::FuncOp func,
 struct GemmOperands {
   Value lhs, rhs, bias, residual, weightScale;
   float inputScale = 0.0f;
+  int32_t inputZeroPoint = 0;
   bool transB = false, weightOnly = false, bf16Inputs = false;
   unsigned groupSize = 0;
   uint8_t activation = 0; // 0 none, 1 erf GELU, 2 tanh GELU

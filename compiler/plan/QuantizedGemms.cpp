@@ -80,22 +80,42 @@ float getConstantScale(Value scale) {
   return std::isfinite(value) && value > 0.0f ? value : 0.0f;
 }
 
-/// Whether a (de)quantization is symmetric and per tensor: no zero point,
-/// axis or group.
+/// Whether a (de)quantization is per tensor: no axis or group.
 template <typename OpT> bool isPerTensor(OpT op) {
-  return !op.getZeroPoint() && !op.getAxis() && !op.getGroupSize();
+  return !op.getAxis() && !op.getGroupSize();
+}
+
+/// The value of `zeroPoint` when it is a 0-d constant of a signed or
+/// signless i8 (0 when absent), else nullopt.
+std::optional<int32_t> getConstantZeroPoint(Value zeroPoint) {
+  if (!zeroPoint)
+    return 0;
+  DenseElementsAttr attr;
+  auto type = cast<RankedTensorType>(zeroPoint.getType());
+  if (type.getRank() != 0 || !type.getElementType().isInteger(8) ||
+      type.getElementType().isUnsignedInteger() ||
+      !matchPattern(zeroPoint, m_Constant(&attr)))
+    return std::nullopt;
+  return int32_t(attr.getSplatValue<APInt>().getSExtValue());
 }
 
 /// Whether `xq` and `xd` quantize the activation in one of the int8 forms:
 /// per row by the dynamic formula (appending the scale's ops to
-/// `g.absorbed`) or per tensor by a constant (setting `g.inputScale`).
+/// `g.absorbed`) or per tensor by a constant (setting `g.inputScale`) and
+/// a constant zero point, the same in both (`g.inputZeroPoint`).
 bool matchActivation(QuantizeOp xq, DequantizeOp xd, planner::Int8Gemm &g) {
   auto data = xq.getInput().getType();
   if (isPerTensor(xq) && isPerTensor(xd)) {
+    std::optional<int32_t> zq = getConstantZeroPoint(xq.getZeroPoint());
+    std::optional<int32_t> zd = getConstantZeroPoint(xd.getZeroPoint());
+    if (!zq || zq != zd)
+      return false;
     g.inputScale = getConstantScale(xq.getScale());
+    g.inputZeroPoint = *zq;
     return g.inputScale > 0.0f;
   }
-  return isPerRow(xd, xd.getInput().getType()) && isPerRow(xq, data) &&
+  return !xq.getZeroPoint() && !xd.getZeroPoint() &&
+         isPerRow(xd, xd.getInput().getType()) && isPerRow(xq, data) &&
          isRowScale(xq.getScale(), xq.getInput(), g.absorbed);
 }
 
@@ -215,29 +235,29 @@ planner::findInt8Gemms(func::FuncOp func, bool hostForms) {
       gemms[linear] = std::move(*g);
   });
   // An absorbed op whose result something else reads (a quantized tensor
-  // returned, a scale used twice) keeps the ops of every GEMM sharing it.
+  // returned, a dequantized one also added to the residual: a QDQ model's
+  // pair, which CSE may have merged with the GEMM's) stays an op of the IR,
+  // computed by a kernel for its other readers, and so do the absorbed ops
+  // it reads; the GEMM step still computes them itself from its input.
+  DenseSet<Operation *> absorbed;
+  for (auto &entry : gemms)
+    absorbed.insert(entry.second.absorbed.begin(), entry.second.absorbed.end());
+  auto inside = [&](Operation *user) {
+    return absorbed.contains(user) || gemms.count(user) ||
+           isa<BindShapeOp>(user);
+  };
   bool changed = true;
   while (changed) {
     changed = false;
-    DenseSet<Operation *> absorbed;
-    for (auto &entry : gemms)
-      absorbed.insert(entry.second.absorbed.begin(),
-                      entry.second.absorbed.end());
-    auto inside = [&](Operation *user) {
-      return absorbed.contains(user) || gemms.count(user) ||
-             isa<BindShapeOp>(user);
-    };
-    SmallVector<Operation *> dropped;
-    for (auto &entry : gemms)
-      for (Operation *op : entry.second.absorbed)
-        if (!llvm::all_of(op->getUsers(), inside)) {
-          dropped.push_back(entry.first);
-          break;
-        }
-    for (Operation *op : dropped)
-      gemms.erase(op);
-    changed = !dropped.empty();
+    for (Operation *op : llvm::to_vector(absorbed))
+      if (!llvm::all_of(op->getUsers(), inside)) {
+        absorbed.erase(op);
+        changed = true;
+      }
   }
+  for (auto &entry : gemms)
+    llvm::erase_if(entry.second.absorbed,
+                   [&](Operation *op) { return !absorbed.contains(op); });
   return gemms;
 }
 
@@ -271,6 +291,7 @@ planner::gemmOperands(Operation *op,
     g.rhs = q.weight;
     g.weightScale = q.scale;
     g.inputScale = q.inputScale;
+    g.inputZeroPoint = q.inputZeroPoint;
     g.weightOnly = q.weightOnly;
     g.groupSize = q.groupSize;
     g.bf16Inputs = q.bf16;

@@ -3,7 +3,11 @@
 // `--quantize=static-int8`: the form of tsc-quantize-dynamic-int8 with the
 // activation's scale a constant from calibration (one per tensor), so the
 // int8 GEMM step quantizes its input without measuring it and the scale
-// folds into the output scales (docs/quantization.md).
+// folds into the output scales (docs/quantization.md). With calibrated
+// minima as well as maxima the activation is asymmetric: a zero point maps
+// [min, max] onto the whole s8 range, which a GELU's output (-0.17 to
+// tens) would otherwise use half of; the int8 GEMM step subtracts the zero
+// point's share through B's column sums.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,21 +29,42 @@ using namespace mlir::tsc;
 
 namespace {
 
-/// Rewrites `g` with its input quantized per tensor by the scale of
-/// `range` (max|x|); failure (with `why`) when the weight's data cannot be
-/// read.
-LogicalResult quantize(QuantizableGemm g, float range, std::string &why) {
+/// An activation's calibrated range: [-max|x|, max|x|] (symmetric, no
+/// zero point) or [min, max] widened to hold 0 (asymmetric).
+struct Range {
+  float lo, hi;
+  bool symmetric;
+};
+
+/// Rewrites `g` with its input quantized per tensor: symmetric, scale
+/// max(hi / 127, FLT_MIN); or asymmetric, scale max((hi - lo) / 255,
+/// FLT_MIN) and the zero point that maps lo to -128, clamped to s8.
+/// Failure (with `why`) when the weight's data cannot be read.
+LogicalResult quantize(QuantizableGemm g, Range range, std::string &why) {
   FailureOr<Value> wd = createQuantizedWeight(g, why);
   if (failed(wd))
     return failure();
   OpBuilder b(g.op);
   Location loc = g.op->getLoc();
   auto inputType = cast<RankedTensorType>(g.input.getType());
-  Value scale = createScalar(b, loc, std::max(range / kInt8Max, kMinInt8Scale));
+  float s = range.symmetric
+                ? std::max(range.hi / kInt8Max, kMinInt8Scale)
+                : std::max((range.hi - range.lo) / 255.0f, kMinInt8Scale);
+  Value scale = createScalar(b, loc, s);
+  Value zeroPoint;
+  if (!range.symmetric) {
+    double z = std::nearbyint(-128.0 - double(range.lo) / double(s));
+    auto type = RankedTensorType::get({}, b.getI8Type());
+    zeroPoint = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            type, b.getIntegerAttr(b.getI8Type(),
+                                   int64_t(std::clamp(z, -128.0, 127.0)))));
+  }
   Value xq = QuantizeOp::create(b, loc, inputType.clone(b.getI8Type()), g.input,
-                                scale, Value(), IntegerAttr(), IntegerAttr(),
+                                scale, zeroPoint, IntegerAttr(), IntegerAttr(),
                                 /*saturate=*/false);
-  Value xd = DequantizeOp::create(b, loc, inputType, xq, scale, Value(),
+  Value xd = DequantizeOp::create(b, loc, inputType, xq, scale, zeroPoint,
                                   IntegerAttr(), IntegerAttr());
   replaceGemm(g, xd, *wd);
   return success();
@@ -67,12 +92,28 @@ struct QuantizeStaticInt8Pass
           << " GEMM ops (tsc.linear, tsc.matmul): one range each expected";
       return signalPassFailure();
     }
-    for (auto [op, range] : llvm::zip_equal(gemms, inputRanges)) {
-      if (!(std::isfinite(range) && range >= 0.0f)) {
-        op->emitError() << "tsc-quantize-static-int8: input range " << range
-                        << " is not a finite number >= 0";
+    bool asymmetric = !inputMinima.empty();
+    if (asymmetric && inputMinima.size() != gemms.size()) {
+      getOperation().emitError()
+          << "tsc-quantize-static-int8: input-minima has " << inputMinima.size()
+          << " entries, the function has " << gemms.size()
+          << " GEMM ops: one minimum each expected (or none)";
+      return signalPassFailure();
+    }
+    for (auto [i, op] : llvm::enumerate(gemms)) {
+      float hi = inputRanges[i], lo = asymmetric ? inputMinima[i] : -hi;
+      if (!(std::isfinite(hi) && (asymmetric || hi >= 0.0f))) {
+        op->emitError() << "tsc-quantize-static-int8: input range " << hi
+                        << " is not a finite number"
+                        << (asymmetric ? "" : " >= 0");
         return signalPassFailure();
       }
+      if (!std::isfinite(lo) || lo > hi) {
+        op->emitError() << "tsc-quantize-static-int8: input minimum " << lo
+                        << " is not a finite number <= the maximum " << hi;
+        return signalPassFailure();
+      }
+      Range range{std::min(lo, 0.0f), std::max(hi, 0.0f), !asymmetric};
       std::string why;
       FailureOr<QuantizableGemm> g =
           matchQuantizableGemm(op, minInputFeatures, why);
@@ -80,7 +121,7 @@ struct QuantizeStaticInt8Pass
         keepGemm(op, keptAs, minInputFeatures, remarks);
         continue;
       }
-      if (succeeded(g) && range == 0.0f)
+      if (succeeded(g) && range.hi == range.lo)
         why = "no calibrated range for its input";
       else if (succeeded(g) && succeeded(quantize(*g, range, why)))
         continue;

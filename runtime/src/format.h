@@ -27,7 +27,7 @@ constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
 constexpr uint16_t kMajor = 1;
 /// The newest minor version: the writer writes the oldest minor that has
 /// everything a file uses, the reader knows every field up to this one.
-constexpr uint16_t kMinor = 16;
+constexpr uint16_t kMinor = 17;
 constexpr size_t kHeaderSize = 64;
 constexpr size_t kSectionEntrySize = 32;
 /// Sections, weights and arena values start at multiples of this.
@@ -147,6 +147,10 @@ constexpr uint16_t kGemmSparse24 = 2;
 /// nearest even) and multiplied accumulating in f32: a GEMM the int8 passes
 /// kept in bf16 (docs/quantization.md).
 constexpr uint16_t kGemmBf16Inputs = 4;
+/// Bit 3 (1.17, kind 7 only): A is quantized with a zero point, an i32 in
+/// [-128, 127] after A's scale: q = saturate(round(a / scale) + zero_point),
+/// and the product is of (q - zero_point) by B (docs/artifact-format.md).
+constexpr uint16_t kGemmInputZeroPoint = 8;
 constexpr unsigned kGemmActivationShift = 8;
 /// What a GEMM applies to alpha·op(A)·op(B) + bias before it adds beta·R.
 enum class GemmActivation : uint8_t { None = 0, Gelu = 1, GeluTanh = 2 };

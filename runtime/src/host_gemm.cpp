@@ -143,6 +143,17 @@ struct StepState {
   /// and a post-op (A's, per row); with A's scale a constant (1.12), the
   /// output scales are the products of both and there is no post-op.
   bool int8 = false;
+  /// With A's zero point z (1.17): the product of q by B less z times B's
+  /// column sums, -z·scale(A)·scale(B_n)·Σ_k B_kn per column n, added as
+  /// the first post-op; computed once when B is a weight, else each run.
+  std::vector<float> zeroPointCorrection;
+  /// A constant-scale int8 step whose bias is a weight (or none): the
+  /// matmul's own bias, which oneDNN 2.6 adds before the output scales, so
+  /// (bias + zeroPointCorrection) / (scale(A)·scale(B_n)) per column, taken
+  /// once (again each run when B is not a weight). The post-ops it saves
+  /// cost 0.4-0.8 ms a layer of BERT-base at batch 8 (docs/quantization.md).
+  std::vector<float> matmulBias;
+  bool biasIsConstant = false; // the bias is a weight, or there is none
   /// A weight-only GEMM (format 1.15): B is an i8 or i4 weight, dequantized
   /// into `dequantized` (f32, B's layout) when it is first needed: at
   /// session creation when it is prepared, which then drops the copy, or at
@@ -190,6 +201,13 @@ struct HostGemms::Impl {
 
   explicit Impl(const tsc_model_s &m) : model(m) {}
 
+  /// B's f32 scales, a weight: per output channel, or per group along K.
+  const float *weightScales(const GemmStep &g) const {
+    return reinterpret_cast<const float *>(
+        model.artifact.weights().data +
+        model.plan.values[model.plan.values[g.weightScale].root].offset);
+  }
+
   std::string where(size_t step) const {
     return formatString("%s: step %zu (gemm)", model.artifact.name().c_str(),
                         step);
@@ -202,6 +220,7 @@ struct HostGemms::Impl {
   // The product of an int8 step whose row scales' epilogue sums into C.
   std::vector<float> productBuffer;
   float quantizedScale = 0; // the constant scale it used (0: per row)
+  int32_t quantizedZeroPoint = 0;
   // What quantizedA holds: the step that quantized it, and that step's A
   // (-1: nothing). The next step reuses it when it is the next step and
   // quantizes the same value, unchanged between them (Q, K and V of one
@@ -251,20 +270,25 @@ struct HostGemms::Impl {
     e.c = matrixDesc(memory::data_type::f32, 1, shape.m, shape.n, shape.ldc,
                      shape.strideC, false, true);
     dnnl::primitive_attr attr;
-    const float *columnScales = reinterpret_cast<const float *>(
-        model.artifact.weights().data +
-        model.plan.values[model.plan.values[g.weightScale].root].offset);
+    const float *columnScales = weightScales(g);
     std::vector<float> outputScales(columnScales, columnScales + shape.n);
     if (g.inputScale > 0)
       for (float &scale : outputScales)
         scale *= g.inputScale;
     attr.set_output_scales(1 << 1, outputScales);
     dnnl::post_ops ops;
-    if (g.bias != kNone) {
-      e.bias = memory::desc(Dims{1, shape.n}, memory::data_type::f32,
-                            memory::format_tag::ab);
+    e.bias = memory::desc(Dims{1, shape.n}, memory::data_type::f32,
+                          memory::format_tag::ab);
+    // The bias and the zero point's term as the matmul's bias where they
+    // are constants and the output scales can divide them; else post-ops.
+    e.biasArg = g.inputScale > 0 && s.biasIsConstant &&
+                (g.bias != kNone || g.inputZeroPoint != 0) &&
+                std::all_of(outputScales.begin(), outputScales.end(),
+                            [](float scale) { return std::isnormal(scale); });
+    if (g.inputZeroPoint != 0 && !e.biasArg)
       ops.append_binary(dnnl::algorithm::binary_add, e.bias);
-    }
+    if (g.bias != kNone && !e.biasArg)
+      ops.append_binary(dnnl::algorithm::binary_add, e.bias);
     appendActivation(ops, GemmActivation(g.activation));
     if (g.beta != 0.0f)
       ops.append_sum(g.beta);
@@ -285,8 +309,10 @@ struct HostGemms::Impl {
           epilogue, engine);
       e.rowScale = dnnl::binary(rows);
     }
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, e.b, e.product),
-                                    attr, engine);
+    dnnl::matmul::primitive_desc pd(
+        e.biasArg ? dnnl::matmul::desc(e.a, e.b, e.bias, e.product)
+                  : dnnl::matmul::desc(e.a, e.b, e.product),
+        attr, engine);
     e.primitive = dnnl::matmul(pd);
     e.b = pd.weights_desc();
     s.impl = std::string("int8 ") + pd.impl_info_str();
@@ -311,11 +337,13 @@ struct HostGemms::Impl {
     }
   }
 
-  /// A's rows quantized symmetrically into quantizedA, rounding half to
-  /// even as tsc.quantize does: by `constantScale` (1.12), or (0) each row
-  /// by max(max|row| / 127, FLT_MIN), written to rowScales: the formula of
-  /// tsc-quantize-dynamic-int8 (passes/transforms/DynamicInt8.h).
-  void quantizeA(const float *a, const Shape &shape, float constantScale) {
+  /// A's rows quantized into quantizedA, rounding half to even as
+  /// tsc.quantize does: by `constantScale` and `zeroPoint` (1.12, 1.17),
+  /// or (0) each row symmetrically by max(max|row| / 127, FLT_MIN), written
+  /// to rowScales: the formula of tsc-quantize-dynamic-int8
+  /// (passes/transforms/DynamicInt8.h).
+  void quantizeA(const float *a, const Shape &shape, float constantScale,
+                 int32_t zeroPoint) {
     quantizedA.resize(size_t(shape.m * shape.k));
     rowScales.resize(constantScale > 0 ? 0 : size_t(shape.m));
 #pragma omp parallel for schedule(static)
@@ -326,7 +354,8 @@ struct HostGemms::Impl {
         scale = std::max(absMax(row, shape.k) / 127.0f, FLT_MIN);
         rowScales[size_t(r)] = scale;
       }
-      quantizeRow(row, shape.k, scale, quantizedA.data() + r * shape.k);
+      quantizeRow(row, shape.k, scale, zeroPoint,
+                  quantizedA.data() + r * shape.k);
     }
   }
 
@@ -437,9 +466,7 @@ struct HostGemms::Impl {
                             const Shape &shape) {
     if (s.dequantized.empty()) {
       const GemmStep &g = *s.g;
-      const float *scales = reinterpret_cast<const float *>(
-          model.artifact.weights().data +
-          model.plan.values[model.plan.values[g.weightScale].root].offset);
+      const float *scales = weightScales(g);
       dequantizeWeight(weight, dtypeBits(model.plan.values[g.b].dtype), scales,
                        g.groupSize, g.transB, shape, s.dequantized);
     }
@@ -454,6 +481,10 @@ struct HostGemms::Impl {
     s.g = &g;
     s.dtype = model.plan.values[g.c].dtype;
     s.int8 = g.weightScale != kNone && !g.weightOnly;
+    s.biasIsConstant =
+        g.bias == kNone ||
+        model.plan.values[model.plan.values[g.bias].root].storage ==
+            Storage::Weight;
     s.weightOnly = g.weightOnly;
     s.bf16Inputs = g.bf16Inputs;
     // Without maxima no weight is prepared: B stays f32, and so does a
@@ -465,6 +496,12 @@ struct HostGemms::Impl {
     s.weightB = model.plan.values[b.root].storage == Storage::Weight &&
                 b.root == g.b && (shape.batch <= 1 || shape.strideB == 0) &&
                 shape.m > 0 && shape.n > 0 && shape.k > 0;
+    // A weight's column sums (A's zero point) once, with the session.
+    if (s.int8 && g.inputZeroPoint != 0 && s.weightB)
+      correctZeroPoint(s,
+                       reinterpret_cast<const int8_t *>(
+                           model.artifact.weights().data + b.offset),
+                       shape);
     if (s.bf16Inputs && s.weightB) {
       // A bf16 product where the CPU has one (B unprepared is read as
       // stored, f32).
@@ -593,8 +630,8 @@ struct HostGemms::Impl {
   bool reusesQuantizedA(size_t step, const GemmStep &g, const Shape &shape) {
     if (quantizedStep < 0 || size_t(quantizedStep) + 1 != step ||
         quantizedValue != g.a || quantizedScale != g.inputScale ||
-        quantizedShape.m != shape.m || quantizedShape.k != shape.k ||
-        quantizedShape.lda != shape.lda)
+        quantizedZeroPoint != g.inputZeroPoint || quantizedShape.m != shape.m ||
+        quantizedShape.k != shape.k || quantizedShape.lda != shape.lda)
       return false;
     const Plan &plan = model.plan;
     const GemmStep &before = plan.steps[size_t(quantizedStep)].gemm;
@@ -609,9 +646,11 @@ struct HostGemms::Impl {
     void *residual = g.residual == kNone ? nullptr : addresses[g.residual];
     std::vector<uint32_t> done;
     if (s.int8 && shape.k > 0 && !reusesQuantizedA(step, g, shape)) {
-      quantizeA(static_cast<const float *>(a), shape, g.inputScale);
+      quantizeA(static_cast<const float *>(a), shape, g.inputScale,
+                g.inputZeroPoint);
       quantizedValue = g.a;
       quantizedScale = g.inputScale;
+      quantizedZeroPoint = g.inputZeroPoint;
       quantizedShape = shape;
     }
     quantizedStep = s.int8 && shape.k > 0 ? int64_t(step) : -1;
@@ -649,6 +688,13 @@ struct HostGemms::Impl {
                       static_cast<const uint8_t *>(residual) + at,
                       size_t(shape.n) * elementBytes);
         }
+    if (entry && s.int8 && g.inputZeroPoint != 0 &&
+        (s.zeroPointCorrection.empty() || !s.weightB)) {
+      correctZeroPoint(s, static_cast<const int8_t *>(addresses[g.b]), shape);
+      s.matmulBias.clear();
+    }
+    if (entry && s.int8 && entry->biasArg && s.matmulBias.empty())
+      foldBias(s, static_cast<const float *>(bias), shape);
     if (entry && s.int8)
       runInt8Primitive(s, *entry, b, c, bias);
     else if (entry)
@@ -677,6 +723,48 @@ struct HostGemms::Impl {
     stream.wait();
   }
 
+  /// s.zeroPointCorrection for B as stored (s8, `shape`'s layout).
+  void correctZeroPoint(StepState &s, const int8_t *b, const Shape &shape) {
+    const GemmStep &g = *s.g;
+    const float *columnScales = weightScales(g);
+    // Row by row in B's layout: [N, K] (transB) or [K, N].
+    std::vector<int64_t> sums(size_t(shape.n), 0);
+    const int64_t rows = g.transB ? shape.n : shape.k;
+    const int64_t columns = g.transB ? shape.k : shape.n;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int8_t *row = b + r * shape.ldb;
+      if (g.transB) {
+        int64_t sum = 0;
+        for (int64_t c = 0; c < columns; ++c)
+          sum += row[c];
+        sums[size_t(r)] = sum;
+      } else {
+        for (int64_t c = 0; c < columns; ++c)
+          sums[size_t(c)] += row[c];
+      }
+    }
+    s.zeroPointCorrection.resize(size_t(shape.n));
+    for (int64_t n = 0; n < shape.n; ++n)
+      s.zeroPointCorrection[size_t(n)] =
+          float(-double(g.inputZeroPoint) * double(g.inputScale) *
+                double(columnScales[n]) * double(sums[size_t(n)]));
+  }
+
+  /// s.matmulBias: (bias + zero point's term) / (scale(A)·scale(B_n)).
+  void foldBias(StepState &s, const float *bias, const Shape &shape) {
+    const GemmStep &g = *s.g;
+    const float *columnScales = weightScales(g);
+    s.matmulBias.resize(size_t(shape.n));
+    for (int64_t n = 0; n < shape.n; ++n) {
+      double add =
+          (bias ? double(bias[n]) : 0.0) +
+          (g.inputZeroPoint ? double(s.zeroPointCorrection[size_t(n)]) : 0.0);
+      // The divisor as oneDNN's output scale is: the f32 product.
+      s.matmulBias[size_t(n)] =
+          float(add / double(columnScales[n] * g.inputScale));
+    }
+  }
+
   void runInt8Primitive(StepState &s, Entry &e, void *b, void *c, void *bias) {
     void *product = c;
     if (e.separateProduct) {
@@ -693,8 +781,15 @@ struct HostGemms::Impl {
     std::unordered_map<int, memory> rowArgs;
     std::unordered_map<int, memory> &epilogue =
         s.g->inputScale > 0 ? args : rowArgs;
-    if (bias)
-      epilogue.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+    int postOp = 0;
+    if (e.biasArg)
+      args.emplace(DNNL_ARG_BIAS, memory(e.bias, engine, s.matmulBias.data()));
+    if (s.g->inputZeroPoint != 0 && !e.biasArg)
+      epilogue.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(postOp++) |
+                           DNNL_ARG_SRC_1,
+                       memory(e.bias, engine, s.zeroPointCorrection.data()));
+    if (bias && !e.biasArg)
+      epilogue.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(postOp) | DNNL_ARG_SRC_1,
                        memory(e.bias, engine, bias));
     e.primitive.execute(stream, args);
     if (s.g->inputScale == 0) {

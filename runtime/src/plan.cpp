@@ -239,11 +239,14 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       g.transB = r.u8("gemm trans_b") != 0;
       uint16_t flags = r.u16("gemm flags");
       // Bit 0: TF32 (1.2); bit 1: 2:4 sparse (1.14); bit 2: bf16 inputs
-      // (1.16); bits 8-15: the activation (1.8).
-      uint16_t known = tscm::kGemmTf32 |
-                       (minor >= 8 ? 0xFFu << tscm::kGemmActivationShift : 0u) |
-                       (minor >= 14 ? tscm::kGemmSparse24 : 0u) |
-                       (minor >= 16 ? tscm::kGemmBf16Inputs : 0u);
+      // (1.16); bit 3: A's zero point (1.17, kind 7); bits 8-15: the
+      // activation (1.8).
+      uint16_t known =
+          tscm::kGemmTf32 |
+          (minor >= 8 ? 0xFFu << tscm::kGemmActivationShift : 0u) |
+          (minor >= 14 ? tscm::kGemmSparse24 : 0u) |
+          (minor >= 16 ? tscm::kGemmBf16Inputs : 0u) |
+          (minor >= 17 && staticInt8 ? tscm::kGemmInputZeroPoint : 0u);
       if (r.ok() && (flags & ~known))
         return unknown("gemm flags", flags);
       g.tf32 = flags & tscm::kGemmTf32;
@@ -276,6 +279,14 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
                          "%s: PLAN: step %u (int8 gemm) has input scale %g, "
                          "not a positive finite number (corrupt artifact)",
                          name, i, double(g.inputScale));
+        if (flags & tscm::kGemmInputZeroPoint) {
+          g.inputZeroPoint = int32_t(r.u32("gemm input zero point"));
+          if (r.ok() && (g.inputZeroPoint < -128 || g.inputZeroPoint > 127))
+            return statusf(TSC_STATUS_DATA_LOSS,
+                           "%s: PLAN: step %u (int8 gemm) has input zero "
+                           "point %d, outside [-128, 127] (corrupt artifact)",
+                           name, i, int(g.inputZeroPoint));
+        }
       }
       // Format 1.9: A, B, C, then the bias and the residual it has.
       if (minor >= 9)

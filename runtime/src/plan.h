@@ -66,6 +66,10 @@ struct GemmStep {
   /// Format 1.12, step kind 7: A's scale, one for the whole tensor, fixed
   /// at compile time by calibration (0: per row at run time, kind 6).
   float inputScale = 0;
+  /// Format 1.17, flags bit 3 (kind 7 only): A's zero point, in
+  /// [-128, 127]: A quantizes to saturate(round(a / inputScale) + zero
+  /// point) and C is the product of (q - zero point) by B.
+  int32_t inputZeroPoint = 0;
   /// Format 1.15, step kind 8: a weight-only GEMM. A and C are f32, B an
   /// i8 or (packed) i4 weight, `weightScale` its f32 scales: per output
   /// channel (groupSize 0, n of them) or per group of `groupSize`

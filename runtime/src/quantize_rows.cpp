@@ -24,18 +24,20 @@ TSC_VECTOR_CLONES float absMax(const float *row, int64_t k) {
   return value;
 }
 
-// Clamping first keeps the quotient within 2^22, where adding and taking
-// away 1.5 * 2^23 rounds it to an integer, half to even, in the default
-// rounding mode (the library is not built with -ffast-math, which would
-// fold the two away).
+// Clamping first (to the integers that saturate to the s8 range once the
+// zero point is added) keeps the quotient within 2^22, where adding and
+// taking away 1.5 * 2^23 rounds it to an integer, half to even, in the
+// default rounding mode (the library is not built with -ffast-math, which
+// would fold the two away). Rounding commutes with clamping to integers.
 TSC_VECTOR_CLONES void quantizeRow(const float *row, int64_t k, float scale,
-                                   int8_t *q) {
+                                   int32_t zeroPoint, int8_t *q) {
+  const float lo = float(-128 - zeroPoint), hi = float(127 - zeroPoint);
   for (int64_t j = 0; j < k; ++j) {
     float v = row[j] / scale;
-    v = v > -128.0f ? v : -128.0f;
-    v = v < 127.0f ? v : 127.0f;
+    v = v > lo ? v : lo;
+    v = v < hi ? v : hi;
     v = (v + 12582912.0f) - 12582912.0f;
-    q[j] = int8_t(int32_t(v));
+    q[j] = int8_t(int32_t(v) + zeroPoint);
   }
 }
 

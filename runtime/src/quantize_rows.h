@@ -18,9 +18,11 @@ namespace tsc::rt {
 /// The largest |x| of the k floats at `row`, NaNs skipped (0 for none).
 float absMax(const float *row, int64_t k);
 
-/// q[j] = clamp(round_half_even(row[j] / scale), -128, 127) for j < k, a
-/// NaN quotient to -128: tsc.quantize's arithmetic, bit for bit.
-void quantizeRow(const float *row, int64_t k, float scale, int8_t *q);
+/// q[j] = clamp(round_half_even(row[j] / scale) + zeroPoint, -128, 127)
+/// for j < k (zeroPoint in [-128, 127]), a NaN quotient to -128:
+/// tsc.quantize's arithmetic, bit for bit.
+void quantizeRow(const float *row, int64_t k, float scale, int32_t zeroPoint,
+                 int8_t *q);
 
 } // namespace tsc::rt
 

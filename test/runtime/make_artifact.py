@@ -342,6 +342,8 @@ def gemm_artifact(rng, c_dims=None):
 
 
 I4 = 20
+I8 = 5
+KGEMM_INPUT_ZERO_POINT = 8  # GEMM flags bit 3 (format 1.17)
 
 
 def weight_only_artifact(rng, group=0, b_dtype=I4, scale_count=None):
@@ -377,6 +379,39 @@ def weight_only_artifact(rng, group=0, b_dtype=I4, scale_count=None):
     scale = lambda kk, j: scales[(kk // group) * 4 + j] if group else scales[j]
     w_vals = [codes[kk * 4 + j] * scale(kk, j) for kk in range(3) for j in range(4)]
     return p, weights, w_vals, b_vals
+
+
+def int8_static_artifact(rng, zero_point, kind=7):
+    """y = dequant(q) @ dequant(Wq) + b by a static int8 GEMM (format 1.12,
+    step kind 7) whose activation has a zero point (1.17, flags bit 3):
+    q = clamp(round_half_even(x / s) + zero_point, -128, 127), the product
+    of (q - zero_point) by Wq s8 [8, 4] with f32 scales per output channel;
+    x f32[batch, 8], batch in [1, 4]. `kind` 6 (dynamic) corrupts it.
+    Returns the plan, the WGHT bytes, the dequantized w (row-major), b and
+    A's scale."""
+    p = Plan()
+    batch = sym(p.symbol("batch", 1, 4))
+    x = p.input("x", F32, [batch, const(8)])
+    y = p.output("y", F32, [batch, const(4)])
+    codes = [rng.randrange(-127, 128) for _ in range(32)]
+    scales = [round(rng.uniform(0.001, 0.01), 5) for _ in range(4)]
+    b_vals = [round(rng.uniform(-1, 1), 3) for _ in range(4)]
+    weights = (struct.pack("<4f", *b_vals).ljust(64, b"\0")
+               + struct.pack("<32b", *codes).ljust(64, b"\0") + struct.pack("<4f", *scales))
+    b = p.weight(F32, [const(4)], 0, 16)
+    w = p.weight(I8, [const(8), const(4)], 64, 32)
+    s = p.weight(F32, [const(4)], 128, 16)
+    p.gemm(x, w, y, b, m=batch, n=const(4), k=const(8), lda=const(8), ldb=const(4),
+           ldc=const(4), flags=KGEMM_INPUT_ZERO_POINT)
+    expected = [expect(F32, [batch, const(8)]), expect(I8, [const(8), const(4)]),
+                expect(F32, [batch, const(4)], written=True), expect(F32, [const(4)]),
+                expect(F32, [const(4)])]
+    a_scale = 0.015625  # 2^-6: x / s is exact, so the rounding is the test's
+    tail = struct.pack("<II", NONE, s) + (struct.pack("<fi", a_scale, zero_point)
+                                          if kind == 7 else b"")
+    p.steps[-1] = bytes([kind]) + p.steps[-1][1:] + tail + b"".join(expected)
+    w_vals = [codes[kk * 4 + j] * scales[j] for kk in range(8) for j in range(4)]
+    return p, weights, w_vals, b_vals, a_scale
 
 
 def round_half(v, dtype):
@@ -564,6 +599,37 @@ def make(args):
     plan, weights = weight_only_artifact(random.Random(5), scale_count=3)[:2]
     out("weight-only-scale-count.tscm",
         container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=15))
+
+    # Format 1.17: a static int8 GEMM whose activation has a zero point
+    # (asymmetric activations), against the quantization computed here;
+    # then the flag in a 1.16 file, on a dynamic int8 step, and a zero point
+    # outside s8.
+    plan, weights, w, b, a_scale = int8_static_artifact(random.Random(6), -37)
+    out("int8-zero-point.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=17))
+    # x / a_scale: half-integers (ties, to even), a value saturating at each
+    # end once the zero point is added, and a NaN (-128).
+    zx = [(v + 0.5) * a_scale for v in (-91, -4, 3, 10, 0, -1, 57, 163)]
+    zx += [v * a_scale for v in (-95, -91, 170, 164, -3, 2, 1, 0)]
+    zx[12] = float("nan")
+    write_npy(os.path.join(args.outdir, "int8zp_x.npy"), F32, (2, 8), zx)
+
+    def code(v):  # q - zero_point
+        if v != v:
+            return -128 + 37
+        r = round(v / a_scale)  # Python rounds half to even
+        return max(-128, min(127, r - 37)) + 37
+    write_npy(os.path.join(args.outdir, "int8zp_y_expected.npy"), F32, (2, 4),
+              [sum(code(zx[r * 8 + kk]) * a_scale * w[kk * 4 + c] for kk in range(8)) + b[c]
+               for r in range(2) for c in range(4)])
+    out("int8-zero-point-minor16.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=16))
+    plan, weights = int8_static_artifact(random.Random(6), 200)[:2]
+    out("int8-zero-point-range.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=17))
+    plan, weights = int8_static_artifact(random.Random(6), -37, kind=6)[:2]
+    out("int8-zero-point-dynamic.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=17))
 
     plan, weights, w, b = gemm_residual_artifact(rng)
     out("gemm-residual.tscm",

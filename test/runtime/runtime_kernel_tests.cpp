@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <limits>
+#include <utility>
 
 using namespace tsc_runtime_tests;
 
@@ -19,16 +21,18 @@ namespace {
 
 // The int8 GEMM steps' quantization (quantize_rows.cpp, vectorized on this
 // machine) gives the scalar formula's codes for every element: ties at
-// every half (-128.5 .. 127.5, half to even), saturation, infinities, NaN
+// every half (-130 .. 130, half to even), saturation, infinities, NaN
 // (-128), subnormal quotients, and random values over many magnitudes, at
-// lengths that leave every tail past the vector blocks; and absMax is the
+// lengths that leave every tail past the vector blocks, with zero points
+// across [-128, 127] (static int8's asymmetric activations); and absMax is the
 // largest |x| with NaNs skipped.
 TEST(int8_quantize_rows) {
-  auto reference = [](float x, float scale) {
+  auto reference = [](float x, float scale, int32_t zeroPoint) {
     float v = x / scale;
     if (std::isnan(v))
       return int8_t(-128);
-    return int8_t(std::clamp(std::nearbyint(v), -128.0f, 127.0f));
+    return int8_t(
+        std::clamp(double(std::nearbyint(v)) + zeroPoint, -128.0, 127.0));
   };
   std::vector<float> values;
   for (int half = -260; half <= 260; ++half)
@@ -45,15 +49,24 @@ TEST(int8_quantize_rows) {
         std::ldexp(float(int32_t(seed)) / 2147483648.0f, int(seed % 40) - 20));
   }
   int wrong = 0;
-  for (float scale : {1.0f, 0.0371f, 3.0f, FLT_MIN}) {
+  for (auto [scale, zeroPoint] : {std::pair{1.0f, 0},
+                                  {0.0371f, 0},
+                                  {3.0f, 0},
+                                  {FLT_MIN, 0},
+                                  {1.0f, -128},
+                                  {1.0f, 127},
+                                  {0.0371f, 37},
+                                  {3.0f, -5}}) {
     for (int64_t k : {int64_t(1), int64_t(15), int64_t(17), int64_t(33),
                       int64_t(67), int64_t(values.size())}) {
       for (size_t start = 0; start + size_t(k) <= values.size();
            start += size_t(k) * 7 + 1) {
         std::vector<int8_t> q(static_cast<size_t>(k));
-        tsc::rt::quantizeRow(values.data() + start, k, scale, q.data());
+        tsc::rt::quantizeRow(values.data() + start, k, scale, zeroPoint,
+                             q.data());
         for (int64_t j = 0; j < k; ++j)
-          wrong += q[size_t(j)] != reference(values[start + size_t(j)], scale);
+          wrong += q[size_t(j)] !=
+                   reference(values[start + size_t(j)], scale, zeroPoint);
       }
     }
   }

@@ -6,7 +6,9 @@ Calibration: four samples of x (with the outlier column) and s, seeded. The
 model is compiled four ways and run on an input of the same distribution:
 - `fp32`: no quantization;
 - `static` (--calibration-method=min-max): int8 GEMM steps whose activation
-  scale is a constant (artifact step kind 7);
+  scale and zero point are constants (artifact step kind 7, flags bit 3):
+  asymmetric activations, the default;
+- `symmetric` (the same with --calibration-range=symmetric): no zero point;
 - `static-generated` (--generated-gemms): the same quantize-dequantize IR
   computed as written by generated kernels;
 - `percentile` and `entropy`: the other observers.
@@ -14,8 +16,13 @@ Checks (rel L2 = |a - b| / |b| per output), printed `PASS name: value <=
 bound` or `FAIL ...`:
 - static against static-generated <= 1e-5: the step computes what the IR
   says (with the constant scale folded into oneDNN's output scales);
-- static against an independent numpy model (per-tensor scale = max|x| over
-  the calibration samples / 127, values beyond it saturated) <= 1e-4;
+- static against an independent numpy model (per-tensor scale (max - min) /
+  255 over the calibration samples, 0 included, and the zero point mapping
+  min to -128; values beyond saturated) <= 1e-4; symmetric against the same
+  model with scale max|x| / 127 and no zero point <= 1e-4;
+- y asymmetric no worse than symmetric against fp32: its second GEMM's
+  input is a GELU's output, [-0.17, max], half of which a symmetric range
+  wastes;
 - static, percentile and entropy against fp32 <= 1e-1: one scale for the
   whole tensor, whose outlier column (20x) sets it, leaves the other features
   few codes (measured 3.1e-2 for min-max and percentile; entropy 6.7e-2 on y,
@@ -47,10 +54,17 @@ def quantize_weight(w):
     return np.clip(np.rint(w / ws), -127, 127).astype(np.int64), ws.astype(np.float64)
 
 
-def static_matmul(x, w, amax):
-    """x · w, x quantized per tensor by the calibrated max|x| `amax`."""
-    s = np.float32(max(np.float32(amax) / np.float32(127), np.finfo(np.float32).tiny))
-    q = np.clip(np.rint(x.astype(np.float32) / s), -128, 127).astype(np.int64)
+def static_matmul(x, w, lo, hi, symmetric):
+    """x · w, x quantized per tensor by the calibrated range [lo, hi]:
+    symmetric by max|x| = hi, or asymmetric with a zero point."""
+    tiny = np.finfo(np.float32).tiny
+    if symmetric:
+        s, z = np.float32(max(np.float32(hi) / np.float32(127), tiny)), 0
+    else:
+        lo, hi = np.float32(min(lo, 0.0)), np.float32(max(hi, 0.0))
+        s = np.float32(max((hi - lo) / np.float32(255), tiny))
+        z = int(np.clip(np.rint(-128.0 - np.float64(lo) / np.float64(s)), -128, 127))
+    q = np.clip(np.rint(x.astype(np.float32) / s) + z, -128, 127).astype(np.int64) - z
     wq, ws = quantize_weight(w)
     return (q @ wq).astype(np.float64) * np.float64(s) * ws
 
@@ -60,17 +74,21 @@ def gelu(h):
     return 0.5 * h * (1 + erf(h / math.sqrt(2)))
 
 
-def reference(feeds, w, samples):
-    """The numpy model; ranges by min-max over the fp32 (float64 here)
+def reference(feeds, w, samples, symmetric):
+    """The numpy model; ranges by min-max over the fp32 (float32 here)
     activations of the calibration samples."""
-    amax_x = max(np.abs(s["x"]).max() for s in samples)
-    amax_g = max(np.abs(gelu(s["x"].astype(np.float64) @ w["W1"] + w["b1"])).max()
-                 for s in samples)
+    def extent(values):
+        lo = min(float(v.min()) for v in values)
+        hi = max(float(v.max()) for v in values)
+        return (-max(-lo, hi), max(-lo, hi)) if symmetric else (lo, hi)
+    range_x = extent([s["x"] for s in samples])
+    range_g = extent([gelu(s["x"].astype(np.float64) @ w["W1"] + w["b1"]).astype(np.float32)
+                      for s in samples])
     x = feeds["x"]
-    h = static_matmul(x, w["W1"], amax_x) + w["b1"]
+    h = static_matmul(x, w["W1"], *range_x, symmetric) + w["b1"]
     g = gelu(h).astype(np.float32)
-    y = static_matmul(g, w["W2"], amax_g) + w["b2"] + x
-    z = static_matmul(x, w["W3"], amax_x)
+    y = static_matmul(g, w["W2"], *range_g, symmetric) + w["b2"] + x
+    z = static_matmul(x, w["W3"], *range_x, symmetric)
     return {"y": y, "z": z, "t": feeds["s"].astype(np.float64) @ w["W4"]}
 
 
@@ -112,22 +130,28 @@ def main():
     static = compile_and_run(out, "static", minmax, tsc, tsc_run, args)
     generated = compile_and_run(out, "static-generated", minmax + ["--generated-gemms"],
                                 tsc, tsc_run, args)
+    symmetric = compile_and_run(out, "symmetric", minmax + ["--calibration-range=symmetric"],
+                                tsc, tsc_run, args)
     others = {m: compile_and_run(out, m, quantize + [f"--calibration-method={m}"], tsc,
                                  tsc_run, args) for m in ("percentile", "entropy")}
-    ref = reference(feeds, weights, samples)
+    ref = reference(feeds, weights, samples, symmetric=False)
+    ref_symmetric = reference(feeds, weights, samples, symmetric=True)
 
     check = Checks()
 
     for k in ("y", "z"):
         check(f"{k} static vs static-generated", rel_l2(static[k], generated[k]), 1e-5)
         check(f"{k} static vs numpy", rel_l2(static[k], ref[k]), 1e-4)
+        check(f"{k} symmetric vs numpy", rel_l2(symmetric[k], ref_symmetric[k]), 1e-4)
         check(f"{k} static vs fp32", rel_l2(static[k], fp32[k]), 1e-1)
         for method, result in others.items():
             check(f"{k} {method} vs fp32", rel_l2(result[k], fp32[k]), 1e-1)
+    check("y asymmetric no worse than symmetric", rel_l2(static["y"], fp32["y"]),
+          rel_l2(symmetric["y"], fp32["y"]))
     check("t kept float vs fp32", rel_l2(static["t"], fp32["t"]), 1e-6)
     report = subprocess.run([tsc, str(out / "model.onnx"), "--report", *minmax],
                             check=True, capture_output=True, text=True).stdout
-    print(next((l.split(" (")[0] for l in report.splitlines()
+    print(next((l for l in report.splitlines()
                 if l.startswith("quantization:")), "REPORT no quantization line"))
     decisions = [l.split(None, 2)[2] for l in report.splitlines() if l.startswith("  step ")]
     print(f"REPORT int8 gemm steps: {sum(d.startswith('int8') for d in decisions)}")

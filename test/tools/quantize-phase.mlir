@@ -26,6 +26,8 @@
 // RUN: not tsc %s --quantize=dynamic-int8 --calibration %t --emit=graph 2>&1 | FileCheck %s --check-prefix=CALIB
 // RUN: not tsc %s --quantize=static-int8 --calibration %t --calibration-method=kl --emit=graph 2>&1 | FileCheck %s --check-prefix=METHOD
 // RUN: not tsc %s --quantize=static-int8 --calibration %t --calibration-method=percentile=101 --emit=graph 2>&1 | FileCheck %s --check-prefix=METHOD
+// RUN: not tsc %s --quantize=dynamic-int8 --calibration-range=symmetric --emit=graph 2>&1 | FileCheck %s --check-prefix=RANGE-ALONE
+// RUN: not tsc %s --quantize=static-int8 --calibration %t --calibration-range=both --emit=graph 2>&1 | FileCheck %s --check-prefix=RANGE
 // (tsc's --emit leaves the i4 blobs' bytes out: the IR before them.)
 // RUN: tsc %s --quantize=weight-int4:group=16 --emit=quantize | sed '/^{-#/,$d' > %t.int4.mlir
 // RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=weight-int4 weight-group-size=16" | sed '/^{-#/,$d' | diff %t.int4.mlir -
@@ -48,6 +50,8 @@
 // STATIC: tsc: error: --quantize=static-int8 needs --calibration DIR (one folder of NAME.npy inputs per sample)
 // CALIB: tsc: error: --calibration goes with --quantize=static-int8 or --prune=heads=R / ffn=R
 // METHOD: tsc: error: --calibration-method={{kl|percentile=101}}: expected min-max, percentile[=P] (0 < P <= 100) or entropy
+// RANGE-ALONE: tsc: error: --calibration-range goes with --quantize=static-int8
+// RANGE: tsc: error: --calibration-range=both: expected asymmetric or symmetric
 // FP8: tsc: error: --quantize=fp8: not implemented yet (available: dynamic-int8, static-int8, weight-int8, weight-int4)
 // UNKNOWN: tsc: error: --quantize=int3: expected none, dynamic-int8, static-int8, weight-int8[:group=G] or weight-int4[:group=G]
 // GROUP: tsc: error: --quantize=weight-int4:group=48: expected weight-int4[:group=G] with G a power of two from 8 to 4096 (32, 64, 128 are usual) or `channel`
