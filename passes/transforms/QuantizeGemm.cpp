@@ -236,18 +236,12 @@ FailureOr<Operation *> tsc::roundGemmToBf16(QuantizableGemm g,
   return replaceGemm(g, input, weight).getOperation();
 }
 
-LinearOp tsc::replaceGemm(QuantizableGemm g, Value input, Value weight,
-                          Value biasCorrection) {
+LinearOp tsc::replaceGemm(QuantizableGemm g, Value input, Value weight) {
   OpBuilder b(g.op);
   Location loc = g.op->getLoc();
   Value result = g.op->getResult(0);
   auto old = dyn_cast<LinearOp>(g.op);
   Value bias = old ? old.getBias() : Value();
-  if (biasCorrection)
-    bias = bias ? AddOp::create(b, loc, biasCorrection.getType(), bias,
-                                biasCorrection)
-                      .getResult()
-                : biasCorrection;
   LinearOp linear;
   if (old)
     linear = LinearOp::create(b, loc, result.getType(), input, weight, bias,

@@ -91,10 +91,8 @@ Value createScalar(OpBuilder &b, Location loc, float value);
 FailureOr<Value> createQuantizedWeight(QuantizableGemm g, std::string &why);
 
 /// Replaces `g.op` by a tsc.linear of `input` and `weight` with the old
-/// op's bias, residual, layout and activation; `biasCorrection` (per output
-/// feature), when given, is added to the bias. Returns the new op.
-LinearOp replaceGemm(QuantizableGemm g, Value input, Value weight,
-                     Value biasCorrection = {});
+/// op's bias, residual, layout and activation. Returns the new op.
+LinearOp replaceGemm(QuantizableGemm g, Value input, Value weight);
 
 } // namespace mlir::tsc
 

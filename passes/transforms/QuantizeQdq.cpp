@@ -12,18 +12,17 @@
 // GEMM step (compiler/plan/QuantizedGemms.cpp): symmetric s8 activations
 // with one constant scale, s8 weights with one scale per output channel.
 //
-// The activation's zero point z (u8 or s8) is folded, as ONNX Runtime and
-// oneDNN do, into a shift and the bias: with o = 128 for u8 and 0 for s8,
-// q - o is an s8 value, q - z = (q - o) + (o - z), and
+// The activation's zero point z (u8 or s8) becomes an s8 zero point: with
+// o = 128 for u8 and 0 for s8, q - o is an s8 value,
 //   q - o = clamp(round(x / s) + (z - o), -128, 127)
-//         = clamp(round((x + (z - o) s) / s), -128, 127)
-// up to the f32 rounding of x + (z - o) s (a one-code difference where x / s
-// lies within about 2e-5 codes of a rounding tie), so
-//   y = s8gemm(x + (z - o) s) + s (o - z) colsum(wd).
-// Exact otherwise: the s8 range [-128, 127] is q - o's whole range, so
-// saturation happens at the same values. The weight's zero point must be 0
-// (ONNX Runtime's s8 weights are symmetric); a per-tensor weight scale is
-// repeated per channel.
+// exactly (the s8 range [-128, 127] is q - o's whole range, so saturation
+// happens at the same values), and (q - z) s = ((q - o) - (z - o)) s. So
+// the activation is quantize(x, s, z - o) to s8, dequantized by the same:
+// static int8's asymmetric form, whose int8 GEMM step (format 1.17) takes
+// the zero point's product with the weight's column sums out of the
+// product itself. The weight's zero point must be 0 (ONNX Runtime's s8
+// weights are symmetric); a per-tensor weight scale is repeated per
+// channel.
 //
 // Anything else stays the ops the model has (dequantize(quantize(x)) in
 // float, the model's semantics): QDQ around other ops, a computed weight,
@@ -212,32 +211,32 @@ LogicalResult rewrite(Operation *op, DenseMap<Value, Value> &inputs,
   FailureOr<Weight> w = matchWeight(weight, nDim, why);
   if (failed(w))
     return failure();
-  std::optional<std::vector<char>> bytes = getConstantBytes(w->data.getValue());
-  if (!bytes) {
-    why = "the weight's data is not available";
-    return failure();
-  }
 
   OpBuilder b(op);
   Location loc = op->getLoc();
-  int64_t shift = act->zeroPoint - (act->isUnsigned ? 128 : 0);
+  int64_t zeroPoint = act->zeroPoint - (act->isUnsigned ? 128 : 0);
+  if (zeroPoint < -128 || zeroPoint > 127) {
+    why = "the activation's zero point is outside its type's range";
+    return failure();
+  }
   Value &xd = inputs[input];
   if (!xd) {
-    Value x = act->x;
-    if (shift != 0)
-      x = AddOp::create(b, loc, inputType, x,
-                        createScalar(b, loc, float(shift) * act->scale));
     Value s = createScalar(b, loc, act->scale);
-    Value xq = QuantizeOp::create(b, loc, inputType.clone(b.getI8Type()), x, s,
-                                  Value(), IntegerAttr(), IntegerAttr(),
+    Value z;
+    if (zeroPoint != 0)
+      z = ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, b.getI8Type()),
+                                 b.getIntegerAttr(b.getI8Type(), zeroPoint)));
+    Value xq = QuantizeOp::create(b, loc, inputType.clone(b.getI8Type()),
+                                  act->x, s, z, IntegerAttr(), IntegerAttr(),
                                   /*saturate=*/false);
-    xd = DequantizeOp::create(b, loc, inputType, xq, s, Value(), IntegerAttr(),
+    xd = DequantizeOp::create(b, loc, inputType, xq, s, z, IntegerAttr(),
                               IntegerAttr());
   }
 
   // The weight without zero point, one scale per output channel.
   RankedTensorType qType = w->data.getType();
-  int64_t rows = qType.getDimSize(0), cols = qType.getDimSize(1);
   int64_t n = qType.getDimSize(nDim);
   auto scaleType = RankedTensorType::get({n}, b.getF32Type());
   auto asBytes = [](ArrayRef<float> v) {
@@ -252,22 +251,7 @@ LogicalResult rewrite(Operation *op, DenseMap<Value, Value> &inputs,
       DequantizeOp::create(b, loc, weight.getType(), w->data, ws, Value(),
                            b.getI64IntegerAttr(nDim), IntegerAttr());
 
-  // s (o - z) times each output channel's sum of the dequantized weight.
-  Value correction;
-  if (shift != 0) {
-    std::vector<double> sums(n, 0.0);
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        sums[kn ? c : r] += double(int8_t((*bytes)[r * cols + c]));
-    std::vector<float> bias(n);
-    for (int64_t i = 0; i < n; ++i)
-      bias[i] = float(-double(shift) * act->scale * w->scales[i] * sums[i]);
-    correction = ConstantOp::create(
-        b, loc,
-        cast<ElementsAttr>(getConstantFromBytes(scaleType, asBytes(bias),
-                                                "qdq.zero_point.bias")));
-  }
-  replaceGemm(QuantizableGemm{op, input, {}, kn}, xd, wd, correction);
+  replaceGemm(QuantizableGemm{op, input, {}, kn}, xd, wd);
   return success();
 }
 

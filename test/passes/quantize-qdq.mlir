@@ -2,23 +2,21 @@
 
 // ONNX Runtime's QDQ form: u8 activation with zero point 100 (scale 0.5),
 // s8 weight per output channel (axis 1 of a [K, N] weight) with zero points
-// 0. The activation becomes symmetric s8 after a shift of (100 - 128) * 0.5
-// = -14; the bias gets s * (128 - 100) * ws[n] * sum_k wq[k, n] (the
-// dequantized activation is s * (q - 128) + s * (128 - 100)):
-// n = 0: 14 * 0.25 * (1 + 3) = 14, n = 1: 14 * 0.125 * (-2 - 6) = -14.
-// The old pair and the weight's zero point are gone.
+// 0. The activation becomes s8 with zero point 100 - 128 = -28 (q - 128 is
+// the s8 code, exactly, saturation included); the bias stays the model's
+// (none): the int8 GEMM step takes the zero point's share out of the
+// product. The old pair and the weight's zero point are gone.
 // CHECK-LABEL: func.func @u8_per_channel
 // CHECK-SAME:    (%[[X:.+]]: tensor<?x16xf32>)
 // CHECK:         %[[WQ:.+]] = tsc.constant dense<{{\[\[}}1, -2], [3, -6]{{.*}}> : tensor<16x2xi8>
-// CHECK:         %[[SHIFT:.+]] = tsc.constant dense<-1.400000e+01> : tensor<f32>
-// CHECK:         %[[XS:.+]] = tsc.add %[[X]], %[[SHIFT]]
+// CHECK-NOT:     tsc.add
 // CHECK:         %[[S:.+]] = tsc.constant dense<5.000000e-01> : tensor<f32>
-// CHECK:         %[[Q:.+]] = tsc.quantize %[[XS]], %[[S]] : (tensor<?x16xf32>, tensor<f32>) -> tensor<?x16xi8>
-// CHECK:         %[[XD:.+]] = tsc.dequantize %[[Q]], %[[S]] : (tensor<?x16xi8>, tensor<f32>) -> tensor<?x16xf32>
+// CHECK:         %[[Z:.+]] = tsc.constant dense<-28> : tensor<i8>
+// CHECK:         %[[Q:.+]] = tsc.quantize %[[X]], %[[S]], %[[Z]] : (tensor<?x16xf32>, tensor<f32>, tensor<i8>) -> tensor<?x16xi8>
+// CHECK:         %[[XD:.+]] = tsc.dequantize %[[Q]], %[[S]], %[[Z]] : (tensor<?x16xi8>, tensor<f32>, tensor<i8>) -> tensor<?x16xf32>
 // CHECK:         %[[WS:.+]] = tsc.constant dense<[2.500000e-01, 1.250000e-01]> : tensor<2xf32>
 // CHECK:         %[[WD:.+]] = tsc.dequantize %[[WQ]], %[[WS]] axis = 1 : (tensor<16x2xi8>, tensor<2xf32>) -> tensor<16x2xf32>
-// CHECK:         %[[B:.+]] = tsc.constant dense<[1.400000e+01, -1.400000e+01]> : tensor<2xf32>
-// CHECK:         %[[Y:.+]] = tsc.linear %[[XD]], %[[WD]], %[[B]] {weight_kn}
+// CHECK:         %[[Y:.+]] = tsc.linear %[[XD]], %[[WD]] {weight_kn}
 // CHECK-NOT:     ui8
 // CHECK:         return %[[Y]]
 func.func @u8_per_channel(%x: tensor<?x16xf32>) -> tensor<?x2xf32> {
@@ -38,7 +36,7 @@ func.func @u8_per_channel(%x: tensor<?x16xf32>) -> tensor<?x2xf32> {
 // -----
 
 // s8 activation with zero point 0 (symmetric) and a per-tensor weight scale
-// on a linear with a bias: no shift, no bias correction, the scale repeated
+// on a linear with a bias: no zero point, the scale repeated
 // per output channel (axis 0 of an [N, K] weight); Q, K and V-like GEMMs
 // reading one pair share one new pair.
 // CHECK-LABEL: func.func @s8_per_tensor_shared
