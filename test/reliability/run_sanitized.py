@@ -115,6 +115,24 @@ def seeds(tsc, work):
         for flags, suffix in (([], ""), (["--dim", "batch=1..4"], "-ranged")):
             subprocess.run([str(tsc), str(path), "-o", str(art / f"{name}{suffix}.tscm")]
                            + flags, check=True, capture_output=True)
+    # An int8 GEMM step with a constant scale and a zero point (format 1.17):
+    # a QDQ pair in tsc's IR, which tsc-quantize-qdq makes a step of.
+    qdq = work / "qdq.mlir"
+    qdq.write_text("""func.func @qdq(%x: tensor<2x16xf32>) -> tensor<2x4xf32> {
+  %s = tsc.constant dense<0.0625> : tensor<f32>
+  %z = tsc.constant dense<-3> : tensor<i8>
+  %q = tsc.quantize %x, %s, %z : (tensor<2x16xf32>, tensor<f32>, tensor<i8>) -> tensor<2x16xi8>
+  %xd = tsc.dequantize %q, %s, %z : (tensor<2x16xi8>, tensor<f32>, tensor<i8>) -> tensor<2x16xf32>
+  %wq = tsc.constant dense<3> : tensor<16x4xi8>
+  %ws = tsc.constant dense<[0.25, 0.125, 0.5, 1.0]> : tensor<4xf32>
+  %wd = tsc.dequantize %wq, %ws axis = 1 : (tensor<16x4xi8>, tensor<4xf32>) -> tensor<16x4xf32>
+  %b = tsc.constant dense<[1.0, -1.0, 0.5, 2.0]> : tensor<4xf32>
+  %y = tsc.linear %xd, %wd, %b {weight_kn} : (tensor<2x16xf32>, tensor<16x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+""")
+    subprocess.run([str(tsc), str(qdq), "-o", str(art / "int8-zero-point.tscm")], check=True,
+                   capture_output=True)
     # The ONNX importer: the small models above and every ONNX backend node
     # test's model (the pinned onnx package makes them; ~10 MB).
     onnx_seeds = work / "seeds-onnx"
