@@ -312,6 +312,13 @@ TEST(fixtures_corrupt) {
        "operands (A not transposed) has"},
       {"gemm-activation.tscm", TSC_STATUS_DATA_LOSS,
        "step 1 (gemm) has unknown activation 7"},
+      // Format 1.17: A's zero point, on static int8 steps (kind 7) only.
+      {"int8-zero-point-minor16.tscm", TSC_STATUS_DATA_LOSS,
+       "unknown gemm flags 8"},
+      {"int8-zero-point-dynamic.tscm", TSC_STATUS_DATA_LOSS,
+       "unknown gemm flags 8"},
+      {"int8-zero-point-range.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (int8 gemm) has input zero point 200, outside [-128, 127]"},
       {"gemm-activation-minor7.tscm", TSC_STATUS_DATA_LOSS,
        "unknown gemm flags 256"},
       {"cuda-gemm-gelu-erf.tscm", TSC_STATUS_UNIMPLEMENTED,
