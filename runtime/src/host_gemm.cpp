@@ -144,8 +144,9 @@ struct StepState {
   /// output scales are the products of both and there is no post-op.
   bool int8 = false;
   /// With A's zero point z (1.17): the product of q by B less z times B's
-  /// column sums, -z·scale(A)·scale(B_n)·Σ_k B_kn per column n, added as
-  /// the first post-op; computed once when B is a weight, else each run.
+  /// column sums, -z·scale(A)·scale(B_n)·Σ_k B_kn per column n, folded into
+  /// matmulBias or else added as the first post-op; computed once when B is
+  /// a weight (with the session), else each run.
   std::vector<float> zeroPointCorrection;
   /// A constant-scale int8 step whose bias is a weight (or none): the
   /// matmul's own bias, which oneDNN 2.6 adds before the output scales, so
