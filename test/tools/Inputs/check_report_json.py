@@ -84,6 +84,8 @@ if quantization:
     m = re.search(r"(\d+) of (\d+) GEMMs int8", line("quantization: "))
     check("int8_gemms", quantization["int8_gemms"], int(m[1]))
     check("gemms", quantization["gemms"], int(m[2]))
+    m = re.search(r", (\d+) of them with a zero point", line("quantization: "))
+    check("zero_point_gemms", quantization["zero_point_gemms"], int(m[1]) if m else 0)
     gemm_steps = [s for s in report["steps"] if s["kind"] == "gemm"]
     check("decisions", len(decisions), len(gemm_steps))
     for l, step in zip(decisions, gemm_steps):
