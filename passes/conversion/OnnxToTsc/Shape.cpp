@@ -749,6 +749,13 @@ std::optional<FailureOr<Value>> rangeOfRuntimeLimit(ForeignNode &node,
 }
 
 FailureOr<Values> convertRange(ForeignNode &node) {
+  // Start, limit and delta, read by index below: a node the importer's
+  // schema check does not cover (an opset past 17, a function body) may
+  // have fewer.
+  if (node.getNumInputs() != 3)
+    return node.fail("Range takes 3 inputs (start, limit, delta); the node "
+                     "gives " +
+                     Twine(node.getNumInputs()));
   auto start = node.input(0);
   if (failed(start))
     return failure();
