@@ -285,9 +285,11 @@ FailureOr<Values> convertSlice(ForeignNode &node) {
   // the reference implementation does.
   auto elements = [&](unsigned i) -> FailureOr<SmallVector<OpFoldResult>> {
     DenseIntElementsAttr dense;
+    if (failed(node.input(i))) // absent (an opset past the schema check)
+      return failure();
     Value v = node.getOp().getInputs()[i];
-    if (succeeded(node.input(i)) && matchPattern(v, m_Constant(&dense)) &&
-        dense.getType().getRank() > 1 && dense.getNumElements() <= 16)
+    if (matchPattern(v, m_Constant(&dense)) && dense.getType().getRank() > 1 &&
+        dense.getNumElements() <= 16)
       return llvm::map_to_vector(dense.getValues<APInt>(), [&](APInt e) {
         return OpFoldResult(node.getRewriter().getIndexAttr(e.getSExtValue()));
       });
