@@ -144,11 +144,13 @@ FailureOr<Values> convertNonZero(ForeignNode &node) {
   int64_t stride = type.getNumElements();
   for (int64_t n : type.getShape()) {
     // (position / stride) mod n, without a division by 1 or a modulo that
-    // cannot wrap (the first dim).
+    // cannot wrap (the first dim). An empty input (a dim of 0) has no
+    // positions: its rows are empty, with nothing to divide (found by
+    // fuzzing: the stride divided by that 0).
     FailureOr<Value> row = *positions;
-    if (stride /= n; stride != 1)
+    if (stride != 0 && (stride /= n) != 1)
       row = node.create<DivOp>({*row, node.scalar(i64, double(stride))});
-    if (succeeded(row) && !rows.empty())
+    if (stride != 0 && succeeded(row) && !rows.empty())
       row = node.create<ModOp>({*row, node.scalar(i64, double(n))});
     if (failed(row))
       return failure();
