@@ -2,6 +2,7 @@
 
 #include "compiler/importers/onnx/OnnxImporter.h"
 #include "compiler/importers/common/ImportUtils.h"
+#include "compiler/importers/onnx/OnnxArity.h"
 #include "compiler/importers/onnx/OnnxTensors.h"
 #include "dialects/tsc/IR/TscAttrNames.h"
 #include "dialects/tsc/IR/TscOps.h"
@@ -18,14 +19,12 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <onnx/defs/parser.h>
-#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
 #include <fcntl.h>
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -82,6 +81,7 @@ private:
   LogicalResult readModel();
   LogicalResult checkOpsets();
   LogicalResult checkGraph();
+  bool checkArity(const onnx::GraphProto &graph, size_t &index);
   FailureOr<Type> convertType(const onnx::TypeProto &type, StringRef what);
   FailureOr<Value> declareInput(const onnx::ValueInfoProto &input,
                                 Block &body);
@@ -256,6 +256,55 @@ LogicalResult Importer::checkGraph() {
   return success();
 }
 
+/// Every standard node's input and output counts against its op's schema
+/// (OnnxArity.h), in subgraphs too, before any converter indexes them (the
+/// fuzzers found converters reading inputs past the end one op at a time).
+/// Each node at fault is reported, named as importNode names it (`index`
+/// counts nodes in the order importNode meets them); false if any is. Ops
+/// without a schema (contrib domains, unknown ops) are left to the
+/// converters and the unsupported-op report.
+bool Importer::checkArity(const onnx::GraphProto &graph, size_t &index) {
+  bool ok = true;
+  auto count = [](int n, const char *what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  auto range = [&](int min, int max, const char *what) {
+    if (min == max)
+      return count(min, what);
+    return std::to_string(min) + " to " +
+           (max == kOnnxAnyCount ? std::string("any number")
+                                 : std::to_string(max)) +
+           " " + what + "s";
+  };
+  for (const onnx::NodeProto &node : graph.node()) {
+    Location loc = nodeLoc(node, index++);
+    auto opset = opsets.find("onnx");
+    bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+    if (standard && opset != opsets.end()) {
+      std::optional<OnnxArity> arity =
+          getOnnxArity(node.op_type(), opset->second);
+      if (arity && (node.input_size() < arity->minInputs ||
+                    node.input_size() > arity->maxInputs ||
+                    node.output_size() < arity->minOutputs ||
+                    node.output_size() > arity->maxOutputs)) {
+        emitError(loc) << "node '" << cast<NameLoc>(loc).getName().str()
+                       << "' (" << node.op_type() << ", opset " << opset->second
+                       << ") has " << count(node.input_size(), "input")
+                       << " and " << count(node.output_size(), "output")
+                       << "; the op takes "
+                       << range(arity->minInputs, arity->maxInputs, "input")
+                       << " and "
+                       << range(arity->minOutputs, arity->maxOutputs, "output");
+        ok = false;
+      }
+    }
+    for (const onnx::AttributeProto &attr : node.attribute())
+      if (attr.type() == onnx::AttributeProto::GRAPH)
+        ok &= checkArity(attr.g(), index);
+  }
+  return ok;
+}
+
 FailureOr<Type> Importer::convertType(const onnx::TypeProto &type,
                                       StringRef what) {
   if (!type.has_tensor_type()) {
@@ -392,45 +441,6 @@ LogicalResult Importer::importNode(onnx::NodeProto &node) {
                    << "', which the model imports no opset of";
     return failure();
   }
-  // A standard op's input and output counts as its schema allows, before
-  // any converter indexes them (the fuzzers found converters reading inputs
-  // past the end one op at a time). Only for opsets the linked ONNX library
-  // knows whole (its registry answers a newer opset with an older schema,
-  // Pad-13's for Pad-18); ops without a schema (contrib domains, unknown
-  // ops) are left to the converters and the unsupported-op report.
-  const auto &known =
-      onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  auto standard = known.find("");
-  if (domain == "onnx" && standard != known.end() &&
-      opset->second <= static_cast<int64_t>(standard->second.second)) {
-    if (const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
-            node.op_type(), static_cast<int>(opset->second), "")) {
-      auto outside = [](int count, int min, int max) {
-        return count < min || count > max;
-      };
-      auto range = [](int min, int max) {
-        return min == max ? std::to_string(min)
-                          : std::to_string(min) + " to " +
-                                (max == std::numeric_limits<int>::max()
-                                     ? std::string("any number")
-                                     : std::to_string(max));
-      };
-      if (outside(node.input_size(), schema->min_input(),
-                  schema->max_input()) ||
-          outside(node.output_size(), schema->min_output(),
-                  schema->max_output())) {
-        emitError(loc) << "node '" << cast<NameLoc>(loc).getName().str()
-                       << "' (" << node.op_type() << ", opset " << opset->second
-                       << ") has " << node.input_size() << " inputs and "
-                       << node.output_size() << " outputs; the op takes "
-                       << range(schema->min_input(), schema->max_input())
-                       << " inputs and "
-                       << range(schema->min_output(), schema->max_output())
-                       << " outputs";
-        return failure();
-      }
-    }
-  }
   SmallVector<Value> inputs;
   for (const std::string &name : node.input()) {
     if (name.empty()) {
@@ -536,6 +546,9 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
   // checker) runs on it: their preconditions are what a hostile model
   // breaks. Types come from the declarations and from conversion.
   if (failed(readModel()) || failed(checkOpsets()) || failed(checkGraph()))
+    return failure();
+  size_t index = 0;
+  if (!checkArity(model.graph(), index))
     return failure();
 
   const onnx::GraphProto &graph = model.graph();
