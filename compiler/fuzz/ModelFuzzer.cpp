@@ -56,9 +56,18 @@ const std::string &folder() {
 int tsc::fuzz::fuzzModelFile(const uint8_t *data, size_t size,
                              const char *fileName, Importer import) {
   static std::unique_ptr<MLIRContext> context;
+  // One pass manager per context: its passes build their pattern sets once
+  // (in `initialize`), not once an input, which made most of a run.
+  static std::unique_ptr<PassManager> pm;
   static unsigned inputs = 0;
-  if (!context || ++inputs % kInputsPerContext == 0)
+  if (!context || ++inputs % kInputsPerContext == 0) {
+    pm.reset();
     context = makeContext();
+    pm = std::make_unique<PassManager>(context.get());
+    TscPipelineOptions options;
+    options.until = Phase::Fuse;
+    buildTscPipeline(*pm, options);
+  }
 
   llvm::SmallString<128> path(folder());
   llvm::sys::path::append(path, fileName);
@@ -78,10 +87,6 @@ int tsc::fuzz::fuzzModelFile(const uint8_t *data, size_t size,
       import(context.get(), std::string(path));
   if (failed(module))
     return 0;
-  PassManager pm(context.get());
-  TscPipelineOptions options;
-  options.until = Phase::Fuse;
-  buildTscPipeline(pm, options);
-  (void)pm.run(**module);
+  (void)pm->run(**module);
   return 0;
 }
