@@ -64,6 +64,15 @@ FailureOr<Value> selectedPositions(ForeignNode &node, Value flags,
   RewriterBase &rw = node.getRewriter();
   Type i64 = rw.getI64Type();
   int64_t length = cast<RankedTensorType>(flags.getType()).getDimSize(0);
+  // No flags, no positions (a slice of an empty sort would start out of
+  // bounds).
+  if (length == 0) {
+    Value none = ConstantOp::create(
+        rw, node.getLoc(),
+        DenseElementsAttr::get(RankedTensorType::get({0}, i64),
+                               ArrayRef<int64_t>()));
+    return none;
+  }
   if (!order) {
     FailureOr<Value> range = iota(node, length);
     if (failed(range))
@@ -126,6 +135,14 @@ FailureOr<Values> convertNonZero(ForeignNode &node) {
     return node.fail("NonZero needs an input of static shape and rank >= 1 "
                      "(its count is bounded by the element count)");
   Type i64 = node.getRewriter().getI64Type();
+  // An empty input (a dim of 0) has no nonzero elements: [rank, 0].
+  if (type.getNumElements() == 0) {
+    auto empty = RankedTensorType::get({type.getRank(), 0}, i64);
+    Value none =
+        ConstantOp::create(node.getRewriter(), node.getLoc(),
+                           DenseElementsAttr::get(empty, ArrayRef<int64_t>()));
+    return results(none);
+  }
   Value flat = flatten(node, *x);
   Value flags = flat;
   if (!type.getElementType().isInteger(1)) {
@@ -144,13 +161,12 @@ FailureOr<Values> convertNonZero(ForeignNode &node) {
   int64_t stride = type.getNumElements();
   for (int64_t n : type.getShape()) {
     // (position / stride) mod n, without a division by 1 or a modulo that
-    // cannot wrap (the first dim). An empty input (a dim of 0) has no
-    // positions: its rows are empty, with nothing to divide (found by
-    // fuzzing: the stride divided by that 0).
+    // cannot wrap (the first dim). Every n is at least 1 here (an empty
+    // input returned above: fuzzing found the stride divided by its 0).
     FailureOr<Value> row = *positions;
-    if (stride != 0 && (stride /= n) != 1)
+    if ((stride /= n) != 1)
       row = node.create<DivOp>({*row, node.scalar(i64, double(stride))});
-    if (stride != 0 && succeeded(row) && !rows.empty())
+    if (succeeded(row) && !rows.empty())
       row = node.create<ModOp>({*row, node.scalar(i64, double(n))});
     if (failed(row))
       return failure();
