@@ -176,6 +176,17 @@ FailureOr<Values> spelledOutAttention(ForeignNode &node, Value query, Value key,
     if (past)
       return node.fail("nonpad_kv_seqlen cannot be combined with past_key "
                        "and past_value");
+    // [batch] (a rank-0 one was read at dim 0: found by fuzzing).
+    RankedTensorType lt = lengths->getType();
+    if (lt.getRank() != 1)
+      return node.fail("nonpad_kv_seqlen must be 1-D, one length per batch; "
+                       "it has rank " +
+                       Twine(lt.getRank()));
+    int64_t batch = qt.getDimSize(0), given = lt.getDimSize(0);
+    if (!ShapedType::isDynamic(batch) && !ShapedType::isDynamic(given) &&
+        given != batch)
+      return node.fail("nonpad_kv_seqlen has " + Twine(given) +
+                       " lengths for a batch of " + Twine(batch));
     nonpad = onDim(node, castTo(node, *lengths, i64), 0);
   }
   Value allowed;
