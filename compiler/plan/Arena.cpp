@@ -21,7 +21,8 @@ void planner::assignArena(Plan &plan) {
     SmallVector<unsigned> used(step.buffers);
     if (step.kind == PlanStep::Kind::Gemm) {
       used.append({step.a, step.b, step.c});
-      for (unsigned v : {step.bias, step.residual, step.weightScale})
+      for (unsigned v :
+           {step.bias, step.residual, step.weightScale, step.weightZeroPoint})
         if (v != ~0u)
           used.push_back(v);
     } else if (step.kind == PlanStep::Kind::Copy) {

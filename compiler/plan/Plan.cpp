@@ -216,11 +216,13 @@ bool Planner::tryGemm(Operation *op) {
       planner::gemmOperands(op, int8Gemms);
   if (!operands)
     return false;
-  auto [lhs, rhs, bias, residual, weightScale, inputScale, inputZeroPoint,
-        transB, weightOnly, bf16Inputs, groupSize, activation] = *operands;
+  auto [lhs, rhs, bias, residual, weightScale, weightZeroPoint, inputScale,
+        inputZeroPoint, transB, weightOnly, bf16Inputs, groupSize, activation] =
+      *operands;
   Value result = op->getResult(0);
   if (!alike(lhs) || !(weightScale || alike(rhs)) || !alike(result) ||
       !idx(lhs) || !idx(rhs) || (weightScale && !idx(weightScale)) ||
+      (weightZeroPoint && !idx(weightZeroPoint)) ||
       (bias && (!idx(bias) || !alike(bias))) ||
       (residual && (!idx(residual) || !alike(residual))))
     return false;
@@ -265,6 +267,7 @@ bool Planner::tryGemm(Operation *op) {
   step.c = *c;
   step.bias = bias ? *idx(bias) : ~0u;
   step.weightScale = weightScale ? *idx(weightScale) : ~0u;
+  step.weightZeroPoint = weightZeroPoint ? *idx(weightZeroPoint) : ~0u;
   step.inputScale = inputScale;
   step.inputZeroPoint = inputZeroPoint;
   step.weightOnly = weightOnly;
@@ -524,6 +527,7 @@ void Planner::dropDeadValues() {
       fix(step.bias);
       fix(step.residual);
       fix(step.weightScale);
+      fix(step.weightZeroPoint);
     } else if (step.kind == PlanStep::Kind::Copy) {
       fix(step.source);
       fix(step.destination);

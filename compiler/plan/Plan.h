@@ -118,6 +118,9 @@ struct PlanStep {
   /// (groupSize 0) or per group of groupSize along K.
   bool weightOnly = false;
   unsigned groupSize = 0;
+  /// Gemm, weight-only (format 1.18): B's zero points (~0u: none), a
+  /// constant of B's type with one per scale: B = (Bq - zero point)·scale.
+  unsigned weightZeroPoint = ~0u;
   /// Gemm (format 1.16, host only): A and B are f32 and rounded to bf16 by
   /// the step (B's values are bf16 already), which multiplies in bf16 and
   /// accumulates in f32: a GEMM the int8 passes kept in bf16.

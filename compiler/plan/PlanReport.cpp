@@ -21,6 +21,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::tsc;
@@ -43,8 +44,9 @@ uint64_t plan::estimateTraffic(const Plan &plan, const PlanStep &step) {
         bytes(step.a) + bytes(step.b) + bytes(step.c) * (accumulates ? 2 : 1);
     if (step.bias != ~0u)
       total += bytes(step.bias);
-    if (step.weightScale != ~0u)
-      total += bytes(step.weightScale);
+    for (unsigned v : {step.weightScale, step.weightZeroPoint})
+      if (v != ~0u)
+        total += bytes(v);
     if (step.residual != ~0u && plan.root(step.residual) != plan.root(step.c))
       total += bytes(step.residual);
     return total;
@@ -202,8 +204,9 @@ struct Report {
   unsigned gemms = 0, int8Gemms = 0, attention = 0;
   /// GEMM steps with bf16 inputs (format 1.16): kept out of int8 in bf16.
   unsigned bf16Gemms = 0;
-  /// Weight-only GEMM steps (format 1.15), by "i8"/"i4" and group size.
-  std::map<std::pair<std::string, unsigned>, unsigned> weightOnly;
+  /// Weight-only GEMM steps (format 1.15), by "i8"/"i4", group size and
+  /// whether the weight has zero points (1.18).
+  std::map<std::tuple<std::string, unsigned, bool>, unsigned> weightOnly;
 };
 
 bool isInt8Gemm(const PlanStep &s) {
@@ -304,7 +307,7 @@ Report collectReport(const Plan &plan) {
     report.bf16Gemms += step.kind == PlanStep::Kind::Gemm && step.bf16Inputs;
     if (step.kind == PlanStep::Kind::Gemm && step.weightOnly)
       ++report.weightOnly[{plan.values[step.b].dtype == DType::I4 ? "i4" : "i8",
-                           step.groupSize}];
+                           step.groupSize, step.weightZeroPoint != ~0u}];
     report.attention += llvm::count_if(
         step.ops, [](Operation *op) { return isa<AttentionOp>(op); });
     if (!isHalfPrecision(plan.precision))
@@ -333,10 +336,11 @@ double reuseSavings(const Plan &plan) {
 static void printQuantization(const Plan &plan, const Report &report,
                               raw_ostream &os) {
   for (const auto &[form, count] : report.weightOnly) {
-    os << "quantization: weight-only " << form.first << " weights ("
-       << (form.second ? "a scale per group of " + std::to_string(form.second) +
-                             " along K"
-                       : std::string("a scale per output channel"))
+    auto [dtype, group, zeroPoints] = form;
+    os << "quantization: weight-only " << dtype << " weights ("
+       << (group ? "a scale per group of " + std::to_string(group) + " along K"
+                 : std::string("a scale per output channel"))
+       << (zeroPoints ? " and a zero point" : "")
        << "; activations f32; dequantized once per session on the host): "
        << count << " of " << report.gemms << " GEMMs\n";
   }
@@ -578,8 +582,8 @@ void getStepValues(const Plan &plan, const PlanStep &step,
     }
     return;
   case PlanStep::Kind::Gemm:
-    for (unsigned v :
-         {step.a, step.b, step.bias, step.residual, step.weightScale})
+    for (unsigned v : {step.a, step.b, step.bias, step.residual,
+                       step.weightScale, step.weightZeroPoint})
       if (v != ~0u)
         reads.push_back(v);
     writes.push_back(step.c);

@@ -43,6 +43,9 @@ struct Int8Gemm {
   /// group along K; `input` is x.
   bool weightOnly = false;
   unsigned groupSize = 0;
+  /// Weight-only: Wq's zero points (a constant of Wq's type and Ws's shape:
+  /// W = (Wq - zero point)·Ws), or null (symmetric codes).
+  Value zeroPoint;
   /// bf16 inputs (a GEMM the int8 passes kept in bf16, QuantizeGemm.h's
   /// roundGemmToBf16): `linear(cast(cast(x, bf16), f32), W)` with x f32 and
   /// W an f32 constant whose values bf16 holds; `input` is x, `weight` W,
@@ -66,7 +69,7 @@ DenseMap<Operation *, Int8Gemm> findInt8Gemms(func::FuncOp func,
 /// findInt8Gemms: A is then the activation the step quantizes, B the
 /// stored weight) or a tsc.matmul.
 struct GemmOperands {
-  Value lhs, rhs, bias, residual, weightScale;
+  Value lhs, rhs, bias, residual, weightScale, weightZeroPoint;
   float inputScale = 0.0f;
   int32_t inputZeroPoint = 0;
   bool transB = false, weightOnly = false, bf16Inputs = false;

@@ -120,11 +120,19 @@ bool matchActivation(QuantizeOp xq, DequantizeOp xd, planner::Int8Gemm &g) {
 }
 
 /// `linear` in weight-only form (an f32 activation by a dequantized i8 or
-/// i4 constant, per output channel or per group along K), or nothing.
+/// i4 constant, per output channel or per group along K, with or without
+/// constant zero points of the codes' type, one per scale), or nothing.
 std::optional<planner::Int8Gemm> matchWeightOnly(LinearOp linear) {
   auto wd = linear.getWeight().getDefiningOp<DequantizeOp>();
-  if (!wd || wd.getZeroPoint() ||
-      !linear.getInput().getType().getElementType().isF32() ||
+  Value zeroPoint = wd ? wd.getZeroPoint() : Value();
+  if (zeroPoint &&
+      (!zeroPoint.getDefiningOp<ConstantOp>() ||
+       cast<RankedTensorType>(zeroPoint.getType()).getElementType() !=
+           wd.getInput().getType().getElementType() ||
+       cast<RankedTensorType>(zeroPoint.getType()).getShape() !=
+           wd.getScale().getType().getShape()))
+    return std::nullopt;
+  if (!wd || !linear.getInput().getType().getElementType().isF32() ||
       !linear.getType().getElementType().isF32() ||
       !wd.getInput().getDefiningOp<ConstantOp>() ||
       !wd.getScale().getDefiningOp<ConstantOp>() ||
@@ -151,6 +159,7 @@ std::optional<planner::Int8Gemm> matchWeightOnly(LinearOp linear) {
   g.input = linear.getInput();
   g.weight = wd.getInput();
   g.scale = wd.getScale();
+  g.zeroPoint = zeroPoint;
   g.absorbed.push_back(wd);
   return g;
 }
@@ -294,6 +303,7 @@ planner::gemmOperands(Operation *op,
     g.inputZeroPoint = q.inputZeroPoint;
     g.weightOnly = q.weightOnly;
     g.groupSize = q.groupSize;
+    g.weightZeroPoint = q.zeroPoint;
     g.bf16Inputs = q.bf16;
   }
   g.bias = linear.getBias();

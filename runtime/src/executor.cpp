@@ -169,6 +169,13 @@ private:
           g.weightOnly ? "weight-only" : "int8",
           static_cast<long long>(layout_.elements[g.weightScale]),
           static_cast<long long>(scales)));
+    if (g.weightZeroPoint != kNone &&
+        layout_.elements[g.weightZeroPoint] != scales)
+      return corrupt(formatString(
+          "step %zu (weight-only gemm) B's zero point has %lld elements, not "
+          "%lld (one per scale)",
+          i, static_cast<long long>(layout_.elements[g.weightZeroPoint]),
+          static_cast<long long>(scales)));
     if (g.weightScale != kNone && batch > 1)
       return corrupt(formatString(
           "step %zu (%s gemm) has a batch of %lld (one matrix only)", i,

@@ -27,7 +27,7 @@ constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
 constexpr uint16_t kMajor = 1;
 /// The newest minor version: the writer writes the oldest minor that has
 /// everything a file uses, the reader knows every field up to this one.
-constexpr uint16_t kMinor = 17;
+constexpr uint16_t kMinor = 18;
 constexpr size_t kHeaderSize = 64;
 constexpr size_t kSectionEntrySize = 32;
 /// Sections, weights and arena values start at multiples of this.
@@ -151,6 +151,10 @@ constexpr uint16_t kGemmBf16Inputs = 4;
 /// [-128, 127] after A's scale: q = saturate(round(a / scale) + zero_point),
 /// and the product is of (q - zero_point) by B (docs/artifact-format.md).
 constexpr uint16_t kGemmInputZeroPoint = 8;
+/// Bit 4 (1.18, kind 8 only): B has zero points, a weight of B's type with
+/// one per scale, whose value index follows the group size: B = (Bq - zero
+/// point)·scale (docs/artifact-format.md).
+constexpr uint16_t kGemmWeightZeroPoint = 16;
 constexpr unsigned kGemmActivationShift = 8;
 /// What a GEMM applies to alpha·op(A)·op(B) + bias before it adds beta·R.
 enum class GemmActivation : uint8_t { None = 0, Gelu = 1, GeluTanh = 2 };

@@ -70,37 +70,42 @@ memory::data_type dnnlType(uint8_t dtype) {
   }
 }
 
+/// Element `at` of an i8 or packed i4 (`bits`) array: i4s two a byte, the
+/// first in the low nibble.
+int codeAt(const uint8_t *bytes, int64_t at, unsigned bits) {
+  if (bits == 4)
+    return (((bytes[at / 2] >> (4 * (at & 1))) & 0xF) ^ 8) - 8;
+  return static_cast<int8_t>(bytes[at]);
+}
+
 /// Weight-only GEMM (format 1.15): the f32 values of B, an i8 or packed i4
 /// weight (`bits`) of `shape`'s k x n (n x k when `transB`) with row stride
-/// ldb, times its scales: `scales[j]` for output channel j (groupSize 0),
-/// else one per group of groupSize along K, in B's layout with K replaced
-/// by ceil(k / groupSize). Into `to`, in B's layout.
+/// ldb, minus its zero points (1.18; null: none) and times its scales:
+/// `scales[j]` for output channel j (groupSize 0), else one per group of
+/// groupSize along K, in B's layout with K replaced by ceil(k / groupSize);
+/// the zero points laid out as the scales, of B's type. Into `to`, in B's
+/// layout.
 void dequantizeWeight(const void *weight, unsigned bits, const float *scales,
-                      uint32_t groupSize, bool transB, const Shape &shape,
-                      std::vector<float> &to) {
+                      const void *zeroPoints, uint32_t groupSize, bool transB,
+                      const Shape &shape, std::vector<float> &to) {
   const int64_t rows = transB ? shape.n : shape.k;
   const int64_t cols = transB ? shape.k : shape.n;
   const int64_t groups =
       groupSize ? (shape.k + int64_t(groupSize) - 1) / int64_t(groupSize) : 0;
   to.assign(size_t(rows > 0 ? (rows - 1) * shape.ldb + cols : 0), 0.0f);
   const auto *bytes = static_cast<const uint8_t *>(weight);
+  const auto *zeros = static_cast<const uint8_t *>(zeroPoints);
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       const int64_t at = r * shape.ldb + c;
-      int q;
-      if (bits == 4) {
-        int nibble = (bytes[at / 2] >> (4 * (at & 1))) & 0xF;
-        q = (nibble ^ 8) - 8;
-      } else {
-        q = static_cast<int8_t>(bytes[at]);
-      }
       const int64_t kk = transB ? c : r, j = transB ? r : c;
-      const float scale = !groupSize ? scales[j]
-                          : transB
-                              ? scales[j * groups + kk / int64_t(groupSize)]
-                              : scales[(kk / int64_t(groupSize)) * shape.n + j];
-      to[size_t(at)] = float(q) * scale;
+      const int64_t s = !groupSize ? j
+                        : transB   ? j * groups + kk / int64_t(groupSize)
+                                   : (kk / int64_t(groupSize)) * shape.n + j;
+      const int q =
+          codeAt(bytes, at, bits) - (zeros ? codeAt(zeros, s, bits) : 0);
+      to[size_t(at)] = float(q) * scales[s];
     }
 }
 
@@ -468,8 +473,13 @@ struct HostGemms::Impl {
     if (s.dequantized.empty()) {
       const GemmStep &g = *s.g;
       const float *scales = weightScales(g);
+      const void *zeroPoints =
+          g.weightZeroPoint == kNone
+              ? nullptr
+              : model.artifact.weights().data +
+                    model.plan.values[g.weightZeroPoint].offset;
       dequantizeWeight(weight, dtypeBits(model.plan.values[g.b].dtype), scales,
-                       g.groupSize, g.transB, shape, s.dequantized);
+                       zeroPoints, g.groupSize, g.transB, shape, s.dequantized);
     }
     return s.dequantized.data();
   }
@@ -539,7 +549,8 @@ struct HostGemms::Impl {
       if (step.kind != StepKind::Gemm)
         continue;
       const GemmStep &g = step.gemm;
-      for (uint32_t v : {g.a, g.c, g.bias, g.residual, g.weightScale})
+      for (uint32_t v :
+           {g.a, g.c, g.bias, g.residual, g.weightScale, g.weightZeroPoint})
         reads(v);
       if (!steps.at(i).weightB)
         reads(g.b);

@@ -239,14 +239,15 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       g.transB = r.u8("gemm trans_b") != 0;
       uint16_t flags = r.u16("gemm flags");
       // Bit 0: TF32 (1.2); bit 1: 2:4 sparse (1.14); bit 2: bf16 inputs
-      // (1.16); bit 3: A's zero point (1.17, kind 7); bits 8-15: the
-      // activation (1.8).
+      // (1.16); bit 3: A's zero point (1.17, kind 7); bit 4: B's zero points
+      // (1.18, kind 8); bits 8-15: the activation (1.8).
       uint16_t known =
           tscm::kGemmTf32 |
           (minor >= 8 ? 0xFFu << tscm::kGemmActivationShift : 0u) |
           (minor >= 14 ? tscm::kGemmSparse24 : 0u) |
           (minor >= 16 ? tscm::kGemmBf16Inputs : 0u) |
-          (minor >= 17 && staticInt8 ? tscm::kGemmInputZeroPoint : 0u);
+          (minor >= 17 && staticInt8 ? tscm::kGemmInputZeroPoint : 0u) |
+          (minor >= 18 && weightOnly ? tscm::kGemmWeightZeroPoint : 0u);
       if (r.ok() && (flags & ~known))
         return unknown("gemm flags", flags);
       g.tf32 = flags & tscm::kGemmTf32;
@@ -271,6 +272,8 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       if (weightOnly) {
         g.weightOnly = true;
         g.groupSize = r.u32("gemm group size");
+        if (flags & tscm::kGemmWeightZeroPoint)
+          g.weightZeroPoint = r.u32("gemm weight zero point");
       }
       if (staticInt8) {
         g.inputScale = r.f32("gemm input scale");
@@ -290,11 +293,11 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       }
       // Format 1.9: A, B, C, then the bias and the residual it has.
       if (minor >= 9)
-        if (tsc_status_t status =
-                expectations(i,
-                             3 + (g.bias != kNone) + (g.residual != kNone) +
-                                 (g.weightScale != kNone),
-                             s))
+        if (tsc_status_t status = expectations(
+                i,
+                3 + (g.bias != kNone) + (g.residual != kNone) +
+                    (g.weightScale != kNone) + (g.weightZeroPoint != kNone),
+                s))
           return status;
     } else {
       s.source = r.u32("copy source");

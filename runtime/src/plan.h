@@ -74,9 +74,13 @@ struct GemmStep {
   /// i8 or (packed) i4 weight, `weightScale` its f32 scales: per output
   /// channel (groupSize 0, n of them) or per group of `groupSize`
   /// consecutive elements along K (B's layout with K replaced by
-  /// ceil(k / groupSize)); no zero point. B is dequantized once per session.
+  /// ceil(k / groupSize)). B is dequantized once per session.
   bool weightOnly = false;
   uint32_t groupSize = 0;
+  /// Format 1.18, flags bit 4 (kind 8 only): B's zero points (kNone:
+  /// none), a weight of B's dtype laid out as the scales, one per scale:
+  /// B = (Bq - zero point)·scale.
+  uint32_t weightZeroPoint = kNone;
 };
 
 /// Bytes of a 2:4-compressed weight (format 1.14) of n output channels

@@ -341,6 +341,18 @@ private:
     if (g.transA || g.alpha != 1.0f)
       return corrupt(formatString(
           "step %zu (%s) has a transposed A or an alpha", step, kind));
+    // Format 1.18: B's zero points, a weight of B's dtype.
+    if (g.weightZeroPoint == kNone)
+      return nullptr;
+    if (tsc_status_t status = checkOperand(step, "gemm", "B's zero point",
+                                           g.weightZeroPoint, false))
+      return status;
+    const Value &zp = plan_.values[g.weightZeroPoint];
+    if (!g.weightOnly || zp.dtype != b.dtype || zp.root != g.weightZeroPoint ||
+        zp.storage != Storage::Weight)
+      return corrupt(formatString("step %zu (%s) B's zero point (value %u) is "
+                                  "not a weight of its own of B's dtype",
+                                  step, kind, g.weightZeroPoint));
     return nullptr;
   }
 
@@ -474,6 +486,8 @@ private:
           operands.push_back({"the residual", g.residual});
         if (g.weightScale != kNone)
           operands.push_back({"B's scale", g.weightScale});
+        if (g.weightZeroPoint != kNone)
+          operands.push_back({"B's zero point", g.weightZeroPoint});
         for (size_t k = 0; k < s.expected.size(); ++k)
           if ((status = checkExpected(i, "gemm", operands[k].first,
                                       operands[k].second, s.expected[k])))

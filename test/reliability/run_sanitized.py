@@ -133,6 +133,20 @@ def seeds(tsc, work):
 """)
     subprocess.run([str(tsc), str(qdq), "-o", str(art / "int8-zero-point.tscm")], check=True,
                    capture_output=True)
+    # A weight-only GEMM step whose i4 weight has zero points per group
+    # (format 1.18), as a MatMulNBits with zero points imports.
+    wo = work / "weight-only-zp.mlir"
+    wo.write_text("""func.func @wo(%x: tensor<2x32xf32>) -> tensor<2x4xf32> {
+  %wq = tsc.constant dense<3> : tensor<4x32xi4>
+  %ws = tsc.constant dense<0.25> : tensor<4x2xf32>
+  %wz = tsc.constant dense<-2> : tensor<4x2xi4>
+  %wd = tsc.dequantize %wq, %ws, %wz axis = 1 group_size = 16 : (tensor<4x32xi4>, tensor<4x2xf32>, tensor<4x2xi4>) -> tensor<4x32xf32>
+  %y = tsc.linear %x, %wd : (tensor<2x32xf32>, tensor<4x32xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+""")
+    subprocess.run([str(tsc), str(wo), "-o", str(art / "weight-only-zero-point.tscm")],
+                   check=True, capture_output=True)
     # The ONNX importer: the small models above and every ONNX backend node
     # test's model (the pinned onnx package makes them; ~10 MB).
     onnx_seeds = work / "seeds-onnx"

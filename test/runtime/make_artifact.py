@@ -344,13 +344,23 @@ def gemm_artifact(rng, c_dims=None):
 I4 = 20
 I8 = 5
 KGEMM_INPUT_ZERO_POINT = 8  # GEMM flags bit 3 (format 1.17)
+KGEMM_WEIGHT_ZERO_POINT = 16  # GEMM flags bit 4 (format 1.18)
 
 
-def weight_only_artifact(rng, group=0, b_dtype=I4, scale_count=None):
+def pack_i4(codes):
+    """i4 codes packed two a byte, the first in the low bits."""
+    return bytes((codes[i] & 0xF) | ((codes[i + 1] & 0xF) << 4) if i + 1 < len(codes)
+                 else codes[i] & 0xF for i in range(0, len(codes), 2))
+
+
+def weight_only_artifact(rng, group=0, b_dtype=I4, scale_count=None, zero_points=False,
+                         zp_dtype=I4, zp_count=None):
     """y = x @ dequant(Wq) + b by a weight-only GEMM (format 1.15, step kind
     8): Wq i4 [3, 4] (packed, two a byte, the first in the low bits) with f32
-    scales per output channel (`group` 0) or per `group` rows along K; x
-    f32[batch, 3], batch in [1, 4]. `b_dtype` and `scale_count` corrupt it.
+    scales per output channel (`group` 0) or per `group` rows along K, and
+    with `zero_points` i4 zero points laid out as the scales (1.18, flags
+    bit 4): w = (code - zero point)·scale; x f32[batch, 3], batch in [1, 4].
+    `b_dtype`, `scale_count`, `zp_dtype` and `zp_count` corrupt it.
     Returns the plan, the WGHT bytes and the dequantized w (row-major)."""
     p = Plan()
     batch = sym(p.symbol("batch", 1, 4))
@@ -360,24 +370,34 @@ def weight_only_artifact(rng, group=0, b_dtype=I4, scale_count=None):
     groups = -(-3 // group) if group else 1
     scales = [round(rng.uniform(0.01, 0.2), 4) for _ in range(groups * 4)]
     b_vals = [round(rng.uniform(-1, 1), 3) for _ in range(4)]
-    packed = bytes((codes[i] & 0xF) | ((codes[i + 1] & 0xF) << 4) if i + 1 < 12
-                   else codes[i] & 0xF for i in range(0, 12, 2))
+    packed = pack_i4(codes)
     weights = (struct.pack("<4f", *b_vals).ljust(64, b"\0") + packed.ljust(64, b"\0")
-               + struct.pack(f"<{len(scales)}f", *scales))
+               + struct.pack(f"<{len(scales)}f", *scales).ljust(64, b"\0"))
+    zps = [rng.randrange(-8, 8) for _ in range(len(scales))] if zero_points else None
+    if zps:
+        weights += pack_i4(zps) if zp_dtype == I4 else bytes(z & 0xFF for z in zps)
     b = p.weight(F32, [const(4)], 0, 16)
     w = p.weight(b_dtype, [const(3), const(4)], 64, 6 if b_dtype == I4 else 48)
     count = scale_count or len(scales)
     s = p.weight(F32, [const(count // 4), const(4)] if group else [const(count)], 128,
                  4 * count)
+    if zps:
+        zc = zp_count or len(zps)
+        z = p.weight(zp_dtype, [const(zc // 4), const(4)] if group else [const(zc)], 192,
+                     (zc + 1) // 2 if zp_dtype == I4 else zc)
     p.gemm(x, w, y, b, m=batch, n=const(4), k=const(3), lda=const(3), ldb=const(4),
-           ldc=const(4))
+           ldc=const(4), flags=KGEMM_WEIGHT_ZERO_POINT if zps else 0)
     expected = [expect(F32, [batch, const(3)]), expect(b_dtype, [const(3), const(4)]),
                 expect(F32, [batch, const(4)], written=True), expect(F32, [const(4)]),
                 expect(F32, [const(count // 4), const(4)] if group else [const(count)])]
-    p.steps[-1] = (bytes([8]) + p.steps[-1][1:] + struct.pack("<III", NONE, s, group)
-                   + b"".join(expected))
-    scale = lambda kk, j: scales[(kk // group) * 4 + j] if group else scales[j]
-    w_vals = [codes[kk * 4 + j] * scale(kk, j) for kk in range(3) for j in range(4)]
+    tail = struct.pack("<III", NONE, s, group)
+    if zps:
+        tail += struct.pack("<I", z)
+        expected.append(expect(zp_dtype, [const(zc // 4), const(4)] if group else [const(zc)]))
+    p.steps[-1] = bytes([8]) + p.steps[-1][1:] + tail + b"".join(expected)
+    at = lambda kk, j: (kk // group) * 4 + j if group else j
+    w_vals = [(codes[kk * 4 + j] - (zps[at(kk, j)] if zps else 0)) * scales[at(kk, j)]
+              for kk in range(3) for j in range(4)]
     return p, weights, w_vals, b_vals
 
 
@@ -599,6 +619,29 @@ def make(args):
     plan, weights = weight_only_artifact(random.Random(5), scale_count=3)[:2]
     out("weight-only-scale-count.tscm",
         container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=15))
+
+    # Format 1.18: a weight-only GEMM whose i4 weight has zero points (per
+    # group of 2 along K, and per channel), against the dequantization
+    # computed here; then the flag in a 1.17 file, zero points of another
+    # dtype than B's, and too few of them.
+    for name, group in (("weight-only-zp", 2), ("weight-only-zp-channel", 0)):
+        plan, weights, w, b = weight_only_artifact(random.Random(7), group, zero_points=True)
+        out(f"{name}.tscm",
+            container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=18))
+        write_npy(os.path.join(args.outdir, f"{name}_y_expected.npy"), F32, (2, 4),
+                  [sum(wx[r * 3 + kk] * w[kk * 4 + c] for kk in range(3)) + b[c]
+                   for r in range(2) for c in range(4)])
+    plan, weights = weight_only_artifact(random.Random(7), 2, zero_points=True)[:2]
+    out("weight-only-zp-minor17.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=17))
+    plan, weights = weight_only_artifact(random.Random(7), 2, zero_points=True,
+                                         zp_dtype=I8)[:2]
+    out("weight-only-zp-dtype.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=18))
+    plan, weights = weight_only_artifact(random.Random(7), 2, zero_points=True,
+                                         zp_count=4)[:2]
+    out("weight-only-zp-count.tscm",
+        container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)], minor=18))
 
     # Format 1.17: a static int8 GEMM whose activation has a zero point
     # (asymmetric activations), against the quantization computed here;

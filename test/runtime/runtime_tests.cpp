@@ -319,6 +319,12 @@ TEST(fixtures_corrupt) {
        "unknown gemm flags 8"},
       {"int8-zero-point-range.tscm", TSC_STATUS_DATA_LOSS,
        "step 0 (int8 gemm) has input zero point 200, outside [-128, 127]"},
+      // Format 1.18: B's zero points, on weight-only steps (kind 8) only.
+      {"weight-only-zp-minor17.tscm", TSC_STATUS_DATA_LOSS,
+       "unknown gemm flags 16"},
+      {"weight-only-zp-dtype.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (weight-only gemm) B's zero point (value 5) is not a weight of "
+       "its own of B's dtype"},
       {"gemm-activation-minor7.tscm", TSC_STATUS_DATA_LOSS,
        "unknown gemm flags 256"},
       {"cuda-gemm-gelu-erf.tscm", TSC_STATUS_UNIMPLEMENTED,

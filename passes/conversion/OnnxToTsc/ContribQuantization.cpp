@@ -23,6 +23,8 @@
 
 #include "llvm/Support/Endian.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::fromonnx;
@@ -148,11 +150,16 @@ FailureOr<Values> convertMatMulNBits(ForeignNode &node) {
       return failure();
     return results(node.create<AddOp>({*y, *bias}));
   };
-  // 4 bits, zero point 8 (the default) and f32: W stays packed, as the
-  // weight-only form's i4 codes q - 8 in [-8, 7] ([N, K], two a byte, the
-  // first in the low bits) with the f32 scales [N, blocks].
+  // 4 bits and f32: W stays packed, as the weight-only form's i4 codes
+  // q - 8 in [-8, 7] ([N, K], two a byte, the first in the low bits) with
+  // the f32 scales [N, blocks] and, unless all are the default 8, the zero
+  // points z - 8 as i4 [N, blocks] (float zero points too, when they are
+  // integers in [0, 15]).
   bool symmetric = llvm::all_of(zeroPoints, [](double z) { return z == 8; });
-  if (bits == 4 && symmetric && element.isF32() && scaleType.isF32()) {
+  bool codes = llvm::all_of(zeroPoints, [](double z) {
+    return z >= 0 && z <= 15 && z == std::floor(z);
+  });
+  if (bits == 4 && codes && element.isF32() && scaleType.isF32()) {
     auto *stream = reinterpret_cast<const uint8_t *>(packed->data());
     std::vector<char> codes((n * k + 1) / 2, 0);
     for (int64_t row = 0; row < n; ++row)
@@ -173,9 +180,22 @@ FailureOr<Values> convertMatMulNBits(ForeignNode &node) {
         cast<ElementsAttr>(getConstantFromBytes(
             RankedTensorType::get({n, blocks}, rw.getF32Type()), *scaleBytes,
             "matmul_nbits_weight.s4.scale")));
+    Value wz;
+    if (!symmetric) {
+      std::vector<char> zp((n * blocks + 1) / 2, 0);
+      for (int64_t i = 0; i < n * blocks; ++i)
+        zp[i / 2] |=
+            char(((unsigned(zeroPoints[i]) ^ 8) & 0xF) << (4 * (i & 1)));
+      wz = ConstantOp::create(
+          rw, node.getLoc(),
+          DenseResourceElementsAttr::get(
+              RankedTensorType::get({n, blocks}, rw.getIntegerType(4)),
+              "matmul_nbits_weight.s4.zero_point",
+              HeapAsmResourceBlob::allocateAndCopyWithAlign(zp, 64)));
+    }
     auto wd = DequantizeOp::create(
         rw, node.getLoc(), RankedTensorType::get({n, k}, rw.getF32Type()), wq,
-        ws, Value(), rw.getI64IntegerAttr(1), rw.getI64IntegerAttr(block));
+        ws, wz, rw.getI64IntegerAttr(1), rw.getI64IntegerAttr(block));
     if (failed(node.verifyCreated(wd)))
       return failure();
     LinearOp::Properties linear;
