@@ -349,6 +349,14 @@ FailureOr<Values> convertAttention(ForeignNode &node) {
     if (failed(m))
       return failure();
     mask = *m;
+    // Bool (where to attend) or float (added to the scores); an integer
+    // one was given a -inf constant (UBSan, found by fuzzing).
+    Type me = m->getType().getElementType();
+    if (!me.isInteger(1) && !isa<FloatType>(me)) {
+      std::string name;
+      llvm::raw_string_ostream(name) << me;
+      return node.fail("attn_mask must be bool or float; it is " + name);
+    }
   }
   bool causal = node.getInt("is_causal", 0);
   if (spelledOut) {
