@@ -4,8 +4,8 @@
 // input and output counts of its ONNX 1.23 schema (min_input, max_input,
 // min_output, max_output; 2147483647 for variadic). Facts from the ONNX
 // specification, one row per (op, since-version), sorted by op then
-// version; test/importers/onnx-arity.test compares it row for row with the
-// pinned onnx package's schemas, so a new opset's rows are added here when
+// version; test/importers/onnx/arity-table.test compares it row for row with
+// the pinned onnx package's schemas, so a new opset's rows are added here when
 // that package is updated.
 //
 //===----------------------------------------------------------------------===//

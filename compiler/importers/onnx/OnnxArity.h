@@ -4,7 +4,7 @@
 // before any converter reads them by index. The linked ONNX library
 // (Debian's libonnx 1.12) knows the schemas up to opset 17; the versions
 // after it come from a table of ONNX 1.23's schemas (opsets 18 to 28),
-// which test/importers/onnx-arity.test checks against the pinned `onnx`
+// which test/importers/onnx/arity-table.test checks against the pinned `onnx`
 // package.
 //
 //===----------------------------------------------------------------------===//
