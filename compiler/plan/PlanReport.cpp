@@ -515,6 +515,19 @@ llvm::json::Object plan::getReportJson(const Plan &plan, const Plan *unfused) {
         {"bf16_input_gemms", report.bf16Gemms},
         {"attention_kernels_float", report.attention}};
   }
+  // Weight-only GEMM steps, one entry per form the text report has a line
+  // for.
+  if (!report.weightOnly.empty()) {
+    llvm::json::Array forms;
+    for (const auto &[form, count] : report.weightOnly) {
+      auto [dtype, group, zeroPoints] = form;
+      forms.push_back(llvm::json::Object{{"weights", dtype},
+                                         {"group_size", group},
+                                         {"zero_points", zeroPoints},
+                                         {"gemms", count}});
+    }
+    out["weight_only"] = std::move(forms);
+  }
   llvm::json::Array steps;
   for (auto [i, step] : llvm::enumerate(plan.steps)) {
     StringRef kind = step.kind == PlanStep::Kind::Kernel ? "kernel"

@@ -78,13 +78,24 @@ for op, count in report["precision"].get("ops_kept_fp32", {}).items():
     check(f"kept {op}", f"{op} x{count}" in precision, True)
 quantization = report.get("quantization")
 check("quantization line", quantization is not None,
-      any(l.startswith("quantization: ") for l in text))
+      any(l.startswith("quantization: ") and not l.startswith("quantization: weight-only")
+          for l in text))
+weight_only = [l for l in text if l.startswith("quantization: weight-only ")]
+check("weight-only lines", len(weight_only), len(report.get("weight_only", [])))
+for l, form in zip(weight_only, report.get("weight_only", [])):
+    m = re.match(r"quantization: weight-only (i\d) weights \(a scale per "
+                 r"(?:group of (\d+) along K|output channel)( and a zero point)?;.*: (\d+) of \d+ "
+                 r"GEMMs$", l)
+    check("weight-only form", (form["weights"], form["group_size"], form["zero_points"],
+                               form["gemms"]),
+          (m[1], int(m[2] or 0), m[3] is not None, int(m[4])))
 decisions = [l for l in text if l.startswith("  step ")]
 if quantization:
-    m = re.search(r"(\d+) of (\d+) GEMMs int8", line("quantization: "))
+    int8_line = [l for l in text if l.startswith("quantization: ") and l not in weight_only][0]
+    m = re.search(r"(\d+) of (\d+) GEMMs int8", int8_line)
     check("int8_gemms", quantization["int8_gemms"], int(m[1]))
     check("gemms", quantization["gemms"], int(m[2]))
-    m = re.search(r", (\d+) of them with a zero point", line("quantization: "))
+    m = re.search(r", (\d+) of them with a zero point", int8_line)
     check("zero_point_gemms", quantization["zero_point_gemms"], int(m[1]) if m else 0)
     gemm_steps = [s for s in report["steps"] if s["kind"] == "gemm"]
     check("decisions", len(decisions), len(gemm_steps))
