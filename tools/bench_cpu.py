@@ -52,6 +52,11 @@ and NNCF's post-training quantization of the export on the same samples
 AMX, bf16 (_bf16). With --max-error E, both tsc int8 artifacts are
 compiled with --max-error=E (the most sensitive GEMMs kept float: f32, or
 bf16 where --cpu=native has AMX).
+With --weight-only (opt-in), tsc --quantize=weight-int4 (symmetric, a scale
+per 128 weights along K) and ONNX Runtime's MatMulNBits model of the export
+(its MatMulNBitsQuantizer: 4 bits, blocks of 128, zero points), compiled by
+tsc as it is and run by ONNX Runtime (ort_int4), in a table of their own with
+accuracy, artifact sizes and peak RSS.
 With --prune SPEC (opt-in) a third artifact is compiled with `--prune=SPEC`
 and timed in the same run; a second table gives its latency against the
 unpruned fused artifact, the speed ratio, both artifacts' sizes and the
@@ -64,7 +69,7 @@ Not a test: it fails only when it cannot measure.
 Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
                           [--models minilm,bert-base] [--batches 1,8] [--seq 128]
                           [--runs 20] [--warmup 3] [--threads N] [--keep DIR]
-                          [--openvino-python .venv-bench/bin/python] [--quantize]
+                          [--openvino-python .venv-bench/bin/python] [--quantize] [--weight-only]
                           [--peers ort,ort_int8,ort_static,ov_int8,ov_int8_bf16,ov,ov_bf16,...]
                           [--prune heads=0.25,ffn=0.3 [--max-error E]] [--no-peers]
 """
@@ -363,6 +368,18 @@ def bench_model(args, name, work, rows, notes, versions):
                             str(onnx_path), "--calibration", str(calibration)], check=True)
         sources["qdq"] = qdq_path
         variants["qdq"] = []
+    if args.weight_only:
+        # Weight-only int4: tsc's own pass (symmetric, a scale per 128 along
+        # K), and ONNX Runtime's MatMulNBits model of the export (its
+        # quantizer's defaults: blocks of 128, zero points), which tsc
+        # compiles as it is and ONNX Runtime runs with its own kernels.
+        nbits_path = work / f"{name}-nbits.onnx"
+        if not nbits_path.exists():
+            subprocess.run([TORCH_PYTHON, __file__, "--make-nbits", str(nbits_path), "--onnx",
+                            str(onnx_path)], check=True)
+        sources["nbits"] = nbits_path
+        variants["int4"] = ["--quantize=weight-int4"]
+        variants["nbits"] = []
     if args.prune:
         variants["pruned"] = [f"--prune={args.prune}"]
         # The same specs as ceilings, each ratio searched under the budget.
@@ -408,7 +425,8 @@ def bench_model(args, name, work, rows, notes, versions):
         peers = PEERS + ((("ort_int8", "ort_int8", None), ("ort_static", "ort_static", None),
                           ("ov_int8", "openvino", "f32"), ("ov_int8_bf16", "openvino", "bf16"),
                           ("ov_nncf", "openvino", "f32"), ("ov_nncf_bf16", "openvino", "bf16"))
-                         if args.quantize else ())
+                         if args.quantize else ()) + (
+                            (("ort_int4", "ort", None),) if args.weight_only else ())
         for key, runtime, precision in peers:
             if args.peers and key not in args.peers:
                 continue
@@ -437,6 +455,8 @@ def bench_model(args, name, work, rows, notes, versions):
                     continue
                 extra = ["--vmfb", str(vmfb)]
             model_path = sources["qdq"] if key.startswith("ov_int8") else onnx_path
+            if key == "ort_int4":
+                model_path = sources["nbits"]
             if key.startswith("ov_nncf"):
                 model_path = work / f"{name}-nncf.xml"
                 problem = make_once(python, model_path,
@@ -503,8 +523,8 @@ def bench_model(args, name, work, rows, notes, versions):
                         if (data / "ort" / f.name).exists()]
                 if errs:
                     row[f"{variant}_rel_l2"] = max(errs)
-        if args.quantize and "ort" in row:
-            for key in ("int8", "static", "qdq", "tsc") + INT8_PEERS:
+        if (args.quantize or args.weight_only) and "ort" in row:
+            for key in ("int8", "static", "qdq", "tsc", "int4", "nbits", "ort_int4") + INT8_PEERS:
                 if not (data / key / "last_hidden_state.npy").exists():
                     continue
                 row[f"{key}_q_rel_l2"] = rel_l2(np.load(data / key / "last_hidden_state.npy"),
@@ -522,6 +542,7 @@ def bench_model(args, name, work, rows, notes, versions):
         rows.append(row)
         print(f"  batch {batch}: " + ", ".join(
             f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "int8", "static", "qdq",
+                                             "int4", "nbits", "ort_int4",
                                              "pruned", "budget",
                                              "ort",
                                              *INT8_PEERS, "ov", "ov_bf16", "iree",
@@ -594,6 +615,44 @@ def table(args, rows):
               f"{ratio(r, 'bf16', 'ov_bf16'):>11} {ratio(r, 'tsc', 'iree'):>8} "
               f"{ratio(r, 'tsc', 'torch'):>9} {ratio(r, 'tsc', 'inductor'):>8} {errors:>37} "
               f"{rss:>47}")
+
+
+def weight_only_table(rows):
+    """tsc weight-only int4 (its own pass, and ONNX Runtime's MatMulNBits
+    model compiled by tsc) against ONNX Runtime on that model."""
+    def cell(row, key, fmt):
+        return format(row[key], fmt) if key in row else "n/a"
+
+    head = (f"{'model':<10} {'batch':>5} {'tsc fp32 ms':>11} {'tsc int4 ms':>11} "
+            f"{'tsc NBits ms':>12} {'ORT NBits ms':>12} {'tscNB/ORTNB':>11} "
+            f"{'int4/tsc32':>10} {'relL2 int4':>10} {'relL2 tscNB':>11} {'relL2 ORTNB':>11} "
+            f"{'cos int4':>8} {'cos tscNB':>9} {'cos ORTNB':>9} {'MiB fp32/int4/NB':>16} "
+            f"{'RSS MiB int4/NB/ORTNB':>21}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        ratio = lambda a, b: f"{r[a] / r[b]:.2f}" if a in r and b in r else "n/a"
+        size = "/".join(f"{sizes[(r['model'], v)] / 2**20:.0f}"
+                        if (r["model"], v) in sizes else "n/a" for v in ("tsc", "int4", "nbits"))
+        rss = "/".join(f"{r[k + '_rss']:.0f}" if k + "_rss" in r else "n/a"
+                       for k in ("int4", "nbits", "ort_int4"))
+        print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'tsc', '.2f'):>11} "
+              f"{cell(r, 'int4', '.2f'):>11} {cell(r, 'nbits', '.2f'):>12} "
+              f"{cell(r, 'ort_int4', '.2f'):>12} {ratio('nbits', 'ort_int4'):>11} "
+              f"{ratio('int4', 'tsc'):>10} {cell(r, 'int4_q_rel_l2', '.1e'):>10} "
+              f"{cell(r, 'nbits_q_rel_l2', '.1e'):>11} {cell(r, 'ort_int4_q_rel_l2', '.1e'):>11} "
+              f"{cell(r, 'int4_cos', '.4f'):>8} {cell(r, 'nbits_cos', '.4f'):>9} "
+              f"{cell(r, 'ort_int4_cos', '.4f'):>9} {size:>16} {rss:>21}")
+
+
+def make_nbits(source, target):
+    """ONNX Runtime's MatMulNBits model of `source` (4 bits, its quantizer's
+    defaults: blocks of 128 along K, zero points) at `target`."""
+    import onnx
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+    quantizer = MatMulNBitsQuantizer(onnx.load(source), block_size=128, is_symmetric=False)
+    quantizer.process()
+    onnx.save(quantizer.model.model, target)
 
 
 def quantized_table(args, rows):
@@ -683,6 +742,10 @@ def main():
                         help="also tsc --quantize=dynamic-int8 and static-int8 against "
                         "ONNX Runtime's quantize_dynamic and quantize_static, with their "
                         "accuracy (second tables)")
+    parser.add_argument("--weight-only", action="store_true",
+                        help="also tsc --quantize=weight-int4 and ONNX Runtime's MatMulNBits "
+                        "model of the export (compiled by tsc, and run by ONNX Runtime), with "
+                        "their accuracy and artifact sizes (a table of their own)")
     parser.add_argument("--max-error", help="with --quantize: tsc's dynamic and static int8 "
                         "compiled with --max-error=E (GEMMs kept float under the budget; "
                         "static int8's measured on its calibration samples); with --prune: "
@@ -694,6 +757,7 @@ def main():
                         help=argparse.SUPPRESS)
     parser.add_argument("--make-iree", help=argparse.SUPPRESS)
     parser.add_argument("--make-nncf", help=argparse.SUPPRESS)
+    parser.add_argument("--make-nbits", help=argparse.SUPPRESS)
     parser.add_argument("--vmfb", help=argparse.SUPPRESS)
     parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--calibration", help=argparse.SUPPRESS)
@@ -716,6 +780,8 @@ def main():
         return make_iree(args.onnx, args.make_iree, args.batch, args.seq)
     if args.make_nncf:
         return make_nncf(args.onnx, args.make_nncf, args.calibration)
+    if args.make_nbits:
+        return make_nbits(args.onnx, args.make_nbits)
     args.batches = [int(b) for b in args.batches.split(",")]
     args.peers = set(args.peers.split(",")) if args.peers else None
     models = [m for m in args.models.split(",") if m]
@@ -759,6 +825,10 @@ def main():
         print("\nint8 (accuracy against fp32 ONNX Runtime: rel L2 of "
               "last_hidden_state, smallest per-sample cosine of sentence_embedding)")
         quantized_table(args, rows)
+    if args.weight_only:
+        print("\nweight-only int4 (accuracy against fp32 ONNX Runtime: rel L2 of "
+              "last_hidden_state, smallest per-sample cosine of sentence_embedding)")
+        weight_only_table(rows)
     if args.prune:
         prune_table(args, rows)
     for note in notes:
