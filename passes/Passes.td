@@ -535,6 +535,11 @@ def QuantizeWeightOnlyPass : Pass<"tsc-quantize-weight-only", "func::FuncOp"> {
               "Weights per scale along K; 0: one scale per output channel. "
               "A GEMM whose K is not more than the group gets one per "
               "channel">,
+       Option<"zeroPoints", "zero-points", "bool", /*default=*/"false",
+              "Asymmetric codes: each channel or group maps [min(w, 0), "
+              "max(w, 0)] onto all 2^bits codes, scale (hi - lo) / "
+              "(2^bits - 1) and a zero point of the codes' type (the "
+              "dequantize's third operand)">,
        Option<"minInputFeatures", "min-input-features", "int64_t",
               /*default=*/"16",
               "GEMMs whose K (input features) is smaller stay float">,

@@ -73,6 +73,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.precision = options.precision;
   pipeline.quantize = options.quantize;
   pipeline.weightGroupSize = options.weightGroupSize;
+  pipeline.weightZeroPoints = options.weightZeroPoints;
   pipeline.inputRanges = options.inputRanges;
   pipeline.inputMinima = options.inputMinima;
   pipeline.precisionIO = options.precisionIO;

@@ -54,6 +54,8 @@ struct CompileOptions {
   Quantization quantize = Quantization::None;
   /// weight-int8/int4: weights per scale along K (0: per output channel).
   int64_t weightGroupSize = 0;
+  /// weight-int8/int4: asymmetric codes, a zero point per scale.
+  bool weightZeroPoints = false;
   /// --quantize=static-int8: the samples and observer of calibration.
   CalibrationOptions calibration;
   /// --quantize=static-int8: each GEMM op's calibrated input range, in

@@ -119,29 +119,39 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                     "static-int8, weight-int8, weight-int4)\n";
     return failure();
   }
-  // weight-int8 / weight-int4 [:group=G]: G weights per scale along K, or
-  // `channel` (weight-int8's default); weight-int4 defaults to 128.
-  auto [base, group] = mode.split(':');
+  // weight-int8 / weight-int4 [:group=G] [:zero-points]: G weights per
+  // scale along K, or `channel` (weight-int8's default); weight-int4
+  // defaults to 128. zero-points: asymmetric codes.
+  auto [base, rest] = mode.split(':');
   bool weightOnly = base == "weight-int8" || base == "weight-int4";
   int64_t groupSize = base == "weight-int4" ? 128 : 0;
-  if (weightOnly && !group.empty()) {
-    StringRef value = group;
-    if (!value.consume_front("group=") ||
+  bool zeroPoints = false, grouped = false;
+  while (weightOnly && !rest.empty()) {
+    auto [part, tail] = rest.split(':');
+    rest = tail;
+    StringRef value = part;
+    if (part == "zero-points" && !zeroPoints) {
+      zeroPoints = true;
+      continue;
+    }
+    if (grouped || !value.consume_front("group=") ||
         (value != "channel" &&
          (value.getAsInteger(10, groupSize) || groupSize < 8 ||
           groupSize > 4096 || (groupSize & (groupSize - 1))))) {
       llvm::errs() << "tsc: error: --quantize=" << mode << ": expected " << base
-                   << "[:group=G] with G a power of two from 8 to 4096 (32, "
-                      "64, 128 are usual) or `channel`\n";
+                   << "[:group=G][:zero-points] with G a power of two from 8 "
+                      "to 4096 (32, 64, 128 are usual) or `channel`\n";
       return failure();
     }
+    grouped = true;
     if (value == "channel")
       groupSize = 0;
   }
   if (!weightOnly && mode != "dynamic-int8" && !calibrated) {
     llvm::errs() << "tsc: error: --quantize=" << mode
                  << ": expected none, dynamic-int8, static-int8, "
-                    "weight-int8[:group=G] or weight-int4[:group=G]\n";
+                    "weight-int8[:group=G][:zero-points] or "
+                    "weight-int4[:group=G][:zero-points]\n";
     return failure();
   }
   if (options.target != TargetKind::Host) {
@@ -175,6 +185,7 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
   }
   options.calibration.asymmetric = flags.calibrationRange == "asymmetric";
   options.weightGroupSize = groupSize;
+  options.weightZeroPoints = zeroPoints;
   options.quantize = weightOnly
                          ? (base == "weight-int8" ? Quantization::WeightInt8
                                                   : Quantization::WeightInt4)

@@ -107,8 +107,9 @@ struct DriverOptions {
           "time), static-int8 (activations per tensor by scales "
           "calibrated on --calibration), weight-int8[:group=G] or "
           "weight-int4[:group=G] (weights only, a scale per output channel "
-          "or per G weights along K; int4's default G is 128); host "
-          "target, fp32 precision"),
+          "or per G weights along K; int4's default G is 128; "
+          ":zero-points adds a zero point per scale); host target, fp32 "
+          "precision"),
       llvm::cl::init("none"), llvm::cl::cat(category)};
   llvm::cl::opt<std::string> calibration{
       "calibration",

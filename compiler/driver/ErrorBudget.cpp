@@ -102,6 +102,8 @@ std::vector<std::string> getQuantizedGemms(ModuleOp imported,
   pipeline.quantize = options.quantize;
   pipeline.keepFloat = options.keepFloat;
   pipeline.keptPrecision = options.keptPrecision;
+  pipeline.weightGroupSize = options.weightGroupSize;
+  pipeline.weightZeroPoints = options.weightZeroPoints;
   pipeline.inputRanges = options.inputRanges;
   pipeline.inputMinima = options.inputMinima;
   buildTscPipeline(pm, pipeline);
@@ -240,6 +242,8 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
   os << "  replay: --tsc-pipeline=\"quantize=" << mode;
   if (options.weightGroupSize)
     os << " weight-group-size=" << options.weightGroupSize;
+  if (options.weightZeroPoints)
+    os << " weight-zero-points=1";
   os << " keep-float=";
   for (size_t i = 0; i < hi; ++i)
     os << (i ? "," : "") << fitted.keepFloat[options.keepFloat.size() + i];
@@ -379,6 +383,7 @@ FailureOr<CompileOptions> tsc::fitErrorBudget(ModuleOp imported,
     if (succeeded(result)) {
       result->quantize = fitted.quantize;
       result->weightGroupSize = fitted.weightGroupSize;
+      result->weightZeroPoints = fitted.weightZeroPoints;
       result->keepFloat = fitted.keepFloat;
       os << "  then the quantization of the pruned model, within the "
             "budget:\n";

@@ -242,6 +242,7 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     QuantizeWeightOnlyPassOptions weightOnly;
     weightOnly.bits = options.quantize == Quantization::WeightInt8 ? 8 : 4;
     weightOnly.groupSize = options.weightGroupSize;
+    weightOnly.zeroPoints = options.weightZeroPoints;
     weightOnly.keepFloat.assign(options.keepFloat.begin(),
                                 options.keepFloat.end());
     pm.addNestedPass<func::FuncOp>(createQuantizeWeightOnlyPass(weightOnly));

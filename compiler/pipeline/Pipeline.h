@@ -108,6 +108,11 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       llvm::cl::desc("weight-int8/int4: weights per scale along K (0: one "
                      "scale per output channel)"),
       llvm::cl::init(0)};
+  Option<bool> weightZeroPoints{
+      *this, "weight-zero-points",
+      llvm::cl::desc("weight-int8/int4: asymmetric codes, a zero point per "
+                     "scale"),
+      llvm::cl::init(false)};
   ListOption<float> inputRanges{
       *this, "input-ranges",
       llvm::cl::desc("static-int8: the calibrated range of each GEMM op's "

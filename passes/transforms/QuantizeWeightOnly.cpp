@@ -1,10 +1,11 @@
 //===- QuantizeWeightOnly.cpp - GEMM weights in i8 or i4 ------------------===//
 //
-// `--quantize=weight-int8|weight-int4[:group=G]`: each GEMM by a constant
-// f32 weight becomes a tsc.linear by the dequantized weight, quantized here
-// symmetrically per output channel or per group along K; the activation
-// stays f32. The host plan runs the linear as a weight-only GEMM step that
-// dequantizes the weight once per session (docs/quantization.md).
+// `--quantize=weight-int8|weight-int4[:group=G][:zero-points]`: each GEMM
+// by a constant f32 weight becomes a tsc.linear by the dequantized weight,
+// quantized here per output channel or per group along K, symmetrically or
+// (zero-points) with a zero point each; the activation stays f32. The host plan
+// runs the linear as a weight-only GEMM step that dequantizes the weight once
+// per session (docs/quantization.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,27 +32,64 @@ using namespace mlir::tsc;
 namespace {
 
 /// How `w` ([K, N] when `kn`, else [N, K]) is quantized: symmetric codes in
-/// [-qmax, qmax], a scale per output channel (`group` 0) or per group of
-/// `group` along K.
+/// [-qmax, qmax], or asymmetric ones in [-qmax - 1, qmax] with a zero point
+/// each, a scale per output channel (`group` 0) or per group of `group`
+/// along K.
 struct Quantized {
   std::vector<int8_t> codes; // w's layout
   std::vector<float> scales; // [groups, N] (kn) or [N, groups]; [N] per channel
-  int64_t groups = 0;        // 0: per channel
+  std::vector<int8_t> zeroPoints; // as the scales; empty when symmetric
+  int64_t groups = 0;             // 0: per channel
 };
 
 Quantized quantizeWeight(ArrayRef<float> w, int64_t k, int64_t n, bool kn,
-                         int64_t group, int qmax) {
+                         int64_t group, int qmax, bool asymmetric) {
   Quantized out;
   out.groups = group ? (k + group - 1) / group : 0;
   int64_t perChannel = group ? out.groups : 1;
   out.scales.assign(size_t(n * perChannel), 0.0f);
   auto at = [&](int64_t kk, int64_t j) { return kn ? kk * n + j : j * k + kk; };
-  auto scaleAt = [&](int64_t kk, int64_t j) -> float & {
+  auto indexAt = [&](int64_t kk, int64_t j) -> size_t {
     if (!group)
-      return out.scales[size_t(j)];
+      return size_t(j);
     int64_t g = kk / group;
-    return out.scales[size_t(kn ? g * n + j : j * out.groups + g)];
+    return size_t(kn ? g * n + j : j * out.groups + g);
   };
+  auto scaleAt = [&](int64_t kk, int64_t j) -> float & {
+    return out.scales[indexAt(kk, j)];
+  };
+  if (asymmetric) {
+    // [lo, hi] (0 included) onto [-qmax - 1, qmax]: scale (hi - lo) /
+    // (2 qmax + 1), zero point round(-lo / scale) - qmax - 1; codes
+    // clamp(round(w / scale) + zero point), round half to even as
+    // tsc.quantize does.
+    std::vector<float> lo(out.scales.size(), 0.0f), hi(out.scales.size(), 0.0f);
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < n; ++j) {
+        float v = w[size_t(at(kk, j))];
+        size_t s = indexAt(kk, j);
+        lo[s] = std::min(lo[s], v);
+        hi[s] = std::max(hi[s], v);
+      }
+    out.zeroPoints.assign(out.scales.size(), 0);
+    for (size_t s = 0; s < out.scales.size(); ++s) {
+      float scale = (hi[s] - lo[s]) / float(2 * qmax + 1);
+      out.scales[s] = scale > 0.0f ? scale : 1.0f;
+      float z = std::nearbyint(-lo[s] / out.scales[s]) - float(qmax + 1);
+      out.zeroPoints[s] =
+          static_cast<int8_t>(std::clamp(z, -float(qmax + 1), float(qmax)));
+    }
+    out.codes.resize(w.size());
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < n; ++j) {
+        size_t s = indexAt(kk, j);
+        float v = std::nearbyint(w[size_t(at(kk, j))] / out.scales[s]) +
+                  float(out.zeroPoints[s]);
+        out.codes[size_t(at(kk, j))] =
+            static_cast<int8_t>(std::clamp(v, -float(qmax + 1), float(qmax)));
+      }
+    return out;
+  }
   for (int64_t kk = 0; kk < k; ++kk)
     for (int64_t j = 0; j < n; ++j) {
       float &s = scaleAt(kk, j);
@@ -119,7 +157,8 @@ struct QuantizeWeightOnlyPass
     int64_t k = weightType.getDimSize(kDim), n = weightType.getDimSize(nDim);
     // A group covering all of K is one scale per channel.
     int64_t group = groupSize > 0 && groupSize < k ? groupSize : 0;
-    Quantized q = quantizeWeight(w, k, n, g.kn, group, bits == 8 ? 127 : 7);
+    Quantized q =
+        quantizeWeight(w, k, n, g.kn, group, bits == 8 ? 127 : 7, zeroPoints);
 
     OpBuilder b(g.op);
     Location loc = g.op->getLoc();
@@ -142,7 +181,15 @@ struct QuantizeWeightOnlyPass
             ArrayRef<char>(reinterpret_cast<const char *>(q.scales.data()),
                            q.scales.size() * sizeof(float)),
             weightName(g.weight, suffix + ".scale"))));
-    Value wd = DequantizeOp::create(b, loc, weightType, wq, ws, Value(),
+    Value wz;
+    if (!q.zeroPoints.empty())
+      wz = ConstantOp::create(
+          b, loc,
+          cast<ElementsAttr>(codesConstant(
+              RankedTensorType::get(scaleShape, b.getIntegerType(bits)),
+              q.zeroPoints, bits,
+              weightName(g.weight, suffix + ".zero_point"))));
+    Value wd = DequantizeOp::create(b, loc, weightType, wq, ws, wz,
                                     b.getI64IntegerAttr(group ? kDim : nDim),
                                     group ? b.getI64IntegerAttr(group)
                                           : IntegerAttr());

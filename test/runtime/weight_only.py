@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--quantize=weight-int8|weight-int4[:group=G] end to end (tsc, tsc-run).
+"""--quantize=weight-int8|weight-int4[:group=G][:zero-points] end to end (tsc, tsc-run).
 
 The ONNX model: h = gelu(x·W1 + b1) with W1 [K=64, N=96] (ONNX's MatMul
 layout), y = Gemm(h, W2, transB) + x with W2 [N=64, K=96] (PyTorch's
@@ -37,14 +37,16 @@ import onnx
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from dynamic_int8 import Checks, erf_gelu_constants, erf_gelu_nodes, rel_l2  # noqa: E402
 
-# mode -> (flags, bits, group (0: per channel), bound vs fp32, largest
-# weight-bytes ratio to fp32 (scales included)).
+# mode -> (flags, bits, group (0: per channel), zero points, bound vs fp32,
+# largest weight-bytes ratio to fp32 (scales and zero points included)).
 MODES = {
-    "int8": (["--quantize=weight-int8"], 8, 0, 2e-2, 0.30),
-    "int8-g16": (["--quantize=weight-int8:group=16"], 8, 16, 2e-2, 0.35),
-    "int4-g32": (["--quantize=weight-int4:group=32"], 4, 32, 0.2, 0.20),
+    "int8": (["--quantize=weight-int8"], 8, 0, False, 2e-2, 0.30),
+    "int8-g16": (["--quantize=weight-int8:group=16"], 8, 16, False, 2e-2, 0.35),
+    "int4-g32": (["--quantize=weight-int4:group=32"], 4, 32, False, 0.2, 0.20),
     # 128 covers both K (64, 96): one scale per output channel.
-    "int4": (["--quantize=weight-int4"], 4, 0, 0.25, 0.20),
+    "int4": (["--quantize=weight-int4"], 4, 0, False, 0.25, 0.20),
+    # Asymmetric codes, a zero point per group (format 1.18's step).
+    "int4-g32-zp": (["--quantize=weight-int4:group=32:zero-points"], 4, 32, True, 0.2, 0.22),
 }
 
 
@@ -75,8 +77,10 @@ def build_model(rng):
     return model, {k: numpy_helper.to_array(v) for k, v in weights.items()}
 
 
-def dequantized(w, k_axis, bits, group):
-    """w quantized as docs/quantization.md states it, in f32, dequantized."""
+def dequantized(w, k_axis, bits, group, zero_points=False):
+    """w quantized as docs/quantization.md states it, in f32, dequantized:
+    symmetric codes, or with `zero_points` each group's [min(w, 0), max(w,
+    0)] onto all 2^bits codes."""
     wk = np.moveaxis(w, k_axis, 0).astype(np.float32)  # [K, N]
     k = wk.shape[0]
     group = group if 0 < group < k else k
@@ -84,6 +88,15 @@ def dequantized(w, k_axis, bits, group):
     out = np.empty_like(wk)
     for start in range(0, k, group):
         block = wk[start:start + group]
+        if zero_points:
+            lo = np.minimum(block.min(axis=0), 0)
+            hi = np.maximum(block.max(axis=0), 0)
+            scale = ((hi - lo) / np.float32(2 * qmax + 1)).astype(np.float32)
+            scale = np.where(scale > 0, scale, np.float32(1)).astype(np.float32)
+            zp = np.clip(np.rint(-lo / scale) - (qmax + 1), -qmax - 1, qmax)
+            codes = np.clip(np.rint(block / scale) + zp, -qmax - 1, qmax)
+            out[start:start + group] = (codes - zp) * scale
+            continue
         amax = np.abs(block).max(axis=0)
         scale = np.where(amax > 0, amax / qmax, np.float32(1)).astype(np.float32)
         codes = np.clip(np.rint(block / scale), -qmax, qmax)
@@ -91,10 +104,10 @@ def dequantized(w, k_axis, bits, group):
     return np.moveaxis(out, 0, k_axis)
 
 
-def reference(feeds, w, bits, group):
+def reference(feeds, w, bits, group, zero_points):
     x = feeds["x"].astype(np.float64)
-    w1 = dequantized(w["W1"], 0, bits, group).astype(np.float64)
-    w2 = dequantized(w["W2"], 1, bits, group).astype(np.float64)
+    w1 = dequantized(w["W1"], 0, bits, group, zero_points).astype(np.float64)
+    w2 = dequantized(w["W2"], 1, bits, group, zero_points).astype(np.float64)
     h = x @ w1 + w["b1"]
     erf = np.vectorize(math.erf)
     g = 0.5 * h * (1 + erf(h / math.sqrt(2)))
@@ -141,12 +154,12 @@ def main():
     fp32_bytes = weight_bytes(report(tsc, out, []))
     check = Checks()
 
-    for mode, (flags, bits, group, bound, ratio) in MODES.items():
+    for mode, (flags, bits, group, zero_points, bound, ratio) in MODES.items():
         steps = compile_and_run(out, mode, flags, tsc, tsc_run, args)
         generated = compile_and_run(out, mode + "-generated",
                                     flags + ["--generated-gemms"], tsc, tsc_run,
                                     args)
-        ref = reference(feeds, weights, bits, group)
+        ref = reference(feeds, weights, bits, group, zero_points)
         check(f"{mode} y steps vs generated", rel_l2(steps["y"], generated["y"]), 1e-5)
         check(f"{mode} y steps vs numpy", rel_l2(steps["y"], ref["y"]), 1e-5)
         check(f"{mode} y vs fp32", rel_l2(steps["y"], fp32["y"]), bound)

@@ -53,8 +53,8 @@
 // RANGE-ALONE: tsc: error: --calibration-range goes with --quantize=static-int8
 // RANGE: tsc: error: --calibration-range=both: expected asymmetric or symmetric
 // FP8: tsc: error: --quantize=fp8: not implemented yet (available: dynamic-int8, static-int8, weight-int8, weight-int4)
-// UNKNOWN: tsc: error: --quantize=int3: expected none, dynamic-int8, static-int8, weight-int8[:group=G] or weight-int4[:group=G]
-// GROUP: tsc: error: --quantize=weight-int4:group=48: expected weight-int4[:group=G] with G a power of two from 8 to 4096 (32, 64, 128 are usual) or `channel`
+// UNKNOWN: tsc: error: --quantize=int3: expected none, dynamic-int8, static-int8, weight-int8[:group=G][:zero-points] or weight-int4[:group=G][:zero-points]
+// GROUP: tsc: error: --quantize=weight-int4:group=48: expected weight-int4[:group=G][:zero-points] with G a power of two from 8 to 4096 (32, 64, 128 are usual) or `channel`
 // GROUP-KEY: tsc: error: --quantize=weight-int8:groups=32: expected weight-int8[:group=G]
 // WEIGHT-CUDA: tsc: error: --quantize=weight-int4: the CUDA target has no weight-only GEMM step yet (host target only)
 
