@@ -579,12 +579,19 @@ def prune_table(args, rows):
 sizes = {}
 
 
+def cell(row, key, fmt):
+    """row[key] formatted, or n/a when the row has no such figure."""
+    return format(row[key], fmt) if key in row else "n/a"
+
+
+def ratio(row, a, b):
+    """row[a] / row[b] to two decimals, or n/a."""
+    return f"{row[a] / row[b]:.2f}" if a in row and b in row else "n/a"
+
+
 def table(args, rows):
     def ms(row, key):
         return f"{row[key]:.2f}" if key in row else "n/a"
-
-    def ratio(row, a, b):
-        return f"{row[a] / row[b]:.2f}" if a in row and b in row else "n/a"
 
     def mib(row, key):
         return f"{row[key]:.0f}" if key in row else "n/a"
@@ -620,9 +627,6 @@ def table(args, rows):
 def weight_only_table(rows):
     """tsc weight-only int4 (its own pass, and ONNX Runtime's MatMulNBits
     model compiled by tsc) against ONNX Runtime on that model."""
-    def cell(row, key, fmt):
-        return format(row[key], fmt) if key in row else "n/a"
-
     head = (f"{'model':<10} {'batch':>5} {'tsc fp32 ms':>11} {'tsc int4 ms':>11} "
             f"{'tsc NBits ms':>12} {'ORT NBits ms':>12} {'tscNB/ORTNB':>11} "
             f"{'int4/tsc32':>10} {'relL2 int4':>10} {'relL2 tscNB':>11} {'relL2 ORTNB':>11} "
@@ -631,15 +635,14 @@ def weight_only_table(rows):
     print(head)
     print("-" * len(head))
     for r in rows:
-        ratio = lambda a, b: f"{r[a] / r[b]:.2f}" if a in r and b in r else "n/a"
         size = "/".join(f"{sizes[(r['model'], v)] / 2**20:.0f}"
                         if (r["model"], v) in sizes else "n/a" for v in ("tsc", "int4", "nbits"))
         rss = "/".join(f"{r[k + '_rss']:.0f}" if k + "_rss" in r else "n/a"
                        for k in ("int4", "nbits", "ort_int4"))
         print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'tsc', '.2f'):>11} "
               f"{cell(r, 'int4', '.2f'):>11} {cell(r, 'nbits', '.2f'):>12} "
-              f"{cell(r, 'ort_int4', '.2f'):>12} {ratio('nbits', 'ort_int4'):>11} "
-              f"{ratio('int4', 'tsc'):>10} {cell(r, 'int4_q_rel_l2', '.1e'):>10} "
+              f"{cell(r, 'ort_int4', '.2f'):>12} {ratio(r, 'nbits', 'ort_int4'):>11} "
+              f"{ratio(r, 'int4', 'tsc'):>10} {cell(r, 'int4_q_rel_l2', '.1e'):>10} "
               f"{cell(r, 'nbits_q_rel_l2', '.1e'):>11} {cell(r, 'ort_int4_q_rel_l2', '.1e'):>11} "
               f"{cell(r, 'int4_cos', '.4f'):>8} {cell(r, 'nbits_cos', '.4f'):>9} "
               f"{cell(r, 'ort_int4_cos', '.4f'):>9} {size:>16} {rss:>21}")
@@ -657,20 +660,16 @@ def make_nbits(source, target):
 
 def quantized_table(args, rows):
     """tsc dynamic int8 against ONNX Runtime's, each with its accuracy."""
-    def cell(row, key, fmt):
-        return format(row[key], fmt) if key in row else "n/a"
-
     head = (f"{'model':<10} {'batch':>5} {'tsc fp32 ms':>11} {'tsc int8 ms':>11} "
             f"{'ORT fp32 ms':>11} {'ORT int8 ms':>11} {'tsc8/ORT8':>9} {'tsc8/tsc32':>10} "
             f"{'relL2 tsc8':>10} {'relL2 ORT8':>10} {'min cos tsc8':>12} {'min cos ORT8':>12}")
     print(head)
     print("-" * len(head))
     for r in rows:
-        ratio = lambda a, b: f"{r[a] / r[b]:.2f}" if a in r and b in r else "n/a"
         print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'tsc', '.2f'):>11} "
               f"{cell(r, 'int8', '.2f'):>11} {cell(r, 'ort', '.2f'):>11} "
-              f"{cell(r, 'ort_int8', '.2f'):>11} {ratio('int8', 'ort_int8'):>9} "
-              f"{ratio('int8', 'tsc'):>10} {cell(r, 'int8_q_rel_l2', '.1e'):>10} "
+              f"{cell(r, 'ort_int8', '.2f'):>11} {ratio(r, 'int8', 'ort_int8'):>9} "
+              f"{ratio(r, 'int8', 'tsc'):>10} {cell(r, 'int8_q_rel_l2', '.1e'):>10} "
               f"{cell(r, 'ort_int8_q_rel_l2', '.1e'):>10} {cell(r, 'int8_cos', '.5f'):>12} "
               f"{cell(r, 'ort_int8_cos', '.5f'):>12}")
     print("\nstatic int8 (32 calibration samples; same accuracy columns)")
@@ -681,13 +680,12 @@ def quantized_table(args, rows):
     print(head)
     print("-" * len(head))
     for r in rows:
-        ratio = lambda a, b: f"{r[a] / r[b]:.2f}" if a in r and b in r else "n/a"
         peers8 = [r[k] for k in INT8_PEERS if k in r]
         fastest = f"{r['static'] / min(peers8):.2f}" if peers8 and "static" in r else "n/a"
         print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'tsc', '.2f'):>11} "
               f"{cell(r, 'static', '.2f'):>10} {cell(r, 'ort_static', '.2f'):>10} "
-              f"{cell(r, 'int8', '.2f'):>11} {ratio('static', 'tsc'):>9} "
-              f"{ratio('static', 'ort_static'):>10} {fastest:>12} "
+              f"{cell(r, 'int8', '.2f'):>11} {ratio(r, 'static', 'tsc'):>9} "
+              f"{ratio(r, 'static', 'ort_static'):>10} {fastest:>12} "
               f"{cell(r, 'static_q_rel_l2', '.1e'):>9} {cell(r, 'ort_static_q_rel_l2', '.1e'):>12} "
               f"{cell(r, 'static_cos', '.5f'):>11} {cell(r, 'ort_static_cos', '.5f'):>14}")
     print("\nOpenVINO int8: on ONNX Runtime's QDQ model above (ov_int8) and on NNCF's "
@@ -700,9 +698,8 @@ def quantized_table(args, rows):
     for r in rows:
         for key in INT8_PEERS[2:]:
             if key in r:
-                ratio = f"{r['static'] / r[key]:.2f}" if "static" in r else "n/a"
                 print(f"{r['model']:<10} {r['batch']:>5} {key:<13} {r[key]:>8.2f} "
-                      f"{cell(r, 'static', '.2f'):>10} {ratio:>8} "
+                      f"{cell(r, 'static', '.2f'):>10} {ratio(r, 'static', key):>8} "
                       f"{cell(r, key + '_q_rel_l2', '.1e'):>8} {cell(r, key + '_cos', '.5f'):>8}")
     print("\nONNX Runtime's QDQ model (its quantize_static above) compiled by tsc, against "
           "ONNX Runtime on the same model (same accuracy columns)")
@@ -712,10 +709,9 @@ def quantized_table(args, rows):
     print(head)
     print("-" * len(head))
     for r in rows:
-        ratio = lambda a, b: f"{r[a] / r[b]:.2f}" if a in r and b in r else "n/a"
         print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'qdq', '.2f'):>10} "
-              f"{cell(r, 'ort_static', '.2f'):>10} {ratio('qdq', 'ort_static'):>7} "
-              f"{ratio('qdq', 'tsc'):>13} {cell(r, 'qdq_q_rel_l2', '.1e'):>9} "
+              f"{cell(r, 'ort_static', '.2f'):>10} {ratio(r, 'qdq', 'ort_static'):>7} "
+              f"{ratio(r, 'qdq', 'tsc'):>13} {cell(r, 'qdq_q_rel_l2', '.1e'):>9} "
               f"{cell(r, 'ort_static_q_rel_l2', '.1e'):>9} {cell(r, 'qdq_cos', '.5f'):>11} "
               f"{cell(r, 'ort_static_cos', '.5f'):>11}")
 

@@ -751,9 +751,9 @@ std::optional<FailureOr<Value>> rangeOfRuntimeLimit(ForeignNode &node,
 }
 
 FailureOr<Values> convertRange(ForeignNode &node) {
-  // Start, limit and delta, read by index below: a node the importer's
-  // schema check does not cover (an opset past 17, a function body) may
-  // have fewer.
+  // Start, limit and delta, read by index below. The importer counts every
+  // standard node's inputs (OnnxArity.h); this stays for a node it does not
+  // see as one (a model-local function's body).
   if (node.getNumInputs() != 3)
     return node.fail("Range takes 3 inputs (start, limit, delta); the node "
                      "gives " +
