@@ -541,7 +541,10 @@ static FailureOr<Value> convAsGemm(ForeignNode &node, Value x,
   if (failed(patches))
     return failure();
   RankedTensorType wType = w.getType();
-  int64_t depth = wType.getNumElements() / wType.getDimSize(0);
+  // C · K, also for a weight of no filters (F = 0).
+  int64_t depth = 1;
+  for (int64_t d : wType.getShape().drop_front())
+    depth *= d;
   SmallVector<OpFoldResult> rows = node.sizes(*patches);
   rows.resize(1 + spatial);
   rows.push_back(rw.getIndexAttr(depth));

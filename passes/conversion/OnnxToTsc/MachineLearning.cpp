@@ -17,6 +17,7 @@
 #include "passes/conversion/OnnxToTsc/Compose.h"
 #include "passes/conversion/OnnxToTsc/OnnxToTsc.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -129,6 +130,13 @@ FailureOr<Values> convertTfIdfVectorizer(ForeignNode &node) {
                      Twine(outputs) + " outputs");
   if (llvm::any_of(*indexes, [](int64_t i) { return i < 0; }))
     return node.fail("ngram_indexes must not be negative");
+  // Each n-gram length becomes a dense 0/1 map [n-grams, outputs] of f32:
+  // at most 2^26 elements (256 MiB), as a splat constant may expand to.
+  constexpr int64_t kMaxMapElements = int64_t(1) << 26;
+  if (outputs > kMaxMapElements / std::max<int64_t>(1, indexes->size()))
+    return node.fail("ngram_indexes up to " + Twine(outputs - 1) + " for " +
+                     Twine(indexes->size()) +
+                     " n-grams: the n-gram maps would pass 2^26 elements");
 
   // The pool's n-grams by length, each mapped to its output coordinate; a
   // repeated n-gram counts where its last entry says (the reference's trie
