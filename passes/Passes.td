@@ -644,6 +644,44 @@ def QuantizeQdqPass : Pass<"tsc-quantize-qdq", "func::FuncOp"> {
       "float, saying why">];
 }
 
+def ExpandInt8GemmsPass : Pass<"tsc-expand-int8-gemms", "func::FuncOp"> {
+  let summary = "int8 GEMMs as an s8 product into s32 and a float epilogue "
+                "(CUDA targets)";
+  let description = [{
+    Each `tsc.linear` in the int8 form of the quantize passes whose scales
+    factor out of the product (the activation quantized per tensor, with an
+    optional constant zero point, or per row; the s8 constant weight per
+    output channel) becomes what a GPU runs: the activation's quantization
+    (kept), `tsc.matmul` of it by `tsc.transpose` of the s8 weight stored
+    `[N, K]` (s8 · s8 -> s32: cuBLASLt's int8 GEMM, which takes the weight
+    transposed), minus the zero point times the weight's column sums (a
+    constant, in s32), then `act(f32(acc) · Ws · s + bias) + residual` as
+    elementwise ops. The CUDA plan runs the product as one GEMM step; the
+    rest are kernels. The host plan runs the int8 form as one int8 step
+    instead and does not need this pass (docs/quantization.md, "CUDA").
+
+    Before:
+    ```mlir
+    %xq = tsc.quantize %x, %s axis = 1 group_size = 768 : ...
+    %xd = tsc.dequantize %xq, %s axis = 1 group_size = 768 : ...
+    %wd = tsc.dequantize %wq, %ws axis = 0 : (tensor<3072x768xi8>, ...)
+    %y = tsc.linear %xd, %wd, %b activation = gelu_tanh : ...
+    ```
+    After:
+    ```mlir
+    %xq = tsc.quantize %x, %s axis = 1 group_size = 768 : ...
+    %t = tsc.transpose %wq perm = [1, 0] : (tensor<3072x768xi8>) -> tensor<768x3072xi8>
+    %acc = tsc.matmul %xq, %t : (tensor<?x768xi8>, tensor<768x3072xi8>) -> tensor<?x3072xi32>
+    %f = tsc.cast %acc : (tensor<?x3072xi32>) -> tensor<?x3072xf32>
+    %y0 = tsc.mul %f, %ws ...
+    %y1 = tsc.mul %y0, %s ...
+    %y2 = tsc.add %y1, %b ...
+    %y = tsc.gelu %y2 approximate = tanh : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Graph: conversions from source frameworks
 //===----------------------------------------------------------------------===//

@@ -80,6 +80,10 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   // cuBLASLt's GELU epilogue is the tanh approximation: with a CUDA target,
   // an exact GELU stays its own kernel.
   pipeline.erfGeluEpilogue = options.target == TargetKind::Host;
+  // CUDA runs int8 GEMMs as an s8 product and kernels; the host's replica
+  // of the device code's loops (--gpu-loop-mapping) computes the same.
+  pipeline.expandInt8Gemms =
+      options.target == TargetKind::Cuda || options.gpuLoopMapping;
   pipeline.freeReplacedWeights = freeReplacedWeights;
   pipeline.prune = options.prune;
   pipeline.keepFloat = options.keepFloat;
@@ -98,7 +102,11 @@ FailureOr<plan::Plan> planModule(ModuleOp module,
            << "expected one function to compile, found " << funcs.size();
   plan::PlanOptions planOptions;
   planOptions.useGemmLibrary = options.useGemmLibrary;
-  planOptions.hostGemmForms = options.target == TargetKind::Host;
+  planOptions.hostGemmForms =
+      options.target == TargetKind::Host && !options.gpuLoopMapping;
+  planOptions.integerGemms = options.target == TargetKind::Cuda;
+  planOptions.deviceKernels =
+      options.target == TargetKind::Cuda || options.gpuLoopMapping;
   planOptions.fuseKernels = options.fuse;
   planOptions.precision = options.precision;
   planOptions.halfIO = options.precisionIO == PrecisionIO::Storage;

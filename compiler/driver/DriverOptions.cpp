@@ -154,14 +154,6 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                     "weight-int4[:group=G][:zero-points]\n";
     return failure();
   }
-  if (options.target != TargetKind::Host) {
-    llvm::errs() << "tsc: error: --quantize=" << mode
-                 << (weightOnly ? ": the CUDA target has no weight-only GEMM "
-                                  "step yet (host target only)\n"
-                                : ": the CUDA target has no int8 GEMM step yet "
-                                  "(host target only)\n");
-    return failure();
-  }
   if (options.precision != Precision::FP32) {
     llvm::errs() << "tsc: error: --quantize=" << mode
                  << " with --precision=" << getPrecisionName(options.precision)

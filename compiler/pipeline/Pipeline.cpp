@@ -270,6 +270,13 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     buildPrecisionPhase(pm, getStorageTypeName(options.precision),
                         options.precisionIO == PrecisionIO::Storage,
                         options.freeReplacedWeights);
+  // fuse, for CUDA: int8 GEMMs as cuBLASLt's s8 product and kernels around
+  // it, after the epilogues were folded into their linear ops; the new ops
+  // get their bindings.
+  if (options.expandInt8Gemms) {
+    pm.addNestedPass<func::FuncOp>(createExpandInt8GemmsPass());
+    pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
+  }
 }
 
 void tsc::registerTscPipeline() {

@@ -155,6 +155,12 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
                      "CUDA targets: cuBLASLt's GELU epilogue is the tanh "
                      "approximation only)"),
       llvm::cl::init(true)};
+  Option<bool> expandInt8Gemms{
+      *this, "expand-int8-gemms",
+      llvm::cl::desc("After the fuse phase, int8 GEMMs as an s8 product and "
+                     "a float epilogue (tsc-expand-int8-gemms; on for CUDA "
+                     "targets, whose GEMM library has no int8 step)"),
+      llvm::cl::init(false)};
   Option<PrecisionIO> precisionIO{
       *this, "precision-io",
       llvm::cl::desc("With fp16/bf16: what the function's float inputs and "

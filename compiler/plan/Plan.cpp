@@ -12,40 +12,9 @@
 using namespace mlir;
 using namespace mlir::tsc;
 using namespace mlir::tsc::plan;
+using namespace mlir::tsc::plan::planner;
 
 namespace {
-
-/// Reshapes of dense row-major data: views in the plan, and inside a fused
-/// kernel plain tensor ops.
-bool isViewOp(Operation *op) {
-  return op && isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op);
-}
-
-/// Ops whose kernels chain into one: elementwise ops, the row-wise norms
-/// and softmax, and the slicing ops of a split projection or a rotary
-/// embedding. Linalg's elementwise fusion then makes a chain one pass over
-/// memory (a residual add inside the layer norm that follows it, say;
-/// silu(gate) · up straight from the split gate/up projection). A gather
-/// reads one table element per result element: it chains too (embedding
-/// lookups into their norm, T5's position bias into its attention).
-bool isFusible(Operation *op) {
-  return op->hasTrait<OpTrait::tsc::Fusible>() || isViewOp(op) ||
-         isa<GatherOp>(op);
-}
-
-/// Whether a symbol reads a result of `op` (or a reshape of one) at run
-/// time: the step computing it ends there, so that the run can define the
-/// symbol before any op that uses it (format 1.8), and nothing joins it or
-/// moves before it.
-bool isReadBySymbol(Operation *op) {
-  std::function<bool(Value)> read = [&](Value v) {
-    return llvm::any_of(v.getUsers(), [&](Operation *user) {
-      return isa<SymbolOp>(user) ||
-             (isViewOp(user) && read(user->getResult(0)));
-    });
-  };
-  return llvm::any_of(op->getResults(), read);
-}
 
 /// Builds one plan; the methods fail after emitting an error on the op at
 /// fault.
@@ -206,22 +175,27 @@ bool Planner::tryGemm(Operation *op) {
     return false;
   Type element =
       cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
-  if (!element.isF32() && !element.isF16() && !element.isBF16())
-    return false;
-  auto alike = [&](Value v) {
-    return cast<RankedTensorType>(v.getType()).getElementType() == element;
-  };
-  auto idx = [&](Value v) { return plan.lookup(v); };
   std::optional<planner::GemmOperands> operands =
       planner::gemmOperands(op, int8Gemms);
   if (!operands)
     return false;
   auto [lhs, rhs, bias, residual, weightScale, weightZeroPoint, inputScale,
-        inputZeroPoint, transB, weightOnly, bf16Inputs, groupSize, activation] =
-      *operands;
+        inputZeroPoint, transB, weightOnly, bf16Inputs, integer, groupSize,
+        activation] = *operands;
+  // Float GEMMs, and s8 · s8 -> s32 ones found by findIntegerGemms.
+  if (integer ? !element.isSignlessInteger(32)
+              : !element.isF32() && !element.isF16() && !element.isBF16())
+    return false;
+  Type operandElement =
+      integer ? IntegerType::get(func.getContext(), 8) : element;
+  auto alike = [&](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType() ==
+           operandElement;
+  };
+  auto idx = [&](Value v) { return plan.lookup(v); };
   Value result = op->getResult(0);
-  if (!alike(lhs) || !(weightScale || alike(rhs)) || !alike(result) ||
-      !idx(lhs) || !idx(rhs) || (weightScale && !idx(weightScale)) ||
+  if (!alike(lhs) || !(weightScale || alike(rhs)) || !idx(lhs) || !idx(rhs) ||
+      (weightScale && !idx(weightScale)) ||
       (weightZeroPoint && !idx(weightZeroPoint)) ||
       (bias && (!idx(bias) || !alike(bias))) ||
       (residual && (!idx(residual) || !alike(residual))))
@@ -429,6 +403,27 @@ bool Planner::tryJoinLastKernel(Operation *op, bool horizontal) {
   }
   if (!joins && !horizontal)
     return false;
+  // Device kernels take views of their buffers only: a reshape of a value
+  // the kernel computes (the heads of an int8 GEMM's dequantized Q/K/V,
+  // say) has no address a launch can pass. Such a reshape stays a view of
+  // the kernel's result, and what reads it starts a kernel of its own.
+  auto reshapesComputed = [&](Operation *view) {
+    if (!isViewOp(view) || onlyUnitDimsChange(view))
+      return false;
+    Value v = view->getOperand(0);
+    while (Operation *def = v.getDefiningOp()) {
+      if (!llvm::is_contained(last.ops, def))
+        return false;
+      if (!isViewOp(def) && !isa<SplitOp>(def))
+        return true;
+      v = def->getOperand(0);
+    }
+    return false;
+  };
+  if (options.deviceKernels &&
+      (llvm::any_of(views, reshapesComputed) ||
+       (isa<AttentionOp>(op) && llvm::any_of(last.ops, reshapesComputed))))
+    return false;
   for (Value operand : op->getOperands())
     if (isa<TensorType>(operand.getType()) && !plan.lookup(operand))
       return false;
@@ -624,6 +619,8 @@ FailureOr<Plan> Planner::run() {
 
   if (options.useGemmLibrary) {
     int8Gemms = planner::findInt8Gemms(func, options.hostGemmForms);
+    if (options.integerGemms)
+      planner::findIntegerGemms(func, int8Gemms);
     for (auto &entry : int8Gemms)
       absorbed.insert(entry.second.absorbed.begin(),
                       entry.second.absorbed.end());

@@ -174,6 +174,13 @@ struct PlanOptions {
   /// per session, and a linear of operands rounded to bf16 as one GEMM with
   /// bf16 inputs (1.16).
   bool hostGemmForms = false;
+  /// With the library, s8 · s8 -> s32 products by a transposed constant
+  /// (tsc-expand-int8-gemms' form) as GEMM steps: cuBLASLt's int8 GEMM
+  /// (CUDA targets). Elsewhere such a product is a kernel.
+  bool integerGemms = false;
+  /// Kernels for a device (CUDA, or the host's replica of its loops): no
+  /// kernel reshapes a value it computes itself.
+  bool deviceKernels = false;
   /// Chain elementwise ops, norms and softmax into one kernel where the
   /// intermediate has no other use.
   bool fuseKernels = true;

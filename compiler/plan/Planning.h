@@ -13,6 +13,30 @@
 
 namespace mlir::tsc::plan::planner {
 
+/// Reshapes of dense row-major data: views in the plan, and inside a fused
+/// kernel plain tensor ops.
+bool isViewOp(Operation *op);
+
+/// Ops whose kernels chain into one: elementwise ops, the row-wise norms
+/// and softmax, and the slicing ops of a split projection or a rotary
+/// embedding. Linalg's elementwise fusion then makes a chain one pass over
+/// memory (a residual add inside the layer norm that follows it, say;
+/// silu(gate) · up straight from the split gate/up projection). A gather
+/// reads one table element per result element: it chains too (embedding
+/// lookups into their norm, T5's position bias into its attention).
+bool isFusible(Operation *op);
+
+/// Whether a symbol reads a result of `op` (or a reshape of one) at run
+/// time: the step computing it ends there, so that the run can define the
+/// symbol before any op that uses it (format 1.8), and nothing joins it or
+/// moves before it.
+bool isReadBySymbol(Operation *op);
+
+/// Whether the view `op` only inserts or drops dims of size 1 (a mask
+/// [b, s] as [b, 1, 1, s]): the same memory indexed alike, which a device
+/// kernel computes in place.
+bool onlyUnitDimsChange(Operation *op);
+
 /// Whether `type` is a sub-byte type the artifact packs (not i1: bool takes
 /// a byte).
 bool isPackedType(Type type);
@@ -51,6 +75,10 @@ struct Int8Gemm {
   /// W an f32 constant whose values bf16 holds; `input` is x, `weight` W,
   /// no scale.
   bool bf16 = false;
+  /// An s8 product (tsc-expand-int8-gemms): `matmul(xq, transpose(Wq))`
+  /// with xq s8, Wq a constant s8 [N, K]; `input` is xq, `weight` Wq, no
+  /// scale; the result is s32.
+  bool integer = false;
   /// The ops computing the quantized operands (scale, quantize,
   /// dequantize), which the int8 GEMM step does itself.
   SmallVector<Operation *> absorbed;
@@ -64,6 +92,12 @@ struct Int8Gemm {
 DenseMap<Operation *, Int8Gemm> findInt8Gemms(func::FuncOp func,
                                               bool hostForms);
 
+/// The s8 products of `func` in tsc-expand-int8-gemms' form whose sizes
+/// cuBLASLt's int8 GEMM takes (K and N multiples of 4), added to `gemms`;
+/// each absorbs its transpose when nothing else reads it.
+void findIntegerGemms(func::FuncOp func,
+                      DenseMap<Operation *, Int8Gemm> &gemms);
+
 /// What a GEMM step multiplies and how: A, B and the epilogue's operands,
 /// for a tsc.linear in its float or quantized form (`int8Gemms`, from
 /// findInt8Gemms: A is then the activation the step quantizes, B the
@@ -73,6 +107,8 @@ struct GemmOperands {
   float inputScale = 0.0f;
   int32_t inputZeroPoint = 0;
   bool transB = false, weightOnly = false, bf16Inputs = false;
+  /// s8 A and B into an s32 result (Int8Gemm::integer).
+  bool integer = false;
   unsigned groupSize = 0;
   uint8_t activation = 0; // 0 none, 1 erf GELU, 2 tanh GELU
 };

@@ -270,6 +270,32 @@ planner::findInt8Gemms(func::FuncOp func, bool hostForms) {
   return gemms;
 }
 
+void planner::findIntegerGemms(func::FuncOp func,
+                               DenseMap<Operation *, Int8Gemm> &gemms) {
+  func.walk([&](MatmulOp matmul) {
+    auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+    auto transpose = matmul.getRhs().getDefiningOp<TransposeOp>();
+    if (!lhs.getElementType().isSignlessInteger(8) || lhs.getRank() < 2 ||
+        !transpose || transpose.getPerm() != ArrayRef<int64_t>{1, 0} ||
+        !transpose->hasOneUse())
+      return;
+    auto weight = transpose.getInput().getDefiningOp<ConstantOp>();
+    auto type = cast<RankedTensorType>(transpose.getInput().getType());
+    // cuBLASLt's int8 kernels want leading dims (K for A and B, N for C)
+    // that are multiples of 4.
+    if (!weight || !type.getElementType().isSignlessInteger(8) ||
+        !type.hasStaticShape() || type.getDimSize(0) % 4 ||
+        type.getDimSize(1) % 4)
+      return;
+    Int8Gemm g;
+    g.input = matmul.getLhs();
+    g.weight = weight;
+    g.integer = true;
+    g.absorbed.push_back(transpose);
+    gemms[matmul] = std::move(g);
+  });
+}
+
 std::optional<planner::GemmOperands>
 planner::gemmOperands(Operation *op,
                       const DenseMap<Operation *, Int8Gemm> &int8Gemms) {
@@ -277,6 +303,11 @@ planner::gemmOperands(Operation *op,
   if (auto matmul = dyn_cast<MatmulOp>(op)) {
     g.lhs = matmul.getLhs();
     g.rhs = matmul.getRhs();
+    if (auto integer = int8Gemms.find(op); integer != int8Gemms.end()) {
+      g.rhs = integer->second.weight;
+      g.transB = true;
+      g.integer = true;
+    }
     return g;
   }
   auto linear = dyn_cast<LinearOp>(op);

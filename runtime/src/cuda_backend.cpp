@@ -257,6 +257,8 @@ struct GemmPlan {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algo{};
   bool empty = false; // m or n is 0: nothing to do
+  /// s8 · s8 -> s32 (format 1.19): int32 alpha and beta.
+  bool integer = false;
   /// A 2:4 sparse step (cuSPARSELt, no cuBLASLt descriptors): its sizes.
   bool sparse = false;
   int64_t m = 0, n = 0, k = 0, lda = 0, ldc = 0;
@@ -514,20 +516,34 @@ tsc_status_t CudaSession::prepareGemm(size_t step, const GemmStep &g,
           ? (gelu ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
           : (gelu ? CUBLASLT_EPILOGUE_GELU : CUBLASLT_EPILOGUE_DEFAULT);
   // fp32 compute and scale on f32, f16 or bf16 operands (all alike, checked
-  // at load); TF32 only where the plan allows it (--precision=tf32).
+  // at load); TF32 only where the plan allows it (--precision=tf32). An s32
+  // C (format 1.19) is cuBLASLt's int8 GEMM: s8 A and B (the weight
+  // transposed, "TN" in cuBLASLt's terms, checked at load), s32 compute
+  // and scale, nothing in the epilogue.
   uint8_t dtype = model->plan.values[g.c].dtype;
-  int dataType = dtype == TSC_DTYPE_F16    ? CUDA_R_16F
+  plan.integer = dtype == TSC_DTYPE_I32;
+  if (plan.integer && batch != 1)
+    return statusf(TSC_STATUS_INTERNAL,
+                   "%s: step %zu (int8 gemm): batch %lld (only 1 runs in int8)",
+                   file().c_str(), step, static_cast<long long>(batch));
+  int dataType = plan.integer              ? CUDA_R_8I
+                 : dtype == TSC_DTYPE_F16  ? CUDA_R_16F
                  : dtype == TSC_DTYPE_BF16 ? CUDA_R_16BF
                                            : CUDA_R_32F;
-  int64_t elementBytes = dataType == CUDA_R_32F ? 4 : 2;
+  int cType = plan.integer ? CUDA_R_32I : dataType;
+  int64_t elementBytes = plan.integer ? 1 : dataType == CUDA_R_32F ? 4 : 2;
+  int64_t cBytes = plan.integer ? 4 : elementBytes;
   bool tf32 = g.tf32 && dataType == CUDA_R_32F;
-  cublasStatus_t s = lt.cublasLtMatmulDescCreate(
-      &plan.desc, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
-      CUDA_R_32F);
-  auto layoutOf = [&](cublasLtMatrixLayout_t &out, int64_t rows, int64_t cols,
-                      int64_t ld, int64_t stride) {
+  cublasStatus_t s =
+      lt.cublasLtMatmulDescCreate(&plan.desc,
+                                  plan.integer ? CUBLAS_COMPUTE_32I
+                                  : tf32       ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                               : CUBLAS_COMPUTE_32F,
+                                  plan.integer ? CUDA_R_32I : CUDA_R_32F);
+  auto layoutOf = [&](cublasLtMatrixLayout_t &out, int type, int64_t rows,
+                      int64_t cols, int64_t ld, int64_t stride) {
     if (s == CUBLAS_STATUS_SUCCESS)
-      s = lt.cublasLtMatrixLayoutCreate(&out, dataType, uint64_t(rows),
+      s = lt.cublasLtMatrixLayoutCreate(&out, type, uint64_t(rows),
                                         uint64_t(cols), ld);
     int32_t count = int32_t(batch);
     if (s == CUBLAS_STATUS_SUCCESS && batch > 1)
@@ -548,9 +564,11 @@ tsc_status_t CudaSession::prepareGemm(size_t step, const GemmStep &g,
     s = lt.cublasLtMatmulDescSetAttribute(
         plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue));
   // Stored shapes (column-major view of the row-major matrices).
-  layoutOf(plan.a, g.transB ? k : n, g.transB ? n : k, e[g.ldb], e[g.strideB]);
-  layoutOf(plan.b, g.transA ? m : k, g.transA ? k : m, e[g.lda], e[g.strideA]);
-  layoutOf(plan.c, n, m, e[g.ldc], e[g.strideC]);
+  layoutOf(plan.a, dataType, g.transB ? k : n, g.transB ? n : k, e[g.ldb],
+           e[g.strideB]);
+  layoutOf(plan.b, dataType, g.transA ? m : k, g.transA ? k : m, e[g.lda],
+           e[g.strideA]);
+  layoutOf(plan.c, cType, n, m, e[g.ldc], e[g.strideC]);
   if (s != CUBLAS_STATUS_SUCCESS)
     return statusf(TSC_STATUS_INTERNAL,
                    "%s: step %zu (gemm): describing the matmul to cuBLASLt "
@@ -569,18 +587,20 @@ tsc_status_t CudaSession::prepareGemm(size_t step, const GemmStep &g,
   // cuBLASLt otherwise assumes 256 bytes and may pick algorithms that refuse
   // the arena's 64-byte offsets. cuBLASLt's A, B, C, D are our B, A, the
   // residual (or C) and C.
-  auto alignment = [&](uint32_t value, uint32_t stride) {
+  auto alignment = [&](uint32_t value, uint32_t stride, int64_t size) {
     uint64_t address = addresses[value];
-    uint64_t strideBytes = uint64_t(e[stride]) * uint64_t(elementBytes);
+    uint64_t strideBytes = uint64_t(e[stride]) * uint64_t(size);
     uint32_t bytes = 256;
-    while (bytes > elementBytes && (address % bytes || (batch > 1 && strideBytes % bytes)))
+    while (bytes > size &&
+           (address % bytes || (batch > 1 && strideBytes % bytes)))
       bytes /= 2;
     return bytes;
   };
   uint32_t alignments[4] = {
-      alignment(g.b, g.strideB), alignment(g.a, g.strideA),
-      alignment(g.residual != kNone ? g.residual : g.c, g.strideC),
-      alignment(g.c, g.strideC)};
+      alignment(g.b, g.strideB, elementBytes),
+      alignment(g.a, g.strideA, elementBytes),
+      alignment(g.residual != kNone ? g.residual : g.c, g.strideC, cBytes),
+      alignment(g.c, g.strideC, cBytes)};
   for (int i = 0; i < 4 && s == CUBLAS_STATUS_SUCCESS; ++i)
     s = lt.cublasLtMatmulPreferenceSetAttribute(
         preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + i,
@@ -626,11 +646,18 @@ tsc_status_t CudaSession::gemm(size_t step, const GemmStep &g,
   CUdeviceptr r = g.residual != kNone ? addresses[g.residual] : c;
   const void *a = reinterpret_cast<const void *>(uintptr_t(addresses[g.a]));
   const void *b = reinterpret_cast<const void *>(uintptr_t(addresses[g.b]));
+  // The scale type's alpha and beta: int32 1 and 0 for an int8 GEMM (its
+  // alpha and beta are 1 and 0, checked at load).
+  static const int32_t kOne = 1, kZero = 0;
+  const void *alpha = plan.integer ? static_cast<const void *>(&kOne)
+                                   : static_cast<const void *>(&g.alpha);
+  const void *beta = plan.integer ? static_cast<const void *>(&kZero)
+                                  : static_cast<const void *>(&g.beta);
   if (s == CUBLAS_STATUS_SUCCESS)
-    s = lt.cublasLtMatmul(blas, plan.desc, &g.alpha, b, plan.a, a, plan.b,
-                          &g.beta, reinterpret_cast<const void *>(uintptr_t(r)),
-                          plan.c, reinterpret_cast<void *>(uintptr_t(c)),
-                          plan.c, &plan.algo,
+    s = lt.cublasLtMatmul(blas, plan.desc, alpha, b, plan.a, a, plan.b, beta,
+                          reinterpret_cast<const void *>(uintptr_t(r)), plan.c,
+                          reinterpret_cast<void *>(uintptr_t(c)), plan.c,
+                          &plan.algo,
                           reinterpret_cast<void *>(uintptr_t(workspace)),
                           kWorkspaceBytes, stream);
   if (s != CUBLAS_STATUS_SUCCESS)

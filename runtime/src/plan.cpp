@@ -46,6 +46,7 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
   };
 
   plan.target = r.str("target");
+  plan.minor = minor;
   plan.isa = r.u64("isa");
 
   uint32_t symbolCount = r.count(kMinSymbol, "symbol_count");

@@ -137,6 +137,8 @@ struct Step {
 
 struct Plan {
   std::string target;
+  /// The artifact's minor format version.
+  uint16_t minor = 0;
   uint64_t isa = 0;
   std::vector<Symbol> symbols;
   std::vector<Expr> exprs;

@@ -356,6 +356,39 @@ private:
     return nullptr;
   }
 
+  /// An int8 GEMM of a 'cuda' plan (format 1.19): C (s32) = A (s8) · Bᵀ
+  /// with B an s8 weight [N, K], cuBLASLt's int8 GEMM with nothing else in
+  /// it (the compiler's kernels quantize A and dequantize C).
+  tsc_status_t checkIntegerGemm(size_t step, const GemmStep &g) {
+    if (tsc_status_t status = checkOperand(step, "gemm", "A", g.a, false))
+      return status;
+    if (tsc_status_t status = checkOperand(step, "gemm", "B", g.b, false))
+      return status;
+    if (tsc_status_t status = checkOperand(step, "gemm", "C", g.c, true))
+      return status;
+    if (plan_.target != "cuda" || plan_.minor < 19)
+      return corrupt(formatString(
+          "step %zu (gemm) multiplies s8 operands, which only a 'cuda' plan "
+          "of format 1.19 or later has",
+          step));
+    const Value &b = plan_.values[g.b];
+    if (b.dtype != TSC_DTYPE_I8 ||
+        plan_.values[b.root].storage != Storage::Weight)
+      return corrupt(formatString(
+          "step %zu (int8 gemm) B (value %u) is not an s8 weight", step, g.b));
+    if (plan_.values[g.c].dtype != TSC_DTYPE_I32)
+      return corrupt(formatString(
+          "step %zu (int8 gemm) C (value %u) is not s32", step, g.c));
+    if (g.bias != kNone || g.residual != kNone || g.activation != 0 ||
+        g.sparse24 || g.tf32 || g.bf16Inputs || g.transA || !g.transB ||
+        g.alpha != 1.0f || g.beta != 0.0f)
+      return corrupt(formatString(
+          "step %zu (int8 gemm) has a bias, a residual, an activation, an "
+          "alpha, a beta or a layout other than A · Bᵀ",
+          step));
+    return nullptr;
+  }
+
   /// "value 7", "value 0 (input 'x')": a value as messages name it.
   std::string describeValue(uint32_t value) const {
     const Value &v = plan_.values[value];
@@ -467,16 +500,21 @@ private:
       case StepKind::Gemm: {
         const GemmStep &g = s.gemm;
         bool quantizedB = g.weightScale != kNone;
-        if ((status = checkGemmOperand(i, "A", g.a, false, g.a)) ||
-            (quantizedB && (status = checkQuantizedOperands(i, g))) ||
-            (!quantizedB &&
-             (status = checkGemmOperand(i, "B", g.b, false, g.a))) ||
-            (status = checkGemmOperand(i, "C", g.c, true, g.a)) ||
-            (g.bias != kNone &&
-             (status = checkGemmOperand(i, "bias", g.bias, false, g.a))) ||
-            (g.residual != kNone &&
-             (status =
-                  checkGemmOperand(i, "residual", g.residual, false, g.a))))
+        bool integer = !quantizedB && g.a < plan_.values.size() &&
+                       plan_.values[g.a].dtype == TSC_DTYPE_I8;
+        if (integer) {
+          if ((status = checkIntegerGemm(i, g)))
+            return status;
+        } else if ((status = checkGemmOperand(i, "A", g.a, false, g.a)) ||
+                   (quantizedB && (status = checkQuantizedOperands(i, g))) ||
+                   (!quantizedB &&
+                    (status = checkGemmOperand(i, "B", g.b, false, g.a))) ||
+                   (status = checkGemmOperand(i, "C", g.c, true, g.a)) ||
+                   (g.bias != kNone && (status = checkGemmOperand(
+                                            i, "bias", g.bias, false, g.a))) ||
+                   (g.residual != kNone &&
+                    (status = checkGemmOperand(i, "residual", g.residual, false,
+                                               g.a))))
           return status;
         std::vector<std::pair<const char *, uint32_t>> operands{
             {"A", g.a}, {"B", g.b}, {"C", g.c}};

@@ -21,7 +21,9 @@ toolkit), and compiled for the host with the CUDA target's loop mapping
 (`--gpu-loop-mapping`) and run at the larger size against ONNX Runtime
 (test `<model>-gpu-mapping`). Dynamic int8 (`--quantize=dynamic-int8`, one of each
 opset pair): the larger size against ONNX Runtime's fp32 outputs within QUANTIZED's bound
-(`<model>-int8`), and for MiniLM (compiled with `--max-error=0.05`, MINILM_BUDGET) each of eight sentences' embeddings at cosine >= MIN_COSINE (0.999) to
+(`<model>-int8`), also in CUDA's form run by the device code's loops on the host
+(`<model>-int8-gpu-mapping`) and as a CUDA artifact through ptxas and on the GPU
+(`<model>-int8-ptx`, `-int8-gpu`), and for MiniLM (compiled with `--max-error=0.05`, MINILM_BUDGET) each of eight sentences' embeddings at cosine >= MIN_COSINE (0.999) to
 the fp32 tsc artifact's, printed per sentence (`minilm-opset14-int8-cosine`). Static int8
 (`--quantize=static-int8 --calibration`, 8 samples of calibration_set.py): the same within
 QUANTIZED_STATIC's bounds (`<model>-static-int8`), MiniLM's sentences at cosine >=
@@ -322,26 +324,31 @@ def check_precisions(args, name, path, vocab, work, suite, fail):
     if name.startswith("minilm"):
         cells.append(check_amx(args, name, path, vocab, work, suite, fail))
     for precision, bound in PRECISIONS.items():
-        case_name = f"{name}-{precision}-ptx"
-        if not ptx_check.find_ptxas():
-            case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
-            ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
-            skip_on_gpu(suite, f"{name}-{precision}", "no ptxas (CUDA toolkit) on this machine")
-            cells.append(f"{precision} PTX skipped (no ptxas)")
-            continue
-        summary, problem = ptx_check.check(args.tsc, path, work / f"{precision}-ptx",
-                                           DIMS + [f"--precision={precision}"])
-        if problem:
-            fail(case_name, problem)
-            skip_on_gpu(suite, f"{name}-{precision}", "no artifact: its PTX check failed")
-            cells.append(f"{precision} PTX FAILED")
-            continue
-        ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
-        cells.append(f"{precision} PTX {summary}")
-        cells.append(use_artifact(args, f"{name}-{precision}",
-                                  work / f"{precision}-ptx" / "model.tscm", path, vocab,
-                                  bound, work / f"{precision}-gpu", suite, fail))
+        cells += check_cuda_artifact(args, name, path, vocab, work, suite, fail, precision,
+                                     [f"--precision={precision}"], bound)
     return ", ".join(cells)
+
+
+def check_cuda_artifact(args, name, path, vocab, work, suite, fail, label, options, bound):
+    """The model's CUDA artifact with `options`: through ptx_check (case
+    `<name>-<label>-ptx`, skipped without ptxas), then on the GPU against ONNX
+    Runtime within `bound` (`<name>-<label>-gpu`, skipped without one).
+    Returns the table's cells."""
+    case_name = f"{name}-{label}-ptx"
+    if not ptx_check.find_ptxas():
+        case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+        ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
+        skip_on_gpu(suite, f"{name}-{label}", "no ptxas (CUDA toolkit) on this machine")
+        return [f"{label} PTX skipped (no ptxas)"]
+    summary, problem = ptx_check.check(args.tsc, path, work / f"{label}-ptx", DIMS + options)
+    if problem:
+        fail(case_name, problem)
+        skip_on_gpu(suite, f"{name}-{label}", "no artifact: its PTX check failed")
+        return [f"{label} PTX FAILED"]
+    ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+    return [f"{label} PTX {summary}",
+            use_artifact(args, f"{name}-{label}", work / f"{label}-ptx" / "model.tscm", path,
+                         vocab, bound, work / f"{label}-gpu", suite, fail)]
 
 
 def has_amx():
@@ -396,6 +403,20 @@ def check_quantized(args, name, path, vocab, work, suite, fail):
     budget = MINILM_BUDGET if name.startswith("minilm") else []
     cells = [quantized_mode(args, name, path, vocab, work, suite, fail, "int8",
                             ["--quantize=dynamic-int8"] + budget, QUANTIZED, MIN_COSINE)]
+    # CUDA's form of it (docs/quantization.md, "CUDA": cuBLASLt's s8 GEMMs
+    # and kernels around them), run by the device code's loops on the host
+    # (`<name>-int8-gpu-mapping`), and its CUDA artifact (`-int8-ptx`,
+    # `-int8-gpu`), within the same bound.
+    # (kept GEMMs in f32: bf16 ones are the host's).
+    family = name.split("-")[0]
+    options = ["--quantize=dynamic-int8"] + [o for o in budget if "kept-precision" not in o]
+    worst = variant_case(f"{name}-int8-gpu-mapping", lambda: check_variant(
+        args, name, path, vocab, work / "int8-gpu-mapping", options + ["--gpu-loop-mapping"],
+        QUANTIZED[family], "with --quantize=dynamic-int8 --gpu-loop-mapping"), suite, fail)
+    cells.append(f"int8 mapping on host {worst:.1e}" if worst is not None
+                 else "int8 mapping FAILED")
+    cells += check_cuda_artifact(args, name, path, vocab, work, suite, fail, "int8", options,
+                                 QUANTIZED[family])
     names = [i.name for i in minilm.ort_session(path).get_inputs()]
     samples = calibration_set.write(work / "calibration", CALIBRATION_SAMPLES, vocab,
                                     names=names)

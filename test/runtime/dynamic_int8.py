@@ -170,12 +170,20 @@ def main():
     generated = compile_and_run(out, "int8-generated",
                                 quantize + ["--generated-gemms"], tsc, tsc_run,
                                 args)
+    # CUDA's form of the int8 GEMMs (tsc-expand-int8-gemms: the s8 product,
+    # then the scales, bias, GELU and residual as kernels), computed on the
+    # host by the device code's loop structure (--gpu-loop-mapping); the
+    # CUDA artifact itself is test/target/cuda/quantized.test's.
+    mapping = compile_and_run(out, "int8-gpu-mapping",
+                              quantize + ["--gpu-loop-mapping"], tsc, tsc_run,
+                              args)
     ref = reference(feeds, weights)
 
     check = Checks()
 
     for k in ("y", "z", "u"):
         check(f"{k} int8 vs int8-generated", rel_l2(int8[k], generated[k]), 1e-5)
+        check(f"{k} cuda form vs int8", rel_l2(mapping[k], int8[k]), 1e-6)
         check(f"{k} int8 vs numpy", rel_l2(int8[k], ref[k]), 1e-4)
         check(f"{k} int8 vs fp32", rel_l2(int8[k], fp32[k]), 2e-2)
     check("t kept float vs fp32", rel_l2(int8["t"], fp32["t"]), 1e-6)

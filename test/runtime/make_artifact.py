@@ -343,6 +343,24 @@ def gemm_artifact(rng, c_dims=None):
 
 I4 = 20
 I8 = 5
+
+
+def int8_gemm_artifact(rng):
+    """A "cuda" plan's int8 GEMM (format 1.19): c (s32) = a (s8) · bᵀ, b an s8
+    weight [4, 8] (N × K, cuBLASLt's "TN"), a s8[batch, 8], batch in [1, 4].
+    Returns the plan, the WGHT bytes and b's values."""
+    p = Plan(target="cuda")
+    batch = sym(p.symbol("batch", 1, 4))
+    a = p.input("a", I8, [batch, const(8)])
+    c = p.output("c", I32, [batch, const(4)])
+    b_vals = [rng.randrange(-128, 128) for _ in range(4 * 8)]
+    weights = struct.pack("<32b", *b_vals)
+    b = p.weight(I8, [const(4), const(8)], 0, 32)
+    p.gemm(a, b, c, NONE, m=batch, n=const(4), k=const(8), lda=const(8), ldb=const(8),
+           ldc=const(4), trans_b=1,
+           expected=[expect(I8, [batch, const(8)]), expect(I8, [const(4), const(8)]),
+                     expect(I32, [batch, const(4)], written=True)])
+    return p, weights, b_vals
 KGEMM_INPUT_ZERO_POINT = 8  # GEMM flags bit 3 (format 1.17)
 KGEMM_WEIGHT_ZERO_POINT = 16  # GEMM flags bit 4 (format 1.18)
 
@@ -581,6 +599,22 @@ def make(args):
     write_npy(os.path.join(args.outdir, "copy_x.npy"), F32, (3, 4), x)
     write_npy(os.path.join(args.outdir, "fortran.npy"), F32, (3, 4), x, fortran=True)
     write_npy(os.path.join(args.outdir, "big-endian.npy"), F32, (3, 4), x, descr=">f4")
+
+    # Format 1.19: a "cuda" plan's s8 · s8 -> s32 GEMM (and the same plan
+    # claiming 1.18, or for the host, refused).
+    int8_rng = random.Random(19)
+    plan, weights, b_vals = int8_gemm_artifact(int8_rng)
+    a_vals = [int8_rng.randrange(-128, 128) for _ in range(3 * 8)]
+    for name, minor in (("cuda-gemm-int8.tscm", 19), ("cuda-gemm-int8-minor18.tscm", 18)):
+        out(name, container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights),
+                             (b"CUDA", cuda_section([(90, 12000)], []))], minor=minor))
+    plan.target = "cpu"
+    out("gemm-int8-cpu.tscm", container([(b"PLAN", with_definitions(plan)),
+                                         (b"WGHT", weights)], minor=19))
+    write_npy(os.path.join(args.outdir, "int8_a.npy"), I32, (3, 8), a_vals)
+    write_npy(os.path.join(args.outdir, "int8_c_expected.npy"), I32, (3, 4),
+              [sum(a_vals[r * 8 + kk] * b_vals[c * 8 + kk] for kk in range(8))
+               for r in range(3) for c in range(4)])
 
     gemm_state = rng.getstate()
     plan, weights, w, b = gemm_artifact(rng)

@@ -309,6 +309,26 @@ TEST(fake_cuda_gemm) {
   }
 }
 
+// An int8 GEMM (format 1.19): cuBLASLt's s8 · s8 -> s32 matmul, the weight
+// taken transposed ("TN"), exact against make_artifact.py's sums.
+TEST(fake_cuda_int8_gemm) {
+  tsc::Model model = tsc::Model::load(path("cuda-gemm-int8.tscm"));
+  std::string aFile = readFile("int8_a.npy"),
+              cFile = readFile("int8_c_expected.npy");
+  std::vector<int32_t> wide(24), expected(12);
+  std::memcpy(wide.data(), aFile.data() + aFile.size() - 96, 96);
+  std::memcpy(expected.data(), cFile.data() + cFile.size() - 48, 48);
+  std::vector<int8_t> a(wide.begin(), wide.end());
+  long before = counter("int8_matmuls");
+  tsc::Session s(model);
+  s.bindInput("a", tsc::Tensor::wrapHost(TSC_DTYPE_I8, {3, 8}, a.data(), 24));
+  s.run();
+  tsc::Tensor c = s.output("c");
+  CHECK(c.dtype() == TSC_DTYPE_I32);
+  CHECK(std::memcmp(c.data(), expected.data(), 48) == 0);
+  CHECK(counter("int8_matmuls") == before + 1);
+}
+
 // Runs last: everything the tests made is gone from the device.
 TEST(fake_cuda_zz_released) {
   CHECK(counter("live_allocations") == 0);

@@ -134,6 +134,10 @@ def main():
                                 tsc, tsc_run, args)
     others = {m: compile_and_run(out, m, quantize + [f"--calibration-method={m}"], tsc,
                                  tsc_run, args) for m in ("percentile", "entropy")}
+    # CUDA's form (an s8 product, the zero point's term and the scales as
+    # kernels), run by the device code's loops on the host.
+    mapping = compile_and_run(out, "static-gpu-mapping", minmax + ["--gpu-loop-mapping"],
+                              tsc, tsc_run, args)
     ref = reference(feeds, weights, samples, symmetric=False)
     ref_symmetric = reference(feeds, weights, samples, symmetric=True)
 
@@ -141,6 +145,7 @@ def main():
 
     for k in ("y", "z"):
         check(f"{k} static vs static-generated", rel_l2(static[k], generated[k]), 1e-5)
+        check(f"{k} cuda form vs static", rel_l2(mapping[k], static[k]), 1e-6)
         check(f"{k} static vs numpy", rel_l2(static[k], ref[k]), 1e-4)
         check(f"{k} symmetric vs numpy", rel_l2(symmetric[k], ref_symmetric[k]), 1e-4)
         check(f"{k} static vs fp32", rel_l2(static[k], fp32[k]), 1e-1)

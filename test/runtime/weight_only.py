@@ -159,8 +159,13 @@ def main():
         generated = compile_and_run(out, mode + "-generated",
                                     flags + ["--generated-gemms"], tsc, tsc_run,
                                     args)
+        # CUDA's form (the weight dequantized by a kernel each run, then an
+        # f32 GEMM), run by the device code's loops on the host.
+        mapping = compile_and_run(out, mode + "-gpu-mapping",
+                                  flags + ["--gpu-loop-mapping"], tsc, tsc_run, args)
         ref = reference(feeds, weights, bits, group, zero_points)
         check(f"{mode} y steps vs generated", rel_l2(steps["y"], generated["y"]), 1e-5)
+        check(f"{mode} y cuda form vs steps", rel_l2(mapping["y"], steps["y"]), 1e-6)
         check(f"{mode} y steps vs numpy", rel_l2(steps["y"], ref["y"]), 1e-5)
         check(f"{mode} y vs fp32", rel_l2(steps["y"], fp32["y"]), bound)
         check(f"{mode} t kept float vs fp32", rel_l2(steps["t"], fp32["t"]), 1e-6)

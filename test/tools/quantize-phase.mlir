@@ -1,9 +1,11 @@
 // The quantize phase: `tsc --quantize=dynamic-int8 --emit=quantize` and
 // `tsc-opt --tsc-pipeline` with the same options give the same IR; without
 // --quantize the phase changes nothing; weight-int8/int4 with and without a
-// group; the modes not implemented yet, malformed groups, CUDA
-// targets, half precisions, static-int8 without --calibration and
-// calibration flags without static-int8 are refused with a message.
+// group; with a CUDA target, int8 GEMMs as an s8 product and its epilogue
+// (tsc-expand-int8-gemms) and weight-only ones unchanged; the modes not
+// implemented yet, malformed groups, half precisions, static-int8 without
+// --calibration and calibration flags without static-int8 are refused with
+// a message.
 // RUN: tsc %s --quantize=dynamic-int8 --emit=quantize -o %t.driver.mlir
 // RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=dynamic-int8" | diff %t.driver.mlir -
 // RUN: FileCheck %s < %t.driver.mlir
@@ -36,10 +38,12 @@
 // RUN: tsc %s --quantize=weight-int4 --emit=quantize | FileCheck %s --check-prefix=INT4-DEFAULT
 // RUN: not tsc %s --quantize=weight-int4:group=48 --emit=graph 2>&1 | FileCheck %s --check-prefix=GROUP
 // RUN: not tsc %s --quantize=weight-int8:groups=32 --emit=graph 2>&1 | FileCheck %s --check-prefix=GROUP-KEY
-// RUN: not tsc %s --quantize=weight-int4 --target=cuda:sm_90 --emit=graph 2>&1 | FileCheck %s --check-prefix=WEIGHT-CUDA
+// RUN: tsc %s --quantize=weight-int4 --target=cuda:sm_90 --emit=fuse | sed '/^{-#/,$d' | FileCheck %s --check-prefix=WEIGHT-CUDA
 // RUN: not tsc %s --quantize=fp8 --emit=graph 2>&1 | FileCheck %s --check-prefix=FP8
 // RUN: not tsc %s --quantize=int3 --emit=graph 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// RUN: not tsc %s --quantize=dynamic-int8 --target=cuda:sm_90 --emit=graph 2>&1 | FileCheck %s --check-prefix=CUDA
+// RUN: tsc %s --quantize=dynamic-int8 --target=cuda:sm_90 --emit=fuse -o %t.cuda.mlir
+// RUN: tsc-opt %s --tsc-pipeline="quantize=dynamic-int8 erf-gelu-epilogue=0 expand-int8-gemms" | diff %t.cuda.mlir -
+// RUN: FileCheck %s --check-prefix=CUDA < %t.cuda.mlir
 // RUN: not tsc %s --quantize=dynamic-int8 --precision=bf16 --emit=graph 2>&1 | FileCheck %s --check-prefix=HALF
 
 // KEPT-ALONE: tsc: error: --keep-float names GEMMs to leave float: it needs --quantize
@@ -56,7 +60,10 @@
 // UNKNOWN: tsc: error: --quantize=int3: expected none, dynamic-int8, static-int8, weight-int8[:group=G][:zero-points] or weight-int4[:group=G][:zero-points]
 // GROUP: tsc: error: --quantize=weight-int4:group=48: expected weight-int4[:group=G][:zero-points] with G a power of two from 8 to 4096 (32, 64, 128 are usual) or `channel`
 // GROUP-KEY: tsc: error: --quantize=weight-int8:groups=32: expected weight-int8[:group=G]
-// WEIGHT-CUDA: tsc: error: --quantize=weight-int4: the CUDA target has no weight-only GEMM step yet (host target only)
+// WEIGHT-CUDA-LABEL: func.func @projection
+// WEIGHT-CUDA:         tsc.dequantize %{{.+}}, %{{.+}} axis = 1 : (tensor<32x8xi4>, tensor<8xf32>) -> tensor<32x8xf32>
+// WEIGHT-CUDA:         tsc.linear
+// WEIGHT-CUDA-NOT:     tsc.matmul
 
 // Weight-only: the weights quantized, the activation untouched. int4 in
 // groups of 16 along K (the scale [32/16, 8]), or by default of 128, which
@@ -72,7 +79,15 @@
 // INT8-LABEL: func.func @projection
 // INT8-NOT:     tsc.quantize
 // INT8:         tsc.dequantize %{{.+}}, %{{.+}} axis = 1 : (tensor<32x8xi8>, tensor<8xf32>) -> tensor<32x8xf32>
-// CUDA: tsc: error: --quantize=dynamic-int8: the CUDA target has no int8 GEMM step yet (host target only)
+// CUDA-LABEL: func.func @projection
+// CUDA:         %[[Q:.+]] = tsc.quantize %{{.+}}, %[[S:.+]] axis = 1 group_size = 32 : (tensor<?x32xf32>, tensor<?x1xf32>) -> tensor<?x32xi8>
+// CUDA:         %[[T:.+]] = tsc.transpose %{{.+}} perm = [1, 0] : (tensor<8x32xi8>) -> tensor<32x8xi8>
+// CUDA:         %[[ACC:.+]] = tsc.matmul %[[Q]], %[[T]] : (tensor<?x32xi8>, tensor<32x8xi8>) -> tensor<?x8xi32>
+// CUDA:         %[[F:.+]] = tsc.cast %[[ACC]] : tensor<?x8xi32> to tensor<?x8xf32>
+// CUDA:         %[[WS:.+]] = tsc.mul %[[F]], %{{.+}} : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+// CUDA:         tsc.mul %[[WS]], %[[S]] : (tensor<?x8xf32>, tensor<?x1xf32>) -> tensor<?x8xf32>
+// CUDA-NOT:     tsc.linear
+// CUDA-NOT:     tsc.dequantize
 // HALF: tsc: error: --quantize=dynamic-int8 with --precision=bf16: quantization keeps fp32 around the int8 GEMMs; combine it with --precision=fp32 only
 
 // KEPT-LABEL: func.func @projection

@@ -38,6 +38,8 @@ static_assert(rt::CUBLAS_COMPUTE_32F_FAST_TF32 == CUBLAS_COMPUTE_32F_FAST_TF32);
 static_assert(rt::CUDA_R_32F == CUDA_R_32F);
 static_assert(rt::CUDA_R_16F == CUDA_R_16F);
 static_assert(rt::CUDA_R_16BF == CUDA_R_16BF);
+static_assert(rt::CUBLAS_COMPUTE_32I == CUBLAS_COMPUTE_32I);
+static_assert(rt::CUDA_R_8I == CUDA_R_8I && rt::CUDA_R_32I == CUDA_R_32I);
 static_assert(rt::CUBLAS_OP_N == CUBLAS_OP_N && rt::CUBLAS_OP_T == CUBLAS_OP_T);
 static_assert(rt::CUBLASLT_MATMUL_DESC_TRANSA == CUBLASLT_MATMUL_DESC_TRANSA);
 static_assert(rt::CUBLASLT_MATMUL_DESC_TRANSB == CUBLASLT_MATMUL_DESC_TRANSB);

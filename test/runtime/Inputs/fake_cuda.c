@@ -9,7 +9,11 @@
  * "scale_by_two" (y[i] = 2 x[i] for i < n; params x, y, n), the kernel of
  * make_artifact.py's CUDA fixture. cublasLtMatmul computes the column-major
  * D = alpha op(A) op(B) + beta C (+ bias per row), as cuBLASLt documents;
- * the GELU epilogues (32, 36 with the bias) by the tanh approximation.
+ * the GELU epilogues (32, 36 with the bias) by the tanh approximation. An
+ * int8 matmul (CUBLAS_COMPUTE_32I, CUDA_R_32I scale, s8 A and B, s32 C and
+ * D) is exact in integers, and refused unless it is "TN" with leading
+ * dimensions that are multiples of 4, the regular-order IMMA kernels'
+ * conditions.
  * It stands in for cuSPARSELt too (TSC_CUSPARSELT=this library): the
  * "compressed" matrix is the dense one, after a check that it has the 2:4
  * pattern along K, and cusparseLtMatmul computes the row-major product as
@@ -48,7 +52,7 @@ static int env(const char *name, int fallback) {
 /* --- Counters ------------------------------------------------------------ */
 static long live_allocations, module_loads, sass_loads, ptx_loads, live_modules,
     launches, captures, graph_launches, matmuls, contexts, weight_uploads,
-    tf32_descs, sparse_compressions, sparse_matmuls;
+    tf32_descs, sparse_compressions, sparse_matmuls, int8_matmuls;
 
 EXPORT long fake_cuda_counter(const char *name) {
   struct {
@@ -67,7 +71,8 @@ EXPORT long fake_cuda_counter(const char *name) {
              {"sync_uploads", &weight_uploads},
              {"tf32_descs", &tf32_descs},
              {"sparse_compressions", &sparse_compressions},
-             {"sparse_matmuls", &sparse_matmuls}};
+             {"sparse_matmuls", &sparse_matmuls},
+             {"int8_matmuls", &int8_matmuls}};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     if (strcmp(all[i].name, name) == 0)
       return *all[i].value;
@@ -425,12 +430,13 @@ typedef struct {
   int32_t trans[2];
   uint32_t epilogue;
   const void *bias;
+  int integer; /* CUBLAS_COMPUTE_32I with a CUDA_R_32I scale */
 } Desc;
 typedef struct {
   uint64_t rows, cols;
   int64_t ld, stride;
   int32_t batch;
-  int type; /* CUDA_R_32F 0, CUDA_R_16F 2, CUDA_R_16BF 14 */
+  int type; /* CUDA_R_32F 0, CUDA_R_16F 2, CUDA_R_16BF 14, 8I 3, 32I 10 */
 } Layout;
 
 EXPORT int cublasLtCreate(void **h) {
@@ -440,12 +446,14 @@ EXPORT int cublasLtCreate(void **h) {
 EXPORT int cublasLtDestroy(void *h) { return 0; }
 EXPORT int cublasLtMatmulDescCreate(Desc **d, int compute, int scale) {
   /* CUBLAS_COMPUTE_32F or _32F_FAST_TF32 (counted; computed in full fp32
-   * here), CUDA_R_32F scale */
-  if ((compute != 68 && compute != 77) || scale != 0)
+   * here) with a CUDA_R_32F scale, or CUBLAS_COMPUTE_32I with CUDA_R_32I */
+  int integer = compute == 72 && scale == 10;
+  if (!integer && ((compute != 68 && compute != 77) || scale != 0))
     return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
   tf32_descs += compute == 77;
   *d = calloc(1, sizeof(Desc));
   (*d)->epilogue = 1;
+  (*d)->integer = integer;
   ++live_allocations;
   return 0;
 }
@@ -466,7 +474,8 @@ EXPORT int cublasLtMatmulDescSetAttribute(Desc *d, int attribute,
 }
 EXPORT int cublasLtMatrixLayoutCreate(Layout **l, int type, uint64_t rows,
                                       uint64_t cols, int64_t ld) {
-  if ((type != 0 && type != 2 && type != 14) || ld < (int64_t)rows)
+  if ((type != 0 && type != 2 && type != 14 && type != 3 && type != 10) ||
+      ld < (int64_t)rows)
     return 7;
   *l = calloc(1, sizeof(Layout));
   (*l)->rows = rows, (*l)->cols = cols, (*l)->ld = ld, (*l)->batch = 1;
@@ -598,6 +607,34 @@ static void run_matmul(Work *w) {
       }
 }
 
+/* s8 · s8 into s32, exactly (alpha and beta int32). */
+static void run_int8_matmul(Work *w) {
+  Desc *d = w->blas[0];
+  Layout *la = w->blas[1], *lb = w->blas[2], *lc = w->blas[3], *ld = w->blas[4];
+  const int8_t *a = w->blas[5], *b = w->blas[6];
+  const int32_t *c = w->blas[7];
+  int32_t *out = w->blas[8];
+  int32_t alpha, beta;
+  memcpy(&alpha, &w->params[0], 4);
+  memcpy(&beta, &w->params[1], 4);
+  uint64_t k = la->rows; /* A transposed: k x m stored */
+  for (int64_t i = 0; i < ld->batch; ++i)
+    for (uint64_t col = 0; col < ld->cols; ++col)
+      for (uint64_t row = 0; row < ld->rows; ++row) {
+        int64_t sum = 0;
+        for (uint64_t p = 0; p < k; ++p)
+          sum +=
+              (int64_t)a[i * la->stride + (int64_t)row * la->ld + (int64_t)p] *
+              b[i * lb->stride + (int64_t)col * lb->ld + (int64_t)p];
+        int64_t value = alpha * sum;
+        if (beta != 0)
+          value += (int64_t)beta *
+                   c[i * lc->stride + (int64_t)col * lc->ld + (int64_t)row];
+        out[i * ld->stride + (int64_t)col * ld->ld + (int64_t)row] =
+            (int32_t)value;
+      }
+}
+
 static void free_matmul(Work *w) {
   for (int i = 0; i < 5; ++i)
     free(w->blas[i]);
@@ -612,11 +649,16 @@ EXPORT int cublasLtMatmul(void *h, Desc *d, const void *alpha, const void *a,
   uint64_t kb = d->trans[1] ? lb->cols : lb->rows;
   uint64_t m = d->trans[0] ? la->cols : la->rows;
   uint64_t n = d->trans[1] ? lb->rows : lb->cols;
+  int in_type = d->integer ? 3 : ld->type,
+      out_type = d->integer ? 10 : ld->type;
   if (k != kb || m != ld->rows || n != ld->cols || lc->rows != m ||
       lc->cols != n || la->batch != ld->batch || lb->batch != ld->batch ||
-      la->type != ld->type || lb->type != ld->type || lc->type != ld->type ||
-      ((d->epilogue & 4) && !d->bias) || !workspace)
+      la->type != in_type || lb->type != in_type || lc->type != out_type ||
+      ld->type != out_type || ((d->epilogue & 4) && !d->bias) || !workspace)
     return 7;
+  if (d->integer && (!d->trans[0] || d->trans[1] || d->epilogue != 1 ||
+                     la->ld % 4 || lb->ld % 4 || lc->ld % 4 || ld->ld % 4))
+    return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
   if (d->epilogue != 1 && d->epilogue != 4 && d->epilogue != 32 &&
       d->epilogue != 36)
     return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
@@ -627,7 +669,7 @@ EXPORT int cublasLtMatmul(void *h, Desc *d, const void *alpha, const void *a,
       return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
   /* The descriptors may change before a graph replays: capture copies. */
   Work *w = calloc(1, sizeof(Work));
-  w->run = run_matmul;
+  w->run = d->integer ? run_int8_matmul : run_matmul;
   w->cleanup = free_matmul;
   Desc *dc = malloc(sizeof(Desc));
   *dc = *d;
@@ -645,6 +687,7 @@ EXPORT int cublasLtMatmul(void *h, Desc *d, const void *alpha, const void *a,
   memcpy(&w->params[0], alpha, 4);
   memcpy(&w->params[1], beta, 4);
   ++matmuls;
+  int8_matmuls += d->integer;
   submit(stream, w);
   return 0;
 }

@@ -27,7 +27,9 @@ DTYPE_F32 = 1  # tsc_dtype_t TSC_DTYPE_F32 (runtime/include/tsc/runtime.h)
 DTYPES_1_4 = (11, 12, 13)  # u16, u32, u64: values of format 1.4
 DTYPES_1_5 = (14, 15, 16, 17, 18)  # the 8-bit floats: values of format 1.5
 DTYPES_1_7 = (19, 20, 21, 22, 23)  # u4, i4, f4e2m1, u2, i2 (packed): format 1.7
-DTYPES = {2: "f16", 3: "bf16"}  # GEMMs on half operands, as --dump shows them
+DTYPES = {2: "f16", 3: "bf16", 8: "s8 -> s32"}  # GEMMs other than f32, as --dump shows them
+DTYPE_I8, DTYPE_I32 = 5, 8
+STORAGE_WEIGHT = 3
 
 
 def find_ptxas():
@@ -204,6 +206,21 @@ def inspect(path):
     # 2:4 sparse GEMMs (flags bit 1, compressed weights) are 1.14's.
     if any(fields["fields"][6] & 2 for kind, fields in plan["steps"] if kind in (2, 4)):
         expected = (1, 14)
+    # s8 · s8 -> s32 GEMMs (cuBLASLt's int8 GEMM) are 1.19's: A s8, B an s8
+    # weight taken transposed (N × K, "TN"), C s32, nothing else in them.
+    int8 = [fields["fields"] for kind, fields in plan["steps"]
+            if kind in (2, 4) and plan["values"][fields["fields"][2]][0] == DTYPE_I32]
+    for a, b, c, bias, trans_a, trans_b, flags, *rest in int8:
+        alpha, beta = rest[-2:]
+        value = plan["values"]
+        if (value[a][0], value[b][0], value[b][1]) != (DTYPE_I8, DTYPE_I8, STORAGE_WEIGHT):
+            return None, f"int8 GEMM of value {a} by value {b}: A must be s8, B an s8 weight"
+        if (bias, trans_a, trans_b, flags, alpha, beta) != (0xFFFFFFFF, 0, 1, 0, 1.0, 0.0):
+            return None, (f"int8 GEMM of value {a}: bias {bias}, transA {trans_a}, transB "
+                          f"{trans_b}, flags {flags}, alpha {alpha}, beta {beta} (cuBLASLt's "
+                          "int8 GEMM wants A · Bᵀ alone)")
+    if int8:
+        expected = (1, 19)
     if parts["version"] != expected:
         return None, f"format version {parts['version']}, expected {expected}"
     if plan["target"] != "cuda":
@@ -248,7 +265,8 @@ def inspect(path):
             return None, f"{kernel}: a launch size names no expression"
     if used != set(range(len(modules))):
         return None, f"{len(modules) - len(used)} modules no launch uses"
-    return f"{len(modules)} modules, {len(launches)} launches", None
+    summary = f"{len(modules)} modules, {len(launches)} launches"
+    return summary + (f", {len(int8)} int8 GEMMs" if int8 else ""), None
 
 
 def check(tsc, model, out_dir, extra=()):
@@ -295,8 +313,9 @@ def show_expr(code, symbols):
     return stack[0]
 
 
-def dump(path):
-    """One line per launch: kernel, grid, block and arguments."""
+def dump(path, steps_only=False):
+    """One line per launch: kernel, grid, block and arguments (with
+    `steps_only`, the kernel and the nodes it computes)."""
     parts = sections(pathlib.Path(path).read_bytes())
     plan = decode_plan(parts["PLAN"], parts["version"][1])
     _, modules = decode_cuda(parts["CUDA"])
@@ -310,6 +329,9 @@ def dump(path):
             print({2: "gemm", 4: "gemm", 3: "copy"}[kind] + (f" {dtype}" if dtype else "")
                   + (" (tf32)" if tf32 else "")
                   + (" (2:4)" if gemm and launch["fields"][6] & 2 else ""))
+            continue
+        if steps_only:
+            print(f"{modules[launch['module']][1]} from {launch['source']}")
             continue
         args = [names.get(i, f"v{i}") if k == 1 else show(i) for k, i in launch["args"]]
         print(f"{modules[launch['module']][1]}: grid ({', '.join(map(show, launch['sizes'][:3]))})"

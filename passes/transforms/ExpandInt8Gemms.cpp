@@ -1,0 +1,209 @@
+//===- ExpandInt8Gemms.cpp - int8 GEMMs as an s8 product and its epilogue -===//
+//
+// The host runtime runs a tsc.linear in the int8 form of the quantize passes
+// (docs/quantization.md) as one step that quantizes, multiplies and
+// dequantizes. cuBLASLt multiplies s8 by s8 into s32 and does nothing else,
+// so for CUDA targets (and the host's replica of their loop structure,
+// --gpu-loop-mapping) each such linear becomes the steps a GPU runs, stated
+// as ops:
+//
+//   xq  = quantize(x, s[, z])                       (kept: a kernel)
+//   acc = matmul(xq, transpose(Wq[N, K]))           s8 · s8 -> s32
+//   acc = acc - z · colsum(Wq)                      (with a zero point)
+//   y   = act(f32(acc) · Ws · s + bias) + residual  (a fused kernel)
+//
+// which is the int8 form's arithmetic: (xq - z)·s times Wq·Ws, summed over
+// K, with s and Ws factored out of the sum. Wq is kept [N, K] (transposed
+// at compile time from a [K, N] layout) because cuBLASLt's int8 kernels
+// take the weight transposed ("TN"); the CUDA plan runs matmul(xq,
+// transpose(constant)) as one GEMM step on the constant. Only the forms
+// whose scales factor out are expanded: the activation per tensor (with
+// an optional constant zero point) or per row (symmetric), the weight per
+// output channel. Anything else stays as it is, computed by kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/transforms/QuantizeGemm.h"
+
+#include "dialects/tsc/IR/ConstantData.h"
+
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::tsc {
+#define GEN_PASS_DEF_EXPANDINT8GEMMSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tsc
+
+using namespace mlir;
+using namespace mlir::tsc;
+
+namespace {
+
+/// A linear in int8 form whose scales factor out of the product.
+struct Int8Linear {
+  LinearOp linear;
+  QuantizeOp xq;
+  DequantizeOp xd, wd;
+  ConstantOp wq;
+  /// The activation's zero point (a 0-d i8 constant), 0 when absent.
+  int32_t zeroPoint = 0;
+};
+
+/// The value of a 0-d signless i8 constant, or nullopt.
+std::optional<int32_t> getZeroPoint(Value zeroPoint) {
+  DenseElementsAttr attr;
+  auto type = cast<RankedTensorType>(zeroPoint.getType());
+  if (type.getRank() != 0 || !type.getElementType().isSignlessInteger(8) ||
+      !matchPattern(zeroPoint, m_Constant(&attr)))
+    return std::nullopt;
+  return int32_t(attr.getSplatValue<APInt>().getSExtValue());
+}
+
+std::optional<Int8Linear> match(LinearOp linear) {
+  Int8Linear g;
+  g.linear = linear;
+  g.xd = linear.getInput().getDefiningOp<DequantizeOp>();
+  g.wd = linear.getWeight().getDefiningOp<DequantizeOp>();
+  if (!g.xd || !g.wd || !linear.getType().getElementType().isF32())
+    return std::nullopt;
+  g.xq = g.xd.getInput().getDefiningOp<QuantizeOp>();
+  if (!g.xq || g.xq.getScale() != g.xd.getScale() ||
+      g.xq.getZeroPoint() != g.xd.getZeroPoint() ||
+      g.xq.getAxis() != g.xd.getAxis() ||
+      g.xq.getGroupSize() != g.xd.getGroupSize() ||
+      !g.xq.getType().getElementType().isSignlessInteger(8) ||
+      !g.xq.getInput().getType().getElementType().isF32())
+    return std::nullopt;
+  // The activation: per tensor, or per row of the last dim (one group of
+  // the whole row), with a constant zero point per tensor only.
+  auto data = g.xq.getInput().getType();
+  int64_t last = data.getRank() - 1;
+  bool perTensor = !g.xq.getAxis() && !g.xq.getGroupSize();
+  bool perRow = g.xq.getAxis() == uint64_t(last) &&
+                !ShapedType::isDynamic(data.getShape().back()) &&
+                g.xq.getGroupSize() == uint64_t(data.getShape().back()) &&
+                !g.xq.getZeroPoint();
+  if (!perTensor && !perRow)
+    return std::nullopt;
+  if (Value zp = g.xq.getZeroPoint()) {
+    std::optional<int32_t> value = getZeroPoint(zp);
+    if (!value)
+      return std::nullopt;
+    g.zeroPoint = *value;
+  }
+  // The weight: a constant s8 matrix, an f32 constant scale per output
+  // channel, no zero point.
+  g.wq = g.wd.getInput().getDefiningOp<ConstantOp>();
+  auto wqType = cast<RankedTensorType>(g.wd.getInput().getType());
+  if (!g.wq || wqType.getRank() != 2 || !wqType.hasStaticShape() ||
+      !wqType.getElementType().isSignlessInteger(8) || g.wd.getZeroPoint() ||
+      g.wd.getGroupSize() ||
+      g.wd.getAxis() != uint64_t(linear.getOutputFeaturesDim()) ||
+      !g.wd.getScale().getDefiningOp<ConstantOp>() ||
+      !g.wd.getScale().getType().getElementType().isF32())
+    return std::nullopt;
+  return g;
+}
+
+/// Rewrites `g` as the s8 product and its float epilogue; failure when the
+/// weight's data cannot be read.
+LogicalResult expand(Int8Linear &g) {
+  std::optional<std::vector<char>> bytes = getConstantBytes(g.wq.getValue());
+  auto wqType = cast<RankedTensorType>(g.wq.getType());
+  if (!bytes || bytes->size() != size_t(wqType.getNumElements()))
+    return failure();
+  LinearOp linear = g.linear;
+  bool kn = linear.getWeightKn();
+  int64_t n = wqType.getDimSize(kn ? 1 : 0), k = wqType.getDimSize(kn ? 0 : 1);
+  OpBuilder b(linear);
+  Location loc = linear.getLoc();
+  Value weight = g.wq;
+  if (kn) {
+    std::vector<char> nk(bytes->size());
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < n; ++j)
+        nk[size_t(j * k + kk)] = (*bytes)[size_t(kk * n + j)];
+    bytes->swap(nk);
+    auto nkType = RankedTensorType::get({n, k}, b.getI8Type());
+    weight = ConstantOp::create(b, loc,
+                                cast<ElementsAttr>(getConstantFromBytes(
+                                    nkType, *bytes, weightName(g.wq, ".nk"))));
+  }
+  Value transposed =
+      TransposeOp::create(b, loc, RankedTensorType::get({k, n}, b.getI8Type()),
+                          weight, b.getDenseI64ArrayAttr({1, 0}));
+  Value acc = MatmulOp::create(b, loc, g.xq.getResult(), transposed);
+  if (g.zeroPoint != 0) {
+    // Σ (xq - z)·w = Σ xq·w - z·Σ w, exact in s32 (|z·Σ w| < 2^7 · 2^7 · K).
+    std::vector<int32_t> term(size_t(n), 0);
+    for (int64_t j = 0; j < n; ++j) {
+      int32_t sum = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        sum += int32_t(int8_t((*bytes)[size_t(j * k + kk)]));
+      term[size_t(j)] = g.zeroPoint * sum;
+    }
+    auto termType = RankedTensorType::get({n}, b.getI32Type());
+    Value c = ConstantOp::create(
+        b, loc,
+        cast<ElementsAttr>(getConstantFromBytes(
+            termType,
+            ArrayRef<char>(reinterpret_cast<const char *>(term.data()),
+                           term.size() * sizeof(int32_t)),
+            weightName(g.wq, ".zero-point-term"))));
+    acc = SubOp::create(b, loc, acc, c);
+  }
+  auto accType = cast<RankedTensorType>(acc.getType());
+  Value y = CastOp::create(b, loc, accType.clone(b.getF32Type()), acc,
+                           /*saturate=*/false, ExponentRoundingAttr());
+  y = MulOp::create(b, loc, y, g.wd.getScale());
+  y = MulOp::create(b, loc, y, g.xd.getScale());
+  if (Value bias = linear.getBias())
+    y = AddOp::create(b, loc, y, bias);
+  switch (linear.getActivation()) {
+  case GemmActivation::none:
+    break;
+  case GemmActivation::gelu:
+    y = GeluOp::create(b, loc, y, GeluApproximation::none);
+    break;
+  case GemmActivation::gelu_tanh:
+    y = GeluOp::create(b, loc, y, GeluApproximation::tanh);
+    break;
+  }
+  if (Value residual = linear.getResidual())
+    y = AddOp::create(b, loc, y, residual);
+  linear.replaceAllUsesWith(y);
+  linear.erase();
+  // The dequantized operands (and a [K, N] weight's old codes) once nothing
+  // but their shape bindings reads them.
+  for (Operation *op : {g.xd.getOperation(), g.wd.getOperation(),
+                        kn ? g.wq.getOperation() : nullptr}) {
+    if (!op || !llvm::all_of(op->getUsers(), llvm::IsaPred<BindShapeOp>))
+      continue;
+    for (Operation *user : llvm::make_early_inc_range(op->getUsers()))
+      user->erase();
+    op->erase();
+  }
+  return success();
+}
+
+struct ExpandInt8GemmsPass
+    : public tsc::impl::ExpandInt8GemmsPassBase<ExpandInt8GemmsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<Int8Linear> gemms;
+    getOperation().walk([&](LinearOp linear) {
+      if (std::optional<Int8Linear> g = match(linear))
+        gemms.push_back(*g);
+    });
+    for (Int8Linear &g : gemms)
+      if (failed(expand(g))) {
+        g.linear.emitError("tsc-expand-int8-gemms: the s8 weight's data is "
+                           "not available");
+        return signalPassFailure();
+      }
+  }
+};
+
+} // namespace
