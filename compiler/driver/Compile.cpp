@@ -355,12 +355,26 @@ LogicalResult finishArtifact(llvm::ToolOutputFile &out, StringRef path,
   return success();
 }
 
-/// With a half precision or a quantization: the error `plan` costs,
-/// measured against `reference` (a clone of the imported module) compiled in
-/// fp32, both for this machine's CPU; a `measured error` line to `out`.
-LogicalResult measureError(const plan::Plan &plan,
+/// With a half precision or a quantization: the error `plan` (of `module`)
+/// costs, measured against `reference` (a clone of the imported module)
+/// compiled in fp32, both for this machine's CPU; a `measured error` line
+/// to `out`. A quantized CUDA plan's s8 GEMM steps have no host form: its
+/// module is measured as the host's replica of the device code
+/// (--gpu-loop-mapping), which computes the same values.
+LogicalResult measureError(ModuleOp module, const plan::Plan &plan,
                            const CompileOptions &options, ModuleOp reference,
                            raw_ostream &out) {
+  CompileOptions onHost = options;
+  std::optional<plan::Plan> replica;
+  if (options.target == TargetKind::Cuda &&
+      options.quantize != Quantization::None) {
+    onHost.target = TargetKind::Host;
+    onHost.gpuLoopMapping = true;
+    FailureOr<plan::Plan> hostPlan = planModule(module, onHost);
+    if (failed(hostPlan))
+      return failure();
+    replica = std::move(*hostPlan);
+  }
   CompileOptions fp32 = options;
   fp32.precision = Precision::FP32;
   fp32.precisionIO = PrecisionIO::Model;
@@ -374,13 +388,14 @@ LogicalResult measureError(const plan::Plan &plan,
   auto writer = [&](const plan::Plan &measured) {
     return [&, plan = &measured](llvm::raw_pwrite_stream &os) {
       FailureOr<std::vector<char>> object = compileForHost(
-          *plan, reference.getContext(), *host, options.gpuLoopMapping);
+          *plan, reference.getContext(), *host, onHost.gpuLoopMapping);
       return failure(failed(object) ||
                      failed(writeArtifact(*plan, *object, host->isa,
                                           "tsc (measured error)", os)));
     };
   };
-  return reportMeasuredError(writer(*referencePlan), writer(plan),
+  return reportMeasuredError(writer(*referencePlan),
+                             writer(replica ? *replica : plan),
                              options.quantize != Quantization::None
                                  ? getQuantizationName(options.quantize)
                                  : getPrecisionName(options.precision),
@@ -414,7 +429,7 @@ LogicalResult report(ModuleOp module, const plan::Plan &plan,
   std::string measured;
   llvm::raw_string_ostream measuredText(measured);
   if (reference &&
-      failed(measureError(plan, options, reference,
+      failed(measureError(module, plan, options, reference,
                           options.reportJson
                               ? static_cast<raw_ostream &>(measuredText)
                               : llvm::outs())))

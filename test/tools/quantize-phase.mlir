@@ -44,6 +44,7 @@
 // RUN: tsc %s --quantize=dynamic-int8 --target=cuda:sm_90 --emit=fuse -o %t.cuda.mlir
 // RUN: tsc-opt %s --tsc-pipeline="quantize=dynamic-int8 erf-gelu-epilogue=0 expand-int8-gemms" | diff %t.cuda.mlir -
 // RUN: FileCheck %s --check-prefix=CUDA < %t.cuda.mlir
+// RUN: tsc %s --quantize=dynamic-int8 --target=cuda:sm_90 --report | FileCheck %s --check-prefix=CUDA-REPORT
 // RUN: not tsc %s --quantize=dynamic-int8 --precision=bf16 --emit=graph 2>&1 | FileCheck %s --check-prefix=HALF
 
 // KEPT-ALONE: tsc: error: --keep-float names GEMMs to leave float: it needs --quantize
@@ -88,6 +89,10 @@
 // CUDA:         tsc.mul %[[WS]], %[[S]] : (tensor<?x8xf32>, tensor<?x1xf32>) -> tensor<?x8xf32>
 // CUDA-NOT:     tsc.linear
 // CUDA-NOT:     tsc.dequantize
+// The report measures a CUDA plan's error on the host's replica of its
+// device code (the s8 products as kernels).
+// CUDA-REPORT: gemm
+// CUDA-REPORT: measured error of dynamic-int8 (relative L2 against this model in fp32, both on the host
 // HALF: tsc: error: --quantize=dynamic-int8 with --precision=bf16: quantization keeps fp32 around the int8 GEMMs; combine it with --precision=fp32 only
 
 // KEPT-LABEL: func.func @projection
