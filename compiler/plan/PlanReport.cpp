@@ -202,6 +202,8 @@ struct Report {
   /// With int8 GEMM steps: how many GEMMs, how many int8, and the attention
   /// kernels (whose products stay float).
   unsigned gemms = 0, int8Gemms = 0, attention = 0;
+  /// Of the int8 ones, s8 · s8 -> s32 GEMM steps (CUDA).
+  unsigned integerGemms = 0;
   /// GEMM steps with bf16 inputs (format 1.16): kept out of int8 in bf16.
   unsigned bf16Gemms = 0;
   /// Weight-only GEMM steps (format 1.15), by "i8"/"i4", group size and
@@ -209,14 +211,21 @@ struct Report {
   std::map<std::tuple<std::string, unsigned, bool>, unsigned> weightOnly;
 };
 
-bool isInt8Gemm(const PlanStep &s) {
-  return s.kind == PlanStep::Kind::Gemm && s.weightScale != ~0u &&
-         !s.weightOnly;
+/// An s8 · s8 -> s32 GEMM step (CUDA plans, format 1.19): the int8 GEMMs
+/// of tsc-expand-int8-gemms, their quantization and scales in kernels.
+bool isIntegerGemm(const Plan &plan, const PlanStep &s) {
+  return s.kind == PlanStep::Kind::Gemm && plan.values[s.c].dtype == DType::I32;
+}
+
+bool isInt8Gemm(const Plan &plan, const PlanStep &s) {
+  return (s.kind == PlanStep::Kind::Gemm && s.weightScale != ~0u &&
+          !s.weightOnly) ||
+         isIntegerGemm(plan, s);
 }
 
 /// "int8", or "float: " and why a GEMM step was not quantized.
 std::string gemmDecision(const Plan &plan, const PlanStep &step) {
-  if (isInt8Gemm(step))
+  if (isInt8Gemm(plan, step))
     return "int8";
   if (step.bf16Inputs)
     return "bf16: kept out of int8 by name (--keep-float, --max-error), "
@@ -239,9 +248,10 @@ std::string describeStep(const Plan &plan, const PlanStep &step) {
   case PlanStep::Kind::Kernel:
     return step.name;
   case PlanStep::Kind::Gemm:
-    what = step.weightScale != ~0u ? "gemm int8"
-           : step.bf16Inputs       ? "gemm bf16-inputs"
-                                   : "gemm";
+    what = step.weightScale != ~0u     ? "gemm int8"
+           : isIntegerGemm(plan, step) ? "gemm s8"
+           : step.bf16Inputs           ? "gemm bf16-inputs"
+                                       : "gemm";
     if (step.bias != ~0u)
       what += "+bias";
     // The activation codes of the artifact (format 1.8).
@@ -303,7 +313,8 @@ Report collectReport(const Plan &plan) {
   collectLayers(plan, report);
   for (const PlanStep &step : plan.steps) {
     report.gemms += step.kind == PlanStep::Kind::Gemm;
-    report.int8Gemms += isInt8Gemm(step);
+    report.int8Gemms += isInt8Gemm(plan, step);
+    report.integerGemms += isIntegerGemm(plan, step);
     report.bf16Gemms += step.kind == PlanStep::Kind::Gemm && step.bf16Inputs;
     if (step.kind == PlanStep::Kind::Gemm && step.weightOnly)
       ++report.weightOnly[{plan.values[step.b].dtype == DType::I4 ? "i4" : "i8",
@@ -347,16 +358,20 @@ static void printQuantization(const Plan &plan, const Report &report,
   if (!report.int8Gemms)
     return;
   bool calibrated = llvm::any_of(plan.steps, [&](const PlanStep &s) {
-    return isInt8Gemm(s) && s.inputScale > 0;
+    return isInt8Gemm(plan, s) && s.inputScale > 0;
   });
   size_t zeroPoints = llvm::count_if(plan.steps, [&](const PlanStep &s) {
-    return isInt8Gemm(s) && s.inputZeroPoint != 0;
+    return isInt8Gemm(plan, s) && s.inputZeroPoint != 0;
   });
-  os << (calibrated ? "quantization: static int8 (weights s8 per output "
-                      "channel, activations s8 per tensor by calibrated "
-                      "scales"
-                    : "quantization: dynamic int8 (weights s8 per output "
-                      "channel, activations s8 per row");
+  os << (report.integerGemms
+             ? "quantization: int8 (weights s8 per output channel; cuBLASLt's "
+               "s8 GEMMs, the activation's quantization, the scales and the "
+               "epilogue in kernels"
+         : calibrated ? "quantization: static int8 (weights s8 per output "
+                        "channel, activations s8 per tensor by calibrated "
+                        "scales"
+                      : "quantization: dynamic int8 (weights s8 per output "
+                        "channel, activations s8 per row");
   if (zeroPoints)
     os << ", " << zeroPoints << " of them with a zero point";
   os << ", s32 accumulation): " << report.int8Gemms << " of " << report.gemms
@@ -501,16 +516,22 @@ llvm::json::Object plan::getReportJson(const Plan &plan, const Plan *unfused) {
   out["precision"] = std::move(precision);
   if (report.int8Gemms) {
     bool calibrated = llvm::any_of(plan.steps, [&](const PlanStep &s) {
-      return isInt8Gemm(s) && s.inputScale > 0;
+      return isInt8Gemm(plan, s) && s.inputScale > 0;
     });
+    // A CUDA plan's s8 GEMM steps do not say how their input was quantized
+    // (kernels do): "int8".
     out["quantization"] = llvm::json::Object{
-        {"mode", calibrated ? "static-int8" : "dynamic-int8"},
+        {"mode", report.integerGemms ? "int8"
+                 : calibrated        ? "static-int8"
+                                     : "dynamic-int8"},
+        {"s8_gemm_steps", report.integerGemms},
         {"gemms", report.gemms},
         {"int8_gemms", report.int8Gemms},
         {"zero_point_gemms",
          int64_t(llvm::count_if(plan.steps,
                                 [&](const PlanStep &s) {
-                                  return isInt8Gemm(s) && s.inputZeroPoint != 0;
+                                  return isInt8Gemm(plan, s) &&
+                                         s.inputZeroPoint != 0;
                                 }))},
         {"bf16_input_gemms", report.bf16Gemms},
         {"attention_kernels_float", report.attention}};
@@ -612,7 +633,7 @@ void getStepValues(const Plan &plan, const PlanStep &step,
 /// (as hex, which Graphviz's SVG keeps as it is).
 StringRef stepColour(const Plan &plan, const PlanStep &step,
                      ArrayRef<unsigned> writes) {
-  if (isInt8Gemm(step))
+  if (isInt8Gemm(plan, step))
     return "#ffa500"; // orange
   bool half = llvm::any_of(writes, [&](unsigned v) {
     DType d = plan.values[v].dtype;
