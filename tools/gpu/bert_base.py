@@ -82,7 +82,9 @@ def export(out_dir, tsc, layers=1):
     """Exports the encoder to ONNX (dynamic batch and seq) and compiles it
     for sm_80 and sm_90 at batch 1..8, seq 1..128: out_dir/bert-base.tscm,
     and in fp16 (`--precision=fp16 --precision-io=storage`: fp16 weights,
-    activations, input and output) out_dir/bert-base-fp16.tscm."""
+    activations, input and output) out_dir/bert-base-fp16.tscm, and with
+    dynamic int8 GEMMs (cuBLASLt's s8 GEMMs, f32 elsewhere)
+    out_dir/bert-base-int8.tscm."""
     import pathlib
     import subprocess
     out_dir = pathlib.Path(out_dir)
@@ -95,7 +97,8 @@ def export(out_dir, tsc, layers=1):
                       dynamic_axes={"x": axes, "attention_mask": axes, "hidden": axes})
     # fp16 with fp16 input and output, as torch.compile fp16 is called.
     for name, options in (("bert-base", ["--precision=fp32"]),
-                          ("bert-base-fp16", ["--precision=fp16", "--precision-io=storage"])):
+                          ("bert-base-fp16", ["--precision=fp16", "--precision-io=storage"]),
+                          ("bert-base-int8", ["--quantize=dynamic-int8"])):
         subprocess.run([tsc, str(onnx_path), "--target=cuda:sm_80,cuda:sm_90",
                         "--dim", "batch=1..8", "--dim", "seq=1..128", *options,
                         "-o", str(out_dir / f"{name}.tscm")], check=True)

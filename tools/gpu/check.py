@@ -7,9 +7,10 @@ builds the runtime there and calls this).
    compared as run_node_tests.py compares them (relative L2 at most 1e-4 for
    float32; models at 1e-4 against ONNX Runtime).
 2. Speed: the BERT-base-shaped encoder (tools/gpu/bert_base.py) at batch 1
-   and 8, sequence 128: tsc fp32 and fp16 (`--precision=fp16
-   --precision-io=storage`: weights, activations, input and output in fp16,
-   as torch.compile fp16 is called) on tensors in device memory on PyTorch's
+   and 8, sequence 128: tsc fp32, int8 (`--quantize=dynamic-int8`: cuBLASLt's
+   s8 GEMMs) and fp16 (`--precision=fp16 --precision-io=storage`: weights,
+   activations, input and output in fp16, as torch.compile fp16 is called)
+   on tensors in device memory on PyTorch's
    stream (the runtime's C API through ctypes),
    against PyTorch eager fp32, eager fp16 and torch.compile fp16 (the issue's
    setting) on the same device tensors, side by side in this process; and
@@ -257,19 +258,20 @@ def main():
     bench_failed = False
     try:
         bench = args.bundle / "bench"
-        rows = benchmark(tsc_run, Runtime(args.runtime_lib),
-                         {"fp32": bench / "bert-base.tscm",
-                          "fp16": bench / "bert-base-fp16.tscm"}, args.repeats)
+        tsc_variants = {"fp32": bench / "bert-base.tscm",
+                        "fp16": bench / "bert-base-fp16.tscm",
+                        "int8": bench / "bert-base-int8.tscm"}
+        rows = benchmark(tsc_run, Runtime(args.runtime_lib), tsc_variants, args.repeats)
         names = list(rows[0][1])
         lines += ["", "| BERT-base-shaped encoder layer, seq 128 | " + " | ".join(
             f"{n} ms (max rel L2)" for n in names)
-            + " | tsc fp32 / torch.compile fp16 | tsc fp16 / torch.compile fp16 |",
-            "| --- |" + " --- |" * (len(names) + 2)]
+            + "".join(f" | tsc {p} / torch.compile fp16" for p in tsc_variants) + " |",
+            "| --- |" + " --- |" * (len(names) + len(tsc_variants))]
         for batch, columns in rows:
             cells = [f"{ms:.3f} ({err:.1e})" for ms, err in columns.values()]
             # Device I/O on both sides.
             compiled = columns["torch.compile fp16"][0]
-            ratios = [columns[f"tsc {p}"][0] / compiled for p in ("fp32", "fp16")]
+            ratios = [columns[f"tsc {p}"][0] / compiled for p in tsc_variants]
             lines.append(f"| batch {batch} | " + " | ".join(cells)
                          + "".join(f" | {r:.2f}" for r in ratios) + " |")
     except Exception as e:  # noqa: BLE001 - reported in the table
