@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Quantizes an ONNX model with ONNX Runtime's `quantize_static` (QDQ format).
+"""Quantizes an ONNX model with ONNX Runtime's `quantize_static` (QDQ format),
+or with `--dynamic` its `quantize_dynamic` (QOperator form).
 
 Calibrates on COUNT samples of calibration_set.py's inputs (seeded token ids
 with padding, (batch, seq) = (1, 64)) through ONNX Runtime's own calibration
@@ -12,8 +13,13 @@ Runtime recommends for transformers) or per tensor with `--per-tensor`.
 Runs under tools/torch-python: .venv's onnxruntime.quantization needs the
 `packaging` module, which .venv-torch has (tools/requirements-torch.lock).
 
+With `--dynamic`: `quantize_dynamic(MODEL, OUT, weight_type=QInt8)`, ONNX
+Runtime's defaults otherwise (weights s8 per tensor; activations u8 per
+tensor with a zero point computed at run time by DynamicQuantizeLinear,
+multiplied by MatMulInteger); no calibration.
+
 Usage: qdq_model.py MODEL OUT --vocab V [--activations u8|s8] [--count 8]
-                    [--per-tensor]
+                    [--per-tensor] [--dynamic]
 """
 import argparse
 import pathlib
@@ -21,7 +27,7 @@ import sys
 
 import onnxruntime
 from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
-                                      quantize_static)
+                                      quantize_dynamic, quantize_static)
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import calibration_set  # noqa: E402
@@ -59,7 +65,11 @@ def main():
     parser.add_argument("--activations", choices=("u8", "s8"), default="u8")
     parser.add_argument("--count", type=int, default=8)
     parser.add_argument("--per-tensor", action="store_true")
+    parser.add_argument("--dynamic", action="store_true")
     args = parser.parse_args()
+    if args.dynamic:
+        quantize_dynamic(args.model, args.out, weight_type=QuantType.QInt8)
+        return
     quantize(args.model, args.out, args.vocab, args.activations, args.count,
              not args.per_tensor)
 

@@ -35,7 +35,9 @@ BERT-style family, QDQ_FAMILIES): the export quantized by ONNX Runtime's
 quantize_static (qdq_model.py) in QDQ_VARIANTS, compiled without flags, every
 QDQ GEMM an int8 step and every output within QDQ_RTOL/QDQ_ATOL of ONNX
 Runtime's run of the QDQ model (`<model>-qdq-u8-per-channel`,
-`-qdq-s8-per-tensor`). MiniLM in bf16 with attention's products on AMX tiles (`--cpu=x86-64-v4+amx`)
+`-qdq-s8-per-tensor`); and the export quantized by ONNX Runtime's quantize_dynamic
+(QOperator form: DynamicQuantizeLinear, MatMulInteger), every output within the same
+tolerance of ONNX Runtime's run of it (`<model>-ort-dynamic`). MiniLM in bf16 with attention's products on AMX tiles (`--cpu=x86-64-v4+amx`)
 within the bf16 bound, its artifact needing AMX (`minilm-opset14-bf16-amx`, skipped on a CPU
 without AMX). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
 `--precision=fp16` and `--precision=bf16` (each also with the CUDA loop mapping) runs at the
@@ -139,7 +141,7 @@ MIN_COSINE_STATIC = 0.98
 # on MiniLM (every op quantized by ONNX Runtime, rel L2 1.1 to fp32 either
 # way) one-code differences cascade (docs/quantization.md, "QDQ models").
 QDQ_FAMILIES = ("bert",)
-QDQ_VARIANTS = (("u8", "per-channel"), ("s8", "per-tensor"))
+QDQ_VARIANTS = (("u8", "per-channel"), ("s8", "per-tensor"), ("dynamic", "per-tensor"))
 QDQ_RTOL, QDQ_ATOL = 1e-2, 0.05
 # Sentences of whole vocab.txt words (no WordPiece), for MiniLM's embeddings.
 SENTENCES = ["a cat sits on the mat", "a kitten rests on the rug",
@@ -427,10 +429,10 @@ def check_quantized(args, name, path, vocab, work, suite, fail):
         cells.append(quantized_mode(args, name, path, vocab, work, suite, fail, label,
                                     options, WEIGHT_ONLY[label], MIN_COSINE_WEIGHT[label]))
     for activations, weights in QDQ_VARIANTS if name.split("-")[0] in QDQ_FAMILIES else ():
-        label = f"qdq-{activations}-{weights}"
+        label = f"qdq-{activations}-{weights}" if activations != "dynamic" else "ort-dynamic"
         worst = variant_case(f"{name}-{label}", lambda: check_qdq(
             args, name, path, vocab, work / "qdq", activations, weights), suite, fail)
-        cells.append(f"{label} {worst:.1e} vs ONNX Runtime's QDQ run"
+        cells.append(f"{label} {worst:.1e} vs ONNX Runtime's run of it"
                      if worst is not None else f"{label} FAILED")
     return "; ".join(cells)
 
@@ -452,19 +454,23 @@ def check_qdq(args, name, path, vocab, work, activations, weights):
     """The model quantized by ONNX Runtime's quantize_static (QDQ, qdq_model.py)
     and compiled by tsc: every GEMM by a dequantized constant an int8 step,
     the outputs at the larger size within QDQ_RTOL/QDQ_ATOL of ONNX Runtime's
-    run of the QDQ model. Returns (rel L2 of tsc vs ONNX Runtime's QDQ run,
+    run of the QDQ model. With `activations` "dynamic": quantize_dynamic's
+    model instead, its outputs only. Returns (rel L2 of tsc vs ONNX Runtime's QDQ run,
     problems) and prints both runs' rel L2 against ONNX Runtime fp32."""
     work.mkdir(parents=True, exist_ok=True)
-    label = f"qdq-{activations}-{weights}"
+    dynamic = activations == "dynamic"
+    label = f"qdq-{activations}-{weights}" if not dynamic else "ort-dynamic"
     qdq = work / f"{name}-{label}.onnx"
     torch_python = HERE.parent.parent / "tools" / "torch-python"
     proc = subprocess.run([str(torch_python), str(HERE / "qdq_model.py"), str(path), str(qdq),
-                           "--vocab", str(vocab), "--activations", activations,
-                           "--count", str(CALIBRATION_SAMPLES)]
+                           "--vocab", str(vocab)]
+                          + (["--dynamic"] if dynamic else
+                             ["--activations", activations, "--count", str(CALIBRATION_SAMPLES)])
                           + (["--per-tensor"] if weights == "per-tensor" else []),
                           capture_output=True, text=True, timeout=600)
     if proc.returncode:
-        return None, [f"quantize_static: {first_error('qdq_model.py', proc)}"]
+        return None, [f"quantize_{'dynamic' if dynamic else 'static'}: "
+                      f"{first_error('qdq_model.py', proc)}"]
     artifact = work / f"{name}-{label}.tscm"
     proc = subprocess.run([args.tsc, str(qdq), "-o", str(artifact), "--report"] + DIMS,
                           capture_output=True, text=True, timeout=1200)
@@ -475,8 +481,11 @@ def check_qdq(args, name, path, vocab, work, activations, weights):
     int8 = [name for line in proc.stdout.splitlines()
             if line.strip().startswith("step") and line.split()[2:3] == ["int8"]
             for name in line.rstrip().split("  ")[-1].split(", ")]
+    # quantize_dynamic's QOperator form (DynamicQuantizeLinear, MatMulInteger)
+    # imports as integer math that kernels compute, not as int8 GEMM steps
+    # (docs/quantization.md, "QDQ models", what is left): its outputs only.
     expected = qdq_gemms(qdq)
-    if not expected or sorted(int8) != sorted(expected):
+    if not dynamic and (not expected or sorted(int8) != sorted(expected)):
         problems.append(f"int8 GEMM steps {sorted(int8)}, expected the QDQ GEMMs "
                         f"{sorted(expected)}")
     batch, seq = SIZES[-1]
@@ -495,7 +504,7 @@ def check_qdq(args, name, path, vocab, work, activations, weights):
         err = minilm.rel_l2(out, ref)
         worst = err if not err <= worst else worst
         far = ~np.isclose(out, ref, rtol=QDQ_RTOL, atol=QDQ_ATOL)
-        print(f"{name} {label} {out_name}: rel L2 vs ONNX Runtime's QDQ run "
+        print(f"{name} {label} {out_name}: rel L2 vs ONNX Runtime's run of it "
               f"{err:.1e} (its fused run: {minilm.rel_l2(fused[out_name], ref):.1e}), "
               f"{int(far.sum())} of {far.size} outside rtol {QDQ_RTOL:g} atol "
               f"{QDQ_ATOL:g}; vs fp32: tsc {minilm.rel_l2(out, fp32[out_name]):.1e}, "
