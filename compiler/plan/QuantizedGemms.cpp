@@ -90,13 +90,7 @@ template <typename OpT> bool isPerTensor(OpT op) {
 std::optional<int32_t> getConstantZeroPoint(Value zeroPoint) {
   if (!zeroPoint)
     return 0;
-  DenseElementsAttr attr;
-  auto type = cast<RankedTensorType>(zeroPoint.getType());
-  if (type.getRank() != 0 || !type.getElementType().isInteger(8) ||
-      type.getElementType().isUnsignedInteger() ||
-      !matchPattern(zeroPoint, m_Constant(&attr)))
-    return std::nullopt;
-  return int32_t(attr.getSplatValue<APInt>().getSExtValue());
+  return getInt8Scalar(zeroPoint);
 }
 
 /// Whether `xq` and `xd` quantize the activation in one of the int8 forms:

@@ -28,8 +28,6 @@
 
 #include "dialects/tsc/IR/ConstantData.h"
 
-#include "mlir/IR/Matchers.h"
-
 namespace mlir::tsc {
 #define GEN_PASS_DEF_EXPANDINT8GEMMSPASS
 #include "passes/Passes.h.inc"
@@ -49,16 +47,6 @@ struct Int8Linear {
   /// The activation's zero point (a 0-d i8 constant), 0 when absent.
   int32_t zeroPoint = 0;
 };
-
-/// The value of a 0-d signless i8 constant, or nullopt.
-std::optional<int32_t> getZeroPoint(Value zeroPoint) {
-  DenseElementsAttr attr;
-  auto type = cast<RankedTensorType>(zeroPoint.getType());
-  if (type.getRank() != 0 || !type.getElementType().isSignlessInteger(8) ||
-      !matchPattern(zeroPoint, m_Constant(&attr)))
-    return std::nullopt;
-  return int32_t(attr.getSplatValue<APInt>().getSExtValue());
-}
 
 std::optional<Int8Linear> match(LinearOp linear) {
   Int8Linear g;
@@ -87,7 +75,7 @@ std::optional<Int8Linear> match(LinearOp linear) {
   if (!perTensor && !perRow)
     return std::nullopt;
   if (Value zp = g.xq.getZeroPoint()) {
-    std::optional<int32_t> value = getZeroPoint(zp);
+    std::optional<int32_t> value = getInt8Scalar(zp);
     if (!value)
       return std::nullopt;
     g.zeroPoint = *value;

@@ -17,6 +17,10 @@
 
 namespace mlir::tsc {
 
+/// The value of `value` when it is a 0-d constant of a signless or signed
+/// 8-bit integer type (an int8 zero point), else nullopt.
+std::optional<int32_t> getInt8Scalar(Value value);
+
 /// The bytes of a constant (dense literal or blob) in row-major order, one
 /// element per `bitwidth / 8` bytes, splats expanded; nullopt for elements
 /// that are not whole bytes (i1, i4), dynamic shapes, or blobs without data.

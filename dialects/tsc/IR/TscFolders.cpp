@@ -410,6 +410,16 @@ std::optional<std::vector<char>> tsc::getConstantBytes(Attribute attr) {
   return out;
 }
 
+std::optional<int32_t> tsc::getInt8Scalar(Value value) {
+  DenseElementsAttr attr;
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() != 0 || !type.getElementType().isInteger(8) ||
+      type.getElementType().isUnsignedInteger() ||
+      !matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  return int32_t(attr.getSplatValue<APInt>().getSExtValue());
+}
+
 Attribute tsc::getConstantFromBytes(RankedTensorType type, ArrayRef<char> bytes,
                                     StringRef name) {
   if (type.getNumElements() <= kMaxFoldedElements)
