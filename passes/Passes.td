@@ -500,6 +500,42 @@ def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> 
               "result: QuantizeGemm.h's roundGemmToBf16)">];
 }
 
+def QuantizeFp8Pass : Pass<"tsc-quantize-fp8", "func::FuncOp"> {
+  let summary = "GEMMs by constant weights in fp8 (f8E4M3FN), activations "
+                "quantized per row at run time (`--quantize=fp8`)";
+  let description = [{
+    tsc-quantize-dynamic-int8's form with `f8E4M3FN` codes: the weight is
+    quantized at compile time per output channel (`scale = max|W| / 448`,
+    codes rounded to nearest even), the activation at run time per row
+    (`scale = max(max|x| / 448, FLT_MIN)` over the last dim, `tsc.quantize
+    ... saturate`). Both scales factor out of the sum, so the product is
+    one f8 · f8 GEMM accumulating in f32 (cuBLASLt on sm_89 and later, after
+    tsc-expand-quantized-gemms) with the scales in the epilogue. Per-row
+    activation scales cost one row reduction, as a per-tensor scale would
+    (a reduction over the whole tensor), and keep a row of small values
+    from being flushed by another row's outlier. The same GEMMs as
+    dynamic-int8 stay float.
+
+    ```mlir
+    %q = tsc.quantize %x, %s axis = 1 group_size = 384 saturate
+        : ... -> tensor<?x384xf8E4M3FN>
+    %xd = tsc.dequantize %q, %s axis = 1 group_size = 384 : ... -> tensor<?x384xf32>
+    %wd = tsc.dequantize %wq, %ws axis = 0
+        : (tensor<1536x384xf8E4M3FN>, tensor<1536xf32>) -> tensor<1536x384xf32>
+    %y = tsc.linear %xd, %wd, %b : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tsc::TscDialect"];
+  let options = [Option<"minInputFeatures", "min-input-features", "int64_t",
+                        /*default=*/"16",
+                        "GEMMs whose K (input features) is smaller stay float">,
+                 Option<"remarks", "remarks", "bool", /*default=*/"false",
+                        "Emit a remark on each GEMM kept float, saying why">,
+                 ListOption<"keepFloat", "keep-float", "std::string",
+                            "GEMMs kept float, by name (glob patterns; as "
+                            "tsc-quantize-dynamic-int8's)">];
+}
+
 def QuantizeWeightOnlyPass : Pass<"tsc-quantize-weight-only", "func::FuncOp"> {
   let summary = "GEMM weights in i8 or i4 per channel or per group, "
                 "activations float (`--quantize=weight-int8|weight-int4`)";
@@ -644,9 +680,10 @@ def QuantizeQdqPass : Pass<"tsc-quantize-qdq", "func::FuncOp"> {
       "float, saying why">];
 }
 
-def ExpandInt8GemmsPass : Pass<"tsc-expand-int8-gemms", "func::FuncOp"> {
-  let summary = "int8 GEMMs as an s8 product into s32 and a float epilogue "
-                "(CUDA targets)";
+def ExpandQuantizedGemmsPass
+    : Pass<"tsc-expand-quantized-gemms", "func::FuncOp"> {
+  let summary = "int8 and fp8 GEMMs as an s8 or f8 product and a float "
+                "epilogue (CUDA targets)";
   let description = [{
     Each `tsc.linear` in the int8 form of the quantize passes whose scales
     factor out of the product (the activation quantized per tensor, with an
@@ -659,6 +696,9 @@ def ExpandInt8GemmsPass : Pass<"tsc-expand-int8-gemms", "func::FuncOp"> {
     elementwise ops. The CUDA plan runs the product as one GEMM step; the
     rest are kernels. The host plan runs the int8 form as one int8 step
     instead and does not need this pass (docs/quantization.md, "CUDA").
+    fp8 linear ops (`f8E4M3FN` codes, tsc-quantize-fp8) become the same
+    with `tsc.matmul` f8 · f8 -> f32 (cuBLASLt's fp8 GEMM, also "TN") and
+    no zero point.
 
     Before:
     ```mlir

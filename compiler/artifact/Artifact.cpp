@@ -442,10 +442,15 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// activation scale 1.12's, 2:4 sparse GEMMs 1.14's, weight-only GEMMs
 /// 1.15's, GEMMs with bf16 inputs 1.16's, int8 GEMMs whose activation has a
 /// zero point 1.17's, weight-only GEMMs whose weight has zero points 1.18's,
-/// s8 · s8 -> s32 GEMMs (CUDA) 1.19's.
+/// s8 · s8 -> s32 GEMMs (CUDA) 1.19's, f8 · f8 -> f32 GEMMs (CUDA) 1.20's.
 /// `device`: the launches of a "cuda" plan, null for a "cpu" one.
 static uint16_t planMinor(const Plan &plan, const cuda::DeviceCode *device) {
   bool cuda = device != nullptr;
+  if (llvm::any_of(plan.steps, [&](const PlanStep &s) {
+        return s.kind == PlanStep::Kind::Gemm &&
+               plan.values[s.a].dtype == DType::F8E4M3FN;
+      }))
+    return 20;
   if (llvm::any_of(plan.steps, [&](const PlanStep &s) {
         return s.kind == PlanStep::Kind::Gemm &&
                plan.values[s.c].dtype == DType::I32;

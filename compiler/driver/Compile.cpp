@@ -82,7 +82,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.erfGeluEpilogue = options.target == TargetKind::Host;
   // CUDA runs int8 GEMMs as an s8 product and kernels; the host's replica
   // of the device code's loops (--gpu-loop-mapping) computes the same.
-  pipeline.expandInt8Gemms =
+  pipeline.expandQuantizedGemms =
       options.target == TargetKind::Cuda || options.gpuLoopMapping;
   pipeline.freeReplacedWeights = freeReplacedWeights;
   pipeline.prune = options.prune;

@@ -100,6 +100,34 @@ LogicalResult parseCalibrationMethod(StringRef method,
   return success();
 }
 
+/// Whether `--quantize=fp8` has a target to run on: CUDA chips of sm_89 or
+/// later (fp8 tensor cores, cuBLASLt's fp8 GEMMs), or the host's replica of
+/// their code (--gpu-loop-mapping, for checking the numerics); failure
+/// after saying why not.
+LogicalResult checkFp8Target(const DriverOptions &flags,
+                             const CompileOptions &options) {
+  if (options.target != TargetKind::Cuda && !flags.gpuLoopMapping) {
+    llvm::errs()
+        << "tsc: error: --quantize=fp8 needs a CUDA target of sm_89 or "
+           "later (e.g. --target=cuda:sm_90): the host CPU has no fp8 "
+           "arithmetic (AVX512_FP16 and AMX-FP16 would convert through fp16, "
+           "no faster than --quantize=dynamic-int8 or --precision=bf16 here); "
+           "--gpu-loop-mapping runs the CUDA form on the host to check its "
+           "numerics\n";
+    return failure();
+  }
+  for (StringRef chip : options.cudaChips) {
+    std::unique_ptr<cuda::TargetInfo> info = cuda::createTargetInfo(chip);
+    if (!info || info->getComputeCapability() < 89) {
+      llvm::errs() << "tsc: error: --quantize=fp8: " << chip
+                   << " has no fp8 tensor cores (cuBLASLt's fp8 GEMMs need "
+                      "sm_89 or later)\n";
+      return failure();
+    }
+  }
+  return success();
+}
+
 /// `--quantize=MODE` and its calibration flags into `options` (after the
 /// target and the precision); failure after saying why a mode is refused.
 LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
@@ -113,12 +141,9 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
     }
   if (mode == "none")
     return success();
-  if (mode == "fp8") {
-    llvm::errs() << "tsc: error: --quantize=" << mode
-                 << ": not implemented yet (available: dynamic-int8, "
-                    "static-int8, weight-int8, weight-int4)\n";
+  bool fp8 = mode == "fp8";
+  if (fp8 && failed(checkFp8Target(flags, options)))
     return failure();
-  }
   // weight-int8 / weight-int4 [:group=G] [:zero-points]: G weights per
   // scale along K, or `channel` (weight-int8's default); weight-int4
   // defaults to 128. zero-points: asymmetric codes.
@@ -147,17 +172,17 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
     if (value == "channel")
       groupSize = 0;
   }
-  if (!weightOnly && mode != "dynamic-int8" && !calibrated) {
+  if (!weightOnly && mode != "dynamic-int8" && !calibrated && !fp8) {
     llvm::errs() << "tsc: error: --quantize=" << mode
                  << ": expected none, dynamic-int8, static-int8, "
-                    "weight-int8[:group=G][:zero-points] or "
-                    "weight-int4[:group=G][:zero-points]\n";
+                    "weight-int8[:group=G][:zero-points], "
+                    "weight-int4[:group=G][:zero-points] or fp8\n";
     return failure();
   }
   if (options.precision != Precision::FP32) {
     llvm::errs() << "tsc: error: --quantize=" << mode
                  << " with --precision=" << getPrecisionName(options.precision)
-                 << ": quantization keeps fp32 around the int8 GEMMs; "
+                 << ": quantization keeps fp32 around the quantized GEMMs; "
                     "combine it with --precision=fp32 only\n";
     return failure();
   }
@@ -182,6 +207,7 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                          ? (base == "weight-int8" ? Quantization::WeightInt8
                                                   : Quantization::WeightInt4)
                      : calibrated ? Quantization::StaticInt8
+                     : fp8        ? Quantization::Fp8
                                   : Quantization::DynamicInt8;
   return success();
 }

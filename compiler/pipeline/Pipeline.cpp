@@ -43,6 +43,8 @@ StringRef tsc::getQuantizationName(Quantization quantize) {
     return "weight-int8";
   case Quantization::WeightInt4:
     return "weight-int4";
+  case Quantization::Fp8:
+    return "fp8";
   }
   llvm_unreachable("unknown quantization");
 }
@@ -237,6 +239,11 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     // Projections of one input (Q/K/V) get one quantization of it, which
     // tsc-merge-gemms needs to see to make them one int8 GEMM.
     pm.addPass(createCSEPass());
+  } else if (options.quantize == Quantization::Fp8) {
+    QuantizeFp8PassOptions fp8;
+    fp8.keepFloat.assign(options.keepFloat.begin(), options.keepFloat.end());
+    pm.addNestedPass<func::FuncOp>(createQuantizeFp8Pass(fp8));
+    pm.addPass(createCSEPass());
   } else if (options.quantize == Quantization::WeightInt8 ||
              options.quantize == Quantization::WeightInt4) {
     QuantizeWeightOnlyPassOptions weightOnly;
@@ -270,11 +277,11 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     buildPrecisionPhase(pm, getStorageTypeName(options.precision),
                         options.precisionIO == PrecisionIO::Storage,
                         options.freeReplacedWeights);
-  // fuse, for CUDA: int8 GEMMs as cuBLASLt's s8 product and kernels around
-  // it, after the epilogues were folded into their linear ops; the new ops
-  // get their bindings.
-  if (options.expandInt8Gemms) {
-    pm.addNestedPass<func::FuncOp>(createExpandInt8GemmsPass());
+  // fuse, for CUDA: int8 and fp8 GEMMs as cuBLASLt's s8 or f8 product and
+  // kernels around it, after the epilogues were folded into their linear ops;
+  // the new ops get their bindings.
+  if (options.expandQuantizedGemms) {
+    pm.addNestedPass<func::FuncOp>(createExpandQuantizedGemmsPass());
     pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
   }
 }

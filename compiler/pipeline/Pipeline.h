@@ -13,8 +13,7 @@ class OpPassManager;
 
 namespace mlir::tsc {
 
-/// What the quantize phase does (`--quantize=MODE`); fp8, which the issue
-/// plans next, is refused by the driver until it exists.
+/// What the quantize phase does (`--quantize=MODE`).
 enum class Quantization {
   None,
   /// Weights s8 per output channel at compile time, activations s8 per row
@@ -27,6 +26,9 @@ enum class Quantization {
   /// (`weight-group-size`); activations float.
   WeightInt8,
   WeightInt4,
+  /// Weights f8E4M3FN per output channel at compile time, activations
+  /// f8E4M3FN per row at run time, f32 accumulation (CUDA sm_89+).
+  Fp8,
 };
 
 /// The mode's name as `--quantize` and tsc-pipeline's `quantize=` spell it.
@@ -102,7 +104,11 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
                      "activations float"),
           clEnumValN(Quantization::WeightInt4, "weight-int4",
                      "weights in i4 (per channel or per group along K), "
-                     "activations float"))};
+                     "activations float"),
+          clEnumValN(Quantization::Fp8, "fp8",
+                     "GEMMs by constant weights in f8E4M3FN: weights per "
+                     "channel at compile time, activations per row at run "
+                     "time"))};
   Option<int64_t> weightGroupSize{
       *this, "weight-group-size",
       llvm::cl::desc("weight-int8/int4: weights per scale along K (0: one "
@@ -155,11 +161,12 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
                      "CUDA targets: cuBLASLt's GELU epilogue is the tanh "
                      "approximation only)"),
       llvm::cl::init(true)};
-  Option<bool> expandInt8Gemms{
-      *this, "expand-int8-gemms",
-      llvm::cl::desc("After the fuse phase, int8 GEMMs as an s8 product and "
-                     "a float epilogue (tsc-expand-int8-gemms; on for CUDA "
-                     "targets, whose GEMM library has no int8 step)"),
+  Option<bool> expandQuantizedGemms{
+      *this, "expand-quantized-gemms",
+      llvm::cl::desc("After the fuse phase, int8 and fp8 GEMMs as an s8 or "
+                     "f8 product and a float epilogue "
+                     "(tsc-expand-quantized-gemms; on for CUDA targets, "
+                     "whose GEMM library has no quantized step)"),
       llvm::cl::init(false)};
   Option<PrecisionIO> precisionIO{
       *this, "precision-io",

@@ -182,12 +182,16 @@ bool Planner::tryGemm(Operation *op) {
   auto [lhs, rhs, bias, residual, weightScale, weightZeroPoint, inputScale,
         inputZeroPoint, transB, weightOnly, bf16Inputs, integer, groupSize,
         activation] = *operands;
-  // Float GEMMs, and s8 · s8 -> s32 ones found by findIntegerGemms.
-  if (integer ? !element.isSignlessInteger(32)
+  // Float GEMMs, and s8 · s8 -> s32 and f8 · f8 -> f32 ones found by
+  // findIntegerGemms.
+  Type operandElement =
+      integer ? cast<RankedTensorType>(lhs.getType()).getElementType()
+              : element;
+  if (integer ? !(operandElement.isSignlessInteger(8) &&
+                  element.isSignlessInteger(32)) &&
+                    !(isa<Float8E4M3FNType>(operandElement) && element.isF32())
               : !element.isF32() && !element.isF16() && !element.isBF16())
     return false;
-  Type operandElement =
-      integer ? IntegerType::get(func.getContext(), 8) : element;
   auto alike = [&](Value v) {
     return cast<RankedTensorType>(v.getType()).getElementType() ==
            operandElement;

@@ -174,9 +174,10 @@ struct PlanOptions {
   /// per session, and a linear of operands rounded to bf16 as one GEMM with
   /// bf16 inputs (1.16).
   bool hostGemmForms = false;
-  /// With the library, s8 · s8 -> s32 products by a transposed constant
-  /// (tsc-expand-int8-gemms' form) as GEMM steps: cuBLASLt's int8 GEMM
-  /// (CUDA targets). Elsewhere such a product is a kernel.
+  /// With the library, s8 · s8 -> s32 and f8 · f8 -> f32 products by a
+  /// transposed constant (tsc-expand-quantized-gemms' form) as GEMM steps:
+  /// cuBLASLt's int8 and fp8 GEMMs (CUDA targets). Elsewhere such a product
+  /// is a kernel.
   bool integerGemms = false;
   /// Kernels for a device (CUDA, or the host's replica of its loops): no
   /// kernel reshapes a value it computes itself.

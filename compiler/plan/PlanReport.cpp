@@ -107,6 +107,8 @@ struct Report {
   unsigned gemms = 0, int8Gemms = 0, attention = 0;
   /// Of the int8 ones, s8 · s8 -> s32 GEMM steps (CUDA).
   unsigned integerGemms = 0;
+  /// f8 · f8 -> f32 GEMM steps (CUDA, --quantize=fp8).
+  unsigned fp8Gemms = 0;
   /// GEMM steps with bf16 inputs (format 1.16): kept out of int8 in bf16.
   unsigned bf16Gemms = 0;
   /// Weight-only GEMM steps (format 1.15), by "i8"/"i4", group size and
@@ -115,9 +117,15 @@ struct Report {
 };
 
 /// An s8 · s8 -> s32 GEMM step (CUDA plans, format 1.19): the int8 GEMMs
-/// of tsc-expand-int8-gemms, their quantization and scales in kernels.
+/// of tsc-expand-quantized-gemms, their quantization and scales in kernels.
 bool isIntegerGemm(const Plan &plan, const PlanStep &s) {
   return s.kind == PlanStep::Kind::Gemm && plan.values[s.c].dtype == DType::I32;
+}
+
+/// An f8E4M3FN · f8E4M3FN -> f32 GEMM step (CUDA plans, format 1.20).
+bool isFp8Gemm(const Plan &plan, const PlanStep &s) {
+  return s.kind == PlanStep::Kind::Gemm &&
+         plan.values[s.a].dtype == DType::F8E4M3FN;
 }
 
 bool isInt8Gemm(const Plan &plan, const PlanStep &s) {
@@ -130,6 +138,8 @@ bool isInt8Gemm(const Plan &plan, const PlanStep &s) {
 std::string gemmDecision(const Plan &plan, const PlanStep &step) {
   if (isInt8Gemm(plan, step))
     return "int8";
+  if (isFp8Gemm(plan, step))
+    return "fp8";
   if (step.bf16Inputs)
     return "bf16: kept out of int8 by name (--keep-float, --max-error), "
            "operands rounded to bf16, f32 accumulation";
@@ -153,6 +163,7 @@ std::string describeStep(const Plan &plan, const PlanStep &step) {
   case PlanStep::Kind::Gemm:
     what = step.weightScale != ~0u     ? "gemm int8"
            : isIntegerGemm(plan, step) ? "gemm s8"
+           : isFp8Gemm(plan, step)     ? "gemm f8"
            : step.bf16Inputs           ? "gemm bf16-inputs"
                                        : "gemm";
     if (step.bias != ~0u)
@@ -218,6 +229,7 @@ Report collectReport(const Plan &plan) {
     report.gemms += step.kind == PlanStep::Kind::Gemm;
     report.int8Gemms += isInt8Gemm(plan, step);
     report.integerGemms += isIntegerGemm(plan, step);
+    report.fp8Gemms += isFp8Gemm(plan, step);
     report.bf16Gemms += step.kind == PlanStep::Kind::Gemm && step.bf16Inputs;
     if (step.kind == PlanStep::Kind::Gemm && step.weightOnly)
       ++report.weightOnly[{plan.values[step.b].dtype == DType::I4 ? "i4" : "i8",
@@ -258,7 +270,13 @@ static void printQuantization(const Plan &plan, const Report &report,
        << "; activations f32; dequantized once per session on the host): "
        << count << " of " << report.gemms << " GEMMs\n";
   }
-  if (!report.int8Gemms)
+  if (report.fp8Gemms)
+    os << "quantization: fp8 (weights f8E4M3FN per output channel, "
+          "activations f8E4M3FN per row; cuBLASLt's fp8 GEMMs with f32 "
+          "accumulation, the activation's quantization, the scales and the "
+          "epilogue in kernels): "
+       << report.fp8Gemms << " of " << report.gemms << " GEMMs fp8\n";
+  else if (!report.int8Gemms)
     return;
   bool calibrated = llvm::any_of(plan.steps, [&](const PlanStep &s) {
     return isInt8Gemm(plan, s) && s.inputScale > 0;
@@ -266,26 +284,29 @@ static void printQuantization(const Plan &plan, const Report &report,
   size_t zeroPoints = llvm::count_if(plan.steps, [&](const PlanStep &s) {
     return isInt8Gemm(plan, s) && s.inputZeroPoint != 0;
   });
-  os << (report.integerGemms
-             ? "quantization: int8 (weights s8 per output channel; cuBLASLt's "
-               "s8 GEMMs, the activation's quantization, the scales and the "
-               "epilogue in kernels"
-         : calibrated ? "quantization: static int8 (weights s8 per output "
-                        "channel, activations s8 per tensor by calibrated "
-                        "scales"
-                      : "quantization: dynamic int8 (weights s8 per output "
-                        "channel, activations s8 per row");
-  if (zeroPoints)
-    os << ", " << zeroPoints << " of them with a zero point";
-  os << ", s32 accumulation): " << report.int8Gemms << " of " << report.gemms
-     << " GEMMs int8";
-  if (report.bf16Gemms)
-    os << ", " << report.bf16Gemms << " kept in bf16";
-  if (report.attention)
-    os << "; attention's products float in " << report.attention
-       << " attention kernels (activations on both sides; softmax and norms "
-          "stay float)";
-  os << "\n";
+  if (report.int8Gemms) {
+    os << (report.integerGemms
+               ? "quantization: int8 (weights s8 per output channel; "
+                 "cuBLASLt's "
+                 "s8 GEMMs, the activation's quantization, the scales and the "
+                 "epilogue in kernels"
+           : calibrated ? "quantization: static int8 (weights s8 per output "
+                          "channel, activations s8 per tensor by calibrated "
+                          "scales"
+                        : "quantization: dynamic int8 (weights s8 per output "
+                          "channel, activations s8 per row");
+    if (zeroPoints)
+      os << ", " << zeroPoints << " of them with a zero point";
+    os << ", s32 accumulation): " << report.int8Gemms << " of " << report.gemms
+       << " GEMMs int8";
+    if (report.bf16Gemms)
+      os << ", " << report.bf16Gemms << " kept in bf16";
+    if (report.attention)
+      os << "; attention's products float in " << report.attention
+         << " attention kernels (activations on both sides; softmax and norms "
+            "stay float)";
+    os << "\n";
+  }
   for (auto [i, step] : llvm::enumerate(plan.steps))
     if (step.kind == PlanStep::Kind::Gemm)
       // Every source GEMM of a merged one (Q, K and V: three).
@@ -417,7 +438,13 @@ llvm::json::Object plan::getReportJson(const Plan &plan, const Plan *unfused) {
     precision["ops_kept_fp32"] = std::move(kept);
   }
   out["precision"] = std::move(precision);
-  if (report.int8Gemms) {
+  if (report.fp8Gemms)
+    out["quantization"] =
+        llvm::json::Object{{"mode", "fp8"},
+                           {"f8_gemm_steps", report.fp8Gemms},
+                           {"gemms", report.gemms},
+                           {"attention_kernels_float", report.attention}};
+  else if (report.int8Gemms) {
     bool calibrated = llvm::any_of(plan.steps, [&](const PlanStep &s) {
       return isInt8Gemm(plan, s) && s.inputScale > 0;
     });

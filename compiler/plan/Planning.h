@@ -75,9 +75,9 @@ struct Int8Gemm {
   /// W an f32 constant whose values bf16 holds; `input` is x, `weight` W,
   /// no scale.
   bool bf16 = false;
-  /// An s8 product (tsc-expand-int8-gemms): `matmul(xq, transpose(Wq))`
-  /// with xq s8, Wq a constant s8 [N, K]; `input` is xq, `weight` Wq, no
-  /// scale; the result is s32.
+  /// An s8 or f8 product (tsc-expand-quantized-gemms): `matmul(xq,
+  /// transpose(Wq))` with xq s8 (f8E4M3FN), Wq a constant [N, K] of the same
+  /// codes; `input` is xq, `weight` Wq, no scale; the result is s32 (f32).
   bool integer = false;
   /// The ops computing the quantized operands (scale, quantize,
   /// dequantize), which the int8 GEMM step does itself.
@@ -92,9 +92,10 @@ struct Int8Gemm {
 DenseMap<Operation *, Int8Gemm> findInt8Gemms(func::FuncOp func,
                                               bool hostForms);
 
-/// The s8 products of `func` in tsc-expand-int8-gemms' form whose sizes
-/// cuBLASLt's int8 GEMM takes (K and N multiples of 4), added to `gemms`;
-/// each absorbs its transpose when nothing else reads it.
+/// The s8 and f8E4M3FN products of `func` in tsc-expand-quantized-gemms'
+/// form whose sizes cuBLASLt's int8 and fp8 GEMMs take (K and N multiples
+/// of 4 for s8, of 16 for f8), added to `gemms`; each absorbs its transpose
+/// when nothing else reads it.
 void findIntegerGemms(func::FuncOp func,
                       DenseMap<Operation *, Int8Gemm> &gemms);
 
@@ -107,7 +108,7 @@ struct GemmOperands {
   float inputScale = 0.0f;
   int32_t inputZeroPoint = 0;
   bool transB = false, weightOnly = false, bf16Inputs = false;
-  /// s8 A and B into an s32 result (Int8Gemm::integer).
+  /// s8 (f8E4M3FN) A and B into an s32 (f32) result (Int8Gemm::integer).
   bool integer = false;
   unsigned groupSize = 0;
   uint8_t activation = 0; // 0 none, 1 erf GELU, 2 tanh GELU

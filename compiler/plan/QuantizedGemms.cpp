@@ -268,18 +268,21 @@ void planner::findIntegerGemms(func::FuncOp func,
                                DenseMap<Operation *, Int8Gemm> &gemms) {
   func.walk([&](MatmulOp matmul) {
     auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+    Type codes = lhs.getElementType();
+    bool fp8 = isa<Float8E4M3FNType>(codes);
     auto transpose = matmul.getRhs().getDefiningOp<TransposeOp>();
-    if (!lhs.getElementType().isSignlessInteger(8) || lhs.getRank() < 2 ||
+    if (!(codes.isSignlessInteger(8) || fp8) || lhs.getRank() < 2 ||
         !transpose || transpose.getPerm() != ArrayRef<int64_t>{1, 0} ||
         !transpose->hasOneUse())
       return;
     auto weight = transpose.getInput().getDefiningOp<ConstantOp>();
     auto type = cast<RankedTensorType>(transpose.getInput().getType());
     // cuBLASLt's int8 kernels want leading dims (K for A and B, N for C)
-    // that are multiples of 4.
-    if (!weight || !type.getElementType().isSignlessInteger(8) ||
-        !type.hasStaticShape() || type.getDimSize(0) % 4 ||
-        type.getDimSize(1) % 4)
+    // that are multiples of 4; its fp8 ones 16-byte aligned rows of A and B
+    // (K % 16), and N % 16 keeps every f32 row of C 64-byte aligned.
+    int64_t multiple = fp8 ? 16 : 4;
+    if (!weight || type.getElementType() != codes || !type.hasStaticShape() ||
+        type.getDimSize(0) % multiple || type.getDimSize(1) % multiple)
       return;
     Int8Gemm g;
     g.input = matmul.getLhs();

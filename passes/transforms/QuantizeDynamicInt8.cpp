@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
-#include "passes/transforms/DynamicInt8.h"
 #include "passes/transforms/KeepFloat.h"
 #include "passes/transforms/QuantizeGemm.h"
 
@@ -29,25 +28,7 @@ LogicalResult quantize(QuantizableGemm g, std::string &why) {
   FailureOr<Value> wd = createQuantizedWeight(g, why);
   if (failed(wd))
     return failure();
-
-  // The activation's scale per row: max(max|x| / 127, FLT_MIN).
-  OpBuilder b(g.op);
-  Location loc = g.op->getLoc();
-  auto inputType = cast<RankedTensorType>(g.input.getType());
-  int64_t last = inputType.getRank() - 1;
-  int64_t k = inputType.getShape().back();
-  Value amax = ReduceMaxOp::create(b, loc, AbsOp::create(b, loc, g.input),
-                                   ArrayRef<int64_t>{last}, /*keepdim=*/true);
-  Value scale = MaxOp::create(
-      b, loc, DivOp::create(b, loc, amax, createScalar(b, loc, kInt8Max)),
-      createScalar(b, loc, kMinInt8Scale));
-  IntegerAttr axis = b.getI64IntegerAttr(last), group = b.getI64IntegerAttr(k);
-  Value xq = QuantizeOp::create(b, loc, inputType.clone(b.getI8Type()), g.input,
-                                scale, Value(), axis, group,
-                                /*saturate=*/false);
-  Value xd =
-      DequantizeOp::create(b, loc, inputType, xq, scale, Value(), axis, group);
-  replaceGemm(g, xd, *wd);
+  replaceGemm(g, quantizeRows(g, Codes::S8), *wd);
   return success();
 }
 

@@ -62,10 +62,11 @@ tsc::matchQuantizableGemm(Operation *op, int64_t minK, std::string &why) {
 namespace {
 
 /// `w` (rows x cols, row-major) quantized symmetrically per channel: along
-/// the rows (`perRow`) or the columns. Returns the i8 data; `scales` gets
-/// one f32 scale per channel (1 for an all-zero channel).
+/// the rows (`perRow`) or the columns. Returns the codes, one byte each;
+/// `scales` gets one f32 scale per channel (1 for an all-zero channel).
 std::vector<char> quantizeWeight(ArrayRef<float> w, int64_t rows, int64_t cols,
-                                 bool perRow, std::vector<float> &scales) {
+                                 bool perRow, Codes codes,
+                                 std::vector<float> &scales) {
   int64_t channels = perRow ? rows : cols;
   std::vector<float> amax(channels, 0.0f);
   for (int64_t r = 0; r < rows; ++r)
@@ -73,17 +74,26 @@ std::vector<char> quantizeWeight(ArrayRef<float> w, int64_t rows, int64_t cols,
       float &m = amax[perRow ? r : c];
       m = std::max(m, std::fabs(w[r * cols + c]));
     }
+  float max = getCodesMax(codes);
   scales.resize(channels);
   for (int64_t ch = 0; ch < channels; ++ch)
-    scales[ch] = amax[ch] > 0.0f ? amax[ch] / kInt8Max : 1.0f;
+    scales[ch] = amax[ch] > 0.0f ? amax[ch] / max : 1.0f;
   std::vector<char> q(rows * cols);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) {
+      float v = w[r * cols + c] / scales[perRow ? r : c];
       // Round half to even, as tsc.quantize does.
-      float v = std::nearbyint(w[r * cols + c] / scales[perRow ? r : c]);
-      q[r * cols + c] = static_cast<char>(std::clamp(v, -kInt8Max, kInt8Max));
+      q[r * cols + c] =
+          codes == Codes::S8
+              ? static_cast<char>(std::clamp(std::nearbyint(v), -max, max))
+              : static_cast<char>(roundToF8E4M3FN(v));
     }
   return q;
+}
+
+Type getCodesType(MLIRContext *context, Codes codes) {
+  return codes == Codes::S8 ? Type(IntegerType::get(context, 8))
+                            : Type(Float8E4M3FNType::get(context));
 }
 
 } // namespace
@@ -157,8 +167,12 @@ Value tsc::createScalar(OpBuilder &b, Location loc, float value) {
       b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
 }
 
-FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g,
-                                            std::string &why) {
+float tsc::getCodesMax(Codes codes) {
+  return codes == Codes::S8 ? kInt8Max : 448.0f;
+}
+
+FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g, std::string &why,
+                                            Codes codes) {
   std::optional<std::vector<char>> bytes =
       getConstantBytes(g.weight.getValue());
   auto weightType = cast<RankedTensorType>(g.weight.getType());
@@ -171,16 +185,19 @@ FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g,
   int64_t rows = weightType.getDimSize(0), cols = weightType.getDimSize(1);
   int64_t nDim = g.kn ? 1 : 0;
   std::vector<float> scales;
-  std::vector<char> q = quantizeWeight(w, rows, cols, /*perRow=*/!g.kn, scales);
+  std::vector<char> q =
+      quantizeWeight(w, rows, cols, /*perRow=*/!g.kn, codes, scales);
 
   OpBuilder b(g.op);
   Location loc = g.op->getLoc();
-  auto qType = RankedTensorType::get(weightType.getShape(), b.getI8Type());
+  auto qType = RankedTensorType::get(weightType.getShape(),
+                                     getCodesType(b.getContext(), codes));
   auto scaleType =
       RankedTensorType::get({weightType.getDimSize(nDim)}, b.getF32Type());
-  Value wq = ConstantOp::create(b, loc,
-                                cast<ElementsAttr>(getConstantFromBytes(
-                                    qType, q, weightName(g.weight, ".s8"))));
+  Value wq = ConstantOp::create(
+      b, loc,
+      cast<ElementsAttr>(getConstantFromBytes(
+          qType, q, weightName(g.weight, codes == Codes::S8 ? ".s8" : ".f8"))));
   Value ws = ConstantOp::create(
       b, loc,
       cast<ElementsAttr>(getConstantFromBytes(
@@ -191,6 +208,26 @@ FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g,
   return DequantizeOp::create(b, loc, weightType, wq, ws, Value(),
                               b.getI64IntegerAttr(nDim), IntegerAttr())
       .getResult();
+}
+
+Value tsc::quantizeRows(QuantizableGemm g, Codes codes) {
+  OpBuilder b(g.op);
+  Location loc = g.op->getLoc();
+  auto inputType = cast<RankedTensorType>(g.input.getType());
+  int64_t last = inputType.getRank() - 1;
+  int64_t k = inputType.getShape().back();
+  Value amax = ReduceMaxOp::create(b, loc, AbsOp::create(b, loc, g.input),
+                                   ArrayRef<int64_t>{last}, /*keepdim=*/true);
+  Value scale = MaxOp::create(
+      b, loc,
+      DivOp::create(b, loc, amax, createScalar(b, loc, getCodesMax(codes))),
+      createScalar(b, loc, kMinInt8Scale));
+  IntegerAttr axis = b.getI64IntegerAttr(last), group = b.getI64IntegerAttr(k);
+  Value xq = QuantizeOp::create(
+      b, loc, inputType.clone(getCodesType(b.getContext(), codes)), g.input,
+      scale, Value(), axis, group, /*saturate=*/codes == Codes::F8E4M3FN);
+  return DequantizeOp::create(b, loc, inputType, xq, scale, Value(), axis,
+                              group);
 }
 
 float tsc::roundToBf16(float value) {

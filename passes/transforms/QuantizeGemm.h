@@ -84,11 +84,26 @@ std::string weightName(ConstantOp weight, StringRef suffix);
 /// A 0-d f32 constant.
 Value createScalar(OpBuilder &b, Location loc, float value);
 
-/// `dequantize(Wq, Ws)` of `g`'s weight quantized to s8 symmetrically per
-/// output channel (`Ws = max|W| / 127`, 1 for an all-zero channel), built
-/// before `g.op`; failure (with `why`) when the weight's data cannot be
-/// read.
-FailureOr<Value> createQuantizedWeight(QuantizableGemm g, std::string &why);
+/// The codes of a quantized GEMM's operands: s8 (int8 modes) or f8E4M3FN
+/// (fp8), both symmetric.
+enum class Codes { S8, F8E4M3FN };
+
+/// The largest code magnitude the scales map max|x| onto: 127 (s8, so -x
+/// quantizes to -q) or 448 (f8E4M3FN's largest finite value).
+float getCodesMax(Codes codes);
+
+/// `dequantize(Wq, Ws)` of `g`'s weight quantized to `codes` symmetrically
+/// per output channel (`Ws = max|W| / getCodesMax`, 1 for an all-zero
+/// channel; s8 codes round half to even, f8E4M3FN ones as
+/// roundToF8E4M3FN), built before `g.op`; failure (with `why`) when the
+/// weight's data cannot be read.
+FailureOr<Value> createQuantizedWeight(QuantizableGemm g, std::string &why,
+                                       Codes codes = Codes::S8);
+
+/// `dequantize(quantize(x, s), s)` built before `g.op`, with the
+/// activation's scale per row computed at run time: `s = max(max|x| /
+/// getCodesMax, FLT_MIN)` over the last dim (f8E4M3FN codes saturate).
+Value quantizeRows(QuantizableGemm g, Codes codes);
 
 /// Replaces `g.op` by a tsc.linear of `input` and `weight` with the old
 /// op's bias, residual, layout and activation. Returns the new op.

@@ -111,7 +111,7 @@ constexpr int CUBLAS_COMPUTE_32F = 68;
 constexpr int CUBLAS_COMPUTE_32F_FAST_TF32 = 77;
 constexpr int CUBLAS_COMPUTE_32I = 72;
 constexpr int CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14;
-constexpr int CUDA_R_8I = 3, CUDA_R_32I = 10;
+constexpr int CUDA_R_8I = 3, CUDA_R_32I = 10, CUDA_R_8F_E4M3 = 28;
 constexpr int32_t CUBLAS_OP_N = 0, CUBLAS_OP_T = 1;
 constexpr int CUBLASLT_MATMUL_DESC_TRANSA = 3;
 constexpr int CUBLASLT_MATMUL_DESC_TRANSB = 4;

@@ -259,6 +259,8 @@ struct GemmPlan {
   bool empty = false; // m or n is 0: nothing to do
   /// s8 · s8 -> s32 (format 1.19): int32 alpha and beta.
   bool integer = false;
+  /// f8E4M3FN · f8E4M3FN -> f32 (format 1.20).
+  bool fp8 = false;
   /// A 2:4 sparse step (cuSPARSELt, no cuBLASLt descriptors): its sizes.
   bool sparse = false;
   int64_t m = 0, n = 0, k = 0, lda = 0, ldc = 0;
@@ -519,20 +521,32 @@ tsc_status_t CudaSession::prepareGemm(size_t step, const GemmStep &g,
   // at load); TF32 only where the plan allows it (--precision=tf32). An s32
   // C (format 1.19) is cuBLASLt's int8 GEMM: s8 A and B (the weight
   // transposed, "TN" in cuBLASLt's terms, checked at load), s32 compute
-  // and scale, nothing in the epilogue.
+  // and scale, nothing in the epilogue. f8E4M3FN A and B (1.20) are its
+  // fp8 GEMM: "TN" too, f32 C, compute and scale, sm_89 and later.
   uint8_t dtype = model->plan.values[g.c].dtype;
   plan.integer = dtype == TSC_DTYPE_I32;
-  if (plan.integer && batch != 1)
+  plan.fp8 = model->plan.values[g.a].dtype == TSC_DTYPE_F8E4M3FN;
+  if ((plan.integer || plan.fp8) && batch != 1)
     return statusf(TSC_STATUS_INTERNAL,
-                   "%s: step %zu (int8 gemm): batch %lld (only 1 runs in int8)",
-                   file().c_str(), step, static_cast<long long>(batch));
+                   "%s: step %zu (%s gemm): batch %lld (only 1 runs so)",
+                   file().c_str(), step, plan.fp8 ? "fp8" : "int8",
+                   static_cast<long long>(batch));
+  if (plan.fp8 && state->cc < 89)
+    return statusf(TSC_STATUS_UNIMPLEMENTED,
+                   "%s: step %zu (fp8 gemm): this GPU (sm_%d) has no fp8 "
+                   "tensor cores; cuBLASLt's fp8 GEMMs need sm_89 or later "
+                   "(compile without --quantize=fp8 for it)",
+                   file().c_str(), step, state->cc);
   int dataType = plan.integer              ? CUDA_R_8I
+                 : plan.fp8                ? CUDA_R_8F_E4M3
                  : dtype == TSC_DTYPE_F16  ? CUDA_R_16F
                  : dtype == TSC_DTYPE_BF16 ? CUDA_R_16BF
                                            : CUDA_R_32F;
-  int cType = plan.integer ? CUDA_R_32I : dataType;
-  int64_t elementBytes = plan.integer ? 1 : dataType == CUDA_R_32F ? 4 : 2;
-  int64_t cBytes = plan.integer ? 4 : elementBytes;
+  int cType = plan.integer ? CUDA_R_32I : plan.fp8 ? CUDA_R_32F : dataType;
+  int64_t elementBytes = plan.integer || plan.fp8 ? 1
+                         : dataType == CUDA_R_32F ? 4
+                                                  : 2;
+  int64_t cBytes = plan.integer || plan.fp8 ? 4 : elementBytes;
   bool tf32 = g.tf32 && dataType == CUDA_R_32F;
   cublasStatus_t s =
       lt.cublasLtMatmulDescCreate(&plan.desc,

@@ -358,7 +358,8 @@ private:
 
   /// An int8 GEMM of a 'cuda' plan (format 1.19): C (s32) = A (s8) · Bᵀ
   /// with B an s8 weight [N, K], cuBLASLt's int8 GEMM with nothing else in
-  /// it (the compiler's kernels quantize A and dequantize C).
+  /// it (the compiler's kernels quantize A and dequantize C); or its fp8
+  /// GEMM (1.20): f8E4M3FN A and B, f32 C.
   tsc_status_t checkIntegerGemm(size_t step, const GemmStep &g) {
     if (tsc_status_t status = checkOperand(step, "gemm", "A", g.a, false))
       return status;
@@ -366,26 +367,29 @@ private:
       return status;
     if (tsc_status_t status = checkOperand(step, "gemm", "C", g.c, true))
       return status;
-    if (plan_.target != "cuda" || plan_.minor < 19)
+    bool fp8 = plan_.values[g.a].dtype == TSC_DTYPE_F8E4M3FN;
+    const char *kind = fp8 ? "fp8" : "int8";
+    if (plan_.target != "cuda" || plan_.minor < (fp8 ? 20 : 19))
       return corrupt(formatString(
-          "step %zu (gemm) multiplies s8 operands, which only a 'cuda' plan "
-          "of format 1.19 or later has",
-          step));
+          "step %zu (gemm) multiplies %s operands, which only a 'cuda' plan "
+          "of format %s or later has",
+          step, fp8 ? "f8e4m3fn" : "s8", fp8 ? "1.20" : "1.19"));
     const Value &b = plan_.values[g.b];
-    if (b.dtype != TSC_DTYPE_I8 ||
+    if (b.dtype != plan_.values[g.a].dtype ||
         plan_.values[b.root].storage != Storage::Weight)
       return corrupt(formatString(
-          "step %zu (int8 gemm) B (value %u) is not an s8 weight", step, g.b));
-    if (plan_.values[g.c].dtype != TSC_DTYPE_I32)
-      return corrupt(formatString(
-          "step %zu (int8 gemm) C (value %u) is not s32", step, g.c));
+          "step %zu (%s gemm) B (value %u) is not a weight of A's dtype", step,
+          kind, g.b));
+    if (plan_.values[g.c].dtype != (fp8 ? TSC_DTYPE_F32 : TSC_DTYPE_I32))
+      return corrupt(formatString("step %zu (%s gemm) C (value %u) is not %s",
+                                  step, kind, g.c, fp8 ? "f32" : "s32"));
     if (g.bias != kNone || g.residual != kNone || g.activation != 0 ||
         g.sparse24 || g.tf32 || g.bf16Inputs || g.transA || !g.transB ||
         g.alpha != 1.0f || g.beta != 0.0f)
       return corrupt(formatString(
-          "step %zu (int8 gemm) has a bias, a residual, an activation, an "
+          "step %zu (%s gemm) has a bias, a residual, an activation, an "
           "alpha, a beta or a layout other than A · Bᵀ",
-          step));
+          step, kind));
     return nullptr;
   }
 
@@ -501,7 +505,8 @@ private:
         const GemmStep &g = s.gemm;
         bool quantizedB = g.weightScale != kNone;
         bool integer = !quantizedB && g.a < plan_.values.size() &&
-                       plan_.values[g.a].dtype == TSC_DTYPE_I8;
+                       (plan_.values[g.a].dtype == TSC_DTYPE_I8 ||
+                        plan_.values[g.a].dtype == TSC_DTYPE_F8E4M3FN);
         if (integer) {
           if ((status = checkIntegerGemm(i, g)))
             return status;

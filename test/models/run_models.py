@@ -23,7 +23,8 @@ toolkit), and compiled for the host with the CUDA target's loop mapping
 opset pair): the larger size against ONNX Runtime's fp32 outputs within QUANTIZED's bound
 (`<model>-int8`), also in CUDA's form run by the device code's loops on the host
 (`<model>-int8-gpu-mapping`) and as a CUDA artifact through ptxas and on the GPU
-(`<model>-int8-ptx`, `-int8-gpu`), and for MiniLM (compiled with `--max-error=0.05`, MINILM_BUDGET) each of eight sentences' embeddings at cosine >= MIN_COSINE (0.999) to
+(`<model>-int8-ptx`, `-int8-gpu`); fp8 (`--quantize=fp8`, CUDA sm_89+) the same two
+ways within FP8's bounds (`<model>-fp8-gpu-mapping`, `-fp8-ptx`, `-fp8-gpu`); and for MiniLM (compiled with `--max-error=0.05`, MINILM_BUDGET) each of eight sentences' embeddings at cosine >= MIN_COSINE (0.999) to
 the fp32 tsc artifact's, printed per sentence (`minilm-opset14-int8-cosine`). Static int8
 (`--quantize=static-int8 --calibration`, 8 samples of calibration_set.py): the same within
 QUANTIZED_STATIC's bounds (`<model>-static-int8`), MiniLM's sentences at cosine >=
@@ -89,6 +90,9 @@ LEAK_MIB = 8
 # outlier features that per-row scales do not isolate; sentence_embedding
 # at (3, 64) with random ids).
 QUANTIZED = {"bert": 1e-2, "gpt2": 1e-2, "llama": 1e-2, "minilm": 1e-1}
+# --quantize=fp8 (e4m3 weights per output channel, activations per row;
+# every GEMM fp8, no error budget) against ONNX Runtime's fp32 outputs.
+FP8 = {"bert": 5e-2, "gpt2": 5e-2, "llama": 5e-2, "minilm": 2e-1}
 # MiniLM is compiled as shipped for issue 22's accuracy: with an error budget
 # (docs/quantization.md, "Error budget"), which keeps its most sensitive GEMMs
 # out of int8, in bf16 as on an AMX host (`--kept-precision=bf16`, what
@@ -331,18 +335,20 @@ def check_precisions(args, name, path, vocab, work, suite, fail):
     return ", ".join(cells)
 
 
-def check_cuda_artifact(args, name, path, vocab, work, suite, fail, label, options, bound):
-    """The model's CUDA artifact with `options`: through ptx_check (case
-    `<name>-<label>-ptx`, skipped without ptxas), then on the GPU against ONNX
-    Runtime within `bound` (`<name>-<label>-gpu`, skipped without one).
-    Returns the table's cells."""
+def check_cuda_artifact(args, name, path, vocab, work, suite, fail, label, options, bound,
+                        chips=ptx_check.CHIPS):
+    """The model's CUDA artifact with `options` for `chips`: through ptx_check
+    (case `<name>-<label>-ptx`, skipped without ptxas), then on the GPU
+    against ONNX Runtime within `bound` (`<name>-<label>-gpu`, skipped
+    without one). Returns the table's cells."""
     case_name = f"{name}-{label}-ptx"
     if not ptx_check.find_ptxas():
         case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
         ET.SubElement(case, "skipped", message="no ptxas (CUDA toolkit) on this machine")
         skip_on_gpu(suite, f"{name}-{label}", "no ptxas (CUDA toolkit) on this machine")
         return [f"{label} PTX skipped (no ptxas)"]
-    summary, problem = ptx_check.check(args.tsc, path, work / f"{label}-ptx", DIMS + options)
+    summary, problem = ptx_check.check(args.tsc, path, work / f"{label}-ptx", DIMS + options,
+                                       chips)
     if problem:
         fail(case_name, problem)
         skip_on_gpu(suite, f"{name}-{label}", "no artifact: its PTX check failed")
@@ -408,17 +414,23 @@ def check_quantized(args, name, path, vocab, work, suite, fail):
     # CUDA's form of it (docs/quantization.md, "CUDA": cuBLASLt's s8 GEMMs
     # and kernels around them), run by the device code's loops on the host
     # (`<name>-int8-gpu-mapping`), and its CUDA artifact (`-int8-ptx`,
-    # `-int8-gpu`), within the same bound.
-    # (kept GEMMs in f32: bf16 ones are the host's).
+    # `-int8-gpu`), within the same bound (kept GEMMs in f32: bf16 ones are
+    # the host's); the same for fp8 (CUDA sm_89 and later only: its artifact
+    # for sm_89 and sm_90) within FP8's bound.
     family = name.split("-")[0]
-    options = ["--quantize=dynamic-int8"] + [o for o in budget if "kept-precision" not in o]
-    worst = variant_case(f"{name}-int8-gpu-mapping", lambda: check_variant(
-        args, name, path, vocab, work / "int8-gpu-mapping", options + ["--gpu-loop-mapping"],
-        QUANTIZED[family], "with --quantize=dynamic-int8 --gpu-loop-mapping"), suite, fail)
-    cells.append(f"int8 mapping on host {worst:.1e}" if worst is not None
-                 else "int8 mapping FAILED")
-    cells += check_cuda_artifact(args, name, path, vocab, work, suite, fail, "int8", options,
-                                 QUANTIZED[family])
+    for label, options, bound, chips in (
+            ("int8", ["--quantize=dynamic-int8"]
+             + [o for o in budget if "kept-precision" not in o], QUANTIZED[family],
+             ptx_check.CHIPS),
+            ("fp8", ["--quantize=fp8"], FP8[family], ("sm_89", "sm_90"))):
+        worst = variant_case(f"{name}-{label}-gpu-mapping", lambda: check_variant(
+            args, name, path, vocab, work / f"{label}-gpu-mapping",
+            options + ["--gpu-loop-mapping"], bound,
+            f"with {' '.join(options)} --gpu-loop-mapping"), suite, fail)
+        cells.append(f"{label} mapping on host {worst:.1e}" if worst is not None
+                     else f"{label} mapping FAILED")
+        cells += check_cuda_artifact(args, name, path, vocab, work, suite, fail, label,
+                                     options, bound, chips)
     names = [i.name for i in minilm.ort_session(path).get_inputs()]
     samples = calibration_set.write(work / "calibration", CALIBRATION_SAMPLES, vocab,
                                     names=names)

@@ -150,12 +150,21 @@ def rel_l2(a, b):
     return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
-def main():
+def start():
+    """OUT_DIR, TSC and TSC_RUN from the command line, OUT_DIR made and the
+    FFN block saved there as model.onnx: (out, tsc, tsc_run, rng, weights),
+    rng the generator that made the weights, for the inputs."""
     out, tsc, tsc_run = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(22)
     model, weights = build_model(rng)
     onnx.save(model, out / "model.onnx")
+    return out, tsc, tsc_run, rng, weights
+
+
+def outlier_inputs(out, rng):
+    """x [2, 5, 64] with an outlier feature and an all-zero row, s [2, 8],
+    saved in `out`: (feeds, tsc-run's --input arguments)."""
     x = rng.standard_normal((2, 5, 64)).astype(np.float32)
     x[:, :, 7] *= 20.0  # an outlier feature, as transformers have
     x[1, 3, :] = 0.0    # an all-zero row
@@ -164,13 +173,19 @@ def main():
     for key, value in feeds.items():
         np.save(out / f"{key}.npy", value)
         args += ["--input", f"{key}={out / (key + '.npy')}"]
+    return feeds, args
+
+
+def main():
+    out, tsc, tsc_run, rng, weights = start()
+    feeds, args = outlier_inputs(out, rng)
     quantize = ["--quantize=dynamic-int8"]
     fp32 = compile_and_run(out, "fp32", [], tsc, tsc_run, args)
     int8 = compile_and_run(out, "int8", quantize, tsc, tsc_run, args)
     generated = compile_and_run(out, "int8-generated",
                                 quantize + ["--generated-gemms"], tsc, tsc_run,
                                 args)
-    # CUDA's form of the int8 GEMMs (tsc-expand-int8-gemms: the s8 product,
+    # CUDA's form of the int8 GEMMs (tsc-expand-quantized-gemms: the s8 product,
     # then the scales, bias, GELU and residual as kernels), computed on the
     # host by the device code's loop structure (--gpu-loop-mapping); the
     # CUDA artifact itself is test/target/cuda/quantized.test's.

@@ -343,6 +343,35 @@ def gemm_artifact(rng, c_dims=None):
 
 I4 = 20
 I8 = 5
+F8E4M3FN = 14
+
+
+def decode_e4m3(code):
+    """An f8E4M3FN code's value (no NaN codes are drawn here)."""
+    exponent, mantissa = (code >> 3) & 15, code & 7
+    magnitude = (2.0 ** (exponent - 7) * (1 + mantissa / 8) if exponent
+                 else 2.0 ** -6 * mantissa / 8)
+    return -magnitude if code & 0x80 else magnitude
+
+
+def fp8_gemm_artifact(rng):
+    """A "cuda" plan's fp8 GEMM (format 1.20): c (f32) = a (f8E4M3FN) · bᵀ,
+    b an f8E4M3FN weight [16, 16] (N × K, "TN"), a [batch, 16], batch in
+    [1, 4]. Returns the plan, the WGHT bytes and b's codes."""
+    p = Plan(target="cuda")
+    batch = sym(p.symbol("batch", 1, 4))
+    a = p.input("a", F8E4M3FN, [batch, const(16)])
+    c = p.output("c", F32, [batch, const(16)])
+    codes = [code for code in range(256) if code & 0x7F != 0x7F]
+    b_codes = [rng.choice(codes) for _ in range(16 * 16)]
+    weights = bytes(b_codes)
+    b = p.weight(F8E4M3FN, [const(16), const(16)], 0, 256)
+    p.gemm(a, b, c, NONE, m=batch, n=const(16), k=const(16), lda=const(16), ldb=const(16),
+           ldc=const(16), trans_b=1,
+           expected=[expect(F8E4M3FN, [batch, const(16)]),
+                     expect(F8E4M3FN, [const(16), const(16)]),
+                     expect(F32, [batch, const(16)], written=True)])
+    return p, weights, b_codes
 
 
 def int8_gemm_artifact(rng):
@@ -615,6 +644,25 @@ def make(args):
     write_npy(os.path.join(args.outdir, "int8_c_expected.npy"), I32, (3, 4),
               [sum(a_vals[r * 8 + kk] * b_vals[c * 8 + kk] for kk in range(8))
                for r in range(3) for c in range(4)])
+
+    # Format 1.20: a "cuda" plan's f8 · f8 -> f32 GEMM (and the same plan
+    # claiming 1.19, or for the host, refused). The expected sums are exact
+    # in f64 and rounded once to f32 (the fake sums in double too).
+    fp8_rng = random.Random(20)
+    plan, weights, b_codes = fp8_gemm_artifact(fp8_rng)
+    a_codes = [fp8_rng.choice([c for c in range(256) if c & 0x7F != 0x7F])
+               for _ in range(3 * 16)]
+    for name, minor in (("cuda-gemm-fp8.tscm", 20), ("cuda-gemm-fp8-minor19.tscm", 19)):
+        out(name, container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights),
+                             (b"CUDA", cuda_section([(90, 12000)], []))], minor=minor))
+    plan.target = "cpu"
+    out("gemm-fp8-cpu.tscm", container([(b"PLAN", with_definitions(plan)),
+                                        (b"WGHT", weights)], minor=20))
+    with open(os.path.join(args.outdir, "fp8_a.bin"), "wb") as f:
+        f.write(bytes(a_codes))
+    write_npy(os.path.join(args.outdir, "fp8_c_expected.npy"), F32, (3, 16),
+              [sum(decode_e4m3(a_codes[r * 16 + kk]) * decode_e4m3(b_codes[c * 16 + kk])
+                   for kk in range(16)) for r in range(3) for c in range(16)])
 
     gemm_state = rng.getstate()
     plan, weights, w, b = gemm_artifact(rng)

@@ -329,6 +329,23 @@ TEST(fake_cuda_int8_gemm) {
   CHECK(counter("int8_matmuls") == before + 1);
 }
 
+TEST(fake_cuda_fp8_gemm) {
+  tsc::Model model = tsc::Model::load(path("cuda-gemm-fp8.tscm"));
+  std::string a = readFile("fp8_a.bin"), cFile = readFile("fp8_c_expected.npy");
+  CHECK(a.size() == 48);
+  std::vector<float> expected(48);
+  std::memcpy(expected.data(), cFile.data() + cFile.size() - 192, 192);
+  long before = counter("fp8_matmuls");
+  tsc::Session s(model);
+  s.bindInput("a",
+              tsc::Tensor::wrapHost(TSC_DTYPE_F8E4M3FN, {3, 16}, a.data(), 48));
+  s.run();
+  tsc::Tensor c = s.output("c");
+  CHECK(c.dtype() == TSC_DTYPE_F32);
+  CHECK(std::memcmp(c.data(), expected.data(), 192) == 0);
+  CHECK(counter("fp8_matmuls") == before + 1);
+}
+
 // Runs last: everything the tests made is gone from the device.
 TEST(fake_cuda_zz_released) {
   CHECK(counter("live_allocations") == 0);

@@ -327,6 +327,13 @@ TEST(fixtures_corrupt) {
        "its own of B's dtype"},
       {"gemm-activation-minor7.tscm", TSC_STATUS_DATA_LOSS,
        "unknown gemm flags 256"},
+      // Format 1.20: f8 · f8 -> f32 GEMMs, in 'cuda' plans only.
+      {"cuda-gemm-fp8-minor19.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (gemm) multiplies f8e4m3fn operands, which only a 'cuda' plan "
+       "of format 1.20 or later has"},
+      {"gemm-fp8-cpu.tscm", TSC_STATUS_DATA_LOSS,
+       "step 0 (gemm) multiplies f8e4m3fn operands, which only a 'cuda' plan "
+       "of format 1.20 or later has"},
       // Format 1.19: s8 · s8 -> s32 GEMMs, in 'cuda' plans only.
       {"cuda-gemm-int8-minor18.tscm", TSC_STATUS_DATA_LOSS,
        "step 0 (gemm) multiplies s8 operands, which only a 'cuda' plan of "

@@ -41,10 +41,9 @@ import subprocess
 import sys
 
 import numpy as np
-import onnx
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from dynamic_int8 import Checks, build_model, compile_and_run, rel_l2  # noqa: E402
+from dynamic_int8 import Checks, compile_and_run, rel_l2, start  # noqa: E402
 
 
 def quantize_weight(w):
@@ -108,11 +107,7 @@ def refused(tsc, model, folder, what):
 
 
 def main():
-    out, tsc, tsc_run = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-    out.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(22)
-    model, weights = build_model(rng)
-    onnx.save(model, out / "model.onnx")
+    out, tsc, tsc_run, rng, weights = start()
     calibration = out / "calibration"
     samples = [make_feeds(np.random.default_rng(100 + i)) for i in range(4)]
     for i, sample in enumerate(samples):

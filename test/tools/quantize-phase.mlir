@@ -2,8 +2,8 @@
 // `tsc-opt --tsc-pipeline` with the same options give the same IR; without
 // --quantize the phase changes nothing; weight-int8/int4 with and without a
 // group; with a CUDA target, int8 GEMMs as an s8 product and its epilogue
-// (tsc-expand-int8-gemms) and weight-only ones unchanged; the modes not
-// implemented yet, malformed groups, half precisions, static-int8 without
+// (tsc-expand-quantized-gemms) and weight-only ones unchanged; fp8 as an f8
+// product (sm_89 and later only; refused for the host), malformed groups, half precisions, static-int8 without
 // --calibration and calibration flags without static-int8 are refused with
 // a message.
 // RUN: tsc %s --quantize=dynamic-int8 --emit=quantize -o %t.driver.mlir
@@ -39,10 +39,17 @@
 // RUN: not tsc %s --quantize=weight-int4:group=48 --emit=graph 2>&1 | FileCheck %s --check-prefix=GROUP
 // RUN: not tsc %s --quantize=weight-int8:groups=32 --emit=graph 2>&1 | FileCheck %s --check-prefix=GROUP-KEY
 // RUN: tsc %s --quantize=weight-int4 --target=cuda:sm_90 --emit=fuse | sed '/^{-#/,$d' | FileCheck %s --check-prefix=WEIGHT-CUDA
-// RUN: not tsc %s --quantize=fp8 --emit=graph 2>&1 | FileCheck %s --check-prefix=FP8
+// RUN: not tsc %s --quantize=fp8 --emit=graph 2>&1 | FileCheck %s --check-prefix=FP8-HOST
+// RUN: not tsc %s --quantize=fp8 --target=cuda:sm_80 --emit=graph 2>&1 | FileCheck %s --check-prefix=FP8-SM80
+// RUN: tsc %s --quantize=fp8 --target=cuda:sm_90 --emit=quantize -o %t.fp8q.mlir
+// RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=fp8" | diff %t.fp8q.mlir -
+// RUN: FileCheck %s --check-prefix=FP8-QUANTIZE < %t.fp8q.mlir
+// RUN: tsc %s --quantize=fp8 --target=cuda:sm_89 --emit=fuse -o %t.fp8.mlir
+// RUN: tsc-opt %s --tsc-pipeline="quantize=fp8 erf-gelu-epilogue=0 expand-quantized-gemms" | diff %t.fp8.mlir -
+// RUN: FileCheck %s --check-prefix=FP8 < %t.fp8.mlir
 // RUN: not tsc %s --quantize=int3 --emit=graph 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: tsc %s --quantize=dynamic-int8 --target=cuda:sm_90 --emit=fuse -o %t.cuda.mlir
-// RUN: tsc-opt %s --tsc-pipeline="quantize=dynamic-int8 erf-gelu-epilogue=0 expand-int8-gemms" | diff %t.cuda.mlir -
+// RUN: tsc-opt %s --tsc-pipeline="quantize=dynamic-int8 erf-gelu-epilogue=0 expand-quantized-gemms" | diff %t.cuda.mlir -
 // RUN: FileCheck %s --check-prefix=CUDA < %t.cuda.mlir
 // RUN: tsc %s --quantize=dynamic-int8 --target=cuda:sm_90 --report | FileCheck %s --check-prefix=CUDA-REPORT
 // RUN: not tsc %s --quantize=dynamic-int8 --precision=bf16 --emit=graph 2>&1 | FileCheck %s --check-prefix=HALF
@@ -57,8 +64,9 @@
 // METHOD: tsc: error: --calibration-method={{kl|percentile=101}}: expected min-max, percentile[=P] (0 < P <= 100) or entropy
 // RANGE-ALONE: tsc: error: --calibration-range goes with --quantize=static-int8
 // RANGE: tsc: error: --calibration-range=both: expected asymmetric or symmetric
-// FP8: tsc: error: --quantize=fp8: not implemented yet (available: dynamic-int8, static-int8, weight-int8, weight-int4)
-// UNKNOWN: tsc: error: --quantize=int3: expected none, dynamic-int8, static-int8, weight-int8[:group=G][:zero-points] or weight-int4[:group=G][:zero-points]
+// FP8-HOST: tsc: error: --quantize=fp8 needs a CUDA target of sm_89 or later (e.g. --target=cuda:sm_90): the host CPU has no fp8 arithmetic
+// FP8-SM80: tsc: error: --quantize=fp8: sm_80 has no fp8 tensor cores (cuBLASLt's fp8 GEMMs need sm_89 or later)
+// UNKNOWN: tsc: error: --quantize=int3: expected none, dynamic-int8, static-int8, weight-int8[:group=G][:zero-points], weight-int4[:group=G][:zero-points] or fp8
 // GROUP: tsc: error: --quantize=weight-int4:group=48: expected weight-int4[:group=G][:zero-points] with G a power of two from 8 to 4096 (32, 64, 128 are usual) or `channel`
 // GROUP-KEY: tsc: error: --quantize=weight-int8:groups=32: expected weight-int8[:group=G]
 // WEIGHT-CUDA-LABEL: func.func @projection
@@ -93,7 +101,27 @@
 // device code (the s8 products as kernels).
 // CUDA-REPORT: gemm
 // CUDA-REPORT: measured error of dynamic-int8 (relative L2 against this model in fp32, both on the host
-// HALF: tsc: error: --quantize=dynamic-int8 with --precision=bf16: quantization keeps fp32 around the int8 GEMMs; combine it with --precision=fp32 only
+// HALF: tsc: error: --quantize=dynamic-int8 with --precision=bf16: quantization keeps fp32 around the quantized GEMMs; combine it with --precision=fp32 only
+
+// fp8: both GEMMs (the kept one too: keep-float is not given) with weights
+// in f8E4M3FN per output channel (0.5 and 0.25 are 448 times their scale)
+// and activations per row, saturating; for CUDA an f8 product into f32,
+// with no conversion of the sum, then the two scales.
+// FP8-QUANTIZE-LABEL: func.func @projection
+// FP8-QUANTIZE-DAG:     tsc.constant dense<4.480000e+02> : tensor<32x8xf8E4M3FN>
+// FP8-QUANTIZE-DAG:     tsc.constant dense<0.00111607148> : tensor<8xf32>
+// FP8-QUANTIZE:         tsc.quantize %{{.+}}, %{{.+}} axis = 1 group_size = 32 saturate : (tensor<?x32xf32>, tensor<?x1xf32>) -> tensor<?x32xf8E4M3FN>
+// FP8-QUANTIZE:         tsc.dequantize %{{.+}}, %{{.+}} axis = 1 group_size = 32 : (tensor<?x32xf8E4M3FN>, tensor<?x1xf32>) -> tensor<?x32xf32>
+// FP8-QUANTIZE:         tsc.linear
+// FP8-LABEL: func.func @projection
+// FP8:         %[[Q:.+]] = tsc.quantize %{{.+}}, %[[S:.+]] axis = 1 group_size = 32 saturate : (tensor<?x32xf32>, tensor<?x1xf32>) -> tensor<?x32xf8E4M3FN>
+// FP8:         %[[T:.+]] = tsc.transpose %{{.+}} perm = [1, 0] : (tensor<8x32xf8E4M3FN>) -> tensor<32x8xf8E4M3FN>
+// FP8:         %[[ACC:.+]] = tsc.matmul %[[Q]], %[[T]] : (tensor<?x32xf8E4M3FN>, tensor<32x8xf8E4M3FN>) -> tensor<?x8xf32>
+// FP8-NOT:     tsc.cast
+// FP8:         %[[WS:.+]] = tsc.mul %[[ACC]], %{{.+}} : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+// FP8:         tsc.mul %[[WS]], %[[S]] : (tensor<?x8xf32>, tensor<?x1xf32>) -> tensor<?x8xf32>
+// FP8-NOT:     tsc.linear
+// FP8-NOT:     tsc.dequantize
 
 // KEPT-LABEL: func.func @projection
 // KEPT-SAME:    (%[[X:.+]]: tensor<?x32xf32>)

@@ -1,9 +1,9 @@
-//===- FloatConversionTests.cpp - weight conversion to half precision ----===//
+//===- FloatConversionTests.cpp - weight conversion to narrower floats ----===//
 //
 // convertFloatConstant converts f32 weights to bf16 and f16 by their bits (a
-// fast path for --precision); every element must be what APFloat's round to
-// nearest even gives, saturated where asked, NaNs, subnormals and overflows
-// included.
+// fast path for --precision), and roundToF8E4M3FN makes --quantize=fp8's
+// weight codes; every element must be what APFloat's round to nearest even
+// gives, saturated where asked, NaNs, subnormals and overflows included.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -79,6 +80,40 @@ TEST(FloatConversion, F32ToHalfMatchesAPFloat) {
             << (saturate ? ", saturated" : "");
       }
     }
+}
+
+/// roundToF8E4M3FN against APFloat's f8E4M3FN conversion, which gives NaN
+/// (E4M3FN has no infinity) where the saturating code is ±448.
+TEST(FloatConversion, F32ToF8E4M3FNMatchesAPFloat) {
+  std::vector<float> values = {
+      0.0f,         -0.0f,         448.0f,      -448.0f,       463.99f,
+      464.0f,       1e30f,         -INFINITY,   0.015625f,     0.0146484375f,
+      0.001953125f, 0.0009765625f, 0.00097656f, 0.0029296875f, 1.0625f,
+      1.1875f,      1.0624999f,    240.0f,      232.0f,        248.0f,
+      1e-30f,       -1e-9f};
+  std::mt19937 random(8);
+  std::uniform_real_distribution<float> exponent(-12.0f, 9.5f);
+  while (values.size() < 200000) {
+    float v = std::exp2(exponent(random));
+    values.push_back(random() & 1 ? -v : v);
+  }
+  for (uint32_t bits = 0; bits < 0x10000u; ++bits) { // f32 edge patterns
+    float v;
+    uint32_t pattern = 0x3a000000u + (bits << 10);
+    std::memcpy(&v, &pattern, 4);
+    values.push_back(v);
+  }
+  for (float v : values) {
+    llvm::APFloat ref(v);
+    bool losesInfo;
+    ref.convert(llvm::APFloat::Float8E4M3FN(),
+                llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    uint8_t expected = ref.isNaN() && !std::isnan(v)
+                           ? uint8_t(std::signbit(v) ? 0xfe : 0x7e)
+                           : uint8_t(ref.bitcastToAPInt().getZExtValue());
+    ASSERT_EQ(tsc::roundToF8E4M3FN(v), expected) << "value " << v;
+  }
+  EXPECT_EQ(tsc::roundToF8E4M3FN(NAN), 0x7f);
 }
 
 } // namespace

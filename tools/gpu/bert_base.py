@@ -84,7 +84,8 @@ def export(out_dir, tsc, layers=1):
     and in fp16 (`--precision=fp16 --precision-io=storage`: fp16 weights,
     activations, input and output) out_dir/bert-base-fp16.tscm, and with
     dynamic int8 GEMMs (cuBLASLt's s8 GEMMs, f32 elsewhere)
-    out_dir/bert-base-int8.tscm."""
+    out_dir/bert-base-int8.tscm, and with fp8 GEMMs (cuBLASLt's e4m3 GEMMs,
+    sm_90 only: sm_80 has no fp8) out_dir/bert-base-fp8.tscm."""
     import pathlib
     import subprocess
     out_dir = pathlib.Path(out_dir)
@@ -98,8 +99,10 @@ def export(out_dir, tsc, layers=1):
     # fp16 with fp16 input and output, as torch.compile fp16 is called.
     for name, options in (("bert-base", ["--precision=fp32"]),
                           ("bert-base-fp16", ["--precision=fp16", "--precision-io=storage"]),
-                          ("bert-base-int8", ["--quantize=dynamic-int8"])):
-        subprocess.run([tsc, str(onnx_path), "--target=cuda:sm_80,cuda:sm_90",
+                          ("bert-base-int8", ["--quantize=dynamic-int8"]),
+                          ("bert-base-fp8", ["--quantize=fp8"])):
+        targets = "cuda:sm_90" if name.endswith("fp8") else "cuda:sm_80,cuda:sm_90"
+        subprocess.run([tsc, str(onnx_path), f"--target={targets}",
                         "--dim", "batch=1..8", "--dim", "seq=1..128", *options,
                         "-o", str(out_dir / f"{name}.tscm")], check=True)
     onnx_path.unlink()

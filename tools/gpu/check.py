@@ -8,7 +8,7 @@ builds the runtime there and calls this).
    float32; models at 1e-4 against ONNX Runtime).
 2. Speed: the BERT-base-shaped encoder (tools/gpu/bert_base.py) at batch 1
    and 8, sequence 128: tsc fp32, int8 (`--quantize=dynamic-int8`: cuBLASLt's
-   s8 GEMMs) and fp16 (`--precision=fp16 --precision-io=storage`: weights,
+   s8 GEMMs), fp8 (`--quantize=fp8`: its e4m3 GEMMs, sm_90) and fp16 (`--precision=fp16 --precision-io=storage`: weights,
    activations, input and output in fp16, as torch.compile fp16 is called)
    on tensors in device memory on PyTorch's
    stream (the runtime's C API through ctypes),
@@ -260,7 +260,8 @@ def main():
         bench = args.bundle / "bench"
         tsc_variants = {"fp32": bench / "bert-base.tscm",
                         "fp16": bench / "bert-base-fp16.tscm",
-                        "int8": bench / "bert-base-int8.tscm"}
+                        "int8": bench / "bert-base-int8.tscm",
+                        "fp8": bench / "bert-base-fp8.tscm"}
         rows = benchmark(tsc_run, Runtime(args.runtime_lib), tsc_variants, args.repeats)
         names = list(rows[0][1])
         lines += ["", "| BERT-base-shaped encoder layer, seq 128 | " + " | ".join(

@@ -38,6 +38,11 @@ Attribute getConstantFromBytes(RankedTensorType type, ArrayRef<char> bytes,
 /// choice).
 std::optional<uint16_t> roundF32BitsToBf16(uint32_t f32Bits, bool saturate);
 
+/// The f8E4M3FN code of `value` rounded to nearest even, saturating as
+/// tsc.cast's `saturate` does: magnitudes past 448 (infinities included)
+/// give ±448; a NaN gives 0x7F.
+uint8_t roundToF8E4M3FN(float value);
+
 } // namespace mlir::tsc
 
 #endif // TSC_DIALECTS_TSC_IR_CONSTANTDATA_H

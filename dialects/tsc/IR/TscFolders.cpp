@@ -21,6 +21,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -367,6 +369,35 @@ std::optional<uint16_t> tsc::roundF32BitsToBf16(uint32_t f32Bits,
   if (saturate && finite && (h & 0x7fffu) == 0x7f80u)
     h = static_cast<uint16_t>((h & 0x8000u) | 0x7f7fu);
   return h;
+}
+
+uint8_t tsc::roundToF8E4M3FN(float value) {
+  if (std::isnan(value))
+    return 0x7f;
+  uint8_t sign = std::signbit(value) ? 0x80 : 0;
+  float magnitude = std::fabs(value);
+  if (magnitude >= 464.0f) // rounds past 448 (or is infinite): saturate
+    return sign | 0x7e;
+  if (magnitude == 0.0f)
+    return sign;
+  // Count quanta of the value's binade: 2^(e-3) for a normal 2^e <= |v| <
+  // 2^(e+1) (e >= -6), 2^-9 below 2^-6 (subnormals). The division is by a
+  // power of two, so exact; nearbyint rounds ties to even.
+  int e;
+  std::frexp(magnitude, &e);
+  int exponent = std::max(e - 1, -6);
+  float steps = std::nearbyint(magnitude / std::ldexp(1.0f, exponent - 3));
+  uint32_t code;
+  if (exponent == -6 && steps < 8.0f) {
+    code = uint32_t(steps); // subnormal (or zero)
+  } else {
+    if (steps == 16.0f) { // rounded up into the next binade
+      ++exponent;
+      steps = 8.0f;
+    }
+    code = uint32_t(exponent + 7) << 3 | (uint32_t(steps) - 8);
+  }
+  return sign | uint8_t(std::min<uint32_t>(code, 0x7e));
 }
 
 std::optional<std::vector<char>> tsc::getConstantBytes(Attribute attr) {

@@ -229,6 +229,9 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *ctx,
   if (auto integer = dyn_cast<IntegerType>(element))
     if (integer.getWidth() <= 16)
       resultElement = IntegerType::get(ctx, 32);
+  // 8-bit floats (fp8 GEMMs) accumulate into f32.
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() <= 8)
+    resultElement = Float32Type::get(ctx);
 
   // A 1-D operand is a vector: [K] acts as [1, K] on the left, [K, 1] on the
   // right, and the unit dim is dropped from the result.

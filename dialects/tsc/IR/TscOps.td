@@ -458,7 +458,8 @@ def Tsc_MatmulOp : Tsc_InferredOp<"matmul", [Tsc_AlwaysHalf, Tsc_ShapeRule]> {
   let description = [{
     numpy `matmul`: the last two dims contract as `[M, K] x [K, N]`, leading
     dims broadcast, a 1-D operand is a vector. Float operands give a result of
-    their type; 8-bit integer operands accumulate into an `i32` result.
+    their type; 8-bit integer operands accumulate into an `i32` result, 8-bit
+    float ones (fp8 GEMMs) into an `f32` result.
 
     ```mlir
     %s = tsc.matmul %q, %kt : (tensor<?x12x?x64xf32>, tensor<?x12x64x?xf32>)

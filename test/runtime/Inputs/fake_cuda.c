@@ -13,7 +13,10 @@
  * int8 matmul (CUBLAS_COMPUTE_32I, CUDA_R_32I scale, s8 A and B, s32 C and
  * D) is exact in integers, and refused unless it is "TN" with leading
  * dimensions that are multiples of 4, the regular-order IMMA kernels'
- * conditions.
+ * conditions. An fp8 matmul (CUDA_R_8F_E4M3 A and B, f32 C and D) decodes
+ * the codes exactly and sums in double; it is refused unless it is "TN"
+ * with A's and B's leading dimensions multiples of 16, and on a device
+ * below sm_89, as cuBLASLt refuses it.
  * It stands in for cuSPARSELt too (TSC_CUSPARSELT=this library): the
  * "compressed" matrix is the dense one, after a check that it has the 2:4
  * pattern along K, and cusparseLtMatmul computes the row-major product as
@@ -52,7 +55,7 @@ static int env(const char *name, int fallback) {
 /* --- Counters ------------------------------------------------------------ */
 static long live_allocations, module_loads, sass_loads, ptx_loads, live_modules,
     launches, captures, graph_launches, matmuls, contexts, weight_uploads,
-    tf32_descs, sparse_compressions, sparse_matmuls, int8_matmuls;
+    tf32_descs, sparse_compressions, sparse_matmuls, int8_matmuls, fp8_matmuls;
 
 EXPORT long fake_cuda_counter(const char *name) {
   struct {
@@ -72,7 +75,8 @@ EXPORT long fake_cuda_counter(const char *name) {
              {"tf32_descs", &tf32_descs},
              {"sparse_compressions", &sparse_compressions},
              {"sparse_matmuls", &sparse_matmuls},
-             {"int8_matmuls", &int8_matmuls}};
+             {"int8_matmuls", &int8_matmuls},
+             {"fp8_matmuls", &fp8_matmuls}};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     if (strcmp(all[i].name, name) == 0)
       return *all[i].value;
@@ -436,7 +440,8 @@ typedef struct {
   uint64_t rows, cols;
   int64_t ld, stride;
   int32_t batch;
-  int type; /* CUDA_R_32F 0, CUDA_R_16F 2, CUDA_R_16BF 14, 8I 3, 32I 10 */
+  int type; /* CUDA_R_32F 0, CUDA_R_16F 2, CUDA_R_16BF 14, 8I 3, 32I 10,
+             * 8F_E4M3 28 */
 } Layout;
 
 EXPORT int cublasLtCreate(void **h) {
@@ -474,7 +479,8 @@ EXPORT int cublasLtMatmulDescSetAttribute(Desc *d, int attribute,
 }
 EXPORT int cublasLtMatrixLayoutCreate(Layout **l, int type, uint64_t rows,
                                       uint64_t cols, int64_t ld) {
-  if ((type != 0 && type != 2 && type != 14 && type != 3 && type != 10) ||
+  if ((type != 0 && type != 2 && type != 14 && type != 3 && type != 10 &&
+       type != 28) ||
       ld < (int64_t)rows)
     return 7;
   *l = calloc(1, sizeof(Layout));
@@ -541,9 +547,22 @@ EXPORT const char *cublasLtGetStatusName(int status) {
   return status == 7 ? "CUBLAS_STATUS_INVALID_VALUE" : "CUBLAS_STATUS_OTHER";
 }
 
+/* An f8E4M3FN code's value: 4 exponent bits (bias 7), 3 mantissa bits,
+ * subnormals below 2^-6, S.1111.111 NaN. */
+static float decode_e4m3(uint8_t code) {
+  int exponent = (code >> 3) & 15, mantissa = code & 7;
+  float magnitude = (exponent == 15 && mantissa == 7) ? NAN
+                    : exponent ? ldexpf(1.0f + mantissa / 8.0f, exponent - 7)
+                               : ldexpf(mantissa / 8.0f, -6);
+  return code & 0x80 ? -magnitude : magnitude;
+}
+
 /* Elements of a layout's type as floats: f32, f16 (the compiler's
- * _Float16) or bf16 (the top half of an f32, rounded to nearest even). */
+ * _Float16), bf16 (the top half of an f32, rounded to nearest even) or
+ * f8E4M3FN. */
 static float load_element(const void *m, int type, int64_t k) {
+  if (type == 28)
+    return decode_e4m3(((const uint8_t *)m)[k]);
   if (type == 2)
     return (float)((const _Float16 *)m)[k];
   if (type == 14) {
@@ -649,7 +668,10 @@ EXPORT int cublasLtMatmul(void *h, Desc *d, const void *alpha, const void *a,
   uint64_t kb = d->trans[1] ? lb->cols : lb->rows;
   uint64_t m = d->trans[0] ? la->cols : la->rows;
   uint64_t n = d->trans[1] ? lb->rows : lb->cols;
-  int in_type = d->integer ? 3 : ld->type,
+  int fp8 = la->type == 28;
+  int in_type = d->integer ? 3
+                : fp8      ? 28
+                           : ld->type,
       out_type = d->integer ? 10 : ld->type;
   if (k != kb || m != ld->rows || n != ld->cols || lc->rows != m ||
       lc->cols != n || la->batch != ld->batch || lb->batch != ld->batch ||
@@ -658,6 +680,9 @@ EXPORT int cublasLtMatmul(void *h, Desc *d, const void *alpha, const void *a,
     return 7;
   if (d->integer && (!d->trans[0] || d->trans[1] || d->epilogue != 1 ||
                      la->ld % 4 || lb->ld % 4 || lc->ld % 4 || ld->ld % 4))
+    return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
+  if (fp8 && (d->integer || ld->type != 0 || !d->trans[0] || d->trans[1] ||
+              la->ld % 16 || lb->ld % 16 || env("FAKE_CUDA_CC", 90) < 89))
     return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
   if (d->epilogue != 1 && d->epilogue != 4 && d->epilogue != 32 &&
       d->epilogue != 36)
@@ -688,6 +713,7 @@ EXPORT int cublasLtMatmul(void *h, Desc *d, const void *alpha, const void *a,
   memcpy(&w->params[1], beta, 4);
   ++matmuls;
   int8_matmuls += d->integer;
+  fp8_matmuls += fp8;
   submit(stream, w);
   return 0;
 }

@@ -28,7 +28,7 @@ DTYPES_1_4 = (11, 12, 13)  # u16, u32, u64: values of format 1.4
 DTYPES_1_5 = (14, 15, 16, 17, 18)  # the 8-bit floats: values of format 1.5
 DTYPES_1_7 = (19, 20, 21, 22, 23)  # u4, i4, f4e2m1, u2, i2 (packed): format 1.7
 DTYPES = {2: "f16", 3: "bf16", 8: "s8 -> s32"}  # GEMMs other than f32, as --dump shows them
-DTYPE_I8, DTYPE_I32 = 5, 8
+DTYPE_I8, DTYPE_I32, DTYPE_F8E4M3FN = 5, 8, 14
 STORAGE_WEIGHT = 3
 
 
@@ -163,8 +163,9 @@ def entry_params(ptx, kernel):
     return re.findall(r"\.param\s+\.(\w+)", match.group(1))
 
 
-def inspect(path):
-    """(summary, problem) for the CUDA artifact at `path`."""
+def inspect(path, chips_wanted=CHIPS):
+    """(summary, problem) for the CUDA artifact at `path`, compiled for
+    `chips_wanted`."""
     try:
         parts = sections(pathlib.Path(path).read_bytes())
         if "CUDA" not in parts or "PLAN" not in parts:
@@ -206,26 +207,32 @@ def inspect(path):
     # 2:4 sparse GEMMs (flags bit 1, compressed weights) are 1.14's.
     if any(fields["fields"][6] & 2 for kind, fields in plan["steps"] if kind in (2, 4)):
         expected = (1, 14)
-    # s8 · s8 -> s32 GEMMs (cuBLASLt's int8 GEMM) are 1.19's: A s8, B an s8
-    # weight taken transposed (N × K, "TN"), C s32, nothing else in them.
-    int8 = [fields["fields"] for kind, fields in plan["steps"]
-            if kind in (2, 4) and plan["values"][fields["fields"][2]][0] == DTYPE_I32]
-    for a, b, c, bias, trans_a, trans_b, flags, *rest in int8:
-        alpha, beta = rest[-2:]
-        value = plan["values"]
-        if (value[a][0], value[b][0], value[b][1]) != (DTYPE_I8, DTYPE_I8, STORAGE_WEIGHT):
-            return None, f"int8 GEMM of value {a} by value {b}: A must be s8, B an s8 weight"
-        if (bias, trans_a, trans_b, flags, alpha, beta) != (0xFFFFFFFF, 0, 1, 0, 1.0, 0.0):
-            return None, (f"int8 GEMM of value {a}: bias {bias}, transA {trans_a}, transB "
-                          f"{trans_b}, flags {flags}, alpha {alpha}, beta {beta} (cuBLASLt's "
-                          "int8 GEMM wants A · Bᵀ alone)")
-    if int8:
-        expected = (1, 19)
+    # s8 · s8 -> s32 GEMMs (cuBLASLt's int8 GEMM) are 1.19's, f8 · f8 -> f32
+    # ones (its fp8 GEMM) 1.20's: A s8 (f8e4m3fn), B a weight of A's dtype
+    # taken transposed (N × K, "TN"), C s32 (f32), nothing else in them.
+    counts = {}
+    for label, a_dtype, c_dtype, minor in (("int8", DTYPE_I8, DTYPE_I32, 19),
+                                           ("fp8", DTYPE_F8E4M3FN, DTYPE_F32, 20)):
+        found = [fields["fields"] for kind, fields in plan["steps"]
+                 if kind in (2, 4) and plan["values"][fields["fields"][0]][0] == a_dtype]
+        for a, b, c, bias, trans_a, trans_b, flags, *rest in found:
+            alpha, beta = rest[-2:]
+            value = plan["values"]
+            if (value[b][0], value[b][1], value[c][0]) != (a_dtype, STORAGE_WEIGHT, c_dtype):
+                return None, (f"{label} GEMM of value {a} by value {b}: B must be a weight "
+                              "of A's dtype, C " + ("s32" if c_dtype == DTYPE_I32 else "f32"))
+            if (bias, trans_a, trans_b, flags, alpha, beta) != (0xFFFFFFFF, 0, 1, 0, 1.0, 0.0):
+                return None, (f"{label} GEMM of value {a}: bias {bias}, transA {trans_a}, "
+                              f"transB {trans_b}, flags {flags}, alpha {alpha}, beta {beta} "
+                              f"(cuBLASLt's {label} GEMM wants A · Bᵀ alone)")
+        if found:
+            expected = (1, minor)
+        counts[label] = len(found)
     if parts["version"] != expected:
         return None, f"format version {parts['version']}, expected {expected}"
     if plan["target"] != "cuda":
         return None, f"plan target '{plan['target']}'"
-    wanted = [int(c[3:]) for c in CHIPS]
+    wanted = [int(c[3:]) for c in chips_wanted]
     if [c for c, _ in chips] != wanted:
         return None, f"chips {chips}, expected {wanted}"
     params = []
@@ -266,10 +273,10 @@ def inspect(path):
     if used != set(range(len(modules))):
         return None, f"{len(modules) - len(used)} modules no launch uses"
     summary = f"{len(modules)} modules, {len(launches)} launches"
-    return summary + (f", {len(int8)} int8 GEMMs" if int8 else ""), None
+    return summary + "".join(f", {n} {label} GEMMs" for label, n in counts.items() if n), None
 
 
-def check(tsc, model, out_dir, extra=()):
+def check(tsc, model, out_dir, extra=(), chips=CHIPS):
     """(summary, problem): summary like '22 modules, 22 launches' when tsc wrote
     a CUDA artifact that inspect() accepts and the runtime loads (tsc-run
     beside tsc, `--info`: the loader's checks of the plan, among them what
@@ -278,7 +285,7 @@ def check(tsc, model, out_dir, extra=()):
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     artifact = out_dir / "model.tscm"
-    targets = ",".join(f"cuda:{chip}" for chip in CHIPS)
+    targets = ",".join(f"cuda:{chip}" for chip in chips)
     cmd = [str(tsc), str(model), f"--target={targets}", "-o", str(artifact), *extra]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -286,7 +293,7 @@ def check(tsc, model, out_dir, extra=()):
         return None, f"tsc timed out after {e.timeout} s"
     if proc.returncode:
         return None, f"tsc --target=cuda: {first_error(proc.stderr)}"
-    summary, problem = inspect(artifact)
+    summary, problem = inspect(artifact, chips)
     if problem:
         return summary, problem
     tsc_run = pathlib.Path(tsc).with_name("tsc-run")
@@ -325,7 +332,10 @@ def dump(path, steps_only=False):
         if kind != 5:
             gemm = kind in (2, 4)
             tf32 = gemm and launch["fields"][6] & 1
-            dtype = gemm and DTYPES.get(plan["values"][launch["fields"][2]][0])
+            dtype = gemm and (
+                "f8 -> f32"
+                if plan["values"][launch["fields"][0]][0] == DTYPE_F8E4M3FN
+                else DTYPES.get(plan["values"][launch["fields"][2]][0]))
             print({2: "gemm", 4: "gemm", 3: "copy"}[kind] + (f" {dtype}" if dtype else "")
                   + (" (tf32)" if tf32 else "")
                   + (" (2:4)" if gemm and launch["fields"][6] & 2 else ""))

@@ -1,6 +1,6 @@
 """CUDA artifacts of the quantize modes (docs/quantization.md, "CUDA"):
 dynamic_int8.py's FFN block compiled with --target=cuda:sm_80,cuda:sm_90 in
-each mode, every artifact checked by ptx_check.check (ptxas's SASS and the
+each mode (fp8 for sm_89 and sm_90, the chips with fp8 tensor cores), every artifact checked by ptx_check.check (ptxas's SASS and the
 PTX per chip, each launch's arguments against its kernel's parameters, the
 int8 GEMMs' form, and the runtime's loader through tsc-run --info); then
 the steps of each, one line a step, for FileCheck.
@@ -26,7 +26,9 @@ MODES = {
     "static-int8": ["--quantize=static-int8", "--calibration", "{calibration}"],
     "weight-int8": ["--quantize=weight-int8"],
     "weight-int4": ["--quantize=weight-int4:group=32:zero-points"],
+    "fp8": ["--quantize=fp8"],
 }
+CHIPS = {"fp8": ("sm_89", "sm_90")}
 
 
 def main():
@@ -43,7 +45,8 @@ def main():
     for mode, flags in MODES.items():
         flags = [f.format(calibration=calibration) for f in flags]
         summary, problem = ptx_check.check(tsc, out / "model.onnx", out / mode,
-                                           [*flags, "--dim", "batch=1..4", "--dim", "seq=1..64"])
+                                           [*flags, "--dim", "batch=1..4", "--dim", "seq=1..64"],
+                                           CHIPS.get(mode, ptx_check.CHIPS))
         print(f"{mode}: {problem and 'FAIL ' + problem or summary}")
         failed += bool(problem)
         if not problem:

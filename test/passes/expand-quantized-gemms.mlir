@@ -1,4 +1,4 @@
-// RUN: tsc-opt %s --split-input-file --tsc-expand-int8-gemms | FileCheck %s
+// RUN: tsc-opt %s --split-input-file --tsc-expand-quantized-gemms | FileCheck %s
 
 // Dynamic int8 (per-row scale) of a [K, N] weight with bias, tanh GELU and
 // residual: the s8 product by the weight stored [N, K] (transposed here at
@@ -97,4 +97,48 @@ func.func @near_misses(%x: tensor<?x4xf32>, %s: tensor<?x2xf32>) -> (tensor<?x2x
   %wdk = tsc.dequantize %wq, %wk axis = 1 : (tensor<2x4xi8>, tensor<4xf32>) -> tensor<2x4xf32>
   %y3 = tsc.linear %xd2, %wdk : (tensor<?x4xf32>, tensor<2x4xf32>) -> tensor<?x2xf32>
   return %y0, %y1, %y2, %y3 : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>
+}
+
+// -----
+
+// fp8 (tsc-quantize-fp8's form) of a [K, N] weight: the f8 product by the
+// weight stored [N, K] into f32 (no conversion of the sum), then the
+// weight's and the activation's scales and the bias.
+// CHECK-LABEL: func.func @fp8_kn
+// CHECK:         %[[Q:.+]] = tsc.quantize %{{.+}}, %[[S:.+]] axis = 1 group_size = 16 saturate : (tensor<?x16xf32>, tensor<?x1xf32>) -> tensor<?x16xf8E4M3FN>
+// CHECK:         %[[T:.+]] = tsc.transpose %{{.+}} perm = [1, 0] : (tensor<2x16xf8E4M3FN>) -> tensor<16x2xf8E4M3FN>
+// CHECK:         %[[ACC:.+]] = tsc.matmul %[[Q]], %[[T]] : (tensor<?x16xf8E4M3FN>, tensor<16x2xf8E4M3FN>) -> tensor<?x2xf32>
+// CHECK-NOT:     tsc.cast
+// CHECK:         %[[M1:.+]] = tsc.mul %[[ACC]], %{{.+}} : (tensor<?x2xf32>, tensor<2xf32>)
+// CHECK:         %[[M2:.+]] = tsc.mul %[[M1]], %[[S]]
+// CHECK:         tsc.add %[[M2]], %{{.+}} : (tensor<?x2xf32>, tensor<2xf32>)
+// CHECK-NOT:     tsc.dequantize
+// CHECK-NOT:     tsc.linear
+func.func @fp8_kn(%x: tensor<?x16xf32>, %s: tensor<?x1xf32>) -> tensor<?x2xf32> {
+  %q = tsc.quantize %x, %s axis = 1 group_size = 16 saturate : (tensor<?x16xf32>, tensor<?x1xf32>) -> tensor<?x16xf8E4M3FN>
+  %xd = tsc.dequantize %q, %s axis = 1 group_size = 16 : (tensor<?x16xf8E4M3FN>, tensor<?x1xf32>) -> tensor<?x16xf32>
+  %wq = tsc.constant dense<1.0> : tensor<16x2xf8E4M3FN>
+  %ws = tsc.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %wd = tsc.dequantize %wq, %ws axis = 1 : (tensor<16x2xf8E4M3FN>, tensor<2xf32>) -> tensor<16x2xf32>
+  %b = tsc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %y = tsc.linear %xd, %wd, %b {weight_kn} : (tensor<?x16xf32>, tensor<16x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
+}
+
+// -----
+
+// An fp8 activation with a zero point is not the form: it stays.
+// CHECK-LABEL: func.func @fp8_zero_point
+// CHECK:         tsc.linear
+// CHECK-NOT:     tsc.matmul
+func.func @fp8_zero_point(%x: tensor<?x16xf32>) -> tensor<?x2xf32> {
+  %s = tsc.constant dense<0.5> : tensor<f32>
+  %z = tsc.constant dense<1.0> : tensor<f8E4M3FN>
+  %q = tsc.quantize %x, %s, %z saturate : (tensor<?x16xf32>, tensor<f32>, tensor<f8E4M3FN>) -> tensor<?x16xf8E4M3FN>
+  %xd = tsc.dequantize %q, %s, %z : (tensor<?x16xf8E4M3FN>, tensor<f32>, tensor<f8E4M3FN>) -> tensor<?x16xf32>
+  %wq = tsc.constant dense<1.0> : tensor<2x16xf8E4M3FN>
+  %ws = tsc.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %wd = tsc.dequantize %wq, %ws axis = 0 : (tensor<2x16xf8E4M3FN>, tensor<2xf32>) -> tensor<2x16xf32>
+  %y = tsc.linear %xd, %wd : (tensor<?x16xf32>, tensor<2x16xf32>) -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
 }

@@ -1,4 +1,4 @@
-//===- ExpandInt8Gemms.cpp - int8 GEMMs as an s8 product and its epilogue -===//
+//===- ExpandQuantizedGemms.cpp - quantized GEMMs as library products ----===//
 //
 // The host runtime runs a tsc.linear in the int8 form of the quantize passes
 // (docs/quantization.md) as one step that quantizes, multiplies and
@@ -21,6 +21,10 @@
 // an optional constant zero point) or per row (symmetric), the weight per
 // output channel. Anything else stays as it is, computed by kernels.
 //
+// fp8 linear ops (f8E4M3FN codes, tsc-quantize-fp8) expand the same way into
+// `matmul(xq, transpose(Wq))` f8 · f8 -> f32, cuBLASLt's fp8 GEMM (sm_89+;
+// "TN" too), with no zero point and no conversion of the sum.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
@@ -29,7 +33,7 @@
 #include "dialects/tsc/IR/ConstantData.h"
 
 namespace mlir::tsc {
-#define GEN_PASS_DEF_EXPANDINT8GEMMSPASS
+#define GEN_PASS_DEF_EXPANDQUANTIZEDGEMMSPASS
 #include "passes/Passes.h.inc"
 } // namespace mlir::tsc
 
@@ -38,7 +42,7 @@ using namespace mlir::tsc;
 
 namespace {
 
-/// A linear in int8 form whose scales factor out of the product.
+/// A linear in int8 or fp8 form whose scales factor out of the product.
 struct Int8Linear {
   LinearOp linear;
   QuantizeOp xq;
@@ -56,11 +60,14 @@ std::optional<Int8Linear> match(LinearOp linear) {
   if (!g.xd || !g.wd || !linear.getType().getElementType().isF32())
     return std::nullopt;
   g.xq = g.xd.getInput().getDefiningOp<QuantizeOp>();
+  // s8 codes, or f8E4M3FN ones (no zero point) for both operands.
+  Type codes = g.xq ? g.xq.getType().getElementType() : Type();
+  bool fp8 = isa_and_nonnull<Float8E4M3FNType>(codes);
   if (!g.xq || g.xq.getScale() != g.xd.getScale() ||
       g.xq.getZeroPoint() != g.xd.getZeroPoint() ||
       g.xq.getAxis() != g.xd.getAxis() ||
       g.xq.getGroupSize() != g.xd.getGroupSize() ||
-      !g.xq.getType().getElementType().isSignlessInteger(8) ||
+      !(codes.isSignlessInteger(8) || (fp8 && !g.xq.getZeroPoint())) ||
       !g.xq.getInput().getType().getElementType().isF32())
     return std::nullopt;
   // The activation: per tensor, or per row of the last dim (one group of
@@ -80,12 +87,12 @@ std::optional<Int8Linear> match(LinearOp linear) {
       return std::nullopt;
     g.zeroPoint = *value;
   }
-  // The weight: a constant s8 matrix, an f32 constant scale per output
-  // channel, no zero point.
+  // The weight: a constant matrix of the activation's codes, an f32
+  // constant scale per output channel, no zero point.
   g.wq = g.wd.getInput().getDefiningOp<ConstantOp>();
   auto wqType = cast<RankedTensorType>(g.wd.getInput().getType());
   if (!g.wq || wqType.getRank() != 2 || !wqType.hasStaticShape() ||
-      !wqType.getElementType().isSignlessInteger(8) || g.wd.getZeroPoint() ||
+      wqType.getElementType() != codes || g.wd.getZeroPoint() ||
       g.wd.getGroupSize() ||
       g.wd.getAxis() != uint64_t(linear.getOutputFeaturesDim()) ||
       !g.wd.getScale().getDefiningOp<ConstantOp>() ||
@@ -94,8 +101,8 @@ std::optional<Int8Linear> match(LinearOp linear) {
   return g;
 }
 
-/// Rewrites `g` as the s8 product and its float epilogue; failure when the
-/// weight's data cannot be read.
+/// Rewrites `g` as the s8 (f8) product and its float epilogue; failure when
+/// the weight's data cannot be read.
 LogicalResult expand(Int8Linear &g) {
   std::optional<std::vector<char>> bytes = getConstantBytes(g.wq.getValue());
   auto wqType = cast<RankedTensorType>(g.wq.getType());
@@ -107,20 +114,21 @@ LogicalResult expand(Int8Linear &g) {
   OpBuilder b(linear);
   Location loc = linear.getLoc();
   Value weight = g.wq;
+  Type codes = wqType.getElementType();
   if (kn) {
     std::vector<char> nk(bytes->size());
     for (int64_t kk = 0; kk < k; ++kk)
       for (int64_t j = 0; j < n; ++j)
         nk[size_t(j * k + kk)] = (*bytes)[size_t(kk * n + j)];
     bytes->swap(nk);
-    auto nkType = RankedTensorType::get({n, k}, b.getI8Type());
+    auto nkType = RankedTensorType::get({n, k}, codes);
     weight = ConstantOp::create(b, loc,
                                 cast<ElementsAttr>(getConstantFromBytes(
                                     nkType, *bytes, weightName(g.wq, ".nk"))));
   }
   Value transposed =
-      TransposeOp::create(b, loc, RankedTensorType::get({k, n}, b.getI8Type()),
-                          weight, b.getDenseI64ArrayAttr({1, 0}));
+      TransposeOp::create(b, loc, RankedTensorType::get({k, n}, codes), weight,
+                          b.getDenseI64ArrayAttr({1, 0}));
   Value acc = MatmulOp::create(b, loc, g.xq.getResult(), transposed);
   if (g.zeroPoint != 0) {
     // Σ (xq - z)·w = Σ xq·w - z·Σ w, exact in s32 (|z·Σ w| < 2^7 · 2^7 · K).
@@ -141,9 +149,13 @@ LogicalResult expand(Int8Linear &g) {
             weightName(g.wq, ".zero-point-term"))));
     acc = SubOp::create(b, loc, acc, c);
   }
+  // An s32 sum converts to f32; an f8 product's is f32 already.
   auto accType = cast<RankedTensorType>(acc.getType());
-  Value y = CastOp::create(b, loc, accType.clone(b.getF32Type()), acc,
-                           /*saturate=*/false, ExponentRoundingAttr());
+  Value y = accType.getElementType().isF32()
+                ? acc
+                : CastOp::create(b, loc, accType.clone(b.getF32Type()), acc,
+                                 /*saturate=*/false, ExponentRoundingAttr())
+                      .getResult();
   y = MulOp::create(b, loc, y, g.wd.getScale());
   y = MulOp::create(b, loc, y, g.xd.getScale());
   if (Value bias = linear.getBias())
@@ -175,8 +187,8 @@ LogicalResult expand(Int8Linear &g) {
   return success();
 }
 
-struct ExpandInt8GemmsPass
-    : public tsc::impl::ExpandInt8GemmsPassBase<ExpandInt8GemmsPass> {
+struct ExpandQuantizedGemmsPass
+    : public tsc::impl::ExpandQuantizedGemmsPassBase<ExpandQuantizedGemmsPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -187,8 +199,8 @@ struct ExpandInt8GemmsPass
     });
     for (Int8Linear &g : gemms)
       if (failed(expand(g))) {
-        g.linear.emitError("tsc-expand-int8-gemms: the s8 weight's data is "
-                           "not available");
+        g.linear.emitError("tsc-expand-quantized-gemms: the quantized "
+                           "weight's data is not available");
         return signalPassFailure();
       }
   }
