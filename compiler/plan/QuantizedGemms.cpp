@@ -280,7 +280,7 @@ void planner::findIntegerGemms(func::FuncOp func,
     // cuBLASLt's int8 kernels want leading dims (K for A and B, N for C)
     // that are multiples of 4; its fp8 ones 16-byte aligned rows of A and B
     // (K % 16), and N % 16 keeps every f32 row of C 64-byte aligned.
-    int64_t multiple = fp8 ? 16 : 4;
+    int64_t multiple = fp8 ? kFp8GemmMultiple : kInt8GemmMultiple;
     if (!weight || type.getElementType() != codes || !type.hasStaticShape() ||
         type.getDimSize(0) % multiple || type.getDimSize(1) % multiple)
       return;

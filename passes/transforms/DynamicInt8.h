@@ -11,6 +11,7 @@
 #define TSC_PASSES_TRANSFORMS_DYNAMICINT8_H
 
 #include <cfloat>
+#include <cstdint>
 
 namespace mlir::tsc {
 
@@ -20,6 +21,13 @@ constexpr float kInt8Max = 127.0f;
 /// The smallest activation scale: an all-zero row quantizes to zeros
 /// instead of dividing by zero.
 constexpr float kMinInt8Scale = FLT_MIN;
+
+/// The multiple of K and N (elements) cuBLASLt's int8 GEMMs take (s8 rows
+/// 4-byte aligned) and its fp8 ones (16-byte aligned rows); the CUDA plan
+/// runs a quantized product as a library GEMM only when both are, and
+/// tsc-expand-quantized-gemms pads N up to it.
+constexpr int64_t kInt8GemmMultiple = 4;
+constexpr int64_t kFp8GemmMultiple = 16;
 
 } // namespace mlir::tsc
 

@@ -25,9 +25,16 @@
 // `matmul(xq, transpose(Wq))` f8 · f8 -> f32, cuBLASLt's fp8 GEMM (sm_89+;
 // "TN" too), with no zero point and no conversion of the sum.
 //
+// cuBLASLt takes K and N in multiples of 4 (s8) or 16 (f8). When K is one
+// and N is not (a vocabulary's projection: GPT-2's 50257), the weight gets
+// zero rows up to the next multiple and the epilogue reads the first N
+// columns of the product (a split), so the product stays a library GEMM
+// instead of a generated kernel.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/transforms/DynamicInt8.h"
 #include "passes/transforms/QuantizeGemm.h"
 
 #include "dialects/tsc/IR/ConstantData.h"
@@ -121,15 +128,38 @@ LogicalResult expand(Int8Linear &g) {
       for (int64_t j = 0; j < n; ++j)
         nk[size_t(j * k + kk)] = (*bytes)[size_t(kk * n + j)];
     bytes->swap(nk);
-    auto nkType = RankedTensorType::get({n, k}, codes);
-    weight = ConstantOp::create(b, loc,
-                                cast<ElementsAttr>(getConstantFromBytes(
-                                    nkType, *bytes, weightName(g.wq, ".nk"))));
+  }
+  int64_t multiple =
+      isa<Float8E4M3FNType>(codes) ? kFp8GemmMultiple : kInt8GemmMultiple;
+  int64_t padded = k % multiple == 0 && n % multiple != 0
+                       ? (n + multiple - 1) / multiple * multiple
+                       : n;
+  if (kn || padded != n) {
+    // Zero rows (codes of 0 in both types) after the N real ones.
+    std::vector<char> rows(*bytes);
+    rows.resize(size_t(padded * k), 0);
+    weight = ConstantOp::create(
+        b, loc,
+        cast<ElementsAttr>(getConstantFromBytes(
+            RankedTensorType::get({padded, k}, codes), rows,
+            weightName(g.wq, padded != n ? ".nk-padded" : ".nk"))));
   }
   Value transposed =
-      TransposeOp::create(b, loc, RankedTensorType::get({k, n}, codes), weight,
-                          b.getDenseI64ArrayAttr({1, 0}));
+      TransposeOp::create(b, loc, RankedTensorType::get({k, padded}, codes),
+                          weight, b.getDenseI64ArrayAttr({1, 0}));
   Value acc = MatmulOp::create(b, loc, g.xq.getResult(), transposed);
+  if (padded != n) {
+    auto accType = cast<RankedTensorType>(acc.getType());
+    int64_t last = accType.getRank() - 1;
+    SmallVector<int64_t> shape(accType.getShape());
+    shape[last] = n;
+    Type kept = accType.clone(shape);
+    shape[last] = padded - n;
+    acc = SplitOp::create(b, loc, TypeRange{kept, accType.clone(shape)}, acc,
+                          b.getI64IntegerAttr(last),
+                          b.getDenseI64ArrayAttr({n, padded - n}))
+              .getResult(0);
+  }
   if (g.zeroPoint != 0) {
     // Σ (xq - z)·w = Σ xq·w - z·Σ w, exact in s32 (|z·Σ w| < 2^7 · 2^7 · K).
     std::vector<int32_t> term(size_t(n), 0);
@@ -174,10 +204,12 @@ LogicalResult expand(Int8Linear &g) {
     y = AddOp::create(b, loc, y, residual);
   linear.replaceAllUsesWith(y);
   linear.erase();
-  // The dequantized operands (and a [K, N] weight's old codes) once nothing
-  // but their shape bindings reads them.
-  for (Operation *op : {g.xd.getOperation(), g.wd.getOperation(),
-                        kn ? g.wq.getOperation() : nullptr}) {
+  // The dequantized operands (and the weight's old codes, when replaced by
+  // transposed or padded ones) once nothing but their shape bindings reads
+  // them.
+  for (Operation *op :
+       {g.xd.getOperation(), g.wd.getOperation(),
+        weight != g.wq.getResult() ? g.wq.getOperation() : nullptr}) {
     if (!op || !llvm::all_of(op->getUsers(), llvm::IsaPred<BindShapeOp>))
       continue;
     for (Operation *user : llvm::make_early_inc_range(op->getUsers()))

@@ -45,14 +45,17 @@ func.func @per_row_kn(%x: tensor<?x4xf32>, %r: tensor<?x4xf32>) -> tensor<?x4xf3
 // as it is: the s32 product minus z times each row's sum (row 0: 1 - 2 + 3 +
 // 4 = 6, row 1: -10 + 0 + 5 + 1 = -4; times -3: [-18, 12]), subtracted in
 // s32, then the weight's scales and the activation's constant one; the
-// exact GELU.
+// exact GELU. N = 2 is padded to 4 (cuBLASLt's s8 multiple) with zero rows,
+// the product's first 2 columns read.
 // CHECK-LABEL: func.func @per_tensor_zero_point
 // CHECK-DAG:     %[[SX:.+]] = tsc.constant dense<5.000000e-02> : tensor<f32>
 // CHECK:         %[[Q:.+]] = tsc.quantize %{{.+}}, %[[SX]], %{{.+}} : (tensor<?x4xf32>, tensor<f32>, tensor<i8>) -> tensor<?x4xi8>
-// CHECK:         %[[T:.+]] = tsc.transpose %{{.+}} perm = [1, 0] : (tensor<2x4xi8>) -> tensor<4x2xi8>
+// CHECK:         %[[W:.+]] = tsc.constant dense<{{\[\[}}1, -2, 3, 4], [-10, 0, 5, 1], [0, 0, 0, 0], [0, 0, 0, 0]]> : tensor<4x4xi8>
+// CHECK:         %[[T:.+]] = tsc.transpose %[[W]] perm = [1, 0] : (tensor<4x4xi8>) -> tensor<4x4xi8>
 // CHECK:         %[[ACC:.+]] = tsc.matmul %[[Q]], %[[T]]
+// CHECK:         %[[S:.+]]:2 = tsc.split %[[ACC]] axis = 1 sizes = [2, 2]
 // CHECK:         %[[TERM:.+]] = tsc.constant dense<[-18, 12]> : tensor<2xi32>
-// CHECK:         %[[SUB:.+]] = tsc.sub %[[ACC]], %[[TERM]] : (tensor<?x2xi32>, tensor<2xi32>) -> tensor<?x2xi32>
+// CHECK:         %[[SUB:.+]] = tsc.sub %[[S]]#0, %[[TERM]] : (tensor<?x2xi32>, tensor<2xi32>) -> tensor<?x2xi32>
 // CHECK:         %[[F:.+]] = tsc.cast %[[SUB]]
 // CHECK:         %[[M1:.+]] = tsc.mul %[[F]], %{{.+}} : (tensor<?x2xf32>, tensor<2xf32>)
 // CHECK:         %[[M2:.+]] = tsc.mul %[[M1]], %[[SX]] : (tensor<?x2xf32>, tensor<f32>)
@@ -102,27 +105,28 @@ func.func @near_misses(%x: tensor<?x4xf32>, %s: tensor<?x2xf32>) -> (tensor<?x2x
 // -----
 
 // fp8 (tsc-quantize-fp8's form) of a [K, N] weight: the f8 product by the
-// weight stored [N, K] into f32 (no conversion of the sum), then the
-// weight's and the activation's scales and the bias.
+// weight stored [N, K] (N = 32: no padding) into f32 (no conversion of the
+// sum), then the weight's and the activation's scales and the bias.
 // CHECK-LABEL: func.func @fp8_kn
 // CHECK:         %[[Q:.+]] = tsc.quantize %{{.+}}, %[[S:.+]] axis = 1 group_size = 16 saturate : (tensor<?x16xf32>, tensor<?x1xf32>) -> tensor<?x16xf8E4M3FN>
-// CHECK:         %[[T:.+]] = tsc.transpose %{{.+}} perm = [1, 0] : (tensor<2x16xf8E4M3FN>) -> tensor<16x2xf8E4M3FN>
-// CHECK:         %[[ACC:.+]] = tsc.matmul %[[Q]], %[[T]] : (tensor<?x16xf8E4M3FN>, tensor<16x2xf8E4M3FN>) -> tensor<?x2xf32>
+// CHECK:         %[[T:.+]] = tsc.transpose %{{.+}} perm = [1, 0] : (tensor<32x16xf8E4M3FN>) -> tensor<16x32xf8E4M3FN>
+// CHECK:         %[[ACC:.+]] = tsc.matmul %[[Q]], %[[T]] : (tensor<?x16xf8E4M3FN>, tensor<16x32xf8E4M3FN>) -> tensor<?x32xf32>
 // CHECK-NOT:     tsc.cast
-// CHECK:         %[[M1:.+]] = tsc.mul %[[ACC]], %{{.+}} : (tensor<?x2xf32>, tensor<2xf32>)
+// CHECK-NOT:     tsc.split
+// CHECK:         %[[M1:.+]] = tsc.mul %[[ACC]], %{{.+}} : (tensor<?x32xf32>, tensor<32xf32>)
 // CHECK:         %[[M2:.+]] = tsc.mul %[[M1]], %[[S]]
-// CHECK:         tsc.add %[[M2]], %{{.+}} : (tensor<?x2xf32>, tensor<2xf32>)
+// CHECK:         tsc.add %[[M2]], %{{.+}} : (tensor<?x32xf32>, tensor<32xf32>)
 // CHECK-NOT:     tsc.dequantize
 // CHECK-NOT:     tsc.linear
-func.func @fp8_kn(%x: tensor<?x16xf32>, %s: tensor<?x1xf32>) -> tensor<?x2xf32> {
+func.func @fp8_kn(%x: tensor<?x16xf32>, %s: tensor<?x1xf32>) -> tensor<?x32xf32> {
   %q = tsc.quantize %x, %s axis = 1 group_size = 16 saturate : (tensor<?x16xf32>, tensor<?x1xf32>) -> tensor<?x16xf8E4M3FN>
   %xd = tsc.dequantize %q, %s axis = 1 group_size = 16 : (tensor<?x16xf8E4M3FN>, tensor<?x1xf32>) -> tensor<?x16xf32>
-  %wq = tsc.constant dense<1.0> : tensor<16x2xf8E4M3FN>
-  %ws = tsc.constant dense<[0.5, 0.25]> : tensor<2xf32>
-  %wd = tsc.dequantize %wq, %ws axis = 1 : (tensor<16x2xf8E4M3FN>, tensor<2xf32>) -> tensor<16x2xf32>
-  %b = tsc.constant dense<[1.0, 2.0]> : tensor<2xf32>
-  %y = tsc.linear %xd, %wd, %b {weight_kn} : (tensor<?x16xf32>, tensor<16x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
-  return %y : tensor<?x2xf32>
+  %wq = tsc.constant dense<1.0> : tensor<16x32xf8E4M3FN>
+  %ws = tsc.constant dense<0.5> : tensor<32xf32>
+  %wd = tsc.dequantize %wq, %ws axis = 1 : (tensor<16x32xf8E4M3FN>, tensor<32xf32>) -> tensor<16x32xf32>
+  %b = tsc.constant dense<1.0> : tensor<32xf32>
+  %y = tsc.linear %xd, %wd, %b {weight_kn} : (tensor<?x16xf32>, tensor<16x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+  return %y : tensor<?x32xf32>
 }
 
 // -----
@@ -136,6 +140,28 @@ func.func @fp8_zero_point(%x: tensor<?x16xf32>) -> tensor<?x2xf32> {
   %z = tsc.constant dense<1.0> : tensor<f8E4M3FN>
   %q = tsc.quantize %x, %s, %z saturate : (tensor<?x16xf32>, tensor<f32>, tensor<f8E4M3FN>) -> tensor<?x16xf8E4M3FN>
   %xd = tsc.dequantize %q, %s, %z : (tensor<?x16xf8E4M3FN>, tensor<f32>, tensor<f8E4M3FN>) -> tensor<?x16xf32>
+  %wq = tsc.constant dense<1.0> : tensor<2x16xf8E4M3FN>
+  %ws = tsc.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %wd = tsc.dequantize %wq, %ws axis = 0 : (tensor<2x16xf8E4M3FN>, tensor<2xf32>) -> tensor<2x16xf32>
+  %y = tsc.linear %xd, %wd : (tensor<?x16xf32>, tensor<2x16xf32>) -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
+}
+
+// -----
+
+// N = 2 is not a multiple of 16 (fp8; 4 for s8) but K = 16 is: the weight
+// gets 14 zero rows, the product is [?, 16], and the epilogue reads its
+// first 2 columns.
+// CHECK-LABEL: func.func @fp8_padded
+// CHECK:         %[[W:.+]] = tsc.constant dense<{{.+}}> : tensor<16x16xf8E4M3FN>
+// CHECK:         %[[T:.+]] = tsc.transpose %[[W]] perm = [1, 0] : (tensor<16x16xf8E4M3FN>) -> tensor<16x16xf8E4M3FN>
+// CHECK:         %[[ACC:.+]] = tsc.matmul %{{.+}}, %[[T]] : (tensor<?x16xf8E4M3FN>, tensor<16x16xf8E4M3FN>) -> tensor<?x16xf32>
+// CHECK:         %[[S:.+]]:2 = tsc.split %[[ACC]] axis = 1 sizes = [2, 14] : tensor<?x16xf32> -> tensor<?x2xf32>, tensor<?x14xf32>
+// CHECK:         tsc.mul %[[S]]#0, %{{.+}} : (tensor<?x2xf32>, tensor<2xf32>)
+// CHECK-NOT:     tsc.constant {{.+}} : tensor<2x16xf8E4M3FN>
+func.func @fp8_padded(%x: tensor<?x16xf32>, %s: tensor<?x1xf32>) -> tensor<?x2xf32> {
+  %q = tsc.quantize %x, %s axis = 1 group_size = 16 saturate : (tensor<?x16xf32>, tensor<?x1xf32>) -> tensor<?x16xf8E4M3FN>
+  %xd = tsc.dequantize %q, %s axis = 1 group_size = 16 : (tensor<?x16xf8E4M3FN>, tensor<?x1xf32>) -> tensor<?x16xf32>
   %wq = tsc.constant dense<1.0> : tensor<2x16xf8E4M3FN>
   %ws = tsc.constant dense<[0.5, 0.25]> : tensor<2xf32>
   %wd = tsc.dequantize %wq, %ws axis = 0 : (tensor<2x16xf8E4M3FN>, tensor<2xf32>) -> tensor<2x16xf32>

@@ -18,10 +18,10 @@ printed as `PASS name: value <= bound` or `FAIL ...`:
 - fp8 against fp32 <= 6e-2 (e4m3 keeps 3 mantissa bits: each code is
   within 2^-4 of its value; measured 2.7e-2 to 2.9e-2);
 - t (kept float) equal to fp32's within 1e-6, the all-zero row zero;
-- a CUDA compile's report lists W2's GEMM as the fp8 step and t's as float
-  (K = 8) and measures the error on the host. W1, W3 and W5 (one input)
-  become one merged GEMM of N = 96 + 8 + 12 = 116, not a multiple of 16,
-  which cuBLASLt's fp8 kernels need: an f8 product by a generated kernel;
+- a CUDA compile's report lists two fp8 GEMM steps and t's as float (K =
+  8) and measures the error on the host. W1, W3 and W5 (one input) become
+  one merged GEMM of N = 96 + 8 + 12 = 116, not the multiple of 16 that
+  cuBLASLt's fp8 kernels need: its weight is padded to 128 rows;
 - `--max-error=0.035` keeps the two GEMMs whose fp8 error exceeds it float.
 
 Usage: fp8.py OUT_DIR TSC TSC_RUN
