@@ -372,32 +372,29 @@ std::optional<uint16_t> tsc::roundF32BitsToBf16(uint32_t f32Bits,
 }
 
 uint8_t tsc::roundToF8E4M3FN(float value) {
-  if (std::isnan(value))
+  // From the bits (every weight of --quantize=fp8 goes through here).
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  auto sign = uint8_t((bits >> 24) & 0x80u);
+  uint32_t magnitude = bits & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) // NaN
     return 0x7f;
-  uint8_t sign = std::signbit(value) ? 0x80 : 0;
-  float magnitude = std::fabs(value);
-  if (magnitude >= 464.0f) // rounds past 448 (or is infinite): saturate
+  if (magnitude >= 0x43e80000u) // 464 and up round past 448: saturate
     return sign | 0x7e;
-  if (magnitude == 0.0f)
-    return sign;
-  // Count quanta of the value's binade: 2^(e-3) for a normal 2^e <= |v| <
-  // 2^(e+1) (e >= -6), 2^-9 below 2^-6 (subnormals). The division is by a
-  // power of two, so exact; nearbyint rounds ties to even.
-  int e;
-  std::frexp(magnitude, &e);
-  int exponent = std::max(e - 1, -6);
-  float steps = std::nearbyint(magnitude / std::ldexp(1.0f, exponent - 3));
-  uint32_t code;
-  if (exponent == -6 && steps < 8.0f) {
-    code = uint32_t(steps); // subnormal (or zero)
-  } else {
-    if (steps == 16.0f) { // rounded up into the next binade
-      ++exponent;
-      steps = 8.0f;
-    }
-    code = uint32_t(exponent + 7) << 3 | (uint32_t(steps) - 8);
+  if (magnitude < 0x3c800000u) {
+    // Below 2^-6, the smallest normal: multiples of 2^-9 (8 of them is
+    // 2^-6 itself, code 8). Scaling by 2^9 is exact; nearbyint rounds ties
+    // to even.
+    float scaled;
+    std::memcpy(&scaled, &magnitude, sizeof scaled);
+    return sign | uint8_t(std::nearbyint(scaled * 512.0f));
   }
-  return sign | uint8_t(std::min<uint32_t>(code, 0x7e));
+  // A normal: f32's exponent rebiased (127 -> 7) and 3 of its 23 mantissa
+  // bits, rounded to nearest even on the 20 dropped (a carry moves into the
+  // exponent, as it should).
+  uint32_t rounded = magnitude + 0x7ffffu + ((magnitude >> 20) & 1u);
+  return sign |
+         uint8_t(std::min<uint32_t>((rounded >> 20) - (120u << 3), 0x7e));
 }
 
 std::optional<std::vector<char>> tsc::getConstantBytes(Attribute attr) {
