@@ -669,6 +669,8 @@ def QuantizeQdqPass : Pass<"tsc-quantize-qdq", "func::FuncOp"> {
     weights with one scale per output channel. The activation's zero point
     (u8 or s8) folds into a shift of the input and the bias, exact up to
     the f32 rounding of the shift; the weight's zero point must be 0.
+    f8E4M3FN pairs (opset 19, zero points +0) become tsc-quantize-fp8's
+    form likewise (the activation per tensor with its saturate flag).
     Anything else keeps the model's float semantics: QDQ around other ops,
     a computed weight, scales or zero points that differ between the pair
     or are not constants (docs/quantization.md, "QDQ models").

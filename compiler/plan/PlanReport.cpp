@@ -271,10 +271,9 @@ static void printQuantization(const Plan &plan, const Report &report,
        << count << " of " << report.gemms << " GEMMs\n";
   }
   if (report.fp8Gemms)
-    os << "quantization: fp8 (weights f8E4M3FN per output channel, "
-          "activations f8E4M3FN per row; cuBLASLt's fp8 GEMMs with f32 "
-          "accumulation, the activation's quantization, the scales and the "
-          "epilogue in kernels): "
+    os << "quantization: fp8 (f8E4M3FN weights and activations; cuBLASLt's "
+          "fp8 GEMMs with f32 accumulation, the activation's quantization, "
+          "the scales and the epilogue in kernels): "
        << report.fp8Gemms << " of " << report.gemms << " GEMMs fp8\n";
   else if (!report.int8Gemms)
     return;

@@ -24,6 +24,14 @@
 // weights are symmetric); a per-tensor weight scale is repeated per
 // channel.
 //
+// fp8 QDQ pairs (f8E4M3FN codes, opset 19: what NVIDIA's Model Optimizer
+// exports for TensorRT, or ONNX Runtime's quantize_static with
+// QFLOAT8E4M3FN) become tsc-quantize-fp8's form the same way: the
+// activation per tensor with its saturate flag, the weight's scales per
+// output channel; zero points must be 0 (f8 zero points are +0 in
+// practice). CUDA targets of sm_89+ then run the product as cuBLASLt's fp8
+// GEMM (tsc-expand-quantized-gemms); elsewhere it is computed as written.
+//
 // Anything else stays the ops the model has (dequantize(quantize(x)) in
 // float, the model's semantics): QDQ around other ops, a computed weight,
 // scales or zero points that differ between the pair or are not constants.
@@ -53,7 +61,7 @@ using namespace mlir::tsc;
 namespace {
 
 /// The elements of a constant `v` as doubles (integers by their
-/// signedness), or nullopt.
+/// signedness, f8E4M3FN codes by their value), or nullopt.
 std::optional<std::vector<double>> getConstantValues(Value v) {
   auto constant = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
   if (!constant)
@@ -72,6 +80,14 @@ std::optional<std::vector<double>> getConstantValues(Value v) {
     for (char c : *bytes)
       values.push_back(element.isUnsignedInteger() ? double(uint8_t(c))
                                                    : double(int8_t(c)));
+  } else if (auto f8 = dyn_cast<Float8E4M3FNType>(element)) {
+    for (char c : *bytes) {
+      APFloat code(f8.getFloatSemantics(), APInt(8, uint8_t(c)));
+      bool losesInfo;
+      code.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                   &losesInfo);
+      values.push_back(code.convertToDouble());
+    }
   } else {
     return std::nullopt;
   }
@@ -86,12 +102,14 @@ std::optional<double> getScalar(Value v) {
   return values->front();
 }
 
-/// The activation of a QDQ GEMM: its f32 input, scale and zero point.
+/// The activation of a QDQ GEMM: its f32 input, scale and zero point, and
+/// its codes (u8, s8 or f8E4M3FN, with the quantization's saturate flag).
 struct Activation {
   Value x;
   float scale;
   int64_t zeroPoint;
   bool isUnsigned;
+  bool fp8, saturate;
 };
 
 FailureOr<Activation> matchActivation(Value input, std::string &why) {
@@ -102,10 +120,12 @@ FailureOr<Activation> matchActivation(Value input, std::string &why) {
     return failure();
   }
   auto element = dyn_cast<IntegerType>(xq.getType().getElementType());
-  if (!element || element.getWidth() != 8 ||
+  bool fp8 = isa<Float8E4M3FNType>(xq.getType().getElementType());
+  if ((!fp8 && (!element || element.getWidth() != 8)) ||
       !xq.getInput().getType().getElementType().isF32() ||
       !xd.getType().getElementType().isF32()) {
-    why = "the activation is not f32 quantized to 8-bit integers";
+    why = "the activation is not f32 quantized to 8-bit integers or "
+          "f8E4M3FN";
     return failure();
   }
   if (xq.getAxis() || xq.getGroupSize() || xd.getAxis() || xd.getGroupSize()) {
@@ -130,11 +150,17 @@ FailureOr<Activation> matchActivation(Value input, std::string &why) {
     why = "the activation scale is not a positive finite number";
     return failure();
   }
-  return Activation{xq.getInput(), float(*s), int64_t(*z),
-                    element.isUnsignedInteger()};
+  if (fp8 && *z != 0.0) {
+    why = "the fp8 activation's zero point is not 0";
+    return failure();
+  }
+  return Activation{xq.getInput(), float(*s),
+                    int64_t(*z),   element && element.isUnsignedInteger(),
+                    fp8,           xq.getSaturate()};
 }
 
-/// The weight of a QDQ GEMM: s8 data with one f32 scale per output channel.
+/// The weight of a QDQ GEMM: s8 (f8E4M3FN) data with one f32 scale per
+/// output channel.
 struct Weight {
   ConstantOp data;
   std::vector<float> scales;
@@ -152,9 +178,10 @@ FailureOr<Weight> matchWeight(Value weight, int64_t nDim, std::string &why) {
     why = "its weight is not a constant matrix";
     return failure();
   }
-  if (!type.getElementType().isSignlessInteger(8) ||
+  if (!(type.getElementType().isSignlessInteger(8) ||
+        isa<Float8E4M3FNType>(type.getElementType())) ||
       !wd.getType().getElementType().isF32()) {
-    why = "its weight is not s8 dequantized to f32";
+    why = "its weight is not s8 or f8E4M3FN dequantized to f32";
     return failure();
   }
   if (wd.getGroupSize() || (wd.getAxis() && *wd.getAxis() != uint64_t(nDim))) {
@@ -211,6 +238,12 @@ LogicalResult rewrite(Operation *op, DenseMap<Value, Value> &inputs,
   FailureOr<Weight> w = matchWeight(weight, nDim, why);
   if (failed(w))
     return failure();
+  Type codes = w->data.getType().getElementType();
+  if (act->fp8 != isa<Float8E4M3FNType>(codes)) {
+    why = "the activation's and the weight's codes are not both integers or "
+          "both f8E4M3FN";
+    return failure();
+  }
 
   OpBuilder b(op);
   Location loc = op->getLoc();
@@ -228,9 +261,9 @@ LogicalResult rewrite(Operation *op, DenseMap<Value, Value> &inputs,
           b, loc,
           DenseElementsAttr::get(RankedTensorType::get({}, b.getI8Type()),
                                  b.getIntegerAttr(b.getI8Type(), zeroPoint)));
-    Value xq = QuantizeOp::create(b, loc, inputType.clone(b.getI8Type()),
-                                  act->x, s, z, IntegerAttr(), IntegerAttr(),
-                                  /*saturate=*/false);
+    Value xq = QuantizeOp::create(
+        b, loc, inputType.clone(act->fp8 ? codes : b.getI8Type()), act->x, s, z,
+        IntegerAttr(), IntegerAttr(), /*saturate=*/act->fp8 && act->saturate);
     xd = DequantizeOp::create(b, loc, inputType, xq, s, z, IntegerAttr(),
                               IntegerAttr());
   }

@@ -99,3 +99,53 @@ func.func @near_misses(%x: tensor<?x16xf32>, %w: tensor<16x2xf32>) -> (tensor<?x
   %e = tsc.add %xd, %x : (tensor<?x16xf32>, tensor<?x16xf32>) -> tensor<?x16xf32>
   return %a, %b, %c, %d, %e : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x16xf32>
 }
+
+// -----
+
+// fp8 QDQ (opset 19's f8E4M3FN pairs, zero points +0, saturating): the
+// activation keeps its scale and saturate flag, without the zero point; the
+// weight's per-tensor scale is repeated per output channel.
+// CHECK-LABEL: func.func @fp8_per_tensor
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x16xf32>)
+// CHECK:         %[[WQ:.+]] = tsc.constant dense<{{.+}}> : tensor<16x2xf8E4M3FN>
+// CHECK:         %[[S:.+]] = tsc.constant dense<2.000000e-02> : tensor<f32>
+// CHECK:         %[[Q:.+]] = tsc.quantize %[[X]], %[[S]] saturate : (tensor<?x16xf32>, tensor<f32>) -> tensor<?x16xf8E4M3FN>
+// CHECK:         %[[XD:.+]] = tsc.dequantize %[[Q]], %[[S]] : (tensor<?x16xf8E4M3FN>, tensor<f32>) -> tensor<?x16xf32>
+// CHECK:         %[[WS:.+]] = tsc.constant dense<1.250000e-01> : tensor<2xf32>
+// CHECK:         %[[WD:.+]] = tsc.dequantize %[[WQ]], %[[WS]] axis = 1 : (tensor<16x2xf8E4M3FN>, tensor<2xf32>) -> tensor<16x2xf32>
+// CHECK:         %[[Y:.+]] = tsc.linear %[[XD]], %[[WD]] {weight_kn}
+// CHECK:         return %[[Y]]
+func.func @fp8_per_tensor(%x: tensor<?x16xf32>) -> tensor<?x2xf32> {
+  %s = tsc.constant dense<0.02> : tensor<f32>
+  %z = tsc.constant dense<0.0> : tensor<f8E4M3FN>
+  %q = tsc.quantize %x, %s, %z saturate : (tensor<?x16xf32>, tensor<f32>, tensor<f8E4M3FN>) -> tensor<?x16xf8E4M3FN>
+  %xd = tsc.dequantize %q, %s, %z : (tensor<?x16xf8E4M3FN>, tensor<f32>, tensor<f8E4M3FN>) -> tensor<?x16xf32>
+  %wq = tsc.constant dense<1.0> : tensor<16x2xf8E4M3FN>
+  %ws = tsc.constant dense<0.125> : tensor<f32>
+  %wd = tsc.dequantize %wq, %ws : (tensor<16x2xf8E4M3FN>, tensor<f32>) -> tensor<16x2xf32>
+  %y = tsc.matmul %xd, %wd : (tensor<?x16xf32>, tensor<16x2xf32>) -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
+}
+
+// -----
+
+// Near misses of fp8 QDQ: a nonzero f8 zero point, and an fp8 activation
+// by an s8 weight, stay float with the reason.
+func.func @fp8_near_misses(%x: tensor<?x16xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>) {
+  %s = tsc.constant dense<0.02> : tensor<f32>
+  %z = tsc.constant dense<1.0> : tensor<f8E4M3FN>
+  %q = tsc.quantize %x, %s, %z saturate : (tensor<?x16xf32>, tensor<f32>, tensor<f8E4M3FN>) -> tensor<?x16xf8E4M3FN>
+  %xd = tsc.dequantize %q, %s, %z : (tensor<?x16xf8E4M3FN>, tensor<f32>, tensor<f8E4M3FN>) -> tensor<?x16xf32>
+  %wq = tsc.constant dense<1.0> : tensor<16x2xf8E4M3FN>
+  %ws = tsc.constant dense<0.125> : tensor<f32>
+  %wd = tsc.dequantize %wq, %ws : (tensor<16x2xf8E4M3FN>, tensor<f32>) -> tensor<16x2xf32>
+  // expected-remark @below {{kept float: the fp8 activation's zero point is not 0}}
+  %y = tsc.matmul %xd, %wd : (tensor<?x16xf32>, tensor<16x2xf32>) -> tensor<?x2xf32>
+  %q0 = tsc.quantize %x, %s saturate : (tensor<?x16xf32>, tensor<f32>) -> tensor<?x16xf8E4M3FN>
+  %xd0 = tsc.dequantize %q0, %s : (tensor<?x16xf8E4M3FN>, tensor<f32>) -> tensor<?x16xf32>
+  %w8 = tsc.constant dense<1> : tensor<16x2xi8>
+  %wd8 = tsc.dequantize %w8, %ws : (tensor<16x2xi8>, tensor<f32>) -> tensor<16x2xf32>
+  // expected-remark @below {{kept float: the activation's and the weight's codes are not both integers or both f8E4M3FN}}
+  %z2 = tsc.matmul %xd0, %wd8 : (tensor<?x16xf32>, tensor<16x2xf32>) -> tensor<?x2xf32>
+  return %y, %z2 : tensor<?x2xf32>, tensor<?x2xf32>
+}

@@ -22,7 +22,14 @@ printed as `PASS name: value <= bound` or `FAIL ...`:
   8) and measures the error on the host. W1, W3 and W5 (one input) become
   one merged GEMM of N = 96 + 8 + 12 = 116, not the multiple of 16 that
   cuBLASLt's fp8 kernels need: its weight is padded to 128 rows;
-- `--max-error=0.035` keeps the two GEMMs whose fp8 error exceeds it float.
+- `--max-error=0.035` keeps the two GEMMs whose fp8 error exceeds it float;
+- an fp8 QDQ model (opset 19: f8E4M3FN QuantizeLinear/DequantizeLinear
+  around two MatMuls of one input, an outlier past the activation's range
+  that saturates) against ONNX Runtime's run of it (graph optimizations
+  off: its Q/DQ fusion takes no f8): compiled for the host (the pairs in
+  fp8 form, computed as written) <= 1e-6 (measured 0), and in the CUDA
+  form on the host <= 1e-6 (f32 sums in another order; measured 1.8e-7);
+  for CUDA both GEMMs are one merged fp8 step (N = 96 + 40, padded).
 
 Usage: fp8.py OUT_DIR TSC TSC_RUN
 """
@@ -33,6 +40,9 @@ import sys
 
 import ml_dtypes
 import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from dynamic_int8 import (F32_MIN, Checks, compile_and_run, outlier_inputs, rel_l2,  # noqa: E402
@@ -67,6 +77,54 @@ def reference(feeds, w):
             "t": feeds["s"].astype(np.float64) @ w["W4"]}
 
 
+def qdq_fp8(out, tsc, tsc_run, check):
+    """The fp8 QDQ model against ONNX Runtime (see the module's docstring)."""
+    rng = np.random.default_rng(5)
+    k, widths = 64, {"y1": 96, "y2": 40}
+    initializers = [numpy_helper.from_array(np.array(0.02, np.float32), "xs"),
+                    helper.make_tensor("zp", TensorProto.FLOAT8E4M3FN, [], [0])]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "zp"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "zp"], ["xd"])]
+    for name, n in widths.items():
+        w = (rng.standard_normal((k, n)) * 0.1).astype(np.float32)
+        ws = (np.abs(w).max(axis=0) / E4M3_MAX).astype(np.float32)
+        codes = (w / ws).astype(ml_dtypes.float8_e4m3fn)
+        initializers += [helper.make_tensor(f"{name}_w", TensorProto.FLOAT8E4M3FN, [k, n],
+                                            codes.view(np.uint8).tobytes(), raw=True),
+                         numpy_helper.from_array(ws, f"{name}_s")]
+        nodes += [helper.make_node("DequantizeLinear", [f"{name}_w", f"{name}_s"],
+                                   [f"{name}_wd"], axis=1),
+                  helper.make_node("MatMul", ["xd", f"{name}_wd"], [name])]
+    graph = helper.make_graph(
+        nodes, "qdq_fp8", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", k])],
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, ["b", n])
+         for name, n in widths.items()], initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)],
+                              ir_version=9)
+    onnx.checker.check_model(model)
+    path = out / "qdq-fp8.onnx"
+    onnx.save(model, path)
+    x = (rng.standard_normal((5, k)) * 3).astype(np.float32)
+    x[0, 0] = 100.0  # past 448 · 0.02: saturates
+    np.save(out / "qdq_x.npy", x)
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    expected = dict(zip(widths, ort.InferenceSession(str(path), options).run(None, {"x": x})))
+    for label, flags in (("host", []), ("cuda form", ["--gpu-loop-mapping"])):
+        artifact = out / f"qdq-{label.replace(' ', '-')}.tscm"
+        subprocess.run([tsc, str(path), "--dim", "b=1..8", *flags, "-o", str(artifact)],
+                       check=True, capture_output=True)
+        run = out / f"qdq-{label.replace(' ', '-')}"
+        subprocess.run([tsc_run, str(artifact), "--input", f"x={out / 'qdq_x.npy'}",
+                        "--output-dir", str(run)], check=True, stdout=subprocess.DEVNULL)
+        for name in widths:
+            check(f"qdq {name} {label} vs ONNX Runtime",
+                  rel_l2(np.load(run / f"{name}.npy"), expected[name]), 1e-6)
+    report = subprocess.run([tsc, str(path), "--dim", "b=1..8", "--target=cuda:sm_90",
+                             "--report"], check=True, capture_output=True, text=True).stdout
+    print(f"QDQ {next((l for l in report.splitlines() if l.startswith('quantization')), '')}")
+
+
 def main():
     out, tsc, tsc_run, rng, weights = start()
     feeds, args = outlier_inputs(out, rng)
@@ -98,6 +156,7 @@ def main():
     for line in (budget.stdout + budget.stderr).splitlines():
         if "kept float" in line or "final error" in line:
             print(f"BUDGET {line.strip()}")
+    qdq_fp8(out, tsc, tsc_run, check)
     return 1 if check.failures else 0
 
 
