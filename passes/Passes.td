@@ -514,7 +514,9 @@ def QuantizeFp8Pass : Pass<"tsc-quantize-fp8", "func::FuncOp"> {
     activation scales cost one row reduction, as a per-tensor scale would
     (a reduction over the whole tensor), and keep a row of small values
     from being flushed by another row's outlier. The same GEMMs as
-    dynamic-int8 stay float.
+    dynamic-int8 stay float. With `input-ranges` (calibration), the
+    activation's scale is one constant per tensor instead: no row
+    reductions at run time, one quantize kernel.
 
     ```mlir
     %q = tsc.quantize %x, %s axis = 1 group_size = 384 saturate
@@ -533,7 +535,15 @@ def QuantizeFp8Pass : Pass<"tsc-quantize-fp8", "func::FuncOp"> {
                         "Emit a remark on each GEMM kept float, saying why">,
                  ListOption<"keepFloat", "keep-float", "std::string",
                             "GEMMs kept float, by name (glob patterns; as "
-                            "tsc-quantize-dynamic-int8's)">];
+                            "tsc-quantize-dynamic-int8's)">,
+                 ListOption<"inputRanges", "input-ranges", "float",
+                            "Static fp8 (`tsc --quantize=fp8 --calibration "
+                            "DIR`): the calibrated max|x| of each GEMM op's "
+                            "input in walk order, as "
+                            "tsc-quantize-static-int8's; the activation is "
+                            "then quantized per tensor by max(range / 448, "
+                            "FLT_MIN), with no reduction at run time. Empty: "
+                            "per row at run time">];
 }
 
 def QuantizeWeightOnlyPass : Pass<"tsc-quantize-weight-only", "func::FuncOp"> {

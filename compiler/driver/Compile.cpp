@@ -638,7 +638,10 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
   // Calibrated once: the error budget's trial compiles keep different GEMMs
   // float, but the ranges are per GEMM op, quantized or not.
   CompileOptions calibrated = options;
-  if (options.quantize == Quantization::StaticInt8 &&
+  // static-int8's ranges, and fp8's with --calibration (static fp8).
+  bool staticFp8 = options.quantize == Quantization::Fp8 &&
+                   !options.calibration.directory.empty();
+  if ((options.quantize == Quantization::StaticInt8 || staticFp8) &&
       options.inputRanges.empty()) {
     FailureOr<std::vector<ActivationRange>> ranges =
         calibrateInputRanges(module, options);

@@ -132,13 +132,25 @@ LogicalResult checkFp8Target(const DriverOptions &flags,
 /// target and the precision); failure after saying why a mode is refused.
 LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                                 CompileOptions &options) {
-  bool calibrated = mode == "static-int8";
+  // static-int8, and fp8 with --calibration (per-tensor activation scales,
+  // symmetric: e4m3 has no zero point), take calibration samples.
+  bool staticFp8 = mode == "fp8" && flags.calibration.getNumOccurrences();
+  bool calibrated = mode == "static-int8" || staticFp8;
   for (const auto *flag : {&flags.calibrationMethod, &flags.calibrationRange})
     if (!calibrated && flag->getNumOccurrences()) {
       llvm::errs() << "tsc: error: --" << flag->ArgStr
-                   << " goes with --quantize=static-int8\n";
+                   << " goes with --quantize=static-int8 (or fp8 with "
+                      "--calibration)\n";
       return failure();
     }
+  if (staticFp8 && flags.calibrationRange.getNumOccurrences() &&
+      flags.calibrationRange != "symmetric") {
+    llvm::errs() << "tsc: error: --quantize=fp8 --calibration-range="
+                 << flags.calibrationRange
+                 << ": fp8 activations are symmetric (e4m3 has no zero point); "
+                    "give symmetric or leave it out\n";
+    return failure();
+  }
   if (mode == "none")
     return success();
   bool fp8 = mode == "fp8";
@@ -200,14 +212,15 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                  << ": expected asymmetric or symmetric\n";
     return failure();
   }
-  options.calibration.asymmetric = flags.calibrationRange == "asymmetric";
+  options.calibration.asymmetric =
+      !staticFp8 && flags.calibrationRange == "asymmetric";
   options.weightGroupSize = groupSize;
   options.weightZeroPoints = zeroPoints;
   options.quantize = weightOnly
                          ? (base == "weight-int8" ? Quantization::WeightInt8
                                                   : Quantization::WeightInt4)
-                     : calibrated ? Quantization::StaticInt8
                      : fp8        ? Quantization::Fp8
+                     : calibrated ? Quantization::StaticInt8
                                   : Quantization::DynamicInt8;
   return success();
 }
@@ -286,10 +299,12 @@ mlir::tsc::getCompileOptions(const DriverOptions &flags) {
   // Calibration samples: static-int8's ranges, or the structured prune
   // passes' activation-aware importance.
   if (flags.calibration.getNumOccurrences() &&
-      options.quantize != Quantization::StaticInt8 && !(specs->heads > 0) &&
+      options.quantize != Quantization::StaticInt8 &&
+      options.quantize != Quantization::Fp8 && !(specs->heads > 0) &&
       !(specs->ffn > 0)) {
     llvm::errs() << "tsc: error: --calibration goes with "
-                    "--quantize=static-int8 or --prune=heads=R / ffn=R\n";
+                    "--quantize=static-int8 or fp8, or --prune=heads=R / "
+                    "ffn=R\n";
     return failure();
   }
   if (flags.calibration.getNumOccurrences() && flags.calibration.empty()) {

@@ -242,7 +242,12 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   } else if (options.quantize == Quantization::Fp8) {
     QuantizeFp8PassOptions fp8;
     fp8.keepFloat.assign(options.keepFloat.begin(), options.keepFloat.end());
+    fp8.inputRanges.assign(options.inputRanges.begin(),
+                           options.inputRanges.end());
     pm.addNestedPass<func::FuncOp>(createQuantizeFp8Pass(fp8));
+    // Calibrated (static) scales are new ops that need their bindings.
+    if (!options.inputRanges.empty())
+      pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
     pm.addPass(createCSEPass());
   } else if (options.quantize == Quantization::WeightInt8 ||
              options.quantize == Quantization::WeightInt4) {

@@ -121,8 +121,10 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       llvm::cl::init(false)};
   ListOption<float> inputRanges{
       *this, "input-ranges",
-      llvm::cl::desc("static-int8: the calibrated range of each GEMM op's "
-                     "input (tsc-quantize-static-int8's option)")};
+      llvm::cl::desc("static-int8 (and fp8, per-tensor scales): the "
+                     "calibrated range of each GEMM op's input "
+                     "(tsc-quantize-static-int8's and tsc-quantize-fp8's "
+                     "option)")};
   ListOption<float> inputMinima{
       *this, "input-minima",
       llvm::cl::desc("static-int8: the calibrated minimum of each GEMM op's "

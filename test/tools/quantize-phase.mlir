@@ -41,6 +41,7 @@
 // RUN: tsc %s --quantize=weight-int4 --target=cuda:sm_90 --emit=fuse | sed '/^{-#/,$d' | FileCheck %s --check-prefix=WEIGHT-CUDA
 // RUN: not tsc %s --quantize=fp8 --emit=graph 2>&1 | FileCheck %s --check-prefix=FP8-HOST
 // RUN: not tsc %s --quantize=fp8 --target=cuda:sm_80 --emit=graph 2>&1 | FileCheck %s --check-prefix=FP8-SM80
+// RUN: not tsc %s --quantize=fp8 --target=cuda:sm_90 --calibration %t --calibration-range=asymmetric --emit=graph 2>&1 | FileCheck %s --check-prefix=FP8-RANGE
 // RUN: tsc %s --quantize=fp8 --target=cuda:sm_90 --emit=quantize -o %t.fp8q.mlir
 // RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=fp8" | diff %t.fp8q.mlir -
 // RUN: FileCheck %s --check-prefix=FP8-QUANTIZE < %t.fp8q.mlir
@@ -63,11 +64,12 @@
 // BUDGET: tsc: error: --max-error=0: expected a relative L2 error E > 0 (e.g. 1e-2)
 // BUDGET-ALONE: tsc: error: --max-error needs --quantize or --prune with a ratio
 // STATIC: tsc: error: --quantize=static-int8 needs --calibration DIR (one folder of NAME.npy inputs per sample)
-// CALIB: tsc: error: --calibration goes with --quantize=static-int8 or --prune=heads=R / ffn=R
+// CALIB: tsc: error: --calibration goes with --quantize=static-int8 or fp8, or --prune=heads=R / ffn=R
 // METHOD: tsc: error: --calibration-method={{kl|percentile=101}}: expected min-max, percentile[=P] (0 < P <= 100) or entropy
 // RANGE-ALONE: tsc: error: --calibration-range goes with --quantize=static-int8
 // RANGE: tsc: error: --calibration-range=both: expected asymmetric or symmetric
 // FP8-HOST: tsc: error: --quantize=fp8 needs a CUDA target of sm_89 or later (e.g. --target=cuda:sm_90): the host CPU has no fp8 arithmetic
+// FP8-RANGE: tsc: error: --quantize=fp8 --calibration-range=asymmetric: fp8 activations are symmetric (e4m3 has no zero point); give symmetric or leave it out
 // FP8-SM80: tsc: error: --quantize=fp8: sm_80 has no fp8 tensor cores (cuBLASLt's fp8 GEMMs need sm_89 or later)
 // UNKNOWN: tsc: error: --quantize=int3: expected none, dynamic-int8, static-int8, weight-int8[:group=G][:zero-points], weight-int4[:group=G][:zero-points] or fp8
 // GROUP: tsc: error: --quantize=weight-int4:group=48: expected weight-int4[:group=G][:zero-points] with G a power of two from 8 to 4096 (32, 64, 128 are usual) or `channel`

@@ -27,8 +27,9 @@ MODES = {
     "weight-int8": ["--quantize=weight-int8"],
     "weight-int4": ["--quantize=weight-int4:group=32:zero-points"],
     "fp8": ["--quantize=fp8"],
+    "fp8-static": ["--quantize=fp8", "--calibration", "{calibration}"],
 }
-CHIPS = {"fp8": ("sm_89", "sm_90")}
+CHIPS = {"fp8": ("sm_89", "sm_90"), "fp8-static": ("sm_89", "sm_90")}
 
 
 def main():
