@@ -170,13 +170,10 @@ LogicalResult expand(Int8Linear &g) {
       term[size_t(j)] = g.zeroPoint * sum;
     }
     auto termType = RankedTensorType::get({n}, b.getI32Type());
-    Value c = ConstantOp::create(
-        b, loc,
-        cast<ElementsAttr>(getConstantFromBytes(
-            termType,
-            ArrayRef<char>(reinterpret_cast<const char *>(term.data()),
-                           term.size() * sizeof(int32_t)),
-            weightName(g.wq, ".zero-point-term"))));
+    Value c = ConstantOp::create(b, loc,
+                                 cast<ElementsAttr>(getConstantFromValues(
+                                     termType, ArrayRef<int32_t>(term),
+                                     weightName(g.wq, ".zero-point-term"))));
     acc = SubOp::create(b, loc, acc, c);
   }
   // An s32 sum converts to f32; an f8 product's is f32 already.

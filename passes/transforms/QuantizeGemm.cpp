@@ -200,11 +200,8 @@ FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g, std::string &why,
           qType, q, weightName(g.weight, codes == Codes::S8 ? ".s8" : ".f8"))));
   Value ws = ConstantOp::create(
       b, loc,
-      cast<ElementsAttr>(getConstantFromBytes(
-          scaleType,
-          ArrayRef<char>(reinterpret_cast<const char *>(scales.data()),
-                         scales.size() * sizeof(float)),
-          weightName(g.weight, ".scale"))));
+      cast<ElementsAttr>(getConstantFromValues(
+          scaleType, ArrayRef<float>(scales), weightName(g.weight, ".scale"))));
   return DequantizeOp::create(b, loc, weightType, wq, ws, Value(),
                               b.getI64IntegerAttr(nDim), IntegerAttr())
       .getResult();

@@ -272,14 +272,10 @@ LogicalResult rewrite(Operation *op, DenseMap<Value, Value> &inputs,
   RankedTensorType qType = w->data.getType();
   int64_t n = qType.getDimSize(nDim);
   auto scaleType = RankedTensorType::get({n}, b.getF32Type());
-  auto asBytes = [](ArrayRef<float> v) {
-    return ArrayRef<char>(reinterpret_cast<const char *>(v.data()),
-                          v.size() * sizeof(float));
-  };
   Value ws = ConstantOp::create(
       b, loc,
-      cast<ElementsAttr>(getConstantFromBytes(scaleType, asBytes(w->scales),
-                                              "qdq.weight.scale")));
+      cast<ElementsAttr>(getConstantFromValues(
+          scaleType, ArrayRef<float>(w->scales), "qdq.weight.scale")));
   Value wd =
       DequantizeOp::create(b, loc, weight.getType(), w->data, ws, Value(),
                            b.getI64IntegerAttr(nDim), IntegerAttr());

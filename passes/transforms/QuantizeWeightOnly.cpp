@@ -113,11 +113,7 @@ Quantized quantizeWeight(ArrayRef<float> w, int64_t k, int64_t n, bool kn,
 Attribute codesConstant(RankedTensorType type, ArrayRef<int8_t> codes,
                         unsigned bits, StringRef name) {
   if (bits == 8)
-    return getConstantFromBytes(
-        type,
-        ArrayRef<char>(reinterpret_cast<const char *>(codes.data()),
-                       codes.size()),
-        name);
+    return getConstantFromValues(type, codes, name);
   std::vector<char> packed((codes.size() + 1) / 2, 0);
   for (size_t i = 0; i < codes.size(); ++i)
     packed[i / 2] |= char((uint8_t(codes[i]) & 0xF) << (4 * (i & 1)));
@@ -174,13 +170,11 @@ struct QuantizeWeightOnlyPass
         b, loc,
         cast<ElementsAttr>(codesConstant(codeType, q.codes, bits,
                                          weightName(g.weight, suffix))));
-    Value ws = ConstantOp::create(
-        b, loc,
-        cast<ElementsAttr>(getConstantFromBytes(
-            scaleType,
-            ArrayRef<char>(reinterpret_cast<const char *>(q.scales.data()),
-                           q.scales.size() * sizeof(float)),
-            weightName(g.weight, suffix + ".scale"))));
+    Value ws =
+        ConstantOp::create(b, loc,
+                           cast<ElementsAttr>(getConstantFromValues(
+                               scaleType, ArrayRef<float>(q.scales),
+                               weightName(g.weight, suffix + ".scale"))));
     Value wz;
     if (!q.zeroPoints.empty())
       wz = ConstantOp::create(

@@ -31,6 +31,18 @@ std::optional<std::vector<char>> getConstantBytes(Attribute attr);
 Attribute getConstantFromBytes(RankedTensorType type, ArrayRef<char> bytes,
                                StringRef name);
 
+/// getConstantFromBytes of `values`, whose bytes are the elements of `type`
+/// (f32 scales, i32 terms, i8 codes made at compile time).
+template <typename T>
+Attribute getConstantFromValues(RankedTensorType type, ArrayRef<T> values,
+                                StringRef name) {
+  return getConstantFromBytes(
+      type,
+      ArrayRef<char>(reinterpret_cast<const char *>(values.data()),
+                     values.size() * sizeof(T)),
+      name);
+}
+
 /// The bf16 bits of the f32 with bits `f32Bits`, rounded to nearest even
 /// (bf16 has f32's exponent range, so that is the whole conversion); with
 /// `saturate`, a finite value that rounds to infinity gives the largest
