@@ -108,15 +108,16 @@ struct DriverOptions {
           "calibrated on --calibration), weight-int8[:group=G] or "
           "weight-int4[:group=G] (weights only, a scale per output channel "
           "or per G weights along K; int4's default G is 128; "
-          ":zero-points adds a zero point per scale); host target, fp32 "
-          "precision"),
+          ":zero-points adds a zero point per scale), fp8 (e4m3 weights per "
+          "output channel and activations per row, or per tensor with "
+          "--calibration; CUDA sm_89 and later only); fp32 precision"),
       llvm::cl::init("none"), llvm::cl::cat(category)};
   llvm::cl::opt<std::string> calibration{
       "calibration",
       llvm::cl::desc(
-          "--quantize=static-int8, or --prune=heads=R / ffn=R (activation-"
-          "aware importance): a folder with one folder per sample, each "
-          "holding NAME.npy for every model input"),
+          "--quantize=static-int8 or fp8, or --prune=heads=R / ffn=R "
+          "(activation-aware importance): a folder with one folder per "
+          "sample, each holding NAME.npy for every model input"),
       llvm::cl::value_desc("DIR"), llvm::cl::cat(category)};
   llvm::cl::opt<std::string> calibrationMethod{
       "calibration-method",
