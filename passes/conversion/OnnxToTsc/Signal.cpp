@@ -546,6 +546,10 @@ FailureOr<Values> convertStft(ForeignNode &node) {
   FailureOr<Value> window = node.optionalInput(2);
   if (failed(window))
     return failure();
+  if (*window && cast<RankedTensorType>(window->getType()).getRank() != 1)
+    return node.fail(
+        "the window must be 1-D (rank " +
+        Twine(cast<RankedTensorType>(window->getType()).getRank()) + ")");
   FailureOr<SmallVector<OpFoldResult>> stepRead =
       node.sizeElements(1, 1, length);
   if (failed(stepRead) || stepRead->size() != 1)
