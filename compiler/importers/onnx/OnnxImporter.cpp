@@ -459,7 +459,15 @@ LogicalResult Importer::importNode(onnx::NodeProto &node) {
   }
   SmallVector<NamedAttribute> attrs;
   unsigned numSubgraphs = 0;
+  llvm::StringSet<> attrNames;
   for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
+    // One value per name (the subgraphs are found by name below).
+    if (!attrNames.insert(attr.name()).second) {
+      emitError(loc) << "node '" << cast<NameLoc>(loc).getName().str() << "' ("
+                     << node.op_type() << ") has two attributes named '"
+                     << attr.name() << "'";
+      return failure();
+    }
     FailureOr<Attribute> value = convertAttribute(attr, node, numSubgraphs);
     if (failed(value))
       return failure();
