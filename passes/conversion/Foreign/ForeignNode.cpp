@@ -53,7 +53,8 @@ std::string ForeignNode::getName() {
 std::string ForeignNode::describe() { return describeOp(op); }
 
 LogicalResult ForeignNode::fail(const Twine &reason) {
-  if (diagnose)
+  // After a missing dim was read, that is the node's one message.
+  if (diagnose && !missingDim)
     emitError(getLoc()) << (isTorchDomain(op) ? "TorchScript" : "ONNX")
                         << " node '" << getName() << "' (" << describe()
                         << "): " << reason;
@@ -238,6 +239,13 @@ LogicalResult ForeignNode::verifyCreated(Operation *created) {
 
 OpFoldResult ForeignNode::dimSize(Value value, int64_t d) {
   auto type = cast<RankedTensorType>(value.getType());
+  if (d < 0 || d >= type.getRank()) {
+    (void)fail("an operand of rank " + Twine(type.getRank()) +
+               " is read at dim " + Twine(d) +
+               " (its rank is not what the op takes there)");
+    missingDim = true;
+    return rewriter.getIndexAttr(1);
+  }
   if (!type.isDynamicDim(d))
     return rewriter.getIndexAttr(type.getDimSize(d));
   return rewriter.createOrFold<DimOp>(getLoc(), value, d);
@@ -455,7 +463,7 @@ struct ConvertForeignNode : public OpRewritePattern<ForeignOp> {
       return failure();
     ForeignNode node(op, rewriter, /*diagnose=*/false);
     FailureOr<SmallVector<Value>> values = convert(node);
-    if (failed(values))
+    if (failed(values) || node.readMissingDim())
       return failure();
     return replaceNode(op, *values, rewriter);
   }
@@ -609,7 +617,8 @@ LogicalResult foreign::convertForeignOps(
       continue;
     }
     FailureOr<SmallVector<Value>> values = convert(node);
-    if (failed(values) || failed(replaceNode(op, *values, rewriter)))
+    if (failed(values) || node.readMissingDim() ||
+        failed(replaceNode(op, *values, rewriter)))
       failedAny = true;
   }
   if (!unsupported.empty()) {

@@ -198,7 +198,13 @@ public:
   LogicalResult verifyCreated(Operation *op);
 
   /// The size of `value`'s dim `d` as an index (a constant when static).
+  /// A `d` past `value`'s rank (an input of a hostile model with fewer
+  /// dims than the converter expects) fails the node, naming the dim and
+  /// the rank: the size given back is 1 so that the converter can go on
+  /// without reading past the shape, and the conversion is refused after it.
   OpFoldResult dimSize(Value value, int64_t d);
+  /// Whether a dimSize call read a dim the value does not have.
+  bool readMissingDim() { return missingDim; }
   /// `OpFoldResult` as an index `Value`.
   Value toIndex(OpFoldResult ofr);
   /// The dynamic entries of `sizes`, as index values, for reshape/expand.
@@ -224,6 +230,7 @@ private:
   ForeignOp op;
   RewriterBase &rewriter;
   bool diagnose;
+  bool missingDim = false;
 };
 
 /// Converts one node; returns one value per ONNX output (null for outputs
