@@ -40,16 +40,9 @@ LogicalResult quantize(QuantizableGemm g, float range, std::string &why) {
     replaceGemm(g, quantizeRows(g, Codes::F8E4M3FN), *wd);
     return success();
   }
-  OpBuilder b(g.op);
-  Location loc = g.op->getLoc();
-  auto inputType = cast<RankedTensorType>(g.input.getType());
-  Value scale = createScalar(
-      b, loc, std::max(range / getCodesMax(Codes::F8E4M3FN), kMinInt8Scale));
-  Value xq = QuantizeOp::create(
-      b, loc, inputType.clone(b.getType<Float8E4M3FNType>()), g.input, scale,
-      Value(), IntegerAttr(), IntegerAttr(), /*saturate=*/true);
-  Value xd = DequantizeOp::create(b, loc, inputType, xq, scale, Value(),
-                                  IntegerAttr(), IntegerAttr());
+  Value xd = quantizePerTensor(
+      g, Codes::F8E4M3FN,
+      std::max(range / getCodesMax(Codes::F8E4M3FN), kMinInt8Scale));
   replaceGemm(g, xd, *wd);
   return success();
 }

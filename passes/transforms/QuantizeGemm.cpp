@@ -227,6 +227,26 @@ Value tsc::quantizeRows(QuantizableGemm g, Codes codes) {
                               group);
 }
 
+Value tsc::quantizePerTensor(QuantizableGemm g, Codes codes, float scale,
+                             std::optional<int8_t> zeroPoint) {
+  assert((!zeroPoint || codes == Codes::S8) && "zero points are s8's");
+  OpBuilder b(g.op);
+  Location loc = g.op->getLoc();
+  auto inputType = cast<RankedTensorType>(g.input.getType());
+  Value s = createScalar(b, loc, scale);
+  Value z;
+  if (zeroPoint)
+    z = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({}, b.getI8Type()),
+                               b.getIntegerAttr(b.getI8Type(), *zeroPoint)));
+  Value xq = QuantizeOp::create(
+      b, loc, inputType.clone(getCodesType(b.getContext(), codes)), g.input, s,
+      z, IntegerAttr(), IntegerAttr(), /*saturate=*/codes == Codes::F8E4M3FN);
+  return DequantizeOp::create(b, loc, inputType, xq, s, z, IntegerAttr(),
+                              IntegerAttr());
+}
+
 float tsc::roundToBf16(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);

@@ -15,6 +15,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::tsc {
@@ -104,6 +105,13 @@ FailureOr<Value> createQuantizedWeight(QuantizableGemm g, std::string &why,
 /// activation's scale per row computed at run time: `s = max(max|x| /
 /// getCodesMax, FLT_MIN)` over the last dim (f8E4M3FN codes saturate).
 Value quantizeRows(QuantizableGemm g, Codes codes);
+
+/// `dequantize(quantize(x, s[, z]), s[, z])` built before `g.op`, with the
+/// activation's scale a constant: `scale` (calibrated; static int8 and
+/// static fp8), and for s8 codes an optional zero point `zeroPoint` (an
+/// asymmetric range; nullopt: none). f8E4M3FN codes saturate.
+Value quantizePerTensor(QuantizableGemm g, Codes codes, float scale,
+                        std::optional<int8_t> zeroPoint = std::nullopt);
 
 /// Replaces `g.op` by a tsc.linear of `input` and `weight` with the old
 /// op's bias, residual, layout and activation. Returns the new op.

@@ -44,28 +44,14 @@ LogicalResult quantize(QuantizableGemm g, Range range, std::string &why) {
   FailureOr<Value> wd = createQuantizedWeight(g, why);
   if (failed(wd))
     return failure();
-  OpBuilder b(g.op);
-  Location loc = g.op->getLoc();
-  auto inputType = cast<RankedTensorType>(g.input.getType());
   float s = range.symmetric
                 ? std::max(range.hi / kInt8Max, kMinInt8Scale)
                 : std::max((range.hi - range.lo) / 255.0f, kMinInt8Scale);
-  Value scale = createScalar(b, loc, s);
-  Value zeroPoint;
-  if (!range.symmetric) {
-    double z = std::nearbyint(-128.0 - double(range.lo) / double(s));
-    auto type = RankedTensorType::get({}, b.getI8Type());
-    zeroPoint = ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(
-            type, b.getIntegerAttr(b.getI8Type(),
-                                   int64_t(std::clamp(z, -128.0, 127.0)))));
-  }
-  Value xq = QuantizeOp::create(b, loc, inputType.clone(b.getI8Type()), g.input,
-                                scale, zeroPoint, IntegerAttr(), IntegerAttr(),
-                                /*saturate=*/false);
-  Value xd = DequantizeOp::create(b, loc, inputType, xq, scale, zeroPoint,
-                                  IntegerAttr(), IntegerAttr());
+  std::optional<int8_t> zeroPoint;
+  if (!range.symmetric)
+    zeroPoint = int8_t(std::clamp(
+        std::nearbyint(-128.0 - double(range.lo) / double(s)), -128.0, 127.0));
+  Value xd = quantizePerTensor(g, Codes::S8, s, zeroPoint);
   replaceGemm(g, xd, *wd);
   return success();
 }
