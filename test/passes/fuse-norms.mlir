@@ -110,3 +110,27 @@ func.func @keeps_broadcast_scale_outside(%x: tensor<4x32xf32>, %w: tensor<4x1xf3
   %y = tsc.mul %n, %w : (tensor<4x32xf32>, tensor<4x1xf32>) -> tensor<4x32xf32>
   return %y : tensor<4x32xf32>
 }
+
+// -----
+
+// A square outside any norm becomes a self-product (pow would expand into
+// exp and log in the kernel), in f16 too (x·x is exact in f32 and rounded
+// once either way); other exponents and integer squares stay pow.
+// CHECK-LABEL: func.func @squares_as_products
+// CHECK-SAME:    (%[[X:.+]]: tensor<4x32xf32>, %[[I:.+]]: tensor<4x32xi32>, %[[H:.+]]: tensor<4x32xf16>)
+// CHECK:         %[[S:.+]] = tsc.mul %[[X]], %[[X]] : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+// CHECK:         %[[C:.+]] = tsc.pow %[[X]], %{{.+}} : (tensor<4x32xf32>, tensor<f32>)
+// CHECK:         %[[N:.+]] = tsc.pow %[[I]], %{{.+}} : (tensor<4x32xi32>, tensor<i32>)
+// CHECK:         %[[W:.+]] = tsc.mul %[[H]], %[[H]] : (tensor<4x32xf16>, tensor<4x32xf16>) -> tensor<4x32xf16>
+// CHECK:         return %[[S]], %[[C]], %[[N]], %[[W]]
+func.func @squares_as_products(%x: tensor<4x32xf32>, %i: tensor<4x32xi32>, %h: tensor<4x32xf16>) -> (tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xi32>, tensor<4x32xf16>) {
+  %two = tsc.constant dense<2.0> : tensor<f32>
+  %three = tsc.constant dense<3.0> : tensor<f32>
+  %itwo = tsc.constant dense<2> : tensor<i32>
+  %htwo = tsc.constant dense<2.0> : tensor<f16>
+  %s = tsc.pow %x, %two : (tensor<4x32xf32>, tensor<f32>) -> tensor<4x32xf32>
+  %c = tsc.pow %x, %three : (tensor<4x32xf32>, tensor<f32>) -> tensor<4x32xf32>
+  %n = tsc.pow %i, %itwo : (tensor<4x32xi32>, tensor<i32>) -> tensor<4x32xi32>
+  %w = tsc.pow %h, %htwo : (tensor<4x32xf16>, tensor<f16>) -> tensor<4x32xf16>
+  return %s, %c, %n, %w : tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xi32>, tensor<4x32xf16>
+}
