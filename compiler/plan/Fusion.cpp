@@ -14,9 +14,10 @@ bool planner::isViewOp(Operation *op) {
   return op && isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op);
 }
 
-bool planner::isFusible(Operation *op) {
+bool planner::isFusible(Operation *op, bool deviceKernels) {
   return op->hasTrait<OpTrait::tsc::Fusible>() || isViewOp(op) ||
-         isa<GatherOp>(op);
+         isa<GatherOp>(op) ||
+         (deviceKernels && isa<QuantizeOp, DequantizeOp>(op));
 }
 
 bool planner::isReadBySymbol(Operation *op) {

@@ -284,7 +284,10 @@ std::optional<unsigned> Planner::openGroup() const {
     return std::nullopt;
   const PlanStep &last = plan.steps.back();
   if (last.kind != PlanStep::Kind::Kernel ||
-      !llvm::all_of(last.ops, isFusible) ||
+      !llvm::all_of(last.ops,
+                    [&](Operation *op) {
+                      return isFusible(op, options.deviceKernels);
+                    }) ||
       llvm::any_of(last.ops, isReadBySymbol))
     return std::nullopt;
   return plan.steps.size() - 1;
@@ -311,7 +314,8 @@ LogicalResult Planner::addStep(Operation *op) {
     if (it != definingStep.end() && it->second == openIndex)
       return planOp(op);
   }
-  if (isFusible(op) && tryJoinLastKernel(op, /*horizontal=*/true))
+  if (isFusible(op, options.deviceKernels) &&
+      tryJoinLastKernel(op, /*horizontal=*/true))
     return success();
   SmallVector<unsigned> openValues;
   for (auto &[value, step] : definingStep)
@@ -384,7 +388,7 @@ LogicalResult Planner::planOp(Operation *op) {
 /// finalizeKernel later keeps buffers only for what is read outside.
 bool Planner::tryJoinLastKernel(Operation *op, bool horizontal) {
   std::optional<unsigned> open = openGroup();
-  if ((!isFusible(op) && !isa<AttentionOp>(op)) || !open)
+  if ((!isFusible(op, options.deviceKernels) && !isa<AttentionOp>(op)) || !open)
     return false;
   PlanStep &last = plan.steps[*open];
   // The reshapes between the kernel's values and `op`, outermost first.

@@ -24,7 +24,13 @@ bool isViewOp(Operation *op);
 /// silu(gate) · up straight from the split gate/up projection). A gather
 /// reads one table element per result element: it chains too (embedding
 /// lookups into their norm, T5's position bias into its attention).
-bool isFusible(Operation *op);
+/// For a device (`deviceKernels`), (de)quantizations chain too: static
+/// int8's quantization of a GEMM's input then runs in the kernel that
+/// computes the input (a launch and a pass over global memory fewer). On
+/// the host they stay kernels of their own: chained into their neighbours
+/// they made ONNX Runtime's QDQ BERT-base slower (61.5 against 56.3 ms a
+/// run, batch 1, one thread), for reasons not traced yet.
+bool isFusible(Operation *op, bool deviceKernels);
 
 /// Whether a symbol reads a result of `op` (or a reshape of one) at run
 /// time: the step computing it ends there, so that the run can define the
