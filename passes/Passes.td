@@ -77,7 +77,9 @@ def FuseNormsPass : Pass<"tsc-fuse-norms", "func::FuncOp"> {
     `* scale` and `+ bias` when those have the normalized shape; and
     `x * rsqrt(mean(x^2) + eps)` (or `x / sqrt(...)`) followed by `* scale`.
     The means must be over the trailing dims with keepdim, and the
-    intermediates used nowhere else.
+    intermediates used nowhere else. A square left outside any norm
+    (`pow(x, 2)`) becomes `x * x`, which kernels compute without pow's
+    exp/log expansion.
 
     Before:
     ```mlir
@@ -677,13 +679,18 @@ def QuantizeQdqPass : Pass<"tsc-quantize-qdq", "func::FuncOp"> {
     a GEMM becomes the form the int8 passes make and the host plan runs as
     an int8 GEMM step: symmetric s8 activations with one constant scale, s8
     weights with one scale per output channel. The activation's zero point
-    (u8 or s8) folds into a shift of the input and the bias, exact up to
-    the f32 rounding of the shift; the weight's zero point must be 0.
+    (u8 or s8) becomes an s8 zero point of the int8 GEMM step, exactly; the
+    weight's zero point must be 0.
     f8E4M3FN pairs (opset 19, zero points +0) become tsc-quantize-fp8's
     form likewise (the activation per tensor with its saturate flag).
     Anything else keeps the model's float semantics: QDQ around other ops,
     a computed weight, scales or zero points that differ between the pair
     or are not constants (docs/quantization.md, "QDQ models").
+    Two exact rewrites spare each run work the model's form would cost: a
+    gather of a dequantized constant table gathers the codes and
+    dequantizes the rows it took (an embedding), and a small constant
+    dequantized for no GEMM (a norm's weight, a bias) becomes the f32
+    constant its kernel would compute.
   }];
   let dependentDialects = ["::mlir::tsc::TscDialect"];
   let options = [Option<

@@ -149,3 +149,81 @@ func.func @fp8_near_misses(%x: tensor<?x16xf32>) -> (tensor<?x2xf32>, tensor<?x2
   %z2 = tsc.matmul %xd0, %wd8 : (tensor<?x16xf32>, tensor<16x2xf32>) -> tensor<?x2xf32>
   return %y, %z2 : tensor<?x2xf32>, tensor<?x2xf32>
 }
+
+// -----
+
+// A gather of a dequantized constant table (ONNX Runtime quantizes
+// embeddings too) gathers the codes and dequantizes the rows it took: per
+// tensor, and per channel along a kept dim (axis 1 of the table is axis 2
+// of a gather by 2-D indices). Per channel along the gathered dim (a table
+// too large to fold, 65537 x 4), and a table computed at run time, stay as
+// they are.
+// CHECK-LABEL: func.func @gathers_codes
+// CHECK-SAME:    (%[[IDS:.+]]: tensor<2x3xi64>, %[[X:.+]]: tensor<5x4xf32>)
+// CHECK:         %[[T:.+]] = tsc.constant dense<{{.+}}> : tensor<5x4xui8>
+// CHECK:         %[[G1:.+]] = tsc.gather %[[T]][%[[IDS]]] axis = 0 : (tensor<5x4xui8>, tensor<2x3xi64>) -> tensor<2x3x4xui8>
+// CHECK:         %[[E1:.+]] = tsc.dequantize %[[G1]], %{{.+}}, %{{.+}} : (tensor<2x3x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3x4xf32>
+// CHECK:         %[[C:.+]] = tsc.constant dense<{{.+}}> : tensor<5x4xi8>
+// CHECK:         %[[G2:.+]] = tsc.gather %[[C]][%[[IDS]]] axis = 0 : (tensor<5x4xi8>, tensor<2x3xi64>) -> tensor<2x3x4xi8>
+// CHECK:         %[[E2:.+]] = tsc.dequantize %[[G2]], %{{.+}} axis = 2 : (tensor<2x3x4xi8>, tensor<4xf32>) -> tensor<2x3x4xf32>
+// CHECK:         %[[R:.+]] = tsc.constant dense<3> : tensor<65537x4xi8>
+// CHECK:         %[[D3:.+]] = tsc.dequantize %[[R]], %{{.+}} axis = 0 : (tensor<65537x4xi8>, tensor<65537xf32>) -> tensor<65537x4xf32>
+// CHECK:         %[[E3:.+]] = tsc.gather %[[D3]][%[[IDS]]] axis = 0
+// CHECK:         %[[Q4:.+]] = tsc.quantize %[[X]]
+// CHECK:         %[[D4:.+]] = tsc.dequantize %[[Q4]]
+// CHECK:         %[[E4:.+]] = tsc.gather %[[D4]][%[[IDS]]] axis = 0
+// CHECK:         return %[[E1]], %[[E2]], %[[E3]], %[[E4]]
+func.func @gathers_codes(%ids: tensor<2x3xi64>, %x: tensor<5x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+  %t = tsc.constant dense<[[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16], [17, 18, 19, 20]]> : tensor<5x4xui8>
+  %s = tsc.constant dense<0.5> : tensor<f32>
+  %z = tsc.constant dense<3> : tensor<ui8>
+  %d1 = tsc.dequantize %t, %s, %z : (tensor<5x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<5x4xf32>
+  %e1 = tsc.gather %d1[%ids] axis = 0 : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+  %c = tsc.constant dense<[[1, -2, 3, -4], [5, -6, 7, -8], [9, -10, 11, -12], [13, -14, 15, -16], [17, -18, 19, -20]]> : tensor<5x4xi8>
+  %cs = tsc.constant dense<[0.5, 0.25, 0.125, 2.0]> : tensor<4xf32>
+  %d2 = tsc.dequantize %c, %cs axis = 1 : (tensor<5x4xi8>, tensor<4xf32>) -> tensor<5x4xf32>
+  %e2 = tsc.gather %d2[%ids] axis = 0 : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+  %r = tsc.constant dense<3> : tensor<65537x4xi8>
+  %rs = tsc.constant dense<0.5> : tensor<65537xf32>
+  %d3 = tsc.dequantize %r, %rs axis = 0 : (tensor<65537x4xi8>, tensor<65537xf32>) -> tensor<65537x4xf32>
+  %e3 = tsc.gather %d3[%ids] axis = 0 : (tensor<65537x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+  %q4 = tsc.quantize %x, %s, %z : (tensor<5x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<5x4xui8>
+  %d4 = tsc.dequantize %q4, %s, %z : (tensor<5x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<5x4xf32>
+  %e4 = tsc.gather %d4[%ids] axis = 0 : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+  return %e1, %e2, %e3, %e4 : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}
+
+// -----
+
+// Small constants dequantized for no GEMM (ONNX Runtime's quantized norm
+// weights and biases) fold into the f32 values their kernels would
+// compute, f32(i32(q) - i32(z)) * s: s8 per tensor (-7 - (-1) = -6 times
+// 0.5; 127 - (-1) = 128), u8 per channel (axis 1: channels 0.5 and 0.25,
+// zero points 10 and 20), i16 (-32768 times 0.5). A weight a matmul reads
+// stays its dequantization.
+// CHECK-LABEL: func.func @folds_constant_dequantizations
+// CHECK-DAG:     %[[B:.+]] = tsc.constant dense<[-3.000000e+00, 6.400000e+01]> : tensor<2xf32>
+// CHECK-DAG:     %[[G:.+]] = tsc.constant dense<{{\[\[}}-5.000000e+00, 5.000000e+00], [5.000000e+00, -5.000000e+00]]> : tensor<2x2xf32>
+// CHECK-DAG:     %[[H:.+]] = tsc.constant dense<-1.638400e+04> : tensor<1xf32>
+// CHECK-DAG:     %[[W:.+]] = tsc.dequantize %{{.+}}, %{{.+}} : (tensor<2x2xi8>, tensor<f32>) -> tensor<2x2xf32>
+// CHECK:         tsc.matmul %{{.+}}, %[[W]]
+// CHECK-NOT:     tsc.dequantize
+// CHECK:         return %[[B]], %[[G]], %[[H]]
+func.func @folds_constant_dequantizations(%x: tensor<3x2xf32>) -> (tensor<2xf32>, tensor<2x2xf32>, tensor<1xf32>, tensor<3x2xf32>) {
+  %bq = tsc.constant dense<[-7, 127]> : tensor<2xi8>
+  %bs = tsc.constant dense<0.5> : tensor<f32>
+  %bz = tsc.constant dense<-1> : tensor<i8>
+  %b = tsc.dequantize %bq, %bs, %bz : (tensor<2xi8>, tensor<f32>, tensor<i8>) -> tensor<2xf32>
+  %gq = tsc.constant dense<[[0, 40], [20, 0]]> : tensor<2x2xui8>
+  %gs = tsc.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %gz = tsc.constant dense<[10, 20]> : tensor<2xui8>
+  %g = tsc.dequantize %gq, %gs, %gz axis = 1 : (tensor<2x2xui8>, tensor<2xf32>, tensor<2xui8>) -> tensor<2x2xf32>
+  %hq = tsc.constant dense<-32768> : tensor<1xi16>
+  %h = tsc.dequantize %hq, %bs : (tensor<1xi16>, tensor<f32>) -> tensor<1xf32>
+  %wq = tsc.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>
+  %ws = tsc.constant dense<0.5> : tensor<f32>
+  %w = tsc.dequantize %wq, %ws : (tensor<2x2xi8>, tensor<f32>) -> tensor<2x2xf32>
+  // expected-remark @+1 {{kept float: its input is not dequantize(quantize(x))}}
+  %y = tsc.matmul %x, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %b, %g, %h, %y : tensor<2xf32>, tensor<2x2xf32>, tensor<1xf32>, tensor<3x2xf32>
+}
