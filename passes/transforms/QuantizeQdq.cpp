@@ -323,9 +323,9 @@ void gatherCodes(GatherOp gather) {
 constexpr int64_t kMaxFoldedElements = int64_t(1) << 16;
 
 /// `dequantize(Wq, s[, z])` of small constants that no GEMM reads (ONNX
-/// Runtime's quantize_static quantizes biases to i32 and norm weights to
-/// u8) becomes the f32 constant it computes, with the arithmetic of its
-/// kernel: `f32(i32(q) - i32(z)) * s`, so the values are the same bits.
+/// Runtime's quantize_static quantizes the norms' weights and the biases
+/// of MatMul + Add to 8 bits) becomes the f32 constant it computes, with
+/// the arithmetic of its kernel: `f32(i32(q) - i32(z)) * s`, the same bits.
 /// Each was a kernel launch per run (BERT-base: 120 of them), and a bias
 /// that is a constant can be the int8 GEMM step's own.
 void foldConstantDequantize(DequantizeOp dq) {
@@ -341,8 +341,9 @@ void foldConstantDequantize(DequantizeOp dq) {
         return isa<LinearOp, MatmulOp>(user);
       }))
     return;
+  // tsc.dequantize takes 2- to 16-bit integer codes; 2 and 4 are packed.
   unsigned width = integer.getWidth();
-  if (width != 8 && width != 16 && width != 32)
+  if (width != 8 && width != 16)
     return;
   std::optional<std::vector<char>> q = getConstantBytes(codes.getValue());
   std::optional<std::vector<double>> scales = getConstantValues(dq.getScale());
@@ -357,23 +358,16 @@ void foldConstantDequantize(DequantizeOp dq) {
   }
   if (!q || !scales)
     return;
-  // The element at `i` of raw bytes `bytes`, widened by the codes'
-  // signedness (i32: wraps as the kernel's subtraction does).
-  auto code = [&](const std::vector<char> &bytes, int64_t i) -> uint32_t {
-    int64_t v = 0;
+  // The element at `i` of raw bytes `bytes`, widened to i32 by the codes'
+  // signedness as the kernel widens it.
+  auto code = [&](const std::vector<char> &bytes, int64_t i) -> int32_t {
     const char *at = bytes.data() + i * (width / 8);
     if (width == 8)
-      v = integer.isUnsigned() ? int64_t(uint8_t(*at)) : int64_t(int8_t(*at));
-    else if (width == 16) {
-      uint16_t u;
-      std::memcpy(&u, at, sizeof u);
-      v = integer.isUnsigned() ? int64_t(u) : int64_t(int16_t(u));
-    } else {
-      uint32_t u;
-      std::memcpy(&u, at, sizeof u);
-      v = int64_t(int32_t(u));
-    }
-    return uint32_t(v);
+      return integer.isUnsigned() ? int32_t(uint8_t(*at))
+                                  : int32_t(int8_t(*at));
+    uint16_t u;
+    std::memcpy(&u, at, sizeof u);
+    return integer.isUnsigned() ? int32_t(u) : int32_t(int16_t(u));
   };
   int64_t count = type.getNumElements(), stride = 1, channels = 1;
   if (std::optional<uint64_t> axis = dq.getAxis()) {
@@ -389,9 +383,9 @@ void foldConstantDequantize(DequantizeOp dq) {
   std::vector<float> values(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
     int64_t c = (i / stride) % channels;
-    uint32_t difference = code(*q, i) - (zeros ? code(*zeros, c) : 0u);
-    values[size_t(i)] =
-        float(int32_t(difference)) * float((*scales)[size_t(c)]);
+    // |q - z| < 2^17: exact in i32 and in f32.
+    int32_t difference = code(*q, i) - (zeros ? code(*zeros, c) : 0);
+    values[size_t(i)] = float(difference) * float((*scales)[size_t(c)]);
   }
   OpBuilder b(dq);
   Value folded = ConstantOp::create(
