@@ -50,10 +50,13 @@ LogicalResult lowerKernels(ModuleOp kernels, int64_t maxKeyValueBlockBytes = 0,
                            bool amxProducts = false);
 
 /// Bufferizes the (lowered) kernels into their plan buffers, moves small
-/// per-iteration temporaries to the stack and expands erf, tanh and (with
-/// `polynomialExp`) exp into polynomials: the device-independent start of
-/// code generation, shared by the host and CUDA targets.
-LogicalResult bufferizeKernels(ModuleOp kernels, bool polynomialExp = true);
+/// per-iteration temporaries to the stack, frees (with
+/// `freeLoopTemporaries`) the heap ones at the end of their iteration, and
+/// expands erf, tanh and (with `polynomialExp`) exp into polynomials: the
+/// device-independent start of code generation, shared by the host and
+/// CUDA targets (which places such temporaries itself).
+LogicalResult bufferizeKernels(ModuleOp kernels, bool polynomialExp = true,
+                               bool freeLoopTemporaries = true);
 
 } // namespace mlir::tsc
 

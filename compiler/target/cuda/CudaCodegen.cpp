@@ -226,7 +226,8 @@ cuda::generateDeviceCode(ModuleOp kernels, const plan::Plan &plan,
   plan::PlanExtender extended(plan, code.planAdditions);
   MLIRContext *context = kernels.getContext();
   registerDeviceDialects(context);
-  if (failed(bufferizeKernels(kernels, /*polynomialExp=*/false)))
+  if (failed(bufferizeKernels(kernels, /*polynomialExp=*/false,
+                              /*freeLoopTemporaries=*/false)))
     return failure();
   // The mapped loops become launches that capture only the kernel
   // function's arguments.
