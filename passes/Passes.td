@@ -161,7 +161,8 @@ def FuseGemmEpiloguesPass : Pass<"tsc-fuse-gemm-epilogues", "func::FuncOp"> {
   let description = [{
     A product by a constant matrix becomes `tsc.linear` (`weight_kn` keeps an
     ONNX-style `[K, N]` weight as it is), then the adds that follow it fold
-    in: a bias of `N` elements, then a residual of the result's type; a
+    in: a bias of `N` elements (added to the bias a linear already has:
+    two constants become their sum), then a residual of the result's type; a
     `tsc.gelu` of a linear without a residual becomes its `activation`
     (`gelu` or `gelu_tanh`). A library GEMM writes `act(x·W + b) + r` in one
     pass over its output instead of leaving elementwise passes behind it.
@@ -626,6 +627,13 @@ def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
     point `z = clamp(round(-128 - lo / s), -128, 127)` (a 0-d constant on
     both the quantize and the dequantize) map `[lo, hi]` onto the s8 range.
     A GEMM whose `lo = hi` stays float.
+
+    Bias correction: a GEMM op with `tsc.input_mean` (the calibrated mean of
+    each input channel, K f32 values, which `tsc --calibration` attaches) gets
+    `sum_k mean[k] * (W[k, n] - Wd[k, n])` added to its bias (Wd the
+    dequantized weight): what the weight's rounding takes from the product at
+    the mean input. The pass removes the attribute from every GEMM op; means
+    of another length are ignored.
 
     Before (`input-ranges=6.35`):
     ```mlir

@@ -120,6 +120,33 @@ tsc::calibrateInputRanges(ModuleOp module, const CompileOptions &options) {
   return ranges;
 }
 
+LogicalResult tsc::attachInputMeans(ModuleOp module,
+                                    const CompileOptions &options,
+                                    ArrayRef<ActivationRange> ranges) {
+  CompileOptions graphOnly = options;
+  graphOnly.prune.clear();
+  graphOnly.quantize = Quantization::None;
+  if (failed(runTscPipeline(module, graphOnly, Phase::Graph)))
+    return failure();
+  FailureOr<func::FuncOp> func = getOnlyFunction(module);
+  if (failed(func))
+    return failure();
+  SmallVector<Operation *> gemms = getGemmOps(*func);
+  if (gemms.size() != ranges.size())
+    return success();
+  for (auto [op, range] : llvm::zip_equal(gemms, ranges)) {
+    std::string why;
+    FailureOr<QuantizableGemm> g = matchQuantizableGemm(op, 1, why);
+    if (failed(g) || range.mean.empty() ||
+        cast<RankedTensorType>(g->input.getType()).getShape().back() !=
+            int64_t(range.mean.size()))
+      continue;
+    op->setAttr(kInputMeanAttr,
+                DenseF32ArrayAttr::get(op->getContext(), range.mean));
+  }
+  return success();
+}
+
 bool tsc::pruneByActivations(const CompileOptions &options) {
   if (options.calibration.directory.empty() ||
       (options.emit && *options.emit < Phase::Prune))

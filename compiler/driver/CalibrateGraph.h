@@ -24,6 +24,16 @@ namespace mlir::tsc {
 FailureOr<std::vector<ActivationRange>>
 calibrateInputRanges(ModuleOp module, const CompileOptions &options);
 
+/// --quantize=static-int8's bias correction: `module` goes through the
+/// graph phase (which the compile's pipeline then finds done) and each GEMM
+/// op gets kInputMeanAttr, the calibrated mean of each channel of its input
+/// (`ranges`, calibrateInputRanges' for `module`), for
+/// tsc-quantize-static-int8. Where pruning has changed the GEMM ops since
+/// (the ranges were measured past it), only those that still have one mean
+/// per input channel get them, and none when their number differs.
+LogicalResult attachInputMeans(ModuleOp module, const CompileOptions &options,
+                               ArrayRef<ActivationRange> ranges);
+
 /// Whether the compile ranks heads or neurons by calibration: structured
 /// pruning with --calibration, and a phase to print (if any) past graph.
 bool pruneByActivations(const CompileOptions &options);

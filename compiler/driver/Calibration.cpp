@@ -260,16 +260,24 @@ mlir::tsc::measureInputRanges(ArtifactWriter write,
   std::vector<CalibrationSample> samples;
   if (failed(openSamples(write, options.directory, loaded, samples)))
     return failure();
-  // The extents first, max x and max -x (NaNs skipped, 0 included); the
-  // histograms over [0, extent] then need a second run.
+  // The extents first, max x and max -x (NaNs skipped, 0 included), and
+  // each channel's sum; the histograms over [0, extent] then need a second
+  // run.
   std::vector<std::array<float, 2>> extent(observed.size(), {0.0f, 0.0f});
-  if (failed(runSamples(loaded, samples, observed, options.directory,
-                        [&](size_t i, const float *x, size_t n, size_t) {
-                          for (size_t j = 0; j < n; ++j) {
-                            extent[i][0] = std::max(extent[i][0], x[j]);
-                            extent[i][1] = std::max(extent[i][1], -x[j]);
-                          }
-                        })))
+  std::vector<std::vector<double>> sums(observed.size());
+  std::vector<double> rows(observed.size(), 0.0);
+  if (failed(
+          runSamples(loaded, samples, observed, options.directory,
+                     [&](size_t i, const float *x, size_t n, size_t channels) {
+                       sums[i].resize(channels, 0.0);
+                       rows[i] += channels ? double(n) / double(channels) : 0.0;
+                       for (size_t j = 0; j < n; ++j) {
+                         extent[i][0] = std::max(extent[i][0], x[j]);
+                         extent[i][1] = std::max(extent[i][1], -x[j]);
+                         if (!std::isnan(x[j]))
+                           sums[i][j % channels] += x[j];
+                       }
+                     })))
     return failure();
   // Percentile, asymmetric: each side's end from its own histogram (side
   // 0 counts x >= 0, side 1 -x), so that a side clips the same share of
@@ -307,6 +315,8 @@ mlir::tsc::measureInputRanges(ArtifactWriter write,
   std::vector<ActivationRange> ranges(observed.size());
   for (size_t i = 0; i < observed.size(); ++i) {
     ActivationRange &r = ranges[i];
+    for (double sum : sums[i])
+      r.mean.push_back(rows[i] > 0 ? float(sum / rows[i]) : 0.0f);
     if (perSide) {
       r.hi = chooseRange(bins[i][0], extent[i][0], options.method,
                          options.percentile);

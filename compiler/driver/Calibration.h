@@ -32,9 +32,12 @@ enum class CalibrationMethod {
   Entropy,
 };
 
-/// An activation's calibrated range: symmetric ones have lo = -hi.
+/// An activation's calibrated range: symmetric ones have lo = -hi; and
+/// the mean of each channel of its last dim over every other element of
+/// every sample (static int8's bias correction, docs/quantization.md).
 struct ActivationRange {
   float lo = 0.0f, hi = 0.0f;
+  std::vector<float> mean;
 };
 
 struct CalibrationOptions {
@@ -49,6 +52,10 @@ struct CalibrationOptions {
   /// rather than [-max|x|, max|x|]: static int8's activations get a zero
   /// point (docs/quantization.md, "Asymmetric activations").
   bool asymmetric = true;
+  /// static-int8: each quantized GEMM's bias corrected by its input's
+  /// calibrated means (kInputMeanAttr; docs/quantization.md, "Bias
+  /// correction").
+  bool biasCorrection = true;
 };
 
 /// Bins of the |x| histograms of the percentile and entropy observers.
@@ -58,7 +65,8 @@ constexpr unsigned kCalibrationBins = 2048;
 /// sample of `options.directory` and returns the range of each output named
 /// in `observed`, in that order: [-r, r] for r the range `options.method`
 /// chooses from |x|, or with `options.asymmetric`, each end chosen from
-/// the histogram of its own side (0 included). Failure, with a `tsc: error:`
+/// the histogram of its own side (0 included); each with its channels'
+/// means (NaNs counted as 0). Failure, with a `tsc: error:`
 /// line naming the sample, file or input, for a directory without samples, a
 /// missing, extra or ill-typed file, or a run that fails.
 FailureOr<std::vector<ActivationRange>>

@@ -143,6 +143,17 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                       "--calibration)\n";
       return failure();
     }
+  if (flags.biasCorrection.getNumOccurrences() && mode != "static-int8") {
+    llvm::errs() << "tsc: error: --bias-correction goes with "
+                    "--quantize=static-int8\n";
+    return failure();
+  }
+  if (flags.biasCorrection != "on" && flags.biasCorrection != "off") {
+    llvm::errs() << "tsc: error: --bias-correction=" << flags.biasCorrection
+                 << ": expected on or off\n";
+    return failure();
+  }
+  options.calibration.biasCorrection = flags.biasCorrection == "on";
   if (staticFp8 && flags.calibrationRange.getNumOccurrences() &&
       flags.calibrationRange != "symmetric") {
     llvm::errs() << "tsc: error: --quantize=fp8 --calibration-range="

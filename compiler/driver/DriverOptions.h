@@ -131,6 +131,12 @@ struct DriverOptions {
                      "[min, max], a zero point per tensor) or symmetric "
                      "([-max|x|, max|x|], no zero point)"),
       llvm::cl::init("asymmetric"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> biasCorrection{
+      "bias-correction",
+      llvm::cl::desc("static-int8: on (default: each quantized GEMM's bias "
+                     "corrected by what its weight's rounding takes from "
+                     "the product at the calibrated mean input) or off"),
+      llvm::cl::init("on"), llvm::cl::cat(category)};
   llvm::cl::opt<bool> noFuse{
       "no-fuse",
       llvm::cl::desc(

@@ -1,7 +1,9 @@
 //===- FuseGemmEpilogues.cpp - bias, GELU and residual into the GEMM ------===//
 
+#include "dialects/tsc/IR/ConstantData.h"
 #include "passes/Passes.h"
 #include "passes/transforms/MatchUtils.h"
+#include "passes/transforms/QuantizeGemm.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -52,16 +54,39 @@ LinearOp absorbable(Value v) {
   return linear;
 }
 
-/// linear(x, W) + b with b of [N] (or [1, ..., 1, N]) -> linear(x, W, b).
+/// `a + b` of two biases of [N]: one constant when both are f32 constants
+/// (whose data the dialect's folders, dense literals only, do not read),
+/// an add otherwise.
+Value addBiases(PatternRewriter &rw, Location loc, Value a, Value b) {
+  auto first = a.getDefiningOp<ConstantOp>();
+  auto second = b.getDefiningOp<ConstantOp>();
+  auto type = cast<RankedTensorType>(a.getType());
+  if (first && second && type == b.getType() && type.getElementType().isF32())
+    if (std::optional<std::vector<char>> x = getConstantBytes(first.getValue()))
+      if (std::optional<std::vector<char>> y =
+              getConstantBytes(second.getValue());
+          y && x->size() == y->size()) {
+        std::vector<float> sum(x->size() / sizeof(float));
+        for (size_t i = 0; i < sum.size(); ++i)
+          sum[i] = reinterpret_cast<const float *>(x->data())[i] +
+                   reinterpret_cast<const float *>(y->data())[i];
+        return ConstantOp::create(
+            rw, loc,
+            cast<ElementsAttr>(getConstantFromValues(
+                type, ArrayRef<float>(sum), weightName(first, "+bias"))));
+      }
+  return AddOp::create(rw, loc, a, b);
+}
+
+/// linear(x, W) + b with b of [N] (or [1, ..., 1, N]) -> linear(x, W, b);
+/// linear(x, W, a) + b -> linear(x, W, a + b) (a bias that static int8's
+/// bias correction gave a GEMM the model adds its own bias to).
 struct FoldBias : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rw) const override {
-    auto parts = commuted(op, [&](Value v) {
-      LinearOp linear = absorbable(v);
-      return linear && !linear.getBias();
-    });
+    auto parts = commuted(op, [&](Value v) { return bool(absorbable(v)); });
     if (!parts)
-      return rw.notifyMatchFailure(op, "no linear without bias");
+      return rw.notifyMatchFailure(op, "no linear to absorb an add");
     auto linear = parts->first.getDefiningOp<LinearOp>();
     Value bias = parts->second;
     auto biasType = cast<RankedTensorType>(bias.getType());
@@ -75,6 +100,8 @@ struct FoldBias : OpRewritePattern<AddOp> {
     if (biasType.getRank() != 1)
       bias = ReshapeOp::create(rw, op.getLoc(), biasType.clone({n}), bias,
                                ValueRange());
+    if (Value first = linear.getBias())
+      bias = addBiases(rw, op.getLoc(), first, bias);
     rw.replaceOpWithNewOp<LinearOp>(op, op.getType(), linear.getInput(),
                                     linear.getWeight(), bias, Value(),
                                     linear.getWeightKn());

@@ -172,7 +172,9 @@ float tsc::getCodesMax(Codes codes) {
 }
 
 FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g, std::string &why,
-                                            Codes codes) {
+                                            Codes codes,
+                                            ArrayRef<float> inputMeans,
+                                            std::vector<float> *meanError) {
   std::optional<std::vector<char>> bytes =
       getConstantBytes(g.weight.getValue());
   auto weightType = cast<RankedTensorType>(g.weight.getType());
@@ -187,6 +189,23 @@ FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g, std::string &why,
   std::vector<float> scales;
   std::vector<char> q =
       quantizeWeight(w, rows, cols, /*perRow=*/!g.kn, codes, scales);
+  if (meanError) {
+    assert(codes == Codes::S8 && "the mean error of s8 codes");
+    int64_t k = g.kn ? rows : cols;
+    if (int64_t(inputMeans.size()) != k) {
+      why = "the input means are not one per input channel";
+      return failure();
+    }
+    std::vector<double> error(g.kn ? cols : rows, 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        int64_t i = r * cols + c, n = g.kn ? c : r;
+        float dequantized = float(static_cast<int8_t>(q[i])) * scales[n];
+        error[n] += double(inputMeans[g.kn ? r : c]) *
+                    (double(w[i]) - double(dequantized));
+      }
+    meanError->assign(error.begin(), error.end());
+  }
 
   OpBuilder b(g.op);
   Location loc = g.op->getLoc();
@@ -290,12 +309,14 @@ FailureOr<Operation *> tsc::roundGemmToBf16(QuantizableGemm g,
   return replaceGemm(g, input, weight).getOperation();
 }
 
-LinearOp tsc::replaceGemm(QuantizableGemm g, Value input, Value weight) {
+LinearOp tsc::replaceGemm(QuantizableGemm g, Value input, Value weight,
+                          Value bias) {
   OpBuilder b(g.op);
   Location loc = g.op->getLoc();
   Value result = g.op->getResult(0);
   auto old = dyn_cast<LinearOp>(g.op);
-  Value bias = old ? old.getBias() : Value();
+  if (!bias && old)
+    bias = old.getBias();
   LinearOp linear;
   if (old)
     linear = LinearOp::create(b, loc, result.getType(), input, weight, bias,

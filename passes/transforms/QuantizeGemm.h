@@ -93,13 +93,24 @@ enum class Codes { S8, F8E4M3FN };
 /// quantizes to -q) or 448 (f8E4M3FN's largest finite value).
 float getCodesMax(Codes codes);
 
+/// The attribute of a GEMM op that holds the mean of each channel of its
+/// input (K f32 values) over the calibration samples, which
+/// tsc-quantize-static-int8 corrects the bias by (docs/quantization.md,
+/// "Bias correction") and removes.
+inline constexpr llvm::StringLiteral kInputMeanAttr = "tsc.input_mean";
+
 /// `dequantize(Wq, Ws)` of `g`'s weight quantized to `codes` symmetrically
 /// per output channel (`Ws = max|W| / getCodesMax`, 1 for an all-zero
 /// channel; s8 codes round half to even, f8E4M3FN ones as
 /// roundToF8E4M3FN), built before `g.op`; failure (with `why`) when the
-/// weight's data cannot be read.
+/// weight's data cannot be read. With `inputMeans` (K of them, s8 codes),
+/// `meanError` gets, per output channel n, what the rounding takes from the
+/// product at the mean input: `sum_k mean[k] * (W[k, n] - Wd[k, n])`, Wd
+/// the dequantized weight as tsc.dequantize computes it.
 FailureOr<Value> createQuantizedWeight(QuantizableGemm g, std::string &why,
-                                       Codes codes = Codes::S8);
+                                       Codes codes = Codes::S8,
+                                       ArrayRef<float> inputMeans = {},
+                                       std::vector<float> *meanError = nullptr);
 
 /// `dequantize(quantize(x, s), s)` built before `g.op`, with the
 /// activation's scale per row computed at run time: `s = max(max|x| /
@@ -114,8 +125,10 @@ Value quantizePerTensor(QuantizableGemm g, Codes codes, float scale,
                         std::optional<int8_t> zeroPoint = std::nullopt);
 
 /// Replaces `g.op` by a tsc.linear of `input` and `weight` with the old
-/// op's bias, residual, layout and activation. Returns the new op.
-LinearOp replaceGemm(QuantizableGemm g, Value input, Value weight);
+/// op's bias (or `bias`, when given), residual, layout and activation.
+/// Returns the new op.
+LinearOp replaceGemm(QuantizableGemm g, Value input, Value weight,
+                     Value bias = Value());
 
 } // namespace mlir::tsc
 

@@ -16,6 +16,8 @@
 #include "passes/transforms/KeepFloat.h"
 #include "passes/transforms/QuantizeGemm.h"
 
+#include "dialects/tsc/IR/ConstantData.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -36,14 +38,58 @@ struct Range {
   bool symmetric;
 };
 
+/// The calibrated mean of each channel of `g`'s input (kInputMeanAttr),
+/// or none when `g.op` has none or not one per input channel.
+ArrayRef<float> getInputMeans(QuantizableGemm g) {
+  auto means = g.op->getAttrOfType<DenseF32ArrayAttr>(kInputMeanAttr);
+  int64_t k = cast<RankedTensorType>(g.input.getType()).getShape().back();
+  if (!means || int64_t(means.size()) != k)
+    return {};
+  return means.asArrayRef();
+}
+
+/// `g`'s bias plus `meanError` (what the weight's rounding takes from the
+/// product at the mean input), built before `g.op`: a new constant when
+/// the bias is an f32 [N] constant or absent, an add otherwise.
+Value correctBias(QuantizableGemm g, ArrayRef<float> meanError) {
+  OpBuilder b(g.op);
+  Location loc = g.op->getLoc();
+  auto type =
+      RankedTensorType::get({int64_t(meanError.size())}, b.getF32Type());
+  auto linear = dyn_cast<LinearOp>(g.op);
+  Value bias = linear ? linear.getBias() : Value();
+  std::vector<float> values(meanError.begin(), meanError.end());
+  std::optional<std::vector<char>> bytes;
+  if (auto constant = bias ? bias.getDefiningOp<ConstantOp>() : ConstantOp())
+    if (constant.getType() == type)
+      bytes = getConstantBytes(constant.getValue());
+  if (bytes && bytes->size() == values.size() * sizeof(float))
+    for (auto [i, v] : llvm::enumerate(values))
+      v += reinterpret_cast<const float *>(bytes->data())[i];
+  Value corrected = ConstantOp::create(
+      b, loc,
+      cast<ElementsAttr>(getConstantFromValues(type, ArrayRef<float>(values),
+                                               weightName(g.weight, ".bias"))));
+  if (bias && !bytes)
+    corrected = AddOp::create(b, loc, bias, corrected);
+  return corrected;
+}
+
 /// Rewrites `g` with its input quantized per tensor: symmetric, scale
 /// max(hi / 127, FLT_MIN); or asymmetric, scale max((hi - lo) / 255,
-/// FLT_MIN) and the zero point that maps lo to -128, clamped to s8.
-/// Failure (with `why`) when the weight's data cannot be read.
+/// FLT_MIN) and the zero point that maps lo to -128, clamped to s8. With
+/// the input's calibrated means, the bias is corrected by what the
+/// weight's rounding takes from the product at the mean input (Nagel et
+/// al.'s bias correction; docs/quantization.md). Failure (with `why`) when
+/// the weight's data cannot be read.
 LogicalResult quantize(QuantizableGemm g, Range range, std::string &why) {
-  FailureOr<Value> wd = createQuantizedWeight(g, why);
+  ArrayRef<float> means = getInputMeans(g);
+  std::vector<float> meanError;
+  FailureOr<Value> wd = createQuantizedWeight(
+      g, why, Codes::S8, means, means.empty() ? nullptr : &meanError);
   if (failed(wd))
     return failure();
+  Value bias = means.empty() ? Value() : correctBias(g, meanError);
   float s = range.symmetric
                 ? std::max(range.hi / kInt8Max, kMinInt8Scale)
                 : std::max((range.hi - range.lo) / 255.0f, kMinInt8Scale);
@@ -52,7 +98,7 @@ LogicalResult quantize(QuantizableGemm g, Range range, std::string &why) {
     zeroPoint = int8_t(std::clamp(
         std::nearbyint(-128.0 - double(range.lo) / double(s)), -128.0, 127.0));
   Value xd = quantizePerTensor(g, Codes::S8, s, zeroPoint);
-  replaceGemm(g, xd, *wd);
+  replaceGemm(g, xd, *wd, bias);
   return success();
 }
 
@@ -114,6 +160,9 @@ struct QuantizeStaticInt8Pass
       if (remarks && !why.empty())
         op->emitRemark() << "kept float: " << why;
     }
+    // The calibration's means are spent (kept GEMMs and near misses too).
+    for (Operation *op : getGemmOps(getOperation()))
+      op->removeAttr(kInputMeanAttr);
   }
 
   KeepFloat kept;

@@ -100,3 +100,28 @@ func.func @transposed_near_misses(%x: tensor<2x4xf32>, %m: tensor<3x4xf32>, %xb:
   %q = tsc.matmul %xb, %wt : (tensor<2x2x2xf32>, tensor<2x2x1xf32>) -> tensor<2x2x1xf32>
   return %p, %q : tensor<2x3xf32>, tensor<2x2x1xf32>
 }
+
+// -----
+
+// A linear that has a bias (static int8's bias correction gives one to a
+// GEMM the model adds its own bias to) absorbs a second one: two constants
+// become their sum ([0.25, 0.5] + [1.0, -2.0]), a computed bias an add.
+// CHECK-LABEL: func.func @second_bias
+// CHECK-SAME:    (%{{.+}}: tensor<3x4xf32>, %[[B:.+]]: tensor<2xf32>)
+// CHECK:         %[[C:.+]] = tsc.constant dense<[1.000000e+00, -2.000000e+00]> : tensor<2xf32>
+// CHECK:         %[[SUM:.+]] = tsc.constant dense<[1.250000e+00, -1.500000e+00]> : tensor<2xf32>
+// CHECK:         %[[Y:.+]] = tsc.linear %{{.+}}, %{{.+}}, %[[SUM]] : (tensor<3x4xf32>, tensor<2x4xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+// CHECK:         %[[B2:.+]] = tsc.add %[[B]], %[[C]] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+// CHECK:         %[[Z:.+]] = tsc.linear %{{.+}}, %{{.+}}, %[[B2]] : (tensor<3x4xf32>, tensor<2x4xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+// CHECK-NOT:     tsc.add
+// CHECK:         return %[[Y]], %[[Z]]
+func.func @second_bias(%x: tensor<3x4xf32>, %b: tensor<2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %w = tsc.constant dense<1.0> : tensor<2x4xf32>
+  %corr = tsc.constant dense<[0.25, 0.5]> : tensor<2xf32>
+  %c = tsc.constant dense<[1.0, -2.0]> : tensor<2xf32>
+  %y0 = tsc.linear %x, %w, %corr : (tensor<3x4xf32>, tensor<2x4xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %y = tsc.add %y0, %c : (tensor<3x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %z0 = tsc.linear %x, %w, %b : (tensor<3x4xf32>, tensor<2x4xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %z = tsc.add %z0, %c : (tensor<3x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  return %y, %z : tensor<3x2xf32>, tensor<3x2xf32>
+}
