@@ -563,6 +563,8 @@ def QuantizeWeightOnlyPass : Pass<"tsc-quantize-weight-only", "func::FuncOp"> {
     arithmetic exactly; the host plan runs such a linear as one weight-only
     GEMM step, which dequantizes the weight once when a session is created
     (docs/quantization.md). An all-zero channel or group gets scale 1.
+    A GEMM op with `tsc.input_mean` (`tsc --calibration`) gets its bias
+    corrected as tsc-quantize-static-int8 does, and the attribute removed.
 
     Before:
     ```mlir

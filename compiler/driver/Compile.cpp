@@ -659,6 +659,20 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
         failed(attachInputMeans(module, options, *ranges)))
       return failure();
   }
+  // Weight-only modes with --calibration: the means alone, for the bias
+  // correction (the ranges' histograms are not needed: min-max).
+  bool weightOnly = options.quantize == Quantization::WeightInt8 ||
+                    options.quantize == Quantization::WeightInt4;
+  if (weightOnly && !options.calibration.directory.empty() &&
+      options.calibration.biasCorrection &&
+      (!options.emit || *options.emit >= Phase::Graph)) {
+    CompileOptions means = options;
+    means.calibration.method = CalibrationMethod::MinMax;
+    FailureOr<std::vector<ActivationRange>> ranges =
+        calibrateInputRanges(module, means);
+    if (failed(ranges) || failed(attachInputMeans(module, options, *ranges)))
+      return failure();
+  }
   if (!options.maxError)
     return compileAsAsked(module, calibrated, timing, summary);
   // The budget chooses the options; the compile is then as usual.

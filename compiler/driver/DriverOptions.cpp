@@ -143,9 +143,15 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                       "--calibration)\n";
       return failure();
     }
-  if (flags.biasCorrection.getNumOccurrences() && mode != "static-int8") {
+  // Bias correction needs the calibration's means: static-int8, and the
+  // weight-only modes with --calibration.
+  bool weightOnlyCalibrated =
+      mode.starts_with("weight-int") && flags.calibration.getNumOccurrences();
+  if (flags.biasCorrection.getNumOccurrences() && mode != "static-int8" &&
+      !weightOnlyCalibrated) {
     llvm::errs() << "tsc: error: --bias-correction goes with "
-                    "--quantize=static-int8\n";
+                    "--quantize=static-int8, or weight-int8/int4 with "
+                    "--calibration\n";
     return failure();
   }
   if (flags.biasCorrection != "on" && flags.biasCorrection != "off") {
@@ -311,11 +317,13 @@ mlir::tsc::getCompileOptions(const DriverOptions &flags) {
   // passes' activation-aware importance.
   if (flags.calibration.getNumOccurrences() &&
       options.quantize != Quantization::StaticInt8 &&
-      options.quantize != Quantization::Fp8 && !(specs->heads > 0) &&
+      options.quantize != Quantization::Fp8 &&
+      options.quantize != Quantization::WeightInt8 &&
+      options.quantize != Quantization::WeightInt4 && !(specs->heads > 0) &&
       !(specs->ffn > 0)) {
     llvm::errs() << "tsc: error: --calibration goes with "
-                    "--quantize=static-int8 or fp8, or --prune=heads=R / "
-                    "ffn=R\n";
+                    "--quantize=static-int8, fp8 or weight-int8/int4 (bias "
+                    "correction), or --prune=heads=R / ffn=R\n";
     return failure();
   }
   if (flags.calibration.getNumOccurrences() && flags.calibration.empty()) {

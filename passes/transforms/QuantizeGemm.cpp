@@ -309,6 +309,43 @@ FailureOr<Operation *> tsc::roundGemmToBf16(QuantizableGemm g,
   return replaceGemm(g, input, weight).getOperation();
 }
 
+ArrayRef<float> tsc::getInputMeans(QuantizableGemm g) {
+  auto means = g.op->getAttrOfType<DenseF32ArrayAttr>(kInputMeanAttr);
+  int64_t k = cast<RankedTensorType>(g.input.getType()).getShape().back();
+  if (!means || int64_t(means.size()) != k)
+    return {};
+  return means.asArrayRef();
+}
+
+void tsc::removeInputMeans(Operation *func) {
+  for (Operation *op : getGemmOps(func))
+    op->removeAttr(kInputMeanAttr);
+}
+
+Value tsc::correctBias(QuantizableGemm g, ArrayRef<float> meanError) {
+  OpBuilder b(g.op);
+  Location loc = g.op->getLoc();
+  auto type =
+      RankedTensorType::get({int64_t(meanError.size())}, b.getF32Type());
+  auto linear = dyn_cast<LinearOp>(g.op);
+  Value bias = linear ? linear.getBias() : Value();
+  std::vector<float> values(meanError.begin(), meanError.end());
+  std::optional<std::vector<char>> bytes;
+  if (auto constant = bias ? bias.getDefiningOp<ConstantOp>() : ConstantOp())
+    if (constant.getType() == type)
+      bytes = getConstantBytes(constant.getValue());
+  if (bytes && bytes->size() == values.size() * sizeof(float))
+    for (auto [i, v] : llvm::enumerate(values))
+      v += reinterpret_cast<const float *>(bytes->data())[i];
+  Value corrected = ConstantOp::create(
+      b, loc,
+      cast<ElementsAttr>(getConstantFromValues(type, ArrayRef<float>(values),
+                                               weightName(g.weight, ".bias"))));
+  if (bias && !bytes)
+    corrected = AddOp::create(b, loc, bias, corrected);
+  return corrected;
+}
+
 LinearOp tsc::replaceGemm(QuantizableGemm g, Value input, Value weight,
                           Value bias) {
   OpBuilder b(g.op);

@@ -95,8 +95,8 @@ float getCodesMax(Codes codes);
 
 /// The attribute of a GEMM op that holds the mean of each channel of its
 /// input (K f32 values) over the calibration samples, which
-/// tsc-quantize-static-int8 corrects the bias by (docs/quantization.md,
-/// "Bias correction") and removes.
+/// tsc-quantize-static-int8 and tsc-quantize-weight-only correct the bias
+/// by (docs/quantization.md, "Bias correction") and remove.
 inline constexpr llvm::StringLiteral kInputMeanAttr = "tsc.input_mean";
 
 /// `dequantize(Wq, Ws)` of `g`'s weight quantized to `codes` symmetrically
@@ -123,6 +123,19 @@ Value quantizeRows(QuantizableGemm g, Codes codes);
 /// asymmetric range; nullopt: none). f8E4M3FN codes saturate.
 Value quantizePerTensor(QuantizableGemm g, Codes codes, float scale,
                         std::optional<int8_t> zeroPoint = std::nullopt);
+
+/// The calibrated mean of each channel of `g`'s input (kInputMeanAttr),
+/// or none when `g.op` has none or not one per input channel.
+ArrayRef<float> getInputMeans(QuantizableGemm g);
+
+/// Removes kInputMeanAttr from every GEMM op of `func`: a quantize pass
+/// spends the calibration's means (GEMMs kept float and near misses too).
+void removeInputMeans(Operation *func);
+
+/// `g`'s bias plus `meanError` (what the weight's rounding takes from the
+/// product at the mean input), built before `g.op`: a new constant when
+/// the bias is an f32 [N] constant or absent, an add otherwise.
+Value correctBias(QuantizableGemm g, ArrayRef<float> meanError);
 
 /// Replaces `g.op` by a tsc.linear of `input` and `weight` with the old
 /// op's bias (or `bias`, when given), residual, layout and activation.

@@ -16,8 +16,6 @@
 #include "passes/transforms/KeepFloat.h"
 #include "passes/transforms/QuantizeGemm.h"
 
-#include "dialects/tsc/IR/ConstantData.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -37,43 +35,6 @@ struct Range {
   float lo, hi;
   bool symmetric;
 };
-
-/// The calibrated mean of each channel of `g`'s input (kInputMeanAttr),
-/// or none when `g.op` has none or not one per input channel.
-ArrayRef<float> getInputMeans(QuantizableGemm g) {
-  auto means = g.op->getAttrOfType<DenseF32ArrayAttr>(kInputMeanAttr);
-  int64_t k = cast<RankedTensorType>(g.input.getType()).getShape().back();
-  if (!means || int64_t(means.size()) != k)
-    return {};
-  return means.asArrayRef();
-}
-
-/// `g`'s bias plus `meanError` (what the weight's rounding takes from the
-/// product at the mean input), built before `g.op`: a new constant when
-/// the bias is an f32 [N] constant or absent, an add otherwise.
-Value correctBias(QuantizableGemm g, ArrayRef<float> meanError) {
-  OpBuilder b(g.op);
-  Location loc = g.op->getLoc();
-  auto type =
-      RankedTensorType::get({int64_t(meanError.size())}, b.getF32Type());
-  auto linear = dyn_cast<LinearOp>(g.op);
-  Value bias = linear ? linear.getBias() : Value();
-  std::vector<float> values(meanError.begin(), meanError.end());
-  std::optional<std::vector<char>> bytes;
-  if (auto constant = bias ? bias.getDefiningOp<ConstantOp>() : ConstantOp())
-    if (constant.getType() == type)
-      bytes = getConstantBytes(constant.getValue());
-  if (bytes && bytes->size() == values.size() * sizeof(float))
-    for (auto [i, v] : llvm::enumerate(values))
-      v += reinterpret_cast<const float *>(bytes->data())[i];
-  Value corrected = ConstantOp::create(
-      b, loc,
-      cast<ElementsAttr>(getConstantFromValues(type, ArrayRef<float>(values),
-                                               weightName(g.weight, ".bias"))));
-  if (bias && !bytes)
-    corrected = AddOp::create(b, loc, bias, corrected);
-  return corrected;
-}
 
 /// Rewrites `g` with its input quantized per tensor: symmetric, scale
 /// max(hi / 127, FLT_MIN); or asymmetric, scale max((hi - lo) / 255,
@@ -160,9 +121,7 @@ struct QuantizeStaticInt8Pass
       if (remarks && !why.empty())
         op->emitRemark() << "kept float: " << why;
     }
-    // The calibration's means are spent (kept GEMMs and near misses too).
-    for (Operation *op : getGemmOps(getOperation()))
-      op->removeAttr(kInputMeanAttr);
+    removeInputMeans(getOperation());
   }
 
   KeepFloat kept;

@@ -108,6 +108,27 @@ Quantized quantizeWeight(ArrayRef<float> w, int64_t k, int64_t n, bool kn,
   return out;
 }
 
+/// Per output channel j, what `q`'s rounding takes from the product at the
+/// mean input: `sum_k means[k] * (w[k, j] - (code - zero point) * scale)`,
+/// the dequantization in f32 as tsc.dequantize computes it.
+std::vector<float> meanError(ArrayRef<float> w, const Quantized &q, int64_t k,
+                             int64_t n, bool kn, int64_t group,
+                             ArrayRef<float> means) {
+  std::vector<double> error(size_t(n), 0.0);
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j) {
+      size_t at = size_t(kn ? kk * n + j : j * k + kk);
+      size_t s = !group ? size_t(j)
+                 : kn   ? size_t((kk / group) * n + j)
+                        : size_t(j * q.groups + kk / group);
+      int32_t zero = q.zeroPoints.empty() ? 0 : q.zeroPoints[s];
+      float dequantized = float(int32_t(q.codes[at]) - zero) * q.scales[s];
+      error[size_t(j)] +=
+          double(means[size_t(kk)]) * (double(w[at]) - double(dequantized));
+    }
+  return std::vector<float>(error.begin(), error.end());
+}
+
 /// The codes as an i8 or (two a byte, the first in the low bits, as the
 /// artifact packs them) an i4 constant of `type`.
 Attribute codesConstant(RankedTensorType type, ArrayRef<int8_t> codes,
@@ -187,7 +208,11 @@ struct QuantizeWeightOnlyPass
                                     b.getI64IntegerAttr(group ? kDim : nDim),
                                     group ? b.getI64IntegerAttr(group)
                                           : IntegerAttr());
-    replaceGemm(g, g.input, wd);
+    ArrayRef<float> means = getInputMeans(g);
+    replaceGemm(g, g.input, wd,
+                means.empty() ? Value()
+                              : correctBias(g, meanError(w, q, k, n, g.kn,
+                                                         group, means)));
     return success();
   }
 
@@ -195,6 +220,7 @@ struct QuantizeWeightOnlyPass
     quantizeGemms(
         getOperation(), kept, KeptPrecision::F32, minInputFeatures, remarks,
         [&](QuantizableGemm g, std::string &why) { return quantize(g, why); });
+    removeInputMeans(getOperation());
   }
 
   KeepFloat kept;
