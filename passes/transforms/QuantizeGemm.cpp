@@ -312,7 +312,9 @@ FailureOr<Operation *> tsc::roundGemmToBf16(QuantizableGemm g,
 ArrayRef<float> tsc::getInputMeans(QuantizableGemm g) {
   auto means = g.op->getAttrOfType<DenseF32ArrayAttr>(kInputMeanAttr);
   int64_t k = cast<RankedTensorType>(g.input.getType()).getShape().back();
-  if (!means || int64_t(means.size()) != k)
+  if (!means || int64_t(means.size()) != k ||
+      !llvm::all_of(means.asArrayRef(),
+                    [](float m) { return std::isfinite(m); }))
     return {};
   return means.asArrayRef();
 }
@@ -323,6 +325,9 @@ void tsc::removeInputMeans(Operation *func) {
 }
 
 Value tsc::correctBias(QuantizableGemm g, ArrayRef<float> meanError) {
+  // A weight with an infinity or NaN: no correction rather than a NaN bias.
+  if (!llvm::all_of(meanError, [](float e) { return std::isfinite(e); }))
+    return Value();
   OpBuilder b(g.op);
   Location loc = g.op->getLoc();
   auto type =

@@ -125,7 +125,8 @@ Value quantizePerTensor(QuantizableGemm g, Codes codes, float scale,
                         std::optional<int8_t> zeroPoint = std::nullopt);
 
 /// The calibrated mean of each channel of `g`'s input (kInputMeanAttr),
-/// or none when `g.op` has none or not one per input channel.
+/// or none when `g.op` has none, not one per input channel, or one that is
+/// not finite.
 ArrayRef<float> getInputMeans(QuantizableGemm g);
 
 /// Removes kInputMeanAttr from every GEMM op of `func`: a quantize pass
@@ -134,7 +135,8 @@ void removeInputMeans(Operation *func);
 
 /// `g`'s bias plus `meanError` (what the weight's rounding takes from the
 /// product at the mean input), built before `g.op`: a new constant when
-/// the bias is an f32 [N] constant or absent, an add otherwise.
+/// the bias is an f32 [N] constant or absent, an add otherwise; null (no
+/// correction) when an error is not finite.
 Value correctBias(QuantizableGemm g, ArrayRef<float> meanError);
 
 /// Replaces `g.op` by a tsc.linear of `input` and `weight` with the old

@@ -1,4 +1,4 @@
-// RUN: tsc-opt %s --split-input-file --tsc-quantize-static-int8="input-ranges=2.54,2.54,2.54,2.54 min-input-features=2" | FileCheck %s
+// RUN: tsc-opt %s --split-input-file --tsc-quantize-static-int8="input-ranges=2.54,2.54,2.54,2.54,2.54 min-input-features=2" | FileCheck %s
 
 // Bias correction: a GEMM op carrying `tsc.input_mean` (each input
 // channel's mean over the calibration samples, which the driver attaches)
@@ -22,9 +22,10 @@
 // CHECK:         %[[B2:.+]] = tsc.add %[[B]], %[[C]] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
 // CHECK:         tsc.linear %{{.+}}, %{{.+}}, %[[B2]] : (tensor<?x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
 // CHECK:         tsc.linear %{{.+}}, %{{.+}}, %[[B0ORIG]] : (tensor<?x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+// CHECK:         tsc.linear %{{.+}}, %{{.+}}, %[[B0ORIG]] : (tensor<?x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
 // CHECK-NOT:     tsc.input_mean
 func.func @corrected(%x: tensor<?x2xf32>, %b: tensor<2xf32>)
-    -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>) {
+    -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>) {
   %w = tsc.constant dense<[[1.0, 0.3], [0.5, -0.25]]> : tensor<2x2xf32>
   %wkn = tsc.constant dense<[[1.0, 0.5], [0.3, -0.25]]> : tensor<2x2xf32>
   %b0 = tsc.constant dense<[0.5, -1.0]> : tensor<2xf32>
@@ -34,8 +35,11 @@ func.func @corrected(%x: tensor<?x2xf32>, %b: tensor<2xf32>)
       : (tensor<?x2xf32>, tensor<2x2xf32>) -> tensor<?x2xf32>
   %t = tsc.linear %x, %w, %b {tsc.input_mean = array<f32: 2.0, 4.0>}
       : (tensor<?x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
-  // Near miss: three means for two input channels: no correction.
+  // Near misses: three means for two input channels, an infinite mean:
+  // no correction.
   %u = tsc.linear %x, %w, %b0 {tsc.input_mean = array<f32: 2.0, 4.0, 1.0>}
       : (tensor<?x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
-  return %y, %z, %t, %u : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>
+  %v = tsc.linear %x, %w, %b0 {tsc.input_mean = array<f32: 2.0, 0x7F800000>}
+      : (tensor<?x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+  return %y, %z, %t, %u, %v : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>
 }
