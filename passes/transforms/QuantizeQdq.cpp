@@ -318,13 +318,10 @@ void gatherCodes(GatherOp gather) {
   gather.erase();
 }
 
-/// The dequantizations this pass folds: the f32 values of at most this
-/// many elements (the bound of the dialect's folders).
-constexpr int64_t kMaxFoldedElements = int64_t(1) << 16;
-
-/// `dequantize(Wq, s[, z])` of small constants that no GEMM reads (ONNX
-/// Runtime's quantize_static quantizes the norms' weights and the biases
-/// of MatMul + Add to 8 bits) becomes the f32 constant it computes, with
+/// `dequantize(Wq, s[, z])` of constants of at most kMaxFoldedElements (the
+/// dialect folders' bound) that no GEMM reads (ONNX Runtime's
+/// quantize_static quantizes the norms' weights and the biases of MatMul +
+/// Add to 8 bits) becomes the f32 constant it computes, with
 /// the arithmetic of its kernel: `f32(i32(q) - i32(z)) * s`, the same bits.
 /// Each was a kernel launch per run (BERT-base: 120 of them), and a bias
 /// that is a constant can be the int8 GEMM step's own.

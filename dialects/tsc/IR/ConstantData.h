@@ -17,6 +17,10 @@
 
 namespace mlir::tsc {
 
+/// Largest constant the dialect's folders evaluate element by element (and
+/// the bound of the quantize passes' foldings of small constants).
+inline constexpr int64_t kMaxFoldedElements = int64_t(1) << 16;
+
 /// The value of `value` when it is a 0-d constant of a signless or signed
 /// 8-bit integer type (an int8 zero point), else nullopt.
 std::optional<int32_t> getInt8Scalar(Value value);

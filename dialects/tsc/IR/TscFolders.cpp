@@ -110,8 +110,6 @@ void BindShapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<EraseDeadBinding>(context);
 }
 
-/// Largest constant the folders evaluate element by element.
-static constexpr int64_t kMaxFoldedElements = 1 << 16;
 /// The most bytes a splat constant is expanded to for a byte-level folder
 /// (getConstantBytes: concatenations, conversions of weights).
 static constexpr int64_t kMaxExpandedSplatBytes = int64_t(1) << 28;
