@@ -24,11 +24,12 @@ namespace mlir::tsc {
 FailureOr<std::vector<ActivationRange>>
 calibrateInputRanges(ModuleOp module, const CompileOptions &options);
 
-/// --quantize=static-int8's bias correction: `module` goes through the
+/// The quantize passes' bias correction (static-int8, and fp8 and the
+/// weight-only modes with --calibration): `module` goes through the
 /// graph phase (which the compile's pipeline then finds done) and each GEMM
 /// op gets kInputMeanAttr, the calibrated mean of each channel of its input
-/// (`ranges`, calibrateInputRanges' for `module`), for
-/// tsc-quantize-static-int8. Where pruning has changed the GEMM ops since
+/// (`ranges`, calibrateInputRanges' for `module`), for the quantize
+/// passes. Where pruning has changed the GEMM ops since
 /// (the ranges were measured past it), only those that still have one mean
 /// per input channel get them, and none when their number differs.
 LogicalResult attachInputMeans(ModuleOp module, const CompileOptions &options,

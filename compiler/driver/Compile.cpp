@@ -653,8 +653,7 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
         calibrated.inputMinima.push_back(range.lo);
     }
     // Not for --emit=import, which would print the graph phase's form.
-    if (options.quantize == Quantization::StaticInt8 &&
-        options.calibration.biasCorrection &&
+    if (options.calibration.biasCorrection &&
         (!options.emit || *options.emit >= Phase::Graph) &&
         failed(attachInputMeans(module, options, *ranges)))
       return failure();

@@ -143,14 +143,14 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                       "--calibration)\n";
       return failure();
     }
-  // Bias correction needs the calibration's means: static-int8, and the
-  // weight-only modes with --calibration.
+  // Bias correction needs the calibration's means: static-int8, and fp8
+  // and the weight-only modes with --calibration.
   bool weightOnlyCalibrated =
       mode.starts_with("weight-int") && flags.calibration.getNumOccurrences();
-  if (flags.biasCorrection.getNumOccurrences() && mode != "static-int8" &&
+  if (flags.biasCorrection.getNumOccurrences() && !calibrated &&
       !weightOnlyCalibrated) {
     llvm::errs() << "tsc: error: --bias-correction goes with "
-                    "--quantize=static-int8, or weight-int8/int4 with "
+                    "--quantize=static-int8, or fp8 or weight-int8/int4 with "
                     "--calibration\n";
     return failure();
   }

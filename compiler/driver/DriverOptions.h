@@ -133,7 +133,8 @@ struct DriverOptions {
       llvm::cl::init("asymmetric"), llvm::cl::cat(category)};
   llvm::cl::opt<std::string> biasCorrection{
       "bias-correction",
-      llvm::cl::desc("static-int8: on (default: each quantized GEMM's bias "
+      llvm::cl::desc("static-int8, and fp8 or weight-int8/int4 with "
+                     "--calibration: on (default: each quantized GEMM's bias "
                      "corrected by what its weight's rounding takes from "
                      "the product at the calibrated mean input) or off"),
       llvm::cl::init("on"), llvm::cl::cat(category)};

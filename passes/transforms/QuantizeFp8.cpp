@@ -30,20 +30,25 @@ namespace {
 
 /// Rewrites `g` in fp8 form: its activation per row at run time, or with
 /// `range` > 0 (a calibrated max|x|) per tensor by the constant scale
-/// max(range / 448, FLT_MIN). Failure (with `why`) when the weight's data
-/// cannot be read.
+/// max(range / 448, FLT_MIN). With its input's calibrated means
+/// (kInputMeanAttr), its bias corrected as static int8's. Failure (with
+/// `why`) when the weight's data cannot be read.
 LogicalResult quantize(QuantizableGemm g, float range, std::string &why) {
-  FailureOr<Value> wd = createQuantizedWeight(g, why, Codes::F8E4M3FN);
+  ArrayRef<float> means = getInputMeans(g);
+  std::vector<float> meanError;
+  FailureOr<Value> wd = createQuantizedWeight(
+      g, why, Codes::F8E4M3FN, means, means.empty() ? nullptr : &meanError);
   if (failed(wd))
     return failure();
+  Value bias = means.empty() ? Value() : correctBias(g, meanError);
   if (range <= 0.0f) {
-    replaceGemm(g, quantizeRows(g, Codes::F8E4M3FN), *wd);
+    replaceGemm(g, quantizeRows(g, Codes::F8E4M3FN), *wd, bias);
     return success();
   }
   Value xd = quantizePerTensor(
       g, Codes::F8E4M3FN,
       std::max(range / getCodesMax(Codes::F8E4M3FN), kMinInt8Scale));
-  replaceGemm(g, xd, *wd);
+  replaceGemm(g, xd, *wd, bias);
   return success();
 }
 
@@ -87,6 +92,7 @@ struct QuantizeFp8Pass
                     }
                     return quantize(g, range, why);
                   });
+    removeInputMeans(getOperation());
   }
 
   KeepFloat kept;

@@ -91,6 +91,16 @@ std::vector<char> quantizeWeight(ArrayRef<float> w, int64_t rows, int64_t cols,
   return q;
 }
 
+/// The value of one code, as tsc.dequantize reads it before the scale.
+float getCodeValue(Codes codes, char code) {
+  if (codes == Codes::S8)
+    return float(static_cast<int8_t>(code));
+  APFloat value(APFloat::Float8E4M3FN(), APInt(8, uint8_t(code)));
+  bool lost = false;
+  value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+  return value.convertToFloat();
+}
+
 Type getCodesType(MLIRContext *context, Codes codes) {
   return codes == Codes::S8 ? Type(IntegerType::get(context, 8))
                             : Type(Float8E4M3FNType::get(context));
@@ -190,7 +200,6 @@ FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g, std::string &why,
   std::vector<char> q =
       quantizeWeight(w, rows, cols, /*perRow=*/!g.kn, codes, scales);
   if (meanError) {
-    assert(codes == Codes::S8 && "the mean error of s8 codes");
     int64_t k = g.kn ? rows : cols;
     if (int64_t(inputMeans.size()) != k) {
       why = "the input means are not one per input channel";
@@ -200,7 +209,7 @@ FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g, std::string &why,
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c) {
         int64_t i = r * cols + c, n = g.kn ? c : r;
-        float dequantized = float(static_cast<int8_t>(q[i])) * scales[n];
+        float dequantized = getCodeValue(codes, q[i]) * scales[n];
         error[n] += double(inputMeans[g.kn ? r : c]) *
                     (double(w[i]) - double(dequantized));
       }

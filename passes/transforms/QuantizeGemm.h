@@ -103,7 +103,7 @@ inline constexpr llvm::StringLiteral kInputMeanAttr = "tsc.input_mean";
 /// per output channel (`Ws = max|W| / getCodesMax`, 1 for an all-zero
 /// channel; s8 codes round half to even, f8E4M3FN ones as
 /// roundToF8E4M3FN), built before `g.op`; failure (with `why`) when the
-/// weight's data cannot be read. With `inputMeans` (K of them, s8 codes),
+/// weight's data cannot be read. With `inputMeans` (K of them),
 /// `meanError` gets, per output channel n, what the rounding takes from the
 /// product at the mean input: `sum_k mean[k] * (W[k, n] - Wd[k, n])`, Wd
 /// the dequantized weight as tsc.dequantize computes it.
