@@ -52,8 +52,10 @@ and NNCF's post-training quantization of the export on the same samples
 AMX, bf16 (_bf16). With --max-error E, both tsc int8 artifacts are
 compiled with --max-error=E (the most sensitive GEMMs kept float: f32, or
 bf16 where --cpu=native has AMX).
-With --weight-only (opt-in), tsc --quantize=weight-int4 (symmetric, a scale
-per 128 weights along K) and ONNX Runtime's MatMulNBits model of the export
+With --weight-only (opt-in), tsc --quantize=weight-int4:zero-points
+--calibration (a scale and a zero point per 128 weights along K, ONNX
+Runtime's scheme, and each bias corrected by the calibration samples' mean
+input) and ONNX Runtime's MatMulNBits model of the export
 (its MatMulNBitsQuantizer: 4 bits, blocks of 128, zero points), compiled by
 tsc as it is and run by ONNX Runtime (ort_int4), in a table of their own with
 accuracy, artifact sizes and peak RSS.
@@ -352,10 +354,11 @@ def bench_model(args, name, work, rows, notes, versions):
     # against OpenVINO's bf16), timed side by side.
     variants = {"tsc": [], "nofuse": ["--no-fuse"], "bf16": ["--precision=bf16"]}
     sources = {}
-    if args.quantize:
+    if args.quantize or args.weight_only:
         import calibration_set
         calibration = calibration_set.write(work / "calibration", CALIBRATION_SAMPLES, vocab,
                                             seq=args.seq)
+    if args.quantize:
         variants["int8"] = ["--quantize=dynamic-int8"] + (
             [f"--max-error={args.max_error}"] if args.max_error else [])
         variants["static"] = ["--quantize=static-int8", "--calibration", str(calibration)] + (
@@ -369,16 +372,19 @@ def bench_model(args, name, work, rows, notes, versions):
         sources["qdq"] = qdq_path
         variants["qdq"] = []
     if args.weight_only:
-        # Weight-only int4: tsc's own pass (symmetric, a scale per 128 along
-        # K), and ONNX Runtime's MatMulNBits model of the export (its
-        # quantizer's defaults: blocks of 128, zero points), which tsc
-        # compiles as it is and ONNX Runtime runs with its own kernels.
+        # Weight-only int4: tsc's own pass (ONNX Runtime's scheme, a scale
+        # and a zero point per 128 along K, with the biases corrected by the
+        # calibration samples' means), and ONNX Runtime's MatMulNBits model
+        # of the export (its quantizer's defaults: blocks of 128, zero
+        # points), which tsc compiles as it is and ONNX Runtime runs with
+        # its own kernels.
         nbits_path = work / f"{name}-nbits.onnx"
         if not nbits_path.exists():
             subprocess.run([TORCH_PYTHON, __file__, "--make-nbits", str(nbits_path), "--onnx",
                             str(onnx_path)], check=True)
         sources["nbits"] = nbits_path
-        variants["int4"] = ["--quantize=weight-int4"]
+        variants["int4"] = ["--quantize=weight-int4:zero-points", "--calibration",
+                            str(calibration)]
         variants["nbits"] = []
     if args.prune:
         variants["pruned"] = [f"--prune={args.prune}"]
