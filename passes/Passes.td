@@ -463,7 +463,9 @@ def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> 
     error budget's choice, replayable here): f32, or with
     `kept-precision=bf16` a `tsc.linear` of `cast(cast(x, bf16), f32)` by
     the weight rounded to bf16 (values bf16 holds, stored f32), which the
-    host plan runs as a bf16 GEMM accumulating in f32.
+    host plan runs as a bf16 GEMM accumulating in f32. A GEMM op with
+    `tsc.input_mean` (`tsc --calibration`) gets its bias corrected as
+    tsc-quantize-static-int8 does, and the attribute removed.
 
     Before:
     ```mlir

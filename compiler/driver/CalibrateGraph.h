@@ -24,8 +24,8 @@ namespace mlir::tsc {
 FailureOr<std::vector<ActivationRange>>
 calibrateInputRanges(ModuleOp module, const CompileOptions &options);
 
-/// The quantize passes' bias correction (static-int8, and fp8 and the
-/// weight-only modes with --calibration): `module` goes through the
+/// The quantize passes' bias correction (static-int8, and the other modes
+/// with --calibration): `module` goes through the
 /// graph phase (which the compile's pipeline then finds done) and each GEMM
 /// op gets kInputMeanAttr, the calibrated mean of each channel of its input
 /// (`ranges`, calibrateInputRanges' for `module`), for the quantize

@@ -52,7 +52,7 @@ struct CalibrationOptions {
   /// rather than [-max|x|, max|x|]: static int8's activations get a zero
   /// point (docs/quantization.md, "Asymmetric activations").
   bool asymmetric = true;
-  /// static-int8, static fp8 and weight-only: each quantized GEMM's bias
+  /// Every quantize mode given samples: each quantized GEMM's bias
   /// corrected by its input's calibrated means (kInputMeanAttr;
   /// docs/quantization.md, "Bias correction").
   bool biasCorrection = true;

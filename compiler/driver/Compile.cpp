@@ -658,11 +658,13 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
         failed(attachInputMeans(module, options, *ranges)))
       return failure();
   }
-  // Weight-only modes with --calibration: the means alone, for the bias
-  // correction (the ranges' histograms are not needed: min-max).
-  bool weightOnly = options.quantize == Quantization::WeightInt8 ||
-                    options.quantize == Quantization::WeightInt4;
-  if (weightOnly && !options.calibration.directory.empty() &&
+  // Dynamic int8 and the weight-only modes with --calibration: the means
+  // alone, for the bias correction (the ranges' histograms are not needed:
+  // min-max).
+  bool meansOnly = options.quantize == Quantization::DynamicInt8 ||
+                   options.quantize == Quantization::WeightInt8 ||
+                   options.quantize == Quantization::WeightInt4;
+  if (meansOnly && !options.calibration.directory.empty() &&
       options.calibration.biasCorrection &&
       (!options.emit || *options.emit >= Phase::Graph)) {
     CompileOptions means = options;

@@ -143,15 +143,16 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
                       "--calibration)\n";
       return failure();
     }
-  // Bias correction needs the calibration's means: static-int8, and fp8
-  // and the weight-only modes with --calibration.
-  bool weightOnlyCalibrated =
-      mode.starts_with("weight-int") && flags.calibration.getNumOccurrences();
+  // Bias correction needs the calibration's means: static-int8, and fp8,
+  // dynamic-int8 and the weight-only modes with --calibration.
+  bool meansCalibrated =
+      (mode.starts_with("weight-int") || mode == "dynamic-int8") &&
+      flags.calibration.getNumOccurrences();
   if (flags.biasCorrection.getNumOccurrences() && !calibrated &&
-      !weightOnlyCalibrated) {
+      !meansCalibrated) {
     llvm::errs() << "tsc: error: --bias-correction goes with "
-                    "--quantize=static-int8, or fp8 or weight-int8/int4 with "
-                    "--calibration\n";
+                    "--quantize=static-int8, or fp8, dynamic-int8 or "
+                    "weight-int8/int4 with --calibration\n";
     return failure();
   }
   if (flags.biasCorrection != "on" && flags.biasCorrection != "off") {
@@ -318,12 +319,12 @@ mlir::tsc::getCompileOptions(const DriverOptions &flags) {
   if (flags.calibration.getNumOccurrences() &&
       options.quantize != Quantization::StaticInt8 &&
       options.quantize != Quantization::Fp8 &&
+      options.quantize != Quantization::DynamicInt8 &&
       options.quantize != Quantization::WeightInt8 &&
       options.quantize != Quantization::WeightInt4 && !(specs->heads > 0) &&
       !(specs->ffn > 0)) {
-    llvm::errs() << "tsc: error: --calibration goes with "
-                    "--quantize=static-int8, fp8 or weight-int8/int4 (bias "
-                    "correction), or --prune=heads=R / ffn=R\n";
+    llvm::errs() << "tsc: error: --calibration goes with --quantize (static "
+                    "ranges, bias correction) or --prune=heads=R / ffn=R\n";
     return failure();
   }
   if (flags.calibration.getNumOccurrences() && flags.calibration.empty()) {

@@ -115,7 +115,8 @@ struct DriverOptions {
   llvm::cl::opt<std::string> calibration{
       "calibration",
       llvm::cl::desc(
-          "--quantize=static-int8 or fp8, or --prune=heads=R / ffn=R "
+          "--quantize=static-int8 or fp8 (activation ranges), any other "
+          "--quantize mode (bias correction), or --prune=heads=R / ffn=R "
           "(activation-aware importance): a folder with one folder per "
           "sample, each holding NAME.npy for every model input"),
       llvm::cl::value_desc("DIR"), llvm::cl::cat(category)};
@@ -133,10 +134,11 @@ struct DriverOptions {
       llvm::cl::init("asymmetric"), llvm::cl::cat(category)};
   llvm::cl::opt<std::string> biasCorrection{
       "bias-correction",
-      llvm::cl::desc("static-int8, and fp8 or weight-int8/int4 with "
-                     "--calibration: on (default: each quantized GEMM's bias "
-                     "corrected by what its weight's rounding takes from "
-                     "the product at the calibrated mean input) or off"),
+      llvm::cl::desc(
+          "static-int8, and fp8, dynamic-int8 or weight-int8/int4 with "
+          "--calibration: on (default: each quantized GEMM's bias "
+          "corrected by what its weight's rounding takes from "
+          "the product at the calibrated mean input) or off"),
       llvm::cl::init("on"), llvm::cl::cat(category)};
   llvm::cl::opt<bool> noFuse{
       "no-fuse",

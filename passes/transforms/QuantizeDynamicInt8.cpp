@@ -22,13 +22,19 @@ using namespace mlir::tsc;
 
 namespace {
 
-/// Rewrites `g` in quantize-dequantize form; failure (with `why`) when the
+/// Rewrites `g` in quantize-dequantize form, with its bias corrected as
+/// static int8's when its input's calibrated means are there
+/// (kInputMeanAttr: `tsc --calibration`); failure (with `why`) when the
 /// weight's data cannot be read.
 LogicalResult quantize(QuantizableGemm g, std::string &why) {
-  FailureOr<Value> wd = createQuantizedWeight(g, why);
+  ArrayRef<float> means = getInputMeans(g);
+  std::vector<float> meanError;
+  FailureOr<Value> wd = createQuantizedWeight(
+      g, why, Codes::S8, means, means.empty() ? nullptr : &meanError);
   if (failed(wd))
     return failure();
-  replaceGemm(g, quantizeRows(g, Codes::S8), *wd);
+  Value bias = means.empty() ? Value() : correctBias(g, meanError);
+  replaceGemm(g, quantizeRows(g, Codes::S8), *wd, bias);
   return success();
 }
 
@@ -48,6 +54,7 @@ struct QuantizeDynamicInt8Pass
   void runOnOperation() override {
     quantizeGemms(getOperation(), kept, keptAs, minInputFeatures, remarks,
                   quantize);
+    removeInputMeans(getOperation());
   }
 
   KeepFloat kept;

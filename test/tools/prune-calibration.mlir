@@ -37,7 +37,7 @@
 // MISSING:       tsc: error: --calibration {{.*}}missing: {{.*}}missing/0/other.npy is not an input of the model
 // DTYPE:         tsc: error: --calibration {{.*}}dtype: {{.*}}dtype/0/input0.npy holds f64, input 'input0' is f32
 // SHAPE:         tsc: error: --calibration {{.*}}shape: {{.*}}shape/0: input 'input0' dim 0 is 2, expected 3
-// SPEC: tsc: error: --calibration goes with --quantize=static-int8, fp8 or weight-int8/int4 (bias correction), or --prune=heads=R / ffn=R
+// SPEC: tsc: error: --calibration goes with --quantize (static ranges, bias correction) or --prune=heads=R / ffn=R
 // METHOD:        tsc: error: --calibration-method goes with --quantize=static-int8
 func.func @ffn(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %wu = tsc.constant dense<[[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0]]> : tensor<2x4xf32>

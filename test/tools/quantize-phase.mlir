@@ -25,7 +25,7 @@
 // RUN: tsc %s --emit=graph -o %t.graph.mlir
 // RUN: tsc %s --emit=quantize | diff %t.graph.mlir -
 // RUN: not tsc %s --quantize=static-int8 --emit=graph 2>&1 | FileCheck %s --check-prefix=STATIC
-// RUN: not tsc %s --quantize=dynamic-int8 --calibration %t --emit=graph 2>&1 | FileCheck %s --check-prefix=CALIB
+// RUN: not tsc %s --calibration %t --emit=graph 2>&1 | FileCheck %s --check-prefix=CALIB
 // RUN: not tsc %s --quantize=static-int8 --calibration %t --calibration-method=kl --emit=graph 2>&1 | FileCheck %s --check-prefix=METHOD
 // RUN: not tsc %s --quantize=static-int8 --calibration %t --calibration-method=percentile=101 --emit=graph 2>&1 | FileCheck %s --check-prefix=METHOD
 // RUN: not tsc %s --quantize=dynamic-int8 --calibration-range=symmetric --emit=graph 2>&1 | FileCheck %s --check-prefix=RANGE-ALONE
@@ -66,7 +66,7 @@
 // BUDGET: tsc: error: --max-error=0: expected a relative L2 error E > 0 (e.g. 1e-2)
 // BUDGET-ALONE: tsc: error: --max-error needs --quantize or --prune with a ratio
 // STATIC: tsc: error: --quantize=static-int8 needs --calibration DIR (one folder of NAME.npy inputs per sample)
-// CALIB: tsc: error: --calibration goes with --quantize=static-int8, fp8 or weight-int8/int4 (bias correction), or --prune=heads=R / ffn=R
+// CALIB: tsc: error: --calibration goes with --quantize (static ranges, bias correction) or --prune=heads=R / ffn=R
 // METHOD: tsc: error: --calibration-method={{kl|percentile=101}}: expected min-max, percentile[=P] (0 < P <= 100) or entropy
 // RANGE-ALONE: tsc: error: --calibration-range goes with --quantize=static-int8
 // RANGE: tsc: error: --calibration-range=both: expected asymmetric or symmetric
