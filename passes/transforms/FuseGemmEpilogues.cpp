@@ -1,6 +1,5 @@
 //===- FuseGemmEpilogues.cpp - bias, GELU and residual into the GEMM ------===//
 
-#include "dialects/tsc/IR/ConstantData.h"
 #include "passes/Passes.h"
 #include "passes/transforms/MatchUtils.h"
 #include "passes/transforms/QuantizeGemm.h"
@@ -52,30 +51,6 @@ LinearOp absorbable(Value v) {
       linear.getActivation() != GemmActivation::none)
     return {};
   return linear;
-}
-
-/// `a + b` of two biases of [N]: one constant when both are f32 constants
-/// (whose data the dialect's folders, dense literals only, do not read),
-/// an add otherwise.
-Value addBiases(PatternRewriter &rw, Location loc, Value a, Value b) {
-  auto first = a.getDefiningOp<ConstantOp>();
-  auto second = b.getDefiningOp<ConstantOp>();
-  auto type = cast<RankedTensorType>(a.getType());
-  if (first && second && type == b.getType() && type.getElementType().isF32())
-    if (std::optional<std::vector<char>> x = getConstantBytes(first.getValue()))
-      if (std::optional<std::vector<char>> y =
-              getConstantBytes(second.getValue());
-          y && x->size() == y->size()) {
-        std::vector<float> sum(x->size() / sizeof(float));
-        for (size_t i = 0; i < sum.size(); ++i)
-          sum[i] = reinterpret_cast<const float *>(x->data())[i] +
-                   reinterpret_cast<const float *>(y->data())[i];
-        return ConstantOp::create(
-            rw, loc,
-            cast<ElementsAttr>(getConstantFromValues(
-                type, ArrayRef<float>(sum), weightName(first, "+bias"))));
-      }
-  return AddOp::create(rw, loc, a, b);
 }
 
 /// linear(x, W) + b with b of [N] (or [1, ..., 1, N]) -> linear(x, W, b);

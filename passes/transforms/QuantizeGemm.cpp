@@ -205,15 +205,10 @@ FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g, std::string &why,
       why = "the input means are not one per input channel";
       return failure();
     }
-    std::vector<double> error(g.kn ? cols : rows, 0.0);
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c) {
-        int64_t i = r * cols + c, n = g.kn ? c : r;
-        float dequantized = getCodeValue(codes, q[i]) * scales[n];
-        error[n] += double(inputMeans[g.kn ? r : c]) *
-                    (double(w[i]) - double(dequantized));
-      }
-    meanError->assign(error.begin(), error.end());
+    *meanError = getMeanError(
+        w, rows, cols, g.kn, inputMeans, [&](int64_t i, int64_t, int64_t n) {
+          return getCodeValue(codes, q[size_t(i)]) * scales[size_t(n)];
+        });
   }
 
   OpBuilder b(g.op);
@@ -341,23 +336,53 @@ Value tsc::correctBias(QuantizableGemm g, ArrayRef<float> meanError) {
   Location loc = g.op->getLoc();
   auto type =
       RankedTensorType::get({int64_t(meanError.size())}, b.getF32Type());
+  Value correction =
+      ConstantOp::create(b, loc,
+                         cast<ElementsAttr>(getConstantFromValues(
+                             type, meanError, weightName(g.weight, ".bias"))));
   auto linear = dyn_cast<LinearOp>(g.op);
   Value bias = linear ? linear.getBias() : Value();
-  std::vector<float> values(meanError.begin(), meanError.end());
-  std::optional<std::vector<char>> bytes;
-  if (auto constant = bias ? bias.getDefiningOp<ConstantOp>() : ConstantOp())
-    if (constant.getType() == type)
-      bytes = getConstantBytes(constant.getValue());
-  if (bytes && bytes->size() == values.size() * sizeof(float))
-    for (auto [i, v] : llvm::enumerate(values))
-      v += reinterpret_cast<const float *>(bytes->data())[i];
-  Value corrected = ConstantOp::create(
-      b, loc,
-      cast<ElementsAttr>(getConstantFromValues(type, ArrayRef<float>(values),
-                                               weightName(g.weight, ".bias"))));
-  if (bias && !bytes)
-    corrected = AddOp::create(b, loc, bias, corrected);
-  return corrected;
+  if (!bias)
+    return correction;
+  Value sum = addBiases(b, loc, bias, correction);
+  // Summed into one constant: the correction's own is dead.
+  if (correction.use_empty())
+    correction.getDefiningOp()->erase();
+  return sum;
+}
+
+Value tsc::addBiases(OpBuilder &b, Location loc, Value first, Value second) {
+  auto x = first.getDefiningOp<ConstantOp>();
+  auto y = second.getDefiningOp<ConstantOp>();
+  auto type = cast<RankedTensorType>(first.getType());
+  if (x && y && type == second.getType() && type.getElementType().isF32())
+    if (std::optional<std::vector<char>> a = getConstantBytes(x.getValue()))
+      if (std::optional<std::vector<char>> c = getConstantBytes(y.getValue());
+          c && a->size() == c->size()) {
+        std::vector<float> sum(a->size() / sizeof(float));
+        for (size_t i = 0; i < sum.size(); ++i)
+          sum[i] = reinterpret_cast<const float *>(a->data())[i] +
+                   reinterpret_cast<const float *>(c->data())[i];
+        return ConstantOp::create(
+            b, loc,
+            cast<ElementsAttr>(getConstantFromValues(type, ArrayRef<float>(sum),
+                                                     weightName(x, "+bias"))));
+      }
+  return AddOp::create(b, loc, first, second);
+}
+
+std::vector<float> tsc::getMeanError(
+    ArrayRef<float> w, int64_t rows, int64_t cols, bool kn,
+    ArrayRef<float> means,
+    function_ref<float(int64_t i, int64_t k, int64_t n)> dequantized) {
+  std::vector<double> error(size_t(kn ? cols : rows), 0.0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      int64_t i = r * cols + c, k = kn ? r : c, n = kn ? c : r;
+      error[size_t(n)] += double(means[size_t(k)]) *
+                          (double(w[size_t(i)]) - double(dequantized(i, k, n)));
+    }
+  return std::vector<float>(error.begin(), error.end());
 }
 
 LinearOp tsc::replaceGemm(QuantizableGemm g, Value input, Value weight,

@@ -134,10 +134,25 @@ ArrayRef<float> getInputMeans(QuantizableGemm g);
 void removeInputMeans(Operation *func);
 
 /// `g`'s bias plus `meanError` (what the weight's rounding takes from the
-/// product at the mean input), built before `g.op`: a new constant when
-/// the bias is an f32 [N] constant or absent, an add otherwise; null (no
+/// product at the mean input), built before `g.op`: addBiases of the bias
+/// and the correction, or the correction alone without a bias; null (no
 /// correction) when an error is not finite.
 Value correctBias(QuantizableGemm g, ArrayRef<float> meanError);
+
+/// `first + second`, two biases of one [N] type: one constant of their sum
+/// when both are f32 constants (read in whatever form they have: the
+/// dialect's folders read dense literals only, and model biases are
+/// blobs), a tsc.add otherwise.
+Value addBiases(OpBuilder &b, Location loc, Value first, Value second);
+
+/// Per output channel n of the weight `w` (`rows` x `cols`, [K, N] when
+/// `kn`, else [N, K]), what its quantization takes from the product at the
+/// mean input: `sum_k means[k] * (w[k, n] - dequantized(i, k, n))`, i the
+/// element's index in `w`; summed in double.
+std::vector<float>
+getMeanError(ArrayRef<float> w, int64_t rows, int64_t cols, bool kn,
+             ArrayRef<float> means,
+             function_ref<float(int64_t i, int64_t k, int64_t n)> dequantized);
 
 /// Replaces `g.op` by a tsc.linear of `input` and `weight` with the old
 /// op's bias (or `bias`, when given), residual, layout and activation.

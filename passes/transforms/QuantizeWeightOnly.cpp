@@ -40,6 +40,15 @@ struct Quantized {
   std::vector<float> scales; // [groups, N] (kn) or [N, groups]; [N] per channel
   std::vector<int8_t> zeroPoints; // as the scales; empty when symmetric
   int64_t groups = 0;             // 0: per channel
+
+  /// The index of the scale (and zero point) of weight (kk, j), for N = `n`
+  /// output channels and groups of `group` along K (0: per channel).
+  size_t scaleIndex(int64_t kk, int64_t j, int64_t n, bool kn,
+                    int64_t group) const {
+    if (!group)
+      return size_t(j);
+    return size_t(kn ? (kk / group) * n + j : j * groups + kk / group);
+  }
 };
 
 Quantized quantizeWeight(ArrayRef<float> w, int64_t k, int64_t n, bool kn,
@@ -49,11 +58,8 @@ Quantized quantizeWeight(ArrayRef<float> w, int64_t k, int64_t n, bool kn,
   int64_t perChannel = group ? out.groups : 1;
   out.scales.assign(size_t(n * perChannel), 0.0f);
   auto at = [&](int64_t kk, int64_t j) { return kn ? kk * n + j : j * k + kk; };
-  auto indexAt = [&](int64_t kk, int64_t j) -> size_t {
-    if (!group)
-      return size_t(j);
-    int64_t g = kk / group;
-    return size_t(kn ? g * n + j : j * out.groups + g);
+  auto indexAt = [&](int64_t kk, int64_t j) {
+    return out.scaleIndex(kk, j, n, kn, group);
   };
   auto scaleAt = [&](int64_t kk, int64_t j) -> float & {
     return out.scales[indexAt(kk, j)];
@@ -106,27 +112,6 @@ Quantized quantizeWeight(ArrayRef<float> w, int64_t k, int64_t n, bool kn,
           static_cast<int8_t>(std::clamp(v, -float(qmax), float(qmax)));
     }
   return out;
-}
-
-/// Per output channel j, what `q`'s rounding takes from the product at the
-/// mean input: `sum_k means[k] * (w[k, j] - (code - zero point) * scale)`,
-/// the dequantization in f32 as tsc.dequantize computes it.
-std::vector<float> meanError(ArrayRef<float> w, const Quantized &q, int64_t k,
-                             int64_t n, bool kn, int64_t group,
-                             ArrayRef<float> means) {
-  std::vector<double> error(size_t(n), 0.0);
-  for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t j = 0; j < n; ++j) {
-      size_t at = size_t(kn ? kk * n + j : j * k + kk);
-      size_t s = !group ? size_t(j)
-                 : kn   ? size_t((kk / group) * n + j)
-                        : size_t(j * q.groups + kk / group);
-      int32_t zero = q.zeroPoints.empty() ? 0 : q.zeroPoints[s];
-      float dequantized = float(int32_t(q.codes[at]) - zero) * q.scales[s];
-      error[size_t(j)] +=
-          double(means[size_t(kk)]) * (double(w[at]) - double(dequantized));
-    }
-  return std::vector<float>(error.begin(), error.end());
 }
 
 /// The codes as an i8 or (two a byte, the first in the low bits, as the
@@ -209,10 +194,18 @@ struct QuantizeWeightOnlyPass
                                     group ? b.getI64IntegerAttr(group)
                                           : IntegerAttr());
     ArrayRef<float> means = getInputMeans(g);
-    replaceGemm(g, g.input, wd,
-                means.empty() ? Value()
-                              : correctBias(g, meanError(w, q, k, n, g.kn,
-                                                         group, means)));
+    Value bias;
+    if (!means.empty())
+      bias = correctBias(
+          g, getMeanError(w, weightType.getDimSize(0), weightType.getDimSize(1),
+                          g.kn, means, [&](int64_t i, int64_t kk, int64_t j) {
+                            size_t s = q.scaleIndex(kk, j, n, g.kn, group);
+                            int32_t zero =
+                                q.zeroPoints.empty() ? 0 : q.zeroPoints[s];
+                            return float(int32_t(q.codes[size_t(i)]) - zero) *
+                                   q.scales[s];
+                          }));
+    replaceGemm(g, g.input, wd, bias);
     return success();
   }
 
