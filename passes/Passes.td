@@ -383,6 +383,33 @@ def DetectPrunedPass : Pass<"tsc-detect-pruned", "ModuleOp"> {
 // Graph: precision
 //===----------------------------------------------------------------------===//
 
+def AttentionBf16ProductsPass
+    : Pass<"tsc-attention-bf16-products", "func::FuncOp"> {
+  let summary = "Let f32 attention's two products round to bf16 "
+                "(`--attention-products=bf16`)";
+  let description = [{
+    Sets `bf16_products` on every `tsc.attention` with f32 operands: Q·Kᵀ
+    and P·V may then round Q, K, V and the probabilities to bf16 with f32
+    accumulation, as bf16 attention computes them, while the scores, the
+    softmax statistics, the output and everything around the op stay f32.
+    The host lowering honours it where it has bf16 products (AMX tiles, or
+    AVX512_BF16's vdpbf16ps) and the head dims are whole tiles (D a
+    multiple of 32, Dv of 16); elsewhere the products stay f32. Quantized
+    models use it (`--attention-products=auto`): their GEMMs lose more
+    than bf16 products do, and on a CPU without AMX the products run twice
+    as fast.
+
+    Before:
+    ```mlir
+    %o = tsc.attention %q, %k, %v mask %m bshd : ...
+    ```
+    After:
+    ```mlir
+    %o = tsc.attention %q, %k, %v mask %m bshd bf16_products : ...
+    ```
+  }];
+}
+
 def ReducePrecisionPass : Pass<"tsc-reduce-precision", "func::FuncOp"> {
   let summary = "Store float tensors in fp16 or bf16 (`--precision=fp16|bf16`)";
   let description = [{
@@ -854,18 +881,19 @@ def ConvertTscToLinalgPass : Pass<"tsc-convert-to-linalg", "func::FuncOp"> {
 
     A tsc op left over (no host lowering yet) is an error naming the op.
   }];
-  let options = [
-    Option<"maxKeyValueBlockBytes", "max-key-value-block-bytes", "int64_t",
+  let options =
+      [Option<
+           "maxKeyValueBlockBytes", "max-key-value-block-bytes", "int64_t",
            /*default=*/"0",
            "The most bytes attention's key and value blocks may take together "
            "(fewer keys per block for wide heads; 0: 64 keys; half of it "
            "for fp16 tiles). The CUDA target keeps them in a "
            "block's shared memory.">,
-    Option<"amxProducts", "amx-products", "bool", /*default=*/"false",
-           "bf16 attention whose head dims are whole AMX tiles keeps Q, K, V "
-           "and P in bf16 and computes S = Q.K^T from K as it is, for the "
-           "host codegen's AMX products (a host with AMX-BF16).">
-  ];
+       Option<"bf16Products", "bf16-products", "bool", /*default=*/"false",
+              "bf16 attention (and f32 attention marked bf16_products) whose "
+              "head dims are whole tiles keeps Q, K, V and P in bf16 and "
+              "computes S = Q.K^T from K as it is, for the host codegen's bf16 "
+              "pair products (a host with AMX-BF16 or AVX512_BF16).">];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect"];

@@ -56,6 +56,9 @@ try:
     if {"avx512f", "avx512bw", "avx512dq", "avx512vl", "amx_tile",
             "amx_bf16"} <= set(_flags):
         config.available_features.add("amx")
+    # AVX512_BF16 (vdpbf16ps): artifacts for --cpu=x86-64-v4+bf16 run here.
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512_bf16"} <= set(_flags):
+        config.available_features.add("avx512bf16")
 except OSError:
     pass
 llvm_config.use_default_substitutions()

@@ -88,6 +88,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.prune = options.prune;
   pipeline.keepFloat = options.keepFloat;
   pipeline.keptPrecision = options.keptPrecision;
+  pipeline.attentionProducts = options.attentionProducts;
   pipeline.detectPruned = options.report || !options.pruneReport.empty();
   buildTscPipeline(pm, pipeline);
   return pm.run(module);
@@ -117,15 +118,17 @@ FailureOr<plan::Plan> planModule(ModuleOp module,
 /// The plan's kernels outlined and lowered to linalg: what --emit=lower
 /// prints, and where both targets' code generation starts. The CUDA loop
 /// structure (on the device, or on the host for --gpu-loop-mapping) keeps
-/// attention's key and value blocks in shared memory; `amx` lays bf16
-/// attention out for AMX tiles (a host with AMX).
+/// attention's key and value blocks in shared memory; `bf16Products` lays
+/// bf16 attention out for the host's pair products (AMX or AVX512_BF16).
 FailureOr<OwningOpRef<ModuleOp>> lowerPlan(const plan::Plan &plan,
                                            MLIRContext *context, KernelABI abi,
-                                           bool cudaLoopStructure, bool amx) {
+                                           bool cudaLoopStructure,
+                                           bool bf16Products) {
   FailureOr<OwningOpRef<ModuleOp>> kernels = outlineKernels(plan, context, abi);
   int64_t keyValueBytes = cudaLoopStructure ? cuda::kMaxSharedBytes : 0;
   if (failed(kernels) ||
-      failed(lowerKernels(**kernels, keyValueBytes, !cudaLoopStructure && amx)))
+      failed(lowerKernels(**kernels, keyValueBytes,
+                          !cudaLoopStructure && bf16Products)))
     return failure();
   return kernels;
 }
@@ -209,7 +212,8 @@ FailureOr<std::vector<char>> compileForHost(const plan::Plan &plan,
                                             HostTarget &target,
                                             bool gpuLoopMapping) {
   FailureOr<OwningOpRef<ModuleOp>> kernels =
-      lowerPlan(plan, context, KernelABI::Host, gpuLoopMapping, target.amx);
+      lowerPlan(plan, context, KernelABI::Host, gpuLoopMapping,
+                target.amx || target.avx512bf16);
   if (failed(kernels))
     return failure();
   return compileHostKernels(**kernels, target, gpuLoopMapping);
@@ -549,8 +553,8 @@ LogicalResult compileAsAsked(ModuleOp module, const CompileOptions &options,
   FailureOr<HostTarget> host = resolveHostTarget(options.hostCpu);
   if (failed(host)) {
     llvm::errs() << "tsc: error: --cpu=" << options.hostCpu
-                 << ": expected native, x86-64, x86-64-v3, x86-64-v4 or "
-                    "x86-64-v4+amx\n";
+                 << ": expected native, x86-64, x86-64-v3, x86-64-v4, "
+                    "x86-64-v4+bf16 or x86-64-v4+amx\n";
     return failure();
   }
   TimingScope planTimer = phases.begin("plan");
@@ -582,9 +586,9 @@ LogicalResult compileAsAsked(ModuleOp module, const CompileOptions &options,
 
   bool cuda = options.target == TargetKind::Cuda;
   TimingScope lowerTimer = phases.begin("lower (kernels to linalg)");
-  FailureOr<OwningOpRef<ModuleOp>> kernels =
-      lowerPlan(*plan, context, cuda ? KernelABI::Device : KernelABI::Host,
-                cuda || options.gpuLoopMapping, !cuda && host->amx);
+  FailureOr<OwningOpRef<ModuleOp>> kernels = lowerPlan(
+      *plan, context, cuda ? KernelABI::Device : KernelABI::Host,
+      cuda || options.gpuLoopMapping, !cuda && (host->amx || host->avx512bf16));
   if (failed(kernels))
     return failure();
   lowerTimer.stop();

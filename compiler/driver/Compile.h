@@ -84,6 +84,9 @@ struct CompileOptions {
   /// What those GEMMs compute in: "f32", or "bf16" (the quantize passes'
   /// kept-precision; --kept-precision, resolved).
   std::string keptPrecision = "f32";
+  /// What f32 attention's products round to: "f32", or "bf16"
+  /// (--attention-products, resolved; tsc-attention-bf16-products).
+  std::string attentionProducts = "f32";
   /// `--max-error=E`: the quantization's kept-float GEMMs or the pruning's
   /// ratios chosen so that the measured error is at most E
   /// (ErrorBudget.h); none: compiled as asked.

@@ -213,6 +213,7 @@ void printWritten(const CompileOptions &options, const DriverOptions &flags,
         succeeded(host))
       isa = " for " + host->cpu +
             (host->amx                  ? "+amx (AVX-512, AMX)"
+             : host->avx512bf16         ? "+bf16 (AVX-512, AVX512_BF16)"
              : host->cpu == "x86-64-v4" ? " (AVX-512)"
              : host->cpu == "x86-64-v3" ? " (AVX2)"
                                         : " (SSE2)");

@@ -45,36 +45,71 @@ LogicalResult parseTargets(ArrayRef<std::string> names,
   return success();
 }
 
-/// `--kept-precision=auto|f32|bf16` into `options.keptPrecision` (after
-/// --quantize, --target and --cpu); failure after saying why.
-LogicalResult resolveKeptPrecision(StringRef text, CompileOptions &options) {
-  bool int8 = options.quantize == Quantization::DynamicInt8 ||
-              options.quantize == Quantization::StaticInt8;
-  options.keptPrecision = "f32";
+/// `--FLAG=auto|f32|bf16` (`text`) into `result`: auto is bf16 where
+/// `autoBf16`, else f32; bf16 is refused unless `bf16Allowed`, the error
+/// saying what it `needs`. Failure after saying why.
+LogicalResult resolveAutoBf16(StringRef flag, StringRef text, bool autoBf16,
+                              bool bf16Allowed, StringRef needs,
+                              std::string &result) {
   if (text == "auto") {
-    // The bf16 GEMM steps run on the host (the plan leaves CUDA's casts as
-    // kernels); a CPU without AMX or AVX512_BF16 would compute them in f32
-    // anyway. With AVX512_BF16 alone (AMD Zen 4/5) a bf16 GEMM still takes
-    // about 0.56 of an f32 one (docs/quantization.md).
-    FailureOr<HostTarget> host = resolveHostTarget(options.hostCpu);
-    if (int8 && options.target == TargetKind::Host && succeeded(host) &&
-        host->avx512bf16)
-      options.keptPrecision = "bf16";
+    result = autoBf16 ? "bf16" : "f32";
     return success();
   }
   if (text != "f32" && text != "bf16") {
-    llvm::errs() << "tsc: error: --kept-precision=" << text
+    llvm::errs() << "tsc: error: --" << flag << "=" << text
                  << ": expected auto, f32 or bf16\n";
     return failure();
   }
-  if (text == "bf16" && (!int8 || options.target != TargetKind::Host)) {
-    llvm::errs() << "tsc: error: --kept-precision=bf16 needs "
-                    "--quantize=dynamic-int8 or static-int8 and a cpu "
-                    "target\n";
+  if (text == "bf16" && !bf16Allowed) {
+    llvm::errs() << "tsc: error: --" << flag << "=bf16 needs " << needs << "\n";
     return failure();
   }
-  options.keptPrecision = text.str();
+  result = text.str();
   return success();
+}
+
+/// Whether `options` quantize GEMMs to int8 (dynamic or static).
+bool isInt8(const CompileOptions &options) {
+  return options.quantize == Quantization::DynamicInt8 ||
+         options.quantize == Quantization::StaticInt8;
+}
+
+/// Whether `options` target a host CPU with bf16 products (AVX512_BF16, or
+/// AMX, which implies it).
+bool hasBf16Products(const CompileOptions &options) {
+  FailureOr<HostTarget> host = resolveHostTarget(options.hostCpu);
+  return options.target == TargetKind::Host && succeeded(host) &&
+         host->avx512bf16;
+}
+
+/// `--kept-precision=auto|f32|bf16` into `options.keptPrecision` (after
+/// --quantize, --target and --cpu). auto: the bf16 GEMM steps run on the
+/// host (the plan leaves CUDA's casts as kernels); a CPU without AMX or
+/// AVX512_BF16 would compute them in f32 anyway. With AVX512_BF16 alone
+/// (AMD Zen 4/5) a bf16 GEMM still takes about 0.56 of an f32 one
+/// (docs/quantization.md).
+LogicalResult resolveKeptPrecision(StringRef text, CompileOptions &options) {
+  bool int8Host = isInt8(options) && options.target == TargetKind::Host;
+  return resolveAutoBf16(
+      "kept-precision", text, int8Host && hasBf16Products(options), int8Host,
+      "--quantize=dynamic-int8 or static-int8 and a cpu target",
+      options.keptPrecision);
+}
+
+/// `--attention-products=auto|f32|bf16` into `options.attentionProducts`
+/// (after --quantize, --target and --cpu). auto: int8 GEMMs lose far more
+/// than bf16 products (BERT-base static int8 1.7045e-2 with f32 products,
+/// 1.7067e-2 with bf16 ones; docs/quantization.md), and without AMX the
+/// products run twice as fast on AVX512_BF16.
+LogicalResult resolveAttentionProducts(StringRef text,
+                                       CompileOptions &options) {
+  bool pairs = hasBf16Products(options);
+  return resolveAutoBf16("attention-products", text, pairs && isInt8(options),
+                         pairs,
+                         "a cpu target with bf16 products: "
+                         "--cpu=x86-64-v4+bf16, x86-64-v4+amx, or native on a "
+                         "CPU with AVX512_BF16",
+                         options.attentionProducts);
 }
 
 /// `--calibration-method=METHOD` into `calibration`; failure after saying
@@ -341,7 +376,9 @@ mlir::tsc::getCompileOptions(const DriverOptions &flags) {
                     "needs --quantize\n";
     return failure();
   }
-  if (failed(resolveKeptPrecision(flags.keptPrecision.getValue(), options)))
+  if (failed(resolveKeptPrecision(flags.keptPrecision.getValue(), options)) ||
+      failed(resolveAttentionProducts(flags.attentionProducts.getValue(),
+                                      options)))
     return failure();
   if (!flags.maxError.empty()) {
     double budget = 0;

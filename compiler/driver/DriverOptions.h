@@ -71,9 +71,10 @@ struct DriverOptions {
       llvm::cl::desc(
           "x86-64 level of host kernels: x86-64-v3 (default: AVX2 and "
           "FMA, which runs on any x86-64 CPU since 2015), x86-64, "
-          "x86-64-v4 (AVX-512), x86-64-v4+amx (AVX-512 and AMX: bf16 "
-          "attention's products on AMX tiles) or native (the best this "
-          "machine runs)"),
+          "x86-64-v4 (AVX-512), x86-64-v4+bf16 (AVX-512 and AVX512_BF16: "
+          "bf16 attention's products as vdpbf16ps), x86-64-v4+amx (AVX-512 "
+          "and AMX: bf16 attention's products on AMX tiles) or native (the "
+          "best this machine runs)"),
       llvm::cl::init("x86-64-v3"), llvm::cl::cat(category)};
   llvm::cl::opt<bool> generatedGemms{
       "generated-gemms",
@@ -224,7 +225,17 @@ struct DriverOptions {
           "of int8 (--keep-float, --max-error) compute in: f32, bf16 "
           "(operands rounded to bf16, f32 accumulation: AMX or AVX512_BF16 "
           "on the host) or auto (default: bf16 when --cpu has AMX or "
-          "AVX512_BF16, x86-64-v4+amx or native on such a CPU, else f32)"),
+          "AVX512_BF16, x86-64-v4+bf16, x86-64-v4+amx or native on such a "
+          "CPU, else f32)"),
+      llvm::cl::init("auto"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> attentionProducts{
+      "attention-products",
+      llvm::cl::desc(
+          "What f32 attention's two products (Q.K^T, P.V) round their "
+          "operands to: f32, bf16 (Q, K, V and the probabilities rounded "
+          "to bf16, f32 accumulation; scores, softmax and output f32; a "
+          "cpu target with AVX512_BF16 or AMX) or auto (default: bf16 with "
+          "--quantize=dynamic-int8|static-int8 on such a target, else f32)"),
       llvm::cl::init("auto"), llvm::cl::cat(category)};
   llvm::cl::opt<std::string> pruneReport{
       "prune-report",

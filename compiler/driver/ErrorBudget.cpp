@@ -248,6 +248,8 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
   for (size_t i = 0; i < hi; ++i)
     os << (i ? "," : "") << fitted.keepFloat[options.keepFloat.size() + i];
   os << " kept-precision=" << fitted.keptPrecision;
+  if (fitted.attentionProducts != "f32")
+    os << " attention-products=" << fitted.attentionProducts;
   // Static int8's calibrated ranges, one per GEMM op.
   for (auto [i, range] : llvm::enumerate(options.inputRanges))
     os << (i ? "," : " input-ranges=") << llvm::format("%.9g", range);

@@ -44,10 +44,11 @@ Value wrapPointer(OpBuilder &b, Location loc, Value ptr, MemRefType type,
 /// Runs tsc-convert-to-linalg and linalg fusion on the kernels: the IR that
 /// `--emit=lower` prints. `maxKeyValueBlockBytes` bounds attention's key and
 /// value blocks (the CUDA target's shared memory; 0: no bound);
-/// `amxProducts` lays bf16 attention out for AMX tiles (a host with
-/// AMX-BF16).
+/// `bf16Products` lays bf16 attention (and f32 attention marked
+/// bf16_products) out for the host's bf16 pair products (AMX-BF16 or
+/// AVX512_BF16).
 LogicalResult lowerKernels(ModuleOp kernels, int64_t maxKeyValueBlockBytes = 0,
-                           bool amxProducts = false);
+                           bool bf16Products = false);
 
 /// Bufferizes the (lowered) kernels into their plan buffers, moves small
 /// per-iteration temporaries to the stack, frees (with

@@ -139,12 +139,12 @@ LogicalResult fuseRowReductions(ModuleOp kernels) {
 
 LogicalResult mlir::tsc::lowerKernels(ModuleOp kernels,
                                       int64_t maxKeyValueBlockBytes,
-                                      bool amxProducts) {
+                                      bool bf16Products) {
   PassManager pm(kernels.getContext());
   // tsc ops become linalg on tensors, in destination-passing style.
   ConvertTscToLinalgPassOptions toLinalg;
   toLinalg.maxKeyValueBlockBytes = maxKeyValueBlockBytes;
-  toLinalg.amxProducts = amxProducts;
+  toLinalg.bf16Products = bf16Products;
   pm.addNestedPass<func::FuncOp>(createConvertTscToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
   if (failed(pm.run(kernels)))

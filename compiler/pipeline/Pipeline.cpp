@@ -278,6 +278,8 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     return;
   if (options.fuse)
     buildFusePhase(pm, options.freeReplacedWeights, options.erfGeluEpilogue);
+  if (options.attentionProducts == "bf16")
+    pm.addNestedPass<func::FuncOp>(createAttentionBf16ProductsPass());
   if (isHalfPrecision(options.precision))
     buildPrecisionPhase(pm, getStorageTypeName(options.precision),
                         options.precisionIO == PrecisionIO::Storage,

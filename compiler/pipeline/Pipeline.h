@@ -141,6 +141,12 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
                      "names compute in: f32 (default) or bf16 (operands "
                      "rounded to bf16, f32 accumulation)"),
       llvm::cl::init("f32")};
+  Option<std::string> attentionProducts{
+      *this, "attention-products",
+      llvm::cl::desc("After the fuse phase: f32 (default), or bf16 (f32 "
+                     "attention's products may round to bf16: "
+                     "tsc-attention-bf16-products)"),
+      llvm::cl::init("f32")};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Run the fuse phase's passes (off: the "
                                    "graph as it is, for comparison)"),

@@ -18,7 +18,8 @@ namespace {
 constexpr uint64_t kAvx2Fma = 1u << 0;
 constexpr uint64_t kAvx512 = 1u << 1;
 constexpr uint64_t kAmxBf16 = 1u << 2;
-constexpr uint64_t kKnownBits = kAvx2Fma | kAvx512 | kAmxBf16;
+constexpr uint64_t kAvx512Bf16 = 1u << 3;
+constexpr uint64_t kKnownBits = kAvx2Fma | kAvx512 | kAmxBf16 | kAvx512Bf16;
 
 #if defined(__x86_64__)
 /// Whether the CPU has AMX-TILE and AMX-BF16 (CPUID leaf 7: EDX bits 24 and
@@ -56,6 +57,8 @@ const char *firstMissing(uint64_t bits) {
     if (!__builtin_cpu_supports("avx512vl"))
       return "AVX-512VL";
   }
+  if ((bits & kAvx512Bf16) && !__builtin_cpu_supports("avx512bf16"))
+    return "AVX512_BF16";
   if ((bits & kAmxBf16) && !amxUsable())
     return "AMX-TILE and AMX-BF16 (or the OS's permission to use them)";
   return nullptr;
@@ -89,6 +92,8 @@ std::string isaText(uint64_t isa) {
     add("AVX2+FMA");
   if (isa & kAvx512)
     add("AVX-512 (F, BW, DQ, VL)");
+  if (isa & kAvx512Bf16)
+    add("AVX512_BF16");
   if (isa & kAmxBf16)
     add("AMX (TILE, BF16)");
   if (uint64_t unknown = isa & ~kKnownBits) {

@@ -39,8 +39,12 @@ Runtime's run of the QDQ model (`<model>-qdq-u8-per-channel`,
 `-qdq-s8-per-tensor`); and the export quantized by ONNX Runtime's quantize_dynamic
 (QOperator form: DynamicQuantizeLinear, MatMulInteger), every output within the same
 tolerance of ONNX Runtime's run of it (`<model>-ort-dynamic`). MiniLM in bf16 with attention's products on AMX tiles (`--cpu=x86-64-v4+amx`)
-within the bf16 bound, its artifact needing AMX (`minilm-opset14-bf16-amx`, skipped on a CPU
-without AMX). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
+and as AVX512_BF16 vdpbf16ps (`--cpu=x86-64-v4+bf16`) within the bf16 bound, its artifact
+needing them (`minilm-opset14-bf16-amx`, `-bf16-dot`, each skipped on a CPU without them);
+MiniLM's dynamic and static int8 with f32 attention's products in bf16
+(`--attention-products=bf16 --cpu=x86-64-v4+bf16`) within the int8 modes' bounds and sentence
+cosines (`minilm-opset14-int8-bf16-products`, `-static-int8-bf16-products` and their
+`-cosine`s, skipped without AVX512_BF16). Half-precision storage: each model (one of each opset-14/17 pair) compiled with
 `--precision=fp16` and `--precision=bf16` (each also with the CUDA loop mapping) runs at the
 larger size against ONNX Runtime's fp32 outputs, relative L2 at most 3e-3 for fp16 and 2.5e-2
 for bf16 (tests `<model>-fp16`, `-bf16`, `-fp16-gpu-mapping`, `-bf16-gpu-mapping`), and its
@@ -328,7 +332,7 @@ def check_precisions(args, name, path, vocab, work, suite, fail):
             f"with {' '.join(options)}"), suite, fail)
         cells.append(f"{label} {worst:.1e}" if worst is not None else f"{label} FAILED")
     if name.startswith("minilm"):
-        cells.append(check_amx(args, name, path, vocab, work, suite, fail))
+        cells += check_bf16_products(args, name, path, vocab, work, suite, fail)
     for precision, bound in PRECISIONS.items():
         cells += check_cuda_artifact(args, name, path, vocab, work, suite, fail, precision,
                                      [f"--precision={precision}"], bound)
@@ -359,45 +363,67 @@ def check_cuda_artifact(args, name, path, vocab, work, suite, fail, label, optio
                          vocab, bound, work / f"{label}-gpu", suite, fail)]
 
 
-def has_amx():
-    """Whether this CPU has AVX-512 and AMX's tiles and bf16 products (Linux's
-    /proc/cpuinfo flags)."""
+def cpu_flags():
+    """This CPU's feature flags (Linux's /proc/cpuinfo), or an empty set."""
     try:
-        flags = next((line.split(":", 1)[1].split()
-                      for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
-                      if line.startswith("flags")), [])
+        return set(next((line.split(":", 1)[1].split()
+                         for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
+                         if line.startswith("flags")), []))
     except OSError:
-        return False
-    return {"avx512f", "avx512bw", "avx512dq", "avx512vl", "amx_tile",
-            "amx_bf16"} <= set(flags)
+        return set()
 
 
-def check_amx(args, name, path, vocab, work, suite, fail):
-    """bf16 with attention's products on AMX tiles (`--precision=bf16
-    --cpu=x86-64-v4+amx`; MiniLM's head dim of 32 is whole tiles, the
-    synthetic models' 8 is not) within the bf16 bound, the artifact saying
-    it needs AMX (case `<name>-bf16-amx`, skipped on a CPU without AMX).
-    Returns the cell."""
-    case_name, label = f"{name}-bf16-amx", "bf16-amx"
-    if not has_amx():
+AVX512 = {"avx512f", "avx512bw", "avx512dq", "avx512vl"}
+# The host's bf16 products (docs/precision.md): the --cpu level that asks for
+# them, the CPU flags it needs, and what `tsc-run --info` names in the ISA.
+PAIR_PRODUCTS = {
+    "amx": ("x86-64-v4+amx", AVX512 | {"amx_tile", "amx_bf16"}, "AMX"),
+    "dot": ("x86-64-v4+bf16", AVX512 | {"avx512_bf16"}, "AVX512_BF16"),
+}
+
+
+def check_pair_products(args, name, path, vocab, work, suite, fail, kind, label, options,
+                        bound, what):
+    """The model compiled with `options` and the --cpu level of bf16
+    products `kind` (PAIR_PRODUCTS: AMX tiles or AVX512_BF16's vdpbf16ps)
+    against ONNX Runtime's fp32 outputs within `bound`, the artifact's ISA
+    naming them (case `<name>-<label>`, skipped on a CPU without them).
+    Returns the cell and the case's worst error (None: skipped or failed)."""
+    cpu, flags, isa = PAIR_PRODUCTS[kind]
+    case_name = f"{name}-{label}"
+    if not flags <= cpu_flags():
         case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
-        ET.SubElement(case, "skipped", message="this CPU has no AMX (amx_tile, amx_bf16)")
-        return f"{label} skipped (no AMX)"
-    options = ["--precision=bf16", "--cpu=x86-64-v4+amx"]
+        missing = ", ".join(sorted(flags - cpu_flags()))
+        ET.SubElement(case, "skipped", message=f"this CPU lacks {missing}")
+        return f"{label} skipped (no {isa})", None
+    options = options + [f"--cpu={cpu}"]
 
     def check():
         worst, problems = check_variant(args, name, path, vocab, work / label, options,
-                                        PRECISIONS["bf16"], f"with {' '.join(options)}")
+                                        bound, f"with {' '.join(options)}")
         info = subprocess.run([args.tsc_run, str(work / label / f"{name}.tscm"), "--info"],
                               capture_output=True, text=True, timeout=60)
-        if "AMX" not in info.stdout:
-            problems.append("the artifact's host code does not use AMX (tsc-run --info: "
+        if isa not in info.stdout:
+            problems.append(f"the artifact's host code does not use {what} (tsc-run --info: "
                             + next((l for l in info.stdout.splitlines() if "ISA" in l), "?")
                             + ")")
         return worst, problems
 
     worst = variant_case(case_name, check, suite, fail)
-    return f"{label} {worst:.1e}" if worst is not None else f"{label} FAILED"
+    return (f"{label} {worst:.1e}" if worst is not None else f"{label} FAILED"), worst
+
+
+def check_bf16_products(args, name, path, vocab, work, suite, fail):
+    """bf16 with attention's products on AMX tiles (`--precision=bf16
+    --cpu=x86-64-v4+amx`) and as vdpbf16ps (`--cpu=x86-64-v4+bf16`; MiniLM's
+    head dim of 32 is whole tiles, the synthetic models' 8 is not) within
+    the bf16 bound, the artifact saying it needs them (cases
+    `<name>-bf16-amx`, `<name>-bf16-dot`, each skipped on a CPU without
+    them). Returns the cells."""
+    return [check_pair_products(args, name, path, vocab, work, suite, fail, kind,
+                                f"bf16-{kind}", ["--precision=bf16"], PRECISIONS["bf16"],
+                                f"{PAIR_PRODUCTS[kind][2]} products")[0]
+            for kind in PAIR_PRODUCTS]
 
 
 def check_quantized(args, name, path, vocab, work, suite, fail):
@@ -437,6 +463,9 @@ def check_quantized(args, name, path, vocab, work, suite, fail):
     cells.append(quantized_mode(args, name, path, vocab, work, suite, fail, "static-int8",
                                 ["--quantize=static-int8", "--calibration", str(samples)],
                                 QUANTIZED_STATIC, MIN_COSINE_STATIC))
+    if family == "minilm":
+        cells += check_int8_bf16_products(args, name, path, vocab, work, suite, fail, samples,
+                                          budget)
     for label, options in WEIGHT_ONLY_OPTIONS.items():
         cells.append(quantized_mode(args, name, path, vocab, work, suite, fail, label,
                                     options, WEIGHT_ONLY[label], MIN_COSINE_WEIGHT[label]))
@@ -447,6 +476,34 @@ def check_quantized(args, name, path, vocab, work, suite, fail):
         cells.append(f"{label} {worst:.1e} vs ONNX Runtime's run of it"
                      if worst is not None else f"{label} FAILED")
     return "; ".join(cells)
+
+
+def check_int8_bf16_products(args, name, path, vocab, work, suite, fail, samples, budget):
+    """MiniLM's dynamic and static int8 with attention's products in bf16 as
+    vdpbf16ps (`--attention-products=bf16 --cpu=x86-64-v4+bf16`, what
+    --attention-products=auto picks on a CPU with AVX512_BF16) within the
+    int8 modes' bounds and sentence cosines (cases
+    `<name>-int8-bf16-products`, `-static-int8-bf16-products` and their
+    `-cosine`s, skipped on a CPU without AVX512_BF16). Returns the cells."""
+    cpu, flags, isa = PAIR_PRODUCTS["dot"]
+    cells = []
+    for label, options, bounds, min_cosine in (
+            ("int8-bf16-products", ["--quantize=dynamic-int8"] + budget, QUANTIZED,
+             MIN_COSINE),
+            ("static-int8-bf16-products",
+             ["--quantize=static-int8", "--calibration", str(samples)], QUANTIZED_STATIC,
+             MIN_COSINE_STATIC)):
+        if not flags <= cpu_flags():
+            missing = ", ".join(sorted(flags - cpu_flags()))
+            for case_name in (f"{name}-{label}", f"{name}-{label}-cosine"):
+                case = ET.SubElement(suite, "testcase", classname="models-run", name=case_name)
+                ET.SubElement(case, "skipped", message=f"this CPU lacks {missing}")
+            cells.append(f"{label} skipped (no {isa})")
+            continue
+        cells.append(quantized_mode(args, name, path, vocab, work, suite, fail, label,
+                                    options + ["--attention-products=bf16", f"--cpu={cpu}"],
+                                    bounds, min_cosine, isa=isa))
+    return cells
 
 
 def qdq_gemms(path):
@@ -528,14 +585,25 @@ def check_qdq(args, name, path, vocab, work, activations, weights):
 
 
 def quantized_mode(args, name, path, vocab, work, suite, fail, label, options, bounds,
-                   min_cosine):
+                   min_cosine, isa=None):
     """One quantization mode of check_quantized (`label`: int8 or
-    static-int8), MiniLM's sentences at cosine >= `min_cosine`. Returns its
-    cell."""
+    static-int8), MiniLM's sentences at cosine >= `min_cosine`; with `isa`,
+    the artifact's ISA (tsc-run --info) must name it. Returns its cell."""
     family = name.split("-")[0]
-    worst = variant_case(f"{name}-{label}", lambda: check_variant(
-        args, name, path, vocab, work / label, options, bounds[family],
-        f"with {options[0]}"), suite, fail)
+
+    def check():
+        worst, problems = check_variant(args, name, path, vocab, work / label, options,
+                                        bounds[family], f"with {' '.join(options)}")
+        if isa:
+            info = subprocess.run([args.tsc_run, str(work / label / f"{name}.tscm"), "--info"],
+                                  capture_output=True, text=True, timeout=60)
+            if isa not in info.stdout:
+                problems.append(f"the artifact's host code does not use {isa} (tsc-run "
+                                "--info: " + next((l for l in info.stdout.splitlines()
+                                                   if "ISA" in l), "?") + ")")
+        return worst, problems
+
+    worst = variant_case(f"{name}-{label}", check, suite, fail)
     cell = f"{label} {worst:.1e} (bound {bounds[family]:.0e})" if worst is not None \
         else f"{label} FAILED"
     if family != "minilm" or worst is None:

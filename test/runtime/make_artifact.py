@@ -996,6 +996,8 @@ def make(args):
             container([(b"PLAN", kernel_artifact(isa=1 << 1).encode()), (b"HOST", host)]))
         out("kernel-amx.tscm",
             container([(b"PLAN", kernel_artifact(isa=1 << 2).encode()), (b"HOST", host)]))
+        out("kernel-avx512bf16.tscm",
+            container([(b"PLAN", kernel_artifact(isa=1 << 3).encode()), (b"HOST", host)]))
         out("kernel-bad-elf.tscm",
             container([(b"PLAN", kernel_artifact().encode()), (b"HOST", b"not an ELF object")]))
     if args.second_host_object:

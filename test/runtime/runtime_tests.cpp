@@ -830,12 +830,13 @@ TEST(fixture_kernel) {
   // grants the tile state (/proc/cpuinfo lists amx_tile only then), else
   // UNAVAILABLE naming AMX.
   m = nullptr;
-  bool amx = false;
+  bool amx = false, avx512bf16 = false;
   if (FILE *cpuinfo = std::fopen("/proc/cpuinfo", "r")) {
     char line[8192];
     while (std::fgets(line, sizeof line, cpuinfo))
       if (std::strncmp(line, "flags", 5) == 0) {
         amx = std::strstr(line, " amx_tile") && std::strstr(line, " amx_bf16");
+        avx512bf16 = std::strstr(line, " avx512_bf16");
         break;
       }
     std::fclose(cpuinfo);
@@ -845,6 +846,16 @@ TEST(fixture_kernel) {
     CHECK(expectStatus(status, TSC_STATUS_OK, {}));
   else
     CHECK(expectStatus(status, TSC_STATUS_UNAVAILABLE, {"this CPU lacks AMX"}));
+  tsc_model_release(m);
+  // AVX512_BF16 (bit 3, vdpbf16ps): loads where the CPU has it, else
+  // UNAVAILABLE naming it.
+  m = nullptr;
+  status = load("kernel-avx512bf16.tscm", &m);
+  if (avx512bf16)
+    CHECK(expectStatus(status, TSC_STATUS_OK, {}));
+  else
+    CHECK(expectStatus(status, TSC_STATUS_UNAVAILABLE,
+                       {"this CPU lacks AVX512_BF16"}));
   tsc_model_release(m);
 }
 

@@ -26,6 +26,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -55,6 +57,10 @@ FailureOr<HostTarget> mlir::tsc::resolveHostTarget(StringRef cpu) {
       return failure();
     target.amx = true;
     target.avx512bf16 = true; // every CPU with AMX-BF16 has it
+  } else if (cpu.consume_back("+bf16")) {
+    if (cpu != "x86-64-v4")
+      return failure();
+    target.avx512bf16 = true;
   }
   if (cpu == "x86-64-v4")
     target.isa = 0b11;
@@ -124,6 +130,14 @@ Type bf16AsI16(Type type) {
 /// runtime's process may not have (libgcc before 13): they become i16.
 LogicalResult moveBf16AsI16(ModuleOp kernels) {
   auto retype = [](Value v) { v.setType(bf16AsI16(v.getType())); };
+  // Intrinsics that take bf16 vectors (vdpbf16ps) keep them: each such
+  // operand becomes a bit cast of its i16 vector.
+  SmallVector<std::pair<OpOperand *, Type>> bf16Operands;
+  kernels.walk([&](LLVM::CallIntrinsicOp call) {
+    for (OpOperand &operand : call->getOpOperands())
+      if (bf16AsI16(operand.get().getType()) != operand.get().getType())
+        bf16Operands.push_back({&operand, operand.get().getType()});
+  });
   kernels.walk([&](Operation *op) {
     for (Region &region : op->getRegions())
       for (Block &block : region)
@@ -141,6 +155,11 @@ LogicalResult moveBf16AsI16(ModuleOp kernels) {
     }
     llvm::for_each(op->getResults(), retype);
   });
+  for (auto [operand, type] : bf16Operands) {
+    OpBuilder b(operand->getOwner());
+    operand->set(LLVM::BitcastOp::create(b, operand->getOwner()->getLoc(), type,
+                                         operand->get()));
+  }
   // Bit casts between bf16 and i16 are now no-ops.
   kernels.walk([](LLVM::BitcastOp cast) {
     if (cast.getArg().getType() == cast.getType()) {
@@ -176,10 +195,13 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, const HostTarget &target,
     if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
       return failure();
   } else {
-    // Attention's tile products: bf16 ones on AMX tiles (the lowering lays
-    // them out for it only with target.amx), the rest in vector registers
-    // (the CUDA mapping above keeps its own warp products).
+    // Attention's tile products: bf16 ones on AMX tiles or as AVX512_BF16
+    // dot products (the lowering lays them out in pairs only for such a
+    // target), the rest in vector registers (the CUDA mapping above keeps
+    // its own warp products).
     if (target.amx && failed(amxTileProducts(kernels)))
+      return failure();
+    if (!target.amx && target.avx512bf16 && failed(dotBf16Products(kernels)))
       return failure();
     registerBlockContractions(kernels, vectorRegistersOf(target.cpu));
     if (failed(parallelizeOuterLoops(kernels)))
@@ -201,6 +223,7 @@ LogicalResult lowerToLLVMDialect(ModuleOp kernels, const HostTarget &target,
   // (and AMX's tile ops.)
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.amx = target.amx;
+  vectorToLLVM.x86Vector = target.avx512bf16;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   // The OpenMP loop bodies sit in memref.alloca_scope regions, which must be
   // lowered before scf becomes multi-block control flow inside them.
@@ -277,16 +300,30 @@ FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   std::string features = target.amx ? "+amx-tile,+amx-bf16" : "";
-  // What the code uses is what a CPU must have to run it.
-  for (llvm::Function &f : *module)
+  // What the code uses is what a CPU must have to run it. AVX512_BF16 is
+  // enabled only in the kernels that call vdpbf16ps, so that LLVM takes
+  // none of its instructions anywhere the artifact does not say it needs it.
+  llvm::SmallPtrSet<llvm::Function *, 8> dotKernels;
+  for (llvm::Function &f : *module) {
     if (f.isIntrinsic() && f.getName().starts_with("llvm.x86.tdpbf16ps"))
       target.isa |= kIsaAmxBf16;
+    if (f.isIntrinsic() &&
+        f.getName().starts_with("llvm.x86.avx512bf16.dpbf16ps")) {
+      target.isa |= kIsaAvx512Bf16;
+      for (llvm::User *user : f.users())
+        if (auto *call = dyn_cast<llvm::CallBase>(user))
+          dotKernels.insert(call->getFunction());
+    }
+  }
   module->setSourceFileName("tsc-kernels");
   for (llvm::Function &f : *module)
     if (!f.isDeclaration()) {
       f.addFnAttr("target-cpu", target.cpu);
-      if (!features.empty())
-        f.addFnAttr("target-features", features);
+      std::string own = features;
+      if (dotKernels.contains(&f))
+        own += own.empty() ? "+avx512bf16" : ",+avx512bf16";
+      if (!own.empty())
+        f.addFnAttr("target-features", own);
       // LLVM's x86-64-v4 tuning prefers 256-bit vectors for the loops it
       // vectorizes itself (softmax's exp, norms, gathers); the explicit
       // vector code (register-blocked products) is 512-bit anyway. On an

@@ -26,18 +26,22 @@ struct HostTarget {
   /// are AMX tiles. The artifact records it (ISA bit 2) only where the code
   /// uses them.
   bool amx = false;
-  /// AVX512_BF16 known present: with AMX, or `native` on a CPU that has it
-  /// (no named level implies it). Decides nothing in the kernels; the
-  /// driver's defaults (--kept-precision=auto) read it.
+  /// AVX512_BF16 on top of x86-64-v4: with AMX, x86-64-v4+bf16, or
+  /// `native` on a CPU that has it. Without AMX, attention's bf16 products
+  /// are vdpbf16ps register blocks; the artifact records it (ISA bit 3)
+  /// only where the code uses them. The driver's defaults
+  /// (--kept-precision=auto) read it too.
   bool avx512bf16 = false;
 };
 
-/// The artifact's ISA bit for AMX-TILE and AMX-BF16 (docs/artifact-format.md).
+/// The artifact's ISA bits for AMX-TILE and AMX-BF16, and for AVX512_BF16
+/// (docs/artifact-format.md).
 constexpr uint64_t kIsaAmxBf16 = 1u << 2;
+constexpr uint64_t kIsaAvx512Bf16 = 1u << 3;
 
 /// `native` picks the best level this machine runs; otherwise one of
-/// x86-64, x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512), x86-64-v4+amx (and
-/// AMX-TILE, AMX-BF16).
+/// x86-64, x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512), x86-64-v4+bf16 (and
+/// AVX512_BF16), x86-64-v4+amx (and AMX-TILE, AMX-BF16, AVX512_BF16).
 FailureOr<HostTarget> resolveHostTarget(StringRef cpu);
 
 /// A loop structure other than the host's own (OpenMP over the outer
@@ -50,7 +54,7 @@ using LoopMapping = llvm::function_ref<LogicalResult(ModuleOp)>;
 /// a shared object's bytes. With `mapLoops`, the bufferized kernels get that
 /// loop structure instead of the host's, and the vector ops it leaves (warp
 /// products) are unrolled. Adds to `target.isa` what the code turned out to
-/// use (kIsaAmxBf16).
+/// use (kIsaAmxBf16, kIsaAvx512Bf16).
 FailureOr<std::vector<char>> compileKernels(ModuleOp kernels,
                                             HostTarget &target,
                                             LoopMapping mapLoops = nullptr);

@@ -241,5 +241,5 @@ struct RegisterBlockPass
 
 void mlir::tsc::registerHostPasses() {
   PassRegistration<RegisterBlockPass>();
-  registerAmxProductsPass();
+  registerPairProductsPasses();
 }

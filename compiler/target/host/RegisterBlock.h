@@ -49,14 +49,21 @@ void registerBlockContractions(ModuleOp kernels, VectorRegisters registers);
 /// C[m, n] += A[m, k]·B[k, n] or A[m, k]·B[n, k] with A and C row-major and
 /// whole AMX tiles (M and N multiples of 16, K of 32), as AMX code: B packed
 /// into the tiles' pair layout in a stack buffer, then tile loads, tdpbf16ps
-/// and stores (AmxProducts.cpp).
+/// and stores (PairProducts.cpp).
 LogicalResult amxTileProducts(ModuleOp kernels);
 
-/// Registers `tsc-host-amx-products` (the rewrite above).
-void registerAmxProductsPass();
+/// The same products, B packed the same way, as AVX512_BF16 code:
+/// register blocks of f32 accumulators updated by vdpbf16ps
+/// (x86vector.avx512.dot), one (k, k + 1) pair of the reduction per step.
+LogicalResult dotBf16Products(ModuleOp kernels);
 
-/// Registers `tsc-host-register-block{cpu=...}` and `tsc-host-amx-products`
-/// (the rewrites above, for tsc-opt and lit tests).
+/// Registers `tsc-host-amx-products` and `tsc-host-bf16-dot-products` (the
+/// rewrites above).
+void registerPairProductsPasses();
+
+/// Registers `tsc-host-register-block{cpu=...}`, `tsc-host-amx-products`
+/// and `tsc-host-bf16-dot-products` (the rewrites above, for tsc-opt and
+/// lit tests).
 void registerHostPasses();
 
 } // namespace mlir::tsc

@@ -652,7 +652,12 @@ def Tsc_AttentionOp : Tsc_InferredOp<"attention", [Tsc_AlwaysHalf, Tsc_ShapeRule
     scores, an `i1` mask keeps positions where it is true. `causal` also
     masks key positions after the query's (aligned at the end when
     Skv > Sq). `scale` defaults to `1/sqrt(D)`. A query whose keys are all
-    masked gets zeros.
+    masked gets zeros. With `bf16_products` (on f32 operands) the two
+    products may round their operands to bf16, Q, K, V and the
+    probabilities P, accumulating in f32 (the scores, softmax statistics
+    and output stay f32): the host does where it has bf16 products (AMX or
+    AVX512_BF16) and the head dims fit them, other targets ignore it
+    (`tsc-attention-bf16-products`).
 
     ```mlir
     %o = tsc.attention %q, %k, %v mask %m causal scale = 0.125
@@ -664,13 +669,13 @@ def Tsc_AttentionOp : Tsc_InferredOp<"attention", [Tsc_AlwaysHalf, Tsc_ShapeRule
     ```
   }];
   let arguments = (ins Tsc_FloatTensor:$query, Tsc_FloatTensor:$key,
-                       Tsc_FloatTensor:$value, Optional<Tsc_Tensor>:$mask,
-                       UnitAttr:$causal, UnitAttr:$bshd,
-                       OptionalAttr<F64Attr>:$scale);
+      Tsc_FloatTensor:$value, Optional<Tsc_Tensor>:$mask, UnitAttr:$causal,
+      UnitAttr:$bshd, OptionalAttr<F64Attr>:$scale, UnitAttr:$bf16_products);
   let results = (outs Tsc_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? (`causal` $causal^)?
-    (`bshd` $bshd^)? (`scale` `=` $scale^)? attr-dict `:`
+    (`bshd` $bshd^)? (`scale` `=` $scale^)? (`bf16_products` $bf16_products^)?
+    attr-dict `:`
     functional-type(operands, results)
   }];
   let extraClassDeclaration = [{

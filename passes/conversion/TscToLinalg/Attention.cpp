@@ -53,18 +53,20 @@ constexpr int64_t kQueryBlock = 64;
 constexpr int64_t kBoundedQueryBlock = 32;
 constexpr int64_t kKeyBlock = 64;
 /// On the host, sequences longer than a block (both Sq and Skv over 64)
-/// take larger blocks: 128 query rows, and with AMX tiles 128 keys. On
+/// take larger blocks: 128 query rows, and with pair tiles 128 keys. On
 /// BERT-base (D = 64, seq 128, batch 8, bf16, an AMX machine, 2 threads)
 /// 128 rows took attention from 32.3 to 28.6 ms per run (the Kᵀ gather, a
 /// transposing one, then once per head), and with AMX tiles, whose products
 /// cost little next to the per-block softmax updates, 128 keys from 25.8 to
-/// 21.7 ms (with f32 tiles 128 keys were slower, 31.7 -> 33.9 ms). A short
+/// 21.7 ms (with f32 tiles 128 keys were slower, 31.7 -> 33.9 ms); with
+/// vdpbf16ps products (Zen 5, static int8 with bf16 products, 1 thread)
+/// 25.7 ms against 28.0 with 64 keys. A short
 /// sequence in them would compute whole blocks for a few rows (seq 16,
 /// batch 8, bf16: attention 8.3 -> 15.9 ms), so with a dynamic sequence the
 /// loop nest exists in both sizes and the sizes at run time pick one.
 constexpr int64_t kLongThreshold = 64;
 constexpr int64_t kLongQueryBlock = 128;
-constexpr int64_t kLongAmxKeyBlock = 128;
+constexpr int64_t kLongPairKeyBlock = 128;
 
 /// acc + x * y, reassociable and contractible into FMAs as in the other
 /// contractions, so that LLVM vectorizes the loops.
@@ -86,17 +88,17 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
 class AttentionBuilder {
 public:
   AttentionBuilder(AttentionOp op, OpBuilder &b, int64_t maxKeyValueBlockBytes,
-                   bool amxProducts)
+                   bool bf16Products)
       : op(op), b(b), loc(op.getLoc()), ctx(b.getContext()),
-        maxKeyValueBlockBytes(maxKeyValueBlockBytes), amxProducts(amxProducts) {
-  }
+        maxKeyValueBlockBytes(maxKeyValueBlockBytes),
+        bf16Products(bf16Products) {}
 
   Value build();
 
 private:
   /// Sets the blocks and the tiles' types: `queryBlock` rows, `keyBlock`
-  /// keys (`amxKeyBlock` with AMX tiles), no larger than a static sequence.
-  void configure(int64_t queryBlock, int64_t keyBlock, int64_t amxKeyBlock);
+  /// keys (`pairKeyBlock` with pair tiles), no larger than a static sequence.
+  void configure(int64_t queryBlock, int64_t keyBlock, int64_t pairKeyBlock);
   /// The forall over (batch, head, query block) for the configured blocks,
   /// writing into `out`; with `enabled`, no query blocks where it is false.
   Value loopNest(Value out, Value enabled = {});
@@ -106,7 +108,7 @@ private:
   Location loc;
   MLIRContext *ctx;
   int64_t maxKeyValueBlockBytes;
-  bool amxProducts;
+  bool bf16Products;
   Type element, f, kvType;
   int64_t seqAxis, headsAxis, blockQ, blockK;
   Value scale, negInf, zero, causalOffset;
@@ -114,14 +116,15 @@ private:
   /// (the products' operands on tensor cores): Q then is unscaled, the scale
   /// applied to S in f32.
   bool halfTiles = false;
-  /// Whether the products are laid out for AMX tiles (amxProducts, a bf16 op
-  /// whose blocks are whole tiles): bf16 tiles, and K gathered as it is
-  /// ([Bk, D]) for S = Q·Kᵀ over loops (i, j, d), which the host codegen
-  /// packs into AMX's operand layout.
-  bool amxTiles = false;
+  /// Whether the products are laid out for the host's bf16 pair products
+  /// (bf16Products; a bf16 op, or an f32 one marked bf16_products, whose
+  /// blocks are whole tiles): bf16 tiles, and K gathered as it is ([Bk, D])
+  /// for S = Q·Kᵀ over loops (i, j, d), which the host codegen packs into
+  /// the products' (k, k + 1) pair layout (AMX or vdpbf16ps).
+  bool pairTiles = false;
   /// Set by build() for configure() and loopNest().
   Type baseKvType;
-  bool amxShapes = false;
+  bool pairShapes = false;
   int64_t sqStatic, skvStatic;
   Value query, key, value, mask, batch, heads, sq, skv, group;
   OpFoldResult headDim, valueDim;
@@ -196,12 +199,12 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
         nb, l, key, inLayout<Value>(batchIv, keyRow(nb, l, j), kvHead, d));
     return convertScalar(nb, l, x, element, kvType);
   };
-  Value keyT = amxTiles ? gather({blockK, staticD}, {bk, headDim}, kvType,
-                                 [&](OpBuilder &nb, Location l, Value j,
-                                     Value d) { return keyAt(nb, l, j, d); })
-                        : gather({staticD, blockK}, {headDim, bk}, kvType,
-                                 [&](OpBuilder &nb, Location l, Value d,
-                                     Value j) { return keyAt(nb, l, j, d); });
+  Value keyT = pairTiles ? gather({blockK, staticD}, {bk, headDim}, kvType,
+                                  [&](OpBuilder &nb, Location l, Value j,
+                                      Value d) { return keyAt(nb, l, j, d); })
+                         : gather({staticD, blockK}, {headDim, bk}, kvType,
+                                  [&](OpBuilder &nb, Location l, Value d,
+                                      Value j) { return keyAt(nb, l, j, d); });
   Value valueTile =
       gather({blockK, staticDv}, {bk, valueDim}, kvType,
              [&](OpBuilder &nb, Location l, Value j, Value e) {
@@ -219,18 +222,18 @@ SmallVector<Value> AttentionBuilder::keyBlock(Value k0, ValueRange state,
   };
   Value zeroScores = filled({blockQ, blockK}, {bq, bk}, zero);
   Value scores =
-      amxTiles ? buildGeneric(b, loc, {qTile, keyT},
-                              {map(3, {0, 2}), map(3, {1, 2})}, zeroScores,
-                              map(3, {0, 1}),
-                              {IteratorType::parallel, IteratorType::parallel,
-                               IteratorType::reduction},
-                              product)
-               : buildGeneric(b, loc, {qTile, keyT},
-                              {map(3, {0, 1}), map(3, {1, 2})}, zeroScores,
-                              map(3, {0, 2}),
-                              {IteratorType::parallel, IteratorType::reduction,
-                               IteratorType::parallel},
-                              product);
+      pairTiles ? buildGeneric(b, loc, {qTile, keyT},
+                               {map(3, {0, 2}), map(3, {1, 2})}, zeroScores,
+                               map(3, {0, 1}),
+                               {IteratorType::parallel, IteratorType::parallel,
+                                IteratorType::reduction},
+                               product)
+                : buildGeneric(b, loc, {qTile, keyT},
+                               {map(3, {0, 1}), map(3, {1, 2})}, zeroScores,
+                               map(3, {0, 2}),
+                               {IteratorType::parallel, IteratorType::reduction,
+                                IteratorType::parallel},
+                               product);
 
   // The mask's values for this block as a tile, [1, Bk] when every query
   // row has the same (a padding mask): read with clamped indices once per
@@ -411,14 +414,16 @@ Value AttentionBuilder::build() {
               element.getIntOrFloatBitWidth() < f.getIntOrFloatBitWidth()
           ? element
           : f;
-  // bf16 products on AMX (amxProducts, the host) where every block is whole
-  // tiles (16 rows, 32 bf16 of reduction): static head dims D % 32 = 0 and
-  // Dv % 16 = 0 here, the blocks in configure().
+  // bf16 products (bf16Products, the host: AMX or AVX512_BF16) for bf16
+  // attention and f32 attention marked bf16_products, where every block is
+  // whole tiles (16 rows, 32 bf16 of reduction): static head dims D % 32 =
+  // 0 and Dv % 16 = 0 here, the blocks in configure().
   int64_t d = qType.getDimSize(3), dv = op.getValue().getType().getDimSize(3);
-  amxShapes = amxProducts && maxKeyValueBlockBytes == 0 && element.isBF16() &&
-              f.isF32() && !ShapedType::isDynamic(d) &&
-              !ShapedType::isDynamic(dv) && d > 0 && d % 32 == 0 && dv > 0 &&
-              dv % 16 == 0;
+  pairShapes =
+      bf16Products && maxKeyValueBlockBytes == 0 &&
+      (element.isBF16() || (element.isF32() && op.getBf16Products())) &&
+      f.isF32() && !ShapedType::isDynamic(d) && !ShapedType::isDynamic(dv) &&
+      d > 0 && d % 32 == 0 && dv > 0 && dv % 16 == 0;
   seqAxis = op.getSeqAxis();
   headsAxis = op.getHeadsAxis();
   sqStatic = qType.getDimSize(seqAxis);
@@ -460,10 +465,10 @@ Value AttentionBuilder::build() {
       tensor::getMixedSize(b, loc, query, 2), valueDim};
   Value out = createEmptyOfSizes(b, loc, resultType, resultSizes);
   // The loop nest for blocks of `queryBlock` rows and `keyBlock` keys
-  // (`amxKeyBlock` with AMX tiles).
-  auto nest = [&](int64_t queryBlock, int64_t keyBlock, int64_t amxKeyBlock,
+  // (`pairKeyBlock` with pair tiles).
+  auto nest = [&](int64_t queryBlock, int64_t keyBlock, int64_t pairKeyBlock,
                   Value into, Value enabled = {}) {
-    configure(queryBlock, keyBlock, amxKeyBlock);
+    configure(queryBlock, keyBlock, pairKeyBlock);
     return loopNest(into, enabled);
   };
   if (maxKeyValueBlockBytes > 0)
@@ -476,7 +481,7 @@ Value AttentionBuilder::build() {
   if (atMost(sqStatic, kLongThreshold) || atMost(skvStatic, kLongThreshold))
     return nest(kQueryBlock, kKeyBlock, kKeyBlock, out);
   if (!ShapedType::isDynamic(sqStatic) && !ShapedType::isDynamic(skvStatic))
-    return nest(kLongQueryBlock, kKeyBlock, kLongAmxKeyBlock, out);
+    return nest(kLongQueryBlock, kKeyBlock, kLongPairKeyBlock, out);
   Value threshold = index(kLongThreshold);
   Value long_ = arith::AndIOp::create(
       b, loc,
@@ -486,17 +491,17 @@ Value AttentionBuilder::build() {
   // chosen with no query blocks (an scf.if yielding either tensor would
   // make bufferization give one branch a buffer of its own and a copy).
   Value longDone =
-      nest(kLongQueryBlock, kKeyBlock, kLongAmxKeyBlock, out, long_);
+      nest(kLongQueryBlock, kKeyBlock, kLongPairKeyBlock, out, long_);
   Value short_ = arith::XOrIOp::create(
       b, loc, long_, arith::ConstantIntOp::create(b, loc, 1, 1));
   return nest(kQueryBlock, kKeyBlock, kKeyBlock, longDone, short_);
 }
 
 void AttentionBuilder::configure(int64_t queryBlock, int64_t keyBlock,
-                                 int64_t amxKeyBlock) {
+                                 int64_t pairKeyBlock) {
   kvType = baseKvType;
   halfTiles = (kvType.isF16() || kvType.isBF16()) && f.isF32();
-  amxTiles = false;
+  pairTiles = false;
   // Blocks no larger than a static sequence: a short one wastes no work.
   auto blockOf = [](int64_t size, int64_t block) {
     return ShapedType::isDynamic(size) || size == 0 ? block
@@ -504,11 +509,11 @@ void AttentionBuilder::configure(int64_t queryBlock, int64_t keyBlock,
   };
   blockQ = blockOf(sqStatic, queryBlock);
   blockK = blockOf(skvStatic, keyBlock);
-  if (amxShapes && blockQ % 16 == 0 &&
-      blockOf(skvStatic, amxKeyBlock) % 32 == 0) {
-    amxTiles = true;
-    blockK = blockOf(skvStatic, amxKeyBlock);
-    kvType = element;
+  if (pairShapes && blockQ % 16 == 0 &&
+      blockOf(skvStatic, pairKeyBlock) % 32 == 0) {
+    pairTiles = true;
+    blockK = blockOf(skvStatic, pairKeyBlock);
+    kvType = b.getBF16Type();
     halfTiles = true;
   }
   // Kᵀ [D, Bk] and V [Bk, Dv] in the key/value type within the limit; with
@@ -620,25 +625,25 @@ Value AttentionBuilder::loopNest(Value out, Value enabled) {
 
 struct AttentionPattern : OpRewritePattern<AttentionOp> {
   AttentionPattern(MLIRContext *ctx, int64_t maxKeyValueBlockBytes,
-                   bool amxProducts)
+                   bool bf16Products)
       : OpRewritePattern(ctx), maxKeyValueBlockBytes(maxKeyValueBlockBytes),
-        amxProducts(amxProducts) {}
+        bf16Products(bf16Products) {}
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
     rewriter.replaceOp(
-        op, AttentionBuilder(op, rewriter, maxKeyValueBlockBytes, amxProducts)
+        op, AttentionBuilder(op, rewriter, maxKeyValueBlockBytes, bf16Products)
                 .build());
     return success();
   }
   int64_t maxKeyValueBlockBytes;
-  bool amxProducts;
+  bool bf16Products;
 };
 
 } // namespace
 
 void mlir::tsc::populateTscAttentionToLinalgPatterns(
     RewritePatternSet &patterns, int64_t maxKeyValueBlockBytes,
-    bool amxProducts) {
+    bool bf16Products) {
   patterns.add<AttentionPattern>(patterns.getContext(), maxKeyValueBlockBytes,
-                                 amxProducts);
+                                 bf16Products);
 }

@@ -20,12 +20,12 @@ using namespace mlir::tsc;
 
 void mlir::tsc::populateTscToLinalgPatterns(RewritePatternSet &patterns,
                                             int64_t maxKeyValueBlockBytes,
-                                            bool amxProducts) {
+                                            bool bf16Products) {
   populateTscElementwiseToLinalgPatterns(patterns);
   populateTscReductionToLinalgPatterns(patterns);
   populateTscContractionToLinalgPatterns(patterns);
   populateTscAttentionToLinalgPatterns(patterns, maxKeyValueBlockBytes,
-                                       amxProducts);
+                                       bf16Products);
   populateTscShapeToLinalgPatterns(patterns);
   populateTscQuantizationToLinalgPatterns(patterns);
   populateTscScanToLinalgPatterns(patterns);
@@ -40,7 +40,7 @@ struct ConvertTscToLinalgPass
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateTscToLinalgPatterns(patterns, maxKeyValueBlockBytes, amxProducts);
+    populateTscToLinalgPatterns(patterns, maxKeyValueBlockBytes, bf16Products);
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);

@@ -31,14 +31,15 @@ void populateTscContractionToLinalgPatterns(RewritePatternSet &patterns);
 /// `maxKeyValueBlockBytes`, blocks of fewer keys (the largest power of 2
 /// that fits) where 64 keys' K and V rows would take more (half of it for
 /// fp16 tiles, whose Q, S, P and O the CUDA target keeps in
-/// shared memory as well). With `amxProducts` (a host with AMX-BF16), bf16
-/// attention whose head dims are whole AMX tiles keeps Q, K, V and P in
-/// bf16 and computes S = Q·Kᵀ from K as it is ([Bk, D]); the host codegen
-/// packs the products' right operands and emits the tiles
-/// (compiler/target/host/AmxProducts.cpp).
+/// shared memory as well). With `bf16Products` (a host with AMX-BF16 or
+/// AVX512_BF16), bf16 attention, and f32 attention marked bf16_products,
+/// whose head dims are whole tiles keeps Q, K, V and P in bf16 and computes
+/// S = Q·Kᵀ from K as it is ([Bk, D]); the host codegen packs the products'
+/// right operands and emits AMX tiles or vdpbf16ps
+/// (compiler/target/host/PairProducts.cpp).
 void populateTscAttentionToLinalgPatterns(RewritePatternSet &patterns,
                                           int64_t maxKeyValueBlockBytes = 0,
-                                          bool amxProducts = false);
+                                          bool bf16Products = false);
 /// Data movement: transpose, expand, concat, slice, split, gather, range,
 /// trilu, reshape, squeeze, unsqueeze.
 void populateTscShapeToLinalgPatterns(RewritePatternSet &patterns);
@@ -57,7 +58,7 @@ void populateTscSamplingToLinalgPatterns(RewritePatternSet &patterns);
 /// All of the above.
 void populateTscToLinalgPatterns(RewritePatternSet &patterns,
                                  int64_t maxKeyValueBlockBytes = 0,
-                                 bool amxProducts = false);
+                                 bool bf16Products = false);
 
 namespace tolinalg {
 

@@ -166,13 +166,13 @@ func.func @attention_dynamic_heads(%q: tensor<1x?x3x?xf32>, %k: tensor<1x?x5x?xf
 
 // -----
 
-// bf16 with AMX products (amx-products, the host with AMX): Q, K, V and P
-// are bf16 tiles, 128 keys per block in the long nest (64 in the short
+// bf16 with bf16 products (bf16-products, the host with AMX or
+// AVX512_BF16): Q, K, V and P are bf16 tiles, 128 keys per block in the long nest (64 in the short
 // one), K gathered as it is ([Bk, D]) and
 // S = Q·Kᵀ over loops (i, j, d) from it; the scale multiplies S in f32, P
 // is rounded to bf16 before P·V. Without the option the same op keeps f32
 // tiles (the Kᵀ gather widens once; the default prefix).
-// RUN: tsc-opt %s --split-input-file --tsc-convert-to-linalg=amx-products=true | FileCheck %s --check-prefix=AMX
+// RUN: tsc-opt %s --split-input-file --tsc-convert-to-linalg=bf16-products=true | FileCheck %s --check-prefix=AMX
 // AMX-LABEL: func.func @attention_bf16_amx
 // AMX-DAG:     %[[C128:.+]] = arith.constant 128 : index
 // AMX:         scf.forall
@@ -198,8 +198,9 @@ func.func @attention_bf16_amx(%q: tensor<?x12x?x64xbf16>, %k: tensor<?x12x?x64xb
 
 // -----
 
-// Near misses of the AMX layout: a head dim of 48 (not whole tiles of 32
-// bf16) and f32 attention keep f32 tiles and Kᵀ [D, Bk].
+// Near misses of the pair layout: a head dim of 48 (not whole tiles of 32
+// bf16) and f32 attention without bf16_products keep f32 tiles and Kᵀ
+// [D, Bk].
 // AMX-LABEL: func.func @attention_amx_near_misses
 // AMX:         } -> tensor<48x64xf32>
 // AMX:         } -> tensor<64x64xf32>
@@ -208,4 +209,44 @@ func.func @attention_amx_near_misses(%q: tensor<?x4x?x48xbf16>, %k: tensor<?x4x?
   %o = tsc.attention %q, %k, %v : (tensor<?x4x?x48xbf16>, tensor<?x4x?x48xbf16>, tensor<?x4x?x48xbf16>) -> tensor<?x4x?x48xbf16>
   %of = tsc.attention %qf, %qf, %qf : (tensor<?x4x?x64xf32>, tensor<?x4x?x64xf32>, tensor<?x4x?x64xf32>) -> tensor<?x4x?x64xf32>
   return %o, %of : tensor<?x4x?x48xbf16>, tensor<?x4x?x64xf32>
+}
+
+// -----
+
+// f32 attention marked bf16_products (tsc-attention-bf16-products) takes the
+// pair layout as bf16 attention does: Q, K and V are gathered from f32 and
+// rounded to bf16 tiles, S = Q·Kᵀ from K as it is, P rounded to bf16, while
+// S, the statistics, O and the result stay f32. Without bf16-products (the
+// CUDA target, a host without bf16 products) the mark changes nothing; nor
+// with a head dim of 48.
+// AMX-LABEL: func.func @attention_f32_bf16_products
+// AMX-DAG:     %[[C128:.+]] = arith.constant 128 : index
+// AMX:         scf.forall
+// AMX:           arith.truncf %{{.+}} : f32 to bf16
+// AMX:           } -> tensor<128x64xbf16>
+// AMX:           scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C128]]
+// AMX:             %[[K:.+]] = linalg.generic
+// AMX:               arith.truncf %{{.+}} : f32 to bf16
+// AMX:             } -> tensor<128x64xbf16>
+// AMX:             %[[V:.+]] = linalg.generic
+// AMX:               arith.truncf %{{.+}} : f32 to bf16
+// AMX:             } -> tensor<128x64xbf16>
+// AMX:             %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}}, %[[K]] : tensor<128x64xbf16>, tensor<128x64xbf16>) outs(%{{.+}} : tensor<128x128xf32>)
+// AMX:             arith.truncf %{{.+}} : f32 to bf16
+// AMX:             } -> tensor<128x128xbf16>
+// AMX:             ins(%{{.+}}, %[[V]] : tensor<128x128xbf16>, tensor<128x64xbf16>) outs(%{{.+}} : tensor<128x64xf32>)
+// AMX-LABEL: func.func @attention_f32_bf16_products_near_miss
+// AMX-NOT:     bf16
+// AMX:         return
+// CHECK-LABEL: func.func @attention_f32_bf16_products
+// CHECK-NOT:     bf16
+// CHECK:         return
+func.func @attention_f32_bf16_products(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: tensor<?x12x?x64xf32>, %m: tensor<?x1x1x?xf32>) -> tensor<?x12x?x64xf32> {
+  %o = tsc.attention %q, %k, %v mask %m bf16_products : (tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>, tensor<?x1x1x?xf32>) -> tensor<?x12x?x64xf32>
+  return %o : tensor<?x12x?x64xf32>
+}
+
+func.func @attention_f32_bf16_products_near_miss(%q: tensor<?x4x?x48xf32>) -> tensor<?x4x?x48xf32> {
+  %o = tsc.attention %q, %q, %q bf16_products : (tensor<?x4x?x48xf32>, tensor<?x4x?x48xf32>, tensor<?x4x?x48xf32>) -> tensor<?x4x?x48xf32>
+  return %o : tensor<?x4x?x48xf32>
 }

@@ -11,7 +11,22 @@
 // RUN: tsc %s --cpu=x86-64-v4+amx -o %t.fp32.tscm
 // RUN: %python %S/Inputs/artifact_isa.py %t.fp32.tscm | FileCheck %s --check-prefix=V4
 
+// The same for a CPU with AVX512_BF16 but no AMX (--cpu=x86-64-v4+bf16):
+// vdpbf16ps products, ISA bit 3 next to AVX-512; f32 attention uses them
+// only with --attention-products=bf16 (or auto with int8 quantization).
+// RUN: tsc %s --precision=bf16 --cpu=x86-64-v4+bf16 -o %t.dot.tscm 2>&1 | FileCheck %s --check-prefix=SUMMARY-DOT
+// RUN: %python %S/Inputs/artifact_isa.py %t.dot.tscm | FileCheck %s --check-prefix=DOT
+// RUN: tsc %s --attention-products=bf16 --cpu=x86-64-v4+bf16 -o %t.f32dot.tscm
+// RUN: %python %S/Inputs/artifact_isa.py %t.f32dot.tscm | FileCheck %s --check-prefix=DOT
+// RUN: tsc %s --cpu=x86-64-v4+bf16 -o %t.f32.tscm
+// RUN: %python %S/Inputs/artifact_isa.py %t.f32.tscm | FileCheck %s --check-prefix=V4
+// With AMX, f32 attention's bf16 products are AMX tiles.
+// RUN: tsc %s --attention-products=bf16 --cpu=x86-64-v4+amx -o %t.f32amx.tscm
+// RUN: %python %S/Inputs/artifact_isa.py %t.f32amx.tscm | FileCheck %s --check-prefix=AMX
+
 // SUMMARY: for x86-64-v4+amx (AVX-512, AMX)
+// SUMMARY-DOT: for x86-64-v4+bf16 (AVX-512, AVX512_BF16)
+// DOT: target cpu isa 11
 // AMX: target cpu isa 7
 // V4: target cpu isa 3
 

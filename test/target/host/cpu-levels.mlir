@@ -22,7 +22,7 @@
 // V4: target cpu isa 3
 // SUMMARY: tsc: wrote {{.*}}default.tscm for x86-64-v3 (AVX2): {{[0-9]+}} kernels,
 // INFO: host code ISA: AVX2+FMA
-// BAD: tsc: error: --cpu=pentium: expected native, x86-64, x86-64-v3, x86-64-v4 or x86-64-v4+amx
+// BAD: tsc: error: --cpu=pentium: expected native, x86-64, x86-64-v3, x86-64-v4, x86-64-v4+bf16 or x86-64-v4+amx
 
 func.func @softmax_rows(%x: tensor<?x16xf32> {tsc.name = "x"}) -> (tensor<?x16xf32> {tsc.name = "y"}) {
   %n = tsc.symbol "n" [1, 4]

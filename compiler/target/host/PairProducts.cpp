@@ -1,16 +1,26 @@
-//===- AmxProducts.cpp - attention's bf16 products as AMX tiles -----------===//
+//===- PairProducts.cpp - bf16 products on (k, k + 1) pairs: AMX, VDPBF16PS
+//-===//
 //
-// With amxProducts the attention lowering keeps bf16 attention's tiles bf16
-// and writes S = Q·Kᵀ from K as it is (C[m, n] += A[m, k]·B[n, k]) and
-// O += P·V as before (C[m, n] += A[m, k]·B[k, n]). AMX's tdpbf16ps takes A
-// as rows of K values and B as rows of (k, k + 1) pairs: B'[k/2][2·n + k%2].
-// Per product the right operand is packed into that layout once, in a stack
-// buffer: from B[k, n] by interleaving rows k and k + 1 (one shuffle per 16
-// columns), from B[n, k] by transposing 16 x 16 blocks of 32-bit pairs
-// (vector.transpose, lowered to shuffles). Then per block of 16 rows the A
-// tiles are loaded once, and per 16 columns the C tile is loaded, multiplied
-// with every (A, B') pair of tiles of the reduction and stored. LLVM
-// configures the tile registers (ldtilecfg) in each function that uses them.
+// With bf16 products the attention lowering keeps the tiles of bf16
+// attention (or of f32 attention whose products are bf16) bf16 and writes
+// S = Q·Kᵀ from K as it is (C[m, n] += A[m, k]·B[n, k]) and O += P·V as
+// before (C[m, n] += A[m, k]·B[k, n]). Both of the CPU's bf16 products take
+// A as rows of K values and B as rows of (k, k + 1) pairs:
+// B'[k/2][2·n + k%2]. Per product the right operand is packed into that
+// layout once, in a stack buffer: from B[k, n] by interleaving rows k and
+// k + 1 (one shuffle per 16 columns), from B[n, k] by transposing 16 x 16
+// blocks of 32-bit pairs (vector.transpose, lowered to shuffles). Then:
+//
+// - AMX (tdpbf16ps): per block of 16 rows the A tiles are loaded once, and
+//   per 16 columns the C tile is loaded, multiplied with every (A, B') pair
+//   of tiles of the reduction and stored. LLVM configures the tile
+//   registers (ldtilecfg) in each function that uses them.
+// - AVX512_BF16 (vdpbf16ps, x86vector.avx512.dot): register blocks as in
+//   RegisterBlock.cpp, one pair of the reduction per step: per block of rows
+//   and 16-column vectors the f32 accumulators stay in registers, and per
+//   pair one load of each B' vector (16 pairs), one broadcast of A's pair
+//   per row and one vdpbf16ps per accumulator (two multiply-adds per lane,
+//   where an f32 FMA does one).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +34,7 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -35,6 +46,10 @@ namespace {
 /// Rows of a tile (and 32-bit values per row), and bf16 values per row.
 constexpr int64_t kTileRows = 16;
 constexpr int64_t kTileDepth = 32;
+/// VDPBF16PS register blocks: rows × 16-column vectors of accumulators (16
+/// of the 32 registers; the rest hold B' and the broadcasts).
+constexpr int64_t kDotRows = 8;
+constexpr int64_t kDotVectors = 2;
 
 /// A bufferized bf16 contraction into f32 inside an scf.forall with whole
 /// tiles: A [M, K] and C [M, N] row-major, B [K, N] or (`transposed`)
@@ -95,11 +110,14 @@ std::optional<TileProduct> matchTileProduct(linalg::GenericOp op) {
   return p;
 }
 
+/// How the packed products compute.
+enum class PairKind { Amx, Dot };
+
 class TileEmitter {
 public:
   TileEmitter(TileProduct p) : p(p), b(p.op), loc(p.op.getLoc()) {}
 
-  void emit() {
+  void emit(PairKind kind) {
     // At the top of the forall's body, as the tiles' own stack buffers
     // (Bufferize.cpp): inside the key loop each trip would grow the stack.
     OpBuilder top = OpBuilder::atBlockBegin(
@@ -111,7 +129,10 @@ public:
       packTransposed(packed);
     else
       packRows(packed);
-    emitTiles(packed);
+    if (kind == PairKind::Amx)
+      emitTiles(packed);
+    else
+      emitDots(packed);
   }
 
 private:
@@ -219,11 +240,76 @@ private:
       amx::TileStoreOp::create(b, loc, p.out, ValueRange{m, column}, acc);
     }
   }
+
+  /// C += A·B' in registers: per kDotRows rows and kDotVectors × 16 columns
+  /// the accumulators are loaded once, updated over every pair of the
+  /// reduction and stored once.
+  void emitDots(Value packed) {
+    Type bf16 = b.getBF16Type(), f32 = b.getF32Type(), i32 = b.getI32Type();
+    auto rowLoop =
+        scf::ForOp::create(b, loc, index(0), index(p.rows), index(kDotRows));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < kDotRows; ++r)
+      rows.push_back(r == 0 ? rowLoop.getInductionVar()
+                            : arith::AddIOp::create(
+                                  b, loc, rowLoop.getInductionVar(), index(r))
+                                  .getResult());
+    auto accType = vector({kTileRows}, f32);
+    auto pairsType = vector({kTileDepth}, bf16);
+    for (int64_t n0 = 0; n0 < p.columns; n0 += kDotVectors * kTileRows) {
+      int64_t vectors = std::min(kDotVectors, (p.columns - n0) / kTileRows);
+      SmallVector<Value> accumulators;
+      for (Value row : rows)
+        for (int64_t v = 0; v < vectors; ++v)
+          accumulators.push_back(vector::LoadOp::create(
+              b, loc, accType, p.out,
+              ValueRange{row, index(n0 + v * kTileRows)}));
+      auto reduction = scf::ForOp::create(
+          b, loc, index(0), index(p.depth / 2), index(1), accumulators,
+          [&](OpBuilder &nb, Location l, Value pair, ValueRange state) {
+            OpBuilder::InsertionGuard inner(b);
+            b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+            SmallVector<Value> rhs;
+            for (int64_t v = 0; v < vectors; ++v)
+              rhs.push_back(vector::LoadOp::create(
+                  b, l, pairsType, packed,
+                  ValueRange{pair, index(2 * (n0 + v * kTileRows))}));
+            Value k = arith::MulIOp::create(b, l, pair, index(2));
+            SmallVector<Value> next;
+            for (auto [r, row] : llvm::enumerate(rows)) {
+              // A[row, k..k+1] as one 32-bit value in every lane.
+              Value two = vector::LoadOp::create(b, l, vector({2}, bf16), p.lhs,
+                                                 ValueRange{row, k});
+              Value word = vector::ExtractOp::create(
+                  b, l, vector::BitCastOp::create(b, l, vector({1}, i32), two),
+                  0);
+              Value lhs = vector::BitCastOp::create(
+                  b, l, pairsType,
+                  vector::BroadcastOp::create(b, l, vector({kTileRows}, i32),
+                                              word));
+              for (int64_t v = 0; v < vectors; ++v)
+                next.push_back(x86vector::DotBF16Op::create(
+                    b, l, accType, state[r * vectors + v], lhs, rhs[v]));
+            }
+            scf::YieldOp::create(b, l, next);
+          });
+      for (auto [r, row] : llvm::enumerate(rows))
+        for (int64_t v = 0; v < vectors; ++v)
+          vector::StoreOp::create(b, loc, reduction.getResult(r * vectors + v),
+                                  p.out,
+                                  ValueRange{row, index(n0 + v * kTileRows)});
+    }
+  }
 };
 
 } // namespace
 
-LogicalResult mlir::tsc::amxTileProducts(ModuleOp kernels) {
+namespace {
+
+/// Rewrites every matching product of `kernels` as `kind` code.
+LogicalResult pairProducts(ModuleOp kernels, PairKind kind) {
   SmallVector<TileProduct> products;
   kernels.walk([&](linalg::GenericOp op) {
     if (std::optional<TileProduct> p = matchTileProduct(op))
@@ -232,11 +318,14 @@ LogicalResult mlir::tsc::amxTileProducts(ModuleOp kernels) {
   if (products.empty())
     return success();
   MLIRContext *context = kernels.getContext();
-  context->getOrLoadDialect<amx::AMXDialect>();
+  if (kind == PairKind::Amx)
+    context->getOrLoadDialect<amx::AMXDialect>();
+  else
+    context->getOrLoadDialect<x86vector::X86VectorDialect>();
   context->getOrLoadDialect<vector::VectorDialect>();
   context->getOrLoadDialect<ub::UBDialect>();
   for (TileProduct &p : products) {
-    TileEmitter(p).emit();
+    TileEmitter(p).emit(kind);
     p.op->erase();
   }
   // The packing's 16 x 16 transposes as shuffles.
@@ -244,6 +333,16 @@ LogicalResult mlir::tsc::amxTileProducts(ModuleOp kernels) {
   vector::populateVectorTransposeLoweringPatterns(
       patterns, vector::VectorTransposeLowering::Shuffle16x16);
   return applyPatternsGreedily(kernels, std::move(patterns));
+}
+
+} // namespace
+
+LogicalResult mlir::tsc::amxTileProducts(ModuleOp kernels) {
+  return pairProducts(kernels, PairKind::Amx);
+}
+
+LogicalResult mlir::tsc::dotBf16Products(ModuleOp kernels) {
+  return pairProducts(kernels, PairKind::Dot);
 }
 
 namespace {
@@ -265,8 +364,29 @@ struct AmxProductsPass : PassWrapper<AmxProductsPass, OperationPass<ModuleOp>> {
   }
 };
 
+struct DotProductsPass : PassWrapper<DotProductsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DotProductsPass)
+  StringRef getArgument() const override {
+    return "tsc-host-bf16-dot-products";
+  }
+  StringRef getDescription() const override {
+    return "bf16 products inside scf.forall as register-blocked AVX512_BF16 "
+           "dot products (vdpbf16ps), the right operand packed into (k, k + "
+           "1) pairs (host codegen, on bufferized kernels)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<x86vector::X86VectorDialect, vector::VectorDialect,
+                    ub::UBDialect>();
+  }
+  void runOnOperation() override {
+    if (failed(dotBf16Products(getOperation())))
+      signalPassFailure();
+  }
+};
+
 } // namespace
 
-void mlir::tsc::registerAmxProductsPass() {
+void mlir::tsc::registerPairProductsPasses() {
   PassRegistration<AmxProductsPass>();
+  PassRegistration<DotProductsPass>();
 }

@@ -1,0 +1,41 @@
+// --attention-products: `auto` (the default) marks f32 attention
+// bf16_products after the fuse phase with int8 quantization on a host with
+// bf16 products (x86-64-v4+bf16, x86-64-v4+amx, native on such a CPU), and
+// nowhere else; `f32` and `bf16` force either; `tsc-opt --tsc-pipeline`
+// replays the choice; bf16 without bf16 products and unknown values are
+// refused with a message.
+// RUN: tsc %s --quantize=dynamic-int8 --cpu=x86-64-v4+bf16 --emit=fuse | FileCheck %s --check-prefix=MARKED
+// RUN: tsc %s --quantize=dynamic-int8 --cpu=x86-64-v4+amx --emit=fuse | FileCheck %s --check-prefix=MARKED
+// RUN: tsc %s --attention-products=bf16 --cpu=x86-64-v4+bf16 --emit=fuse -o %t.bf16.mlir
+// RUN: FileCheck %s --check-prefix=MARKED < %t.bf16.mlir
+// RUN: tsc-opt %s --tsc-pipeline="attention-products=bf16" | diff %t.bf16.mlir -
+// RUN: tsc %s --quantize=dynamic-int8 --cpu=x86-64-v4 --emit=fuse | FileCheck %s --check-prefix=PLAIN
+// RUN: tsc %s --quantize=dynamic-int8 --emit=fuse | FileCheck %s --check-prefix=PLAIN
+// RUN: tsc %s --cpu=x86-64-v4+bf16 --emit=fuse | FileCheck %s --check-prefix=PLAIN
+// RUN: tsc %s --quantize=dynamic-int8 --cpu=x86-64-v4+bf16 --attention-products=f32 --emit=fuse | FileCheck %s --check-prefix=PLAIN
+// RUN: tsc %s --quantize=dynamic-int8 --cpu=x86-64-v4+bf16 --target=cuda:sm_80 --emit=fuse | FileCheck %s --check-prefix=PLAIN
+// RUN: not tsc %s --attention-products=bf16 --emit=fuse 2>&1 | FileCheck %s --check-prefix=NO-PAIRS
+// RUN: not tsc %s --attention-products=bf16 --cpu=x86-64-v4 --emit=fuse 2>&1 | FileCheck %s --check-prefix=NO-PAIRS
+// RUN: not tsc %s --attention-products=bf16 --cpu=x86-64-v4+bf16 --target=cuda:sm_90 --emit=fuse 2>&1 | FileCheck %s --check-prefix=NO-PAIRS
+// RUN: not tsc %s --attention-products=fp16 --emit=fuse 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not tsc %s --cpu=x86-64-v3+bf16 -o %t.level.tscm 2>&1 | FileCheck %s --check-prefix=LEVEL
+
+// MARKED: tsc.attention {{.+}} bf16_products
+// PLAIN-NOT: bf16_products
+// PLAIN: tsc.attention
+// PLAIN-NOT: bf16_products
+// NO-PAIRS: tsc: error: --attention-products=bf16 needs a cpu target with bf16 products: --cpu=x86-64-v4+bf16, x86-64-v4+amx, or native on a CPU with AVX512_BF16
+// UNKNOWN: tsc: error: --attention-products=fp16: expected auto, f32 or bf16
+// LEVEL: tsc: error: --cpu=x86-64-v3+bf16: expected native, x86-64, x86-64-v3, x86-64-v4, x86-64-v4+bf16 or x86-64-v4+amx
+
+func.func @attention(%q: tensor<?x2x?x32xf32> {tsc.name = "q"}, %k: tensor<?x2x?x32xf32> {tsc.name = "k"},
+                     %v: tensor<?x2x?x32xf32> {tsc.name = "v"}) -> (tensor<?x2x?x32xf32> {tsc.name = "o"}) {
+  %batch = tsc.symbol "batch" [1, 2]
+  %seq = tsc.symbol "seq" [1, 64]
+  tsc.bind_shape %q[%batch, %seq], affine_map<()[s0, s1] -> (s0, 2, s1, 32)> : tensor<?x2x?x32xf32>
+  tsc.bind_shape %k[%batch, %seq], affine_map<()[s0, s1] -> (s0, 2, s1, 32)> : tensor<?x2x?x32xf32>
+  tsc.bind_shape %v[%batch, %seq], affine_map<()[s0, s1] -> (s0, 2, s1, 32)> : tensor<?x2x?x32xf32>
+  %o = tsc.attention %q, %k, %v : (tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32>) -> tensor<?x2x?x32xf32>
+  tsc.bind_shape %o[%batch, %seq], affine_map<()[s0, s1] -> (s0, 2, s1, 32)> : tensor<?x2x?x32xf32>
+  return %o : tensor<?x2x?x32xf32>
+}
