@@ -1,5 +1,4 @@
-//===- PairProducts.cpp - bf16 products on (k, k + 1) pairs: AMX, VDPBF16PS
-//-===//
+//===- PairProducts.cpp - bf16 pair products: AMX and VDPBF16PS -----------===//
 //
 // With bf16 products the attention lowering keeps the tiles of bf16
 // attention (or of f32 attention whose products are bf16) bf16 and writes
@@ -245,6 +244,9 @@ private:
   /// the accumulators are loaded once, updated over every pair of the
   /// reduction and stored once.
   void emitDots(Value packed) {
+    // Whole tiles: rows a multiple of 16 (so of kDotRows), columns of 16
+    // (one vector of f32 lanes), depth of 32.
+    static_assert(kTileRows % kDotRows == 0, "row blocks must divide tiles");
     Type bf16 = b.getBF16Type(), f32 = b.getF32Type(), i32 = b.getI32Type();
     auto rowLoop =
         scf::ForOp::create(b, loc, index(0), index(p.rows), index(kDotRows));
