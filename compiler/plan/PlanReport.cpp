@@ -103,8 +103,11 @@ struct Report {
   /// With fp16/bf16: the ops that keep f32 results, by name.
   std::map<std::string, unsigned> keptF32;
   /// With int8 GEMM steps: how many GEMMs, how many int8, and the attention
-  /// kernels (whose products stay float).
+  /// kernels (whose products stay float unless bf16 products).
   unsigned gemms = 0, int8Gemms = 0, attention = 0;
+  /// f32 attention ops whose products the host computes in bf16
+  /// (`bf16_products` with whole pair tiles; --attention-products).
+  unsigned attentionBf16Products = 0;
   /// Of the int8 ones, s8 · s8 -> s32 GEMM steps (CUDA).
   unsigned integerGemms = 0;
   /// f8 · f8 -> f32 GEMM steps (CUDA, --quantize=fp8).
@@ -234,8 +237,12 @@ Report collectReport(const Plan &plan) {
     if (step.kind == PlanStep::Kind::Gemm && step.weightOnly)
       ++report.weightOnly[{plan.values[step.b].dtype == DType::I4 ? "i4" : "i8",
                            step.groupSize, step.weightZeroPoint != ~0u}];
-    report.attention += llvm::count_if(
-        step.ops, [](Operation *op) { return isa<AttentionOp>(op); });
+    for (Operation *op : step.ops)
+      if (auto attention = dyn_cast<AttentionOp>(op)) {
+        ++report.attention;
+        report.attentionBf16Products +=
+            attention.getBf16Products() && attention.hasPairTileHeadDims();
+      }
     if (!isHalfPrecision(plan.precision))
       continue;
     for (Operation *op : step.ops)
@@ -255,6 +262,21 @@ double reuseSavings(const Plan &plan) {
              : 0.0;
 }
 } // namespace
+
+/// "; attention's products ..." of the quantization and precision lines:
+/// how many attention kernels compute their products in bf16
+/// (--attention-products) and how many in float.
+static void printAttentionProducts(const Report &report, raw_ostream &os) {
+  unsigned bf16 = report.attentionBf16Products;
+  os << "; attention's products ";
+  if (bf16)
+    os << "bf16 (operands rounded, f32 accumulation; --attention-products) in "
+       << bf16 << " of " << report.attention << " attention kernels"
+       << (bf16 < report.attention ? ", float in the rest" : "");
+  else
+    os << "float in " << report.attention << " attention kernels";
+  os << " (softmax and norms stay float)";
+}
 
 /// With int8 GEMM steps (--quantize=dynamic-int8, docs/quantization.md):
 /// every GEMM step int8 or float, a float one with the reason, and the
@@ -301,9 +323,7 @@ static void printQuantization(const Plan &plan, const Report &report,
     if (report.bf16Gemms)
       os << ", " << report.bf16Gemms << " kept in bf16";
     if (report.attention)
-      os << "; attention's products float in " << report.attention
-         << " attention kernels (activations on both sides; softmax and norms "
-            "stay float)";
+      printAttentionProducts(report, os);
     os << "\n";
   }
   for (auto [i, step] : llvm::enumerate(plan.steps))
@@ -321,8 +341,11 @@ static void printPrecision(const Plan &plan, const Report &report,
     os << "precision: fp32 storage and compute"
        << (plan.gemmTf32 ? "; GEMMs round their inputs to TF32 (cuBLASLt fast "
                            "TF32 on CUDA; fp32 on the CPU, which has no TF32)"
-                         : ", TF32 off")
-       << "\n";
+                         : ", TF32 off");
+    // (With int8 GEMMs the quantization line says it.)
+    if (report.attentionBf16Products && !report.int8Gemms)
+      printAttentionProducts(report, os);
+    os << "\n";
     return;
   }
   StringRef precision = getPrecisionName(plan.precision);
@@ -436,13 +459,17 @@ llvm::json::Object plan::getReportJson(const Plan &plan, const Plan *unfused) {
       kept[name] = count;
     precision["ops_kept_fp32"] = std::move(kept);
   }
+  if (report.attentionBf16Products)
+    precision["attention_kernels_bf16_products"] = report.attentionBf16Products;
   out["precision"] = std::move(precision);
   if (report.fp8Gemms)
-    out["quantization"] =
-        llvm::json::Object{{"mode", "fp8"},
-                           {"f8_gemm_steps", report.fp8Gemms},
-                           {"gemms", report.gemms},
-                           {"attention_kernels_float", report.attention}};
+    out["quantization"] = llvm::json::Object{
+        {"mode", "fp8"},
+        {"f8_gemm_steps", report.fp8Gemms},
+        {"gemms", report.gemms},
+        {"attention_kernels_float",
+         report.attention - report.attentionBf16Products},
+        {"attention_kernels_bf16_products", report.attentionBf16Products}};
   else if (report.int8Gemms) {
     bool calibrated = llvm::any_of(plan.steps, [&](const PlanStep &s) {
       return isInt8Gemm(plan, s) && s.inputScale > 0;
@@ -463,7 +490,9 @@ llvm::json::Object plan::getReportJson(const Plan &plan, const Plan *unfused) {
                                          s.inputZeroPoint != 0;
                                 }))},
         {"bf16_input_gemms", report.bf16Gemms},
-        {"attention_kernels_float", report.attention}};
+        {"attention_kernels_float",
+         report.attention - report.attentionBf16Products},
+        {"attention_kernels_bf16_products", report.attentionBf16Products}};
   }
   // Weight-only GEMM steps, one entry per form the text report has a line
   // for.

@@ -19,7 +19,21 @@
 // RUN: not tsc %s --attention-products=bf16 --cpu=x86-64-v4+bf16 --target=cuda:sm_90 --emit=fuse 2>&1 | FileCheck %s --check-prefix=NO-PAIRS
 // RUN: not tsc %s --attention-products=fp16 --emit=fuse 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not tsc %s --cpu=x86-64-v3+bf16 -o %t.level.tscm 2>&1 | FileCheck %s --check-prefix=LEVEL
+// --report says which attention kernels compute their products in bf16:
+// on the quantization line with int8 (not twice), on the precision line
+// without, and in the JSON report; a head dim that is not whole tiles (48)
+// stays float.
+// RUN: tsc %s --quantize=dynamic-int8 --cpu=x86-64-v4+bf16 --report | FileCheck %s --check-prefix=REPORT-INT8
+// RUN: tsc %s --quantize=dynamic-int8 --cpu=x86-64-v4 --report | FileCheck %s --check-prefix=REPORT-FLOAT
+// RUN: tsc %s --attention-products=bf16 --cpu=x86-64-v4+bf16 --report | FileCheck %s --check-prefix=REPORT-FP32
+// RUN: tsc %s --quantize=dynamic-int8 --cpu=x86-64-v4+bf16 --report=json | FileCheck %s --check-prefix=REPORT-JSON
 
+// REPORT-INT8: precision: fp32 storage and compute, TF32 off{{$}}
+// REPORT-INT8: quantization: dynamic int8 {{.+}}: 1 of 1 GEMMs int8; attention's products bf16 (operands rounded, f32 accumulation; --attention-products) in 1 of 2 attention kernels, float in the rest (softmax and norms stay float)
+// REPORT-FLOAT: quantization: dynamic int8 {{.+}}: 1 of 1 GEMMs int8; attention's products float in 2 attention kernels (softmax and norms stay float)
+// REPORT-FP32: precision: fp32 storage and compute, TF32 off; attention's products bf16 (operands rounded, f32 accumulation; --attention-products) in 1 of 2 attention kernels, float in the rest (softmax and norms stay float)
+// REPORT-JSON-DAG: "attention_kernels_bf16_products": 1
+// REPORT-JSON-DAG: "attention_kernels_float": 1
 // MARKED: tsc.attention {{.+}} bf16_products
 // PLAIN-NOT: bf16_products
 // PLAIN: tsc.attention
@@ -29,7 +43,7 @@
 // LEVEL: tsc: error: --cpu=x86-64-v3+bf16: expected native, x86-64, x86-64-v3, x86-64-v4, x86-64-v4+bf16 or x86-64-v4+amx
 
 func.func @attention(%q: tensor<?x2x?x32xf32> {tsc.name = "q"}, %k: tensor<?x2x?x32xf32> {tsc.name = "k"},
-                     %v: tensor<?x2x?x32xf32> {tsc.name = "v"}) -> (tensor<?x2x?x32xf32> {tsc.name = "o"}) {
+                     %v: tensor<?x2x?x32xf32> {tsc.name = "v"}) -> (tensor<?x2x?x48xf32> {tsc.name = "o"}) {
   %batch = tsc.symbol "batch" [1, 2]
   %seq = tsc.symbol "seq" [1, 64]
   tsc.bind_shape %q[%batch, %seq], affine_map<()[s0, s1] -> (s0, 2, s1, 32)> : tensor<?x2x?x32xf32>
@@ -37,5 +51,10 @@ func.func @attention(%q: tensor<?x2x?x32xf32> {tsc.name = "q"}, %k: tensor<?x2x?
   tsc.bind_shape %v[%batch, %seq], affine_map<()[s0, s1] -> (s0, 2, s1, 32)> : tensor<?x2x?x32xf32>
   %o = tsc.attention %q, %k, %v : (tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32>, tensor<?x2x?x32xf32>) -> tensor<?x2x?x32xf32>
   tsc.bind_shape %o[%batch, %seq], affine_map<()[s0, s1] -> (s0, 2, s1, 32)> : tensor<?x2x?x32xf32>
-  return %o : tensor<?x2x?x32xf32>
+  %w = tsc.constant dense<0.5> : tensor<32x48xf32>
+  %p = tsc.matmul %o, %w : (tensor<?x2x?x32xf32>, tensor<32x48xf32>) -> tensor<?x2x?x48xf32>
+  tsc.bind_shape %p[%batch, %seq], affine_map<()[s0, s1] -> (s0, 2, s1, 48)> : tensor<?x2x?x48xf32>
+  %r = tsc.attention %p, %p, %p : (tensor<?x2x?x48xf32>, tensor<?x2x?x48xf32>, tensor<?x2x?x48xf32>) -> tensor<?x2x?x48xf32>
+  tsc.bind_shape %r[%batch, %seq], affine_map<()[s0, s1] -> (s0, 2, s1, 48)> : tensor<?x2x?x48xf32>
+  return %r : tensor<?x2x?x48xf32>
 }

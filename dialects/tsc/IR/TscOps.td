@@ -683,6 +683,15 @@ def Tsc_AttentionOp : Tsc_InferredOp<"attention", [Tsc_AlwaysHalf, Tsc_ShapeRule
     /// the heads: (2, 1), or (1, 2) with `bshd`.
     int64_t getSeqAxis() { return getBshd() ? 1 : 2; }
     int64_t getHeadsAxis() { return getBshd() ? 2 : 1; }
+    /// Whether the head dims are static whole tiles of the host's bf16 pair
+    /// products (D a multiple of 32, Dv of 16): where bf16 attention and
+    /// `bf16_products` compute their products in bf16 on such a host.
+    bool hasPairTileHeadDims() {
+      int64_t d = getQuery().getType().getDimSize(3);
+      int64_t dv = getValue().getType().getDimSize(3);
+      return !ShapedType::isDynamic(d) && !ShapedType::isDynamic(dv) &&
+             d > 0 && d % 32 == 0 && dv > 0 && dv % 16 == 0;
+    }
   }];
 }
 

@@ -417,13 +417,12 @@ Value AttentionBuilder::build() {
   // bf16 products (bf16Products, the host: AMX or AVX512_BF16) for bf16
   // attention and f32 attention marked bf16_products, where every block is
   // whole tiles (16 rows, 32 bf16 of reduction): static head dims D % 32 =
-  // 0 and Dv % 16 = 0 here, the blocks in configure().
-  int64_t d = qType.getDimSize(3), dv = op.getValue().getType().getDimSize(3);
+  // 0 and Dv % 16 = 0 here (hasPairTileHeadDims), the blocks in
+  // configure().
   pairShapes =
       bf16Products && maxKeyValueBlockBytes == 0 &&
       (element.isBF16() || (element.isF32() && op.getBf16Products())) &&
-      f.isF32() && !ShapedType::isDynamic(d) && !ShapedType::isDynamic(dv) &&
-      d > 0 && d % 32 == 0 && dv > 0 && dv % 16 == 0;
+      f.isF32() && op.hasPairTileHeadDims();
   seqAxis = op.getSeqAxis();
   headsAxis = op.getHeadsAxis();
   sqStatic = qType.getDimSize(seqAxis);
