@@ -103,12 +103,14 @@ LogicalResult resolveKeptPrecision(StringRef text, CompileOptions &options) {
 /// products run twice as fast on AVX512_BF16.
 LogicalResult resolveAttentionProducts(StringRef text,
                                        CompileOptions &options) {
-  bool pairs = hasBf16Products(options);
+  // --gpu-loop-mapping lowers attention as the CUDA target does (f32
+  // tiles), whatever the host has.
+  bool pairs = hasBf16Products(options) && !options.gpuLoopMapping;
   return resolveAutoBf16("attention-products", text, pairs && isInt8(options),
                          pairs,
                          "a cpu target with bf16 products: "
                          "--cpu=x86-64-v4+bf16, x86-64-v4+amx, or native on a "
-                         "CPU with AVX512_BF16",
+                         "CPU with AVX512_BF16 (and no --gpu-loop-mapping)",
                          options.attentionProducts);
 }
 
