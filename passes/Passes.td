@@ -666,6 +666,19 @@ def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
     the mean input. The pass removes the attribute from every GEMM op; means
     of another length are ignored.
 
+    Smoothing (`smoothing-alpha` in (0, 1); 0: none): GEMM ops with
+    `tsc.input_channel_min` and `tsc.input_channel_max` (the calibrated
+    extremes of each input channel, K f32 values each) read
+    `tsc.mul(x, m)`, one per input shared by the GEMMs to quantize, with
+    `m_k = 1 / f_k`, `f_k = max|x_k|^alpha / max|W_k|^(1 - alpha)` (the
+    largest |W| of row k over every weight reading x; 1 where either is
+    0), by weights whose row k is divided by `m_k`; the smoothed input's
+    range is its channels' extremes times `m` (min-max) rather than
+    `input-ranges`, and the means are multiplied by `m` too. An input whose
+    readers lack the extremes, or disagree on them, is not smoothed. The
+    host plan's int8 GEMM step multiplies as it quantizes (format 1.21).
+    The pass removes both attributes from every GEMM op.
+
     Before (`input-ranges=6.35`):
     ```mlir
     %y = tsc.linear %x, %w, %b : (tensor<?x384xf32>, tensor<1536x384xf32>,
@@ -690,6 +703,11 @@ def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
                   "The calibrated minimum of each GEMM op's input, in walk "
                   "order, for asymmetric activations (input-ranges then "
                   "holds the maxima); empty: symmetric">,
+       Option<"smoothingAlpha", "smoothing-alpha", "double",
+              /*default=*/"0.0",
+              "Smoothing's migration strength in (0, 1): each input channel "
+              "divided by max|x_k|^alpha / max|W_k|^(1 - alpha), the weight "
+              "multiplied by it (needs tsc.input_channel_min/max); 0: none">,
        Option<"minInputFeatures", "min-input-features", "int64_t",
               /*default=*/"16",
               "GEMMs whose K (input features) is smaller stay float: the "

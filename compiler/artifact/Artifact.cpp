@@ -275,17 +275,20 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
       w.u8(s.transB);
       // Flags (1.2): bit 0, TF32 allowed; bit 1 (1.14), a 2:4 compressed
       // weight; bit 2 (1.16), bf16 inputs; bit 3 (1.17), A's zero point;
-      // bit 4 (1.18), B's zero points; bits 8-15 (1.8), the activation.
-      w.u16(uint16_t((plan.gemmTf32 ? ::tscm::kGemmTf32 : 0) |
-                     (s.bf16Inputs ? ::tscm::kGemmBf16Inputs : 0) |
-                     (s.inputZeroPoint ? ::tscm::kGemmInputZeroPoint : 0) |
-                     (s.weightOnly && s.weightZeroPoint != ~0u
-                          ? ::tscm::kGemmWeightZeroPoint
-                          : 0) |
-                     (device && llvm::is_contained(device->sparseSteps, i)
-                          ? ::tscm::kGemmSparse24
-                          : 0) |
-                     s.activation << ::tscm::kGemmActivationShift));
+      // bit 4 (1.18), B's zero points; bit 5 (1.21), A's multipliers;
+      // bits 8-15 (1.8), the activation.
+      w.u16(uint16_t(
+          (plan.gemmTf32 ? ::tscm::kGemmTf32 : 0) |
+          (s.inputMultiplier != ~0u ? ::tscm::kGemmInputMultiplier : 0) |
+          (s.bf16Inputs ? ::tscm::kGemmBf16Inputs : 0) |
+          (s.inputZeroPoint ? ::tscm::kGemmInputZeroPoint : 0) |
+          (s.weightOnly && s.weightZeroPoint != ~0u
+               ? ::tscm::kGemmWeightZeroPoint
+               : 0) |
+          (device && llvm::is_contained(device->sparseSteps, i)
+               ? ::tscm::kGemmSparse24
+               : 0) |
+          s.activation << ::tscm::kGemmActivationShift));
       for (unsigned e : {s.batch, s.m, s.n, s.k, s.lda, s.ldb, s.ldc,
                          s.strideA, s.strideB, s.strideC})
         w.u32(e);
@@ -303,12 +306,14 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
         w.u32(uint32_t(s.inputZeroPoint));
       if (s.weightOnly && s.weightZeroPoint != ~0u)
         w.u32(s.weightZeroPoint);
+      if (s.inputMultiplier != ~0u)
+        w.u32(s.inputMultiplier);
       // Format 1.9: what the library call expects of A, B, C, then the
-      // bias, the residual, (1.10) the weight scale and (1.18) the weight's
-      // zero points it has; it writes C.
-      for (auto [k, v] :
-           llvm::enumerate(std::array{s.a, s.b, s.c, s.bias, s.residual,
-                                      s.weightScale, s.weightZeroPoint}))
+      // bias, the residual, (1.10) the weight scale, (1.18) the weight's
+      // zero points and (1.21) A's multipliers it has; it writes C.
+      for (auto [k, v] : llvm::enumerate(
+               std::array{s.a, s.b, s.c, s.bias, s.residual, s.weightScale,
+                          s.weightZeroPoint, s.inputMultiplier}))
         if (v != ~0u &&
             failed(writeExpectation(w, plan, v, /*written=*/k == 2)))
           return failure();
@@ -442,10 +447,15 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// activation scale 1.12's, 2:4 sparse GEMMs 1.14's, weight-only GEMMs
 /// 1.15's, GEMMs with bf16 inputs 1.16's, int8 GEMMs whose activation has a
 /// zero point 1.17's, weight-only GEMMs whose weight has zero points 1.18's,
-/// s8 · s8 -> s32 GEMMs (CUDA) 1.19's, f8 · f8 -> f32 GEMMs (CUDA) 1.20's.
+/// s8 · s8 -> s32 GEMMs (CUDA) 1.19's, f8 · f8 -> f32 GEMMs (CUDA) 1.20's,
+/// int8 GEMMs whose activation has multipliers (smoothing) 1.21's.
 /// `device`: the launches of a "cuda" plan, null for a "cpu" one.
 static uint16_t planMinor(const Plan &plan, const cuda::DeviceCode *device) {
   bool cuda = device != nullptr;
+  if (llvm::any_of(plan.steps, [](const PlanStep &s) {
+        return s.kind == PlanStep::Kind::Gemm && s.inputMultiplier != ~0u;
+      }))
+    return 21;
   if (llvm::any_of(plan.steps, [&](const PlanStep &s) {
         return s.kind == PlanStep::Kind::Gemm &&
                plan.values[s.a].dtype == DType::F8E4M3FN;

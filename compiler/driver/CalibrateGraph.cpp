@@ -7,9 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/CalibrateGraph.h"
+#include "compiler/driver/ErrorBudget.h"
 #include "compiler/pipeline/Prune.h"
 #include "passes/transforms/PruneRegion.h"
 #include "passes/transforms/QuantizeGemm.h"
+#include "passes/transforms/Smoothing.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -120,9 +122,10 @@ tsc::calibrateInputRanges(ModuleOp module, const CompileOptions &options) {
   return ranges;
 }
 
-LogicalResult tsc::attachInputMeans(ModuleOp module,
-                                    const CompileOptions &options,
-                                    ArrayRef<ActivationRange> ranges) {
+LogicalResult tsc::attachInputStatistics(ModuleOp module,
+                                         const CompileOptions &options,
+                                         ArrayRef<ActivationRange> ranges,
+                                         bool means, bool extremes) {
   CompileOptions graphOnly = options;
   graphOnly.prune.clear();
   graphOnly.quantize = Quantization::None;
@@ -141,10 +144,82 @@ LogicalResult tsc::attachInputMeans(ModuleOp module,
         cast<RankedTensorType>(g->input.getType()).getShape().back() !=
             int64_t(range.mean.size()))
       continue;
-    op->setAttr(kInputMeanAttr,
-                DenseF32ArrayAttr::get(op->getContext(), range.mean));
+    MLIRContext *context = op->getContext();
+    if (means)
+      op->setAttr(kInputMeanAttr, DenseF32ArrayAttr::get(context, range.mean));
+    if (extremes && range.channelMin.size() == range.mean.size() &&
+        range.channelMax.size() == range.mean.size()) {
+      op->setAttr(kInputChannelMinAttr,
+                  DenseF32ArrayAttr::get(context, range.channelMin));
+      op->setAttr(kInputChannelMaxAttr,
+                  DenseF32ArrayAttr::get(context, range.channelMax));
+    }
   }
   return success();
+}
+
+FailureOr<CompileOptions>
+tsc::calibrateForQuantization(ModuleOp module, const CompileOptions &options) {
+  CompileOptions calibrated = options;
+  // static-int8's ranges, and fp8's with --calibration (static fp8).
+  bool staticFp8 = options.quantize == Quantization::Fp8 &&
+                   !options.calibration.directory.empty();
+  if ((options.quantize == Quantization::StaticInt8 || staticFp8) &&
+      options.inputRanges.empty()) {
+    FailureOr<std::vector<ActivationRange>> ranges =
+        calibrateInputRanges(module, options);
+    if (failed(ranges))
+      return failure();
+    for (const ActivationRange &range : *ranges) {
+      calibrated.inputRanges.push_back(range.hi);
+      if (options.calibration.asymmetric)
+        calibrated.inputMinima.push_back(range.lo);
+    }
+    // Not for --emit=import, which would print the graph phase's form.
+    // Smoothing is static int8's (fp8's e4m3 has the dynamic range).
+    bool extremes = options.quantize == Quantization::StaticInt8 &&
+                    (options.smoothingAlpha > 0 || options.chooseSmoothing);
+    if ((options.calibration.biasCorrection || extremes) &&
+        (!options.emit || *options.emit >= Phase::Graph) &&
+        failed(attachInputStatistics(module, options, *ranges,
+                                     options.calibration.biasCorrection,
+                                     extremes)))
+      return failure();
+  }
+  // Dynamic int8 and the weight-only modes with --calibration: the means
+  // alone, for the bias correction (the ranges' histograms are not needed:
+  // min-max).
+  bool meansOnly = options.quantize == Quantization::DynamicInt8 ||
+                   options.quantize == Quantization::WeightInt8 ||
+                   options.quantize == Quantization::WeightInt4;
+  if (meansOnly && !options.calibration.directory.empty() &&
+      options.calibration.biasCorrection &&
+      (!options.emit || *options.emit >= Phase::Graph)) {
+    CompileOptions means = options;
+    means.calibration.method = CalibrationMethod::MinMax;
+    FailureOr<std::vector<ActivationRange>> ranges =
+        calibrateInputRanges(module, means);
+    if (failed(ranges) || failed(attachInputStatistics(module, options, *ranges,
+                                                       /*means=*/true,
+                                                       /*extremes=*/false)))
+      return failure();
+  }
+  // Smoothing's alpha by measured error, before the budget keeps anything;
+  // the measurements printed with --report or --max-error.
+  if (calibrated.chooseSmoothing &&
+      calibrated.quantize == Quantization::StaticInt8 &&
+      (!options.emit || *options.emit >= Phase::Quantize)) {
+    FailureOr<double> alpha = chooseSmoothing(
+        module, calibrated,
+        (options.report && !options.reportJson) || options.maxError
+            ? llvm::outs()
+            : llvm::nulls());
+    if (failed(alpha))
+      return failure();
+    calibrated.smoothingAlpha = *alpha;
+    calibrated.chooseSmoothing = false;
+  }
+  return calibrated;
 }
 
 bool tsc::pruneByActivations(const CompileOptions &options) {

@@ -25,15 +25,28 @@ FailureOr<std::vector<ActivationRange>>
 calibrateInputRanges(ModuleOp module, const CompileOptions &options);
 
 /// The quantize passes' bias correction (static-int8, and the other modes
-/// with --calibration): `module` goes through the
-/// graph phase (which the compile's pipeline then finds done) and each GEMM
-/// op gets kInputMeanAttr, the calibrated mean of each channel of its input
-/// (`ranges`, calibrateInputRanges' for `module`), for the quantize
-/// passes. Where pruning has changed the GEMM ops since
-/// (the ranges were measured past it), only those that still have one mean
-/// per input channel get them, and none when their number differs.
-LogicalResult attachInputMeans(ModuleOp module, const CompileOptions &options,
-                               ArrayRef<ActivationRange> ranges);
+/// with --calibration) and static-int8's smoothing: `module` goes through
+/// the graph phase (which the compile's pipeline then finds done) and each
+/// GEMM op gets, from `ranges` (calibrateInputRanges' for `module`), with
+/// `means` kInputMeanAttr, the calibrated mean of each channel of its
+/// input, and with `extremes` kInputChannelMinAttr and kInputChannelMaxAttr,
+/// each channel's extremes, for the quantize passes. Where pruning has
+/// changed the GEMM ops since (the ranges were measured past it), only those
+/// that still have one value per input channel get them, and none when
+/// their number differs.
+LogicalResult attachInputStatistics(ModuleOp module,
+                                    const CompileOptions &options,
+                                    ArrayRef<ActivationRange> ranges,
+                                    bool means, bool extremes);
+
+/// What compile() measures on `options.calibration`'s samples before any
+/// trial or final compile: static int8's (and static fp8's) ranges (unless
+/// `options.inputRanges` holds them already), the means and extremes the
+/// quantize passes correct and smooth by (attached to `module`), and with
+/// `--smoothing=auto` the alpha (chooseSmoothing). Returns `options` with
+/// the ranges and the alpha set; failure once reported.
+FailureOr<CompileOptions>
+calibrateForQuantization(ModuleOp module, const CompileOptions &options);
 
 /// Whether the compile ranks heads or neurons by calibration: structured
 /// pruning with --calibration, and a phase to print (if any) past graph.

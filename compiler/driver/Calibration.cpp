@@ -50,9 +50,10 @@ struct CalibrationSample {
   std::vector<::tsc::Tensor> inputs;
 };
 
-/// The sample folders of `directory`, sorted; a file beside them, or none
-/// at all, is a problem.
-Problem listSamples(StringRef directory, std::vector<std::string> &out) {
+/// The sample folders of `directory`, sorted, those of `fold`; a file
+/// beside them, or none at all, is a problem.
+Problem listSamples(StringRef directory, std::vector<std::string> &out,
+                    SampleFold fold = SampleFold::All) {
   std::error_code error;
   for (llvm::sys::fs::directory_iterator it(directory, error), end;
        it != end && !error; it.increment(error)) {
@@ -67,6 +68,15 @@ Problem listSamples(StringRef directory, std::vector<std::string> &out) {
     return directory.str() + " holds no samples (expected one folder per "
                              "sample, with NAME.npy for each model input)";
   llvm::sort(out);
+  if (fold != SampleFold::All) {
+    std::vector<std::string> half;
+    for (size_t i = fold == SampleFold::Even ? 0 : 1; i < out.size(); i += 2)
+      half.push_back(std::move(out[i]));
+    if (half.empty())
+      return directory.str() + " holds one sample; calibrating on some and "
+                               "measuring on others needs two";
+    out = std::move(half);
+  }
   return std::nullopt;
 }
 
@@ -221,9 +231,10 @@ namespace {
 /// read for it; failure after a `tsc: error: --calibration DIR:` line.
 LogicalResult openSamples(ArtifactWriter write, StringRef directory,
                           Loaded &loaded,
-                          std::vector<CalibrationSample> &samples) {
+                          std::vector<CalibrationSample> &samples,
+                          SampleFold fold = SampleFold::All) {
   std::vector<std::string> directories;
-  Problem p = listSamples(directory, directories);
+  Problem p = listSamples(directory, directories, fold);
   if (!p)
     p = loaded.start(write);
   samples.resize(directories.size());
@@ -258,24 +269,32 @@ mlir::tsc::measureInputRanges(ArtifactWriter write,
                               const CalibrationOptions &options) {
   Loaded loaded;
   std::vector<CalibrationSample> samples;
-  if (failed(openSamples(write, options.directory, loaded, samples)))
+  if (failed(
+          openSamples(write, options.directory, loaded, samples, options.fold)))
     return failure();
   // The extents first, max x and max -x (NaNs skipped, 0 included), and
   // each channel's sum; the histograms over [0, extent] then need a second
   // run.
   std::vector<std::array<float, 2>> extent(observed.size(), {0.0f, 0.0f});
   std::vector<std::vector<double>> sums(observed.size());
+  std::vector<std::vector<float>> lows(observed.size()), highs(observed.size());
   std::vector<double> rows(observed.size(), 0.0);
   if (failed(
           runSamples(loaded, samples, observed, options.directory,
                      [&](size_t i, const float *x, size_t n, size_t channels) {
                        sums[i].resize(channels, 0.0);
+                       lows[i].resize(channels, 0.0f);
+                       highs[i].resize(channels, 0.0f);
                        rows[i] += channels ? double(n) / double(channels) : 0.0;
-                       for (size_t j = 0; j < n; ++j) {
+                       for (size_t j = 0, c = 0; j < n;
+                            ++j, c = c + 1 == channels ? 0 : c + 1) {
                          extent[i][0] = std::max(extent[i][0], x[j]);
                          extent[i][1] = std::max(extent[i][1], -x[j]);
-                         if (!std::isnan(x[j]))
-                           sums[i][j % channels] += x[j];
+                         if (std::isnan(x[j]))
+                           continue;
+                         sums[i][c] += x[j];
+                         lows[i][c] = std::min(lows[i][c], x[j]);
+                         highs[i][c] = std::max(highs[i][c], x[j]);
                        }
                      })))
     return failure();
@@ -317,6 +336,8 @@ mlir::tsc::measureInputRanges(ArtifactWriter write,
     ActivationRange &r = ranges[i];
     for (double sum : sums[i])
       r.mean.push_back(rows[i] > 0 ? float(sum / rows[i]) : 0.0f);
+    r.channelMin = std::move(lows[i]);
+    r.channelMax = std::move(highs[i]);
     if (perSide) {
       r.hi = chooseRange(bins[i][0], extent[i][0], options.method,
                          options.percentile);
@@ -356,9 +377,10 @@ FailureOr<std::vector<std::vector<double>>> mlir::tsc::measureChannelNorms(
 RuntimeProblem mlir::tsc::readCalibrationSamples(tsc_model_t *model,
                                                  StringRef directory,
                                                  std::vector<Sample> &out,
-                                                 std::string &description) {
+                                                 std::string &description,
+                                                 SampleFold fold) {
   std::vector<std::string> directories;
-  if (Problem p = listSamples(directory, directories))
+  if (Problem p = listSamples(directory, directories, fold))
     return "--calibration " + directory.str() + ": " + *p;
   for (const std::string &folder : directories) {
     CalibrationSample sample;
@@ -370,6 +392,19 @@ RuntimeProblem mlir::tsc::readCalibrationSamples(tsc_model_t *model,
           getInputValues(tsc_model_input_name(model, i), tensor.get()));
   }
   description = "the " + std::to_string(directories.size()) +
+                (fold == SampleFold::All    ? ""
+                 : fold == SampleFold::Even ? " even-numbered"
+                                            : " odd-numbered") +
                 " calibration samples of " + directory.str();
   return std::nullopt;
+}
+
+FailureOr<size_t> mlir::tsc::countCalibrationSamples(StringRef directory) {
+  std::vector<std::string> directories;
+  if (Problem p = listSamples(directory, directories)) {
+    llvm::errs() << "tsc: error: --calibration " << directory << ": " << *p
+                 << "\n";
+    return failure();
+  }
+  return directories.size();
 }

@@ -33,12 +33,19 @@ enum class CalibrationMethod {
 };
 
 /// An activation's calibrated range: symmetric ones have lo = -hi; and
-/// the mean of each channel of its last dim over every other element of
-/// every sample (static int8's bias correction, docs/quantization.md).
+/// the mean, minimum and maximum of each channel of its last dim over every
+/// other element of every sample (static int8's bias correction and
+/// smoothing, docs/quantization.md; NaNs skipped, the extremes taken with
+/// 0).
 struct ActivationRange {
   float lo = 0.0f, hi = 0.0f;
-  std::vector<float> mean;
+  std::vector<float> mean, channelMin, channelMax;
 };
+
+/// Which of a calibration folder's samples (sorted by name) a run takes:
+/// all, or every other one (0, 2, 4, ... or 1, 3, 5, ...), so that one half
+/// can calibrate and the other measure (static int8's smoothing).
+enum class SampleFold { All, Even, Odd };
 
 struct CalibrationOptions {
   /// One folder per sample, each holding NAME.npy for every model input.
@@ -56,6 +63,8 @@ struct CalibrationOptions {
   /// corrected by its input's calibrated means (kInputMeanAttr;
   /// docs/quantization.md, "Bias correction").
   bool biasCorrection = true;
+  /// The samples of `directory` the calibration runs on.
+  SampleFold fold = SampleFold::All;
 };
 
 /// Bins of the |x| histograms of the percentile and entropy observers.
@@ -81,12 +90,18 @@ FailureOr<std::vector<std::vector<double>>>
 measureChannelNorms(ArtifactWriter write, ArrayRef<std::string> observed,
                     StringRef directory);
 
-/// Reads the samples of `directory` for `model` (as measureInputRanges
-/// does) into `out`, each input's values in double, and describes them in
-/// `description`; a problem names the folder and the sample, file or input.
+/// Reads the samples of `directory` in `fold` for `model` (as
+/// measureInputRanges does) into `out`, each input's values in double, and
+/// describes them in `description`; a problem names the folder and the
+/// sample, file or input.
 RuntimeProblem readCalibrationSamples(tsc_model_t *model, StringRef directory,
                                       std::vector<Sample> &out,
-                                      std::string &description);
+                                      std::string &description,
+                                      SampleFold fold = SampleFold::All);
+
+/// How many samples `directory` holds (failure after a `tsc: error:` line
+/// naming the problem, as measureInputRanges reports it).
+FailureOr<size_t> countCalibrationSamples(StringRef directory);
 
 /// The range `method` chooses from a histogram of |x| (`bins` counts over
 /// [0, amax], equal widths); `amax` for MinMax. Exposed for tests.

@@ -76,6 +76,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.weightZeroPoints = options.weightZeroPoints;
   pipeline.inputRanges = options.inputRanges;
   pipeline.inputMinima = options.inputMinima;
+  pipeline.smoothingAlpha = options.smoothingAlpha;
   pipeline.precisionIO = options.precisionIO;
   // cuBLASLt's GELU epilogue is the tanh approximation: with a CUDA target,
   // an exact GELU stays its own kernel.
@@ -641,48 +642,15 @@ LogicalResult tsc::compile(ModuleOp module, const CompileOptions &options,
     return failure();
   // Calibrated once: the error budget's trial compiles keep different GEMMs
   // float, but the ranges are per GEMM op, quantized or not.
-  CompileOptions calibrated = options;
-  // static-int8's ranges, and fp8's with --calibration (static fp8).
-  bool staticFp8 = options.quantize == Quantization::Fp8 &&
-                   !options.calibration.directory.empty();
-  if ((options.quantize == Quantization::StaticInt8 || staticFp8) &&
-      options.inputRanges.empty()) {
-    FailureOr<std::vector<ActivationRange>> ranges =
-        calibrateInputRanges(module, options);
-    if (failed(ranges))
-      return failure();
-    for (const ActivationRange &range : *ranges) {
-      calibrated.inputRanges.push_back(range.hi);
-      if (options.calibration.asymmetric)
-        calibrated.inputMinima.push_back(range.lo);
-    }
-    // Not for --emit=import, which would print the graph phase's form.
-    if (options.calibration.biasCorrection &&
-        (!options.emit || *options.emit >= Phase::Graph) &&
-        failed(attachInputMeans(module, options, *ranges)))
-      return failure();
-  }
-  // Dynamic int8 and the weight-only modes with --calibration: the means
-  // alone, for the bias correction (the ranges' histograms are not needed:
-  // min-max).
-  bool meansOnly = options.quantize == Quantization::DynamicInt8 ||
-                   options.quantize == Quantization::WeightInt8 ||
-                   options.quantize == Quantization::WeightInt4;
-  if (meansOnly && !options.calibration.directory.empty() &&
-      options.calibration.biasCorrection &&
-      (!options.emit || *options.emit >= Phase::Graph)) {
-    CompileOptions means = options;
-    means.calibration.method = CalibrationMethod::MinMax;
-    FailureOr<std::vector<ActivationRange>> ranges =
-        calibrateInputRanges(module, means);
-    if (failed(ranges) || failed(attachInputMeans(module, options, *ranges)))
-      return failure();
-  }
+  FailureOr<CompileOptions> calibrated =
+      calibrateForQuantization(module, options);
+  if (failed(calibrated))
+    return failure();
   if (!options.maxError)
-    return compileAsAsked(module, calibrated, timing, summary);
+    return compileAsAsked(module, *calibrated, timing, summary);
   // The budget chooses the options; the compile is then as usual.
   FailureOr<CompileOptions> fitted =
-      fitErrorBudget(module, calibrated, llvm::outs());
+      fitErrorBudget(module, *calibrated, llvm::outs());
   return failure(failed(fitted) ||
                  failed(compileAsAsked(module, *fitted, timing, summary)));
 }

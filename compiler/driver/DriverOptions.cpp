@@ -198,6 +198,21 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
     return failure();
   }
   options.calibration.biasCorrection = flags.biasCorrection == "on";
+  if (flags.smoothing.getNumOccurrences() && mode != "static-int8") {
+    llvm::errs()
+        << "tsc: error: --smoothing goes with --quantize=static-int8\n";
+    return failure();
+  }
+  double alpha = 0;
+  if (flags.smoothing != "auto" && flags.smoothing != "off" &&
+      (StringRef(flags.smoothing).getAsDouble(alpha) ||
+       !(alpha > 0 && alpha < 1))) {
+    llvm::errs() << "tsc: error: --smoothing=" << flags.smoothing
+                 << ": expected auto, off or an alpha in (0, 1)\n";
+    return failure();
+  }
+  options.smoothingAlpha = alpha;
+  options.chooseSmoothing = mode == "static-int8" && flags.smoothing == "auto";
   if (staticFp8 && flags.calibrationRange.getNumOccurrences() &&
       flags.calibrationRange != "symmetric") {
     llvm::errs() << "tsc: error: --quantize=fp8 --calibration-range="

@@ -141,6 +141,16 @@ struct DriverOptions {
           "corrected by what its weight's rounding takes from "
           "the product at the calibrated mean input) or off"),
       llvm::cl::init("on"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> smoothing{
+      "smoothing",
+      llvm::cl::desc(
+          "static-int8: auto (default: the alpha of least measured error on "
+          "half the calibration samples, calibrated on the other half, among "
+          "none, 0.5, 0.6 and 0.7), off, or an "
+          "alpha in (0, 1): each GEMM input's outlier channels divided by "
+          "max|x|^alpha / max|W|^(1 - alpha) and the weight multiplied by "
+          "it (SmoothQuant; docs/quantization.md)"),
+      llvm::cl::init("auto"), llvm::cl::cat(category)};
   llvm::cl::opt<bool> noFuse{
       "no-fuse",
       llvm::cl::desc(

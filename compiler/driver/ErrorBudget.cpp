@@ -14,15 +14,20 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/ErrorBudget.h"
+#include "compiler/driver/CalibrateGraph.h"
+#include "compiler/driver/Calibration.h"
 #include "compiler/driver/MeasuredError.h"
 #include "compiler/pipeline/Prune.h"
 #include "dialects/tsc/IR/TscOps.h"
 #include "passes/transforms/KeepFloat.h"
+#include "passes/transforms/Smoothing.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 using namespace mlir;
@@ -83,7 +88,8 @@ FailureOr<Measurer> startMeasuring(ModuleOp imported,
                 reference, [&](tsc_model_t *model, std::vector<Sample> &samples,
                                std::string &description) {
                   return readCalibrationSamples(model, calibration, samples,
-                                                description);
+                                                description,
+                                                options.calibration.fold);
                 });
   if (failed(measurement))
     return failure();
@@ -250,6 +256,8 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
   os << " kept-precision=" << fitted.keptPrecision;
   if (fitted.attentionProducts != "f32")
     os << " attention-products=" << fitted.attentionProducts;
+  if (options.smoothingAlpha > 0)
+    os << " smoothing-alpha=" << options.smoothingAlpha;
   // Static int8's calibrated ranges, one per GEMM op.
   for (auto [i, range] : llvm::enumerate(options.inputRanges))
     os << (i ? "," : " input-ranges=") << llvm::format("%.9g", range);
@@ -345,6 +353,85 @@ FailureOr<CompileOptions> fitPruning(Measurer &m, CompileOptions options,
 }
 
 } // namespace
+
+FailureOr<double> tsc::chooseSmoothing(ModuleOp imported,
+                                       const CompileOptions &options,
+                                       llvm::raw_ostream &os) {
+  // Ranges calibrated on the samples that measure them fit those samples
+  // exactly (min-max, for a smoothed input), so each candidate is
+  // calibrated on the even-numbered samples and measured on the others:
+  // on all-MiniLM-L6-v2 the samples' own error chose 0.8, which held-out
+  // sentences rank worst (docs/quantization.md, "Smoothing").
+  // No input with outlier channels (the extremes calibrated on every
+  // sample): every alpha compiles what none does.
+  if (!hasInputsToSmooth(imported)) {
+    os << "smoothing: none (no GEMM input has a channel "
+       << llvm::formatv("{0}", kMinOutlierRatio)
+       << "x beyond its median channel's extremes)\n";
+    return 0.0;
+  }
+  FailureOr<size_t> samples =
+      countCalibrationSamples(options.calibration.directory);
+  if (failed(samples))
+    return failure();
+  if (*samples < 2) {
+    os << "smoothing: none (one calibration sample: none left to measure "
+          "the candidates on)\n";
+    return 0.0;
+  }
+  OwningOpRef<ModuleOp> half = imported.clone();
+  CompileOptions calibrating = options;
+  calibrating.calibration.fold = SampleFold::Even;
+  // Every GEMM int8: the choice does not depend on what --keep-float (or
+  // the budget after it) keeps, so that the budget's kept list replays.
+  calibrating.keepFloat.clear();
+  calibrating.inputRanges.clear();
+  calibrating.inputMinima.clear();
+  FailureOr<std::vector<ActivationRange>> ranges =
+      calibrateInputRanges(*half, calibrating);
+  if (failed(ranges) ||
+      failed(attachInputStatistics(*half, calibrating, *ranges,
+                                   options.calibration.biasCorrection,
+                                   /*extremes=*/true)))
+    return failure();
+  for (const ActivationRange &range : *ranges) {
+    calibrating.inputRanges.push_back(range.hi);
+    if (options.calibration.asymmetric)
+      calibrating.inputMinima.push_back(range.lo);
+  }
+  CompileOptions measuring = calibrating;
+  measuring.calibration.fold = SampleFold::Odd;
+  FailureOr<Measurer> m = startMeasuring(*half, measuring);
+  if (failed(m))
+    return failure();
+  os << "smoothing (static int8, calibrated on the even-numbered samples; "
+        "the largest relative L2 over the outputs, against this model in "
+        "fp32, on "
+     << m->measurement.describeInputs() << "):\n";
+  std::vector<double> alphas{0.0};
+  alphas.insert(alphas.end(), std::begin(kSmoothingCandidates),
+                std::end(kSmoothingCandidates));
+  double best = 0.0, bestError = INFINITY;
+  for (double alpha : alphas) {
+    CompileOptions trial = calibrating;
+    trial.smoothingAlpha = alpha;
+    trial.chooseSmoothing = false;
+    std::string label =
+        alpha > 0 ? llvm::formatv("alpha {0}", alpha).str() : "none";
+    FailureOr<std::vector<OutputError>> errors = m->measure(trial, label);
+    if (failed(errors))
+      return failure();
+    printLine(os, label, *errors);
+    // Strictly less: none unless smoothing lowers the error.
+    if (double error = getLargestError(*errors); error < bestError) {
+      bestError = error;
+      best = alpha;
+    }
+  }
+  os << "  chosen: "
+     << (best > 0 ? llvm::formatv("alpha {0}", best).str() : "none") << "\n";
+  return best;
+}
 
 FailureOr<CompileOptions> tsc::fitErrorBudget(ModuleOp imported,
                                               const CompileOptions &options,

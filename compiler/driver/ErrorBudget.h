@@ -25,6 +25,22 @@ FailureOr<CompileOptions> fitErrorBudget(ModuleOp imported,
                                          const CompileOptions &options,
                                          llvm::raw_ostream &os);
 
+/// Static int8's smoothing alpha of least measured error among none (0) and
+/// kSmoothingCandidates: each a compile of `imported` with `options` and
+/// every GEMM int8 (keep-float ignored), calibrated on the even-numbered
+/// calibration samples and measured (the largest relative L2 over the
+/// outputs) on the odd-numbered ones; none with a single sample. The
+/// measurements are printed on `os`. Failure after a `tsc: error:`
+/// line when a measurement fails.
+FailureOr<double> chooseSmoothing(ModuleOp imported,
+                                  const CompileOptions &options,
+                                  llvm::raw_ostream &os);
+
+/// The alphas `--smoothing=auto` tries besides none: on all-MiniLM-L6-v2
+/// 0.4 and 0.8 lost to these (docs/quantization.md, "Smoothing"), and each
+/// candidate is a compile and a run of half the samples (BERT-base: ~8 s).
+inline constexpr double kSmoothingCandidates[] = {0.5, 0.6, 0.7};
+
 } // namespace mlir::tsc
 
 #endif // TSC_COMPILER_DRIVER_ERRORBUDGET_H

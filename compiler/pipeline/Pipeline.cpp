@@ -268,6 +268,7 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     staticOptions.keepFloat.assign(options.keepFloat.begin(),
                                    options.keepFloat.end());
     staticOptions.keptPrecision = options.keptPrecision;
+    staticOptions.smoothingAlpha = options.smoothingAlpha;
     pm.addNestedPass<func::FuncOp>(createQuantizeStaticInt8Pass(staticOptions));
     // The new scale and quantization ops get their bindings.
     pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));

@@ -130,6 +130,12 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       llvm::cl::desc("static-int8: the calibrated minimum of each GEMM op's "
                      "input, for asymmetric activations (input-ranges then "
                      "holds the maxima)")};
+  Option<double> smoothingAlpha{
+      *this, "smoothing-alpha",
+      llvm::cl::desc("static-int8: smoothing's migration strength in (0, 1) "
+                     "for the GEMMs whose inputs carry calibrated channel "
+                     "extremes (tsc-quantize-static-int8's option); 0: none"),
+      llvm::cl::init(0.0)};
   ListOption<std::string> keepFloat{
       *this, "keep-float",
       llvm::cl::desc("GEMMs the quantize phase leaves float, as glob "

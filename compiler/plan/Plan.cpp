@@ -179,9 +179,9 @@ bool Planner::tryGemm(Operation *op) {
       planner::gemmOperands(op, int8Gemms);
   if (!operands)
     return false;
-  auto [lhs, rhs, bias, residual, weightScale, weightZeroPoint, inputScale,
-        inputZeroPoint, transB, weightOnly, bf16Inputs, integer, groupSize,
-        activation] = *operands;
+  auto [lhs, rhs, bias, residual, weightScale, weightZeroPoint, inputMultiplier,
+        inputScale, inputZeroPoint, transB, weightOnly, bf16Inputs, integer,
+        groupSize, activation] = *operands;
   // Float GEMMs, and s8 · s8 -> s32 and f8 · f8 -> f32 ones found by
   // findIntegerGemms.
   Type operandElement =
@@ -201,6 +201,7 @@ bool Planner::tryGemm(Operation *op) {
   if (!alike(lhs) || !(weightScale || alike(rhs)) || !idx(lhs) || !idx(rhs) ||
       (weightScale && !idx(weightScale)) ||
       (weightZeroPoint && !idx(weightZeroPoint)) ||
+      (inputMultiplier && !idx(inputMultiplier)) ||
       (bias && (!idx(bias) || !alike(bias))) ||
       (residual && (!idx(residual) || !alike(residual))))
     return false;
@@ -248,6 +249,7 @@ bool Planner::tryGemm(Operation *op) {
   step.weightZeroPoint = weightZeroPoint ? *idx(weightZeroPoint) : ~0u;
   step.inputScale = inputScale;
   step.inputZeroPoint = inputZeroPoint;
+  step.inputMultiplier = inputMultiplier ? *idx(inputMultiplier) : ~0u;
   step.weightOnly = weightOnly;
   step.groupSize = groupSize;
   step.bf16Inputs = bf16Inputs;

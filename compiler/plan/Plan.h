@@ -113,6 +113,10 @@ struct PlanStep {
   /// [-128, 127]; the step quantizes A to saturate(round(a / inputScale) +
   /// zero point) and multiplies (q - zero point) by B.
   int32_t inputZeroPoint = 0;
+  /// Gemm, int8 with a constant scale (format 1.21): A's multipliers (~0u:
+  /// none), an f32 constant of K values m: the step quantizes a · m (a
+  /// smoothed activation, docs/quantization.md "Smoothing").
+  unsigned inputMultiplier = ~0u;
   /// Gemm, weight-only (format 1.15): A is f32 and stays so; B is an i8 or
   /// i4 constant, `weightScale` its f32 scales per output channel
   /// (groupSize 0) or per group of groupSize along K.

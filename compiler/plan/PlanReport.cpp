@@ -137,6 +137,13 @@ bool isInt8Gemm(const Plan &plan, const PlanStep &s) {
          isIntegerGemm(plan, s);
 }
 
+/// The int8 GEMM steps whose activation is smoothed (A's multipliers).
+size_t countSmoothedGemms(const Plan &plan) {
+  return llvm::count_if(plan.steps, [&](const PlanStep &s) {
+    return isInt8Gemm(plan, s) && s.inputMultiplier != ~0u;
+  });
+}
+
 /// "int8", or "float: " and why a GEMM step was not quantized.
 std::string gemmDecision(const Plan &plan, const PlanStep &step) {
   if (isInt8Gemm(plan, step))
@@ -305,6 +312,7 @@ static void printQuantization(const Plan &plan, const Report &report,
   size_t zeroPoints = llvm::count_if(plan.steps, [&](const PlanStep &s) {
     return isInt8Gemm(plan, s) && s.inputZeroPoint != 0;
   });
+  size_t smoothed = countSmoothedGemms(plan);
   if (report.int8Gemms) {
     os << (report.integerGemms
                ? "quantization: int8 (weights s8 per output channel; "
@@ -318,6 +326,10 @@ static void printQuantization(const Plan &plan, const Report &report,
                           "channel, activations s8 per row");
     if (zeroPoints)
       os << ", " << zeroPoints << " of them with a zero point";
+    if (smoothed)
+      os << ", " << smoothed
+         << " of them smoothed (outlier channels moved into the weights; "
+            "--smoothing)";
     os << ", s32 accumulation): " << report.int8Gemms << " of " << report.gemms
        << " GEMMs int8";
     if (report.bf16Gemms)
@@ -489,6 +501,7 @@ llvm::json::Object plan::getReportJson(const Plan &plan, const Plan *unfused) {
                                   return isInt8Gemm(plan, s) &&
                                          s.inputZeroPoint != 0;
                                 }))},
+        {"smoothed_gemms", int64_t(countSmoothedGemms(plan))},
         {"bf16_input_gemms", report.bf16Gemms},
         {"attention_kernels_float",
          report.attention - report.attentionBf16Products},

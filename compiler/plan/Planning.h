@@ -70,6 +70,10 @@ struct Int8Gemm {
   /// With a constant scale: the activation's zero point (a 0-d i8
   /// constant, the same on the quantize and the dequantize), else 0.
   int32_t inputZeroPoint = 0;
+  /// With a constant scale on the host: the activation's multipliers (a
+  /// [K] f32 constant m: the step quantizes x · m, tsc-quantize-static-int8's
+  /// smoothing), or null.
+  Value inputMultiplier;
   /// Weight-only (tsc-quantize-weight-only): `linear(x, dequantize(Wq, Ws))`
   /// with x f32, Wq i8 or i4, Ws per output channel (groupSize 0) or per
   /// group along K; `input` is x.
@@ -96,7 +100,8 @@ struct Int8Gemm {
 /// that feed nothing but such linear ops (or absorbed ops): one that
 /// something else reads stays an op of the IR, a kernel for that reader,
 /// while the GEMM step computes the same values itself. With `hostForms`,
-/// the forms only the host runtime runs too: weight-only and bf16 inputs.
+/// the forms only the host runtime runs too: weight-only, bf16 inputs and
+/// smoothed activations (`x · m` quantized by a constant scale).
 DenseMap<Operation *, Int8Gemm> findInt8Gemms(func::FuncOp func,
                                               bool hostForms);
 
@@ -112,7 +117,7 @@ void findIntegerGemms(func::FuncOp func,
 /// findInt8Gemms: A is then the activation the step quantizes, B the
 /// stored weight) or a tsc.matmul.
 struct GemmOperands {
-  Value lhs, rhs, bias, residual, weightScale, weightZeroPoint;
+  Value lhs, rhs, bias, residual, weightScale, weightZeroPoint, inputMultiplier;
   float inputScale = 0.0f;
   int32_t inputZeroPoint = 0;
   bool transB = false, weightOnly = false, bf16Inputs = false;

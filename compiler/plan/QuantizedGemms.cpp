@@ -196,8 +196,33 @@ std::optional<planner::Int8Gemm> matchBf16(LinearOp linear) {
   return g;
 }
 
-/// `linear` in int8 form, or nothing.
-std::optional<planner::Int8Gemm> match(LinearOp linear) {
+/// Whether `x` is `mul(a, m)` with m a [K] f32 constant, K the last dim of
+/// the f32 `a`, the smoothing of tsc-quantize-static-int8: `g.input` becomes
+/// a, `g.inputMultiplier` m, and the mul is absorbed.
+bool matchMultiplier(Value x, planner::Int8Gemm &g) {
+  auto mul = x.getDefiningOp<MulOp>();
+  if (!mul)
+    return false;
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t k = type.getShape().back();
+  for (auto [a, m] : {std::pair(mul.getLhs(), mul.getRhs()),
+                      std::pair(mul.getRhs(), mul.getLhs())}) {
+    auto mType = cast<RankedTensorType>(m.getType());
+    if (a.getType() != type || !m.getDefiningOp<ConstantOp>() ||
+        mType.getRank() != 1 || mType.getDimSize(0) != k ||
+        !mType.getElementType().isF32())
+      continue;
+    g.input = a;
+    g.inputMultiplier = m;
+    g.absorbed.push_back(mul);
+    return true;
+  }
+  return false;
+}
+
+/// `linear` in int8 form, or nothing; with `hostForms`, a smoothed
+/// activation too.
+std::optional<planner::Int8Gemm> match(LinearOp linear, bool hostForms) {
   planner::Int8Gemm g;
   auto xd = linear.getInput().getDefiningOp<DequantizeOp>();
   if (!xd || !xd.getInput().getType().getElementType().isInteger(8))
@@ -216,10 +241,11 @@ std::optional<planner::Int8Gemm> match(LinearOp linear) {
       !wd.getInput().getType().getElementType().isSignlessInteger(8) ||
       !wd.getScale().getType().getElementType().isF32())
     return std::nullopt;
-  g.input = xq.getInput();
   g.weight = wd.getInput();
   g.scale = wd.getScale();
   g.absorbed.append({xq, xd, wd});
+  if (!(hostForms && g.inputScale > 0.0f && matchMultiplier(xq.getInput(), g)))
+    g.input = xq.getInput();
   return g;
 }
 
@@ -229,7 +255,7 @@ DenseMap<Operation *, planner::Int8Gemm>
 planner::findInt8Gemms(func::FuncOp func, bool hostForms) {
   DenseMap<Operation *, Int8Gemm> gemms;
   func.walk([&](LinearOp linear) {
-    std::optional<Int8Gemm> g = match(linear);
+    std::optional<Int8Gemm> g = match(linear, hostForms);
     if (!g && hostForms)
       g = matchWeightOnly(linear);
     if (!g && hostForms)
@@ -329,6 +355,7 @@ planner::gemmOperands(Operation *op,
     g.weightScale = q.scale;
     g.inputScale = q.inputScale;
     g.inputZeroPoint = q.inputZeroPoint;
+    g.inputMultiplier = q.inputMultiplier;
     g.weightOnly = q.weightOnly;
     g.groupSize = q.groupSize;
     g.weightZeroPoint = q.zeroPoint;

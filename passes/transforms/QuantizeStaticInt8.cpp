@@ -7,7 +7,9 @@
 // minima as well as maxima the activation is asymmetric: a zero point maps
 // [min, max] onto the whole s8 range, which a GELU's output (-0.17 to
 // tens) would otherwise use half of; the int8 GEMM step subtracts the zero
-// point's share through B's column sums.
+// point's share through B's column sums. With smoothing-alpha, outlier
+// channels move into the weights first (Smoothing.h), and the smoothed
+// input's range comes from its channels' calibrated extremes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 #include "passes/transforms/DynamicInt8.h"
 #include "passes/transforms/KeepFloat.h"
 #include "passes/transforms/QuantizeGemm.h"
+#include "passes/transforms/Smoothing.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,10 +44,21 @@ struct Range {
 /// FLT_MIN) and the zero point that maps lo to -128, clamped to s8. With
 /// the input's calibrated means, the bias is corrected by what the
 /// weight's rounding takes from the product at the mean input (Nagel et
-/// al.'s bias correction; docs/quantization.md). Failure (with `why`) when
-/// the weight's data cannot be read.
-LogicalResult quantize(QuantizableGemm g, Range range, std::string &why) {
-  ArrayRef<float> means = getInputMeans(g);
+/// al.'s bias correction; docs/quantization.md). With `smoothed`, `g`
+/// reads the smoothed input by the weight scaled to match, the means and
+/// `range` are the smoothed input's. Failure (with `why`) when the weight's
+/// data cannot be read.
+LogicalResult quantize(QuantizableGemm g, Range range,
+                       const SmoothedInput *smoothed, std::string &why) {
+  std::vector<float> means(getInputMeans(g));
+  if (smoothed) {
+    if (failed(useSmoothedInput(g, *smoothed, why)))
+      return failure();
+    for (auto [mean, m] : llvm::zip(means, smoothed->multipliers))
+      mean *= m;
+    range.lo = smoothed->lo;
+    range.hi = smoothed->hi;
+  }
   std::vector<float> meanError;
   FailureOr<Value> wd = createQuantizedWeight(
       g, why, Codes::S8, means, means.empty() ? nullptr : &meanError);
@@ -93,6 +107,8 @@ struct QuantizeStaticInt8Pass
           << " GEMM ops: one minimum each expected (or none)";
       return signalPassFailure();
     }
+    std::vector<Range> ranges;
+    SmallVector<QuantizableGemm> quantized;
     for (auto [i, op] : llvm::enumerate(gemms)) {
       float hi = inputRanges[i], lo = asymmetric ? inputMinima[i] : -hi;
       if (!(std::isfinite(hi) && (asymmetric || hi >= 0.0f))) {
@@ -106,7 +122,20 @@ struct QuantizeStaticInt8Pass
                         << " is not a finite number <= the maximum " << hi;
         return signalPassFailure();
       }
-      Range range{std::min(lo, 0.0f), std::max(hi, 0.0f), !asymmetric};
+      ranges.push_back({std::min(lo, 0.0f), std::max(hi, 0.0f), !asymmetric});
+      std::string why;
+      if (!kept.matches(op) && ranges.back().hi != ranges.back().lo)
+        if (FailureOr<QuantizableGemm> g =
+                matchQuantizableGemm(op, minInputFeatures, why);
+            succeeded(g))
+          quantized.push_back(*g);
+    }
+    // The inputs of the GEMMs to quantize, smoothed first: the factors of
+    // an input shared by several GEMMs take all of their weights.
+    std::vector<SmoothedInput> inputs;
+    DenseMap<Operation *, unsigned> smoothed = smoothInputs(
+        quantized, float(smoothingAlpha.getValue()), !asymmetric, inputs);
+    for (auto [i, op] : llvm::enumerate(gemms)) {
       std::string why;
       FailureOr<QuantizableGemm> g =
           matchQuantizableGemm(op, minInputFeatures, why);
@@ -114,14 +143,18 @@ struct QuantizeStaticInt8Pass
         keepGemm(op, keptAs, minInputFeatures, remarks);
         continue;
       }
-      if (succeeded(g) && range.hi == range.lo)
+      auto s = smoothed.find(op);
+      const SmoothedInput *input =
+          s == smoothed.end() ? nullptr : &inputs[s->second];
+      if (succeeded(g) && ranges[i].hi == ranges[i].lo)
         why = "no calibrated range for its input";
-      else if (succeeded(g) && succeeded(quantize(*g, range, why)))
+      else if (succeeded(g) && succeeded(quantize(*g, ranges[i], input, why)))
         continue;
       if (remarks && !why.empty())
         op->emitRemark() << "kept float: " << why;
     }
     removeInputMeans(getOperation());
+    removeChannelExtremes(getOperation());
   }
 
   KeepFloat kept;

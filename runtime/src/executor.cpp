@@ -176,6 +176,12 @@ private:
           "%lld (one per scale)",
           i, static_cast<long long>(layout_.elements[g.weightZeroPoint]),
           static_cast<long long>(scales)));
+    if (g.inputMultiplier != kNone && layout_.elements[g.inputMultiplier] != k)
+      return corrupt(formatString(
+          "step %zu (int8 gemm) A's multipliers have %lld elements, not "
+          "%lld (one per column of A)",
+          i, static_cast<long long>(layout_.elements[g.inputMultiplier]),
+          static_cast<long long>(k)));
     if (g.weightScale != kNone && batch > 1)
       return corrupt(formatString(
           "step %zu (%s gemm) has a batch of %lld (one matrix only)", i,

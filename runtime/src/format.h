@@ -27,7 +27,7 @@ constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
 constexpr uint16_t kMajor = 1;
 /// The newest minor version: the writer writes the oldest minor that has
 /// everything a file uses, the reader knows every field up to this one.
-constexpr uint16_t kMinor = 20;
+constexpr uint16_t kMinor = 21;
 constexpr size_t kHeaderSize = 64;
 constexpr size_t kSectionEntrySize = 32;
 /// Sections, weights and arena values start at multiples of this.
@@ -155,6 +155,11 @@ constexpr uint16_t kGemmInputZeroPoint = 8;
 /// one per scale, whose value index follows the group size: B = (Bq - zero
 /// point)·scale (docs/artifact-format.md).
 constexpr uint16_t kGemmWeightZeroPoint = 16;
+/// Bit 5 (1.21, kind 7 only): A has multipliers, an f32 weight of K values
+/// m whose value index follows the zero point (or the scale): the step
+/// quantizes a · m, q = saturate(round((a · m) / scale) + zero_point)
+/// (docs/artifact-format.md).
+constexpr uint16_t kGemmInputMultiplier = 32;
 constexpr unsigned kGemmActivationShift = 8;
 /// What a GEMM applies to alpha·op(A)·op(B) + bias before it adds beta·R.
 enum class GemmActivation : uint8_t { None = 0, Gelu = 1, GeluTanh = 2 };

@@ -214,6 +214,15 @@ struct HostGemms::Impl {
         model.plan.values[model.plan.values[g.weightScale].root].offset);
   }
 
+  /// A's multipliers (format 1.21), or null.
+  const float *inputMultipliers(const GemmStep &g) const {
+    if (g.inputMultiplier == kNone)
+      return nullptr;
+    return reinterpret_cast<const float *>(
+        model.artifact.weights().data +
+        model.plan.values[model.plan.values[g.inputMultiplier].root].offset);
+  }
+
   std::string where(size_t step) const {
     return formatString("%s: step %zu (gemm)", model.artifact.name().c_str(),
                         step);
@@ -227,6 +236,7 @@ struct HostGemms::Impl {
   std::vector<float> productBuffer;
   float quantizedScale = 0; // the constant scale it used (0: per row)
   int32_t quantizedZeroPoint = 0;
+  uint32_t quantizedMultiplier = kNone;
   // What quantizedA holds: the step that quantized it, and that step's A
   // (-1: nothing). The next step reuses it when it is the next step and
   // quantizes the same value, unchanged between them (Q, K and V of one
@@ -349,7 +359,7 @@ struct HostGemms::Impl {
   /// to rowScales: the formula of tsc-quantize-dynamic-int8
   /// (passes/transforms/DynamicInt8.h).
   void quantizeA(const float *a, const Shape &shape, float constantScale,
-                 int32_t zeroPoint) {
+                 int32_t zeroPoint, const float *multipliers) {
     quantizedA.resize(size_t(shape.m * shape.k));
     rowScales.resize(constantScale > 0 ? 0 : size_t(shape.m));
 #pragma omp parallel for schedule(static)
@@ -360,8 +370,12 @@ struct HostGemms::Impl {
         scale = std::max(absMax(row, shape.k) / 127.0f, FLT_MIN);
         rowScales[size_t(r)] = scale;
       }
-      quantizeRow(row, shape.k, scale, zeroPoint,
-                  quantizedA.data() + r * shape.k);
+      if (multipliers)
+        quantizeScaledRow(row, multipliers, shape.k, scale, zeroPoint,
+                          quantizedA.data() + r * shape.k);
+      else
+        quantizeRow(row, shape.k, scale, zeroPoint,
+                    quantizedA.data() + r * shape.k);
     }
   }
 
@@ -549,8 +563,8 @@ struct HostGemms::Impl {
       if (step.kind != StepKind::Gemm)
         continue;
       const GemmStep &g = step.gemm;
-      for (uint32_t v :
-           {g.a, g.c, g.bias, g.residual, g.weightScale, g.weightZeroPoint})
+      for (uint32_t v : {g.a, g.c, g.bias, g.residual, g.weightScale,
+                         g.weightZeroPoint, g.inputMultiplier})
         reads(v);
       if (!steps.at(i).weightB)
         reads(g.b);
@@ -642,8 +656,10 @@ struct HostGemms::Impl {
   bool reusesQuantizedA(size_t step, const GemmStep &g, const Shape &shape) {
     if (quantizedStep < 0 || size_t(quantizedStep) + 1 != step ||
         quantizedValue != g.a || quantizedScale != g.inputScale ||
-        quantizedZeroPoint != g.inputZeroPoint || quantizedShape.m != shape.m ||
-        quantizedShape.k != shape.k || quantizedShape.lda != shape.lda)
+        quantizedZeroPoint != g.inputZeroPoint ||
+        quantizedMultiplier != g.inputMultiplier ||
+        quantizedShape.m != shape.m || quantizedShape.k != shape.k ||
+        quantizedShape.lda != shape.lda)
       return false;
     const Plan &plan = model.plan;
     const GemmStep &before = plan.steps[size_t(quantizedStep)].gemm;
@@ -659,8 +675,9 @@ struct HostGemms::Impl {
     std::vector<uint32_t> done;
     if (s.int8 && shape.k > 0 && !reusesQuantizedA(step, g, shape)) {
       quantizeA(static_cast<const float *>(a), shape, g.inputScale,
-                g.inputZeroPoint);
+                g.inputZeroPoint, inputMultipliers(g));
       quantizedValue = g.a;
+      quantizedMultiplier = g.inputMultiplier;
       quantizedScale = g.inputScale;
       quantizedZeroPoint = g.inputZeroPoint;
       quantizedShape = shape;

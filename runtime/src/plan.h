@@ -81,6 +81,10 @@ struct GemmStep {
   /// none), a weight of B's dtype laid out as the scales, one per scale:
   /// B = (Bq - zero point)·scale.
   uint32_t weightZeroPoint = kNone;
+  /// Format 1.21, flags bit 5 (kind 7 only): A's multipliers (kNone:
+  /// none), an f32 weight of k values m: A quantizes to saturate(round((a ·
+  /// m) / inputScale) + zero point), a smoothed activation.
+  uint32_t inputMultiplier = kNone;
 };
 
 /// Bytes of a 2:4-compressed weight (format 1.14) of n output channels

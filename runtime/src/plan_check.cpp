@@ -341,6 +341,18 @@ private:
     if (g.transA || g.alpha != 1.0f)
       return corrupt(formatString(
           "step %zu (%s) has a transposed A or an alpha", step, kind));
+    // Format 1.21: A's multipliers, an f32 weight of its own.
+    if (g.inputMultiplier != kNone) {
+      if (tsc_status_t status = checkOperand(step, "gemm", "A's multipliers",
+                                             g.inputMultiplier, false))
+        return status;
+      const Value &m = plan_.values[g.inputMultiplier];
+      if (g.weightOnly || g.inputScale <= 0 || m.dtype != TSC_DTYPE_F32 ||
+          m.root != g.inputMultiplier || m.storage != Storage::Weight)
+        return corrupt(formatString("step %zu (%s) A's multipliers (value %u) "
+                                    "are not an f32 weight of their own",
+                                    step, kind, g.inputMultiplier));
+    }
     // Format 1.18: B's zero points, a weight of B's dtype.
     if (g.weightZeroPoint == kNone)
       return nullptr;
@@ -531,6 +543,8 @@ private:
           operands.push_back({"B's scale", g.weightScale});
         if (g.weightZeroPoint != kNone)
           operands.push_back({"B's zero point", g.weightZeroPoint});
+        if (g.inputMultiplier != kNone)
+          operands.push_back({"A's multipliers", g.inputMultiplier});
         for (size_t k = 0; k < s.expected.size(); ++k)
           if ((status = checkExpected(i, "gemm", operands[k].first,
                                       operands[k].second, s.expected[k])))

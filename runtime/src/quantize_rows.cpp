@@ -24,21 +24,34 @@ TSC_VECTOR_CLONES float absMax(const float *row, int64_t k) {
   return value;
 }
 
+namespace {
+
 // Clamping first (to the integers that saturate to the s8 range once the
 // zero point is added) keeps the quotient within 2^22, where adding and
 // taking away 1.5 * 2^23 rounds it to an integer, half to even, in the
 // default rounding mode (the library is not built with -ffast-math, which
 // would fold the two away). Rounding commutes with clamping to integers.
+inline int8_t toCode(float v, int32_t zeroPoint) {
+  const float lo = float(-128 - zeroPoint), hi = float(127 - zeroPoint);
+  v = v > lo ? v : lo;
+  v = v < hi ? v : hi;
+  v = (v + 12582912.0f) - 12582912.0f;
+  return int8_t(int32_t(v) + zeroPoint);
+}
+
+} // namespace
+
 TSC_VECTOR_CLONES void quantizeRow(const float *row, int64_t k, float scale,
                                    int32_t zeroPoint, int8_t *q) {
-  const float lo = float(-128 - zeroPoint), hi = float(127 - zeroPoint);
-  for (int64_t j = 0; j < k; ++j) {
-    float v = row[j] / scale;
-    v = v > lo ? v : lo;
-    v = v < hi ? v : hi;
-    v = (v + 12582912.0f) - 12582912.0f;
-    q[j] = int8_t(int32_t(v) + zeroPoint);
-  }
+  for (int64_t j = 0; j < k; ++j)
+    q[j] = toCode(row[j] / scale, zeroPoint);
+}
+
+TSC_VECTOR_CLONES void quantizeScaledRow(const float *row, const float *m,
+                                         int64_t k, float scale,
+                                         int32_t zeroPoint, int8_t *q) {
+  for (int64_t j = 0; j < k; ++j)
+    q[j] = toCode((row[j] * m[j]) / scale, zeroPoint);
 }
 
 } // namespace tsc::rt

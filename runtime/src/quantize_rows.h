@@ -24,6 +24,11 @@ float absMax(const float *row, int64_t k);
 void quantizeRow(const float *row, int64_t k, float scale, int32_t zeroPoint,
                  int8_t *q);
 
+/// quantizeRow of the products row[j] · m[j] (f32), the smoothed
+/// activation of format 1.21: tsc.mul then tsc.quantize, bit for bit.
+void quantizeScaledRow(const float *row, const float *m, int64_t k, float scale,
+                       int32_t zeroPoint, int8_t *q);
+
 } // namespace tsc::rt
 
 #endif // TSC_RUNTIME_QUANTIZE_ROWS_H

@@ -3,7 +3,8 @@
 
 Writes DIR/NNN/input_ids.npy and DIR/NNN/attention_mask.npy for COUNT samples
 of token ids drawn from [1, VOCAB) with trailing padding (minilm.make_inputs,
-seeds 10000 + i: none is an input the tests evaluate on, seeds 0 + ...).
+seeds 10000 + i: none is an input the tests evaluate on, seeds 0 + ...);
+write_sentences, samples of given sentences (MiniLM's vocabulary).
 
 Usage: calibration_set.py DIR --count 32 --vocab 30522 [--batch 1] [--seq 128]
 """
@@ -29,6 +30,19 @@ def write(folder, count, vocab, batch=1, seq=64, names=("input_ids", "attention_
         for name, value in minilm.make_inputs(batch, seq, vocab, seed=SEED + i).items():
             if name in names:
                 np.save(sample / f"{name}.npy", value)
+    return folder
+
+
+def write_sentences(folder, sentences):
+    """Writes one sample per sentence of whole vocab.txt words (MiniLM's
+    vocabulary: minilm.sentence_inputs) into `folder` (created): batch 1,
+    its own length, no padding. Returns it."""
+    folder = pathlib.Path(folder)
+    for i, sentence in enumerate(sentences):
+        sample = folder / f"{i:03d}"
+        sample.mkdir(parents=True, exist_ok=True)
+        for name, value in minilm.sentence_inputs([sentence]).items():
+            np.save(sample / f"{name}.npy", value)
     return folder
 
 

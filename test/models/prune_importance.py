@@ -48,16 +48,6 @@ EVALUATION_SENTENCES = [
 ]
 
 
-def sentence_samples(folder, sentences):
-    """One calibration sample per sentence (batch 1, no padding)."""
-    for i, sentence in enumerate(sentences):
-        sample = folder / f"{i:03d}"
-        sample.mkdir(parents=True, exist_ok=True)
-        for name, value in minilm.sentence_inputs([sentence]).items():
-            np.save(sample / f"{name}.npy", value)
-    return folder
-
-
 def compile_model(args, model, spec, calibration, artifact):
     extra = ["--calibration", str(calibration)] if calibration else []
     proc = subprocess.run([args.tsc, str(model), f"--prune={spec}", *extra, "-o", str(artifact),
@@ -83,7 +73,8 @@ def main():
         sources = {
             "weights": None,
             "random ids": calibration_set.write(out / "calib-random", 16, vocab, 1, 64),
-            "sentences": sentence_samples(out / "calib-sentences", CALIBRATION_SENTENCES),
+            "sentences": calibration_set.write_sentences(out / "calib-sentences",
+                                                        CALIBRATION_SENTENCES),
         }
         evaluations = {"random ids": minilm.make_inputs(4, 64, vocab, seed=20000),
                        "sentences": minilm.sentence_inputs(EVALUATION_SENTENCES)}

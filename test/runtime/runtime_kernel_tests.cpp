@@ -24,7 +24,8 @@ namespace {
 // every half (-130 .. 130, half to even), saturation, infinities, NaN
 // (-128), subnormal quotients, and random values over many magnitudes, at
 // lengths that leave every tail past the vector blocks, with zero points
-// across [-128, 127] (static int8's asymmetric activations); and absMax is the
+// across [-128, 127] (static int8's asymmetric activations), the same for
+// each value times a multiplier (smoothing); and absMax is the
 // largest |x| with NaNs skipped.
 TEST(int8_quantize_rows) {
   auto reference = [](float x, float scale, int32_t zeroPoint) {
@@ -48,6 +49,16 @@ TEST(int8_quantize_rows) {
     values.push_back(
         std::ldexp(float(int32_t(seed)) / 2147483648.0f, int(seed % 40) - 20));
   }
+  // Multipliers as smoothing makes them: positive, over some magnitudes,
+  // 1 among them.
+  std::vector<float> multipliers(values.size());
+  for (size_t j = 0; j < multipliers.size(); ++j) {
+    seed = seed * 1664525u + 1013904223u;
+    multipliers[j] = j % 5 == 0
+                         ? 1.0f
+                         : std::ldexp(1.0f + float(seed >> 9) / 8388608.0f,
+                                      int(seed % 12) - 6);
+  }
   int wrong = 0;
   for (auto [scale, zeroPoint] : {std::pair{1.0f, 0},
                                   {0.0371f, 0},
@@ -67,6 +78,14 @@ TEST(int8_quantize_rows) {
         for (int64_t j = 0; j < k; ++j)
           wrong += q[size_t(j)] !=
                    reference(values[start + size_t(j)], scale, zeroPoint);
+        // Smoothed (format 1.21): each value times its multiplier first,
+        // rounded to f32 as tsc.mul rounds it.
+        tsc::rt::quantizeScaledRow(values.data() + start, multipliers.data(), k,
+                                   scale, zeroPoint, q.data());
+        for (int64_t j = 0; j < k; ++j)
+          wrong += q[size_t(j)] !=
+                   reference(values[start + size_t(j)] * multipliers[size_t(j)],
+                             scale, zeroPoint);
       }
     }
   }

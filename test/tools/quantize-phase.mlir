@@ -32,6 +32,9 @@
 // RUN: not tsc %s --quantize=static-int8 --calibration %t --calibration-range=both --emit=graph 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not tsc %s --quantize=dynamic-int8 --bias-correction=off --emit=graph 2>&1 | FileCheck %s --check-prefix=BIAS-ALONE
 // RUN: not tsc %s --quantize=static-int8 --calibration %t --bias-correction=maybe --emit=graph 2>&1 | FileCheck %s --check-prefix=BIAS
+// RUN: not tsc %s --quantize=dynamic-int8 --smoothing=0.5 --emit=graph 2>&1 | FileCheck %s --check-prefix=SMOOTH-ALONE
+// RUN: not tsc %s --quantize=static-int8 --calibration %t --smoothing=1 --emit=graph 2>&1 | FileCheck %s --check-prefix=SMOOTH
+// RUN: not tsc %s --quantize=static-int8 --calibration %t --smoothing=strong --emit=graph 2>&1 | FileCheck %s --check-prefix=SMOOTH-WORD
 // (tsc's --emit leaves the i4 blobs' bytes out: the IR before them.)
 // RUN: tsc %s --quantize=weight-int4:group=16 --emit=quantize | sed '/^{-#/,$d' > %t.int4.mlir
 // RUN: tsc-opt %s --tsc-pipeline="until=quantize quantize=weight-int4 weight-group-size=16" | sed '/^{-#/,$d' | diff %t.int4.mlir -
@@ -72,6 +75,9 @@
 // RANGE: tsc: error: --calibration-range=both: expected asymmetric or symmetric
 // BIAS-ALONE: tsc: error: --bias-correction goes with --quantize=static-int8
 // BIAS: tsc: error: --bias-correction=maybe: expected on or off
+// SMOOTH-ALONE: tsc: error: --smoothing goes with --quantize=static-int8
+// SMOOTH: tsc: error: --smoothing=1: expected auto, off or an alpha in (0, 1)
+// SMOOTH-WORD: tsc: error: --smoothing=strong: expected auto, off or an alpha in (0, 1)
 // FP8-HOST: tsc: error: --quantize=fp8 needs a CUDA target of sm_89 or later (e.g. --target=cuda:sm_90): the host CPU has no fp8 arithmetic
 // FP8-RANGE: tsc: error: --quantize=fp8 --calibration-range=asymmetric: fp8 activations are symmetric (e4m3 has no zero point); give symmetric or leave it out
 // FP8-SM80: tsc: error: --quantize=fp8: sm_80 has no fp8 tensor cores (cuBLASLt's fp8 GEMMs need sm_89 or later)

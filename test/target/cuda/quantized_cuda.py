@@ -23,7 +23,10 @@ from static_int8 import make_feeds  # noqa: E402
 
 MODES = {
     "dynamic-int8": ["--quantize=dynamic-int8"],
-    "static-int8": ["--quantize=static-int8", "--calibration", "{calibration}"],
+    "static-int8": ["--quantize=static-int8", "--calibration", "{calibration}",
+                    "--smoothing=off"],
+    "static-int8-smoothed": ["--quantize=static-int8", "--calibration", "{calibration}",
+                             "--smoothing=0.5"],
     "weight-int8": ["--quantize=weight-int8"],
     "weight-int4": ["--quantize=weight-int4:group=32:zero-points"],
     "fp8": ["--quantize=fp8"],

@@ -97,6 +97,8 @@ if quantization:
     check("gemms", quantization["gemms"], int(m[2]))
     m = re.search(r", (\d+) of them with a zero point", int8_line)
     check("zero_point_gemms", quantization["zero_point_gemms"], int(m[1]) if m else 0)
+    m = re.search(r", (\d+) of them smoothed", int8_line)
+    check("smoothed_gemms", quantization.get("smoothed_gemms", 0), int(m[1]) if m else 0)
     gemm_steps = [s for s in report["steps"] if s["kind"] == "gemm"]
     check("decisions", len(decisions), len(gemm_steps))
     for l, step in zip(decisions, gemm_steps):
