@@ -86,8 +86,9 @@ bool hasBf16Products(const CompileOptions &options) {
 /// --quantize, --target and --cpu). auto: the bf16 GEMM steps run on the
 /// host (the plan leaves CUDA's casts as kernels); a CPU without AMX or
 /// AVX512_BF16 would compute them in f32 anyway. With AVX512_BF16 alone
-/// (AMD Zen 4/5) a bf16 GEMM still takes about 0.56 of an f32 one
-/// (docs/quantization.md).
+/// (AMD Zen 4/5) a bf16 GEMM still takes about 0.56 of an f32 one; on
+/// Intel without AMX more than an f32 one, so `native` there has no bf16
+/// products (resolveHostTarget; docs/quantization.md).
 LogicalResult resolveKeptPrecision(StringRef text, CompileOptions &options) {
   bool int8Host = isInt8(options) && options.target == TargetKind::Host;
   return resolveAutoBf16(
@@ -110,7 +111,8 @@ LogicalResult resolveAttentionProducts(StringRef text,
                          pairs,
                          "a cpu target with bf16 products: "
                          "--cpu=x86-64-v4+bf16, x86-64-v4+amx, or native on a "
-                         "CPU with AVX512_BF16 (and no --gpu-loop-mapping)",
+                         "CPU with AMX, or an AMD one with AVX512_BF16 (and no "
+                         "--gpu-loop-mapping)",
                          options.attentionProducts);
 }
 

@@ -40,7 +40,7 @@
 // PLAIN-NOT: bf16_products
 // PLAIN: tsc.attention
 // PLAIN-NOT: bf16_products
-// NO-PAIRS: tsc: error: --attention-products=bf16 needs a cpu target with bf16 products: --cpu=x86-64-v4+bf16, x86-64-v4+amx, or native on a CPU with AVX512_BF16 (and no --gpu-loop-mapping)
+// NO-PAIRS: tsc: error: --attention-products=bf16 needs a cpu target with bf16 products: --cpu=x86-64-v4+bf16, x86-64-v4+amx, or native on a CPU with AMX, or an AMD one with AVX512_BF16 (and no --gpu-loop-mapping)
 // UNKNOWN: tsc: error: --attention-products=fp16: expected auto, f32 or bf16
 // LEVEL: tsc: error: --cpu=x86-64-v3+bf16: expected native, x86-64, x86-64-v3, x86-64-v4, x86-64-v4+bf16 or x86-64-v4+amx
 

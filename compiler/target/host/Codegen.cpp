@@ -44,7 +44,14 @@ FailureOr<HostTarget> mlir::tsc::resolveHostTarget(StringRef cpu) {
   if (cpu == "native") {
     llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
     auto has = [&](StringRef f) { return features.lookup(f); };
-    target.avx512bf16 = has("avx512bf16");
+    // bf16 products without AMX only where vdpbf16ps outruns f32 FMAs:
+    // AMD's Zen 4 and 5 (BERT-base static int8 with bf16 attention products
+    // 0.90x NNCF against 1.05x in f32 on Zen 5). On Intel without AMX (an
+    // Emerald Rapids VM that hides it) they are slower: the same model's
+    // attention 240 against 224 ms a run at batch 8, and oneDNN's bf16
+    // GEMMs 1.6x its f32 ones (docs/benchmarks-int8.md). AMX sets it below.
+    target.avx512bf16 =
+        has("avx512bf16") && llvm::sys::getHostCPUName().starts_with("znver");
     if (has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl"))
       cpu = has("amx-tile") && has("amx-bf16") ? "x86-64-v4+amx" : "x86-64-v4";
     else if (has("avx2") && has("fma"))
