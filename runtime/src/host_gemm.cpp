@@ -3,14 +3,10 @@
 #include "host_gemm.h"
 
 #include "half.h"
+#include "host_gemm_int8.h"
 #include "internal.h"
-#include "model.h"
-#include "quantize_rows.h"
-
-#include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -18,35 +14,11 @@
 #include <unordered_map>
 
 namespace tsc::rt {
-namespace {
+namespace gemm {
 
-using dnnl::memory;
-using Dims = memory::dims;
-
-/// One GEMM's sizes, leading dimensions and strides at some symbol values.
-struct Shape {
-  int64_t batch = 0, m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
-  int64_t strideA = 0, strideB = 0, strideC = 0;
-  bool operator==(const Shape &o) const {
-    return batch == o.batch && m == o.m && n == o.n && k == o.k &&
-           lda == o.lda && ldb == o.ldb && ldc == o.ldc &&
-           strideA == o.strideA && strideB == o.strideB && strideC == o.strideC;
-  }
-};
-
-Shape shapeOf(const GemmStep &g, const Layout &layout) {
-  const std::vector<int64_t> &e = layout.exprValues;
-  return {e[g.batch], e[g.m],   e[g.n],       e[g.k],       e[g.lda],
-          e[g.ldb],   e[g.ldc], e[g.strideA], e[g.strideB], e[g.strideC]};
-}
-
-/// A batch of rows × cols matrices, `transposed` when stored cols × rows,
-/// with leading dimension ld. A zero stride between problems broadcasts one
-/// matrix over the batch. `flat`: one problem, described as a 2-D matrix
-/// (see makeEntry).
 memory::desc matrixDesc(memory::data_type type, int64_t batch, int64_t rows,
                         int64_t cols, int64_t ld, int64_t stride,
-                        bool transposed, bool flat = false) {
+                        bool transposed, bool flat) {
   if (flat)
     return memory::desc(Dims{rows, cols}, type,
                         transposed ? Dims{1, ld} : Dims{ld, 1});
@@ -57,6 +29,37 @@ memory::desc matrixDesc(memory::data_type type, int64_t batch, int64_t rows,
   return memory::desc(Dims{count, rows, cols}, type,
                       transposed ? Dims{batchStride, 1, ld}
                                  : Dims{batchStride, ld, 1});
+}
+
+void appendActivation(dnnl::post_ops &ops, GemmActivation a) {
+  switch (a) {
+  case GemmActivation::None:
+    break;
+  case GemmActivation::Gelu:
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+    break;
+  case GemmActivation::GeluTanh:
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
+    break;
+  }
+}
+
+const float *weightScales(const tsc_model_s &model, const GemmStep &g) {
+  return reinterpret_cast<const float *>(
+      model.artifact.weights().data +
+      model.plan.values[model.plan.values[g.weightScale].root].offset);
+}
+
+} // namespace gemm
+
+using namespace gemm;
+
+namespace {
+
+Shape shapeOf(const GemmStep &g, const Layout &layout) {
+  const std::vector<int64_t> &e = layout.exprValues;
+  return {e[g.batch], e[g.m],   e[g.n],       e[g.k],       e[g.lda],
+          e[g.ldb],   e[g.ldc], e[g.strideA], e[g.strideB], e[g.strideC]};
 }
 
 memory::data_type dnnlType(uint8_t dtype) {
@@ -109,72 +112,6 @@ void dequantizeWeight(const void *weight, unsigned bits, const float *scales,
     }
 }
 
-/// A primitive for one shape, and whether its B is the prepared weight.
-struct Entry {
-  Shape shape;
-  dnnl::matmul primitive;
-  bool preparedB = false;
-  memory::desc a, b, c, bias;
-  bool biasArg = false; // bias as the matmul's bias, else a binary post-op
-  /// An int8 step with row scales: the matmul writes `product` (C itself,
-  /// or with a sum post-op, `separateProduct`, the session's product
-  /// buffer), and `rowScale`, a binary multiply by the [M, 1] scales,
-  /// writes C with the epilogue's post-ops.
-  dnnl::binary rowScale;
-  memory::desc product;
-  bool separateProduct = false;
-};
-
-struct AlignedFree {
-  void operator()(void *p) const { std::free(p); }
-};
-
-/// One GEMM step's state.
-struct StepState {
-  const GemmStep *g = nullptr;
-  uint8_t dtype = TSC_DTYPE_F32; // of C (and A, B)
-  /// The primitive computes in f32 on operands widened from fp16/bf16.
-  bool widen = false;
-  /// Format 1.16: A and B are f32 and rounded to bf16; A each run, into
-  /// roundedA.
-  bool bf16Inputs = false;
-  /// With bf16Inputs: a bf16 primitive with an f32 C, B rounded once when
-  /// it is prepared; else (no such primitive, or B not prepared) an f32 one
-  /// on A's rounded values and B as stored, whose values are bf16's (the
-  /// compiler rounds them).
-  bool bf16Product = false;
-  /// An int8 GEMM (format 1.10): A quantized per row into s8 each run, B
-  /// s8, s32 accumulation, dequantized by output scales (B's, per column)
-  /// and a post-op (A's, per row); with A's scale a constant (1.12), the
-  /// output scales are the products of both and there is no post-op.
-  bool int8 = false;
-  /// With A's zero point z (1.17): the product of q by B less z times B's
-  /// column sums, -z·scale(A)·scale(B_n)·Σ_k B_kn per column n, folded into
-  /// matmulBias or else added as the first post-op; computed once when B is
-  /// a weight (with the session), else each run.
-  std::vector<float> zeroPointCorrection;
-  /// A constant-scale int8 step whose bias is a weight (or none): the
-  /// matmul's own bias, which oneDNN 2.6 adds before the output scales, so
-  /// (bias + zeroPointCorrection) / (scale(A)·scale(B_n)) per column, taken
-  /// once (again each run when B is not a weight). The post-ops it saves
-  /// cost 0.4-0.8 ms a layer of BERT-base at batch 8 (docs/quantization.md).
-  std::vector<float> matmulBias;
-  bool biasIsConstant = false; // the bias is a weight, or there is none
-  /// A weight-only GEMM (format 1.15): B is an i8 or i4 weight, dequantized
-  /// into `dequantized` (f32, B's layout) when it is first needed: at
-  /// session creation when it is prepared, which then drops the copy, or at
-  /// the first run of a shape the prepared weight does not serve.
-  bool weightOnly = false;
-  std::vector<float> dequantized;
-  /// B is a weight, reordered into `preparedDesc` at `prepared`.
-  bool weightB = false;
-  memory::desc preparedDesc;
-  std::unique_ptr<void, AlignedFree> prepared;
-  std::vector<Entry> cache;
-  size_t nextEvict = 0;
-  std::string impl; // the implementation of the latest primitive
-};
-
 constexpr size_t kShapesPerStep = 8;
 
 /// A GEMM epilogue's activation of `x`, as oneDNN's eltwise post-ops
@@ -204,46 +141,14 @@ struct HostGemms::Impl {
   std::vector<bool> readElsewhere; // per value: see findPlainReads
   // Widened operands of half-precision steps run in f32, per value.
   std::vector<std::vector<float>> wide;
+  Int8Gemms int8{model, engine, stream};
 
   explicit Impl(const tsc_model_s &m) : model(m) {}
-
-  /// B's f32 scales, a weight: per output channel, or per group along K.
-  const float *weightScales(const GemmStep &g) const {
-    return reinterpret_cast<const float *>(
-        model.artifact.weights().data +
-        model.plan.values[model.plan.values[g.weightScale].root].offset);
-  }
-
-  /// A's multipliers (format 1.21), or null.
-  const float *inputMultipliers(const GemmStep &g) const {
-    if (g.inputMultiplier == kNone)
-      return nullptr;
-    return reinterpret_cast<const float *>(
-        model.artifact.weights().data +
-        model.plan.values[model.plan.values[g.inputMultiplier].root].offset);
-  }
 
   std::string where(size_t step) const {
     return formatString("%s: step %zu (gemm)", model.artifact.name().c_str(),
                         step);
   }
-
-  // An int8 step's A quantized, and its row scales (one step at a time;
-  // none with a constant scale).
-  std::vector<int8_t> quantizedA;
-  std::vector<float> rowScales;
-  // The product of an int8 step whose row scales' epilogue sums into C.
-  std::vector<float> productBuffer;
-  float quantizedScale = 0; // the constant scale it used (0: per row)
-  int32_t quantizedZeroPoint = 0;
-  uint32_t quantizedMultiplier = kNone;
-  // What quantizedA holds: the step that quantized it, and that step's A
-  // (-1: nothing). The next step reuses it when it is the next step and
-  // quantizes the same value, unchanged between them (Q, K and V of one
-  // input): see reusesQuantizedA.
-  int64_t quantizedStep = -1;
-  uint32_t quantizedValue = kNone;
-  Shape quantizedShape;
 
   // A bf16-inputs step's A rounded (bf16, or f32 when widened), one step
   // at a time.
@@ -251,138 +156,17 @@ struct HostGemms::Impl {
   std::vector<float> roundedWideA;
 
   memory::data_type computeType(const StepState &s) const {
-    if (s.int8)
-      return memory::data_type::s8;
+    if (s.int8) // B's codes
+      return int8.weightType();
     if (s.bf16Product)
       return memory::data_type::bf16;
     return s.widen ? memory::data_type::f32 : dnnlType(s.dtype);
   }
 
-  /// An int8 step's primitive: s8 A (dense, as quantizeA writes it) by
-  /// s8 B into f32 C = (A·B)·colScale·rowScale + bias, activation, + beta·C.
-  /// oneDNN 2.6's matmul output scales are per column at most, and its
-  /// brgemm kernels take a binary post-op broadcast along the rows only on
-  /// 3-D operands (2-D: ref_int8, 1.6 s per 768x768 GEMM), where a weight
-  /// stays plain, 10-40 % slower than a 2-D one oneDNN blocks (BA16a64b4a
-  /// with AMX). So the matmul is 2-D with the column scales alone, and the
-  /// row scales and the epilogue follow as a binary primitive over C (one
-  /// more pass over it, cheaper than the plain weight). A constant A scale
-  /// (1.12) folds into the column scales instead: one primitive with the
-  /// epilogue as post-ops. The column scales are weights, given when the
-  /// primitive is made: with scales given at run time (DNNL_RUNTIME_F32_VAL)
-  /// oneDNN 2.6 drops from its brgemm kernels to gemm:jit, or to its
-  /// reference code with post-ops.
-  Entry makeInt8Entry(StepState &s, const Shape &shape,
-                      const memory::desc *bDesc) {
-    const GemmStep &g = *s.g;
-    Entry e;
-    e.shape = shape;
-    e.a = matrixDesc(memory::data_type::s8, 1, shape.m, shape.k, shape.k, 0,
-                     false, true);
-    e.b = bDesc ? *bDesc
-                : matrixDesc(memory::data_type::s8, 1, shape.k, shape.n,
-                             shape.ldb, shape.strideB, g.transB, true);
-    e.preparedB = bDesc != nullptr;
-    e.c = matrixDesc(memory::data_type::f32, 1, shape.m, shape.n, shape.ldc,
-                     shape.strideC, false, true);
-    dnnl::primitive_attr attr;
-    const float *columnScales = weightScales(g);
-    std::vector<float> outputScales(columnScales, columnScales + shape.n);
-    if (g.inputScale > 0)
-      for (float &scale : outputScales)
-        scale *= g.inputScale;
-    attr.set_output_scales(1 << 1, outputScales);
-    dnnl::post_ops ops;
-    e.bias = memory::desc(Dims{1, shape.n}, memory::data_type::f32,
-                          memory::format_tag::ab);
-    // The bias and the zero point's term as the matmul's bias where they
-    // are constants and the output scales can divide them; else post-ops.
-    e.biasArg = g.inputScale > 0 && s.biasIsConstant &&
-                (g.bias != kNone || g.inputZeroPoint != 0) &&
-                std::all_of(outputScales.begin(), outputScales.end(),
-                            [](float scale) { return std::isnormal(scale); });
-    if (g.inputZeroPoint != 0 && !e.biasArg)
-      ops.append_binary(dnnl::algorithm::binary_add, e.bias);
-    if (g.bias != kNone && !e.biasArg)
-      ops.append_binary(dnnl::algorithm::binary_add, e.bias);
-    appendActivation(ops, GemmActivation(g.activation));
-    if (g.beta != 0.0f)
-      ops.append_sum(g.beta);
-    e.product = e.c;
-    if (g.inputScale > 0) {
-      attr.set_post_ops(ops);
-    } else {
-      // In place on C, unless the sum post-op reads C's old values.
-      e.separateProduct = g.beta != 0.0f;
-      if (e.separateProduct)
-        e.product = memory::desc(Dims{shape.m, shape.n}, memory::data_type::f32,
-                                 memory::format_tag::ab);
-      dnnl::primitive_attr epilogue;
-      epilogue.set_post_ops(ops);
-      dnnl::binary::primitive_desc rows(
-          dnnl::binary::desc(dnnl::algorithm::binary_mul, e.product,
-                             rowScalesDesc(shape), e.c),
-          epilogue, engine);
-      e.rowScale = dnnl::binary(rows);
-    }
-    dnnl::matmul::primitive_desc pd(
-        e.biasArg ? dnnl::matmul::desc(e.a, e.b, e.bias, e.product)
-                  : dnnl::matmul::desc(e.a, e.b, e.product),
-        attr, engine);
-    e.primitive = dnnl::matmul(pd);
-    e.b = pd.weights_desc();
-    s.impl = std::string("int8 ") + pd.impl_info_str();
-    return e;
-  }
-
-  static memory::desc rowScalesDesc(const Shape &shape) {
-    return memory::desc(Dims{shape.m, 1}, memory::data_type::f32,
-                        memory::format_tag::ab);
-  }
-
-  static void appendActivation(dnnl::post_ops &ops, GemmActivation a) {
-    switch (a) {
-    case GemmActivation::None:
-      break;
-    case GemmActivation::Gelu:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
-      break;
-    case GemmActivation::GeluTanh:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
-      break;
-    }
-  }
-
-  /// A's rows quantized into quantizedA, rounding half to even as
-  /// tsc.quantize does: by `constantScale` and `zeroPoint` (1.12, 1.17),
-  /// or (0) each row symmetrically by max(max|row| / 127, FLT_MIN), written
-  /// to rowScales: the formula of tsc-quantize-dynamic-int8
-  /// (passes/transforms/DynamicInt8.h).
-  void quantizeA(const float *a, const Shape &shape, float constantScale,
-                 int32_t zeroPoint, const float *multipliers) {
-    quantizedA.resize(size_t(shape.m * shape.k));
-    rowScales.resize(constantScale > 0 ? 0 : size_t(shape.m));
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < shape.m; ++r) {
-      const float *row = a + r * shape.lda;
-      float scale = constantScale;
-      if (scale == 0) {
-        scale = std::max(absMax(row, shape.k) / 127.0f, FLT_MIN);
-        rowScales[size_t(r)] = scale;
-      }
-      if (multipliers)
-        quantizeScaledRow(row, multipliers, shape.k, scale, zeroPoint,
-                          quantizedA.data() + r * shape.k);
-      else
-        quantizeRow(row, shape.k, scale, zeroPoint,
-                    quantizedA.data() + r * shape.k);
-    }
-  }
-
   /// The primitive for `shape`; B in `bDesc` when given, else plain.
   Entry makeEntry(StepState &s, const Shape &shape, const memory::desc *bDesc) {
     if (s.int8)
-      return makeInt8Entry(s, shape, bDesc);
+      return int8.makeEntry(s, shape, bDesc);
     const GemmStep &g = *s.g;
     const memory::data_type t = computeType(s);
     // One problem as 2-D matrices: oneDNN 2.6 gives a 2-D weight in `any`
@@ -440,10 +224,13 @@ struct HostGemms::Impl {
     const GemmStep &g = *s.g;
     const memory::data_type t = computeType(s);
     // Int8 steps have one problem (run() refuses others). The reorder
-    // rounds a bf16-inputs step's f32 B (exactly: its values are bf16's).
-    memory::desc plain =
-        matrixDesc(s.bf16Inputs ? memory::data_type::f32 : t, max.batch, max.k,
-                   max.n, max.ldb, max.strideB, g.transB, max.batch == 1);
+    // rounds a bf16-inputs step's f32 B (exactly: its values are bf16's),
+    // and widens an int8 step's s8 codes where the primitive reads f32.
+    memory::desc plain = matrixDesc(s.bf16Inputs ? memory::data_type::f32
+                                    : s.int8     ? memory::data_type::s8
+                                                 : t,
+                                    max.batch, max.k, max.n, max.ldb,
+                                    max.strideB, g.transB, max.batch == 1);
     memory::desc any(plain.dims(), t, memory::format_tag::any);
     Entry e = makeEntry(s, max, &any);
     s.preparedDesc = e.b;
@@ -486,7 +273,7 @@ struct HostGemms::Impl {
                             const Shape &shape) {
     if (s.dequantized.empty()) {
       const GemmStep &g = *s.g;
-      const float *scales = weightScales(g);
+      const float *scales = weightScales(model, g);
       const void *zeroPoints =
           g.weightZeroPoint == kNone
               ? nullptr
@@ -522,11 +309,8 @@ struct HostGemms::Impl {
                 b.root == g.b && (shape.batch <= 1 || shape.strideB == 0) &&
                 shape.m > 0 && shape.n > 0 && shape.k > 0;
     // A weight's column sums (A's zero point) once, with the session.
-    if (s.int8 && g.inputZeroPoint != 0 && s.weightB)
-      correctZeroPoint(s,
-                       reinterpret_cast<const int8_t *>(
-                           model.artifact.weights().data + b.offset),
-                       shape);
+    if (s.int8)
+      int8.prepare(s, shape);
     if (s.bf16Inputs && s.weightB) {
       // A bf16 product where the CPU has one (B unprepared is read as
       // stored, f32).
@@ -649,23 +433,6 @@ struct HostGemms::Impl {
                          : static_cast<void *>(roundedWideA.data());
   }
 
-  /// Whether int8 step `step` finds its A quantized by the step before it:
-  /// that was an int8 step of the same A value, sizes and constant scale
-  /// (or none) whose C does not share A's storage (steps run in order, so A
-  /// is what it quantized).
-  bool reusesQuantizedA(size_t step, const GemmStep &g, const Shape &shape) {
-    if (quantizedStep < 0 || size_t(quantizedStep) + 1 != step ||
-        quantizedValue != g.a || quantizedScale != g.inputScale ||
-        quantizedZeroPoint != g.inputZeroPoint ||
-        quantizedMultiplier != g.inputMultiplier ||
-        quantizedShape.m != shape.m || quantizedShape.k != shape.k ||
-        quantizedShape.lda != shape.lda)
-      return false;
-    const Plan &plan = model.plan;
-    const GemmStep &before = plan.steps[size_t(quantizedStep)].gemm;
-    return plan.values[before.c].root != plan.values[g.a].root;
-  }
-
   void execute(size_t step, StepState &s, const Shape &shape,
                const Layout &layout, const std::vector<void *> &addresses) {
     const GemmStep &g = *s.g;
@@ -673,16 +440,10 @@ struct HostGemms::Impl {
     void *bias = g.bias == kNone ? nullptr : addresses[g.bias];
     void *residual = g.residual == kNone ? nullptr : addresses[g.residual];
     std::vector<uint32_t> done;
-    if (s.int8 && shape.k > 0 && !reusesQuantizedA(step, g, shape)) {
-      quantizeA(static_cast<const float *>(a), shape, g.inputScale,
-                g.inputZeroPoint, inputMultipliers(g));
-      quantizedValue = g.a;
-      quantizedMultiplier = g.inputMultiplier;
-      quantizedScale = g.inputScale;
-      quantizedZeroPoint = g.inputZeroPoint;
-      quantizedShape = shape;
-    }
-    quantizedStep = s.int8 && shape.k > 0 ? int64_t(step) : -1;
+    if (s.int8 && shape.k > 0)
+      int8.quantize(step, g, shape, static_cast<const float *>(a));
+    else
+      int8.forget();
     // First: making the primitive may settle s.widen.
     Entry *entry = shape.k == 0 ? nullptr : &entryFor(s, shape);
     if (s.weightOnly && entry && !entry->preparedB)
@@ -717,15 +478,8 @@ struct HostGemms::Impl {
                       static_cast<const uint8_t *>(residual) + at,
                       size_t(shape.n) * elementBytes);
         }
-    if (entry && s.int8 && g.inputZeroPoint != 0 &&
-        (s.zeroPointCorrection.empty() || !s.weightB)) {
-      correctZeroPoint(s, static_cast<const int8_t *>(addresses[g.b]), shape);
-      s.matmulBias.clear();
-    }
-    if (entry && s.int8 && entry->biasArg && s.matmulBias.empty())
-      foldBias(s, static_cast<const float *>(bias), shape);
     if (entry && s.int8)
-      runInt8Primitive(s, *entry, b, c, bias);
+      int8.run(s, *entry, b, c, bias);
     else if (entry)
       runPrimitive(s, *entry, a, b, c, bias);
     else
@@ -749,85 +503,6 @@ struct HostGemms::Impl {
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
                    memory(e.bias, engine, bias));
     e.primitive.execute(stream, args);
-    stream.wait();
-  }
-
-  /// s.zeroPointCorrection for B as stored (s8, `shape`'s layout).
-  void correctZeroPoint(StepState &s, const int8_t *b, const Shape &shape) {
-    const GemmStep &g = *s.g;
-    const float *columnScales = weightScales(g);
-    // Row by row in B's layout: [N, K] (transB) or [K, N].
-    std::vector<int64_t> sums(size_t(shape.n), 0);
-    const int64_t rows = g.transB ? shape.n : shape.k;
-    const int64_t columns = g.transB ? shape.k : shape.n;
-    for (int64_t r = 0; r < rows; ++r) {
-      const int8_t *row = b + r * shape.ldb;
-      if (g.transB) {
-        int64_t sum = 0;
-        for (int64_t c = 0; c < columns; ++c)
-          sum += row[c];
-        sums[size_t(r)] = sum;
-      } else {
-        for (int64_t c = 0; c < columns; ++c)
-          sums[size_t(c)] += row[c];
-      }
-    }
-    s.zeroPointCorrection.resize(size_t(shape.n));
-    for (int64_t n = 0; n < shape.n; ++n)
-      s.zeroPointCorrection[size_t(n)] =
-          float(-double(g.inputZeroPoint) * double(g.inputScale) *
-                double(columnScales[n]) * double(sums[size_t(n)]));
-  }
-
-  /// s.matmulBias: (bias + zero point's term) / (scale(A)·scale(B_n)).
-  void foldBias(StepState &s, const float *bias, const Shape &shape) {
-    const GemmStep &g = *s.g;
-    const float *columnScales = weightScales(g);
-    s.matmulBias.resize(size_t(shape.n));
-    for (int64_t n = 0; n < shape.n; ++n) {
-      double add =
-          (bias ? double(bias[n]) : 0.0) +
-          (g.inputZeroPoint ? double(s.zeroPointCorrection[size_t(n)]) : 0.0);
-      // The divisor as oneDNN's output scale is: the f32 product.
-      s.matmulBias[size_t(n)] =
-          float(add / double(columnScales[n] * g.inputScale));
-    }
-  }
-
-  void runInt8Primitive(StepState &s, Entry &e, void *b, void *c, void *bias) {
-    void *product = c;
-    if (e.separateProduct) {
-      productBuffer.resize(size_t(e.shape.m * e.shape.n));
-      product = productBuffer.data();
-    }
-    std::unordered_map<int, memory> args;
-    args.emplace(DNNL_ARG_SRC, memory(e.a, engine, quantizedA.data()));
-    args.emplace(DNNL_ARG_WEIGHTS,
-                 memory(e.b, engine, e.preparedB ? s.prepared.get() : b));
-    args.emplace(DNNL_ARG_DST, memory(e.product, engine, product));
-    // The bias is the first post-op: of the matmul, or of the row scales'
-    // binary primitive.
-    std::unordered_map<int, memory> rowArgs;
-    std::unordered_map<int, memory> &epilogue =
-        s.g->inputScale > 0 ? args : rowArgs;
-    int postOp = 0;
-    if (e.biasArg)
-      args.emplace(DNNL_ARG_BIAS, memory(e.bias, engine, s.matmulBias.data()));
-    if (s.g->inputZeroPoint != 0 && !e.biasArg)
-      epilogue.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(postOp++) |
-                           DNNL_ARG_SRC_1,
-                       memory(e.bias, engine, s.zeroPointCorrection.data()));
-    if (bias && !e.biasArg)
-      epilogue.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(postOp) | DNNL_ARG_SRC_1,
-                       memory(e.bias, engine, bias));
-    e.primitive.execute(stream, args);
-    if (s.g->inputScale == 0) {
-      rowArgs.emplace(DNNL_ARG_SRC_0, memory(e.product, engine, product));
-      rowArgs.emplace(DNNL_ARG_SRC_1,
-                      memory(rowScalesDesc(e.shape), engine, rowScales.data()));
-      rowArgs.emplace(DNNL_ARG_DST, memory(e.c, engine, c));
-      e.rowScale.execute(stream, rowArgs);
-    }
     stream.wait();
   }
 

@@ -41,17 +41,22 @@ inline int8_t toCode(float v, int32_t zeroPoint) {
 
 } // namespace
 
+// q + 128 as a u8 byte is q's byte with its top bit flipped.
 TSC_VECTOR_CLONES void quantizeRow(const float *row, int64_t k, float scale,
-                                   int32_t zeroPoint, int8_t *q) {
+                                   int32_t zeroPoint, bool toUnsigned,
+                                   uint8_t *q) {
+  const uint8_t flip = toUnsigned ? 0x80 : 0;
   for (int64_t j = 0; j < k; ++j)
-    q[j] = toCode(row[j] / scale, zeroPoint);
+    q[j] = uint8_t(toCode(row[j] / scale, zeroPoint)) ^ flip;
 }
 
 TSC_VECTOR_CLONES void quantizeScaledRow(const float *row, const float *m,
                                          int64_t k, float scale,
-                                         int32_t zeroPoint, int8_t *q) {
+                                         int32_t zeroPoint, bool toUnsigned,
+                                         uint8_t *q) {
+  const uint8_t flip = toUnsigned ? 0x80 : 0;
   for (int64_t j = 0; j < k; ++j)
-    q[j] = toCode((row[j] * m[j]) / scale, zeroPoint);
+    q[j] = uint8_t(toCode((row[j] * m[j]) / scale, zeroPoint)) ^ flip;
 }
 
 } // namespace tsc::rt

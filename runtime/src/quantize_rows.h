@@ -1,4 +1,4 @@
-//===- quantize_rows.h - f32 rows to s8 for the int8 GEMM steps -*- C++ -*-===//
+//===- quantize_rows.h - f32 rows to int8 for the GEMM steps -*- C++ -*-===//
 //
 // An int8 GEMM step (format 1.10) quantizes its activation on every run,
 // a pass over all of it before the GEMM, so these loops are vectorized
@@ -20,14 +20,16 @@ float absMax(const float *row, int64_t k);
 
 /// q[j] = clamp(round_half_even(row[j] / scale) + zeroPoint, -128, 127)
 /// for j < k (zeroPoint in [-128, 127]), a NaN quotient to -128:
-/// tsc.quantize's arithmetic, bit for bit.
+/// tsc.quantize's arithmetic, bit for bit. With `toUnsigned` each byte is
+/// the u8 code q[j] + 128 instead (the same value with zero point
+/// zeroPoint + 128), the form VNNI's u8-by-s8 products read.
 void quantizeRow(const float *row, int64_t k, float scale, int32_t zeroPoint,
-                 int8_t *q);
+                 bool toUnsigned, uint8_t *q);
 
 /// quantizeRow of the products row[j] · m[j] (f32), the smoothed
 /// activation of format 1.21: tsc.mul then tsc.quantize, bit for bit.
 void quantizeScaledRow(const float *row, const float *m, int64_t k, float scale,
-                       int32_t zeroPoint, int8_t *q);
+                       int32_t zeroPoint, bool toUnsigned, uint8_t *q);
 
 } // namespace tsc::rt
 

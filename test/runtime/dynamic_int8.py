@@ -22,6 +22,9 @@ value <= bound` or `FAIL ...`:
 - int8 against fp32 <= 2e-2 (the quantization error; measured 1.2e-2 with the
   outlier feature), and
   t (kept float) equal to fp32's within 1e-6;
+- the int8 artifact run with oneDNN held to AVX-512 and AVX2 (A's codes as
+  f32) against its unrestricted run (u8 codes on a CPU with VNNI and no
+  AMX) <= 1e-6 (run_code_forms);
 - the report lists each GEMM step int8 or float (t, with its reason): three
   int8 steps (W1, W2, and z and u as one);
 - with --calibration (three samples drawn as x is): each GEMM's bias
@@ -33,7 +36,9 @@ value <= bound` or `FAIL ...`:
 Usage: dynamic_int8.py OUT_DIR TSC TSC_RUN
 """
 import math
+import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -167,6 +172,32 @@ def compile_and_run(folder, name, flags, tsc, tsc_run, args):
     return {k: np.load(out / f"{k}.npy") for k in ("y", "z", "u", "t")}
 
 
+def run_code_forms(folder, name, tsc_run, args, check, keys):
+    """Runs `name`.tscm again with oneDNN held to AVX-512 and to AVX2
+    (ONEDNN_MAX_CPU_ISA), CPUs without VNNI, where the int8 steps give
+    oneDNN the codes as f32 (its u8 x s8 products there saturate in pairs),
+    and checks each against the unrestricted run: u8 codes (the s8 code +
+    128, its zero point with it) on a CPU with VNNI and no AMX, s8 with AMX.
+    The products are exact in each, so only the order of the f32 sums and
+    the zero point's term differ (<= 1e-6). Prints `INFO` with the codes
+    each run's profile names."""
+    forms = {}
+    results = {}
+    for isa in ("ALL", "AVX512_CORE", "AVX2"):
+        target = folder / f"{name}-{isa.lower()}"
+        proc = subprocess.run(
+            [tsc_run, str(folder / f"{name}.tscm"), *args, "--output-dir", str(target),
+             "--threads", "2", "--profile"], env=dict(os.environ, ONEDNN_MAX_CPU_ISA=isa),
+            check=True, capture_output=True, text=True)
+        forms[isa] = "/".join(sorted(set(re.findall(r"int8 (s8|u8|f32) ", proc.stdout))))
+        results[isa] = {k: np.load(target / f"{k}.npy") for k in keys}
+    print(f"INFO {name} A codes: " + ", ".join(f"{isa} {form or 'none'}"
+                                              for isa, form in forms.items()))
+    for isa in ("AVX512_CORE", "AVX2"):
+        check(f"{name} {forms[isa]} codes ({isa}) against {forms['ALL']} (all ISAs)",
+              max(rel_l2(results[isa][k], results["ALL"][k]) for k in keys), 1e-6)
+
+
 def rel_l2(a, b):
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     return float(np.linalg.norm(a - b) / np.linalg.norm(b))
@@ -225,6 +256,7 @@ def main():
         check(f"{k} int8 vs fp32", rel_l2(int8[k], fp32[k]), 2e-2)
     check("t kept float vs fp32", rel_l2(int8["t"], fp32["t"]), 1e-6)
     check("zero row of z", float(np.abs(int8["z"][1, 3]).max()), 0.0)
+    run_code_forms(out, "int8", tsc_run, args, check, ("y", "z", "u"))
     report = subprocess.run([tsc, str(out / "model.onnx"), "--report", *quantize],
                             check=True, capture_output=True, text=True).stdout
     decisions = [l.split(None, 2)[2] for l in report.splitlines()

@@ -72,20 +72,28 @@ TEST(int8_quantize_rows) {
                       int64_t(67), int64_t(values.size())}) {
       for (size_t start = 0; start + size_t(k) <= values.size();
            start += size_t(k) * 7 + 1) {
-        std::vector<int8_t> q(static_cast<size_t>(k));
-        tsc::rt::quantizeRow(values.data() + start, k, scale, zeroPoint,
-                             q.data());
-        for (int64_t j = 0; j < k; ++j)
-          wrong += q[size_t(j)] !=
-                   reference(values[start + size_t(j)], scale, zeroPoint);
-        // Smoothed (format 1.21): each value times its multiplier first,
-        // rounded to f32 as tsc.mul rounds it.
-        tsc::rt::quantizeScaledRow(values.data() + start, multipliers.data(), k,
-                                   scale, zeroPoint, q.data());
-        for (int64_t j = 0; j < k; ++j)
-          wrong += q[size_t(j)] !=
-                   reference(values[start + size_t(j)] * multipliers[size_t(j)],
-                             scale, zeroPoint);
+        // s8 codes (their bytes), then u8 ones: the same code plus 128.
+        for (bool toUnsigned : {false, true}) {
+          const int shift = toUnsigned ? 128 : 0;
+          std::vector<uint8_t> q(static_cast<size_t>(k));
+          tsc::rt::quantizeRow(values.data() + start, k, scale, zeroPoint,
+                               toUnsigned, q.data());
+          for (int64_t j = 0; j < k; ++j)
+            wrong +=
+                q[size_t(j)] !=
+                uint8_t(reference(values[start + size_t(j)], scale, zeroPoint) +
+                        shift);
+          // Smoothed (format 1.21): each value times its multiplier first,
+          // rounded to f32 as tsc.mul rounds it.
+          tsc::rt::quantizeScaledRow(values.data() + start, multipliers.data(),
+                                     k, scale, zeroPoint, toUnsigned, q.data());
+          for (int64_t j = 0; j < k; ++j)
+            wrong +=
+                q[size_t(j)] != uint8_t(reference(values[start + size_t(j)] *
+                                                      multipliers[size_t(j)],
+                                                  scale, zeroPoint) +
+                                        shift);
+        }
       }
     }
   }

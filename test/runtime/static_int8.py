@@ -54,6 +54,9 @@ bound` or `FAIL ...`:
   few codes (measured 3.1e-2 for min-max and percentile; entropy 6.7e-2 on y,
   whose GELU input it clips, 2.8e-2 on z; docs/quantization.md); t (K = 8) stays float,
   equal to fp32 within 1e-6;
+- static and smoothed run with oneDNN held to AVX-512 and AVX2 (A's codes
+  as f32) against their unrestricted runs (u8 codes, the zero point + 128,
+  on a CPU with VNNI and no AMX) <= 1e-6 (run_code_forms);
 - the report says static int8 and keeps t float;
 - bad calibration folders are refused naming the folder or file (printed
   `REFUSED ...` lines for FileCheck).
@@ -70,7 +73,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from dynamic_int8 import Checks, compile_and_run, rel_l2, start  # noqa: E402
+from dynamic_int8 import (Checks, compile_and_run, rel_l2, run_code_forms,  # noqa: E402
+                          start)
 
 
 def quantize_weight(w):
@@ -256,6 +260,8 @@ def main():
     check("y asymmetric no worse than symmetric", rel_l2(static["y"], fp32["y"]),
           rel_l2(symmetric["y"], fp32["y"]))
     check("t kept float vs fp32", rel_l2(static["t"], fp32["t"]), 1e-6)
+    for name in ("static", "smoothed"):
+        run_code_forms(out, name, tsc_run, args, check, ("y", "z"))
     report = subprocess.run([tsc, str(out / "model.onnx"), "--report", *minmax],
                             check=True, capture_output=True, text=True).stdout
     print(next((l for l in report.splitlines()
