@@ -14,10 +14,9 @@ bool planner::isViewOp(Operation *op) {
   return op && isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op);
 }
 
-bool planner::isFusible(Operation *op, bool deviceKernels) {
+bool planner::isFusible(Operation *op) {
   return op->hasTrait<OpTrait::tsc::Fusible>() || isViewOp(op) ||
-         isa<GatherOp>(op) ||
-         (deviceKernels && isa<QuantizeOp, DequantizeOp>(op));
+         isa<GatherOp, QuantizeOp, DequantizeOp>(op);
 }
 
 bool planner::isReadBySymbol(Operation *op) {

@@ -59,6 +59,12 @@ private:
   /// themselves (planned as nothing).
   DenseMap<Operation *, planner::Int8Gemm> int8Gemms;
   DenseSet<Operation *> absorbed;
+  /// The values the int8 GEMM steps read as A. A step reads its A through
+  /// ops it computes itself, which are not its users in the IR: a fusion
+  /// group computing A keeps its buffer for the step even when every user
+  /// of A is in the group (a QDQ pair shared by the GEMM and an add, both
+  /// chained into A's kernel).
+  DenseSet<Value> int8Inputs;
 };
 
 unsigned Planner::exprId(AffineExpr expr) { return plan.addExpr(expr); }
@@ -286,10 +292,7 @@ std::optional<unsigned> Planner::openGroup() const {
     return std::nullopt;
   const PlanStep &last = plan.steps.back();
   if (last.kind != PlanStep::Kind::Kernel ||
-      !llvm::all_of(last.ops,
-                    [&](Operation *op) {
-                      return isFusible(op, options.deviceKernels);
-                    }) ||
+      !llvm::all_of(last.ops, [&](Operation *op) { return isFusible(op); }) ||
       llvm::any_of(last.ops, isReadBySymbol))
     return std::nullopt;
   return plan.steps.size() - 1;
@@ -316,8 +319,7 @@ LogicalResult Planner::addStep(Operation *op) {
     if (it != definingStep.end() && it->second == openIndex)
       return planOp(op);
   }
-  if (isFusible(op, options.deviceKernels) &&
-      tryJoinLastKernel(op, /*horizontal=*/true))
+  if (isFusible(op) && tryJoinLastKernel(op, /*horizontal=*/true))
     return success();
   SmallVector<unsigned> openValues;
   for (auto &[value, step] : definingStep)
@@ -390,7 +392,7 @@ LogicalResult Planner::planOp(Operation *op) {
 /// finalizeKernel later keeps buffers only for what is read outside.
 bool Planner::tryJoinLastKernel(Operation *op, bool horizontal) {
   std::optional<unsigned> open = openGroup();
-  if ((!isFusible(op, options.deviceKernels) && !isa<AttentionOp>(op)) || !open)
+  if ((!isFusible(op) && !isa<AttentionOp>(op)) || !open)
     return false;
   PlanStep &last = plan.steps[*open];
   // The reshapes between the kernel's values and `op`, outermost first.
@@ -459,6 +461,8 @@ bool Planner::tryJoinLastKernel(Operation *op, bool horizontal) {
 void Planner::finalizeKernel(PlanStep &step) {
   DenseSet<Operation *> inside(step.ops.begin(), step.ops.end());
   std::function<bool(Value)> readOutside = [&](Value v) {
+    if (int8Inputs.contains(v))
+      return true;
     for (Operation *user : v.getUsers()) {
       if (isa<BindShapeOp>(user))
         continue;
@@ -631,9 +635,11 @@ FailureOr<Plan> Planner::run() {
     int8Gemms = planner::findInt8Gemms(func, options.hostGemmForms);
     if (options.integerGemms)
       planner::findIntegerGemms(func, int8Gemms);
-    for (auto &entry : int8Gemms)
+    for (auto &entry : int8Gemms) {
       absorbed.insert(entry.second.absorbed.begin(),
                       entry.second.absorbed.end());
+      int8Inputs.insert(entry.second.input);
+    }
   }
   for (Operation &op : func.getBody().front()) {
     // Computed inside the int8 GEMM steps.
