@@ -158,6 +158,15 @@ LogicalResult tsc::attachInputStatistics(ModuleOp module,
   return success();
 }
 
+void tsc::appendInputRanges(CompileOptions &options,
+                            ArrayRef<ActivationRange> ranges) {
+  for (const ActivationRange &range : ranges) {
+    options.inputRanges.push_back(range.hi);
+    if (options.calibration.asymmetric)
+      options.inputMinima.push_back(range.lo);
+  }
+}
+
 FailureOr<CompileOptions>
 tsc::calibrateForQuantization(ModuleOp module, const CompileOptions &options) {
   CompileOptions calibrated = options;
@@ -170,11 +179,7 @@ tsc::calibrateForQuantization(ModuleOp module, const CompileOptions &options) {
         calibrateInputRanges(module, options);
     if (failed(ranges))
       return failure();
-    for (const ActivationRange &range : *ranges) {
-      calibrated.inputRanges.push_back(range.hi);
-      if (options.calibration.asymmetric)
-        calibrated.inputMinima.push_back(range.lo);
-    }
+    appendInputRanges(calibrated, *ranges);
     // Not for --emit=import, which would print the graph phase's form.
     // Smoothing is static int8's (fp8's e4m3 has the dynamic range).
     bool extremes = options.quantize == Quantization::StaticInt8 &&

@@ -24,6 +24,12 @@ namespace mlir::tsc {
 FailureOr<std::vector<ActivationRange>>
 calibrateInputRanges(ModuleOp module, const CompileOptions &options);
 
+/// `options.inputRanges` (and with asymmetric calibration
+/// `options.inputMinima`) appended from `ranges`, one per GEMM op: the
+/// form the quantize passes take them in.
+void appendInputRanges(CompileOptions &options,
+                       ArrayRef<ActivationRange> ranges);
+
 /// The quantize passes' bias correction (static-int8, and the other modes
 /// with --calibration) and static-int8's smoothing: `module` goes through
 /// the graph phase (which the compile's pipeline then finds done) and each

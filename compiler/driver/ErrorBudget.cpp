@@ -394,11 +394,7 @@ FailureOr<double> tsc::chooseSmoothing(ModuleOp imported,
                                    options.calibration.biasCorrection,
                                    /*extremes=*/true)))
     return failure();
-  for (const ActivationRange &range : *ranges) {
-    calibrating.inputRanges.push_back(range.hi);
-    if (options.calibration.asymmetric)
-      calibrating.inputMinima.push_back(range.lo);
-  }
+  appendInputRanges(calibrating, *ranges);
   CompileOptions measuring = calibrating;
   measuring.calibration.fold = SampleFold::Odd;
   FailureOr<Measurer> m = startMeasuring(*half, measuring);
