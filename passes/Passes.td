@@ -492,7 +492,11 @@ def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> 
     the weight rounded to bf16 (values bf16 holds, stored f32), which the
     host plan runs as a bf16 GEMM accumulating in f32. A GEMM op with
     `tsc.input_mean` (`tsc --calibration`) gets its bias corrected as
-    tsc-quantize-static-int8 does, and the attribute removed.
+    tsc-quantize-static-int8 does, and the attribute removed. With
+    `smoothing-alpha` and `tsc.input_channel_min`/`max` (the calibrated
+    extremes of each input channel), outlier channels move into the weights
+    as tsc-quantize-static-int8's smoothing does (Smoothing.h): the row
+    scales are those of `tsc.mul(x, m)`.
 
     Before:
     ```mlir
@@ -529,7 +533,12 @@ def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> 
               /*default=*/"\"f32\"",
               "What the GEMMs keep-float names compute in: f32, or bf16 "
               "(both operands rounded to bf16, f32 accumulation and "
-              "result: QuantizeGemm.h's roundGemmToBf16)">];
+              "result: QuantizeGemm.h's roundGemmToBf16)">,
+       Option<"smoothingAlpha", "smoothing-alpha", "double",
+              /*default=*/"0.0",
+              "Smoothing's migration strength in (0, 1), as "
+              "tsc-quantize-static-int8's (needs tsc.input_channel_min/max); "
+              "0: none">];
 }
 
 def QuantizeFp8Pass : Pass<"tsc-quantize-fp8", "func::FuncOp"> {
@@ -742,7 +751,7 @@ def QuantizeQdqPass : Pass<"tsc-quantize-qdq", "func::FuncOp"> {
     form likewise (the activation per tensor with its saturate flag).
     Anything else keeps the model's float semantics: QDQ around other ops,
     a computed weight, scales or zero points that differ between the pair
-    or are not constants (docs/quantization.md, "QDQ models").
+    or are not constants (docs/quantization-qdq.md, "QDQ models").
     Two exact rewrites spare each run work the model's form would cost: a
     gather of a dequantized constant table gathers the codes and
     dequantizes the rows it took (an embedding), and a small constant
@@ -771,7 +780,7 @@ def ExpandQuantizedGemmsPass
     constant, in s32), then `act(f32(acc) · Ws · s + bias) + residual` as
     elementwise ops. The CUDA plan runs the product as one GEMM step; the
     rest are kernels. The host plan runs the int8 form as one int8 step
-    instead and does not need this pass (docs/quantization.md, "CUDA").
+    instead and does not need this pass (docs/quantization-cuda.md, "CUDA").
     fp8 linear ops (`f8E4M3FN` codes, tsc-quantize-fp8) become the same
     with `tsc.matmul` f8 · f8 -> f32 (cuBLASLt's fp8 GEMM, also "TN") and
     no zero point.

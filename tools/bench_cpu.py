@@ -34,7 +34,10 @@ tsc/ORT, tsc/OpenVINO (f32), tsc bf16/OpenVINO bf16, tsc/IREE, tsc/torch and
 tsc/Inductor ratios, the largest relative L2 of tsc's fp32 outputs (fused and
 no-fuse), of tsc's bf16 outputs and of OpenVINO's (f32, bf16) and IREE's
 against ONNX Runtime's, and peak RSS.
-With --quantize, a second table: tsc --quantize=dynamic-int8 (docs/quantization.md)
+With --quantize, a second table: tsc --quantize=dynamic-int8 with the
+calibration samples below (activations quantized per row at run time; the
+samples choose the smoothing of outlier channels, correct the biases and, with
+--max-error, measure the budget: docs/quantization.md)
 against ONNX Runtime's quantize_dynamic of the same export (weights QInt8, as ORT
 recommends on x86; its activations are u8 by construction; run with .venv-torch's
 onnxruntime, whose quantization tools have their dependencies), same inputs and
@@ -359,12 +362,15 @@ def bench_model(args, name, work, rows, notes, versions):
         calibration = calibration_set.write(work / "calibration", CALIBRATION_SAMPLES, vocab,
                                             seq=args.seq)
     if args.quantize:
-        variants["int8"] = ["--quantize=dynamic-int8"] + (
+        # Dynamic int8 with the same samples: activations still quantized per
+        # row at run time; the samples choose the smoothing, correct the
+        # biases and measure the budget (docs/quantization.md).
+        variants["int8"] = ["--quantize=dynamic-int8", "--calibration", str(calibration)] + (
             [f"--max-error={args.max_error}"] if args.max_error else [])
         variants["static"] = ["--quantize=static-int8", "--calibration", str(calibration)] + (
             [f"--max-error={args.max_error}"] if args.max_error else [])
         # ONNX Runtime's QDQ model (the ort_static peer's, made here first):
-        # tsc compiles it as it is (docs/quantization.md, "QDQ models").
+        # tsc compiles it as it is (docs/quantization-qdq.md, "QDQ models").
         qdq_path = work / f"{name}-ort-static.onnx"
         if not qdq_path.exists():
             subprocess.run([TORCH_PYTHON, __file__, "--make-qdq", str(qdq_path), "--onnx",

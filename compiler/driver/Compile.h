@@ -65,7 +65,8 @@ struct CompileOptions {
   /// With asymmetric activations (calibration.asymmetric): each GEMM op's
   /// calibrated minimum, inputRanges then holding the maxima; else empty.
   std::vector<float> inputMinima;
-  /// --quantize=static-int8: smoothing's alpha in (0, 1), 0 none
+  /// --quantize=static-int8 (dynamic-int8 with --calibration): smoothing's
+  /// alpha in (0, 1), 0 none
   /// (docs/quantization.md, "Smoothing"); with `chooseSmoothing`, compile()
   /// sets it to the candidate of least measured error before the compile.
   double smoothingAlpha = 0.0;

@@ -200,9 +200,15 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
     return failure();
   }
   options.calibration.biasCorrection = flags.biasCorrection == "on";
-  if (flags.smoothing.getNumOccurrences() && mode != "static-int8") {
-    llvm::errs()
-        << "tsc: error: --smoothing goes with --quantize=static-int8\n";
+  // Smoothing needs the calibrated extremes of each channel: static-int8,
+  // and dynamic-int8 with --calibration.
+  bool dynamicCalibrated =
+      mode == "dynamic-int8" && flags.calibration.getNumOccurrences();
+  if (flags.smoothing.getNumOccurrences() && mode != "static-int8" &&
+      !dynamicCalibrated) {
+    llvm::errs() << "tsc: error: --smoothing goes with "
+                    "--quantize=static-int8, or dynamic-int8 with "
+                    "--calibration\n";
     return failure();
   }
   double alpha = 0;
@@ -214,7 +220,8 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
     return failure();
   }
   options.smoothingAlpha = alpha;
-  options.chooseSmoothing = mode == "static-int8" && flags.smoothing == "auto";
+  options.chooseSmoothing =
+      (mode == "static-int8" || dynamicCalibrated) && flags.smoothing == "auto";
   if (staticFp8 && flags.calibrationRange.getNumOccurrences() &&
       flags.calibrationRange != "symmetric") {
     llvm::errs() << "tsc: error: --quantize=fp8 --calibration-range="

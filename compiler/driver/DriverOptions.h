@@ -144,7 +144,8 @@ struct DriverOptions {
   llvm::cl::opt<std::string> smoothing{
       "smoothing",
       llvm::cl::desc(
-          "static-int8: auto (default: the alpha of least measured error on "
+          "static-int8, and dynamic-int8 with --calibration: auto (default: "
+          "the alpha of least measured error on "
           "half the calibration samples, calibrated on the other half, among "
           "none, 0.5, 0.6 and 0.7), off, or an "
           "alpha in (0, 1): each GEMM input's outlier channels divided by "

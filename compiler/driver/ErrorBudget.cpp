@@ -400,7 +400,9 @@ FailureOr<double> tsc::chooseSmoothing(ModuleOp imported,
   FailureOr<Measurer> m = startMeasuring(*half, measuring);
   if (failed(m))
     return failure();
-  os << "smoothing (static int8, calibrated on the even-numbered samples; "
+  os << "smoothing ("
+     << (options.quantize == Quantization::StaticInt8 ? "static" : "dynamic")
+     << " int8, calibrated on the even-numbered samples; "
         "the largest relative L2 over the outputs, against this model in "
         "fp32, on "
      << m->measurement.describeInputs() << "):\n";

@@ -226,7 +226,7 @@ void tsc::buildTscPipeline(OpPassManager &pm,
   // the fuse phase folds bias, GELU and residual into the quantized
   // product's epilogue as it does for a float one. QDQ models' pairs
   // around GEMMs first, with or without --quantize: they are the model's
-  // own quantization (docs/quantization.md, "QDQ models"); their new ops
+  // own quantization (docs/quantization-qdq.md, "QDQ models"); their new ops
   // get shape bindings.
   pm.addNestedPass<func::FuncOp>(createQuantizeQdqPass());
   pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
@@ -235,7 +235,11 @@ void tsc::buildTscPipeline(OpPassManager &pm,
     quantize.keepFloat.assign(options.keepFloat.begin(),
                               options.keepFloat.end());
     quantize.keptPrecision = options.keptPrecision;
+    quantize.smoothingAlpha = options.smoothingAlpha;
     pm.addNestedPass<func::FuncOp>(createQuantizeDynamicInt8Pass(quantize));
+    // Smoothing's muls get their bindings.
+    if (options.smoothingAlpha > 0)
+      pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));
     // Projections of one input (Q/K/V) get one quantization of it, which
     // tsc-merge-gemms needs to see to make them one int8 GEMM.
     pm.addPass(createCSEPass());

@@ -132,9 +132,10 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
                      "holds the maxima)")};
   Option<double> smoothingAlpha{
       *this, "smoothing-alpha",
-      llvm::cl::desc("static-int8: smoothing's migration strength in (0, 1) "
-                     "for the GEMMs whose inputs carry calibrated channel "
-                     "extremes (tsc-quantize-static-int8's option); 0: none"),
+      llvm::cl::desc("static-int8 and dynamic-int8: smoothing's migration "
+                     "strength in (0, 1) for the GEMMs whose inputs carry "
+                     "calibrated channel extremes (the quantize passes' "
+                     "option); 0: none"),
       llvm::cl::init(0.0)};
   ListOption<std::string> keepFloat{
       *this, "keep-float",

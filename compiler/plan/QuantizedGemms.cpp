@@ -197,8 +197,9 @@ std::optional<planner::Int8Gemm> matchBf16(LinearOp linear) {
 }
 
 /// Whether `x` is `mul(a, m)` with m a [K] f32 constant, K the last dim of
-/// the f32 `a`, the smoothing of tsc-quantize-static-int8: `g.input` becomes
-/// a, `g.inputMultiplier` m, and the mul is absorbed.
+/// the f32 `a`, the smoothing of tsc-quantize-static-int8 and
+/// tsc-quantize-dynamic-int8 (whose row scale then reads the product too):
+/// `g.input` becomes a, `g.inputMultiplier` m, and the mul is absorbed.
 bool matchMultiplier(Value x, planner::Int8Gemm &g) {
   auto mul = x.getDefiningOp<MulOp>();
   if (!mul)
@@ -244,7 +245,7 @@ std::optional<planner::Int8Gemm> match(LinearOp linear, bool hostForms) {
   g.weight = wd.getInput();
   g.scale = wd.getScale();
   g.absorbed.append({xq, xd, wd});
-  if (!(hostForms && g.inputScale > 0.0f && matchMultiplier(xq.getInput(), g)))
+  if (!(hostForms && matchMultiplier(xq.getInput(), g)))
     g.input = xq.getInput();
   return g;
 }

@@ -5,12 +5,15 @@
 // output channel here, the activation per row by ops that run with the
 // model. The form states the arithmetic exactly (the generated kernels
 // compute it as written); the host plan turns it into one int8 GEMM step.
+// With smoothing-alpha, outlier channels move into the weights first
+// (Smoothing.h), and the rows quantized are those of the smoothed input.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 #include "passes/transforms/KeepFloat.h"
 #include "passes/transforms/QuantizeGemm.h"
+#include "passes/transforms/Smoothing.h"
 
 namespace mlir::tsc {
 #define GEN_PASS_DEF_QUANTIZEDYNAMICINT8PASS
@@ -24,16 +27,20 @@ namespace {
 
 /// Rewrites `g` in quantize-dequantize form, with its bias corrected as
 /// static int8's when its input's calibrated means are there
-/// (kInputMeanAttr: `tsc --calibration`); failure (with `why`) when the
-/// weight's data cannot be read.
-LogicalResult quantize(QuantizableGemm g, std::string &why) {
-  ArrayRef<float> means = getInputMeans(g);
+/// (kInputMeanAttr: `tsc --calibration`); with `smoothed`, `g` reads the
+/// smoothed input by the weight scaled to match (the means too). Failure
+/// (with `why`) when the weight's data cannot be read.
+LogicalResult quantize(QuantizableGemm g, const SmoothedInput *smoothed,
+                       std::string &why) {
+  FailureOr<std::vector<float>> means = prepareInput(g, smoothed, why);
+  if (failed(means))
+    return failure();
   std::vector<float> meanError;
   FailureOr<Value> wd = createQuantizedWeight(
-      g, why, Codes::S8, means, means.empty() ? nullptr : &meanError);
+      g, why, Codes::S8, *means, means->empty() ? nullptr : &meanError);
   if (failed(wd))
     return failure();
-  Value bias = means.empty() ? Value() : correctBias(g, meanError);
+  Value bias = means->empty() ? Value() : correctBias(g, meanError);
   replaceGemm(g, quantizeRows(g, Codes::S8), *wd, bias);
   return success();
 }
@@ -52,9 +59,29 @@ struct QuantizeDynamicInt8Pass
   }
 
   void runOnOperation() override {
+    // The inputs of the GEMMs to quantize, smoothed first (an input's
+    // factors take all of its readers' weights).
+    SmallVector<QuantizableGemm> quantized;
+    for (Operation *op : getGemmOps(getOperation())) {
+      std::string why;
+      if (FailureOr<QuantizableGemm> g =
+              matchQuantizableGemm(op, minInputFeatures, why);
+          succeeded(g) && !kept.matches(op))
+        quantized.push_back(*g);
+    }
+    std::vector<SmoothedInput> inputs;
+    DenseMap<Operation *, unsigned> smoothed =
+        smoothInputs(quantized, float(smoothingAlpha.getValue()),
+                     /*symmetric=*/true, inputs);
     quantizeGemms(getOperation(), kept, keptAs, minInputFeatures, remarks,
-                  quantize);
+                  [&](QuantizableGemm g, std::string &why) {
+                    auto s = smoothed.find(g.op);
+                    return quantize(
+                        g, s == smoothed.end() ? nullptr : &inputs[s->second],
+                        why);
+                  });
     removeInputMeans(getOperation());
+    removeChannelExtremes(getOperation());
   }
 
   KeepFloat kept;

@@ -50,21 +50,19 @@ struct Range {
 /// data cannot be read.
 LogicalResult quantize(QuantizableGemm g, Range range,
                        const SmoothedInput *smoothed, std::string &why) {
-  std::vector<float> means(getInputMeans(g));
+  FailureOr<std::vector<float>> means = prepareInput(g, smoothed, why);
+  if (failed(means))
+    return failure();
   if (smoothed) {
-    if (failed(useSmoothedInput(g, *smoothed, why)))
-      return failure();
-    for (auto [mean, m] : llvm::zip(means, smoothed->multipliers))
-      mean *= m;
     range.lo = smoothed->lo;
     range.hi = smoothed->hi;
   }
   std::vector<float> meanError;
   FailureOr<Value> wd = createQuantizedWeight(
-      g, why, Codes::S8, means, means.empty() ? nullptr : &meanError);
+      g, why, Codes::S8, *means, means->empty() ? nullptr : &meanError);
   if (failed(wd))
     return failure();
-  Value bias = means.empty() ? Value() : correctBias(g, meanError);
+  Value bias = means->empty() ? Value() : correctBias(g, meanError);
   float s = range.symmetric
                 ? std::max(range.hi / kInt8Max, kMinInt8Scale)
                 : std::max((range.hi - range.lo) / 255.0f, kMinInt8Scale);

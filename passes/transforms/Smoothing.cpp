@@ -159,6 +159,19 @@ LogicalResult tsc::useSmoothedInput(QuantizableGemm &g,
   return success();
 }
 
+FailureOr<std::vector<float>> tsc::prepareInput(QuantizableGemm &g,
+                                                const SmoothedInput *smoothed,
+                                                std::string &why) {
+  std::vector<float> means(getInputMeans(g));
+  if (!smoothed)
+    return means;
+  if (failed(useSmoothedInput(g, *smoothed, why)))
+    return failure();
+  for (auto [mean, m] : llvm::zip(means, smoothed->multipliers))
+    mean *= m;
+  return means;
+}
+
 bool tsc::hasOutlierChannels(ArrayRef<float> channelMin,
                              ArrayRef<float> channelMax) {
   if (channelMin.empty() || channelMin.size() != channelMax.size())

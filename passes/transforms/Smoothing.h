@@ -69,6 +69,14 @@ smoothInputs(ArrayRef<QuantizableGemm> gemms, float alpha, bool symmetric,
 LogicalResult useSmoothedInput(QuantizableGemm &g,
                                const SmoothedInput &smoothed, std::string &why);
 
+/// `g`'s calibrated input means (getInputMeans, none without them); with
+/// `smoothed`, `g` made to read it (useSmoothedInput) and the means those
+/// of the smoothed input (each times its multiplier). Failure (with `why`)
+/// when the weight's data cannot be read.
+FailureOr<std::vector<float>> prepareInput(QuantizableGemm &g,
+                                           const SmoothedInput *smoothed,
+                                           std::string &why);
+
 /// Whether channel extremes `channelMin` and `channelMax` (one pair per
 /// channel) have a channel whose largest |extreme| is at least
 /// kMinOutlierRatio times the (lower) median channel's: an input worth

@@ -27,7 +27,7 @@ constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
 constexpr uint16_t kMajor = 1;
 /// The newest minor version: the writer writes the oldest minor that has
 /// everything a file uses, the reader knows every field up to this one.
-constexpr uint16_t kMinor = 21;
+constexpr uint16_t kMinor = 22;
 constexpr size_t kHeaderSize = 64;
 constexpr size_t kSectionEntrySize = 32;
 /// Sections, weights and arena values start at multiples of this.

@@ -174,11 +174,11 @@ void Int8Gemms::quantize(size_t step, const GemmStep &g, const Shape &shape,
   quantizedStep = int64_t(step);
 }
 
-/// A's rows quantized into quantizedA, rounding half to even as
-/// tsc.quantize does: by `constantScale` and `zeroPoint` (1.12, 1.17), or
-/// (0) each row symmetrically by max(max|row| / 127, FLT_MIN), written to
-/// rowScales: the formula of tsc-quantize-dynamic-int8
-/// (passes/transforms/DynamicInt8.h).
+/// A's rows (times `multipliers`, when given: a smoothed A) quantized into
+/// quantizedA, rounding half to even as tsc.quantize does: by
+/// `constantScale` and `zeroPoint` (1.12, 1.17), or (0) each row
+/// symmetrically by max(max|row| / 127, FLT_MIN), written to rowScales: the
+/// formula of tsc-quantize-dynamic-int8 (passes/transforms/DynamicInt8.h).
 void Int8Gemms::quantizeA(const float *a, const Shape &shape,
                           float constantScale, int32_t zeroPoint,
                           const float *multipliers) {
@@ -193,7 +193,9 @@ void Int8Gemms::quantizeA(const float *a, const Shape &shape,
     uint8_t *q = quantizedA.data() + r * shape.k;
     float scale = constantScale;
     if (scale == 0) {
-      scale = std::max(absMax(row, shape.k) / 127.0f, FLT_MIN);
+      float largest = multipliers ? absMaxScaled(row, multipliers, shape.k)
+                                  : absMax(row, shape.k);
+      scale = std::max(largest / 127.0f, FLT_MIN);
       rowScales[size_t(r)] = scale;
     }
     if (multipliers)

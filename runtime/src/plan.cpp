@@ -241,7 +241,8 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       uint16_t flags = r.u16("gemm flags");
       // Bit 0: TF32 (1.2); bit 1: 2:4 sparse (1.14); bit 2: bf16 inputs
       // (1.16); bit 3: A's zero point (1.17, kind 7); bit 4: B's zero points
-      // (1.18, kind 8); bit 5: A's multipliers (1.21, kind 7); bits 8-15:
+      // (1.18, kind 8); bit 5: A's multipliers (1.21, kind 7; 1.22, kind 6);
+      // bits 8-15:
       // the activation (1.8).
       uint16_t known =
           tscm::kGemmTf32 |
@@ -250,7 +251,8 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
           (minor >= 16 ? tscm::kGemmBf16Inputs : 0u) |
           (minor >= 17 && staticInt8 ? tscm::kGemmInputZeroPoint : 0u) |
           (minor >= 18 && weightOnly ? tscm::kGemmWeightZeroPoint : 0u) |
-          (minor >= 21 && staticInt8 ? tscm::kGemmInputMultiplier : 0u);
+          (minor >= 21 && staticInt8 ? tscm::kGemmInputMultiplier : 0u) |
+          (minor >= 22 && int8 ? tscm::kGemmInputMultiplier : 0u);
       if (r.ok() && (flags & ~known))
         return unknown("gemm flags", flags);
       g.tf32 = flags & tscm::kGemmTf32;
@@ -293,9 +295,10 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
                            "point %d, outside [-128, 127] (corrupt artifact)",
                            name, i, int(g.inputZeroPoint));
         }
-        if (flags & tscm::kGemmInputMultiplier)
-          g.inputMultiplier = r.u32("gemm input multiplier");
       }
+      // After the zero point (kind 7), or the weight scale (kind 6, 1.22).
+      if (int8 && (flags & tscm::kGemmInputMultiplier))
+        g.inputMultiplier = r.u32("gemm input multiplier");
       // Format 1.9: A, B, C, then the bias and the residual it has.
       if (minor >= 9)
         if (tsc_status_t status = expectations(

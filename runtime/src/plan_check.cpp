@@ -341,13 +341,14 @@ private:
     if (g.transA || g.alpha != 1.0f)
       return corrupt(formatString(
           "step %zu (%s) has a transposed A or an alpha", step, kind));
-    // Format 1.21: A's multipliers, an f32 weight of its own.
+    // Format 1.21 (1.22 for a dynamic step): A's multipliers, an f32 weight
+    // of its own.
     if (g.inputMultiplier != kNone) {
       if (tsc_status_t status = checkOperand(step, "gemm", "A's multipliers",
                                              g.inputMultiplier, false))
         return status;
       const Value &m = plan_.values[g.inputMultiplier];
-      if (g.weightOnly || g.inputScale <= 0 || m.dtype != TSC_DTYPE_F32 ||
+      if (g.weightOnly || m.dtype != TSC_DTYPE_F32 ||
           m.root != g.inputMultiplier || m.storage != Storage::Weight)
         return corrupt(formatString("step %zu (%s) A's multipliers (value %u) "
                                     "are not an f32 weight of their own",

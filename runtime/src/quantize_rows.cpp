@@ -8,20 +8,42 @@
 
 namespace tsc::rt {
 
+namespace {
+
 // Compared as bit patterns, which order non-negative floats as their
 // values do, so that the loop vectorizes as an integer max.
+inline uint32_t absBits(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  bits &= 0x7fffffffu;
+  return bits > 0x7f800000u ? 0u : bits; // NaN
+}
+
+inline float fromBits(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+} // namespace
+
 TSC_VECTOR_CLONES float absMax(const float *row, int64_t k) {
   uint32_t amax = 0;
   for (int64_t j = 0; j < k; ++j) {
-    uint32_t bits;
-    std::memcpy(&bits, row + j, sizeof bits);
-    bits &= 0x7fffffffu;
-    bits = bits > 0x7f800000u ? 0u : bits; // NaN
+    uint32_t bits = absBits(row[j]);
     amax = bits > amax ? bits : amax;
   }
-  float value;
-  std::memcpy(&value, &amax, sizeof value);
-  return value;
+  return fromBits(amax);
+}
+
+TSC_VECTOR_CLONES float absMaxScaled(const float *row, const float *m,
+                                     int64_t k) {
+  uint32_t amax = 0;
+  for (int64_t j = 0; j < k; ++j) {
+    uint32_t bits = absBits(row[j] * m[j]);
+    amax = bits > amax ? bits : amax;
+  }
+  return fromBits(amax);
 }
 
 namespace {

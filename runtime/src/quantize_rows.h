@@ -18,6 +18,10 @@ namespace tsc::rt {
 /// The largest |x| of the k floats at `row`, NaNs skipped (0 for none).
 float absMax(const float *row, int64_t k);
 
+/// absMax of the products row[j] · m[j] (f32): the row scale of a smoothed
+/// activation quantized per row (tsc.mul, then tsc.abs and tsc.reduce_max).
+float absMaxScaled(const float *row, const float *m, int64_t k);
+
 /// q[j] = clamp(round_half_even(row[j] / scale) + zeroPoint, -128, 127)
 /// for j < k (zeroPoint in [-128, 127]), a NaN quotient to -128:
 /// tsc.quantize's arithmetic, bit for bit. With `toUnsigned` each byte is

@@ -30,7 +30,9 @@ the fp32 tsc artifact's, printed per sentence (`minilm-opset14-int8-cosine`). St
 QUANTIZED_STATIC's bounds (`<model>-static-int8`), MiniLM's sentences at cosine >=
 MIN_COSINE_STATIC (0.98; `minilm-opset14-static-int8-cosine`), and calibrated
 on sixteen other sentences (CALIBRATION_SENTENCES) with smoothing at >=
-MIN_COSINE_STATIC_TEXT (0.995; `minilm-opset14-static-int8-text-cosine`). Weight-only
+MIN_COSINE_STATIC_TEXT (0.995; `minilm-opset14-static-int8-text-cosine`); dynamic int8
+calibrated on those sentences (smoothing by measured error, the budget measured on them) at
+MIN_COSINE (`minilm-opset14-int8-text-cosine`). Weight-only
 (`--quantize=weight-int8` per channel, `--quantize=weight-int4:group=32`): the same within
 WEIGHT_ONLY's bounds (`<model>-weight-int8`, `-weight-int4`), MiniLM's sentences at cosine >=
 MIN_COSINE_WEIGHT (0.999 and 0.94). QDQ models (the
@@ -167,7 +169,7 @@ CALIBRATION_SENTENCES = [
 # run (fused int8 kernels) is printed beside it. Every GEMM by a dequantized
 # constant weight must be an int8 step. Only the families in QDQ_FAMILIES:
 # on MiniLM (every op quantized by ONNX Runtime, rel L2 1.1 to fp32 either
-# way) one-code differences cascade (docs/quantization.md, "QDQ models").
+# way) one-code differences cascade (docs/quantization-qdq.md, "QDQ models").
 QDQ_FAMILIES = ("bert",)
 QDQ_VARIANTS = (("u8", "per-channel"), ("s8", "per-tensor"), ("dynamic", "per-tensor"))
 QDQ_RTOL, QDQ_ATOL = 1e-2, 0.05
@@ -457,7 +459,7 @@ def check_quantized(args, name, path, vocab, work, suite, fail):
     budget = MINILM_BUDGET if name.startswith("minilm") else []
     cells = [quantized_mode(args, name, path, vocab, work, suite, fail, "int8",
                             ["--quantize=dynamic-int8"] + budget, QUANTIZED, MIN_COSINE)]
-    # CUDA's form of it (docs/quantization.md, "CUDA": cuBLASLt's s8 GEMMs
+    # CUDA's form of it (docs/quantization-cuda.md, "CUDA": cuBLASLt's s8 GEMMs
     # and kernels around them), run by the device code's loops on the host
     # (`<name>-int8-gpu-mapping`), and its CUDA artifact (`-int8-ptx`,
     # `-int8-gpu`), within the same bound (kept GEMMs in f32: bf16 ones are
@@ -490,6 +492,12 @@ def check_quantized(args, name, path, vocab, work, suite, fail):
                                     "static-int8-text",
                                     ["--quantize=static-int8", "--calibration", str(text)],
                                     QUANTIZED_STATIC_TEXT, MIN_COSINE_STATIC_TEXT))
+        # Dynamic int8 calibrated on the same text: smoothing (auto) and the
+        # budget measured on the sentences (docs/quantization.md, "Smoothing
+        # dynamic int8").
+        cells.append(quantized_mode(args, name, path, vocab, work, suite, fail, "int8-text",
+                                    ["--quantize=dynamic-int8", "--calibration", str(text)]
+                                    + budget, QUANTIZED, MIN_COSINE))
         cells += check_int8_bf16_products(args, name, path, vocab, work, suite, fail, samples,
                                           budget)
     for label, options in WEIGHT_ONLY_OPTIONS.items():
@@ -578,7 +586,7 @@ def check_qdq(args, name, path, vocab, work, activations, weights):
             for name in line.rstrip().split("  ")[-1].split(", ")]
     # quantize_dynamic's QOperator form (DynamicQuantizeLinear, MatMulInteger)
     # imports as integer math that kernels compute, not as int8 GEMM steps
-    # (docs/quantization.md, "QDQ models", what is left): its outputs only.
+    # (docs/quantization-qdq.md, "QDQ models", what is left): its outputs only.
     expected = qdq_gemms(qdq)
     if not dynamic and (not expected or sorted(int8) != sorted(expected)):
         problems.append(f"int8 GEMM steps {sorted(int8)}, expected the QDQ GEMMs "

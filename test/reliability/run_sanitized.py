@@ -147,6 +147,35 @@ def seeds(tsc, work):
 """)
     subprocess.run([str(tsc), str(wo), "-o", str(art / "weight-only-zero-point.tscm")],
                    check=True, capture_output=True)
+    # Int8 GEMM steps whose activation has multipliers (smoothing): by a
+    # constant scale (format 1.21), and per row by max|x · m| (1.22).
+    scales = {
+        "static": ("%s = tsc.constant dense<0.0625> : tensor<f32>", "", "tensor<f32>"),
+        "dynamic": ("""%a = tsc.abs %xs : tensor<2x16xf32>
+  %r = tsc.reduce_max %a dims = [1] keepdim : (tensor<2x16xf32>) -> tensor<2x1xf32>
+  %c = tsc.constant dense<1.270000e+02> : tensor<f32>
+  %d = tsc.div %r, %c : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %t = tsc.constant dense<1.17549435E-38> : tensor<f32>
+  %s = tsc.max %d, %t : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>""",
+                    " axis = 1 group_size = 16", "tensor<2x1xf32>"),
+    }
+    for name, (scale, axis, scale_type) in scales.items():
+        smoothed = work / f"{name}-smoothed.mlir"
+        smoothed.write_text(f"""func.func @smoothed(%x: tensor<2x16xf32>) -> tensor<2x4xf32> {{
+  %m = tsc.constant dense<[0.5, 2.0, 1.0, 0.25, 0.5, 2.0, 1.0, 0.25, 0.5, 2.0, 1.0, 0.25, 0.5, 2.0, 1.0, 0.25]> : tensor<16xf32>
+  %xs = tsc.mul %x, %m : (tensor<2x16xf32>, tensor<16xf32>) -> tensor<2x16xf32>
+  {scale}
+  %q = tsc.quantize %xs, %s{axis} : (tensor<2x16xf32>, {scale_type}) -> tensor<2x16xi8>
+  %xd = tsc.dequantize %q, %s{axis} : (tensor<2x16xi8>, {scale_type}) -> tensor<2x16xf32>
+  %wq = tsc.constant dense<3> : tensor<16x4xi8>
+  %ws = tsc.constant dense<[0.25, 0.125, 0.5, 1.0]> : tensor<4xf32>
+  %wd = tsc.dequantize %wq, %ws axis = 1 : (tensor<16x4xi8>, tensor<4xf32>) -> tensor<16x4xf32>
+  %y = tsc.linear %xd, %wd {{weight_kn}} : (tensor<2x16xf32>, tensor<16x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}}
+""")
+        subprocess.run([str(tsc), str(smoothed), "-o", str(art / f"{name}-smoothed.tscm")],
+                       check=True, capture_output=True)
     # The ONNX importer: the small models above and every ONNX backend node
     # test's model (the pinned onnx package makes them; ~10 MB).
     onnx_seeds = work / "seeds-onnx"

@@ -26,7 +26,8 @@ namespace {
 // lengths that leave every tail past the vector blocks, with zero points
 // across [-128, 127] (static int8's asymmetric activations), the same for
 // each value times a multiplier (smoothing); and absMax is the
-// largest |x| with NaNs skipped.
+// largest |x| with NaNs skipped, absMaxScaled that of the products with the
+// multipliers (dynamic int8's smoothed rows, format 1.22).
 TEST(int8_quantize_rows) {
   auto reference = [](float x, float scale, int32_t zeroPoint) {
     float v = x / scale;
@@ -111,6 +112,27 @@ TEST(int8_quantize_rows) {
   nans[33] = -2.5f;
   CHECK(tsc::rt::absMax(nans.data(), 40) == 2.5f);
   CHECK(tsc::rt::absMax(nans.data(), 33) == 0.0f);
+  // absMaxScaled: the products rounded to f32 as tsc.mul rounds them, over
+  // the same prefixes (at offsets that cross the vector blocks), then
+  // prefixes of the specials (an infinity, NaNs skipped).
+  for (int64_t k = 0; k <= 70; ++k)
+    for (size_t start : {size_t(500), size_t(523), size_t(1000)}) {
+      float want = 0.0f;
+      for (int64_t j = 0; j < k; ++j) {
+        float product = values[start + size_t(j)] * multipliers[size_t(j)];
+        if (!std::isnan(product))
+          want = std::max(want, std::fabs(product));
+      }
+      CHECK(tsc::rt::absMaxScaled(values.data() + start, multipliers.data(),
+                                  k) == want);
+    }
+  std::vector<float> ones(40, 1.0f);
+  CHECK(tsc::rt::absMaxScaled(nans.data(), ones.data(), 40) == 2.5f);
+  ones[33] = 0.5f;
+  CHECK(tsc::rt::absMaxScaled(nans.data(), ones.data(), 40) == 1.25f);
+  const size_t specials = 521; // the 521 halves, then the specials
+  CHECK(tsc::rt::absMaxScaled(values.data() + specials, multipliers.data(),
+                              14) == inf);
 }
 
 } // namespace

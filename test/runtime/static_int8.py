@@ -74,7 +74,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from dynamic_int8 import (Checks, compile_and_run, rel_l2, run_code_forms,  # noqa: E402
-                          start)
+                          smoothing_multipliers, start)
 
 
 def quantize_weight(w):
@@ -103,22 +103,6 @@ def static_matmul(x, w, lo, hi, symmetric, mean=None):
         return product
     dequantized = (wq.astype(np.float32) * ws.astype(np.float32)).astype(np.float64)
     return product + mean.astype(np.float64) @ (w.astype(np.float64) - dequantized)
-
-
-def smoothing_multipliers(inputs, weights, alpha):
-    """The multipliers m = 1 / (max|x_k|^alpha / max|W_k|^(1 - alpha)) of
-    the calibration samples' `inputs` read by the [K, N] `weights`, as f32
-    (1 where either maximum is 0); and the smoothed range [lo, hi] of x · m
-    from each channel's extremes (0 included)."""
-    rows = np.concatenate([v.reshape(-1, v.shape[-1]) for v in inputs])
-    lo = np.minimum(rows.min(axis=0), 0).astype(np.float32)
-    hi = np.maximum(rows.max(axis=0), 0).astype(np.float32)
-    xmax = np.maximum(-lo, hi).astype(np.float64)
-    wmax = np.max([np.abs(w).max(axis=1) for w in weights], axis=0).astype(np.float64)
-    ok = (xmax > 0) & (wmax > 0)
-    factor = np.where(ok, xmax ** alpha / np.where(ok, wmax, 1) ** (1 - alpha), 1.0)
-    m = (1.0 / factor).astype(np.float32)
-    return m, float(min(0.0, (lo * m).min())), float(max(0.0, (hi * m).max()))
 
 
 def smoothed_reference(feeds, w, samples, alpha):

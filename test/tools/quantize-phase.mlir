@@ -75,7 +75,7 @@
 // RANGE: tsc: error: --calibration-range=both: expected asymmetric or symmetric
 // BIAS-ALONE: tsc: error: --bias-correction goes with --quantize=static-int8
 // BIAS: tsc: error: --bias-correction=maybe: expected on or off
-// SMOOTH-ALONE: tsc: error: --smoothing goes with --quantize=static-int8
+// SMOOTH-ALONE: tsc: error: --smoothing goes with --quantize=static-int8, or dynamic-int8 with --calibration
 // SMOOTH: tsc: error: --smoothing=1: expected auto, off or an alpha in (0, 1)
 // SMOOTH-WORD: tsc: error: --smoothing=strong: expected auto, off or an alpha in (0, 1)
 // FP8-HOST: tsc: error: --quantize=fp8 needs a CUDA target of sm_89 or later (e.g. --target=cuda:sm_90): the host CPU has no fp8 arithmetic

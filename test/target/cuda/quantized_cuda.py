@@ -1,4 +1,4 @@
-"""CUDA artifacts of the quantize modes (docs/quantization.md, "CUDA"):
+"""CUDA artifacts of the quantize modes (docs/quantization-cuda.md, "CUDA"):
 dynamic_int8.py's FFN block compiled with --target=cuda:sm_80,cuda:sm_90 in
 each mode (fp8 for sm_89 and sm_90, the chips with fp8 tensor cores), every artifact checked by ptx_check.check (ptxas's SASS and the
 PTX per chip, each launch's arguments against its kernel's parameters, the
