@@ -37,7 +37,9 @@ against ONNX Runtime's, and peak RSS.
 With --quantize, a second table: tsc --quantize=dynamic-int8 with the
 calibration samples below (activations quantized per row at run time; the
 samples choose the smoothing of outlier channels, correct the biases and, with
---max-error, measure the budget: docs/quantization.md)
+--max-error, measure the budget: docs/quantization.md; MiniLM's dynamic int8 a
+second time calibrated on sixteen sentences, its own table with the eight test
+sentences' cosines to tsc fp32, issue 22's configuration)
 against ONNX Runtime's quantize_dynamic of the same export (weights QInt8, as ORT
 recommends on x86; its activations are u8 by construction; run with .venv-torch's
 onnxruntime, whose quantization tools have their dependencies), same inputs and
@@ -369,6 +371,15 @@ def bench_model(args, name, work, rows, notes, versions):
             [f"--max-error={args.max_error}"] if args.max_error else [])
         variants["static"] = ["--quantize=static-int8", "--calibration", str(calibration)] + (
             [f"--max-error={args.max_error}"] if args.max_error else [])
+        # MiniLM has real weights and a real vocabulary: its dynamic int8 also
+        # calibrated on text as users calibrate it (minilm.CALIBRATION_SENTENCES),
+        # issue 22's configuration, whose eight sentences' cosines
+        # (minilm.SENTENCES) are measured below on the artifact timed here.
+        if name == "minilm":
+            text = calibration_set.write_sentences(work / "calibration-text",
+                                                   minilm.CALIBRATION_SENTENCES)
+            variants["int8text"] = ["--quantize=dynamic-int8", "--calibration", str(text)] + (
+                [f"--max-error={args.max_error}"] if args.max_error else [])
         # ONNX Runtime's QDQ model (the ort_static peer's, made here first):
         # tsc compiles it as it is (docs/quantization-qdq.md, "QDQ models").
         qdq_path = work / f"{name}-ort-static.onnx"
@@ -515,7 +526,7 @@ def bench_model(args, name, work, rows, notes, versions):
             except (json.JSONDecodeError, KeyError, TypeError):
                 median = None
             # Which GEMMs ran int8 and which were kept (bf16 or f32).
-            if variant in ("int8", "static") and batch == args.batches[0]:
+            if variant in ("int8", "static", "int8text") and batch == args.batches[0]:
                 profile = subprocess.run(cmd[:2] + ["--profile", "--bench", "1"] + cmd[6:8]
                                          + [a for n in INPUTS for a in
                                             ("--input", f"{n}={data / f'{n}.npy'}")],
@@ -536,7 +547,8 @@ def bench_model(args, name, work, rows, notes, versions):
                 if errs:
                     row[f"{variant}_rel_l2"] = max(errs)
         if (args.quantize or args.weight_only) and "ort" in row:
-            for key in ("int8", "static", "qdq", "tsc", "int4", "nbits", "ort_int4") + INT8_PEERS:
+            for key in ("int8", "static", "int8text", "qdq", "tsc", "int4", "nbits",
+                        "ort_int4") + INT8_PEERS:
                 if not (data / key / "last_hidden_state.npy").exists():
                     continue
                 row[f"{key}_q_rel_l2"] = rel_l2(np.load(data / key / "last_hidden_state.npy"),
@@ -551,6 +563,11 @@ def bench_model(args, name, work, rows, notes, versions):
             if sanity > 1e-4:
                 notes.append(f"{name} batch {batch}: torch and ONNX Runtime differ "
                              f"(rel L2 {sanity:.1e}): the peers do not run the same model")
+        if batch == args.batches[-1] and "int8text" in artifacts and "tsc" in artifacts:
+            for variant in ("int8", "int8text", "static"):
+                if variant in artifacts:
+                    sentence_cosines[(name, variant)] = sentences_min_cosine(
+                        args, artifacts["tsc"], artifacts[variant], work / "sentences")
         rows.append(row)
         print(f"  batch {batch}: " + ", ".join(
             f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "int8", "static", "qdq",
@@ -571,8 +588,7 @@ def prune_table(args, rows):
     head = (f"{'model':<10} {'batch':>5} {'variant':>8} {'tsc ms':>9} {'pruned ms':>9} "
             f"{'speed-up':>8} {'artifact MiB':>12} {'pruned MiB':>10} "
             f"{'pruned relL2 vs ORT unpruned':>28}")
-    print(head)
-    print("-" * len(head))
+    print_head(head)
     for r in rows:
         for variant in ("pruned", "budget"):
             if variant == "budget" and not args.max_error:
@@ -589,6 +605,57 @@ def prune_table(args, rows):
 
 # Artifact bytes per (model, variant).
 sizes = {}
+
+
+def print_head(head):
+    """A table's header line and the rule under it."""
+    print(head)
+    print("-" * len(head))
+
+# The eight sentences' smallest cosine to tsc fp32 per (model, variant).
+sentence_cosines = {}
+
+
+def sentences_min_cosine(args, reference, artifact, folder):
+    """The smallest cosine over minilm.SENTENCES (one run each, batch 1, its
+    own length) of `artifact`'s sentence_embedding to `reference`'s."""
+    import minilm
+    folder.mkdir(parents=True, exist_ok=True)
+    worst = 1.0
+    for i, sentence in enumerate(minilm.SENTENCES):
+        cmd = []
+        for n, value in minilm.sentence_inputs([sentence]).items():
+            np.save(folder / f"{i}-{n}.npy", value)
+            cmd += ["--input", f"{n}={folder / f'{i}-{n}.npy'}"]
+        got = []
+        for a in (reference, artifact):
+            out = folder / f"{i}-{a.stem}"
+            subprocess.run([args.tsc_run, str(a), *cmd, "--threads", str(args.threads),
+                            "--output-dir", str(out)], check=True, capture_output=True)
+            got.append(np.load(out / "sentence_embedding.npy").astype(np.float64).ravel())
+        worst = min(worst, float(got[0] @ got[1] / (np.linalg.norm(got[0]) *
+                                                    np.linalg.norm(got[1]))))
+    return worst
+
+
+def text_table(args, rows):
+    """MiniLM's dynamic int8 calibrated on text (issue 22's configuration)
+    against ONNX Runtime's, with the eight sentences' smallest cosine of each
+    tsc int8 artifact (measured once, on the artifact timed)."""
+    head = (f"{'model':<10} {'batch':>5} {'tsc int8 text ms':>16} {'ORT int8 ms':>11} "
+            f"{'text/ORT8':>9} {'relL2 text':>10} {'min cos text':>12} "
+            f"{'sentences text / int8 / st8':>27}")
+    print_head(head)
+    for r in rows:
+        if "int8text" not in r:
+            continue
+        cos = "/".join(f"{sentence_cosines[(r['model'], v)]:.5f}"
+                       if (r["model"], v) in sentence_cosines else "n/a"
+                       for v in ("int8text", "int8", "static"))
+        print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'int8text', '.2f'):>16} "
+              f"{cell(r, 'ort_int8', '.2f'):>11} {ratio(r, 'int8text', 'ort_int8'):>9} "
+              f"{cell(r, 'int8text_q_rel_l2', '.1e'):>10} {cell(r, 'int8text_cos', '.5f'):>12} "
+              f"{cos:>27}")
 
 
 def cell(row, key, fmt):
@@ -617,8 +684,7 @@ def table(args, rows):
             f"{'Ind. ms':>9} {'tsc/ORT':>7} {'tsc/OV':>6} {'bf16/OVbf16':>11} {'tsc/IREE':>8} "
             f"{'tsc/torch':>9} {'tsc/Ind.':>8} {'relL2 vs ORT tsc/bf16/OV/OVbf16/IREE':>37} "
             f"{'RSS MiB tsc/bf16/ORT/OV/OVbf16/IREE/torch/Ind.':>47}")
-    print(head)
-    print("-" * len(head))
+    print_head(head)
     for r in rows:
         errs = [r[k] for k in ("tsc_rel_l2", "nofuse_rel_l2") if k in r]
         tsc_err = f"{max(errs):.1e}" if errs else "n/a"
@@ -644,8 +710,7 @@ def weight_only_table(rows):
             f"{'int4/tsc32':>10} {'relL2 int4':>10} {'relL2 tscNB':>11} {'relL2 ORTNB':>11} "
             f"{'cos int4':>8} {'cos tscNB':>9} {'cos ORTNB':>9} {'MiB fp32/int4/NB':>16} "
             f"{'RSS MiB int4/NB/ORTNB':>21}")
-    print(head)
-    print("-" * len(head))
+    print_head(head)
     for r in rows:
         size = "/".join(f"{sizes[(r['model'], v)] / 2**20:.0f}"
                         if (r["model"], v) in sizes else "n/a" for v in ("tsc", "int4", "nbits"))
@@ -675,8 +740,7 @@ def quantized_table(args, rows):
     head = (f"{'model':<10} {'batch':>5} {'tsc fp32 ms':>11} {'tsc int8 ms':>11} "
             f"{'ORT fp32 ms':>11} {'ORT int8 ms':>11} {'tsc8/ORT8':>9} {'tsc8/tsc32':>10} "
             f"{'relL2 tsc8':>10} {'relL2 ORT8':>10} {'min cos tsc8':>12} {'min cos ORT8':>12}")
-    print(head)
-    print("-" * len(head))
+    print_head(head)
     for r in rows:
         print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'tsc', '.2f'):>11} "
               f"{cell(r, 'int8', '.2f'):>11} {cell(r, 'ort', '.2f'):>11} "
@@ -689,8 +753,7 @@ def quantized_table(args, rows):
             f"{'ORT st8 ms':>10} {'tsc8 dyn ms':>11} {'st8/tsc32':>9} {'st8/ORTst8':>10} "
             f"{'st8/fastest8':>12} {'relL2 st8':>9} {'relL2 ORTst8':>12} "
             f"{'min cos st8':>11} {'min cos ORTst8':>14}")
-    print(head)
-    print("-" * len(head))
+    print_head(head)
     for r in rows:
         peers8 = [r[k] for k in INT8_PEERS if k in r]
         fastest = f"{r['static'] / min(peers8):.2f}" if peers8 and "static" in r else "n/a"
@@ -705,8 +768,7 @@ def quantized_table(args, rows):
           "bf16 (_bf16). st8/fastest8 above is over ORT dyn, ORT static and these four")
     head = (f"{'model':<10} {'batch':>5} {'peer':<13} {'ms':>8} {'tsc st8 ms':>10} "
             f"{'st8/peer':>8} {'relL2':>8} {'min cos':>8}")
-    print(head)
-    print("-" * len(head))
+    print_head(head)
     for r in rows:
         for key in INT8_PEERS[2:]:
             if key in r:
@@ -718,8 +780,7 @@ def quantized_table(args, rows):
     head = (f"{'model':<10} {'batch':>5} {'tsc QDQ ms':>10} {'ORT QDQ ms':>10} "
             f"{'tsc/ORT':>7} {'tsc QDQ/tsc32':>13} {'relL2 tsc':>9} {'relL2 ORT':>9} "
             f"{'min cos tsc':>11} {'min cos ORT':>11}")
-    print(head)
-    print("-" * len(head))
+    print_head(head)
     for r in rows:
         print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'qdq', '.2f'):>10} "
               f"{cell(r, 'ort_static', '.2f'):>10} {ratio(r, 'qdq', 'ort_static'):>7} "
@@ -833,6 +894,12 @@ def main():
         print("\nint8 (accuracy against fp32 ONNX Runtime: rel L2 of "
               "last_hidden_state, smallest per-sample cosine of sentence_embedding)")
         quantized_table(args, rows)
+        if any("int8text" in r for r in rows):
+            print("\nMiniLM's dynamic int8 calibrated on sixteen sentences (minilm."
+                  "CALIBRATION_SENTENCES), same run and columns; and the smallest cosine of "
+                  "the eight sentences' embeddings (minilm.SENTENCES) to tsc fp32's, of this "
+                  "artifact, the dynamic int8 above and the static int8 above")
+            text_table(args, rows)
     if args.weight_only:
         print("\nweight-only int4 (accuracy against fp32 ONNX Runtime: rel L2 of "
               "last_hidden_state, smallest per-sample cosine of sentence_embedding)")

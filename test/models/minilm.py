@@ -304,6 +304,27 @@ def check_export(model, path, sizes=((1, 7), (3, 64)), vocab=30522):
     return worst
 
 
+# The eight sentences whose embeddings the int8 modes are checked on
+# (run_models.py, tools/bench_cpu.py), and sixteen others to calibrate on
+# (none of them among the eight): whole vocab.txt words, no WordPiece.
+SENTENCES = ["a cat sits on the mat", "a kitten rests on the rug",
+             "the stock market fell sharply today",
+             "she plays the piano every morning before work",
+             "heavy rain is expected in the north this weekend",
+             "the team won the final game of the season",
+             "how do i change the password of my account",
+             "this restaurant serves the best pizza in town"]
+CALIBRATION_SENTENCES = [
+    "the weather is nice and warm today", "he drove his car to the city",
+    "we had dinner with our friends last night", "the children are playing in the park",
+    "this book tells the story of a young king", "please send me the report by friday",
+    "the new phone has a large screen", "she is learning to speak french",
+    "the river flows through the old town", "my brother works at the hospital",
+    "the company announced record profits", "they built a house near the lake",
+    "the train was late again this morning", "i forgot my keys at the office",
+    "the museum opens at nine in the morning", "a dog is running across the field"]
+
+
 def sentence_inputs(sentences):
     """Token ids ([CLS] words [SEP]) and attention mask of `sentences`,
     padded to the longest. Words are whole vocab.txt entries (no WordPiece)."""

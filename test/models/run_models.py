@@ -147,15 +147,7 @@ MIN_COSINE_STATIC_TEXT = 0.995
 # Its outputs on the random-id input of `<model>-static-int8` (ranges set on
 # text, so out of their distribution) against ONNX Runtime: measured 3.2e-1.
 QUANTIZED_STATIC_TEXT = {"minilm": 5e-1}
-CALIBRATION_SENTENCES = [
-    "the weather is nice and warm today", "he drove his car to the city",
-    "we had dinner with our friends last night", "the children are playing in the park",
-    "this book tells the story of a young king", "please send me the report by friday",
-    "the new phone has a large screen", "she is learning to speak french",
-    "the river flows through the old town", "my brother works at the hospital",
-    "the company announced record profits", "they built a house near the lake",
-    "the train was late again this morning", "i forgot my keys at the office",
-    "the museum opens at nine in the morning", "a dog is running across the field"]
+CALIBRATION_SENTENCES = minilm.CALIBRATION_SENTENCES
 # QDQ models (ONNX Runtime's quantize_static, QuantFormat.QDQ, qdq_model.py:
 # CALIBRATION_SAMPLES seeded samples, its min-max calibration, per-channel s8
 # weights; ONNX Runtime's defaults), and s8 activations with per-tensor
@@ -174,13 +166,7 @@ QDQ_FAMILIES = ("bert",)
 QDQ_VARIANTS = (("u8", "per-channel"), ("s8", "per-tensor"), ("dynamic", "per-tensor"))
 QDQ_RTOL, QDQ_ATOL = 1e-2, 0.05
 # Sentences of whole vocab.txt words (no WordPiece), for MiniLM's embeddings.
-SENTENCES = ["a cat sits on the mat", "a kitten rests on the rug",
-             "the stock market fell sharply today",
-             "she plays the piano every morning before work",
-             "heavy rain is expected in the north this weekend",
-             "the team won the final game of the season",
-             "how do i change the password of my account",
-             "this restaurant serves the best pizza in town"]
+SENTENCES = minilm.SENTENCES
 
 
 def export_all(out, only):
