@@ -1,6 +1,7 @@
 """CUDA artifacts of the quantize modes (docs/quantization-cuda.md, "CUDA"):
 dynamic_int8.py's FFN block compiled with --target=cuda:sm_80,cuda:sm_90 in
-each mode (fp8 for sm_89 and sm_90, the chips with fp8 tensor cores), every artifact checked by ptx_check.check (ptxas's SASS and the
+each mode (dynamic and static int8 also smoothed; fp8 for sm_89 and sm_90, the chips with
+fp8 tensor cores), every artifact checked by ptx_check.check (ptxas's SASS and the
 PTX per chip, each launch's arguments against its kernel's parameters, the
 int8 GEMMs' form, and the runtime's loader through tsc-run --info); then
 the steps of each, one line a step, for FileCheck.
@@ -23,6 +24,8 @@ from static_int8 import make_feeds  # noqa: E402
 
 MODES = {
     "dynamic-int8": ["--quantize=dynamic-int8"],
+    "dynamic-int8-smoothed": ["--quantize=dynamic-int8", "--calibration", "{calibration}",
+                              "--smoothing=0.5"],
     "static-int8": ["--quantize=static-int8", "--calibration", "{calibration}",
                     "--smoothing=off"],
     "static-int8-smoothed": ["--quantize=static-int8", "--calibration", "{calibration}",
