@@ -616,26 +616,36 @@ def print_head(head):
 sentence_cosines = {}
 
 
-def sentences_min_cosine(args, reference, artifact, folder):
-    """The smallest cosine over minilm.SENTENCES (one run each, batch 1, its
-    own length) of `artifact`'s sentence_embedding to `reference`'s."""
+def sentence_embeddings(args, artifact, folder):
+    """`artifact`'s sentence_embedding of each of minilm.SENTENCES (one run
+    each, batch 1, its own length), as float64 vectors; each artifact's once."""
     import minilm
+    if artifact in sentence_embedding_cache:
+        return sentence_embedding_cache[artifact]
     folder.mkdir(parents=True, exist_ok=True)
-    worst = 1.0
+    vectors = []
     for i, sentence in enumerate(minilm.SENTENCES):
-        cmd = []
+        cmd = [args.tsc_run, str(artifact), "--threads", str(args.threads),
+               "--output-dir", str(folder / f"{i}-{artifact.stem}")]
         for n, value in minilm.sentence_inputs([sentence]).items():
             np.save(folder / f"{i}-{n}.npy", value)
             cmd += ["--input", f"{n}={folder / f'{i}-{n}.npy'}"]
-        got = []
-        for a in (reference, artifact):
-            out = folder / f"{i}-{a.stem}"
-            subprocess.run([args.tsc_run, str(a), *cmd, "--threads", str(args.threads),
-                            "--output-dir", str(out)], check=True, capture_output=True)
-            got.append(np.load(out / "sentence_embedding.npy").astype(np.float64).ravel())
-        worst = min(worst, float(got[0] @ got[1] / (np.linalg.norm(got[0]) *
-                                                    np.linalg.norm(got[1]))))
-    return worst
+        subprocess.run(cmd, check=True, capture_output=True)
+        vectors.append(np.load(folder / f"{i}-{artifact.stem}" / "sentence_embedding.npy")
+                       .astype(np.float64).ravel())
+    sentence_embedding_cache[artifact] = vectors
+    return vectors
+
+
+sentence_embedding_cache = {}
+
+
+def sentences_min_cosine(args, reference, artifact, folder):
+    """The smallest cosine over minilm.SENTENCES of `artifact`'s
+    sentence_embedding to `reference`'s."""
+    return min(float(r @ g / (np.linalg.norm(r) * np.linalg.norm(g)))
+               for r, g in zip(sentence_embeddings(args, reference, folder),
+                               sentence_embeddings(args, artifact, folder)))
 
 
 def text_table(args, rows):

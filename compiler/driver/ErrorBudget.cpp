@@ -387,6 +387,10 @@ FailureOr<double> tsc::chooseSmoothing(ModuleOp imported,
   calibrating.keepFloat.clear();
   calibrating.inputRanges.clear();
   calibrating.inputMinima.clear();
+  // Dynamic int8 takes the channel extremes and means alone, which the
+  // first run over the samples measures: no histograms (a second run).
+  if (options.quantize == Quantization::DynamicInt8)
+    calibrating.calibration.method = CalibrationMethod::MinMax;
   FailureOr<std::vector<ActivationRange>> ranges =
       calibrateInputRanges(*half, calibrating);
   if (failed(ranges) ||

@@ -388,8 +388,7 @@ def check_minor(artifact, tsc_run, args, check):
     """A dynamic int8 step with A's multipliers is format 1.22: the file says
     so, and the same bytes labelled 1.21 (the header's checksum redone) are
     refused for the flag (bit 5, 32, among the flags the error names)."""
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-    from make_artifact import crc32c
+    from make_artifact import crc32c  # this folder's
     data = bytearray(artifact.read_bytes())
     minor = struct.unpack_from("<H", data, 10)[0]
     check(f"smoothed artifact's format 1.{minor} against 1.22", abs(minor - 22), 0)
