@@ -76,10 +76,13 @@ suite onnx-node-run "$root/.venv/bin/python" "$root/test/onnx-node/run_node_test
 suite onnx-node-run-gpu-mapping "$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --run --gpu-loop-mapping \
   --tsc "$build/bin/tsc" --tsc-run "$build/bin/tsc-run"
 
-# CUDA device code (sm_80, sm_90) of every node test that runs on the host,
-# each kernel module assembled by ptxas; skipped without a CUDA toolkit.
+# CUDA device code of every node test that runs on the host, each kernel
+# module assembled by ptxas; skipped without a CUDA toolkit. Each case for one
+# chip, sm_80 or sm_90 by its name's CRC-32 (a fixed half each, to keep CI
+# within 30 minutes); both chips for every case: the same command without
+# --split-chips (docs/testing.md).
 suite onnx-node-ptx "$root/.venv/bin/python" "$root/test/onnx-node/run_node_tests.py" --ptx \
-  --tsc "$build/bin/tsc"
+  --split-chips --tsc "$build/bin/tsc"
 
 # The same cases' CUDA artifacts run on the GPU against their expected
 # outputs; skipped, and counted as skipped, where tsc-run finds no GPU.

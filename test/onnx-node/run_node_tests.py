@@ -34,7 +34,11 @@ not in run-exclusions.txt) into a CUDA artifact for sm_80 and sm_90
 when ptxas accepted every kernel for both chips, the artifact's launches
 match their kernels (test/target/cuda/ptx_check.py) and the runtime loads it
 (`tsc-run --info`: its plan checks, which need no GPU). Without ptxas (no CUDA
-toolkit) every case is skipped. With --bundle DIR the artifacts are kept,
+toolkit) every case is skipped. With --split-chips (tools/test.sh, to keep CI
+within its time) each case is built for one of the two chips, by the parity of
+its name's CRC-32: every case's PTX is still assembled, each chip for a fixed
+half of them; the run without it builds every case for both (docs/testing.md).
+With --bundle DIR the artifacts are kept,
 with their inputs and expected outputs, for the GPU check (tools/gpu/).
 
 GPU mode (--gpu) compiles the same cases as CUDA artifacts at their data's
@@ -48,7 +52,7 @@ Usage: run_node_tests.py --tsc build/bin/tsc [--xunit FILE] [--filter TEXT]
        run_node_tests.py --tsc build/bin/tsc --run --tsc-run build/bin/tsc-run
                          [--xunit FILE] [--filter TEXT] [--write-exclusions]
        run_node_tests.py --tsc build/bin/tsc --ptx [--xunit FILE] [--filter TEXT]
-                         [--bundle DIR]
+                         [--split-chips | --bundle DIR]
        run_node_tests.py --tsc build/bin/tsc --gpu --tsc-run build/bin/tsc-run
                          [--xunit FILE] [--filter TEXT]
 --write-exclusions rewrites the mode's manifest from the current failures,
@@ -68,6 +72,7 @@ import sys
 import tempfile
 import warnings
 import xml.etree.ElementTree as ET
+import zlib
 
 import numpy as np
 
@@ -503,9 +508,19 @@ import gpu_run  # noqa: E402
 import ptx_check  # noqa: E402
 
 
-def ptx_case(tsc, case, work, bundle=None):
-    """A CUDA artifact of one case, checked (ptx_check.check). Returns
-    (message, details): message None when it passes. With `bundle`, the
+def case_chips(case_name, split):
+    """The chips a case's CUDA artifact is built for: both of
+    ptx_check.CHIPS, or with `split` one of them, by the parity of the CRC-32
+    of the case's name (a fixed half of the cases per chip, the same on every
+    run and unchanged when other cases come or go)."""
+    if not split:
+        return ptx_check.CHIPS
+    return (ptx_check.CHIPS[zlib.crc32(case_name.encode()) % len(ptx_check.CHIPS)],)
+
+
+def ptx_case(tsc, case, work, bundle=None, chips=ptx_check.CHIPS):
+    """A CUDA artifact of one case for `chips`, checked (ptx_check.check).
+    Returns (message, details): message None when it passes. With `bundle`, the
     artifact is compiled at the case's data sizes and kept in
     bundle/<case>/ with data set 0's inputs, the expected outputs and
     case.json (tsc-run's arguments, the outputs' files and dtypes; tolerance
@@ -515,7 +530,7 @@ def ptx_case(tsc, case, work, bundle=None):
         work.mkdir()
         model = work / "model.onnx"
         onnx.save(case.model, str(model))
-        _, problem = ptx_check.check(tsc, model, work / "ptx")
+        _, problem = ptx_check.check(tsc, model, work / "ptx", chips=chips)
         return problem, problem or ""
     folder = bundle / case.name
     folder.mkdir(parents=True)
@@ -605,12 +620,16 @@ def ptx_mode(args, cases, selected):
     runnable = runnable_cases(selected)
     ptxas = ptx_check.find_ptxas()
     bundle = pathlib.Path(args.bundle) / "node" if args.bundle else None
+    split = args.split_chips and bundle is None
     passed, failed, skipped = device_suite(
         args, "onnx-node-ptx", runnable,
         None if ptxas else "no ptxas (CUDA toolkit) on this machine",
-        lambda case, tmp: ptx_case(args.tsc, case, tmp / case.name, bundle))
+        lambda case, tmp: ptx_case(args.tsc, case, tmp / case.name, bundle,
+                                   case_chips(case.name, split)))
+    chips = (" or ".join(ptx_check.CHIPS) + " (one per case, by its name's CRC-32)"
+             if split else ", ".join(ptx_check.CHIPS))
     print(f"onnx-node-ptx: {len(runnable)} node tests that run on the host; "
-          f"CUDA artifacts for {', '.join(ptx_check.CHIPS)} (SASS by ptxas, launches "
+          f"CUDA artifacts for {chips} (SASS by ptxas, launches "
           f"matching their kernels, loaded by the runtime) for {passed}, "
           f"{failed} failed, {skipped} skipped" + ("" if ptxas else " (no ptxas)"))
     return 1 if failed else 0
@@ -632,6 +651,8 @@ def main():
     parser.add_argument("--ptx", action="store_true",
                         help="compile a CUDA artifact for every runnable case and "
                              "check its device code")
+    parser.add_argument("--split-chips", action="store_true",
+                        help="with --ptx: each case for one chip, half the cases each")
     parser.add_argument("--bundle",
                         help="with --ptx: keep each case's artifact, inputs and "
                              "expected outputs in BUNDLE/node/<case>/ (tools/gpu/)")
