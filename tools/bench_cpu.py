@@ -51,7 +51,9 @@ quantize_static of the export on the same samples (QDQ, u8 activations with zero
 points, s8 weights per channel, MinMax calibration: ORT's defaults for x86 with
 per-channel weights), each with its accuracy, and that QDQ model compiled by
 tsc as it is (no --quantize: its QDQ pairs become int8 GEMM steps) timed
-against ONNX Runtime on it. OpenVINO's int8 peers: that QDQ model (ov_int8)
+against ONNX Runtime on it, and likewise ONNX Runtime's quantize_dynamic model
+(DynamicQuantizeLinear + MatMulInteger: int8 steps quantizing per tensor by
+the range). OpenVINO's int8 peers: that QDQ model (ov_int8)
 and NNCF's post-training quantization of the export on the same samples
 (ov_nncf), each with the rest of the graph in f32 or, OpenVINO's default on
 AMX, bf16 (_bf16). With --max-error E, both tsc int8 artifacts are
@@ -179,8 +181,7 @@ def peer(args):
         if args.peer == "ort_int8":
             onnx_path = args.onnx.replace(".onnx", "-ort-int8.onnx")
             if not os.path.exists(onnx_path):
-                from onnxruntime.quantization import QuantType, quantize_dynamic
-                quantize_dynamic(args.onnx, onnx_path, weight_type=QuantType.QInt8)
+                ort_quantize_dynamic(args.onnx, onnx_path)
         if args.peer == "ort_static":
             onnx_path = args.onnx.replace(".onnx", "-ort-static.onnx")
             if not os.path.exists(onnx_path):
@@ -216,6 +217,13 @@ def peer(args):
         np.save(out / f"{sanitize(name)}.npy", value)
     print(json.dumps({"median_ms": statistics.median(times), "min_ms": min(times),
                       "version": version}))
+
+
+def ort_quantize_dynamic(source, target):
+    """ONNX Runtime's quantize_dynamic of `source` (weights QInt8, its
+    defaults otherwise) at `target`: the ort_int8 peer's model."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    quantize_dynamic(source, target, weight_type=QuantType.QInt8)
 
 
 def ort_quantize_static(source, target, calibration):
@@ -388,6 +396,15 @@ def bench_model(args, name, work, rows, notes, versions):
                             str(onnx_path), "--calibration", str(calibration)], check=True)
         sources["qdq"] = qdq_path
         variants["qdq"] = []
+        # ONNX Runtime's quantize_dynamic model (the ort_int8 peer's, made
+        # here first): DynamicQuantizeLinear + MatMulInteger, which tsc runs
+        # as int8 steps quantizing per tensor by the range (format 1.23).
+        dynamic_path = work / f"{name}-ort-int8.onnx"
+        if not dynamic_path.exists():
+            subprocess.run([TORCH_PYTHON, __file__, "--make-dynamic", str(dynamic_path),
+                            "--onnx", str(onnx_path)], check=True)
+        sources["ortdyn"] = dynamic_path
+        variants["ortdyn"] = []
     if args.weight_only:
         # Weight-only int4: tsc's own pass (ONNX Runtime's scheme, a scale
         # and a zero point per 128 along K, with the biases corrected by the
@@ -547,7 +564,7 @@ def bench_model(args, name, work, rows, notes, versions):
                 if errs:
                     row[f"{variant}_rel_l2"] = max(errs)
         if (args.quantize or args.weight_only) and "ort" in row:
-            for key in ("int8", "static", "int8text", "qdq", "tsc", "int4", "nbits",
+            for key in ("int8", "static", "int8text", "qdq", "ortdyn", "tsc", "int4", "nbits",
                         "ort_int4") + INT8_PEERS:
                 if not (data / key / "last_hidden_state.npy").exists():
                     continue
@@ -797,6 +814,18 @@ def quantized_table(args, rows):
               f"{ratio(r, 'qdq', 'tsc'):>13} {cell(r, 'qdq_q_rel_l2', '.1e'):>9} "
               f"{cell(r, 'ort_static_q_rel_l2', '.1e'):>9} {cell(r, 'qdq_cos', '.5f'):>11} "
               f"{cell(r, 'ort_static_cos', '.5f'):>11}")
+    print("\nONNX Runtime's quantize_dynamic model (the ORT int8 column above) compiled by "
+          "tsc, against ONNX Runtime on the same model (same accuracy columns)")
+    head = (f"{'model':<10} {'batch':>5} {'tsc dyn ms':>10} {'ORT dyn ms':>10} "
+            f"{'tsc/ORT':>7} {'tsc dyn/tsc32':>13} {'relL2 tsc':>9} {'relL2 ORT':>9} "
+            f"{'min cos tsc':>11} {'min cos ORT':>11}")
+    print_head(head)
+    for r in rows:
+        print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'ortdyn', '.2f'):>10} "
+              f"{cell(r, 'ort_int8', '.2f'):>10} {ratio(r, 'ortdyn', 'ort_int8'):>7} "
+              f"{ratio(r, 'ortdyn', 'tsc'):>13} {cell(r, 'ortdyn_q_rel_l2', '.1e'):>9} "
+              f"{cell(r, 'ort_int8_q_rel_l2', '.1e'):>9} {cell(r, 'ortdyn_cos', '.5f'):>11} "
+              f"{cell(r, 'ort_int8_cos', '.5f'):>11}")
 
 
 def main():
@@ -841,6 +870,7 @@ def main():
     parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--calibration", help=argparse.SUPPRESS)
     parser.add_argument("--make-qdq", help=argparse.SUPPRESS)
+    parser.add_argument("--make-dynamic", help=argparse.SUPPRESS)
     parser.add_argument("--precision", choices=("f32", "bf16"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     parser.add_argument("--onnx", help=argparse.SUPPRESS)
@@ -855,6 +885,8 @@ def main():
         return peer(args)
     if args.make_qdq:
         return ort_quantize_static(args.onnx, args.make_qdq, args.calibration)
+    if args.make_dynamic:
+        return ort_quantize_dynamic(args.onnx, args.make_dynamic)
     if args.make_iree:
         return make_iree(args.onnx, args.make_iree, args.batch, args.seq)
     if args.make_nncf:

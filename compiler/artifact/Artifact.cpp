@@ -276,11 +276,12 @@ FailureOr<std::vector<char>> encodePlan(const Plan &plan, uint64_t isa,
       // Flags (1.2): bit 0, TF32 allowed; bit 1 (1.14), a 2:4 compressed
       // weight; bit 2 (1.16), bf16 inputs; bit 3 (1.17), A's zero point;
       // bit 4 (1.18), B's zero points; bit 5 (1.21; 1.22 on a dynamic int8
-      // step), A's multipliers;
-      // bits 8-15 (1.8), the activation.
+      // step), A's multipliers; bit 6 (1.23, dynamic int8), A per tensor by
+      // its range; bits 8-15 (1.8), the activation.
       w.u16(uint16_t(
           (plan.gemmTf32 ? ::tscm::kGemmTf32 : 0) |
           (s.inputMultiplier != ~0u ? ::tscm::kGemmInputMultiplier : 0) |
+          (s.inputRange ? ::tscm::kGemmInputRange : 0) |
           (s.bf16Inputs ? ::tscm::kGemmBf16Inputs : 0) |
           (s.inputZeroPoint ? ::tscm::kGemmInputZeroPoint : 0) |
           (s.weightOnly && s.weightZeroPoint != ~0u
@@ -450,10 +451,15 @@ void writeSections(ArrayRef<Section> sections, uint16_t minor,
 /// zero point 1.17's, weight-only GEMMs whose weight has zero points 1.18's,
 /// s8 · s8 -> s32 GEMMs (CUDA) 1.19's, f8 · f8 -> f32 GEMMs (CUDA) 1.20's,
 /// int8 GEMMs whose activation has multipliers (smoothing) 1.21's, dynamic
-/// int8 GEMMs whose activation has them 1.22's.
+/// int8 GEMMs whose activation has them 1.22's, dynamic int8 GEMMs that
+/// quantize their activation per tensor by its range 1.23's.
 /// `device`: the launches of a "cuda" plan, null for a "cpu" one.
 static uint16_t planMinor(const Plan &plan, const cuda::DeviceCode *device) {
   bool cuda = device != nullptr;
+  if (llvm::any_of(plan.steps, [](const PlanStep &s) {
+        return s.kind == PlanStep::Kind::Gemm && s.inputRange;
+      }))
+    return 23;
   if (llvm::any_of(plan.steps, [](const PlanStep &s) {
         return s.kind == PlanStep::Kind::Gemm && s.inputMultiplier != ~0u &&
                s.inputScale <= 0.0f;

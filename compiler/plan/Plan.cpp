@@ -186,8 +186,8 @@ bool Planner::tryGemm(Operation *op) {
   if (!operands)
     return false;
   auto [lhs, rhs, bias, residual, weightScale, weightZeroPoint, inputMultiplier,
-        inputScale, inputZeroPoint, transB, weightOnly, bf16Inputs, integer,
-        groupSize, activation] = *operands;
+        inputScale, inputZeroPoint, transB, weightOnly, bf16Inputs, inputRange,
+        integer, groupSize, activation] = *operands;
   // Float GEMMs, and s8 · s8 -> s32 and f8 · f8 -> f32 ones found by
   // findIntegerGemms.
   Type operandElement =
@@ -256,6 +256,7 @@ bool Planner::tryGemm(Operation *op) {
   step.inputScale = inputScale;
   step.inputZeroPoint = inputZeroPoint;
   step.inputMultiplier = inputMultiplier ? *idx(inputMultiplier) : ~0u;
+  step.inputRange = inputRange;
   step.weightOnly = weightOnly;
   step.groupSize = groupSize;
   step.bf16Inputs = bf16Inputs;

@@ -117,6 +117,11 @@ struct PlanStep {
   /// none), an f32 constant of K values m: the step quantizes a · m (a
   /// smoothed activation, docs/quantization.md "Smoothing").
   unsigned inputMultiplier = ~0u;
+  /// Gemm, int8 quantized at run time (format 1.23): A per tensor as ONNX's
+  /// DynamicQuantizeLinear does, u8 codes with scale (max(a, 0) - min(a,
+  /// 0)) / 255 and zero point round(-min(a, 0) / scale) over all of A,
+  /// rather than per row.
+  bool inputRange = false;
   /// Gemm, weight-only (format 1.15): A is f32 and stays so; B is an i8 or
   /// i4 constant, `weightScale` its f32 scales per output channel
   /// (groupSize 0) or per group of groupSize along K.

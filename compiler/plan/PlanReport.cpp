@@ -1,7 +1,8 @@
 //===- PlanReport.cpp - what tsc --report says about a plan ---------------===//
 //
-// Traffic estimates and the report as text, JSON and a graph (the source
-// nodes and layers of steps: StepSources.cpp); split from Plan.cpp.
+// Traffic estimates and the report as text and JSON (the source nodes and
+// layers of steps: StepSources.cpp; the graph: PlanDot.cpp); split from
+// Plan.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,16 +132,28 @@ bool isFp8Gemm(const Plan &plan, const PlanStep &s) {
          plan.values[s.a].dtype == DType::F8E4M3FN;
 }
 
-bool isInt8Gemm(const Plan &plan, const PlanStep &s) {
+} // namespace
+
+bool plan::isInt8Gemm(const Plan &plan, const PlanStep &s) {
   return (s.kind == PlanStep::Kind::Gemm && s.weightScale != ~0u &&
           !s.weightOnly) ||
          isIntegerGemm(plan, s);
 }
 
+namespace {
+
 /// The int8 GEMM steps whose activation is smoothed (A's multipliers).
 size_t countSmoothedGemms(const Plan &plan) {
   return llvm::count_if(plan.steps, [&](const PlanStep &s) {
     return isInt8Gemm(plan, s) && s.inputMultiplier != ~0u;
+  });
+}
+
+/// The int8 GEMM steps that quantize their activation per tensor by its
+/// range (DynamicQuantizeLinear's form, format 1.23).
+size_t countRangeGemms(const Plan &plan) {
+  return llvm::count_if(plan.steps, [&](const PlanStep &s) {
+    return isInt8Gemm(plan, s) && s.inputRange;
   });
 }
 
@@ -164,8 +177,9 @@ std::string gemmDecision(const Plan &plan, const PlanStep &step) {
          "--emit=quantize)";
 }
 
-/// What a step does: its kernel's name, "gemm" with its epilogue, or "copy".
-std::string describeStep(const Plan &plan, const PlanStep &step) {
+} // namespace
+
+std::string plan::describeStep(const Plan &plan, const PlanStep &step) {
   std::string what;
   switch (step.kind) {
   case PlanStep::Kind::Kernel:
@@ -191,6 +205,8 @@ std::string describeStep(const Plan &plan, const PlanStep &step) {
   }
   llvm_unreachable("unknown step kind");
 }
+
+namespace {
 
 // Per layer, in order of first appearance. A module applied more than
 // once with the same weights (ALBERT shares one layer's weights across
@@ -270,6 +286,10 @@ double reuseSavings(const Plan &plan) {
 }
 } // namespace
 
+std::vector<std::string> plan::getStepLayers(const Plan &plan) {
+  return collectReport(plan).stepLayers;
+}
+
 /// "; attention's products ..." of the quantization and precision lines:
 /// how many attention kernels compute their products in bf16
 /// (--attention-products) and how many in float.
@@ -313,6 +333,7 @@ static void printQuantization(const Plan &plan, const Report &report,
     return isInt8Gemm(plan, s) && s.inputZeroPoint != 0;
   });
   size_t smoothed = countSmoothedGemms(plan);
+  size_t ranged = countRangeGemms(plan);
   if (report.int8Gemms) {
     os << (report.integerGemms
                ? "quantization: int8 (weights s8 per output channel; "
@@ -322,10 +343,18 @@ static void printQuantization(const Plan &plan, const Report &report,
            : calibrated ? "quantization: static int8 (weights s8 per output "
                           "channel, activations s8 per tensor by calibrated "
                           "scales"
-                        : "quantization: dynamic int8 (weights s8 per output "
-                          "channel, activations s8 per row");
+           : ranged == report.int8Gemms
+               ? "quantization: dynamic int8 (weights s8 per output "
+                 "channel, activations u8 per tensor by their range "
+                 "with a zero point, as DynamicQuantizeLinear"
+               : "quantization: dynamic int8 (weights s8 per output "
+                 "channel, activations s8 per row");
     if (zeroPoints)
       os << ", " << zeroPoints << " of them with a zero point";
+    if (ranged && ranged != report.int8Gemms)
+      os << ", " << ranged
+         << " of them per tensor by its range with a zero point "
+            "(DynamicQuantizeLinear)";
     if (smoothed)
       os << ", " << smoothed
          << " of them smoothed (outlier channels moved into the weights; "
@@ -502,6 +531,7 @@ llvm::json::Object plan::getReportJson(const Plan &plan, const Plan *unfused) {
                                          s.inputZeroPoint != 0;
                                 }))},
         {"smoothed_gemms", int64_t(countSmoothedGemms(plan))},
+        {"range_gemms", int64_t(countRangeGemms(plan))},
         {"bf16_input_gemms", report.bf16Gemms},
         {"attention_kernels_float",
          report.attention - report.attentionBf16Products},
@@ -538,154 +568,4 @@ llvm::json::Object plan::getReportJson(const Plan &plan, const Plan *unfused) {
   }
   out["steps"] = std::move(steps);
   return out;
-}
-
-//===----------------------------------------------------------------------===//
-// tsc --emit=dot
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-StringRef dtypeName(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return "f32";
-  case DType::F16:
-    return "f16";
-  case DType::BF16:
-    return "bf16";
-  case DType::F64:
-    return "f64";
-  case DType::I8:
-    return "i8";
-  case DType::U8:
-    return "u8";
-  case DType::I32:
-    return "i32";
-  case DType::I64:
-    return "i64";
-  case DType::Bool:
-    return "bool";
-  default:
-    return "other";
-  }
-}
-
-/// The values step `step` reads and writes (their plan indices).
-void getStepValues(const Plan &plan, const PlanStep &step,
-                   SmallVectorImpl<unsigned> &reads,
-                   SmallVectorImpl<unsigned> &writes) {
-  switch (step.kind) {
-  case PlanStep::Kind::Kernel:
-    // Inputs first, then results: a result is a value one of its ops
-    // defines.
-    for (unsigned v : step.buffers) {
-      Value value = plan.values[v].value;
-      Operation *def = value ? value.getDefiningOp() : nullptr;
-      bool written = def && llvm::is_contained(step.ops, def);
-      (written ? writes : reads).push_back(v);
-    }
-    return;
-  case PlanStep::Kind::Gemm:
-    for (unsigned v : {step.a, step.b, step.bias, step.residual,
-                       step.weightScale, step.weightZeroPoint})
-      if (v != ~0u)
-        reads.push_back(v);
-    writes.push_back(step.c);
-    return;
-  case PlanStep::Kind::Copy:
-    reads.push_back(step.source);
-    writes.push_back(step.destination);
-    return;
-  }
-}
-
-/// The fill colour of a step: by kind and by the precision it computes in
-/// (as hex, which Graphviz's SVG keeps as it is).
-StringRef stepColour(const Plan &plan, const PlanStep &step,
-                     ArrayRef<unsigned> writes) {
-  if (isInt8Gemm(plan, step))
-    return "#ffa500"; // orange
-  bool half = llvm::any_of(writes, [&](unsigned v) {
-    DType d = plan.values[v].dtype;
-    return d == DType::F16 || d == DType::BF16;
-  });
-  if (step.kind == PlanStep::Kind::Copy)
-    return "#ffffff";
-  if (step.kind == PlanStep::Kind::Gemm)
-    return half || step.bf16Inputs ? "#63b8ff" : "#98fb98"; // blue, green
-  return half ? "#add8e6" : "#d3d3d3";   // light blue, grey
-}
-
-std::string escapeDot(StringRef text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-} // namespace
-
-void plan::printPlanDot(const Plan &plan, llvm::raw_ostream &os) {
-  Report report = collectReport(plan);
-  os << "// tsc --emit=dot: one node per step of the plan (generated kernel,\n"
-        "// GEMM library call or copy); edges are the values between them,\n"
-        "// labelled with their element type. Fill: grey f32 kernel, light\n"
-        "// blue f16/bf16 kernel, green f32 GEMM, blue f16/bf16 GEMM (or bf16\n"
-        "// inputs), orange\n"
-        "// int8 GEMM, white copy. Render: dot -Tsvg plan.dot -o plan.svg\n";
-  os << "digraph plan {\n  rankdir=TB;\n"
-        "  node [shape=box, style=filled, fontname=\"Helvetica\", "
-        "fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=8];\n";
-  // The node that last wrote each stored value (a view is its root's).
-  llvm::DenseMap<unsigned, std::string> producer;
-  for (auto [i, input] : llvm::enumerate(plan.inputs)) {
-    std::string id = "input" + std::to_string(i);
-    os << "  " << id << " [shape=ellipse, fillcolor=white, label=\"input "
-       << escapeDot(input.first) << "\"];\n";
-    producer[plan.root(input.second)] = id;
-  }
-  std::set<std::pair<std::string, std::string>> edges;
-  auto edge = [&](const std::string &from, const std::string &to,
-                  StringRef label) {
-    if (edges.insert({from, to}).second)
-      os << "  " << from << " -> " << to << " [label=\"" << label << "\"];\n";
-  };
-  for (auto [i, step] : llvm::enumerate(plan.steps)) {
-    SmallVector<unsigned, 8> reads, writes;
-    getStepValues(plan, step, reads, writes);
-    std::string id = "step" + std::to_string(i);
-    std::string label =
-        std::to_string(i) + ": " + escapeDot(describeStep(plan, step));
-    if (!report.stepLayers[i].empty())
-      label += "\\n" + escapeDot(report.stepLayers[i]);
-    unsigned weights = llvm::count_if(reads, [&](unsigned v) {
-      return plan.values[plan.root(v)].storage == Storage::Weight;
-    });
-    if (weights)
-      label += "\\n" + std::to_string(weights) + " weight" +
-               (weights == 1 ? "" : "s");
-    os << "  " << id << " [fillcolor=\"" << stepColour(plan, step, writes)
-       << "\", label=\"" << label << "\", tooltip=\""
-       << escapeDot(getSourceNodes(step, 8)) << "\"];\n";
-    for (unsigned v : reads) {
-      auto it = producer.find(plan.root(v));
-      if (it != producer.end())
-        edge(it->second, id, dtypeName(plan.values[v].dtype));
-    }
-    for (unsigned v : writes)
-      producer[plan.root(v)] = id;
-  }
-  for (auto [i, output] : llvm::enumerate(plan.outputs)) {
-    std::string id = "output" + std::to_string(i);
-    os << "  " << id << " [shape=ellipse, fillcolor=white, label=\"output "
-       << escapeDot(output.first) << "\"];\n";
-    auto it = producer.find(plan.root(output.second));
-    if (it != producer.end())
-      edge(it->second, id, dtypeName(plan.values[output.second].dtype));
-  }
-  os << "}\n";
 }

@@ -18,6 +18,17 @@
 
 namespace mlir::tsc::plan {
 
+/// Whether a step is an int8 GEMM: by a quantized weight's scales (kinds
+/// 6 and 7) or an s8 · s8 -> s32 product (CUDA).
+bool isInt8Gemm(const Plan &plan, const PlanStep &s);
+
+/// What a step does: its kernel's name, "gemm" with its epilogue, or "copy".
+std::string describeStep(const Plan &plan, const PlanStep &step);
+
+/// The name of each step's layer, as the report groups them ("" outside
+/// layers).
+std::vector<std::string> getStepLayers(const Plan &plan);
+
 /// The source nodes of a step's ops, each once, in order.
 std::vector<std::string> getSourceNodeList(const PlanStep &step);
 

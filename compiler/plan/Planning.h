@@ -67,8 +67,14 @@ std::optional<uint64_t> maxByteSize(ArrayRef<int64_t> maxShape, DType dtype);
 struct Int8Gemm {
   /// The f32 activation, the s8 weight and its f32 per-channel scale.
   Value input, weight, scale;
-  /// The activation's constant scale (static int8); 0: per row.
+  /// The activation's constant scale (static int8); 0: per row, or per
+  /// tensor by its range (`inputRange`).
   float inputScale = 0.0f;
+  /// On the host: the activation quantized per tensor as ONNX's
+  /// DynamicQuantizeLinear computes it (u8 codes, scale (max(x, 0) -
+  /// min(x, 0)) / 255 and zero point round(-min(x, 0) / scale) over all of
+  /// x: ONNX Runtime's quantize_dynamic, after tsc-quantize-qdq).
+  bool inputRange = false;
   /// With a constant scale: the activation's zero point (a 0-d i8
   /// constant, the same on the quantize and the dequantize), else 0.
   int32_t inputZeroPoint = 0;
@@ -123,6 +129,7 @@ struct GemmOperands {
   float inputScale = 0.0f;
   int32_t inputZeroPoint = 0;
   bool transB = false, weightOnly = false, bf16Inputs = false;
+  bool inputRange = false;
   /// s8 (f8E4M3FN) A and B into an s32 (f32) result (Int8Gemm::integer).
   bool integer = false;
   unsigned groupSize = 0;

@@ -93,12 +93,62 @@ std::optional<int32_t> getConstantZeroPoint(Value zeroPoint) {
   return getInt8Scalar(zeroPoint);
 }
 
+/// `op`'s operands as (a, b) with `a` defined by an OpT and `b` the f32
+/// splat `value`, in either order; nulls otherwise.
+template <typename OpT, typename BinaryOp>
+OpT withSplat(BinaryOp op, float value) {
+  for (auto [a, b] : {std::pair(op.getLhs(), op.getRhs()),
+                      std::pair(op.getRhs(), op.getLhs())})
+    if (auto def = a.template getDefiningOp<OpT>(); def && isSplat(b, value))
+      return def;
+  return OpT();
+}
+
+/// Whether `scale` and `zeroPoint` are ONNX DynamicQuantizeLinear's of `x`,
+/// as the importer builds them (passes/conversion/OnnxToTsc/
+/// Quantization.cpp): lo = min(reduce_min(x), 0), hi = max(reduce_max(x),
+/// 0) over every dim, scale = (hi - lo) / 255, zeroPoint = quantize(-lo,
+/// scale) to u8. Appends their ops to `ops`.
+bool isRange(Value scale, Value zeroPoint, Value x,
+             SmallVectorImpl<Operation *> &ops) {
+  auto div = scale.getDefiningOp<DivOp>();
+  auto span = div && isSplat(div.getRhs(), 255.0f)
+                  ? div.getLhs().getDefiningOp<SubOp>()
+                  : SubOp();
+  auto hi = span ? span.getLhs().getDefiningOp<MaxOp>() : MaxOp();
+  auto lo = span ? span.getRhs().getDefiningOp<MinOp>() : MinOp();
+  auto reduceMax = hi ? withSplat<ReduceMaxOp>(hi, 0.0f) : ReduceMaxOp();
+  auto reduceMin = lo ? withSplat<ReduceMinOp>(lo, 0.0f) : ReduceMinOp();
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  auto all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  if (!reduceMax || !reduceMin || reduceMax.getInput() != x ||
+      reduceMin.getInput() != x || reduceMax.getDims() != ArrayRef(all) ||
+      reduceMin.getDims() != ArrayRef(all))
+    return false;
+  auto zq = zeroPoint ? zeroPoint.getDefiningOp<QuantizeOp>() : QuantizeOp();
+  auto neg = zq ? zq.getInput().getDefiningOp<NegOp>() : NegOp();
+  if (!neg || neg.getInput() != lo || zq.getScale() != scale ||
+      zq.getZeroPoint() || !isPerTensor(zq) ||
+      !zq.getType().getElementType().isUnsignedInteger(8) ||
+      zq.getType().getRank() != 0)
+    return false;
+  ops.append({reduceMin, reduceMax, lo, hi, span, div, neg, zq});
+  return true;
+}
+
 /// Whether `xq` and `xd` quantize the activation in one of the int8 forms:
 /// per row by the dynamic formula (appending the scale's ops to
-/// `g.absorbed`) or per tensor by a constant (setting `g.inputScale`) and
-/// a constant zero point, the same in both (`g.inputZeroPoint`).
-bool matchActivation(QuantizeOp xq, DequantizeOp xd, planner::Int8Gemm &g) {
+/// `g.absorbed`), per tensor by a constant (setting `g.inputScale`) and
+/// a constant zero point, the same in both (`g.inputZeroPoint`), or (with
+/// `hostForms`, u8 codes) per tensor by its range (`g.inputRange`).
+bool matchActivation(QuantizeOp xq, DequantizeOp xd, planner::Int8Gemm &g,
+                     bool hostForms) {
   auto data = xq.getInput().getType();
+  if (xq.getType().getElementType().isUnsignedInteger(8))
+    return hostForms && isPerTensor(xq) && isPerTensor(xd) &&
+           xq.getZeroPoint() == xd.getZeroPoint() &&
+           (g.inputRange = isRange(xq.getScale(), xq.getZeroPoint(),
+                                   xq.getInput(), g.absorbed));
   if (isPerTensor(xq) && isPerTensor(xd)) {
     std::optional<int32_t> zq = getConstantZeroPoint(xq.getZeroPoint());
     std::optional<int32_t> zd = getConstantZeroPoint(xd.getZeroPoint());
@@ -230,9 +280,10 @@ std::optional<planner::Int8Gemm> match(LinearOp linear, bool hostForms) {
     return std::nullopt;
   auto xq = xd.getInput().getDefiningOp<QuantizeOp>();
   if (!xq || xq.getScale() != xd.getScale() ||
-      !xq.getType().getElementType().isSignlessInteger(8) ||
+      !xq.getType().getElementType().isInteger(8) ||
+      xq.getType().getElementType().isSignedInteger() ||
       !xq.getInput().getType().getElementType().isF32() ||
-      !matchActivation(xq, xd, g))
+      !matchActivation(xq, xd, g, hostForms))
     return std::nullopt;
   auto wd = linear.getWeight().getDefiningOp<DequantizeOp>();
   if (!wd || wd.getZeroPoint() || wd.getGroupSize() ||
@@ -245,7 +296,8 @@ std::optional<planner::Int8Gemm> match(LinearOp linear, bool hostForms) {
   g.weight = wd.getInput();
   g.scale = wd.getScale();
   g.absorbed.append({xq, xd, wd});
-  if (!(hostForms && matchMultiplier(xq.getInput(), g)))
+  // (A range form's reductions read the activation itself.)
+  if (!(hostForms && !g.inputRange && matchMultiplier(xq.getInput(), g)))
     g.input = xq.getInput();
   return g;
 }
@@ -357,6 +409,7 @@ planner::gemmOperands(Operation *op,
     g.inputScale = q.inputScale;
     g.inputZeroPoint = q.inputZeroPoint;
     g.inputMultiplier = q.inputMultiplier;
+    g.inputRange = q.inputRange;
     g.weightOnly = q.weightOnly;
     g.groupSize = q.groupSize;
     g.weightZeroPoint = q.zeroPoint;

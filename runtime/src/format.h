@@ -27,7 +27,7 @@ constexpr uint8_t kMagic[8] = {0x89, 'T', 'S', 'C', 'M', '\r', '\n', 0x1A};
 constexpr uint16_t kMajor = 1;
 /// The newest minor version: the writer writes the oldest minor that has
 /// everything a file uses, the reader knows every field up to this one.
-constexpr uint16_t kMinor = 22;
+constexpr uint16_t kMinor = 23;
 constexpr size_t kHeaderSize = 64;
 constexpr size_t kSectionEntrySize = 32;
 /// Sections, weights and arena values start at multiples of this.
@@ -160,6 +160,12 @@ constexpr uint16_t kGemmWeightZeroPoint = 16;
 /// quantizes a · m, q = saturate(round((a · m) / scale) + zero_point)
 /// (docs/artifact-format.md).
 constexpr uint16_t kGemmInputMultiplier = 32;
+/// Bit 6 (1.23, kind 6 only): A is quantized per tensor rather than per
+/// row, as ONNX's DynamicQuantizeLinear does: lo = min(min(a), 0), hi =
+/// max(max(a), 0) over all of A, scale = (hi - lo) / 255, zero point z =
+/// saturate_u8(round(-lo / scale)), q = saturate_u8(round(a / scale) + z),
+/// and the product is of (q - z) by B (docs/artifact-format.md).
+constexpr uint16_t kGemmInputRange = 64;
 constexpr unsigned kGemmActivationShift = 8;
 /// What a GEMM applies to alpha·op(A)·op(B) + bias before it adds beta·R.
 enum class GemmActivation : uint8_t { None = 0, Gelu = 1, GeluTanh = 2 };

@@ -42,7 +42,8 @@ memory::data_type Int8Gemms::weightType() const {
 }
 
 int32_t Int8Gemms::zeroPointOf(const GemmStep &g) const {
-  return g.inputZeroPoint + (codes == Codes::U8 ? 128 : 0);
+  return (g.inputRange ? rangeZeroPoint : g.inputZeroPoint) +
+         (codes == Codes::U8 ? 128 : 0);
 }
 
 const float *Int8Gemms::inputMultipliers(const GemmStep &g) const {
@@ -54,7 +55,7 @@ const float *Int8Gemms::inputMultipliers(const GemmStep &g) const {
 }
 
 void Int8Gemms::prepare(StepState &s, const Shape &shape) const {
-  if (zeroPointOf(*s.g) == 0 || !s.weightB)
+  if ((zeroPointOf(*s.g) == 0 && !s.g->inputRange) || !s.weightB)
     return;
   const Value &b = model.plan.values[s.g->b];
   sumColumns(s,
@@ -109,7 +110,8 @@ Entry Int8Gemms::makeEntry(StepState &s, const Shape &shape,
   e.biasFolded = g.inputScale > 0 && s.biasIsConstant && g.bias != kNone &&
                  std::all_of(outputScales.begin(), outputScales.end(),
                              [](float scale) { return std::isnormal(scale); });
-  e.biasArg = e.biasFolded || zeroPointOf(g) != 0;
+  // A range's zero point is the run's.
+  e.biasArg = e.biasFolded || zeroPointOf(g) != 0 || g.inputRange;
   if (g.bias != kNone && !e.biasFolded)
     ops.append_binary(dnnl::algorithm::binary_add, e.bias);
   appendActivation(ops, GemmActivation(g.activation));
@@ -153,7 +155,8 @@ bool Int8Gemms::reusesQuantizedA(size_t step, const GemmStep &g,
   if (quantizedStep < 0 || size_t(quantizedStep) + 1 != step ||
       quantizedValue != g.a || quantizedScale != g.inputScale ||
       quantizedZeroPoint != g.inputZeroPoint ||
-      quantizedMultiplier != g.inputMultiplier || quantizedShape.m != shape.m ||
+      quantizedMultiplier != g.inputMultiplier ||
+      quantizedRange != g.inputRange || quantizedShape.m != shape.m ||
       quantizedShape.k != shape.k || quantizedShape.lda != shape.lda)
     return false;
   const Plan &plan = model.plan;
@@ -164,7 +167,15 @@ bool Int8Gemms::reusesQuantizedA(size_t step, const GemmStep &g,
 void Int8Gemms::quantize(size_t step, const GemmStep &g, const Shape &shape,
                          const float *a) {
   if (!reusesQuantizedA(step, g, shape)) {
-    quantizeA(a, shape, g.inputScale, g.inputZeroPoint, inputMultipliers(g));
+    if (g.inputRange) {
+      float scale = rangeScale(a, shape);
+      quantizeA(a, shape, /*perRow=*/false, scale, rangeZeroPoint, nullptr);
+      rowScales.assign(size_t(shape.m), scale);
+    } else {
+      quantizeA(a, shape, /*perRow=*/g.inputScale == 0, g.inputScale,
+                g.inputZeroPoint, inputMultipliers(g));
+    }
+    quantizedRange = g.inputRange;
     quantizedValue = g.a;
     quantizedMultiplier = g.inputMultiplier;
     quantizedScale = g.inputScale;
@@ -174,25 +185,55 @@ void Int8Gemms::quantize(size_t step, const GemmStep &g, const Shape &shape,
   quantizedStep = int64_t(step);
 }
 
+/// DynamicQuantizeLinear's scale of A, (max(max(a), 0) - min(min(a), 0)) /
+/// 255 (NaN where A has a NaN, as tsc.reduce_max and tsc.max propagate
+/// it), leaving its zero point, round(-min(min(a), 0) / scale) saturated to
+/// u8 (tsc.quantize's arithmetic), less 128 in rangeZeroPoint. A scale of 0
+/// (A all zeros) gives every code and the product 0, as the IR's ops do.
+float Int8Gemms::rangeScale(const float *a, const Shape &shape) {
+  float lo = 0.0f, hi = 0.0f;
+  bool nan = false;
+#pragma omp parallel
+  {
+    float rowLo = 0.0f, rowHi = 0.0f;
+    bool rowNan = false;
+#pragma omp for schedule(static) nowait
+    for (int64_t r = 0; r < shape.m; ++r)
+      extendRange(a + r * shape.lda, shape.k, rowLo, rowHi, rowNan);
+#pragma omp critical
+    {
+      lo = std::min(lo, rowLo);
+      hi = std::max(hi, rowHi);
+      nan = nan || rowNan;
+    }
+  }
+  float scale = nan ? NAN : (hi - lo) / 255.0f;
+  float negLo = nan ? NAN : -lo;
+  uint8_t zeroPoint;
+  quantizeRow(&negLo, 1, scale, -128, /*toUnsigned=*/true, &zeroPoint);
+  rangeZeroPoint = int32_t(zeroPoint) - 128;
+  return scale;
+}
+
 /// A's rows (times `multipliers`, when given: a smoothed A) quantized into
 /// quantizedA, rounding half to even as tsc.quantize does: by
-/// `constantScale` and `zeroPoint` (1.12, 1.17), or (0) each row
+/// `scale` and `zeroPoint` (1.12, 1.17, 1.23), or (`perRow`) each row
 /// symmetrically by max(max|row| / 127, FLT_MIN), written to rowScales: the
 /// formula of tsc-quantize-dynamic-int8 (passes/transforms/DynamicInt8.h).
-void Int8Gemms::quantizeA(const float *a, const Shape &shape,
+void Int8Gemms::quantizeA(const float *a, const Shape &shape, bool perRow,
                           float constantScale, int32_t zeroPoint,
                           const float *multipliers) {
   quantizedA.resize(size_t(shape.m * shape.k));
   if (codes == Codes::F32)
     floatCodesA.resize(quantizedA.size());
-  rowScales.resize(constantScale > 0 ? 0 : size_t(shape.m));
+  rowScales.resize(perRow ? size_t(shape.m) : 0);
   const bool toUnsigned = codes == Codes::U8;
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < shape.m; ++r) {
     const float *row = a + r * shape.lda;
     uint8_t *q = quantizedA.data() + r * shape.k;
     float scale = constantScale;
-    if (scale == 0) {
+    if (perRow) {
       float largest = multipliers ? absMaxScaled(row, multipliers, shape.k)
                                   : absMax(row, shape.k);
       scale = std::max(largest / 127.0f, FLT_MIN);
@@ -270,7 +311,7 @@ void Int8Gemms::run(StepState &s, Entry &e, const void *b, void *c,
     sumColumns(s, codesB, e.shape);
     s.matmulBias.clear();
   }
-  if (e.biasArg && s.matmulBias.empty())
+  if (e.biasArg && (s.matmulBias.empty() || g.inputRange))
     foldBias(s, e.biasFolded ? static_cast<const float *>(bias) : nullptr,
              e.shape);
   void *product = c;

@@ -64,8 +64,10 @@ private:
   int32_t zeroPointOf(const GemmStep &g) const;
   bool reusesQuantizedA(size_t step, const GemmStep &g,
                         const Shape &shape) const;
-  void quantizeA(const float *a, const Shape &shape, float constantScale,
-                 int32_t zeroPoint, const float *multipliers);
+  void quantizeA(const float *a, const Shape &shape, bool perRow,
+                 float constantScale, int32_t zeroPoint,
+                 const float *multipliers);
+  float rangeScale(const float *a, const Shape &shape);
   const float *inputMultipliers(const GemmStep &g) const;
   void sumColumns(StepState &s, const int8_t *b, const Shape &shape) const;
   void foldBias(StepState &s, const float *bias, const Shape &shape) const;
@@ -92,6 +94,10 @@ private:
   float quantizedScale = 0;
   int32_t quantizedZeroPoint = 0;
   uint32_t quantizedMultiplier = kNone;
+  // A step quantizing by A's range (1.23): quantizedA is by that scale and
+  // rangeZeroPoint, DynamicQuantizeLinear's u8 zero point less 128.
+  bool quantizedRange = false;
+  int32_t rangeZeroPoint = 0;
   Shape quantizedShape;
 };
 

@@ -242,8 +242,8 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
       // Bit 0: TF32 (1.2); bit 1: 2:4 sparse (1.14); bit 2: bf16 inputs
       // (1.16); bit 3: A's zero point (1.17, kind 7); bit 4: B's zero points
       // (1.18, kind 8); bit 5: A's multipliers (1.21, kind 7; 1.22, kind 6);
-      // bits 8-15:
-      // the activation (1.8).
+      // bit 6: A per tensor by its range (1.23, kind 6); bits 8-15: the
+      // activation (1.8).
       uint16_t known =
           tscm::kGemmTf32 |
           (minor >= 8 ? 0xFFu << tscm::kGemmActivationShift : 0u) |
@@ -252,12 +252,14 @@ tsc_status_t parsePlan(const SectionView &section, const std::string &file,
           (minor >= 17 && staticInt8 ? tscm::kGemmInputZeroPoint : 0u) |
           (minor >= 18 && weightOnly ? tscm::kGemmWeightZeroPoint : 0u) |
           (minor >= 21 && staticInt8 ? tscm::kGemmInputMultiplier : 0u) |
-          (minor >= 22 && int8 ? tscm::kGemmInputMultiplier : 0u);
+          (minor >= 22 && int8 ? tscm::kGemmInputMultiplier : 0u) |
+          (minor >= 23 && int8 && !staticInt8 ? tscm::kGemmInputRange : 0u);
       if (r.ok() && (flags & ~known))
         return unknown("gemm flags", flags);
       g.tf32 = flags & tscm::kGemmTf32;
       g.sparse24 = flags & tscm::kGemmSparse24;
       g.bf16Inputs = flags & tscm::kGemmBf16Inputs;
+      g.inputRange = flags & tscm::kGemmInputRange;
       g.activation = uint8_t(flags >> tscm::kGemmActivationShift);
       // checkPlan calls an unknown one corruption, unless a newer version
       // may have added it.

@@ -85,6 +85,11 @@ struct GemmStep {
   /// none), an f32 weight of k values m: A quantizes to saturate(round((a ·
   /// m) / inputScale) + zero point), a smoothed activation.
   uint32_t inputMultiplier = kNone;
+  /// Format 1.23, flags bit 6 (kind 6 only): A is quantized per tensor by
+  /// its range, as ONNX's DynamicQuantizeLinear does (u8 codes, scale
+  /// (max(a, 0) - min(a, 0)) / 255, zero point round(-min(a, 0) / scale)),
+  /// not per row; C is the product of (q - zero point) by B.
+  bool inputRange = false;
 };
 
 /// Bytes of a 2:4-compressed weight (format 1.14) of n output channels

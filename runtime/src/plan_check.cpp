@@ -341,6 +341,11 @@ private:
     if (g.transA || g.alpha != 1.0f)
       return corrupt(formatString(
           "step %zu (%s) has a transposed A or an alpha", step, kind));
+    // Format 1.23: a range is taken of A itself, not of A times multipliers.
+    if (g.inputRange && g.inputMultiplier != kNone)
+      return corrupt(formatString("step %zu (%s) quantizes A by its range and "
+                                  "has A's multipliers",
+                                  step, kind));
     // Format 1.21 (1.22 for a dynamic step): A's multipliers, an f32 weight
     // of its own.
     if (g.inputMultiplier != kNone) {

@@ -48,6 +48,46 @@ TSC_VECTOR_CLONES float absMaxScaled(const float *row, const float *m,
 
 namespace {
 
+// A float's bits as an i32 that orders as the floats do (-0 below +0;
+// NaNs beyond the infinities, which extendRange reports apart), so that
+// the loop vectorizes as integer min and max: a float min or max of
+// comparisons does not without -ffast-math, where it may not reassociate.
+// The map is its own inverse.
+inline int32_t orderKey(float v) {
+  int32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits ^ ((bits >> 31) & 0x7fffffff);
+}
+
+inline float fromOrderKey(int32_t key) {
+  int32_t bits = key ^ ((key >> 31) & 0x7fffffff);
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+} // namespace
+
+TSC_VECTOR_CLONES void extendRange(const float *row, int64_t k, float &lo,
+                                   float &hi, bool &nan) {
+  int32_t l = orderKey(lo), h = orderKey(hi);
+  uint32_t widest = 0;
+  for (int64_t j = 0; j < k; ++j) {
+    int32_t key = orderKey(row[j]);
+    l = key < l ? key : l;
+    h = key > h ? key : h;
+    uint32_t bits;
+    std::memcpy(&bits, row + j, sizeof bits);
+    bits &= 0x7fffffffu;
+    widest = bits > widest ? bits : widest;
+  }
+  lo = fromOrderKey(l);
+  hi = fromOrderKey(h);
+  nan = nan || widest > 0x7f800000u;
+}
+
+namespace {
+
 // Clamping first (to the integers that saturate to the s8 range once the
 // zero point is added) keeps the quotient within 2^22, where adding and
 // taking away 1.5 * 2^23 rounds it to an integer, half to even, in the

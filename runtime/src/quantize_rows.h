@@ -22,6 +22,10 @@ float absMax(const float *row, int64_t k);
 /// activation quantized per row (tsc.mul, then tsc.abs and tsc.reduce_max).
 float absMaxScaled(const float *row, const float *m, int64_t k);
 
+/// The smallest and the largest of the k floats at `row` and those already
+/// in `lo` and `hi`, NaNs skipped; `nan` set when there was one.
+void extendRange(const float *row, int64_t k, float &lo, float &hi, bool &nan);
+
 /// q[j] = clamp(round_half_even(row[j] / scale) + zeroPoint, -128, 127)
 /// for j < k (zeroPoint in [-128, 127]), a NaN quotient to -128:
 /// tsc.quantize's arithmetic, bit for bit. With `toUnsigned` each byte is

@@ -41,7 +41,8 @@ quantize_static (qdq_model.py) in QDQ_VARIANTS, compiled without flags, every
 QDQ GEMM an int8 step and every output within QDQ_RTOL/QDQ_ATOL of ONNX
 Runtime's run of the QDQ model (`<model>-qdq-u8-per-channel`,
 `-qdq-s8-per-tensor`); and the export quantized by ONNX Runtime's quantize_dynamic
-(QOperator form: DynamicQuantizeLinear, MatMulInteger), every output within the same
+(QOperator form: DynamicQuantizeLinear, MatMulInteger), each MatMulInteger an int8 step
+that quantizes its input per tensor by its range and every output within the same
 tolerance of ONNX Runtime's run of it (`<model>-ort-dynamic`). MiniLM in bf16 with attention's products on AMX tiles (`--cpu=x86-64-v4+amx`)
 and as AVX512_BF16 vdpbf16ps (`--cpu=x86-64-v4+bf16`) within the bf16 bound, its artifact
 needing them (`minilm-opset14-bf16-amx`, `-bf16-dot`, each skipped on a CPU without them);
@@ -65,6 +66,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -570,13 +572,22 @@ def check_qdq(args, name, path, vocab, work, activations, weights):
     int8 = [name for line in proc.stdout.splitlines()
             if line.strip().startswith("step") and line.split()[2:3] == ["int8"]
             for name in line.rstrip().split("  ")[-1].split(", ")]
-    # quantize_dynamic's QOperator form (DynamicQuantizeLinear, MatMulInteger)
-    # imports as integer math that kernels compute, not as int8 GEMM steps
-    # (docs/quantization-qdq.md, "QDQ models", what is left): its outputs only.
+    # quantize_dynamic's QOperator form (DynamicQuantizeLinear, MatMulInteger):
+    # each MatMulInteger an int8 step quantizing its input per tensor by its
+    # range (format 1.23); the steps are named by their fused bias's node, so
+    # they are counted.
     expected = qdq_gemms(qdq)
     if not dynamic and (not expected or sorted(int8) != sorted(expected)):
         problems.append(f"int8 GEMM steps {sorted(int8)}, expected the QDQ GEMMs "
                         f"{sorted(expected)}")
+    if dynamic:
+        import onnx
+        integer = sum(n.op_type == "MatMulInteger" for n in onnx.load(str(qdq)).graph.node)
+        ranged = re.search(r"(\d+) of (\d+) GEMMs int8", proc.stdout)
+        if not integer or len(int8) != integer or "as DynamicQuantizeLinear" not in proc.stdout:
+            problems.append(f"{len(int8)} int8 GEMM steps ({ranged and ranged.group(0)}), "
+                            f"expected one per MatMulInteger ({integer}), each quantizing "
+                            "its input per tensor by its range")
     batch, seq = SIZES[-1]
     inputs = minilm.make_inputs(batch, seq, vocab)
     import onnxruntime as ort

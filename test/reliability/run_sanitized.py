@@ -176,6 +176,36 @@ def seeds(tsc, work):
 """)
         subprocess.run([str(tsc), str(smoothed), "-o", str(art / f"{name}-smoothed.tscm")],
                        check=True, capture_output=True)
+    # An int8 GEMM step quantizing by the range of its input (format 1.23):
+    # ONNX Runtime's quantize_dynamic form as the importer writes it.
+    ranged = work / "range.mlir"
+    ranged.write_text("""func.func @range(%x: tensor<2x16xf32>) -> tensor<2x4xf32> {
+  %zero = tsc.constant dense<0.0> : tensor<f32>
+  %c255 = tsc.constant dense<255.0> : tensor<f32>
+  %lo = tsc.reduce_min %x dims = [0, 1] : (tensor<2x16xf32>) -> tensor<f32>
+  %hi = tsc.reduce_max %x dims = [0, 1] : (tensor<2x16xf32>) -> tensor<f32>
+  %lo0 = tsc.min %lo, %zero : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %hi0 = tsc.max %hi, %zero : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %span = tsc.sub %hi0, %lo0 : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %s = tsc.div %span, %c255 : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %neg = tsc.neg %lo0 : tensor<f32>
+  %z = tsc.quantize %neg, %s : (tensor<f32>, tensor<f32>) -> tensor<ui8>
+  %q = tsc.quantize %x, %s, %z : (tensor<2x16xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x16xui8>
+  %qi = tsc.cast %q : tensor<2x16xui8> to tensor<2x16xi32>
+  %zi = tsc.cast %z : tensor<ui8> to tensor<i32>
+  %a = tsc.sub %qi, %zi : (tensor<2x16xi32>, tensor<i32>) -> tensor<2x16xi32>
+  %w = tsc.constant dense<3> : tensor<16x4xi8>
+  %wi = tsc.cast %w : tensor<16x4xi8> to tensor<16x4xi32>
+  %p = tsc.matmul %a, %wi : (tensor<2x16xi32>, tensor<16x4xi32>) -> tensor<2x4xi32>
+  %f = tsc.cast %p : tensor<2x4xi32> to tensor<2x4xf32>
+  %ws = tsc.constant dense<0.25> : tensor<f32>
+  %sw = tsc.mul %s, %ws : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %y = tsc.mul %f, %sw : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+""")
+    subprocess.run([str(tsc), str(ranged), "-o", str(art / "int8-range.tscm")], check=True,
+                   capture_output=True)
     # The ONNX importer: the small models above and every ONNX backend node
     # test's model (the pinned onnx package makes them; ~10 MB).
     onnx_seeds = work / "seeds-onnx"

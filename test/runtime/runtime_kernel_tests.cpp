@@ -135,4 +135,62 @@ TEST(int8_quantize_rows) {
                               14) == inf);
 }
 
+// extendRange (the range of A, format 1.23's per-tensor quantization):
+// the smallest and largest element with those already given, against
+// std::min / std::max over every prefix at offsets that cross the vector
+// blocks; -0 below +0 (tsc.reduce_min's order); infinities; a NaN of
+// either sign reported wherever it is (the caller's scale is then NaN).
+TEST(int8_extend_range) {
+  std::vector<float> values;
+  uint32_t seed = 777;
+  for (int i = 0; i < 2000; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    values.push_back(
+        std::ldexp(float(int32_t(seed)) / 2147483648.0f, int(seed % 40) - 20));
+  }
+  for (int64_t k = 0; k <= 70; ++k)
+    for (size_t start : {size_t(0), size_t(13), size_t(1001)}) {
+      float lo = 0.0f, hi = 0.0f, wantLo = 0.0f, wantHi = 0.0f;
+      bool nan = false;
+      for (int64_t j = 0; j < k; ++j) {
+        wantLo = std::min(wantLo, values[start + size_t(j)]);
+        wantHi = std::max(wantHi, values[start + size_t(j)]);
+      }
+      tsc::rt::extendRange(values.data() + start, k, lo, hi, nan);
+      CHECK(lo == wantLo && hi == wantHi && !nan);
+    }
+  // From infinite starting values (an empty range), as given.
+  const float inf = std::numeric_limits<float>::infinity();
+  float lo = inf, hi = -inf;
+  bool nan = false;
+  tsc::rt::extendRange(values.data(), 0, lo, hi, nan);
+  CHECK(lo == inf && hi == -inf && !nan);
+  std::vector<float> zeros = {0.0f, -0.0f, 0.0f};
+  lo = inf;
+  hi = -inf;
+  tsc::rt::extendRange(zeros.data(), 3, lo, hi, nan);
+  CHECK(lo == 0.0f && std::signbit(lo) && hi == 0.0f && !std::signbit(hi));
+  std::vector<float> specials(40, 1.5f);
+  specials[3] = -inf;
+  specials[37] = inf;
+  lo = 0.0f;
+  hi = 0.0f;
+  tsc::rt::extendRange(specials.data(), 40, lo, hi, nan);
+  CHECK(lo == -inf && hi == inf && !nan);
+  for (size_t at : {size_t(0), size_t(17), size_t(39)}) {
+    std::vector<float> withNan(40, -2.0f);
+    withNan[at] = std::numeric_limits<float>::quiet_NaN();
+    lo = 0.0f;
+    hi = 0.0f;
+    nan = false;
+    tsc::rt::extendRange(withNan.data(), 40, lo, hi, nan);
+    CHECK(nan);
+    // A NaN's sign bit set too.
+    withNan[at] = -std::numeric_limits<float>::quiet_NaN();
+    nan = false;
+    tsc::rt::extendRange(withNan.data(), 40, lo, hi, nan);
+    CHECK(nan);
+  }
+}
+
 } // namespace

@@ -99,6 +99,10 @@ if quantization:
     check("zero_point_gemms", quantization["zero_point_gemms"], int(m[1]) if m else 0)
     m = re.search(r", (\d+) of them smoothed", int8_line)
     check("smoothed_gemms", quantization.get("smoothed_gemms", 0), int(m[1]) if m else 0)
+    m = re.search(r", (\d+) of them per tensor by its range", int8_line)
+    ranged = (int(m[1]) if m else quantization["int8_gemms"]
+              if "activations u8 per tensor by their range" in int8_line else 0)
+    check("range_gemms", quantization.get("range_gemms", 0), ranged)
     gemm_steps = [s for s in report["steps"] if s["kind"] == "gemm"]
     check("decisions", len(decisions), len(gemm_steps))
     for l, step in zip(decisions, gemm_steps):
