@@ -18,8 +18,11 @@
 // take the weight transposed ("TN"); the CUDA plan runs matmul(xq,
 // transpose(constant)) as one GEMM step on the constant. Only the forms
 // whose scales factor out are expanded: the activation per tensor (with
-// an optional constant zero point) or per row (symmetric), the weight per
-// output channel. Anything else stays as it is, computed by kernels.
+// an optional constant zero point, or u8 codes with one computed at run
+// time: ONNX Runtime's quantize_dynamic models, re-quantized to s8 by the
+// zero point less 128, the term z·colsum(Wq) then a run's) or per row
+// (symmetric), the weight per output channel. Anything else stays as it
+// is, computed by kernels.
 //
 // fp8 linear ops (f8E4M3FN codes, tsc-quantize-fp8) expand the same way into
 // `matmul(xq, transpose(Wq))` f8 · f8 -> f32, cuBLASLt's fp8 GEMM (sm_89+;
@@ -57,6 +60,10 @@ struct Int8Linear {
   ConstantOp wq;
   /// The activation's zero point (a 0-d i8 constant), 0 when absent.
   int32_t zeroPoint = 0;
+  /// u8 codes per tensor with a zero point computed at run time (ONNX's
+  /// DynamicQuantizeLinear, ONNX Runtime's quantize_dynamic models after
+  /// tsc-quantize-qdq): re-quantized to s8 by the zero point less 128.
+  bool rangeCodes = false;
 };
 
 std::optional<Int8Linear> match(LinearOp linear) {
@@ -70,13 +77,19 @@ std::optional<Int8Linear> match(LinearOp linear) {
   // s8 codes, or f8E4M3FN ones (no zero point) for both operands.
   Type codes = g.xq ? g.xq.getType().getElementType() : Type();
   bool fp8 = isa_and_nonnull<Float8E4M3FNType>(codes);
+  g.rangeCodes = codes && codes.isUnsignedInteger(8) && g.xq.getZeroPoint() &&
+                 !g.xq.getAxis() && !g.xq.getGroupSize();
   if (!g.xq || g.xq.getScale() != g.xd.getScale() ||
       g.xq.getZeroPoint() != g.xd.getZeroPoint() ||
       g.xq.getAxis() != g.xd.getAxis() ||
       g.xq.getGroupSize() != g.xd.getGroupSize() ||
-      !(codes.isSignlessInteger(8) || (fp8 && !g.xq.getZeroPoint())) ||
+      !(codes.isSignlessInteger(8) || g.rangeCodes ||
+        (fp8 && !g.xq.getZeroPoint())) ||
       !g.xq.getInput().getType().getElementType().isF32())
     return std::nullopt;
+  // The weight's codes are s8 for either form of the activation's.
+  if (g.rangeCodes)
+    codes = IntegerType::get(linear.getContext(), 8);
   // The activation: per tensor, or per row of the last dim (one group of
   // the whole row), with a constant zero point per tensor only.
   auto data = g.xq.getInput().getType();
@@ -88,7 +101,7 @@ std::optional<Int8Linear> match(LinearOp linear) {
                 !g.xq.getZeroPoint();
   if (!perTensor && !perRow)
     return std::nullopt;
-  if (Value zp = g.xq.getZeroPoint()) {
+  if (Value zp = g.xq.getZeroPoint(); zp && !g.rangeCodes) {
     std::optional<int32_t> value = getInt8Scalar(zp);
     if (!value)
       return std::nullopt;
@@ -147,7 +160,28 @@ LogicalResult expand(Int8Linear &g) {
   Value transposed =
       TransposeOp::create(b, loc, RankedTensorType::get({k, padded}, codes),
                           weight, b.getDenseI64ArrayAttr({1, 0}));
-  Value acc = MatmulOp::create(b, loc, g.xq.getResult(), transposed);
+  // u8 codes q with zero point z are the s8 codes q - 128 with zero point
+  // z - 128: quantize(x, s, z - 128) to s8 gives them, saturation included
+  // (docs/quantization-qdq.md); z - 128 is computed once per run.
+  Value codesA = g.xq.getResult(), zeroPoint;
+  if (g.rangeCodes) {
+    Type i32 = b.getI32Type();
+    auto scalar = [&](Type element) {
+      return RankedTensorType::get({}, element);
+    };
+    Value wide = CastOp::create(b, loc, scalar(i32), g.xq.getZeroPoint(),
+                                /*saturate=*/false, ExponentRoundingAttr());
+    Value offset = ConstantOp::create(
+        b, loc, DenseElementsAttr::get(scalar(i32), b.getI32IntegerAttr(128)));
+    zeroPoint = SubOp::create(b, loc, wide, offset);
+    Value narrow = CastOp::create(b, loc, scalar(codes), zeroPoint,
+                                  /*saturate=*/false, ExponentRoundingAttr());
+    codesA = QuantizeOp::create(b, loc, g.xq.getInput().getType().clone(codes),
+                                g.xq.getInput(), g.xq.getScale(), narrow,
+                                IntegerAttr(), IntegerAttr(),
+                                /*saturate=*/false);
+  }
+  Value acc = MatmulOp::create(b, loc, codesA, transposed);
   if (padded != n) {
     auto accType = cast<RankedTensorType>(acc.getType());
     int64_t last = accType.getRank() - 1;
@@ -160,20 +194,25 @@ LogicalResult expand(Int8Linear &g) {
                           b.getDenseI64ArrayAttr({n, padded - n}))
               .getResult(0);
   }
-  if (g.zeroPoint != 0) {
-    // Σ (xq - z)·w = Σ xq·w - z·Σ w, exact in s32 (|z·Σ w| < 2^7 · 2^7 · K).
+  if (g.zeroPoint != 0 || zeroPoint) {
+    // Σ (xq - z)·w = Σ xq·w - z·Σ w, exact in s32 (|z·Σ w| < 2^7 · 2^7 · K):
+    // the term a constant, or (a run's zero point) z times the sums.
     std::vector<int32_t> term(size_t(n), 0);
     for (int64_t j = 0; j < n; ++j) {
       int32_t sum = 0;
       for (int64_t kk = 0; kk < k; ++kk)
         sum += int32_t(int8_t((*bytes)[size_t(j * k + kk)]));
-      term[size_t(j)] = g.zeroPoint * sum;
+      term[size_t(j)] = (zeroPoint ? 1 : g.zeroPoint) * sum;
     }
     auto termType = RankedTensorType::get({n}, b.getI32Type());
-    Value c = ConstantOp::create(b, loc,
-                                 cast<ElementsAttr>(getConstantFromValues(
-                                     termType, ArrayRef<int32_t>(term),
-                                     weightName(g.wq, ".zero-point-term"))));
+    Value c = ConstantOp::create(
+        b, loc,
+        cast<ElementsAttr>(getConstantFromValues(
+            termType, ArrayRef<int32_t>(term),
+            weightName(g.wq,
+                       zeroPoint ? ".column-sums" : ".zero-point-term"))));
+    if (zeroPoint)
+      c = MulOp::create(b, loc, c, zeroPoint);
     acc = SubOp::create(b, loc, acc, c);
   }
   // An s32 sum converts to f32; an f8 product's is f32 already.
@@ -202,11 +241,12 @@ LogicalResult expand(Int8Linear &g) {
   linear.replaceAllUsesWith(y);
   linear.erase();
   // The dequantized operands (and the weight's old codes, when replaced by
-  // transposed or padded ones) once nothing but their shape bindings reads
-  // them.
+  // transposed or padded ones, and u8 codes re-quantized to s8) once
+  // nothing but their shape bindings reads them.
   for (Operation *op :
        {g.xd.getOperation(), g.wd.getOperation(),
-        weight != g.wq.getResult() ? g.wq.getOperation() : nullptr}) {
+        weight != g.wq.getResult() ? g.wq.getOperation() : nullptr,
+        g.rangeCodes ? g.xq.getOperation() : nullptr}) {
     if (!op || !llvm::all_of(op->getUsers(), llvm::IsaPred<BindShapeOp>))
       continue;
     for (Operation *user : llvm::make_early_inc_range(op->getUsers()))

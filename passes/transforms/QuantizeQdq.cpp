@@ -357,8 +357,10 @@ LogicalResult rewriteIntegerProduct(MulOp mul,
     Value codes = sub ? uncastFromI32(sub.getLhs(), isU8) : Value();
     Value zero = sub ? uncastFromI32(sub.getRhs(), isU8) : Value();
     auto xq = codes ? codes.getDefiningOp<QuantizeOp>() : QuantizeOp();
+    // (A linear takes a matrix or a batch of them: a vector stays.)
     if (!xq || xq.getZeroPoint() != zero || xq.getAxis() || xq.getGroupSize() ||
-        !xq.getInput().getType().getElementType().isF32())
+        !xq.getInput().getType().getElementType().isF32() ||
+        xq.getInput().getType().getRank() < 2)
       continue;
     // The weight: s8 codes widened, or (folded) an i32 constant of s8
     // values, whose codes are made below.

@@ -489,6 +489,14 @@ def quantized_matmul_cases():
                 "sb": (0.01 + 0.02 * rng(95).random(12)).astype(np.float32),
                 "za": np.array(128, dtype=np.uint8),
                 "zb": np.zeros(12, dtype=np.int8), "bias": normal(96, 12)})
+    # Fed by DynamicQuantizeLinear (what ONNX Runtime's optimizer makes of
+    # quantize_dynamic's MatMulInteger): tsc's int8 step by the range.
+    yield Case("matmul_integer_to_float_dynamic",
+               [helper.make_node("DynamicQuantizeLinear", ["a"], ["q", "sa", "za"]),
+                node("MatMulIntegerToFloat", ["q", "b", "sa", "sb", "za", "", "bias"], ["y"])],
+               {"a": a}, [("y", F32, [B, S, 12])],
+               {"b": b8, "sb": (0.01 + 0.02 * rng(97).random(12)).astype(np.float32),
+                "bias": normal(98, 12)})
 
 
 # --- standard recurrences: what the backend node tests do not cover ----------

@@ -74,6 +74,37 @@ func.func @per_tensor_zero_point(%x: tensor<?x4xf32>) -> tensor<?x2xf32> {
 
 // -----
 
+// u8 codes with a zero point computed at run time (ONNX Runtime's
+// quantize_dynamic form after tsc-quantize-qdq; %s and %z stand for
+// DynamicQuantizeLinear's): the activation re-quantized to s8 by z - 128
+// (the same codes less 128), the s8 product, and the run's zero point's
+// term: (z - 128) times the weight's column sums (row 0: 1 - 2 + 3 + 4 = 6,
+// row 1: -4), taken out in s32; the old u8 codes are gone.
+// CHECK-LABEL: func.func @range_codes
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x4xf32>, %[[S:.+]]: tensor<f32>, %[[Z:.+]]: tensor<ui8>)
+// CHECK:         %[[ZW:.+]] = tsc.cast %[[Z]] : tensor<ui8> to tensor<i32>
+// CHECK:         %[[C128:.+]] = tsc.constant dense<128> : tensor<i32>
+// CHECK:         %[[Z32:.+]] = tsc.sub %[[ZW]], %[[C128]]
+// CHECK:         %[[Z8:.+]] = tsc.cast %[[Z32]] : tensor<i32> to tensor<i8>
+// CHECK:         %[[Q:.+]] = tsc.quantize %[[X]], %[[S]], %[[Z8]] : (tensor<?x4xf32>, tensor<f32>, tensor<i8>) -> tensor<?x4xi8>
+// CHECK:         %[[ACC:.+]] = tsc.matmul %[[Q]], %{{.+}}
+// CHECK:         %[[SUMS:.+]] = tsc.constant dense<[6, -4]> : tensor<2xi32>
+// CHECK:         %[[TERM:.+]] = tsc.mul %[[SUMS]], %[[Z32]] : (tensor<2xi32>, tensor<i32>) -> tensor<2xi32>
+// CHECK:         tsc.sub %{{.+}}, %[[TERM]]
+// CHECK-NOT:     xui8>
+// CHECK:         return
+func.func @range_codes(%x: tensor<?x4xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<?x2xf32> {
+  %q = tsc.quantize %x, %s, %z : (tensor<?x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<?x4xui8>
+  %xd = tsc.dequantize %q, %s, %z : (tensor<?x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x4xf32>
+  %wq = tsc.constant dense<[[1, -2, 3, 4], [-10, 0, 5, 1]]> : tensor<2x4xi8>
+  %ws = tsc.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %wd = tsc.dequantize %wq, %ws axis = 0 : (tensor<2x4xi8>, tensor<2xf32>) -> tensor<2x4xf32>
+  %y = tsc.linear %xd, %wd : (tensor<?x4xf32>, tensor<2x4xf32>) -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
+}
+
+// -----
+
 // Near-misses, left as they are: a weight-only GEMM (the activation float),
 // an activation quantized per group along K (its scales do not factor out of
 // the sum), a weight with zero points, and a weight quantized per input

@@ -4,7 +4,11 @@ Cast, Mul by the scales' product, Add of the bias) compiled by tsc: each
 product one int8 GEMM step that quantizes its input per tensor by its range
 (format 1.23, docs/artifact-format.md), checked against ONNX Runtime's run of
 the model, against the same IR computed by generated kernels
-(--generated-gemms), and in each form of A's codes oneDNN takes.
+(--generated-gemms), and in each form of A's codes oneDNN takes; and CUDA's
+form of it (the codes re-quantized to s8 for an s8 product, the run's zero
+point's term, run by the device code's loops on the host: --gpu-loop-mapping)
+against ONNX Runtime; the CUDA artifact itself is test/target/cuda/
+quantized.test's.
 
 The model (built here with onnx.helper, as quantize_dynamic writes it):
 x [2, 5, 64] quantized once for two products (y: a per-tensor weight scale
@@ -133,7 +137,8 @@ def main():
     check = Checks()
 
     artifacts = {}
-    for name, flags in (("int8", []), ("int8-generated", ["--generated-gemms"])):
+    for name, flags in (("int8", []), ("int8-generated", ["--generated-gemms"]),
+                        ("cuda-form", ["--gpu-loop-mapping"])):
         artifacts[name] = out / f"{name}.tscm"
         proc = subprocess.run([tsc, str(model_path), "-o", str(artifacts[name]), "--report",
                                *flags], check=True, capture_output=True, text=True)
@@ -163,6 +168,7 @@ def main():
         np.save(x_file, value)
         ours = run(tsc_run, artifacts["int8"], x_file, out / f"int8-{label}")
         generated = run(tsc_run, artifacts["int8-generated"], x_file, out / f"gen-{label}")
+        mapped = run(tsc_run, artifacts["cuda-form"], x_file, out / f"cuda-{label}")
         theirs = ort_run(model_path, value)
         for k in OUTPUTS:
             # All zeros: every product 0, each output its bias (or 0).
@@ -172,6 +178,8 @@ def main():
                 continue
             check(f"{k} int8 vs ONNX Runtime ({label})", rel_l2(ours[k], theirs[k]), BOUND)
             check(f"{k} int8 vs int8-generated ({label})", rel_l2(ours[k], generated[k]), BOUND)
+            check(f"{k} cuda form vs ONNX Runtime ({label})", rel_l2(mapped[k], theirs[k]),
+                  BOUND)
     x_file = out / "x-nan.npy"
     np.save(x_file, nan)
     ours = run(tsc_run, artifacts["int8"], x_file, out / "int8-nan")

@@ -1,7 +1,8 @@
 """CUDA artifacts of the quantize modes (docs/quantization-cuda.md, "CUDA"):
 dynamic_int8.py's FFN block compiled with --target=cuda:sm_80,cuda:sm_90 in
 each mode (dynamic and static int8 also smoothed; fp8 for sm_89 and sm_90, the chips with
-fp8 tensor cores), every artifact checked by ptx_check.check (ptxas's SASS and the
+fp8 tensor cores), and range_int8.py's block in ONNX Runtime's quantize_dynamic
+form as it is, every artifact checked by ptx_check.check (ptxas's SASS and the
 PTX per chip, each launch's arguments against its kernel's parameters, the
 int8 GEMMs' form, and the runtime's loader through tsc-run --info); then
 the steps of each, one line a step, for FileCheck.
@@ -19,6 +20,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent / "runtime"))
 import ptx_check  # noqa: E402
+import range_int8  # noqa: E402
 from dynamic_int8 import build_model  # noqa: E402
 from static_int8 import make_feeds  # noqa: E402
 
@@ -58,6 +60,14 @@ def main():
         failed += bool(problem)
         if not problem:
             ptx_check.dump(out / mode / "model.tscm", steps_only=True)
+    # ONNX Runtime's quantize_dynamic form (range_int8.py's block): each
+    # product re-quantized to s8 by the run's zero point for cuBLASLt.
+    onnx.save(range_int8.build_model(np.random.default_rng(23)), out / "range.onnx")
+    summary, problem = ptx_check.check(tsc, out / "range.onnx", out / "range", [])
+    print(f"ort-dynamic: {problem and 'FAIL ' + problem or summary}")
+    failed += bool(problem)
+    if not problem:
+        ptx_check.dump(out / "range" / "model.tscm", steps_only=True)
     return 1 if failed else 0
 
 
