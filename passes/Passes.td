@@ -752,6 +752,12 @@ def QuantizeQdqPass : Pass<"tsc-quantize-qdq", "func::FuncOp"> {
     Anything else keeps the model's float semantics: QDQ around other ops,
     a computed weight, scales or zero points that differ between the pair
     or are not constants (docs/quantization-qdq.md, "QDQ models").
+    ONNX Runtime's quantize_dynamic form (DynamicQuantizeLinear's u8 codes
+    less their zero point, an i32 matmul by a widened s8 constant weight,
+    cast to f32 and multiplied by the codes' scale times a constant weight
+    scale) becomes a linear of the dequantized codes by the dequantized
+    weight (per column): the same product, which the host plan runs as an
+    int8 step quantizing per tensor by the range (format 1.23).
     Two exact rewrites spare each run work the model's form would cost: a
     gather of a dequantized constant table gathers the codes and
     dequantizes the rows it took (an embedding), and a small constant

@@ -46,11 +46,12 @@ class Samples(CalibrationDataReader):
         return next(self.samples, None)
 
 
-def quantize(model, out, vocab, activations="u8", count=8, per_channel=True):
+def quantize(model, out, vocab, activations="u8", count=8, per_channel=True,
+             quant_format=QuantFormat.QDQ):
     names = [i.name for i in onnxruntime.InferenceSession(
         str(model), providers=["CPUExecutionProvider"]).get_inputs()]
     quantize_static(str(model), str(out), Samples(names, count, vocab),
-                    quant_format=QuantFormat.QDQ,
+                    quant_format=quant_format,
                     activation_type=QuantType.QUInt8 if activations == "u8"
                     else QuantType.QInt8,
                     weight_type=QuantType.QInt8, per_channel=per_channel)
@@ -66,12 +67,15 @@ def main():
     parser.add_argument("--count", type=int, default=8)
     parser.add_argument("--per-tensor", action="store_true")
     parser.add_argument("--dynamic", action="store_true")
+    parser.add_argument("--qoperator", action="store_true",
+                        help="quantize_static's QOperator form (QLinearMatMul, QLinearAdd, ...)")
     args = parser.parse_args()
     if args.dynamic:
         quantize_dynamic(args.model, args.out, weight_type=QuantType.QInt8)
         return
     quantize(args.model, args.out, args.vocab, args.activations, args.count,
-             not args.per_tensor)
+             not args.per_tensor,
+             QuantFormat.QOperator if args.qoperator else QuantFormat.QDQ)
 
 
 if __name__ == "__main__":

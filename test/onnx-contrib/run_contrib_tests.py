@@ -499,6 +499,54 @@ def quantized_matmul_cases():
                 "bias": normal(98, 12)})
 
 
+
+def qlinear_cases():
+    """QLinearAdd, QLinearMul and QLinearSoftmax (ONNX Runtime's QOperator
+    models): u8 and s8 codes, broadcasting, an output without zero point, and the
+    softmax scale ONNX Runtime's quantizer gives ([0, 1]: 1/255, whose
+    floor(1 / scale) is 254); the codes against ONNX Runtime's exactly."""
+    def codes(seed, dtype, *shape):
+        lo, hi = (0, 256) if dtype == np.uint8 else (-128, 128)
+        return rng(seed).integers(lo, hi, shape).astype(dtype)
+
+    def params(seed, dtype, names):
+        return {name: value for n in names for name, value in (
+            (f"s{n}", np.array(0.01 + 0.05 * rng(seed + ord(n)).random(), np.float32)),
+            (f"z{n}", np.array(rng(seed + ord(n)).integers(90, 130) if dtype == np.uint8
+                               else rng(seed + ord(n)).integers(-20, 20), dtype)))}
+
+    for op in ("QLinearAdd", "QLinearMul"):
+        for dtype, elem in ((np.uint8, U8), (np.int8, I8)):
+            suffix = "u8" if dtype == np.uint8 else "s8"
+            yield Case(f"{op.lower()}_{suffix}",
+                       [node(op, ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["c"])],
+                       {"a": codes(110, dtype, B, S, H), "b": codes(111, dtype, B, S, H)},
+                       [("c", elem, [B, S, H])], params(112, dtype, "abc"))
+        # B broadcast along the rows, C's zero point absent (0). (ONNX
+        # Runtime refuses an absent A or B zero point, which the schema
+        # allows.)
+        weights = params(113, np.uint8, "abc")
+        del weights["zc"]
+        yield Case(f"{op.lower()}_broadcast_no_zero_point",
+                   [node(op, ["a", "sa", "za", "b", "sb", "zb", "sc"], ["c"])],
+                   {"a": codes(114, np.uint8, B, S, H)}, [("c", U8, [B, S, H])],
+                   dict(weights, b=codes(115, np.uint8, H)))
+    for dtype, elem, zero in ((np.uint8, U8, 0), (np.int8, I8, -128)):
+        suffix = "u8" if dtype == np.uint8 else "s8"
+        yield Case(f"qlinear_softmax_{suffix}",
+                   [node("QLinearSoftmax", ["x", "sx", "zx", "sy", "zy"], ["y"], axis=-1,
+                         opset=13)],
+                   {"x": codes(116, dtype, B, S, H)}, [("y", elem, [B, S, H])],
+                   {"sx": np.array(0.05, np.float32), "zx": np.array(zero + 100, dtype),
+                    "sy": np.array(1 / 255, np.float32), "zy": np.array(zero, dtype)})
+    # Over the middle axis (opset 13: that axis alone).
+    yield Case("qlinear_softmax_axis1",
+               [node("QLinearSoftmax", ["x", "sx", "zx", "sy", "zy"], ["y"], axis=1, opset=13)],
+               {"x": codes(117, np.uint8, B, S, H)}, [("y", U8, [B, S, H])],
+               {"sx": np.array(0.08, np.float32), "zx": np.array(128, np.uint8),
+                "sy": np.array(1 / 255, np.float32), "zy": np.array(0, np.uint8)})
+
+
 # --- standard recurrences: what the backend node tests do not cover ----------
 
 def recurrent_cases():
@@ -569,7 +617,8 @@ def recurrent_cases():
 
 
 CASES = [skip_norm_cases, activation_cases, attention_cases, multi_head_attention_cases,
-         group_query_attention_cases, embedding_cases, rotary_cases, quantized_matmul_cases, recurrent_cases]
+         group_query_attention_cases, embedding_cases, rotary_cases, quantized_matmul_cases,
+         qlinear_cases, recurrent_cases]
 
 
 def ort_outputs(case, work):

@@ -46,6 +46,7 @@ struct ConvertOnnxToTscPass
       populateContribConverters(c);
       populateContribAttentionConverters(c);
       populateContribQuantizationConverters(c);
+      populateContribQLinearConverters(c);
     });
     return success();
   }

@@ -59,6 +59,10 @@ void populateGroupQueryAttentionConverters(ForeignConverters &converters);
 /// MatMulIntegerToFloat).
 void populateContribQuantizationConverters(ForeignConverters &converters);
 
+/// ONNX Runtime's quantized elementwise ops and softmax of QOperator models
+/// (QLinearAdd, QLinearMul, QLinearSoftmax).
+void populateContribQLinearConverters(ForeignConverters &converters);
+
 /// DynamicQuantizeLinear of `x`: uint8 values, their 0-d scale and zero
 /// point, per tensor, with min and max widened to include 0.
 FailureOr<SmallVector<Value>>
