@@ -384,24 +384,26 @@ def check_smoothed(out, tsc, tsc_run, args, flags, feeds, weights, samples, runs
     check_minor(out / "int8-smoothed.tscm", tsc_run, args, check)
 
 
-def check_minor(artifact, tsc_run, args, check):
-    """A dynamic int8 step with A's multipliers is format 1.22: the file says
-    so, and the same bytes labelled 1.21 (the header's checksum redone) are
-    refused for the flag (bit 5, 32, among the flags the error names)."""
+def check_minor(artifact, tsc_run, args, check, minor=22, flag=32,
+                label="smoothed artifact", step="smoothed dynamic step"):
+    """`artifact`, whose step needs format 1.`minor` (GEMM flags bit `flag`),
+    says so, and the same bytes labelled 1.`minor - 1` (the header's checksum
+    redone) are refused for the flag, among the flags the error names.
+    Also range_int8.py's (1.23, bit 6)."""
     from make_artifact import crc32c  # this folder's
     data = bytearray(artifact.read_bytes())
-    minor = struct.unpack_from("<H", data, 10)[0]
-    check(f"smoothed artifact's format 1.{minor} against 1.22", abs(minor - 22), 0)
-    struct.pack_into("<H", data, 10, 21)
+    written = struct.unpack_from("<H", data, 10)[0]
+    check(f"{label}'s format 1.{written} against 1.{minor}", abs(written - minor), 0)
+    struct.pack_into("<H", data, 10, minor - 1)
     struct.pack_into("<I", data, 60, crc32c(bytes(data[:60])))
-    older = artifact.with_name("int8-smoothed-minor21.tscm")
+    older = artifact.with_name(f"{artifact.stem}-minor{minor - 1}.tscm")
     older.write_bytes(bytes(data))
     proc = subprocess.run([tsc_run, str(older), *args], capture_output=True, text=True)
     flags = re.search(r"unknown gemm flags (\d+)", proc.stderr)
-    refused = proc.returncode != 0 and flags and int(flags.group(1)) & 32
-    print(f"INFO 1.21 label: exit {proc.returncode}, {proc.stderr.strip().splitlines()[-1:]}")
-    check("smoothed dynamic step in a 1.21 file refused", 0 if refused else 1, 0)
-
+    refused = proc.returncode != 0 and flags and int(flags.group(1)) & flag
+    print(f"INFO 1.{minor - 1} label: exit {proc.returncode}, "
+          f"{proc.stderr.strip().splitlines()[-1:]}")
+    check(f"{step} in a 1.{minor - 1} file refused", 0 if refused else 1, 0)
 
 if __name__ == "__main__":
     sys.exit(main())

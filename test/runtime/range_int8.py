@@ -22,7 +22,6 @@ Prints PASS/FAIL lines (FileCheck: range-int8.test) and exits 1 on a FAIL.
 import json
 import pathlib
 import re
-import struct
 import subprocess
 import sys
 
@@ -31,7 +30,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from dynamic_int8 import rel_l2, run_code_forms  # noqa: E402  (this folder's)
+from dynamic_int8 import check_minor, rel_l2, run_code_forms  # noqa: E402  (this folder's)
 
 OUTPUTS = ("y", "z", "u", "t")
 # tsc's step against ONNX Runtime's integer run: the same i32 products; the
@@ -190,28 +189,9 @@ def main():
 
     x_file = out / "x-outliers.npy"
     run_code_forms(out, "int8", tsc_run, ["--input", f"x={x_file}"], check, OUTPUTS)
-    check_minor(artifacts["int8"], tsc_run, x_file, check)
+    check_minor(artifacts["int8"], tsc_run, ["--input", f"x={x_file}"], check, minor=23,
+                flag=64, label="range artifact", step="range step")
     return 1 if check.failed else 0
-
-
-def check_minor(artifact, tsc_run, x_file, check):
-    """A step quantizing by its range is format 1.23: the file says so, and
-    the same bytes labelled 1.22 (the header's checksum redone) are refused
-    for the flag (bit 6, 64, among the flags the error names)."""
-    from make_artifact import crc32c  # this folder's
-    data = bytearray(artifact.read_bytes())
-    minor = struct.unpack_from("<H", data, 10)[0]
-    check(f"range artifact's format 1.{minor} against 1.23", abs(minor - 23), 0)
-    struct.pack_into("<H", data, 10, 22)
-    struct.pack_into("<I", data, 60, crc32c(bytes(data[:60])))
-    older = artifact.with_name("int8-minor22.tscm")
-    older.write_bytes(bytes(data))
-    proc = subprocess.run([tsc_run, str(older), "--input", f"x={x_file}"],
-                          capture_output=True, text=True)
-    flags = re.search(r"unknown gemm flags (\d+)", proc.stderr)
-    refused = proc.returncode != 0 and flags and int(flags.group(1)) & 64
-    print(f"INFO 1.22 label: exit {proc.returncode}, {proc.stderr.strip().splitlines()[-1:]}")
-    check("range step in a 1.22 file refused", 0 if refused else 1, 0)
 
 
 if __name__ == "__main__":
