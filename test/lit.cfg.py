@@ -1,6 +1,7 @@
 # lit configuration of tsc's regression tests: .mlir files run through
 # tsc-opt / tsc and checked with FileCheck.
 import os
+import platform
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -47,6 +48,10 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+# The runtime's per-ISA clones (test/runtime/vector-clones.test) exist on
+# x86-64 hosts only.
+if platform.machine() == "x86_64":
+    config.available_features.add("x86_64")
 # AMX (tiles, bf16 products) and AVX-512 on this CPU: artifacts compiled
 # with --cpu=x86-64-v4+amx run here.
 try:
@@ -56,6 +61,10 @@ try:
     if {"avx512f", "avx512bw", "avx512dq", "avx512vl", "amx_tile",
             "amx_bf16"} <= set(_flags):
         config.available_features.add("amx")
+    # AVX-512 as oneDNN's avx512_core needs it: its brgemm kernels (blocked
+    # weights) instead of AVX2's gemm:jit.
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= set(_flags):
+        config.available_features.add("avx512")
     # AVX512_BF16 (vdpbf16ps): artifacts for --cpu=x86-64-v4+bf16 run here.
     if {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512_bf16"} <= set(_flags):
         config.available_features.add("avx512bf16")

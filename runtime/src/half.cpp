@@ -67,9 +67,18 @@ void widenHalves(const uint16_t *from, float *to, size_t n, bool bf16) {
     to[i] = halfToFloat(from[i]);
 }
 
-TSC_VECTOR_CLONES void narrowToBf16(const float *from, uint16_t *to, size_t n) {
+namespace {
+
+TSC_VECTOR_CLONES void narrowToBf16Clones(const float *from, uint16_t *to,
+                                          size_t n) {
   for (size_t i = 0; i < n; ++i)
     to[i] = floatToBf16(from[i]);
+}
+
+} // namespace
+
+void narrowToBf16(const float *from, uint16_t *to, size_t n) {
+  narrowToBf16Clones(from, to, n);
 }
 
 void narrowToHalves(const float *from, uint16_t *to, size_t n, bool bf16) {

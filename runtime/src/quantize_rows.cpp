@@ -25,9 +25,7 @@ inline float fromBits(uint32_t bits) {
   return value;
 }
 
-} // namespace
-
-TSC_VECTOR_CLONES float absMax(const float *row, int64_t k) {
+TSC_VECTOR_CLONES float absMaxClones(const float *row, int64_t k) {
   uint32_t amax = 0;
   for (int64_t j = 0; j < k; ++j) {
     uint32_t bits = absBits(row[j]);
@@ -36,8 +34,8 @@ TSC_VECTOR_CLONES float absMax(const float *row, int64_t k) {
   return fromBits(amax);
 }
 
-TSC_VECTOR_CLONES float absMaxScaled(const float *row, const float *m,
-                                     int64_t k) {
+TSC_VECTOR_CLONES float absMaxScaledClones(const float *row, const float *m,
+                                           int64_t k) {
   uint32_t amax = 0;
   for (int64_t j = 0; j < k; ++j) {
     uint32_t bits = absBits(row[j] * m[j]);
@@ -45,8 +43,6 @@ TSC_VECTOR_CLONES float absMaxScaled(const float *row, const float *m,
   }
   return fromBits(amax);
 }
-
-namespace {
 
 // A float's bits as an i32 that orders as the floats do (-0 below +0;
 // NaNs beyond the infinities, which extendRange reports apart), so that
@@ -66,10 +62,8 @@ inline float fromOrderKey(int32_t key) {
   return value;
 }
 
-} // namespace
-
-TSC_VECTOR_CLONES void extendRange(const float *row, int64_t k, float &lo,
-                                   float &hi, bool &nan) {
+TSC_VECTOR_CLONES void extendRangeClones(const float *row, int64_t k, float &lo,
+                                         float &hi, bool &nan) {
   int32_t l = orderKey(lo), h = orderKey(hi);
   uint32_t widest = 0;
   for (int64_t j = 0; j < k; ++j) {
@@ -86,8 +80,6 @@ TSC_VECTOR_CLONES void extendRange(const float *row, int64_t k, float &lo,
   nan = nan || widest > 0x7f800000u;
 }
 
-namespace {
-
 // Clamping first (to the integers that saturate to the s8 range once the
 // zero point is added) keeps the quotient within 2^22, where adding and
 // taking away 1.5 * 2^23 rounds it to an integer, half to even, in the
@@ -101,24 +93,44 @@ inline int8_t toCode(float v, int32_t zeroPoint) {
   return int8_t(int32_t(v) + zeroPoint);
 }
 
-} // namespace
-
 // q + 128 as a u8 byte is q's byte with its top bit flipped.
-TSC_VECTOR_CLONES void quantizeRow(const float *row, int64_t k, float scale,
-                                   int32_t zeroPoint, bool toUnsigned,
-                                   uint8_t *q) {
+TSC_VECTOR_CLONES void quantizeRowClones(const float *row, int64_t k,
+                                         float scale, int32_t zeroPoint,
+                                         bool toUnsigned, uint8_t *q) {
   const uint8_t flip = toUnsigned ? 0x80 : 0;
   for (int64_t j = 0; j < k; ++j)
     q[j] = uint8_t(toCode(row[j] / scale, zeroPoint)) ^ flip;
 }
 
-TSC_VECTOR_CLONES void quantizeScaledRow(const float *row, const float *m,
-                                         int64_t k, float scale,
-                                         int32_t zeroPoint, bool toUnsigned,
-                                         uint8_t *q) {
+TSC_VECTOR_CLONES void quantizeScaledRowClones(const float *row, const float *m,
+                                               int64_t k, float scale,
+                                               int32_t zeroPoint,
+                                               bool toUnsigned, uint8_t *q) {
   const uint8_t flip = toUnsigned ? 0x80 : 0;
   for (int64_t j = 0; j < k; ++j)
     q[j] = uint8_t(toCode((row[j] * m[j]) / scale, zeroPoint)) ^ flip;
+}
+
+} // namespace
+
+float absMax(const float *row, int64_t k) { return absMaxClones(row, k); }
+
+float absMaxScaled(const float *row, const float *m, int64_t k) {
+  return absMaxScaledClones(row, m, k);
+}
+
+void extendRange(const float *row, int64_t k, float &lo, float &hi, bool &nan) {
+  extendRangeClones(row, k, lo, hi, nan);
+}
+
+void quantizeRow(const float *row, int64_t k, float scale, int32_t zeroPoint,
+                 bool toUnsigned, uint8_t *q) {
+  quantizeRowClones(row, k, scale, zeroPoint, toUnsigned, q);
+}
+
+void quantizeScaledRow(const float *row, const float *m, int64_t k, float scale,
+                       int32_t zeroPoint, bool toUnsigned, uint8_t *q) {
+  quantizeScaledRowClones(row, m, k, scale, zeroPoint, toUnsigned, q);
 }
 
 } // namespace tsc::rt

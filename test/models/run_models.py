@@ -45,7 +45,9 @@ Runtime's run of the QDQ model (`<model>-qdq-u8-per-channel`,
 that quantizes its input per tensor by its range and every output within the same
 tolerance of ONNX Runtime's run of it (`<model>-ort-dynamic`); and quantize_static's
 QOperator form (QLinearMatMul, QLinearAdd, QLinearMul, QLinearSoftmax), every output
-within the same tolerance of ONNX Runtime's run of it (`<model>-ort-qoperator`). MiniLM in bf16 with attention's products on AMX tiles (`--cpu=x86-64-v4+amx`)
+within the same tolerance of ONNX Runtime's run of it (`<model>-ort-qoperator`). ONNX
+Runtime runs the integer forms exactly (`session.x64quantprecision`: its default u8 x s8
+kernels saturate on a CPU without VNNI). MiniLM in bf16 with attention's products on AMX tiles (`--cpu=x86-64-v4+amx`)
 and as AVX512_BF16 vdpbf16ps (`--cpu=x86-64-v4+bf16`) within the bf16 bound, its artifact
 needing them (`minilm-opset14-bf16-amx`, `-bf16-dot`, each skipped on a CPU without them);
 MiniLM's dynamic and static int8 with f32 attention's products in bf16
@@ -159,7 +161,7 @@ CALIBRATION_SENTENCES = minilm.CALIBRATION_SENTENCES
 # dequantize to the same values, so the pair covers both): tsc's outputs against
 # ONNX Runtime's run of the same QDQ model as written (ORT_DISABLE_ALL: each
 # QuantizeLinear/DequantizeLinear computed as the ONNX spec says, no fused
-# QLinear kernels) at ONNX Runtime's own tolerance for quantized models (numpy
+# QLinear kernels; the integer forms with its exact u8 x s8 products) at ONNX Runtime's own tolerance for quantized models (numpy
 # allclose, rtol 1e-2, atol 0.05: check_model_correctness in its quantization
 # tests; int8 rounding ties may differ by one code). ONNX Runtime's optimized
 # run (fused int8 kernels) is printed beside it. Every GEMM by a dequantized
@@ -605,9 +607,19 @@ def check_qdq(args, name, path, vocab, work, activations, weights):
     batch, seq = SIZES[-1]
     inputs = minilm.make_inputs(batch, seq, vocab)
     import onnxruntime as ort
-    literal = ort.SessionOptions()
-    literal.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(str(qdq), literal, providers=["CPUExecutionProvider"])
+    reference = ort.SessionOptions()
+    if dynamic or qoperator:
+        # Integer products (MatMulInteger, QLinearMatMul): ONNX Runtime's
+        # exact u8 x s8 arithmetic on a CPU without VNNI, whose default
+        # kernels saturate 16-bit pair sums (run_contrib_tests.py's
+        # reference_main); the option acts in its level-2 optimizer.
+        reference.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        reference.add_session_config_entry("session.x64quantprecision", "1")
+    else:
+        # The QDQ model as written: its pairs in float, not fused into
+        # ONNX Runtime's integer kernels.
+        reference.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(str(qdq), reference, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     fused = dict(zip(names, minilm.ort_session(qdq).run(names, inputs)))
     fp32 = dict(zip(names, minilm.ort_session(path).run(names, inputs)))
