@@ -44,6 +44,7 @@
 #include "dialects/tsc/IR/TscOps.h"
 #include "passes/transforms/MatchUtils.h"
 #include "passes/transforms/QuantizeGemm.h"
+#include "passes/transforms/QuantizeQdq.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
@@ -60,11 +61,7 @@ namespace mlir::tsc {
 using namespace mlir;
 using namespace mlir::tsc;
 
-namespace {
-
-/// The elements of a constant `v` as doubles (integers by their
-/// signedness, f8E4M3FN codes by their value), or nullopt.
-std::optional<std::vector<double>> getConstantValues(Value v) {
+std::optional<std::vector<double>> mlir::tsc::getConstantValues(Value v) {
   auto constant = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
   if (!constant)
     return std::nullopt;
@@ -78,6 +75,17 @@ std::optional<std::vector<double>> getConstantValues(Value v) {
     ArrayRef<float> f(reinterpret_cast<const float *>(bytes->data()),
                       bytes->size() / sizeof(float));
     values.assign(f.begin(), f.end());
+  } else if (element.isF64()) {
+    ArrayRef<double> d(reinterpret_cast<const double *>(bytes->data()),
+                       bytes->size() / sizeof(double));
+    values.assign(d.begin(), d.end());
+  } else if (element.isSignlessInteger(32)) {
+    for (size_t i = 0; i + sizeof(int32_t) <= bytes->size();
+         i += sizeof(int32_t)) {
+      int32_t v;
+      std::memcpy(&v, bytes->data() + i, sizeof v);
+      values.push_back(double(v));
+    }
   } else if (element.isInteger(8)) {
     for (char c : *bytes)
       values.push_back(element.isUnsignedInteger() ? double(uint8_t(c))
@@ -95,6 +103,8 @@ std::optional<std::vector<double>> getConstantValues(Value v) {
   }
   return values;
 }
+
+namespace {
 
 /// A per-tensor constant (one value), or nullopt.
 std::optional<double> getScalar(Value v) {
@@ -286,168 +296,6 @@ LogicalResult rewrite(Operation *op, DenseMap<Value, Value> &inputs,
   return success();
 }
 
-/// `v` without a tsc.cast from `from` to i32 (nothing when it is not one).
-Value uncastFromI32(Value v, function_ref<bool(Type)> from) {
-  auto cast = v.getDefiningOp<CastOp>();
-  if (!cast || !cast.getType().getElementType().isSignlessInteger(32) ||
-      !from(cast.getInput().getType().getElementType()))
-    return Value();
-  return cast.getInput();
-}
-
-/// The elements of an i32 constant as s8 bytes when each is within
-/// [-128, 127] (a small MatMulInteger weight whose widening cast was
-/// folded), else nullopt.
-std::optional<std::vector<char>> getS8Values(ConstantOp constant) {
-  auto type = cast<RankedTensorType>(constant.getType());
-  std::optional<std::vector<char>> bytes =
-      type.getElementType().isSignlessInteger(32)
-          ? getConstantBytes(constant.getValue())
-          : std::nullopt;
-  if (!bytes || bytes->size() != size_t(type.getNumElements()) * 4)
-    return std::nullopt;
-  std::vector<char> codes;
-  for (size_t i = 0; i < bytes->size(); i += 4) {
-    int32_t v;
-    std::memcpy(&v, bytes->data() + i, sizeof v);
-    if (v < -128 || v > 127)
-      return std::nullopt;
-    codes.push_back(char(int8_t(v)));
-  }
-  return codes;
-}
-
-/// ONNX Runtime's quantize_dynamic form (DynamicQuantizeLinear, then
-/// MatMulInteger, Cast and Mul by the product of the scales), as imported:
-///
-///   %xq = tsc.quantize %x, %s, %z                  (u8 per tensor: DQL's)
-///   %a  = tsc.sub (tsc.cast %xq to i32), (tsc.cast %z to i32)
-///   %p  = tsc.matmul %a, (tsc.cast %wq to i32)      (%wq constant s8 [K, N])
-///   %y  = tsc.mul (tsc.cast %p to f32), (tsc.mul %s, %ws)
-///
-/// with %ws a constant scale, per tensor or per column, becomes
-///
-///   %y = tsc.linear (tsc.dequantize %xq, %s, %z), (tsc.dequantize %wq, %ws
-///        axis = 1)
-///
-/// the same product, Σ_k (q_k - z)·s · wq_kn·ws_n, in the form whose host
-/// plan is one int8 GEMM step (format 1.23: the step takes A's range and
-/// quantizes it as DynamicQuantizeLinear does; compiler/plan/
-/// QuantizedGemms.cpp) and whose bias and activation the fuse phase folds
-/// in. The integer form computes it exactly in i32 and scales once; the
-/// linear (where no step takes it, as generated kernels) rounds each
-/// product in f32: within ~K·2⁻²⁴ relative of it. A nonzero weight zero
-/// point (ONNX Runtime's s8 weights have none) keeps the integer form.
-LogicalResult rewriteIntegerProduct(MulOp mul,
-                                    DenseMap<Value, Value> &dequantized) {
-  for (auto [product, scales] : {std::pair(mul.getLhs(), mul.getRhs()),
-                                 std::pair(mul.getRhs(), mul.getLhs())}) {
-    auto isI32 = [](Type t) { return t.isSignlessInteger(32); };
-    auto widen = product.getDefiningOp<CastOp>();
-    if (!widen || !widen.getType().getElementType().isF32() ||
-        !isI32(widen.getInput().getType().getElementType()) ||
-        !hasUsesIgnoringBindings(widen, 1))
-      continue;
-    auto matmul = widen.getInput().getDefiningOp<MatmulOp>();
-    if (!matmul || !hasUsesIgnoringBindings(matmul, 1))
-      continue;
-    auto sub = matmul.getLhs().getDefiningOp<SubOp>();
-    auto isU8 = [](Type t) { return t.isUnsignedInteger(8); };
-    auto isS8 = [](Type t) { return t.isSignlessInteger(8); };
-    Value codes = sub ? uncastFromI32(sub.getLhs(), isU8) : Value();
-    Value zero = sub ? uncastFromI32(sub.getRhs(), isU8) : Value();
-    auto xq = codes ? codes.getDefiningOp<QuantizeOp>() : QuantizeOp();
-    // (A linear takes a matrix or a batch of them: a vector stays.)
-    if (!xq || xq.getZeroPoint() != zero || xq.getAxis() || xq.getGroupSize() ||
-        !xq.getInput().getType().getElementType().isF32() ||
-        xq.getInput().getType().getRank() < 2)
-      continue;
-    // The weight: s8 codes widened, or (folded) an i32 constant of s8
-    // values, whose codes are made below.
-    Value weightCodes = uncastFromI32(matmul.getRhs(), isS8);
-    auto wq = (weightCodes ? weightCodes : matmul.getRhs())
-                  .getDefiningOp<ConstantOp>();
-    RankedTensorType wType = wq ? wq.getType() : RankedTensorType();
-    std::optional<std::vector<char>> folded;
-    if (wq && !weightCodes) {
-      folded = getS8Values(wq);
-      if (!folded)
-        continue;
-      wType = wType.clone(IntegerType::get(mul.getContext(), 8));
-    }
-    if (!wq || wType.getRank() != 2 || !wType.hasStaticShape())
-      continue;
-    // The product of the scales: xq's scale by a constant one.
-    auto both = scales.getDefiningOp<MulOp>();
-    if (!both)
-      continue;
-    Value s = xq.getScale(), ws;
-    if (both.getLhs() == s)
-      ws = both.getRhs();
-    else if (both.getRhs() == s)
-      ws = both.getLhs();
-    std::optional<std::vector<double>> wScales = getConstantValues(ws);
-    int64_t n = wType.getDimSize(1);
-    auto wsType = ws ? cast<RankedTensorType>(ws.getType()) : nullptr;
-    if (!wScales || !wsType.getElementType().isF32() ||
-        !(wsType.getRank() == 0 ||
-          (wsType.getRank() == 1 && wsType.getDimSize(0) == n)) ||
-        mul.getType() != cast<RankedTensorType>(product.getType()))
-      continue;
-    OpBuilder b(mul);
-    // Named as the MatMulInteger node, as a float GEMM is as its MatMul.
-    Location loc = matmul.getLoc();
-    std::vector<float> perColumn;
-    for (int64_t i = 0; i < n; ++i)
-      perColumn.push_back(float((*wScales)[wScales->size() == 1 ? 0 : i]));
-    Value columnScales = ConstantOp::create(
-        b, loc,
-        cast<ElementsAttr>(getConstantFromValues(
-            RankedTensorType::get({n}, b.getF32Type()),
-            ArrayRef<float>(perColumn), weightName(wq, ".scale"))));
-    // One dequantization of the codes, right after them, for every product
-    // of one input (Q, K and V then merge into one GEMM).
-    Value &xd = dequantized[xq];
-    if (!xd) {
-      OpBuilder after(xq);
-      after.setInsertionPointAfter(xq);
-      xd = DequantizeOp::create(after, xq.getLoc(), xq.getInput().getType(), xq,
-                                s, zero, IntegerAttr(), IntegerAttr());
-    }
-    Value wCodes = wq;
-    if (folded)
-      wCodes = ConstantOp::create(b, loc,
-                                  cast<ElementsAttr>(getConstantFromBytes(
-                                      wType, *folded, weightName(wq, ".s8"))));
-    Value wd = DequantizeOp::create(b, loc, wType.clone(b.getF32Type()), wCodes,
-                                    columnScales, Value(),
-                                    b.getI64IntegerAttr(1), IntegerAttr());
-    Value linear = LinearOp::create(b, loc, mul.getType(), xd, wd, Value(),
-                                    Value(), /*weight_kn=*/true);
-    mul.getResult().replaceAllUsesWith(linear);
-    // The integer product, and its operands and scales no one else reads
-    // (Q, K and V share the activation's).
-    Operation *replaced[] = {mul,
-                             widen,
-                             matmul,
-                             both,
-                             ws.getDefiningOp(),
-                             matmul.getRhs().getDefiningOp(),
-                             sub,
-                             sub.getLhs().getDefiningOp(),
-                             sub.getRhs().getDefiningOp()};
-    for (Operation *op : replaced) {
-      if (!llvm::all_of(op->getUsers(), llvm::IsaPred<BindShapeOp>))
-        continue;
-      for (Operation *binding : llvm::to_vector(op->getUsers()))
-        binding->erase();
-      op->erase();
-    }
-    return success();
-  }
-  return failure();
-}
-
 /// `gather(dequantize(Wq, s, z), ids)` of a constant table (an embedding
 /// that ONNX Runtime's quantize_static quantized) becomes `dequantize(
 /// gather(Wq, ids), s, z)`: the same values, as dequantization is
@@ -564,6 +412,13 @@ struct QuantizeQdqPass
     getOperation().walk([&](GatherOp op) { gathers.push_back(op); });
     for (GatherOp gather : gathers)
       gatherCodes(gather);
+    // QLinearMatMul's integer form first: it becomes a QDQ product, which
+    // the loop below rewrites like any other.
+    DenseMap<Value, Value> dequantized;
+    SmallVector<CastOp> casts;
+    getOperation().walk([&](CastOp op) { casts.push_back(op); });
+    for (CastOp cast : casts)
+      (void)rewriteRequantizedProduct(cast, dequantized);
     DenseMap<Value, Value> inputs;
     for (Operation *op : getGemmOps(getOperation())) {
       auto operands = op->getOperands().take_front(2);
@@ -576,11 +431,17 @@ struct QuantizeQdqPass
     }
     SmallVector<MulOp> muls;
     getOperation().walk([&](MulOp op) { muls.push_back(op); });
-    DenseMap<Value, Value> dequantized;
     for (MulOp mul : muls)
       (void)rewriteIntegerProduct(mul, dequantized);
+    // The pairs the GEMMs no longer read (before folding: a rewritten
+    // product's first weight dequantization would become an f32 copy of the
+    // weight), and then the folded dequantizations.
+    eraseUnreadPairs();
     getOperation().walk([](DequantizeOp dq) { foldConstantDequantize(dq); });
-    // The pairs the GEMMs no longer read, and the folded dequantizations.
+    eraseUnreadPairs();
+  }
+
+  void eraseUnreadPairs() {
     SmallVector<Operation *> dead;
     getOperation().walk([&](Operation *op) {
       if (isa<DequantizeOp, QuantizeOp>(op))

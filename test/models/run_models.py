@@ -44,9 +44,10 @@ Runtime's run of the QDQ model (`<model>-qdq-u8-per-channel`,
 (QOperator form: DynamicQuantizeLinear, MatMulInteger), each MatMulInteger an int8 step
 that quantizes its input per tensor by its range and every output within the same
 tolerance of ONNX Runtime's run of it (`<model>-ort-dynamic`); and quantize_static's
-QOperator form (QLinearMatMul, QLinearAdd, QLinearMul, QLinearSoftmax), every output
-within the same tolerance of ONNX Runtime's run of it (`<model>-ort-qoperator`). ONNX
-Runtime runs the integer forms exactly (`session.x64quantprecision`: its default u8 x s8
+QOperator form (QLinearMatMul, QLinearAdd, QLinearMul, QLinearSoftmax), each
+QLinearMatMul by a constant weight an int8 step and every output within the same
+tolerance of ONNX Runtime's run of it (`<model>-ort-qoperator`). ONNX Runtime runs
+the integer forms exactly (`session.x64quantprecision`: its default u8 x s8
 kernels saturate on a CPU without VNNI). MiniLM in bf16 with attention's products on AMX tiles (`--cpu=x86-64-v4+amx`)
 and as AVX512_BF16 vdpbf16ps (`--cpu=x86-64-v4+bf16`) within the bf16 bound, its artifact
 needing them (`minilm-opset14-bf16-amx`, `-bf16-dot`, each skipped on a CPU without them);
@@ -552,6 +553,16 @@ def qdq_gemms(path):
             if n.op_type in ("MatMul", "Gemm") and n.input[1] in dequantized]
 
 
+def qlinear_gemms(path):
+    """The QLinearMatMul nodes of a QOperator model whose weight (input 3)
+    is an initializer: the products tsc must run as int8 steps."""
+    import onnx
+    model = onnx.load(str(path))
+    initializers = {i.name for i in model.graph.initializer}
+    return [n.name for n in model.graph.node
+            if n.op_type == "QLinearMatMul" and n.input[3] in initializers]
+
+
 def check_qdq(args, name, path, vocab, work, activations, weights):
     """The model quantized by ONNX Runtime's quantize_static (QDQ, qdq_model.py)
     and compiled by tsc: every GEMM by a dequantized constant an int8 step,
@@ -591,11 +602,11 @@ def check_qdq(args, name, path, vocab, work, activations, weights):
     # each MatMulInteger an int8 step quantizing its input per tensor by its
     # range (format 1.23); the steps are named by their fused bias's node, so
     # they are counted.
-    expected = qdq_gemms(qdq)
-    # (QOperator's QLinearMatMul products stay integer kernels.)
-    if not dynamic and not qoperator and (not expected or sorted(int8) != sorted(expected)):
-        problems.append(f"int8 GEMM steps {sorted(int8)}, expected the QDQ GEMMs "
-                        f"{sorted(expected)}")
+    # QOperator's form: each QLinearMatMul by a constant weight an int8 step.
+    expected = qlinear_gemms(qdq) if qoperator else qdq_gemms(qdq)
+    if not dynamic and (not expected or sorted(int8) != sorted(expected)):
+        problems.append(f"int8 GEMM steps {sorted(int8)}, expected the "
+                        f"{'QLinearMatMul' if qoperator else 'QDQ'} GEMMs {sorted(expected)}")
     if dynamic:
         import onnx
         integer = sum(n.op_type == "MatMulInteger" for n in onnx.load(str(qdq)).graph.node)

@@ -539,6 +539,40 @@ def qlinear_cases():
                    {"x": codes(116, dtype, B, S, H)}, [("y", elem, [B, S, H])],
                    {"sx": np.array(0.05, np.float32), "zx": np.array(zero + 100, dtype),
                     "sy": np.array(1 / 255, np.float32), "zy": np.array(zero, dtype)})
+    # QLinearMatMul (ai.onnx) by a constant weight, as quantize_static's
+    # QOperator models have it: tsc rewrites it into an int8 GEMM step (its
+    # codes must still be ONNX Runtime's): codes quantized from f32 here,
+    # s8 weights per column, u8 output read back as f32; codes given as such
+    # (another QLinear op's in a model) by a per-tensor weight; a u8 weight
+    # with zero point 128 (B - 128 is an s8 weight). (ONNX Runtime's exact
+    # mode, reference_main's option, has no s8-activation kernel.)
+    sw = (0.004 + 0.004 * rng(118).random(12)).astype(np.float32)
+    weights = {"sx": np.array(0.03, np.float32), "zx": np.array(118, np.uint8),
+               "w": rng(119).integers(-127, 128, (H, 12)).astype(np.int8), "sw": sw,
+               "zw": np.zeros(12, np.int8), "sy": np.array(0.05, np.float32),
+               "zy": np.array(125, np.uint8)}
+    yield Case("qlinear_matmul_const_weight",
+               [helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+                helper.make_node("QLinearMatMul", ["xq", "sx", "zx", "w", "sw", "zw", "sy", "zy"],
+                                 ["yq"]),
+                helper.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["y"])],
+               {"x": normal(120, B, S, H, scale=1.5)}, [("yq", U8, [B, S, 12]),
+                                                      ("y", F32, [B, S, 12])], weights)
+    yield Case("qlinear_matmul_const_weight_codes",
+               [helper.make_node("QLinearMatMul", ["a", "sa", "za", "w", "sw", "zw", "sy", "zy"],
+                                 ["y"])],
+               {"a": codes(121, np.uint8, B, S, H)}, [("y", U8, [B, S, 12])],
+               {"sa": np.array(0.02, np.float32), "za": np.array(131, np.uint8),
+                "w": rng(122).integers(-128, 128, (H, 12)).astype(np.int8),
+                "sw": np.array(0.003, np.float32), "zw": np.array(0, np.int8),
+                "sy": np.array(0.04, np.float32), "zy": np.array(3, np.uint8)})
+    yield Case("qlinear_matmul_const_u8_weight",
+               [helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+                helper.make_node("QLinearMatMul", ["xq", "sx", "zx", "w", "sw", "zw", "sy", "zy"],
+                                 ["y"])],
+               {"x": normal(123, B, S, H, scale=1.5)}, [("y", U8, [B, S, 12])],
+               dict(weights, w=rng(124).integers(0, 256, (H, 12)).astype(np.uint8),
+                    sw=np.array(0.005, np.float32), zw=np.array(128, np.uint8)))
     # Over the middle axis (opset 13: that axis alone).
     yield Case("qlinear_softmax_axis1",
                [node("QLinearSoftmax", ["x", "sx", "zx", "sy", "zy"], ["y"], axis=1, opset=13)],

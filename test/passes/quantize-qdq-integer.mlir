@@ -65,8 +65,8 @@ func.func @two_products(%x: tensor<?x4xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32
 
 // -----
 
-// Near misses keep the integer form: a weight with a zero point (subtracted
-// in i32), a product scaled by something other than the codes' scale, an
+// Near misses keep the integer form: a weight less a zero point (in i32)
+// whose differences leave s8 (-100 - 100), a product scaled by something other than the codes' scale, an
 // i32 product something else reads, a u8 weight, and codes that are not a
 // quantization's.
 // CHECK-LABEL: func.func @near_misses
@@ -85,9 +85,11 @@ func.func @near_misses(%x: tensor<?x4xf32>, %other: tensor<f32>, %codes: tensor<
   %scales = tsc.mul %s, %ws : (tensor<f32>, tensor<f32>) -> tensor<f32>
   %w = tsc.constant dense<1> : tensor<4x2xi8>
   %wi = tsc.cast %w : tensor<4x2xi8> to tensor<4x2xi32>
-  // The weight less its zero point.
-  %wz = tsc.constant dense<1> : tensor<i32>
-  %wsub = tsc.sub %wi, %wz : (tensor<4x2xi32>, tensor<i32>) -> tensor<4x2xi32>
+  // The weight less its zero point, outside s8.
+  %wn = tsc.constant dense<-100> : tensor<4x2xi8>
+  %wni = tsc.cast %wn : tensor<4x2xi8> to tensor<4x2xi32>
+  %wz = tsc.constant dense<100> : tensor<i32>
+  %wsub = tsc.sub %wni, %wz : (tensor<4x2xi32>, tensor<i32>) -> tensor<4x2xi32>
   %p1 = tsc.matmul %a, %wsub : (tensor<?x4xi32>, tensor<4x2xi32>) -> tensor<?x2xi32>
   %f1 = tsc.cast %p1 : tensor<?x2xi32> to tensor<?x2xf32>
   %y1 = tsc.mul %f1, %scales : (tensor<?x2xf32>, tensor<f32>) -> tensor<?x2xf32>
