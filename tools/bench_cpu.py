@@ -172,7 +172,7 @@ def peer(args):
             results = function(*arguments)
             results = results if isinstance(results, tuple) else (results,)
             return [r.to_host() for r in results]
-    elif args.peer in ("ort", "ort_int8", "ort_static"):
+    elif args.peer in ("ort", "ort_int8", "ort_static", "ort_qop"):
         import onnxruntime as ort
         options = ort.SessionOptions()
         options.intra_op_num_threads = args.threads
@@ -182,10 +182,12 @@ def peer(args):
             onnx_path = args.onnx.replace(".onnx", "-ort-int8.onnx")
             if not os.path.exists(onnx_path):
                 ort_quantize_dynamic(args.onnx, onnx_path)
-        if args.peer == "ort_static":
-            onnx_path = args.onnx.replace(".onnx", "-ort-static.onnx")
+        if args.peer in ("ort_static", "ort_qop"):
+            qoperator = args.peer == "ort_qop"
+            onnx_path = args.onnx.replace(".onnx", "-ort-qop.onnx" if qoperator
+                                          else "-ort-static.onnx")
             if not os.path.exists(onnx_path):
-                ort_quantize_static(args.onnx, onnx_path, args.calibration)
+                ort_quantize_static(args.onnx, onnx_path, args.calibration, qoperator)
         session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs()]
 
@@ -226,9 +228,10 @@ def ort_quantize_dynamic(source, target):
     quantize_dynamic(source, target, weight_type=QuantType.QInt8)
 
 
-def ort_quantize_static(source, target, calibration):
+def ort_quantize_static(source, target, calibration, qoperator=False):
     """ONNX Runtime's quantize_static of `source` into `target`, calibrated on
-    the sample folders of `calibration` (calibration_set.py's)."""
+    the sample folders of `calibration` (calibration_set.py's): QDQ pairs, or
+    with `qoperator` its QOperator format (QLinearMatMul, QLinearAdd, ...)."""
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                           quantize_static)
 
@@ -241,7 +244,8 @@ def ort_quantize_static(source, target, calibration):
             return None if folder is None else {
                 n: np.load(folder / f"{n}.npy") for n in INPUTS}
 
-    quantize_static(source, target, Reader(), quant_format=QuantFormat.QDQ,
+    quantize_static(source, target, Reader(),
+                    quant_format=QuantFormat.QOperator if qoperator else QuantFormat.QDQ,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                     per_channel=True)
 
@@ -405,6 +409,15 @@ def bench_model(args, name, work, rows, notes, versions):
                             "--onnx", str(onnx_path)], check=True)
         sources["ortdyn"] = dynamic_path
         variants["ortdyn"] = []
+        # ONNX Runtime's quantize_static in its QOperator format (the
+        # ort_qop peer's): QLinearMatMul by constant weights, which tsc runs
+        # as static int8 steps.
+        qop_path = work / f"{name}-ort-qop.onnx"
+        if not qop_path.exists():
+            subprocess.run([TORCH_PYTHON, __file__, "--make-qop", str(qop_path), "--onnx",
+                            str(onnx_path), "--calibration", str(calibration)], check=True)
+        sources["ortqop"] = qop_path
+        variants["ortqop"] = []
     if args.weight_only:
         # Weight-only int4: tsc's own pass (ONNX Runtime's scheme, a scale
         # and a zero point per 128 along K, with the biases corrected by the
@@ -463,6 +476,7 @@ def bench_model(args, name, work, rows, notes, versions):
         # And OpenVINO on its own int8 model, NNCF's quantization of the
         # export on the same samples (the peer issue 22 names first).
         peers = PEERS + ((("ort_int8", "ort_int8", None), ("ort_static", "ort_static", None),
+                          ("ort_qop", "ort_qop", None),
                           ("ov_int8", "openvino", "f32"), ("ov_int8_bf16", "openvino", "bf16"),
                           ("ov_nncf", "openvino", "f32"), ("ov_nncf_bf16", "openvino", "bf16"))
                          if args.quantize else ()) + (
@@ -474,7 +488,8 @@ def bench_model(args, name, work, rows, notes, versions):
                 continue
             # ONNX Runtime's quantization tools need `packaging`, which .venv
             # lacks and .venv-torch has (same onnxruntime version).
-            python = (TORCH_PYTHON if runtime in ("torch", "inductor", "ort_int8", "ort_static")
+            python = (TORCH_PYTHON if runtime in ("torch", "inductor", "ort_int8", "ort_static",
+                                                  "ort_qop")
                       else sys.executable)
             extra = []
             if runtime in BENCH_PEERS:
@@ -513,7 +528,7 @@ def bench_model(args, name, work, rows, notes, versions):
             cmd += extra
             if precision:
                 cmd += ["--precision", precision]
-            if runtime == "ort_static":
+            if runtime in ("ort_static", "ort_qop"):
                 cmd += ["--calibration", str(work / "calibration")]
             rc, out, err, rss = measured(cmd)
             if rc:
@@ -564,8 +579,8 @@ def bench_model(args, name, work, rows, notes, versions):
                 if errs:
                     row[f"{variant}_rel_l2"] = max(errs)
         if (args.quantize or args.weight_only) and "ort" in row:
-            for key in ("int8", "static", "int8text", "qdq", "ortdyn", "tsc", "int4", "nbits",
-                        "ort_int4") + INT8_PEERS:
+            for key in ("int8", "static", "int8text", "qdq", "ortdyn", "ortqop", "tsc", "int4",
+                        "nbits", "ort_int4", "ort_qop") + INT8_PEERS:
                 if not (data / key / "last_hidden_state.npy").exists():
                     continue
                 row[f"{key}_q_rel_l2"] = rel_l2(np.load(data / key / "last_hidden_state.npy"),
@@ -588,6 +603,7 @@ def bench_model(args, name, work, rows, notes, versions):
         rows.append(row)
         print(f"  batch {batch}: " + ", ".join(
             f"{k} {row[k]:.2f} ms" for k in ("tsc", "nofuse", "bf16", "int8", "static", "qdq",
+                                             "ortdyn", "ortqop", "ort_qop",
                                              "int4", "nbits", "ort_int4",
                                              "pruned", "budget",
                                              "ort",
@@ -826,6 +842,18 @@ def quantized_table(args, rows):
               f"{ratio(r, 'ortdyn', 'tsc'):>13} {cell(r, 'ortdyn_q_rel_l2', '.1e'):>9} "
               f"{cell(r, 'ort_int8_q_rel_l2', '.1e'):>9} {cell(r, 'ortdyn_cos', '.5f'):>11} "
               f"{cell(r, 'ort_int8_cos', '.5f'):>11}")
+    print("\nONNX Runtime's quantize_static model in its QOperator format (QLinearMatMul, "
+          "QLinearAdd, ...) compiled by tsc, against ONNX Runtime on the same model")
+    head = (f"{'model':<10} {'batch':>5} {'tsc qop ms':>10} {'ORT qop ms':>10} "
+            f"{'tsc/ORT':>7} {'tsc qop/tsc32':>13} {'relL2 tsc':>9} {'relL2 ORT':>9} "
+            f"{'min cos tsc':>11} {'min cos ORT':>11}")
+    print_head(head)
+    for r in rows:
+        print(f"{r['model']:<10} {r['batch']:>5} {cell(r, 'ortqop', '.2f'):>10} "
+              f"{cell(r, 'ort_qop', '.2f'):>10} {ratio(r, 'ortqop', 'ort_qop'):>7} "
+              f"{ratio(r, 'ortqop', 'tsc'):>13} {cell(r, 'ortqop_q_rel_l2', '.1e'):>9} "
+              f"{cell(r, 'ort_qop_q_rel_l2', '.1e'):>9} {cell(r, 'ortqop_cos', '.5f'):>11} "
+              f"{cell(r, 'ort_qop_cos', '.5f'):>11}")
 
 
 def main():
@@ -843,7 +871,7 @@ def main():
     parser.add_argument("--openvino-python", default=str(ROOT / ".venv-bench" / "bin" / "python"),
                         help="the python that has openvino and IREE (tools/setup.sh --bench)")
     parser.add_argument("--peers", help="only these peers, comma-separated row keys (ort, "
-                        "ort_int8, ort_static, ov_int8, ov_int8_bf16, ov_nncf, ov_nncf_bf16, ov, "
+                        "ort_int8, ort_static, ort_qop, ov_int8, ov_int8_bf16, ov_nncf, ov_nncf_bf16, ov, "
                         "ov_bf16, iree, torch, "
                         "inductor; default all)")
     parser.add_argument("--quantize", action="store_true",
@@ -860,7 +888,7 @@ def main():
                         "a 'budget' artifact compiled with --prune=SPEC --max-error=E (each "
                         "ratio at most SPEC's, searched under the budget)")
     # The peers (internal).
-    parser.add_argument("--peer", choices=("ort", "ort_int8", "ort_static", "openvino", "iree",
+    parser.add_argument("--peer", choices=("ort", "ort_int8", "ort_static", "ort_qop", "openvino", "iree",
                                            "torch", "inductor"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--make-iree", help=argparse.SUPPRESS)
@@ -871,6 +899,7 @@ def main():
     parser.add_argument("--calibration", help=argparse.SUPPRESS)
     parser.add_argument("--make-qdq", help=argparse.SUPPRESS)
     parser.add_argument("--make-dynamic", help=argparse.SUPPRESS)
+    parser.add_argument("--make-qop", help=argparse.SUPPRESS)
     parser.add_argument("--precision", choices=("f32", "bf16"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     parser.add_argument("--onnx", help=argparse.SUPPRESS)
@@ -887,6 +916,8 @@ def main():
         return ort_quantize_static(args.onnx, args.make_qdq, args.calibration)
     if args.make_dynamic:
         return ort_quantize_dynamic(args.onnx, args.make_dynamic)
+    if args.make_qop:
+        return ort_quantize_static(args.onnx, args.make_qop, args.calibration, qoperator=True)
     if args.make_iree:
         return make_iree(args.onnx, args.make_iree, args.batch, args.seq)
     if args.make_nncf:

@@ -58,8 +58,57 @@ std::optional<std::vector<char>> getS8Values(ConstantOp constant) {
 }
 
 /// One value per column of `n` from constant `values` (one, or `n`).
+/// The values of a scalar or vector `v` computed from constants by casts
+/// and elementwise arithmetic that the graph phase left unfolded (its
+/// folders stop at a size: MiniLM's per-channel a_scale·b_scale / y_scale
+/// of 384 and the weight zero points stay ops), each op rounded to its
+/// result type as its kernel would (f32 arithmetic in float); nullopt for
+/// anything else.
+std::optional<std::vector<double>> evaluate(Value v, int depth = 0) {
+  auto type = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr;
+  if (!type || type.getRank() > 1 || depth > 8)
+    return std::nullopt;
+  Type element = type.getElementType();
+  auto round = [&](double x) { return element.isF32() ? double(float(x)) : x; };
+  if (v.getDefiningOp<ConstantOp>())
+    return getConstantValues(v);
+  if (auto cast = v.getDefiningOp<CastOp>()) {
+    Type from = cast.getInput().getType().getElementType();
+    bool widening = (from.isF32() && (element.isF32() || element.isF64())) ||
+                    (from.isInteger(8) && element.isSignlessInteger(32));
+    std::optional<std::vector<double>> x =
+        widening ? evaluate(cast.getInput(), depth + 1) : std::nullopt;
+    return x;
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op || op->getNumOperands() != 2 ||
+      !isa<MulOp, DivOp, SubOp, AddOp>(op) ||
+      !(element.isF32() || element.isF64() || element.isSignlessInteger(32)))
+    return std::nullopt;
+  std::optional<std::vector<double>> a = evaluate(op->getOperand(0), depth + 1);
+  std::optional<std::vector<double>> b = evaluate(op->getOperand(1), depth + 1);
+  if (!a || !b ||
+      (a->size() != 1 && b->size() != 1 && a->size() != b->size()) ||
+      (isa<DivOp>(op) && !element.isF32() && !element.isF64()))
+    return std::nullopt;
+  std::vector<double> out(std::max(a->size(), b->size()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    double x = (*a)[a->size() == 1 ? 0 : i], y = (*b)[b->size() == 1 ? 0 : i];
+    double r = isa<MulOp>(op)   ? x * y
+               : isa<DivOp>(op) ? x / y
+               : isa<SubOp>(op) ? x - y
+                                : x + y;
+    // f32 ops round their operands' f32 values once (x and y are f32
+    // values there); i32 ones are exact within its range.
+    if (element.isSignlessInteger(32) && (r < INT32_MIN || r > INT32_MAX))
+      return std::nullopt;
+    out[i] = round(r);
+  }
+  return out;
+}
+
 std::optional<std::vector<double>> perColumn(Value values, int64_t n) {
-  std::optional<std::vector<double>> v = getConstantValues(values);
+  std::optional<std::vector<double>> v = evaluate(values);
   auto type = values ? dyn_cast<RankedTensorType>(values.getType()) : nullptr;
   if (!v || !type ||
       !(type.getRank() == 0 ||
@@ -170,24 +219,6 @@ Value createInteger(OpBuilder &b, Location loc, Type element, int64_t value) {
       b, loc,
       DenseElementsAttr::get(RankedTensorType::get({}, element),
                              b.getIntegerAttr(element, value)));
-}
-
-/// The scale of `xq` when it quantizes f32 per tensor by a positive finite
-/// constant scale and a constant zero point equal to `zeroPoint`, else
-/// nullopt.
-std::optional<double> quantizationScale(QuantizeOp xq, double zeroPoint) {
-  if (xq.getAxis() || xq.getGroupSize() ||
-      !xq.getInput().getType().getElementType().isF32())
-    return std::nullopt;
-  std::optional<std::vector<double>> s = getConstantValues(xq.getScale());
-  std::optional<std::vector<double>> z =
-      xq.getZeroPoint() ? getConstantValues(xq.getZeroPoint())
-                        : std::optional(std::vector<double>{0.0});
-  if (!s || s->size() != 1 || !(s->front() > 0.0) ||
-      !std::isfinite(s->front()) || !z || z->size() != 1 ||
-      z->front() != zeroPoint)
-    return std::nullopt;
-  return s->front();
 }
 
 /// 8-bit `codes` that are no quantization of f32 (another QLinear op's,
@@ -328,8 +359,8 @@ mlir::tsc::rewriteIntegerProduct(MulOp mul,
 /// ONNX Runtime's QLinearMatMul (QOperator static models) by a constant
 /// weight, as imported (passes/conversion/OnnxToTsc/Matmul.cpp) and folded:
 ///
-///   %xq = tsc.quantize %x, %s, %z                  (per tensor, constants)
-///   %a  = tsc.sub (tsc.cast %xq to i32), %zi       (%zi: z as i32; absent
+///   %codes                                         (u8 or s8, from anywhere)
+///   %a  = tsc.sub (tsc.cast %codes to i32), %zi    (%zi: z as i32; absent
 ///                                                   when z is 0)
 ///   %p  = tsc.matmul %a, %w                        (s8 codes widened, or
 ///                                                   an i32 constant of s8
@@ -337,22 +368,27 @@ mlir::tsc::rewriteIntegerProduct(MulOp mul,
 ///   %y  = tsc.round (tsc.add (tsc.mul (tsc.cast %p to f64), %m), %yz)
 ///   %q  = tsc.cast (tsc.min (tsc.max %y, lo), hi) to u8 or s8
 ///
-/// with %m = a_scale·b_scale / y_scale (f64, per tensor or per column) and
-/// %yz the output zero point, becomes the QDQ form
+/// with %m = a_scale·b_scale / y_scale (f64, per tensor or per column; its
+/// ops and the weight's zero points computed here where the graph phase
+/// left them unfolded) and %yz the output zero point, becomes the QDQ form
 ///
-///   %q = tsc.quantize (tsc.linear (tsc.dequantize %xq, %s, %z),
-///                      (tsc.dequantize %wq, %ws axis = 1)), %sy, %yz
+///   %x = tsc.dequantize %codes, 1, %z
+///   %q = tsc.quantize (tsc.linear (tsc.dequantize (tsc.quantize %x, 1, %z),
+///                      1, %z), (tsc.dequantize %wq, %m axis = 1)), 1, %yz
 ///
-/// with ws_n = m_n·sy / s: the same value before rounding, Σ(q - z)·w·m,
-/// up to f32 rounding (a code one apart where the product lies within a
-/// few ulps of a half). `sy` is y_scale as its reader dequantizes it when
-/// one does (so that a following product's activation is a QDQ pair of one
-/// scale), else 1. The QDQ rewrite then makes the linear an int8 GEMM step,
-/// which quantizes %x itself. Codes that are no such quantization (another
-/// QLinear op's, reshaped: attention's output projection, the FFN's down
-/// projection after QLinearMul) are dequantized with s = 1 first
-/// (requantizeOnce). A weight zero point that leaves B - b_zp outside s8,
-/// or a per-row activation zero point, keeps the integer form.
+/// which the pass's QDQ rewrite then makes static int8's form: an int8 step
+/// that quantizes %x (the integers q - z in f32) back into the codes,
+/// exactly, and scales the exact s32 sum by m_n alone. Scale 1 on both
+/// sides is what makes it ONNX Runtime's arithmetic, not a rescaled copy of
+/// it: the product is one f32 multiply of the sum by the f32 multiplier,
+/// rounded and offset by the zero point, as its requantization does (the
+/// real scales would round s·ws_n, then divide by y_scale). The codes may
+/// come from anywhere (a
+/// QuantizeLinear's, another QLinear op's, reshaped: attention's output
+/// projection, the FFN's down projection after QLinearMul). A weight zero
+/// point (a u8 weight's 128) is taken out of the codes at compile time
+/// where every B - zb is an s8 value; otherwise, or with a per-row
+/// activation zero point, the integer form stays.
 LogicalResult
 mlir::tsc::rewriteRequantizedProduct(CastOp codes,
                                      DenseMap<Value, Value> &dequantized) {
@@ -396,17 +432,12 @@ mlir::tsc::rewriteRequantizedProduct(CastOp codes,
   Value aCodes = uncastFromI32(aCast, is8);
   std::optional<double> inZero = 0.0;
   if (sub) {
-    std::optional<std::vector<double>> z = getConstantValues(sub.getRhs());
+    std::optional<std::vector<double>> z = evaluate(sub.getRhs());
     inZero = z && z->size() == 1 ? std::optional(z->front()) : std::nullopt;
   }
   if (!aCodes || !inZero ||
       cast<RankedTensorType>(aCodes.getType()).getRank() < 2)
     return failure();
-  // The activation's scale: its quantization's when the codes are one of
-  // f32 by constants (the step then quantizes that f32 itself), else 1.
-  auto xq = aCodes.getDefiningOp<QuantizeOp>();
-  std::optional<double> inScale =
-      xq ? quantizationScale(xq, *inZero) : std::nullopt;
   std::optional<WeightCodes> w = WeightCodes::match(matmul.getRhs());
   if (!w)
     return failure();
@@ -414,23 +445,9 @@ mlir::tsc::rewriteRequantizedProduct(CastOp codes,
   std::optional<std::vector<double>> multipliers = perColumn(mul.getRhs(), n);
   if (!multipliers)
     return failure();
-  // The output's scale as its reader dequantizes it, else 1.
-  double outScale = 1.0;
-  for (Operation *user : codes->getUsers())
-    if (auto dq = dyn_cast<DequantizeOp>(user)) {
-      std::optional<std::vector<double>> ds = getConstantValues(dq.getScale());
-      std::optional<std::vector<double>> dz =
-          dq.getZeroPoint() ? getConstantValues(dq.getZeroPoint())
-                            : std::optional(std::vector<double>{0.0});
-      if (ds && ds->size() == 1 && ds->front() > 0.0 && dz && dz->size() == 1 &&
-          dz->front() == outZero && !dq.getAxis() && !dq.getGroupSize()) {
-        outScale = ds->front();
-        break;
-      }
-    }
   std::vector<float> columns;
   for (double m : *multipliers) {
-    float ws = float(m * outScale / inScale.value_or(1.0));
+    float ws = float(m);
     if (!std::isfinite(ws))
       return failure();
     columns.push_back(ws);
@@ -439,16 +456,15 @@ mlir::tsc::rewriteRequantizedProduct(CastOp codes,
   OpBuilder b(codes);
   // Named as the QLinearMatMul node, as a float GEMM is as its MatMul.
   Location loc = matmul.getLoc();
-  Value xd = inScale ? dequantizeOnce(xq, xq.getZeroPoint(), dequantized)
-                     : requantizeOnce(aCodes, int64_t(*inZero), dequantized);
+  Value xd = requantizeOnce(aCodes, int64_t(*inZero), dequantized);
   auto type = cast<RankedTensorType>(matmul.getType()).clone(b.getF32Type());
   Value linear = LinearOp::create(b, loc, type, xd, w->create(b, loc, columns),
                                   Value(), Value(), /*weight_kn=*/true);
   Value yz = outZero != 0.0 ? createInteger(b, loc, element, int64_t(outZero))
                             : Value();
   Value q = QuantizeOp::create(b, loc, codes.getType(), linear,
-                               createScalar(b, loc, float(outScale)), yz,
-                               IntegerAttr(), IntegerAttr());
+                               createScalar(b, loc, 1.0f), yz, IntegerAttr(),
+                               IntegerAttr());
   codes.getResult().replaceAllUsesWith(q);
   eraseUnread({codes, min, max, round, add, mul, widen, matmul,
                matmul.getRhs().getDefiningOp(), shiftedCodes(matmul.getRhs()),
