@@ -423,8 +423,8 @@ mlir::tsc::rewriteRequantizedProduct(CastOp codes,
       !hasUsesIgnoringBindings(matmul, 1) ||
       !matmul.getType().getElementType().isSignlessInteger(32))
     return failure();
-  // The activation: codes quantized from f32 per tensor by constants,
-  // less their zero point (folded to i32; no sub when it is 0).
+  // The activation: 8-bit codes from anywhere, widened to i32, less their
+  // constant zero point (no sub when it is 0), one in the codes' range.
   Value shifted = matmul.getLhs();
   auto sub = shifted.getDefiningOp<SubOp>();
   auto is8 = [](Type t) { return t.isInteger(8) && !t.isSignedInteger(); };
@@ -435,8 +435,11 @@ mlir::tsc::rewriteRequantizedProduct(CastOp codes,
     std::optional<std::vector<double>> z = evaluate(sub.getRhs());
     inZero = z && z->size() == 1 ? std::optional(z->front()) : std::nullopt;
   }
-  if (!aCodes || !inZero ||
-      cast<RankedTensorType>(aCodes.getType()).getRank() < 2)
+  auto aType = aCodes ? cast<RankedTensorType>(aCodes.getType()) : nullptr;
+  if (!aType || !inZero || aType.getRank() < 2 ||
+      *inZero != std::round(*inZero) ||
+      *inZero < (aType.getElementType().isUnsignedInteger() ? 0.0 : -128.0) ||
+      *inZero > (aType.getElementType().isUnsignedInteger() ? 255.0 : 127.0))
     return failure();
   std::optional<WeightCodes> w = WeightCodes::match(matmul.getRhs());
   if (!w)
