@@ -392,32 +392,22 @@ def bench_model(args, name, work, rows, notes, versions):
                                                    minilm.CALIBRATION_SENTENCES)
             variants["int8text"] = ["--quantize=dynamic-int8", "--calibration", str(text)] + (
                 [f"--max-error={args.max_error}"] if args.max_error else [])
-        # ONNX Runtime's QDQ model (the ort_static peer's, made here first):
-        # tsc compiles it as it is (docs/quantization-qdq.md, "QDQ models").
-        qdq_path = work / f"{name}-ort-static.onnx"
-        if not qdq_path.exists():
-            subprocess.run([TORCH_PYTHON, __file__, "--make-qdq", str(qdq_path), "--onnx",
-                            str(onnx_path), "--calibration", str(calibration)], check=True)
-        sources["qdq"] = qdq_path
-        variants["qdq"] = []
-        # ONNX Runtime's quantize_dynamic model (the ort_int8 peer's, made
-        # here first): DynamicQuantizeLinear + MatMulInteger, which tsc runs
-        # as int8 steps quantizing per tensor by the range (format 1.23).
-        dynamic_path = work / f"{name}-ort-int8.onnx"
-        if not dynamic_path.exists():
-            subprocess.run([TORCH_PYTHON, __file__, "--make-dynamic", str(dynamic_path),
-                            "--onnx", str(onnx_path)], check=True)
-        sources["ortdyn"] = dynamic_path
-        variants["ortdyn"] = []
-        # ONNX Runtime's quantize_static in its QOperator format (the
-        # ort_qop peer's): QLinearMatMul by constant weights, which tsc runs
-        # as static int8 steps.
-        qop_path = work / f"{name}-ort-qop.onnx"
-        if not qop_path.exists():
-            subprocess.run([TORCH_PYTHON, __file__, "--make-qop", str(qop_path), "--onnx",
-                            str(onnx_path), "--calibration", str(calibration)], check=True)
-        sources["ortqop"] = qop_path
-        variants["ortqop"] = []
+        # ONNX Runtime's quantized models (each its peer's, made here first),
+        # which tsc compiles as they are: its QDQ model (ort_static;
+        # docs/quantization-qdq.md, "QDQ models"), its quantize_dynamic one
+        # (ort_int8: DynamicQuantizeLinear + MatMulInteger, int8 steps by the
+        # range, format 1.23) and its QOperator one (ort_qop: QLinearMatMul
+        # by constant weights, static int8 steps).
+        calibrated = ["--calibration", str(calibration)]
+        for variant, suffix, flag, extra in (("qdq", "ort-static", "--make-qdq", calibrated),
+                                             ("ortdyn", "ort-int8", "--make-dynamic", []),
+                                             ("ortqop", "ort-qop", "--make-qop", calibrated)):
+            path = work / f"{name}-{suffix}.onnx"
+            if not path.exists():
+                subprocess.run([TORCH_PYTHON, __file__, flag, str(path), "--onnx",
+                                str(onnx_path)] + extra, check=True)
+            sources[variant] = path
+            variants[variant] = []
     if args.weight_only:
         # Weight-only int4: tsc's own pass (ONNX Runtime's scheme, a scale
         # and a zero point per 128 along K, with the biases corrected by the
