@@ -77,7 +77,7 @@ Not a test: it fails only when it cannot measure.
 
 Usage: tools/bench_cpu.py [--tsc build/bin/tsc] [--tsc-run build/bin/tsc-run]
                           [--models minilm,bert-base] [--batches 1,8] [--seq 128]
-                          [--runs 20] [--warmup 3] [--threads N] [--keep DIR]
+                          [--runs 20] [--warmup 3] [--rounds 1] [--threads N] [--keep DIR]
                           [--openvino-python .venv-bench/bin/python] [--quantize] [--weight-only]
                           [--peers ort,ort_int8,ort_static,ov_int8,ov_int8_bf16,ov,ov_bf16,...]
                           [--prune heads=0.25,ffn=0.3 [--max-error E]] [--no-peers]
@@ -339,6 +339,13 @@ def first_line(tool, rc, stderr):
     return f"{tool}: {line or f'exit status {rc}'}"
 
 
+def record(row, key, median, rss):
+    """A round's median latency and peak RSS of `key`: the row keeps the
+    smallest median and the largest RSS over the rounds."""
+    row[key] = min(median, row.get(key, median))
+    row[f"{key}_rss"] = max(rss, row.get(f"{key}_rss", rss))
+
+
 def rel_l2(out, ref):
     out, ref = np.asarray(out, np.float64), np.asarray(ref, np.float64)
     norm = np.linalg.norm(ref)
@@ -471,103 +478,108 @@ def bench_model(args, name, work, rows, notes, versions):
                           ("ov_nncf", "openvino", "f32"), ("ov_nncf_bf16", "openvino", "bf16"))
                          if args.quantize else ()) + (
                             (("ort_int4", "ort", None),) if args.weight_only else ())
-        for key, runtime, precision in peers:
-            if args.peers and key not in args.peers:
-                continue
-            if args.no_peers and key != "ort":
-                continue
-            # ONNX Runtime's quantization tools need `packaging`, which .venv
-            # lacks and .venv-torch has (same onnxruntime version).
-            python = (TORCH_PYTHON if runtime in ("torch", "inductor", "ort_int8", "ort_static",
-                                                  "ort_qop")
-                      else sys.executable)
-            extra = []
-            if runtime in BENCH_PEERS:
-                if not os.access(args.openvino_python, os.X_OK):
-                    if not any("setup.sh --bench" in n for n in notes):
-                        notes.append(f"OpenVINO, IREE: {args.openvino_python} not found "
-                                     "(tools/setup.sh --bench makes it)")
+        # Each round runs every peer and tsc variant once, in the same order:
+        # a slow spell of a shared machine then falls on all of them, and each
+        # keeps its fastest round's median (--rounds).
+        for rnd in range(args.rounds):
+            for key, runtime, precision in peers:
+                if args.peers and key not in args.peers:
                     continue
-                python = args.openvino_python
-            if runtime == "iree":
-                vmfb = work / f"{name}-iree-b{batch}-s{args.seq}.vmfb"
-                problem = make_once(python, vmfb, ["--make-iree", str(vmfb), "--onnx",
-                                                   str(onnx_path), "--batch", str(batch),
-                                                   "--seq", str(args.seq)],
-                                    "iree", f"IREE compiled batch {batch}")
-                if problem:
-                    notes.append(f"{name} batch {batch}: IREE does not compile it: {problem}")
+                if args.no_peers and key != "ort":
                     continue
-                extra = ["--vmfb", str(vmfb)]
-            model_path = sources["qdq"] if key.startswith("ov_int8") else onnx_path
-            if key == "ort_int4":
-                model_path = sources["nbits"]
-            if key.startswith("ov_nncf"):
-                model_path = work / f"{name}-nncf.xml"
-                problem = make_once(python, model_path,
-                                    ["--make-nncf", str(model_path), "--onnx", str(onnx_path),
-                                     "--calibration", str(work / "calibration")],
-                                    "nncf", "NNCF quantized it")
-                if problem:
-                    notes.append(f"{name}: NNCF does not quantize it: {problem}")
+                # ONNX Runtime's quantization tools need `packaging`, which .venv
+                # lacks and .venv-torch has (same onnxruntime version).
+                python = (TORCH_PYTHON if runtime in ("torch", "inductor", "ort_int8", "ort_static",
+                                                      "ort_qop")
+                          else sys.executable)
+                extra = []
+                if runtime in BENCH_PEERS:
+                    if not os.access(args.openvino_python, os.X_OK):
+                        if not any("setup.sh --bench" in n for n in notes):
+                            notes.append(f"OpenVINO, IREE: {args.openvino_python} not found "
+                                         "(tools/setup.sh --bench makes it)")
+                        continue
+                    python = args.openvino_python
+                if runtime == "iree":
+                    vmfb = work / f"{name}-iree-b{batch}-s{args.seq}.vmfb"
+                    problem = make_once(python, vmfb, ["--make-iree", str(vmfb), "--onnx",
+                                                       str(onnx_path), "--batch", str(batch),
+                                                       "--seq", str(args.seq)],
+                                        "iree", f"IREE compiled batch {batch}")
+                    if problem:
+                        notes.append(f"{name} batch {batch}: IREE does not compile it: {problem}")
+                        continue
+                    extra = ["--vmfb", str(vmfb)]
+                model_path = sources["qdq"] if key.startswith("ov_int8") else onnx_path
+                if key == "ort_int4":
+                    model_path = sources["nbits"]
+                if key.startswith("ov_nncf"):
+                    model_path = work / f"{name}-nncf.xml"
+                    problem = make_once(python, model_path,
+                                        ["--make-nncf", str(model_path), "--onnx", str(onnx_path),
+                                         "--calibration", str(work / "calibration")],
+                                        "nncf", "NNCF quantized it")
+                    if problem:
+                        notes.append(f"{name}: NNCF does not quantize it: {problem}")
+                        continue
+                cmd = [python, __file__, "--peer", runtime, "--model", name,
+                       "--onnx", str(model_path), "--inputs", str(data), "--out",
+                       str(data / key), "--runs", str(args.runs), "--warmup",
+                       str(args.warmup), "--threads", str(args.threads)]
+                cmd += extra
+                if precision:
+                    cmd += ["--precision", precision]
+                if runtime in ("ort_static", "ort_qop"):
+                    cmd += ["--calibration", str(work / "calibration")]
+                rc, out, err, rss = measured(cmd)
+                if rc:
+                    notes.append(f"{name} batch {batch}: {first_line(key, rc, err)}")
                     continue
-            cmd = [python, __file__, "--peer", runtime, "--model", name,
-                   "--onnx", str(model_path), "--inputs", str(data), "--out",
-                   str(data / key), "--runs", str(args.runs), "--warmup",
-                   str(args.warmup), "--threads", str(args.threads)]
-            cmd += extra
-            if precision:
-                cmd += ["--precision", precision]
-            if runtime in ("ort_static", "ort_qop"):
-                cmd += ["--calibration", str(work / "calibration")]
-            rc, out, err, rss = measured(cmd)
-            if rc:
-                notes.append(f"{name} batch {batch}: {first_line(key, rc, err)}")
-                continue
-            result = json.loads(out.strip().splitlines()[-1])
-            row[key], row[f"{key}_rss"] = result["median_ms"], rss
-            if result.get("version"):
-                versions[runtime] = result["version"]
-            if key.startswith(("ov", "iree")) and "ort" in row:
-                errs = [rel_l2(np.load(f), np.load(data / "ort" / f.name))
-                        for f in sorted((data / key).glob("*.npy"))
-                        if (data / "ort" / f.name).exists()]
-                if errs:
-                    row[f"{key}_rel_l2"] = max(errs)
-        for variant, artifact in artifacts.items():
-            cmd = [args.tsc_run, str(artifact), "--bench", str(args.runs), "--warmup",
-                   str(args.warmup), "--threads", str(args.threads), "--json",
-                   "--output-dir", str(data / variant)]
-            for n in INPUTS:
-                cmd += ["--input", f"{n}={data / f'{n}.npy'}"]
-            if batch == args.batches[0]:
-                print("$ " + shlex.join(cmd), flush=True)
-            rc, out, err, rss = measured(cmd)
-            try:
-                median = None if rc else json.loads(out)["latency_ms"]["median"]
-            except (json.JSONDecodeError, KeyError, TypeError):
-                median = None
-            # Which GEMMs ran int8 and which were kept (bf16 or f32).
-            if variant in ("int8", "static", "int8text") and batch == args.batches[0]:
-                profile = subprocess.run(cmd[:2] + ["--profile", "--bench", "1"] + cmd[6:8]
-                                         + [a for n in INPUTS for a in
-                                            ("--input", f"{n}={data / f'{n}.npy'}")],
-                                         capture_output=True, text=True).stdout
-                isa = [l.strip() for l in profile.splitlines() if "oneDNN" in l]
-                if isa:
-                    notes.append(f"{name} {variant}: {isa[0]}")
-            if median is None:
-                notes.append(f"{name} batch {batch} ({variant}): "
-                             + (first_line("tsc-run", rc, err) if rc else
-                                "tsc-run --bench --json printed no median"))
-                continue
-            row[variant], row[f"{variant}_rss"] = float(median), rss
-            if "ort" in row:
-                errs = [rel_l2(np.load(f), np.load(data / "ort" / f.name))
-                        for f in sorted((data / variant).glob("*.npy"))
-                        if (data / "ort" / f.name).exists()]
-                if errs:
-                    row[f"{variant}_rel_l2"] = max(errs)
+                result = json.loads(out.strip().splitlines()[-1])
+                record(row, key, result["median_ms"], rss)
+                if result.get("version"):
+                    versions[runtime] = result["version"]
+                if key.startswith(("ov", "iree")) and "ort" in row:
+                    errs = [rel_l2(np.load(f), np.load(data / "ort" / f.name))
+                            for f in sorted((data / key).glob("*.npy"))
+                            if (data / "ort" / f.name).exists()]
+                    if errs:
+                        row[f"{key}_rel_l2"] = max(errs)
+            for variant, artifact in artifacts.items():
+                cmd = [args.tsc_run, str(artifact), "--bench", str(args.runs), "--warmup",
+                       str(args.warmup), "--threads", str(args.threads), "--json",
+                       "--output-dir", str(data / variant)]
+                for n in INPUTS:
+                    cmd += ["--input", f"{n}={data / f'{n}.npy'}"]
+                if batch == args.batches[0] and rnd == 0:
+                    print("$ " + shlex.join(cmd), flush=True)
+                rc, out, err, rss = measured(cmd)
+                try:
+                    median = None if rc else json.loads(out)["latency_ms"]["median"]
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    median = None
+                # Which GEMMs ran int8 and which were kept (bf16 or f32).
+                if (variant in ("int8", "static", "int8text") and batch == args.batches[0]
+                        and rnd == 0):
+                    profile = subprocess.run(cmd[:2] + ["--profile", "--bench", "1"] + cmd[6:8]
+                                             + [a for n in INPUTS for a in
+                                                ("--input", f"{n}={data / f'{n}.npy'}")],
+                                             capture_output=True, text=True).stdout
+                    isa = [l.strip() for l in profile.splitlines() if "oneDNN" in l]
+                    if isa:
+                        notes.append(f"{name} {variant}: {isa[0]}")
+                if median is None:
+                    notes.append(f"{name} batch {batch} ({variant}): "
+                                 + (first_line("tsc-run", rc, err) if rc else
+                                    "tsc-run --bench --json printed no median"))
+                    continue
+                record(row, variant, float(median), rss)
+                if "ort" in row:
+                    errs = [rel_l2(np.load(f), np.load(data / "ort" / f.name))
+                            for f in sorted((data / variant).glob("*.npy"))
+                            if (data / "ort" / f.name).exists()]
+                    if errs:
+                        row[f"{variant}_rel_l2"] = max(errs)
         if (args.quantize or args.weight_only) and "ort" in row:
             for key in ("int8", "static", "int8text", "qdq", "ortdyn", "ortqop", "tsc", "int4",
                         "nbits", "ort_int4", "ort_qop") + INT8_PEERS:
@@ -854,6 +866,9 @@ def main():
     parser.add_argument("--batches", default="1,8")
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure every peer and variant this many times, interleaved, "
+                             "and keep each one's fastest median (for a shared, noisy machine)")
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--keep", help="export and compile into this folder and keep it "
@@ -969,10 +984,12 @@ def main():
         weight_only_table(rows)
     if args.prune:
         prune_table(args, rows)
-    for note in notes:
+    for note in dict.fromkeys(notes):
         print(f"note: {note}")
     floor = measured(["true"])[3]
-    print(f"median of {args.runs} runs after {args.warmup} warmup; peak RSS of each "
+    rounds = (f"; the fastest of {args.rounds} interleaved rounds' medians"
+              if args.rounds > 1 else "")
+    print(f"median of {args.runs} runs after {args.warmup} warmup{rounds}; peak RSS of each "
           "runtime's own process (the Python peers' include the interpreter and libraries; "
           f"each includes the launcher's {floor:.0f} MiB before exec)")
     return 0 if rows else 1

@@ -112,6 +112,7 @@ struct StepState {
   /// B is a weight, reordered into `preparedDesc` at `prepared`.
   bool weightB = false;
   memory::desc preparedDesc;
+  bool paddedRows = false; // prepared with rows padded (unaliasedRows)
   std::unique_ptr<void, AlignedFree> prepared;
   std::vector<Entry> cache;
   size_t nextEvict = 0;

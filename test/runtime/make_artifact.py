@@ -564,6 +564,26 @@ def gemm_gelu_artifact(rng, activations=(GELU, GELU_TANH, GELU)):
     return p, weights, w_vals, b_vals
 
 
+def wide_gemm_artifact(rng, n=1024):
+    """y = gelu(x @ w + b), x: f32[batch, 3] (batch in [1, 4]), w: [3, n]:
+    with n = 1024 w's rows lie 4 KiB apart, which the runtime pads when it
+    prepares a plain weight (host_gemm.cpp, unaliasedRows). Returns the plan
+    (1.8, with its definition count), the WGHT bytes, w and b.
+    """
+    p = Plan()
+    batch = sym(p.symbol("batch", 1, 4))
+    x = p.input("x", F32, [batch, const(3)])
+    y = p.output("y", F32, [batch, const(n)])
+    w_vals = [round(rng.uniform(-2, 2), 3) for _ in range(3 * n)]
+    b_vals = [round(rng.uniform(-1, 1), 3) for _ in range(n)]
+    weights = struct.pack(f"<{3 * n}f", *w_vals) + struct.pack(f"<{n}f", *b_vals)
+    w = p.weight(F32, [const(3), const(n)], 0, 12 * n)
+    b = p.weight(F32, [const(n)], 12 * n, 4 * n)
+    p.gemm(x, w, y, b, m=batch, n=const(n), k=const(3), lda=const(3), ldb=const(n),
+           ldc=const(n), flags=GELU << 8)
+    return p, weights, w_vals, b_vals
+
+
 BF16_INPUTS = 4  # GEMM flags bit 2 (format 1.16)
 
 
@@ -807,6 +827,17 @@ def make(args):
         write_npy(os.path.join(args.outdir, f"gelu_{name}_expected.npy"), F32, (2, 4),
                   [gelu(v, activation) + (residual[i] if residual else 0)
                    for i, v in enumerate(pre)])
+    # A weight with 4 KiB rows (prepared padded on CPUs without AVX-512),
+    # for every batch up to the maximum; expected in double precision.
+    plan, weights, w, b = wide_gemm_artifact(random.Random(5))
+    out("gemm-wide.tscm", container([(b"PLAN", with_definitions(plan)), (b"WGHT", weights)],
+                                    minor=8))
+    wx = [round(rng.uniform(-1, 1), 3) for _ in range(4 * 3)]
+    for rows in (1, 4):
+        write_npy(os.path.join(args.outdir, f"wide_x{rows}.npy"), F32, (rows, 3), wx[:rows * 3])
+        write_npy(os.path.join(args.outdir, f"wide_y{rows}_expected.npy"), F32, (rows, 1024),
+                  [gelu(sum(wx[i * 3 + kk] * w[kk * 1024 + c] for kk in range(3)) + b[c], GELU)
+                   for i in range(rows) for c in range(1024)])
     # GEMMs with bf16 inputs (format 1.16): against x rounded to bf16 in
     # double precision, and (which must not match) x as it is.
     plan, weights, w, b = bf16_inputs_artifact(random.Random(4))
