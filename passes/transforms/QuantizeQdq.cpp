@@ -433,6 +433,9 @@ struct QuantizeQdqPass
     getOperation().walk([&](MulOp op) { muls.push_back(op); });
     for (MulOp mul : muls)
       (void)rewriteIntegerProduct(mul, dequantized);
+    // The integer products left (both operands run-time codes) in f32
+    // where that is exact.
+    rewriteExactIntegerProducts(getOperation());
     // The pairs the GEMMs no longer read (before folding: a rewritten
     // product's first weight dequantization would become an f32 copy of the
     // weight), and then the folded dequantizations.

@@ -37,6 +37,10 @@ LogicalResult
 rewriteRequantizedProduct(CastOp codes,
                           llvm::DenseMap<Value, Value> &dequantized);
 
+/// Each i32 tsc.matmul of 8-bit codes less their zero points computed as
+/// an f32 matmul where f32 sums it exactly (QuantizeQdqInteger.cpp).
+void rewriteExactIntegerProducts(Operation *scope);
+
 } // namespace mlir::tsc
 
 #endif // TSC_PASSES_TRANSFORMS_QUANTIZEQDQ_H

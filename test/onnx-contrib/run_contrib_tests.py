@@ -573,6 +573,16 @@ def qlinear_cases():
                {"x": normal(123, B, S, H, scale=1.5)}, [("y", U8, [B, S, 12])],
                dict(weights, w=rng(124).integers(0, 256, (H, 12)).astype(np.uint8),
                     sw=np.array(0.005, np.float32), zw=np.array(128, np.uint8)))
+    # Both operands run-time codes (attention's Q·Kᵀ and P·V in a QOperator
+    # model): tsc computes the product in f32, exact at this K.
+    yield Case("qlinear_matmul_runtime_operands",
+               [helper.make_node("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"],
+                                 ["y"])],
+               {"a": codes(125, np.uint8, B, S, H), "b": codes(126, np.uint8, B, H, S)},
+               [("y", U8, [B, S, S])],
+               {"sa": np.array(0.02, np.float32), "za": np.array(131, np.uint8),
+                "sb": np.array(0.03, np.float32), "zb": np.array(128, np.uint8),
+                "sy": np.array(0.25, np.float32), "zy": np.array(100, np.uint8)})
     # Over the middle axis (opset 13: that axis alone).
     yield Case("qlinear_softmax_axis1",
                [node("QLinearSoftmax", ["x", "sx", "zx", "sy", "zy"], ["y"], axis=1, opset=13)],
