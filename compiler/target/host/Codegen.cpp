@@ -4,6 +4,7 @@
 #include "compiler/target/host/HostCodegen.h"
 #include "compiler/target/host/Objects.h"
 #include "compiler/target/host/RegisterBlock.h"
+#include "compiler/target/host/SharedKernels.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -290,6 +291,8 @@ FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
                                                        HostTarget &target,
                                                        LoopMapping mapLoops) {
   MLIRContext *context = kernels.getContext();
+  // The layers' kernels once each (before lowering: it lowers them once).
+  llvm::StringSet<> shared = shareDuplicateKernels(kernels);
   if (failed(lowerToLLVMDialect(kernels, target, mapLoops)))
     return failure();
 
@@ -325,6 +328,8 @@ FailureOr<std::vector<char>> mlir::tsc::compileKernels(ModuleOp kernels,
   module->setSourceFileName("tsc-kernels");
   for (llvm::Function &f : *module)
     if (!f.isDeclaration()) {
+      if (shared.contains(f.getName()))
+        f.addFnAttr(llvm::Attribute::NoInline);
       f.addFnAttr("target-cpu", target.cpu);
       std::string own = features;
       if (dotKernels.contains(&f))
