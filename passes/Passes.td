@@ -538,7 +538,11 @@ def QuantizeDynamicInt8Pass : Pass<"tsc-quantize-dynamic-int8", "func::FuncOp"> 
               /*default=*/"0.0",
               "Smoothing's migration strength in (0, 1), as "
               "tsc-quantize-static-int8's (needs tsc.input_channel_min/max); "
-              "0: none">];
+              "0: none">,
+       Option<"narrowWeights", "narrow-weights", "bool", /*default=*/"false",
+              "Weight codes in [-64, 64] (7 bits) rather than [-127, 127]: a "
+              "CPU without VNNI then multiplies them with its u8 x s8 "
+              "kernels exactly (QuantizeGemm.h's kNarrowInt8Max)">];
 }
 
 def QuantizeFp8Pass : Pass<"tsc-quantize-fp8", "func::FuncOp"> {
@@ -717,6 +721,9 @@ def QuantizeStaticInt8Pass : Pass<"tsc-quantize-static-int8", "func::FuncOp"> {
               "Smoothing's migration strength in (0, 1): each input channel "
               "divided by max|x_k|^alpha / max|W_k|^(1 - alpha), the weight "
               "multiplied by it (needs tsc.input_channel_min/max); 0: none">,
+       Option<"narrowWeights", "narrow-weights", "bool", /*default=*/"false",
+              "Weight codes in [-64, 64] (7 bits), as "
+              "tsc-quantize-dynamic-int8's">,
        Option<"minInputFeatures", "min-input-features", "int64_t",
               /*default=*/"16",
               "GEMMs whose K (input features) is smaller stay float: the "

@@ -75,6 +75,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   pipeline.quantize = options.quantize;
   pipeline.weightGroupSize = options.weightGroupSize;
   pipeline.weightZeroPoints = options.weightZeroPoints;
+  pipeline.narrowInt8Weights = options.narrowInt8Weights;
   pipeline.inputRanges = options.inputRanges;
   pipeline.inputMinima = options.inputMinima;
   pipeline.smoothingAlpha = options.smoothingAlpha;

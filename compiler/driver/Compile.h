@@ -56,6 +56,10 @@ struct CompileOptions {
   int64_t weightGroupSize = 0;
   /// weight-int8/int4: asymmetric codes, a zero point per scale.
   bool weightZeroPoints = false;
+  /// dynamic-int8/static-int8: weight codes in [-64, 64] (7 bits), which
+  /// the runtime multiplies with u8 x s8 kernels exactly on a CPU without
+  /// VNNI.
+  bool narrowInt8Weights = false;
   /// --quantize=static-int8: the samples and observer of calibration.
   CalibrationOptions calibration;
   /// --quantize=static-int8: each GEMM op's calibrated input range, in

@@ -200,6 +200,13 @@ LogicalResult parseQuantization(StringRef mode, const DriverOptions &flags,
     return failure();
   }
   options.calibration.biasCorrection = flags.biasCorrection == "on";
+  if (flags.narrowInt8Weights && mode != "dynamic-int8" &&
+      mode != "static-int8") {
+    llvm::errs() << "tsc: error: --narrow-int8-weights goes with "
+                    "--quantize=dynamic-int8 or static-int8\n";
+    return failure();
+  }
+  options.narrowInt8Weights = flags.narrowInt8Weights;
   // Smoothing needs the calibrated extremes of each channel: static-int8,
   // and dynamic-int8 with --calibration.
   bool dynamicCalibrated =

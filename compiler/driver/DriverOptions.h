@@ -76,6 +76,15 @@ struct DriverOptions {
           "and AMX: bf16 attention's products on AMX tiles) or native (the "
           "best this machine runs)"),
       llvm::cl::init("x86-64-v3"), llvm::cl::cat(category)};
+  llvm::cl::opt<bool> narrowInt8Weights{
+      "narrow-int8-weights",
+      llvm::cl::desc(
+          "dynamic-int8 and static-int8: weight codes in [-64, 64] (7 "
+          "bits, twice the rounding) rather than [-127, 127], so that a CPU "
+          "without VNNI (AVX2) multiplies them with its u8 x s8 kernels, "
+          "exactly and faster than the f32 products full-range codes take "
+          "there (docs/quantization.md, \"7-bit weights\")"),
+      llvm::cl::init(false), llvm::cl::cat(category)};
   llvm::cl::opt<bool> generatedGemms{
       "generated-gemms",
       llvm::cl::desc(

@@ -110,6 +110,7 @@ std::vector<std::string> getQuantizedGemms(ModuleOp imported,
   pipeline.keptPrecision = options.keptPrecision;
   pipeline.weightGroupSize = options.weightGroupSize;
   pipeline.weightZeroPoints = options.weightZeroPoints;
+  pipeline.narrowInt8Weights = options.narrowInt8Weights;
   pipeline.inputRanges = options.inputRanges;
   pipeline.inputMinima = options.inputMinima;
   buildTscPipeline(pm, pipeline);
@@ -250,6 +251,8 @@ FailureOr<CompileOptions> fitQuantization(Measurer &m, CompileOptions options,
     os << " weight-group-size=" << options.weightGroupSize;
   if (options.weightZeroPoints)
     os << " weight-zero-points=1";
+  if (options.narrowInt8Weights)
+    os << " narrow-int8-weights=1";
   os << " keep-float=";
   for (size_t i = 0; i < hi; ++i)
     os << (i ? "," : "") << fitted.keepFloat[options.keepFloat.size() + i];
@@ -475,6 +478,7 @@ FailureOr<CompileOptions> tsc::fitErrorBudget(ModuleOp imported,
       result->quantize = fitted.quantize;
       result->weightGroupSize = fitted.weightGroupSize;
       result->weightZeroPoints = fitted.weightZeroPoints;
+      result->narrowInt8Weights = fitted.narrowInt8Weights;
       result->keepFloat = fitted.keepFloat;
       os << "  then the quantization of the pruned model, within the "
             "budget:\n";

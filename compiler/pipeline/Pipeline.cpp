@@ -236,6 +236,7 @@ void tsc::buildTscPipeline(OpPassManager &pm,
                               options.keepFloat.end());
     quantize.keptPrecision = options.keptPrecision;
     quantize.smoothingAlpha = options.smoothingAlpha;
+    quantize.narrowWeights = options.narrowInt8Weights;
     pm.addNestedPass<func::FuncOp>(createQuantizeDynamicInt8Pass(quantize));
     // Smoothing's muls get their bindings.
     if (options.smoothingAlpha > 0)
@@ -273,6 +274,7 @@ void tsc::buildTscPipeline(OpPassManager &pm,
                                    options.keepFloat.end());
     staticOptions.keptPrecision = options.keptPrecision;
     staticOptions.smoothingAlpha = options.smoothingAlpha;
+    staticOptions.narrowWeights = options.narrowInt8Weights;
     pm.addNestedPass<func::FuncOp>(createQuantizeStaticInt8Pass(staticOptions));
     // The new scale and quantization ops get their bindings.
     pm.addNestedPass<func::FuncOp>(createBindSymbolicShapesPass(bindOptions));

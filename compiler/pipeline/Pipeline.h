@@ -119,6 +119,11 @@ struct TscPipelineOptions : public PassPipelineOptions<TscPipelineOptions> {
       llvm::cl::desc("weight-int8/int4: asymmetric codes, a zero point per "
                      "scale"),
       llvm::cl::init(false)};
+  Option<bool> narrowInt8Weights{
+      *this, "narrow-int8-weights",
+      llvm::cl::desc("dynamic-int8/static-int8: weight codes in [-64, 64] "
+                     "(7 bits; the quantize passes' narrow-weights)"),
+      llvm::cl::init(false)};
   ListOption<float> inputRanges{
       *this, "input-ranges",
       llvm::cl::desc("static-int8 (and fp8, per-tensor scales): the "

@@ -31,13 +31,14 @@ namespace {
 /// smoothed input by the weight scaled to match (the means too). Failure
 /// (with `why`) when the weight's data cannot be read.
 LogicalResult quantize(QuantizableGemm g, const SmoothedInput *smoothed,
-                       std::string &why) {
+                       bool narrowWeights, std::string &why) {
   FailureOr<std::vector<float>> means = prepareInput(g, smoothed, why);
   if (failed(means))
     return failure();
   std::vector<float> meanError;
   FailureOr<Value> wd = createQuantizedWeight(
-      g, why, Codes::S8, *means, means->empty() ? nullptr : &meanError);
+      g, why, Codes::S8, *means, means->empty() ? nullptr : &meanError,
+      narrowWeights ? kNarrowInt8Max : 0.0f);
   if (failed(wd))
     return failure();
   Value bias = means->empty() ? Value() : correctBias(g, meanError);
@@ -78,7 +79,7 @@ struct QuantizeDynamicInt8Pass
                     auto s = smoothed.find(g.op);
                     return quantize(
                         g, s == smoothed.end() ? nullptr : &inputs[s->second],
-                        why);
+                        narrowWeights, why);
                   });
     removeInputMeans(getOperation());
     removeChannelExtremes(getOperation());

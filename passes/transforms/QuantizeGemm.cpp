@@ -62,10 +62,11 @@ tsc::matchQuantizableGemm(Operation *op, int64_t minK, std::string &why) {
 namespace {
 
 /// `w` (rows x cols, row-major) quantized symmetrically per channel: along
-/// the rows (`perRow`) or the columns. Returns the codes, one byte each;
-/// `scales` gets one f32 scale per channel (1 for an all-zero channel).
+/// the rows (`perRow`) or the columns, max|w| onto `max`. Returns the
+/// codes, one byte each; `scales` gets one f32 scale per channel (1 for an
+/// all-zero channel).
 std::vector<char> quantizeWeight(ArrayRef<float> w, int64_t rows, int64_t cols,
-                                 bool perRow, Codes codes,
+                                 bool perRow, Codes codes, float max,
                                  std::vector<float> &scales) {
   int64_t channels = perRow ? rows : cols;
   std::vector<float> amax(channels, 0.0f);
@@ -74,7 +75,6 @@ std::vector<char> quantizeWeight(ArrayRef<float> w, int64_t rows, int64_t cols,
       float &m = amax[perRow ? r : c];
       m = std::max(m, std::fabs(w[r * cols + c]));
     }
-  float max = getCodesMax(codes);
   scales.resize(channels);
   for (int64_t ch = 0; ch < channels; ++ch)
     scales[ch] = amax[ch] > 0.0f ? amax[ch] / max : 1.0f;
@@ -184,7 +184,8 @@ float tsc::getCodesMax(Codes codes) {
 FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g, std::string &why,
                                             Codes codes,
                                             ArrayRef<float> inputMeans,
-                                            std::vector<float> *meanError) {
+                                            std::vector<float> *meanError,
+                                            float codesMax) {
   std::optional<std::vector<char>> bytes =
       getConstantBytes(g.weight.getValue());
   auto weightType = cast<RankedTensorType>(g.weight.getType());
@@ -197,8 +198,10 @@ FailureOr<Value> tsc::createQuantizedWeight(QuantizableGemm g, std::string &why,
   int64_t rows = weightType.getDimSize(0), cols = weightType.getDimSize(1);
   int64_t nDim = g.kn ? 1 : 0;
   std::vector<float> scales;
-  std::vector<char> q =
-      quantizeWeight(w, rows, cols, /*perRow=*/!g.kn, codes, scales);
+  std::vector<char> q = quantizeWeight(
+      w, rows, cols, /*perRow=*/!g.kn, codes,
+      codesMax > 0 && codes == Codes::S8 ? codesMax : getCodesMax(codes),
+      scales);
   if (meanError) {
     int64_t k = g.kn ? rows : cols;
     if (int64_t(inputMeans.size()) != k) {

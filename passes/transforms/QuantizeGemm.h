@@ -100,7 +100,8 @@ float getCodesMax(Codes codes);
 inline constexpr llvm::StringLiteral kInputMeanAttr = "tsc.input_mean";
 
 /// `dequantize(Wq, Ws)` of `g`'s weight quantized to `codes` symmetrically
-/// per output channel (`Ws = max|W| / getCodesMax`, 1 for an all-zero
+/// per output channel (`Ws = max|W| / getCodesMax`, or `/ codesMax` when
+/// given (s8 only), 1 for an all-zero
 /// channel; s8 codes round half to even, f8E4M3FN ones as
 /// roundToF8E4M3FN), built before `g.op`; failure (with `why`) when the
 /// weight's data cannot be read. With `inputMeans` (K of them),
@@ -110,7 +111,14 @@ inline constexpr llvm::StringLiteral kInputMeanAttr = "tsc.input_mean";
 FailureOr<Value> createQuantizedWeight(QuantizableGemm g, std::string &why,
                                        Codes codes = Codes::S8,
                                        ArrayRef<float> inputMeans = {},
-                                       std::vector<float> *meanError = nullptr);
+                                       std::vector<float> *meanError = nullptr,
+                                       float codesMax = 0.0f);
+
+/// The largest magnitude of narrow s8 weight codes (`codesMax` above, the
+/// quantize passes' narrow-weights): about 7 bits, so that two u8
+/// activation codes times two of them sum within 16 bits (2 · 255 · 64 =
+/// 32,640 <= 32,767), where u8 x s8 kernels without VNNI saturate.
+constexpr float kNarrowInt8Max = 64.0f;
 
 /// `dequantize(quantize(x, s), s)` built before `g.op`, with the
 /// activation's scale per row computed at run time: `s = max(max|x| /

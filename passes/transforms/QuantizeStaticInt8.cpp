@@ -49,7 +49,8 @@ struct Range {
 /// `range` are the smoothed input's. Failure (with `why`) when the weight's
 /// data cannot be read.
 LogicalResult quantize(QuantizableGemm g, Range range,
-                       const SmoothedInput *smoothed, std::string &why) {
+                       const SmoothedInput *smoothed, bool narrowWeights,
+                       std::string &why) {
   FailureOr<std::vector<float>> means = prepareInput(g, smoothed, why);
   if (failed(means))
     return failure();
@@ -59,7 +60,8 @@ LogicalResult quantize(QuantizableGemm g, Range range,
   }
   std::vector<float> meanError;
   FailureOr<Value> wd = createQuantizedWeight(
-      g, why, Codes::S8, *means, means->empty() ? nullptr : &meanError);
+      g, why, Codes::S8, *means, means->empty() ? nullptr : &meanError,
+      narrowWeights ? kNarrowInt8Max : 0.0f);
   if (failed(wd))
     return failure();
   Value bias = means->empty() ? Value() : correctBias(g, meanError);
@@ -146,7 +148,8 @@ struct QuantizeStaticInt8Pass
           s == smoothed.end() ? nullptr : &inputs[s->second];
       if (succeeded(g) && ranges[i].hi == ranges[i].lo)
         why = "no calibrated range for its input";
-      else if (succeeded(g) && succeeded(quantize(*g, ranges[i], input, why)))
+      else if (succeeded(g) &&
+               succeeded(quantize(*g, ranges[i], input, narrowWeights, why)))
         continue;
       if (remarks && !why.empty())
         op->emitRemark() << "kept float: " << why;

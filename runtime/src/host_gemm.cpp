@@ -178,7 +178,7 @@ struct HostGemms::Impl {
 
   memory::data_type computeType(const StepState &s) const {
     if (s.int8) // B's codes
-      return int8.weightType();
+      return int8.weightType(s);
     if (s.bf16Product)
       return memory::data_type::bf16;
     return s.widen ? memory::data_type::f32 : dnnlType(s.dtype);
@@ -466,7 +466,7 @@ struct HostGemms::Impl {
     void *residual = g.residual == kNone ? nullptr : addresses[g.residual];
     std::vector<uint32_t> done;
     if (s.int8 && shape.k > 0)
-      int8.quantize(step, g, shape, static_cast<const float *>(a));
+      int8.quantize(step, s, shape, static_cast<const float *>(a));
     else
       int8.forget();
     // First: making the primitive may settle s.widen.

@@ -37,13 +37,19 @@ Int8Gemms::Int8Gemms(const tsc_model_s &model, const dnnl::engine &engine,
     : model(model), engine(engine), stream(stream),
       codes(codesFor(dnnl::get_effective_cpu_isa())) {}
 
-memory::data_type Int8Gemms::weightType() const {
-  return codes == Codes::F32 ? memory::data_type::f32 : memory::data_type::s8;
+Int8Gemms::Codes Int8Gemms::codesOf(const StepState &s) const {
+  return codes == Codes::F32 && s.narrowWeight ? Codes::U8 : codes;
 }
 
-int32_t Int8Gemms::zeroPointOf(const GemmStep &g) const {
+memory::data_type Int8Gemms::weightType(const StepState &s) const {
+  return codesOf(s) == Codes::F32 ? memory::data_type::f32
+                                  : memory::data_type::s8;
+}
+
+int32_t Int8Gemms::zeroPointOf(const StepState &s) const {
+  const GemmStep &g = *s.g;
   return (g.inputRange ? rangeZeroPoint : g.inputZeroPoint) +
-         (codes == Codes::U8 ? 128 : 0);
+         (codesOf(s) == Codes::U8 ? 128 : 0);
 }
 
 const float *Int8Gemms::inputMultipliers(const GemmStep &g) const {
@@ -55,13 +61,24 @@ const float *Int8Gemms::inputMultipliers(const GemmStep &g) const {
 }
 
 void Int8Gemms::prepare(StepState &s, const Shape &shape) const {
-  if ((zeroPointOf(*s.g) == 0 && !s.g->inputRange) || !s.weightB)
+  if (!s.weightB)
     return;
   const Value &b = model.plan.values[s.g->b];
-  sumColumns(s,
-             reinterpret_cast<const int8_t *>(model.artifact.weights().data +
-                                              b.offset),
-             shape);
+  const auto *codesB = reinterpret_cast<const int8_t *>(
+      model.artifact.weights().data + b.offset);
+  if (codes == Codes::F32) {
+    const int64_t rows = s.g->transB ? shape.n : shape.k;
+    const int64_t columns = s.g->transB ? shape.k : shape.n;
+    s.narrowWeight = true;
+    for (int64_t r = 0; r < rows && s.narrowWeight; ++r)
+      for (int64_t c = 0; c < columns; ++c)
+        if (codesB[r * shape.ldb + c] < -64 || codesB[r * shape.ldb + c] > 64) {
+          s.narrowWeight = false;
+          break;
+        }
+  }
+  if (zeroPointOf(s) != 0 || s.g->inputRange)
+    sumColumns(s, codesB, shape);
 }
 
 /// A's codes (dense, as quantizeA writes them) by B's into f32
@@ -85,12 +102,13 @@ Entry Int8Gemms::makeEntry(StepState &s, const Shape &shape,
       memory::data_type::s8, memory::data_type::u8, memory::data_type::f32};
   Entry e;
   e.shape = shape;
-  e.a = matrixDesc(codeTypes[int(codes)], 1, shape.m, shape.k, shape.k, 0,
-                   false, true);
+  const Codes form = codesOf(s);
+  e.a = matrixDesc(codeTypes[int(form)], 1, shape.m, shape.k, shape.k, 0, false,
+                   true);
   // B unprepared: as stored (s8), or its codes as f32 in B's layout
   // (floatCodesB).
   e.b = bDesc ? *bDesc
-              : matrixDesc(weightType(), 1, shape.k, shape.n, shape.ldb,
+              : matrixDesc(weightType(s), 1, shape.k, shape.n, shape.ldb,
                            shape.strideB, g.transB, true);
   e.preparedB = bDesc != nullptr;
   e.c = matrixDesc(memory::data_type::f32, 1, shape.m, shape.n, shape.ldc,
@@ -111,7 +129,7 @@ Entry Int8Gemms::makeEntry(StepState &s, const Shape &shape,
                  std::all_of(outputScales.begin(), outputScales.end(),
                              [](float scale) { return std::isnormal(scale); });
   // A range's zero point is the run's.
-  e.biasArg = e.biasFolded || zeroPointOf(g) != 0 || g.inputRange;
+  e.biasArg = e.biasFolded || zeroPointOf(s) != 0 || g.inputRange;
   if (g.bias != kNone && !e.biasFolded)
     ops.append_binary(dnnl::algorithm::binary_add, e.bias);
   appendActivation(ops, GemmActivation(g.activation));
@@ -142,7 +160,8 @@ Entry Int8Gemms::makeEntry(StepState &s, const Shape &shape,
   e.b = pd.weights_desc();
   // The profile names the codes' form.
   static const char *const names[] = {"int8 s8 ", "int8 u8 ", "int8 f32 "};
-  s.impl = names[int(codes)] + std::string(pd.impl_info_str());
+  s.impl = names[int(form)] + std::string(s.narrowWeight ? "7-bit " : "") +
+           pd.impl_info_str();
   return e;
 }
 
@@ -150,10 +169,12 @@ Entry Int8Gemms::makeEntry(StepState &s, const Shape &shape,
 /// that was an int8 step of the same A value, sizes and constant scale (or
 /// none) whose C does not share A's storage (steps run in order, so A is
 /// what it quantized).
-bool Int8Gemms::reusesQuantizedA(size_t step, const GemmStep &g,
+bool Int8Gemms::reusesQuantizedA(size_t step, const StepState &s,
                                  const Shape &shape) const {
+  const GemmStep &g = *s.g;
   if (quantizedStep < 0 || size_t(quantizedStep) + 1 != step ||
-      quantizedValue != g.a || quantizedScale != g.inputScale ||
+      quantizedCodes != codesOf(s) || quantizedValue != g.a ||
+      quantizedScale != g.inputScale ||
       quantizedZeroPoint != g.inputZeroPoint ||
       quantizedMultiplier != g.inputMultiplier ||
       quantizedRange != g.inputRange || quantizedShape.m != shape.m ||
@@ -164,17 +185,21 @@ bool Int8Gemms::reusesQuantizedA(size_t step, const GemmStep &g,
   return plan.values[before.c].root != plan.values[g.a].root;
 }
 
-void Int8Gemms::quantize(size_t step, const GemmStep &g, const Shape &shape,
+void Int8Gemms::quantize(size_t step, const StepState &s, const Shape &shape,
                          const float *a) {
-  if (!reusesQuantizedA(step, g, shape)) {
+  const GemmStep &g = *s.g;
+  if (!reusesQuantizedA(step, s, shape)) {
+    const Codes form = codesOf(s);
     if (g.inputRange) {
       float scale = rangeScale(a, shape);
-      quantizeA(a, shape, /*perRow=*/false, scale, rangeZeroPoint, nullptr);
+      quantizeA(form, a, shape, /*perRow=*/false, scale, rangeZeroPoint,
+                nullptr);
       rowScales.assign(size_t(shape.m), scale);
     } else {
-      quantizeA(a, shape, /*perRow=*/g.inputScale == 0, g.inputScale,
+      quantizeA(form, a, shape, /*perRow=*/g.inputScale == 0, g.inputScale,
                 g.inputZeroPoint, inputMultipliers(g));
     }
+    quantizedCodes = form;
     quantizedRange = g.inputRange;
     quantizedValue = g.a;
     quantizedMultiplier = g.inputMultiplier;
@@ -220,14 +245,14 @@ float Int8Gemms::rangeScale(const float *a, const Shape &shape) {
 /// `scale` and `zeroPoint` (1.12, 1.17, 1.23), or (`perRow`) each row
 /// symmetrically by max(max|row| / 127, FLT_MIN), written to rowScales: the
 /// formula of tsc-quantize-dynamic-int8 (passes/transforms/DynamicInt8.h).
-void Int8Gemms::quantizeA(const float *a, const Shape &shape, bool perRow,
-                          float constantScale, int32_t zeroPoint,
+void Int8Gemms::quantizeA(Codes form, const float *a, const Shape &shape,
+                          bool perRow, float constantScale, int32_t zeroPoint,
                           const float *multipliers) {
   quantizedA.resize(size_t(shape.m * shape.k));
-  if (codes == Codes::F32)
+  if (form == Codes::F32)
     floatCodesA.resize(quantizedA.size());
   rowScales.resize(perRow ? size_t(shape.m) : 0);
-  const bool toUnsigned = codes == Codes::U8;
+  const bool toUnsigned = form == Codes::U8;
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < shape.m; ++r) {
     const float *row = a + r * shape.lda;
@@ -244,7 +269,7 @@ void Int8Gemms::quantizeA(const float *a, const Shape &shape, bool perRow,
                         q);
     else
       quantizeRow(row, shape.k, scale, zeroPoint, toUnsigned, q);
-    if (codes == Codes::F32)
+    if (form == Codes::F32)
       for (int64_t j = 0; j < shape.k; ++j)
         floatCodesA[size_t(r * shape.k + j)] = float(int8_t(q[j]));
   }
@@ -291,7 +316,7 @@ void Int8Gemms::foldBias(StepState &s, const float *bias,
                          const Shape &shape) const {
   const GemmStep &g = *s.g;
   const float *columnScales = weightScales(model, g);
-  const double zeroPoint = zeroPointOf(g);
+  const double zeroPoint = zeroPointOf(s);
   s.matmulBias.resize(size_t(shape.n));
   for (int64_t n = 0; n < shape.n; ++n) {
     // The divisor as oneDNN's output scale is: the f32 product.
@@ -307,7 +332,8 @@ void Int8Gemms::run(StepState &s, Entry &e, const void *b, void *c,
                     const void *bias) {
   const GemmStep &g = *s.g;
   const auto *codesB = static_cast<const int8_t *>(b);
-  if (zeroPointOf(g) != 0 && (s.columnSums.empty() || !s.weightB)) {
+  const Codes form = codesOf(s);
+  if (zeroPointOf(s) != 0 && (s.columnSums.empty() || !s.weightB)) {
     sumColumns(s, codesB, e.shape);
     s.matmulBias.clear();
   }
@@ -319,13 +345,13 @@ void Int8Gemms::run(StepState &s, Entry &e, const void *b, void *c,
     productBuffer.resize(size_t(e.shape.m * e.shape.n));
     product = productBuffer.data();
   }
-  void *weights = e.preparedB           ? s.prepared.get()
-                  : codes == Codes::F32 ? floatCodesB(g, codesB, e.shape)
-                                        : const_cast<void *>(b);
+  void *weights = e.preparedB          ? s.prepared.get()
+                  : form == Codes::F32 ? floatCodesB(g, codesB, e.shape)
+                                       : const_cast<void *>(b);
   std::unordered_map<int, memory> args;
   args.emplace(DNNL_ARG_SRC,
                memory(e.a, engine,
-                      codes == Codes::F32
+                      form == Codes::F32
                           ? static_cast<void *>(floatCodesA.data())
                           : static_cast<void *>(quantizedA.data())));
   args.emplace(DNNL_ARG_WEIGHTS, memory(e.b, engine, weights));

@@ -35,11 +35,16 @@ public:
   Int8Gemms(const tsc_model_s &model, const dnnl::engine &engine,
             dnnl::stream &stream);
 
-  /// B's codes as the primitives read them: s8, or f32 (Codes::F32).
-  memory::data_type weightType() const;
+  /// The form step `s` gives its codes to oneDNN in: the CPU's, but U8 for
+  /// a narrow weight (StepState::narrowWeight) where that is F32.
+  Codes codesOf(const StepState &s) const;
+  /// B's codes as step `s`'s primitives read them: s8, or f32
+  /// (Codes::F32).
+  memory::data_type weightType(const StepState &s) const;
 
-  /// With the session: B's column sums when B is a weight and A has a zero
-  /// point as the primitive reads it (`shape`: at the symbols' maxima).
+  /// With the session: whether B, a weight, is narrow, and its column sums
+  /// when A has a zero point as the primitive reads it (`shape`: at the
+  /// symbols' maxima).
   void prepare(StepState &s, const Shape &shape) const;
 
   /// Step `s`'s primitive for `shape`: B prepared in `bDesc` when given,
@@ -49,7 +54,7 @@ public:
 
   /// Quantizes step `step`'s A (f32 at `a`) unless the step before it left
   /// the same codes.
-  void quantize(size_t step, const GemmStep &g, const Shape &shape,
+  void quantize(size_t step, const StepState &s, const Shape &shape,
                 const float *a);
 
   /// Runs `e` on the codes `quantize` left: C (f32) at `c`, B as stored at
@@ -61,10 +66,10 @@ public:
   void forget() { quantizedStep = -1; }
 
 private:
-  int32_t zeroPointOf(const GemmStep &g) const;
-  bool reusesQuantizedA(size_t step, const GemmStep &g,
+  int32_t zeroPointOf(const StepState &s) const;
+  bool reusesQuantizedA(size_t step, const StepState &s,
                         const Shape &shape) const;
-  void quantizeA(const float *a, const Shape &shape, bool perRow,
+  void quantizeA(Codes form, const float *a, const Shape &shape, bool perRow,
                  float constantScale, int32_t zeroPoint,
                  const float *multipliers);
   float rangeScale(const float *a, const Shape &shape);
@@ -90,6 +95,7 @@ private:
   // reuses it when it quantizes the same value unchanged between them (Q,
   // K and V of one input): see reusesQuantizedA.
   int64_t quantizedStep = -1;
+  Codes quantizedCodes = Codes::S8;
   uint32_t quantizedValue = kNone;
   float quantizedScale = 0;
   int32_t quantizedZeroPoint = 0;

@@ -90,6 +90,12 @@ struct StepState {
   /// post-op (A's, per row); with A's scale a constant (1.12), the output
   /// scales are the products of both and there is no post-op.
   bool int8 = false;
+  /// An int8 step on a CPU whose int8 products saturate (Codes::F32) whose
+  /// weight B is codes in [-64, 64] only (a 7-bit weight: tsc
+  /// --narrow-int8-weights, ONNX Runtime's reduce_range): the u8 x s8
+  /// kernels' 16-bit pair sums cannot saturate (2 x 255 x 64 <= 32,767),
+  /// so it runs them (Codes::U8) rather than f32 products.
+  bool narrowWeight = false;
   /// With A's zero point z as the primitive reads it (1.17; + 128 for u8
   /// codes): the product of the codes by B less z times B's column sums,
   /// Σ_k B_kn per column n; computed once when B is a weight (with the

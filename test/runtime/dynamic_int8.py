@@ -134,13 +134,14 @@ def quantize_rows(x):
     return q.astype(np.int64), scale.astype(np.float64)
 
 
-def int8_matmul(x, w, mean=None):
-    """x · w with w [K, N] quantized per column and x per row; with `mean`
-    (each input channel's mean over calibration samples), plus the bias
-    correction mean · (w - dequantized w)."""
+def int8_matmul(x, w, mean=None, wmax=127):
+    """x · w with w [K, N] quantized per column onto [-wmax, wmax] (64:
+    --narrow-int8-weights) and x per row; with `mean` (each input channel's
+    mean over calibration samples), plus the bias correction mean · (w -
+    dequantized w)."""
     amax = np.abs(w).max(axis=0)
-    ws = np.where(amax > 0, amax / np.float32(127), np.float32(1)).astype(np.float32)
-    wq = np.clip(np.rint(w / ws), -127, 127).astype(np.int64)
+    ws = np.where(amax > 0, amax / np.float32(wmax), np.float32(1)).astype(np.float32)
+    wq = np.clip(np.rint(w / ws), -wmax, wmax).astype(np.int64)
     q, s = quantize_rows(x)
     product = (q @ wq).astype(np.float64) * s * ws.astype(np.float64)
     if mean is None:
@@ -204,20 +205,20 @@ def gelu32(h):
     return (0.5 * h * (1 + erf(h / math.sqrt(2)))).astype(np.float32)
 
 
-def reference(feeds, w, samples=None):
-    """The block with int8 GEMMs; with calibration `samples` (--calibration),
-    each GEMM's bias corrected by its input's mean over the samples' rows
-    (of the fp32 block)."""
+def reference(feeds, w, samples=None, wmax=127):
+    """The block with int8 GEMMs (weights onto [-wmax, wmax]); with
+    calibration `samples` (--calibration), each GEMM's bias corrected by its
+    input's mean over the samples' rows (of the fp32 block)."""
     mx = mg = None
     if samples is not None:
         xs = np.concatenate([v["x"].reshape(-1, 64) for v in samples])
         gs = gelu32(xs.astype(np.float64) @ w["W1"] + w["b1"])
         mx, mg = xs.astype(np.float64).mean(axis=0), gs.astype(np.float64).mean(axis=0)
     x = feeds["x"]
-    g = gelu32(int8_matmul(x, w["W1"], mx) + w["b1"])
-    y = int8_matmul(g, w["W2"], mg) + w["b2"] + x
-    z = int8_matmul(x, w["W3"], mx)
-    u = int8_matmul(x, w["W5"], mx)
+    g = gelu32(int8_matmul(x, w["W1"], mx, wmax) + w["b1"])
+    y = int8_matmul(g, w["W2"], mg, wmax) + w["b2"] + x
+    z = int8_matmul(x, w["W3"], mx, wmax)
+    u = int8_matmul(x, w["W5"], mx, wmax)
     t = feeds["s"].astype(np.float64) @ w["W4"]
     return {"y": y, "z": z, "u": u, "t": t}
 
@@ -317,6 +318,17 @@ def main():
     check("t kept float vs fp32", rel_l2(int8["t"], fp32["t"]), 1e-6)
     check("zero row of z", float(np.abs(int8["z"][1, 3]).max()), 0.0)
     run_code_forms(out, "int8", tsc_run, args, check, ("y", "z", "u"))
+    # --narrow-int8-weights: codes in [-64, 64], which oneDNN's u8 x s8
+    # kernels multiply exactly where the CPU has no VNNI (their 16-bit pair
+    # sums cannot saturate): against the numpy model of 7-bit weights, then
+    # held to AVX-512 and AVX2 (u8 codes, not f32 ones) against every ISA.
+    narrow = compile_and_run(out, "int8-narrow", quantize + ["--narrow-int8-weights"],
+                             tsc, tsc_run, args)
+    ref_narrow = reference(feeds, weights, wmax=64)
+    for k in ("y", "z", "u"):
+        check(f"{k} narrow vs numpy", rel_l2(narrow[k], ref_narrow[k]), 1e-4)
+        check(f"{k} narrow vs fp32", rel_l2(narrow[k], fp32[k]), 4e-2)
+    run_code_forms(out, "int8-narrow", tsc_run, args, check, ("y", "z", "u"))
     report = subprocess.run([tsc, str(out / "model.onnx"), "--report", *quantize],
                             check=True, capture_output=True, text=True).stdout
     decisions = [l.split(None, 2)[2] for l in report.splitlines()

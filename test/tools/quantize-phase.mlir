@@ -33,6 +33,8 @@
 // RUN: not tsc %s --quantize=dynamic-int8 --bias-correction=off --emit=graph 2>&1 | FileCheck %s --check-prefix=BIAS-ALONE
 // RUN: not tsc %s --quantize=static-int8 --calibration %t --bias-correction=maybe --emit=graph 2>&1 | FileCheck %s --check-prefix=BIAS
 // RUN: not tsc %s --quantize=dynamic-int8 --smoothing=0.5 --emit=graph 2>&1 | FileCheck %s --check-prefix=SMOOTH-ALONE
+// RUN: not tsc %s --quantize=weight-int8 --narrow-int8-weights --emit=graph 2>&1 | FileCheck %s --check-prefix=NARROW-ALONE
+// RUN: not tsc %s --narrow-int8-weights --emit=graph 2>&1 | FileCheck %s --check-prefix=NARROW-ALONE
 // RUN: not tsc %s --quantize=static-int8 --calibration %t --smoothing=1 --emit=graph 2>&1 | FileCheck %s --check-prefix=SMOOTH
 // RUN: not tsc %s --quantize=static-int8 --calibration %t --smoothing=strong --emit=graph 2>&1 | FileCheck %s --check-prefix=SMOOTH-WORD
 // (tsc's --emit leaves the i4 blobs' bytes out: the IR before them.)
@@ -76,6 +78,7 @@
 // BIAS-ALONE: tsc: error: --bias-correction goes with --quantize=static-int8
 // BIAS: tsc: error: --bias-correction=maybe: expected on or off
 // SMOOTH-ALONE: tsc: error: --smoothing goes with --quantize=static-int8, or dynamic-int8 with --calibration
+// NARROW-ALONE: tsc: error: --narrow-int8-weights goes with --quantize=dynamic-int8 or static-int8
 // SMOOTH: tsc: error: --smoothing=1: expected auto, off or an alpha in (0, 1)
 // SMOOTH-WORD: tsc: error: --smoothing=strong: expected auto, off or an alpha in (0, 1)
 // FP8-HOST: tsc: error: --quantize=fp8 needs a CUDA target of sm_89 or later (e.g. --target=cuda:sm_90): the host CPU has no fp8 arithmetic
