@@ -497,6 +497,16 @@ def quantized_matmul_cases():
                {"a": a}, [("y", F32, [B, S, 12])],
                {"b": b8, "sb": (0.01 + 0.02 * rng(97).random(12)).astype(np.float32),
                 "bias": normal(98, 12)})
+    # The same with 7-bit weight codes (ONNX Runtime's reduce_range): on a
+    # CPU without VNNI tsc runs them on oneDNN's u8 x s8 kernels, which sum
+    # such products exactly (host_gemm_step.h, narrowWeight).
+    yield Case("matmul_integer_to_float_dynamic_7bit",
+               [helper.make_node("DynamicQuantizeLinear", ["a"], ["q", "sa", "za"]),
+                node("MatMulIntegerToFloat", ["q", "b", "sa", "sb", "za", "", "bias"], ["y"])],
+               {"a": a}, [("y", F32, [B, S, 12])],
+               {"b": rng(99).integers(-64, 65, (H, 12)).astype(np.int8),
+                "sb": (0.01 + 0.02 * rng(100).random(12)).astype(np.float32),
+                "bias": normal(101, 12)})
 
 
 
