@@ -36,6 +36,16 @@ Value uncastFromI32(Value v, function_ref<bool(Type)> from) {
   return cast.getInput();
 }
 
+/// Whether `t` is a code type of ONNX's 8-bit quantization: ui8 or
+/// signless i8 (s8).
+bool isCode8(Type t) { return t.isInteger(8) && !t.isSignedInteger(); }
+
+/// The codes of 8-bit code type `t`: [0, 255] for ui8, [-128, 127] for s8.
+std::pair<double, double> codeRange(Type t) {
+  return t.isUnsignedInteger() ? std::pair(0.0, 255.0)
+                               : std::pair(-128.0, 127.0);
+}
+
 /// The elements of an i32 constant as s8 bytes when each is within
 /// [-128, 127] (a small MatMulInteger weight whose widening cast was
 /// folded), else nullopt.
@@ -58,7 +68,6 @@ std::optional<std::vector<char>> getS8Values(ConstantOp constant) {
   return codes;
 }
 
-/// One value per column of `n` from constant `values` (one, or `n`).
 /// The values of a scalar or vector `v` computed from constants by casts
 /// and elementwise arithmetic that the graph phase left unfolded (its
 /// folders stop at a size: MiniLM's per-channel a_scale·b_scale / y_scale
@@ -77,9 +86,8 @@ std::optional<std::vector<double>> evaluateConstant(Value v, int depth = 0) {
     Type from = cast.getInput().getType().getElementType();
     bool widening = (from.isF32() && (element.isF32() || element.isF64())) ||
                     (from.isInteger(8) && element.isSignlessInteger(32));
-    std::optional<std::vector<double>> x =
-        widening ? evaluateConstant(cast.getInput(), depth + 1) : std::nullopt;
-    return x;
+    return widening ? evaluateConstant(cast.getInput(), depth + 1)
+                    : std::nullopt;
   }
   Operation *op = v.getDefiningOp();
   if (!op || op->getNumOperands() != 2 ||
@@ -110,6 +118,7 @@ std::optional<std::vector<double>> evaluateConstant(Value v, int depth = 0) {
   return out;
 }
 
+/// One value per column of `n` from constant `values` (one, or `n`).
 std::optional<std::vector<double>> perColumn(Value values, int64_t n) {
   std::optional<std::vector<double>> v = evaluateConstant(values);
   auto type = values ? dyn_cast<RankedTensorType>(values.getType()) : nullptr;
@@ -395,11 +404,10 @@ mlir::tsc::rewriteIntegerProduct(MulOp mul,
 LogicalResult
 mlir::tsc::rewriteRequantizedProduct(CastOp codes,
                                      DenseMap<Value, Value> &dequantized) {
-  auto element = dyn_cast<IntegerType>(codes.getType().getElementType());
-  if (!element || element.getWidth() != 8 || element.isSigned())
+  Type element = codes.getType().getElementType();
+  if (!isCode8(element))
     return failure();
-  bool isUnsigned = element.isUnsigned();
-  double lo = isUnsigned ? 0.0 : -128.0, hi = isUnsigned ? 255.0 : 127.0;
+  auto [lo, hi] = codeRange(element);
   auto min = codes.getInput().getDefiningOp<MinOp>();
   auto max = min && isSplat(min.getRhs(), hi, 0.0)
                  ? min.getLhs().getDefiningOp<MaxOp>()
@@ -430,9 +438,8 @@ mlir::tsc::rewriteRequantizedProduct(CastOp codes,
   // constant zero point (no sub when it is 0), one in the codes' range.
   Value shifted = matmul.getLhs();
   auto sub = shifted.getDefiningOp<SubOp>();
-  auto is8 = [](Type t) { return t.isInteger(8) && !t.isSignedInteger(); };
   Value aCast = sub ? sub.getLhs() : shifted;
-  Value aCodes = uncastFromI32(aCast, is8);
+  Value aCodes = uncastFromI32(aCast, isCode8);
   std::optional<double> inZero = 0.0;
   if (sub) {
     std::optional<std::vector<double>> z = evaluateConstant(sub.getRhs());
@@ -440,9 +447,10 @@ mlir::tsc::rewriteRequantizedProduct(CastOp codes,
   }
   auto aType = aCodes ? cast<RankedTensorType>(aCodes.getType()) : nullptr;
   if (!aType || !inZero || aType.getRank() < 2 ||
-      *inZero != std::round(*inZero) ||
-      *inZero < (aType.getElementType().isUnsignedInteger() ? 0.0 : -128.0) ||
-      *inZero > (aType.getElementType().isUnsignedInteger() ? 255.0 : 127.0))
+      *inZero != std::round(*inZero))
+    return failure();
+  auto [aLo, aHi] = codeRange(aType.getElementType());
+  if (*inZero < aLo || *inZero > aHi)
     return failure();
   std::optional<WeightCodes> w = WeightCodes::match(matmul.getRhs());
   if (!w)
@@ -485,14 +493,11 @@ namespace {
 /// column); nullopt for anything else.
 std::optional<double> codeBound(Value x) {
   auto sub = x.getDefiningOp<SubOp>();
-  auto is8 = [](Type t) { return t.isInteger(8) && !t.isSignedInteger(); };
-  Value codes = uncastFromI32(sub ? sub.getLhs() : x, is8);
+  Value codes = uncastFromI32(sub ? sub.getLhs() : x, isCode8);
   if (!codes)
     return std::nullopt;
-  bool isUnsigned = cast<RankedTensorType>(codes.getType())
-                        .getElementType()
-                        .isUnsignedInteger();
-  double lo = isUnsigned ? 0.0 : -128.0, hi = isUnsigned ? 255.0 : 127.0;
+  auto [lo, hi] =
+      codeRange(cast<RankedTensorType>(codes.getType()).getElementType());
   if (!sub)
     return std::max(-lo, hi);
   std::optional<std::vector<double>> zeros = evaluateConstant(sub.getRhs());

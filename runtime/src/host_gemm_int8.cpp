@@ -25,6 +25,18 @@ Int8Gemms::Codes codesFor(dnnl::cpu_isa isa) {
   }
 }
 
+/// Whether every code of the s8 weight `b` (`shape`'s layout) is in
+/// [-64, 64] (StepState::narrowWeight).
+bool isNarrow(const int8_t *b, const Shape &shape, bool transB) {
+  const int64_t rows = transB ? shape.n : shape.k;
+  const int64_t columns = transB ? shape.k : shape.n;
+  for (int64_t r = 0; r < rows; ++r)
+    if (std::any_of(b + r * shape.ldb, b + r * shape.ldb + columns,
+                    [](int8_t code) { return code < -64 || code > 64; }))
+      return false;
+  return true;
+}
+
 memory::desc rowScalesDesc(const Shape &shape) {
   return memory::desc(Dims{shape.m, 1}, memory::data_type::f32,
                       memory::format_tag::ab);
@@ -66,17 +78,7 @@ void Int8Gemms::prepare(StepState &s, const Shape &shape) const {
   const Value &b = model.plan.values[s.g->b];
   const auto *codesB = reinterpret_cast<const int8_t *>(
       model.artifact.weights().data + b.offset);
-  if (codes == Codes::F32) {
-    const int64_t rows = s.g->transB ? shape.n : shape.k;
-    const int64_t columns = s.g->transB ? shape.k : shape.n;
-    s.narrowWeight = true;
-    for (int64_t r = 0; r < rows && s.narrowWeight; ++r)
-      for (int64_t c = 0; c < columns; ++c)
-        if (codesB[r * shape.ldb + c] < -64 || codesB[r * shape.ldb + c] > 64) {
-          s.narrowWeight = false;
-          break;
-        }
-  }
+  s.narrowWeight = codes == Codes::F32 && isNarrow(codesB, shape, s.g->transB);
   if (zeroPointOf(s) != 0 || s.g->inputRange)
     sumColumns(s, codesB, shape);
 }
