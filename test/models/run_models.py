@@ -24,7 +24,7 @@ opset pair): the larger size against ONNX Runtime's fp32 outputs within QUANTIZE
 (`<model>-int8`), also in CUDA's form run by the device code's loops on the host
 (`<model>-int8-gpu-mapping`) and as a CUDA artifact through ptxas and on the GPU
 (`<model>-int8-ptx`, `-int8-gpu`); fp8 (`--quantize=fp8`, CUDA sm_89+) the same two
-ways within FP8's bounds (`<model>-fp8-gpu-mapping`, `-fp8-ptx`, `-fp8-gpu`); and for MiniLM (compiled with `--max-error=0.05`, MINILM_BUDGET) each of eight sentences' embeddings at cosine >= MIN_COSINE (0.999) to
+ways within FP8's bounds (`<model>-fp8-gpu-mapping`, `-fp8-ptx`, `-fp8-gpu`); and for MiniLM (compiled with `--max-error=0.03`, MINILM_BUDGET) each of eight sentences' embeddings at cosine >= MIN_COSINE (0.999) to
 the fp32 tsc artifact's, printed per sentence (`minilm-opset14-int8-cosine`). Static int8
 (`--quantize=static-int8 --calibration`, 8 samples of calibration_set.py): the same within
 QUANTIZED_STATIC's bounds (`<model>-static-int8`), MiniLM's sentences at cosine >=
@@ -113,8 +113,11 @@ FP8 = {"bert": 5e-2, "gpt2": 5e-2, "llama": 5e-2, "minilm": 2e-1}
 # out of int8, in bf16 as on an AMX host (`--kept-precision=bf16`, what
 # bench_cpu.py's --cpu=native gets there; the same values on any CPU);
 # every GEMM int8 it measures 1.0e-1 against ONNX Runtime and sentence
-# cosines 0.99588 to 0.99778.
-MINILM_BUDGET = ["--max-error=0.05", "--kept-precision=bf16"]
+# cosines 0.99588 to 0.99778. The budget is 0.03, not 0.05: a sentence's
+# cosine of 0.999 is a relative error of about 0.045 on its embedding, and
+# with 0.05 the text-calibrated artifact's worst sentence was 0.99911 here
+# and 0.99898 at bench_cpu.py's dims (docs/benchmarks-int8.md, 2026-12-08).
+MINILM_BUDGET = ["--max-error=0.03", "--kept-precision=bf16"]
 # MiniLM: each sentence's embedding against the fp32 tsc artifact's, as issue
 # 22 asks (measured 0.99937 to 0.99965 with MINILM_BUDGET; 0.99941 to 0.99966
 # with the kept GEMMs in f32).
