@@ -876,7 +876,7 @@ def main():
     parser.add_argument("--openvino-python", default=str(ROOT / ".venv-bench" / "bin" / "python"),
                         help="the python that has openvino and IREE (tools/setup.sh --bench)")
     parser.add_argument("--peers", help="only these peers, comma-separated row keys (ort, "
-                        "ort_int8, ort_static, ort_qop, ov_int8, ov_int8_bf16, ov_nncf, ov_nncf_bf16, ov, "
+                        "ort_int8, ort_static, ort_qop, ort_int4, ov_int8, ov_int8_bf16, ov_nncf, ov_nncf_bf16, ov, "
                         "ov_bf16, iree, torch, "
                         "inductor; default all)")
     parser.add_argument("--quantize", action="store_true",
