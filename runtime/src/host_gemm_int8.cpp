@@ -25,14 +25,22 @@ Int8Gemms::Codes codesFor(dnnl::cpu_isa isa) {
   }
 }
 
+/// The largest |code| of a narrow (7-bit) weight: u8 x s8 pair sums of
+/// such codes stay within vpmaddubsw's saturating 16 bits.
+constexpr int kNarrowCodeMax = 64;
+static_assert(2 * 255 * kNarrowCodeMax <= 32767,
+              "a narrow weight's pair sums must not saturate");
+
 /// Whether every code of the s8 weight `b` (`shape`'s layout) is in
-/// [-64, 64] (StepState::narrowWeight).
+/// [-kNarrowCodeMax, kNarrowCodeMax] (StepState::narrowWeight).
 bool isNarrow(const int8_t *b, const Shape &shape, bool transB) {
   const int64_t rows = transB ? shape.n : shape.k;
   const int64_t columns = transB ? shape.k : shape.n;
   for (int64_t r = 0; r < rows; ++r)
     if (std::any_of(b + r * shape.ldb, b + r * shape.ldb + columns,
-                    [](int8_t code) { return code < -64 || code > 64; }))
+                    [](int8_t code) {
+                      return code < -kNarrowCodeMax || code > kNarrowCodeMax;
+                    }))
       return false;
   return true;
 }
